@@ -1,0 +1,319 @@
+/**
+ * Tether's metadata schema. Tokens and keys are stored only as SHA-256 hashes; secrets that
+ * must be read back are AES-GCM ciphertexts tagged with their key id (see functions/lib/crypto.ts).
+ */
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const accounts = pgTable('accounts', {
+  id: uuid('id').primaryKey(),
+  email: text('email').notNull().unique(),
+  name: text('name'),
+  createdAt: createdAt(),
+});
+
+/** Account tokens and dashboard sessions; `kind` tells them apart, sessions expire. */
+export const accountTokens = pgTable(
+  'account_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['token', 'session'] }).notNull(),
+    name: text('name'),
+    tokenHash: text('token_hash').notNull().unique(),
+    expiresAt: tstz('expires_at'),
+    revokedAt: tstz('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('account_tokens_account_idx').on(t.accountId)],
+);
+
+export const projects = pgTable('projects', {
+  id: uuid('id').primaryKey(),
+  slug: text('slug').notNull().unique(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+export const projectMembers = pgTable(
+  'project_members',
+  {
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['read', 'write', 'admin', 'owner'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.accountId] }), index('members_account_idx').on(t.accountId)],
+);
+
+export const sites = pgTable(
+  'sites',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    slug: text('slug').notNull(),
+    /** User-set variables, encrypted as one JSON document. */
+    varsCiphertext: text('vars_ciphertext'),
+    /** Set while the site's running app still uses services' shared credentials (before per-connection credentials). */
+    legacyCredentials: boolean('legacy_credentials').notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('sites_project_slug_uq').on(t.projectId, t.slug)],
+);
+
+/**
+ * Project API keys. A managed key belongs to one site (`siteId`) and is derived from its
+ * connections; its value is kept encrypted because it is injected as PLATFORM_API_KEY.
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull().unique(),
+    keyCiphertext: text('key_ciphertext'),
+    capabilities: jsonb('capabilities').$type<ApiKeyCapabilities>().notNull(),
+    siteId: uuid('site_id').references(() => sites.id, { onDelete: 'cascade' }),
+    revokedAt: tstz('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('api_keys_project_idx').on(t.projectId),
+    uniqueIndex('api_keys_managed_site_uq')
+      .on(t.siteId)
+      .where(sql`${t.siteId} is not null and ${t.revokedAt} is null`),
+  ],
+);
+
+export interface ApiKeyCapabilities {
+  storage?: boolean;
+  databases?: boolean;
+  auth?: string[];
+}
+
+export const databases = pgTable(
+  'databases',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    engine: text('engine', { enum: ['postgresql', 'mongodb'] }).notNull(),
+    replicaSet: boolean('replica_set').notNull(),
+    status: text('status', { enum: ['running', 'stopped'] })
+      .notNull()
+      .default('running'),
+    /** The database's name on its cluster (unique across the cluster). */
+    physicalName: text('physical_name').notNull().unique(),
+    mainUser: text('main_user').notNull(),
+    mainPasswordCiphertext: text('main_password_ciphertext').notNull(),
+    deletedAt: tstz('deleted_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('databases_project_name_uq').on(t.projectId, t.name).where(sql`${t.deletedAt} is null`),
+  ],
+);
+
+export const buckets = pgTable(
+  'buckets',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    region: text('region').notNull(),
+    /** The bucket's name at the storage provider (unique across the provider). */
+    physicalName: text('physical_name').notNull().unique(),
+    accessKeyId: text('access_key_id').notNull(),
+    secretKeyCiphertext: text('secret_key_ciphertext').notNull(),
+    deletedAt: tstz('deleted_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('buckets_project_name_uq').on(t.projectId, t.name).where(sql`${t.deletedAt} is null`)],
+);
+
+export interface AuthProvidersConfig {
+  google?: {
+    enabled: boolean;
+    client_id: string;
+    native_client_ids?: { ios?: string; android?: string };
+  };
+  github?: { enabled: boolean; client_id: string };
+}
+
+export const authApps = pgTable('auth_apps', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id')
+    .notNull()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  appId: text('app_id').notNull().unique(),
+  name: text('name'),
+  enabled: boolean('enabled').notNull().default(true),
+  allowedOrigins: jsonb('allowed_origins').$type<string[]>().notNull().default([]),
+  userLimit: integer('user_limit'),
+  providers: jsonb('providers').$type<AuthProvidersConfig>().notNull().default({}),
+  /** Encrypted JSON `{google?: string, github?: string}` of provider client secrets. */
+  providerSecretsCiphertext: text('provider_secrets_ciphertext'),
+  /** SERVICE_AUTH_SERVER_KEY, encrypted. */
+  serverKeyCiphertext: text('server_key_ciphertext').notNull(),
+  createdAt: createdAt(),
+});
+
+export const authUsers = pgTable(
+  'auth_users',
+  {
+    id: uuid('id').primaryKey(),
+    authAppId: uuid('auth_app_id')
+      .notNull()
+      .references(() => authApps.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    name: text('name'),
+    avatarUrl: text('avatar_url'),
+    disabled: boolean('disabled').notNull().default(false),
+    providers: jsonb('providers').$type<string[]>().notNull().default([]),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('auth_users_app_email_uq').on(t.authAppId, t.email)],
+);
+
+export const authRefreshTokens = pgTable(
+  'auth_refresh_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    authAppId: uuid('auth_app_id')
+      .notNull()
+      .references(() => authApps.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => authUsers.id, { onDelete: 'cascade' }),
+    familyId: uuid('family_id').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    usedAt: tstz('used_at'),
+    revokedAt: tstz('revoked_at'),
+    expiresAt: tstz('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('refresh_family_idx').on(t.familyId)],
+);
+
+/**
+ * A connection: one site may use one service at one level. The credential columns hold the
+ * connection's own credential (`credentialMode = 'own'`) or mark that the service's shared
+ * credential serves it (`'shared'`).
+ */
+export const connections = pgTable(
+  'connections',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['database', 'bucket', 'auth_app'] }).notNull(),
+    resourceId: uuid('resource_id').notNull(),
+    level: text('level').notNull(),
+    credentialMode: text('credential_mode', { enum: ['own', 'shared', 'none'] })
+      .notNull()
+      .default('none'),
+    credentialName: text('credential_name'),
+    credentialSecretCiphertext: text('credential_secret_ciphertext'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('connections_site_resource_uq').on(t.siteId, t.kind, t.resourceId),
+    index('connections_project_idx').on(t.projectId),
+    index('connections_resource_idx').on(t.resourceId),
+  ],
+);
+
+/** Credentials that must be removed from an outside system (after disconnect, delete or a failed step). */
+export const credentialCleanups = pgTable('credential_cleanups', {
+  id: uuid('id').primaryKey(),
+  kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
+  resourceId: uuid('resource_id').notNull(),
+  credentialName: text('credential_name').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+  doneAt: tstz('done_at'),
+  createdAt: createdAt(),
+});
+
+export const deploys = pgTable(
+  'deploys',
+  {
+    id: uuid('id').primaryKey(),
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    rollbackOf: uuid('rollback_of'),
+    envNames: jsonb('env_names').$type<string[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('deploys_site_idx').on(t.siteId)],
+);
+
+/**
+ * Outbound deliveries (live patches and network policies). They carry names and ids only;
+ * values are derived when the delivery is sent.
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    kind: text('kind', { enum: ['runtime_patch', 'network_policy'] }).notNull(),
+    projectId: uuid('project_id').notNull(),
+    /** site id for a runtime patch, database id for a network policy */
+    targetId: uuid('target_id').notNull(),
+    reason: text('reason'),
+    setNames: jsonb('set_names').$type<string[]>().notNull().default([]),
+    unsetNames: jsonb('unset_names').$type<string[]>().notNull().default([]),
+    status: text('status', { enum: ['pending', 'delivered', 'dead', 'superseded'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    deliveredAt: tstz('delivered_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('deliveries_status_idx').on(t.status, t.kind), index('deliveries_target_idx').on(t.targetId)],
+);
+
+/** What the dead-letter queue received. */
+export const deadLetters = pgTable('dead_letters', {
+  id: uuid('id').primaryKey(),
+  queue: text('queue').notNull(),
+  body: jsonb('body').notNull(),
+  attempts: integer('attempts').notNull(),
+  createdAt: createdAt(),
+});

@@ -1,0 +1,103 @@
+/** The Hono app: /healthz, the management API under /api/v1 and the auth service under /v1. */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { getCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+import { type AppEnv, closeDb, getDb } from './context';
+import { loadConfig } from './env';
+import { ApiError } from './lib/errors';
+import { newId } from './lib/ids';
+import { OAuthError } from './lib/oauth-error';
+import { routeGroup } from './lib/openapi';
+import { managementRoutes } from './routes';
+import { resolvePrincipal, SESSION_COOKIE } from './services/principal';
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+function bearerOf(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header('authorization');
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1] ?? '\u0000malformed';
+  }
+  return getCookie(c, SESSION_COOKIE);
+}
+
+function errorResponse(c: Context<AppEnv>, err: Error): Response {
+  if (err instanceof OAuthError) {
+    if (err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
+    return c.json(err.code ? { error: err.message, code: err.code } : { error: err.message }, err.status);
+  }
+  if (err instanceof ApiError) {
+    return c.json(
+      { error: { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) } },
+      err.status,
+    );
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    const message = err.message || 'invalid request';
+    if (c.req.path.startsWith('/v1/')) return c.json({ error: message }, err.status);
+    return c.json({ error: { code: 'BAD_REQUEST', message, field: 'body' } }, 400);
+  }
+  const requestId = c.get('requestId') ?? newId();
+  console.error(`request ${requestId} failed:`, err instanceof Error ? err.stack : String(err));
+  return c.json({ error: { code: 'INTERNAL', message: 'internal error', request_id: requestId } }, 500);
+}
+
+/** Builds the Worker's fetch app. */
+export function buildApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('requestId', c.req.header('cf-ray') ?? newId());
+    c.set('config', loadConfig(c.env));
+    try {
+      await next();
+    } finally {
+      const done = closeDb(c);
+      try {
+        c.executionCtx.waitUntil(done);
+      } catch {
+        await done;
+      }
+    }
+  });
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+
+  const api = routeGroup<AppEnv>();
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError('BAD_REQUEST', `body: larger than ${MAX_BODY_BYTES} bytes`, 'body');
+      },
+    }),
+  );
+  api.use('*', async (c, next) => {
+    if (c.req.path === '/api/v1/openapi.json') return next();
+    c.set('principal', await resolvePrincipal(() => getDb(c), c.get('config'), bearerOf(c)));
+    return next();
+  });
+  api.route('/', managementRoutes);
+  app.route('/api/v1', api);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.doc31('/api/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Tether management API',
+      version: '1.0.0',
+      description: 'Connections between sites and services. Errors: {"error":{"code","message"}}.',
+    },
+  });
+
+  app.notFound((c) => {
+    if (c.req.path.startsWith('/v1/')) return c.json({ error: 'not found' }, 404);
+    return c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
+  });
+  app.onError((err, c) => errorResponse(c, err));
+  return app;
+}

@@ -1,0 +1,36 @@
+/** The Hono environment shared by every route: bindings, parsed config, lazy database, caller. */
+import type { Pool } from '@neondatabase/serverless';
+import type { Context } from 'hono';
+import { createDb, createPool, type Db } from '../db/client';
+import type { Bindings, Config } from './env';
+import type { Principal } from './services/principal';
+
+export interface AppVariables {
+  config: Config;
+  requestId: string;
+  principal: Principal;
+}
+
+/** The type parameter of every Hono app and route of the Worker. */
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: AppVariables & { dbHandle?: { db: Db; pool: Pool } };
+}
+
+/** The request's database, opened on first use and closed when the response is done. */
+export function getDb(c: Context<AppEnv>): Db {
+  let handle = c.get('dbHandle');
+  if (!handle) {
+    const config = c.get('config');
+    const pool = createPool(config.DATABASE_URL, config.NEON_WS_PROXY);
+    handle = { db: createDb(pool), pool };
+    c.set('dbHandle', handle);
+  }
+  return handle.db;
+}
+
+/** Ends the request's pool, if one was opened. */
+export async function closeDb(c: Context<AppEnv>): Promise<void> {
+  const handle = c.get('dbHandle');
+  if (handle) await handle.pool.end().catch(() => undefined);
+}

@@ -1,0 +1,22 @@
+/** Naming rules of services, sites and auth apps, and the variable form of a name. */
+
+/** Names of databases and buckets, and auth-app ids: 1 to 63 of a-z 0-9 - _, starting with a letter. */
+export const SERVICE_NAME_RE = /^[a-z][a-z0-9_-]{0,62}$/;
+
+/** Site and project slugs: 1 to 63 of a-z 0-9 -, starting with a letter or digit, not ending with -. */
+export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The `<NAME>` of suffixed variables: upper-cased, every character not A-Z or 0-9 replaced by `_`. */
+export function variableName(name: string): string {
+  return name.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}
+
+/** Turns a free-form name into a slug candidate (may be empty). */
+export function slugify(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+}

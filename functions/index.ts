@@ -1,0 +1,42 @@
+/**
+ * The Worker: `fetch` serves the management API and the auth service, `queue` consumes the
+ * provisioning queue and its dead-letter queue, `scheduled` runs the minute reconciler.
+ */
+import { createDb, createPool } from '../db/client';
+import { buildApp } from './app';
+import { type Bindings, loadConfig } from './env';
+import { consumeProvisioning, type Handlers, recordDeadLetters } from './queues/consumer';
+import type { ProvisioningMessage } from './queues/messages';
+
+export { OneTimeCodes } from './objects/one-time-codes';
+export { RateCounter } from './objects/rate-counter';
+
+const app = buildApp();
+
+/** Message handlers of the provisioning queue. */
+const handlers: Handlers = {};
+
+async function withDb<T>(env: Bindings, work: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
+  const config = loadConfig(env);
+  const pool = createPool(config.DATABASE_URL, config.NEON_WS_PROXY);
+  try {
+    return await work(createDb(pool));
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+export default {
+  fetch: app.fetch,
+
+  async queue(batch: MessageBatch<ProvisioningMessage>, env: Bindings): Promise<void> {
+    await withDb(env, async (db) => {
+      if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, db);
+      return consumeProvisioning(batch, { db, config: loadConfig(env), env }, handlers);
+    });
+  },
+
+  async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
+    loadConfig(env);
+  },
+} satisfies ExportedHandler<Bindings, ProvisioningMessage>;

@@ -1,0 +1,61 @@
+/**
+ * The queue consumer: dispatches provisioning messages, retries failures with exponential
+ * backoff, and records what reaches the dead-letter queue.
+ */
+import type { Db } from '../../db/client';
+import { deadLetters } from '../../db/schema';
+import type { Bindings, Config } from '../env';
+import { newId } from '../lib/ids';
+import type { ProvisioningMessage } from './messages';
+
+/** What a message handler gets. */
+export interface ConsumerContext {
+  db: Db;
+  config: Config;
+  env: Bindings;
+}
+
+/** Handles one message type; throwing retries the message. */
+export type MessageHandler<T extends ProvisioningMessage['type']> = (
+  message: Extract<ProvisioningMessage, { type: T }>,
+  ctx: ConsumerContext,
+) => Promise<void>;
+
+/** Registered handlers, one per message type. */
+export type Handlers = { [T in ProvisioningMessage['type']]?: MessageHandler<T> };
+
+/** Backoff before the n-th retry: 2, 4, 8 ... seconds, at most five minutes. */
+export const retryDelaySeconds = (attempts: number): number => Math.min(300, 2 ** Math.max(1, attempts));
+
+/** Runs each message through its handler; failures retry with backoff. */
+export async function consumeProvisioning(
+  batch: MessageBatch<ProvisioningMessage>,
+  ctx: ConsumerContext,
+  handlers: Handlers,
+): Promise<void> {
+  for (const message of batch.messages) {
+    const handler = handlers[message.body.type] as MessageHandler<typeof message.body.type> | undefined;
+    try {
+      if (!handler) throw new Error(`no handler for ${message.body.type}`);
+      await handler(message.body as never, ctx);
+      message.ack();
+    } catch (err) {
+      console.error(
+        `provisioning ${message.body.type} failed (attempt ${message.attempts}):`,
+        (err as Error).message,
+      );
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    }
+  }
+}
+
+/** Records every dead-lettered message so an operator (and the reconciler) can see it. */
+export async function recordDeadLetters(batch: MessageBatch<ProvisioningMessage>, db: Db): Promise<void> {
+  if (batch.messages.length === 0) return;
+  await db
+    .insert(deadLetters)
+    .values(
+      batch.messages.map((m) => ({ id: newId(), queue: batch.queue, body: m.body, attempts: m.attempts })),
+    );
+  for (const m of batch.messages) m.ack();
+}

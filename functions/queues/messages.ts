@@ -1,0 +1,8 @@
+/**
+ * Messages on the `provisioning` queue. They carry ids only, never secrets: the consumer reads
+ * and derives everything it sends when it runs.
+ */
+export type ProvisioningMessage =
+  | { type: 'deliver'; deliveryId: string }
+  | { type: 'cleanup-credential'; cleanupId: string }
+  | { type: 'switch-credentials'; projectId: string };

@@ -1,0 +1,138 @@
+/** Project API keys (CONTRACT §3). Managed site keys are listed and marked, never shown. */
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { apiKeys, authApps } from '../../db/schema';
+import { type AppEnv, getDb } from '../context';
+import { sha256Hex } from '../lib/crypto';
+import { badRequest, notFound } from '../lib/errors';
+import { newId, newSecret } from '../lib/ids';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { access, iso, ProjectParam, requireUuid } from './shared';
+
+const CapabilitiesSchema = z
+  .object({
+    storage: z.boolean().optional(),
+    databases: z.boolean().optional(),
+    auth: z.array(z.string()).max(100).optional(),
+  })
+  .strict()
+  .openapi('Capabilities');
+
+const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    capabilities: CapabilitiesSchema,
+    managed: z.boolean(),
+    site_id: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('ApiKey');
+
+export const apiKeysRoutes = routeGroup<AppEnv>();
+
+apiKeysRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/api-keys',
+    tags: ['api-keys'],
+    summary: 'Create a project API key (shown once)',
+    request: {
+      params: ProjectParam,
+      ...jsonBody(
+        z.object({ name: z.string().trim().min(1).max(100), capabilities: CapabilitiesSchema }).strict(),
+      ),
+    },
+    responses: {
+      201: json(
+        z.object({ id: z.string(), name: z.string(), key: z.string(), capabilities: CapabilitiesSchema }),
+        'the key',
+      ),
+    },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'admin');
+    const { name, capabilities } = c.req.valid('json');
+    const db = getDb(c);
+    const auth = [...new Set(capabilities.auth ?? [])];
+    if (auth.length > 0) {
+      const ids = auth.map((a) => a.toLowerCase());
+      const found = ids.every((id) => /^[0-9a-f-]{36}$/.test(id))
+        ? await db
+            .select({ id: authApps.id })
+            .from(authApps)
+            .where(and(eq(authApps.projectId, project.id), inArray(authApps.id, ids)))
+        : [];
+      if (found.length !== ids.length)
+        throw badRequest(
+          'capabilities.auth: every entry must be an auth app of this project',
+          'capabilities.auth',
+        );
+    }
+    const caps = {
+      ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),
+      ...(capabilities.databases !== undefined ? { databases: capabilities.databases } : {}),
+      ...(auth.length > 0 ? { auth: auth.map((a) => a.toLowerCase()) } : {}),
+    };
+    const key = newSecret('apiKey');
+    const id = newId();
+    await db
+      .insert(apiKeys)
+      .values({ id, projectId: project.id, name, keyHash: await sha256Hex(key), capabilities: caps });
+    return c.json({ id, name, key, capabilities: caps }, 201);
+  },
+);
+
+apiKeysRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/api-keys',
+    tags: ['api-keys'],
+    summary: "The project's live API keys, managed site keys included and marked (values never shown)",
+    request: { params: ProjectParam },
+    responses: { 200: json(z.object({ api_keys: z.array(ApiKeySchema) }), 'the keys') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'admin');
+    const rows = await getDb(c)
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))
+      .orderBy(apiKeys.createdAt);
+    return c.json(
+      {
+        api_keys: rows.map((k) => ({
+          id: k.id,
+          name: k.name,
+          capabilities: k.capabilities,
+          managed: k.siteId !== null,
+          site_id: k.siteId,
+          created_at: iso(k.createdAt),
+        })),
+      },
+      200,
+    );
+  },
+);
+
+apiKeysRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/projects/{id}/api-keys/{keyId}',
+    tags: ['api-keys'],
+    summary: 'Revoke an API key',
+    request: { params: ProjectParam.extend({ keyId: z.string() }) },
+    responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { project } = await access(c, params.id, 'admin');
+    const keyId = requireUuid(params.keyId, 'API key');
+    const revoked = await getDb(c)
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    if (revoked.length === 0) throw notFound('API key');
+    return c.json({ revoked: true as const }, 200);
+  },
+);

@@ -1,0 +1,89 @@
+/** Storage buckets of a project (CONTRACT §4). */
+import { and, eq, isNull } from 'drizzle-orm';
+import { buckets } from '../../db/schema';
+import { type AppEnv, getDb } from '../context';
+import { SERVICE_NAME_RE } from '../domain/names';
+import { notFound } from '../lib/errors';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { type BucketRow, createBucket, deleteBucket, listBuckets } from '../services/buckets';
+import { access, iso, ProjectParam, requireUuid } from './shared';
+
+const BucketSchema = z
+  .object({ id: z.string(), name: z.string(), region: z.string(), created_at: z.string() })
+  .openapi('Bucket');
+const toBucket = (b: BucketRow) => ({
+  id: b.id,
+  name: b.name,
+  region: b.region,
+  created_at: iso(b.createdAt),
+});
+
+export const bucketsRoutes = routeGroup<AppEnv>();
+
+bucketsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/buckets',
+    tags: ['buckets'],
+    summary: 'Create a bucket (connected to the only site of a one-site project)',
+    request: {
+      params: ProjectParam,
+      ...jsonBody(
+        z
+          .object({
+            name: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
+            region: z
+              .string()
+              .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region such as us-east-1')
+              .optional(),
+          })
+          .strict(),
+      ),
+    },
+    responses: { 201: json(BucketSchema, 'the bucket') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'write');
+    const row = await createBucket(getDb(c), c.get('config'), project.id, c.req.valid('json'));
+    return c.json(toBucket(row), 201);
+  },
+);
+
+bucketsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/buckets',
+    tags: ['buckets'],
+    summary: "The project's buckets (read role, or a key with the storage capability)",
+    request: { params: ProjectParam },
+    responses: { 200: json(z.object({ buckets: z.array(BucketSchema) }), 'the buckets') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'read', (caps) => caps.storage === true);
+    return c.json({ buckets: (await listBuckets(getDb(c), project.id)).map(toBucket) }, 200);
+  },
+);
+
+bucketsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/projects/{id}/buckets/{bucketId}',
+    tags: ['buckets'],
+    summary: 'Delete a bucket and its connections',
+    request: { params: ProjectParam.extend({ bucketId: z.string() }) },
+    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { project } = await access(c, params.id, 'write');
+    const id = requireUuid(params.bucketId, 'bucket');
+    const db = getDb(c);
+    const [row] = await db
+      .select()
+      .from(buckets)
+      .where(and(eq(buckets.id, id), eq(buckets.projectId, project.id), isNull(buckets.deletedAt)));
+    if (!row) throw notFound('bucket');
+    await deleteBucket(db, row);
+    return c.json({ deleted: true as const }, 200);
+  },
+);

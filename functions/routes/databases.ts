@@ -1,0 +1,140 @@
+/** Databases of a project (CONTRACT §4). */
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { databases } from '../../db/schema';
+import { buildAdapters } from '../adapters';
+import { type AppEnv, getDb } from '../context';
+import { SERVICE_NAME_RE } from '../domain/names';
+import { notFound } from '../lib/errors';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import {
+  createDatabase,
+  type DatabaseRow,
+  deleteDatabase,
+  listDatabases,
+  setDatabaseRunning,
+} from '../services/databases';
+import { access, iso, ProjectParam, requireUuid } from './shared';
+
+const DatabaseSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    engine: z.enum(['postgresql', 'mongodb']),
+    replica_set: z.boolean(),
+    status: z.enum(['running', 'stopped']),
+    created_at: z.string(),
+  })
+  .openapi('Database');
+
+const toDatabase = (d: DatabaseRow) => ({
+  id: d.id,
+  name: d.name,
+  engine: d.engine,
+  replica_set: d.replicaSet,
+  status: d.status,
+  created_at: iso(d.createdAt),
+});
+
+const DbParams = ProjectParam.extend({ dbId: z.string() });
+
+async function loadDatabase(c: Context<AppEnv>, projectId: string, dbId: string): Promise<DatabaseRow> {
+  const id = requireUuid(dbId, 'database');
+  const [row] = await getDb(c)
+    .select()
+    .from(databases)
+    .where(and(eq(databases.id, id), eq(databases.projectId, projectId), isNull(databases.deletedAt)));
+  if (!row) throw notFound('database');
+  return row;
+}
+
+export const databasesRoutes = routeGroup<AppEnv>();
+
+databasesRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/databases',
+    tags: ['databases'],
+    summary: 'Create a database (connected to the only site of a one-site project)',
+    request: {
+      params: ProjectParam,
+      ...jsonBody(
+        z
+          .object({
+            name: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
+            engine: z.enum(['postgresql', 'mongodb']),
+            replica_set: z.boolean().optional(),
+          })
+          .strict(),
+      ),
+    },
+    responses: { 201: json(DatabaseSchema, 'the database') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'write');
+    const body = c.req.valid('json');
+    const config = c.get('config');
+    const row = await createDatabase(getDb(c), config, buildAdapters(config), project.id, {
+      name: body.name,
+      engine: body.engine,
+      // Only MongoDB has replica sets; they are the default there.
+      replicaSet: body.engine === 'mongodb' ? (body.replica_set ?? true) : false,
+    });
+    return c.json(toDatabase(row), 201);
+  },
+);
+
+databasesRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/databases',
+    tags: ['databases'],
+    summary: "The project's databases (read role, or a key with the databases capability)",
+    request: { params: ProjectParam },
+    responses: { 200: json(z.object({ databases: z.array(DatabaseSchema) }), 'the databases') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'read', (caps) => caps.databases === true);
+    const rows = await listDatabases(getDb(c), project.id);
+    return c.json({ databases: rows.map(toDatabase) }, 200);
+  },
+);
+
+for (const action of ['stop', 'start'] as const) {
+  databasesRoutes.openapi(
+    apiRoute({
+      method: 'post',
+      path: `/projects/{id}/databases/{dbId}/${action}`,
+      tags: ['databases'],
+      summary: action === 'stop' ? 'Stop a database (refuses new logins)' : 'Start a stopped database',
+      request: { params: DbParams },
+      responses: { 200: json(DatabaseSchema, 'the database with its new status') },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const { project } = await access(c, params.id, 'write');
+      const row = await loadDatabase(c, project.id, params.dbId);
+      const config = c.get('config');
+      const updated = await setDatabaseRunning(getDb(c), buildAdapters(config), row, action === 'start');
+      return c.json(toDatabase(updated), 200);
+    },
+  );
+}
+
+databasesRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/projects/{id}/databases/{dbId}',
+    tags: ['databases'],
+    summary: 'Delete a database and its connections',
+    request: { params: DbParams },
+    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { project } = await access(c, params.id, 'write');
+    const row = await loadDatabase(c, project.id, params.dbId);
+    await deleteDatabase(getDb(c), buildAdapters(c.get('config')), row);
+    return c.json({ deleted: true as const }, 200);
+  },
+);

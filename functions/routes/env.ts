@@ -1,0 +1,74 @@
+/** A site's user-set variables (CONTRACT §5). Derived variables never appear here. */
+import { and, eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { sites } from '../../db/schema';
+import { type AppEnv, getDb } from '../context';
+import { ENV_NAME_RE } from '../domain/env-names';
+import { badRequest, notFound } from '../lib/errors';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { readUserVars } from '../services/user-vars';
+import { access, ProjectParam, requireUuid } from './shared';
+
+/** `:id` and `:siteId`. */
+export const SiteParams = ProjectParam.extend({ siteId: z.string() });
+
+const VarsSchema = z
+  .record(
+    z.string().regex(ENV_NAME_RE, 'variable names are letters, digits and _, not starting with a digit'),
+    z.string().max(32_768),
+  )
+  .openapi('Vars');
+
+/** Loads site `:siteId` of the project, or 404. */
+export async function loadSite(c: Context<AppEnv>, projectId: string, siteId: string) {
+  const id = requireUuid(siteId, 'site');
+  const [site] = await getDb(c)
+    .select()
+    .from(sites)
+    .where(and(eq(sites.id, id), eq(sites.projectId, projectId)));
+  if (!site) throw notFound('site');
+  return site;
+}
+
+export const envRoutes = routeGroup<AppEnv>();
+
+envRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/sites/{siteId}/env',
+    tags: ['variables'],
+    summary: "The site's user-set variables",
+    request: { params: SiteParams },
+    responses: { 200: json(z.object({ vars: VarsSchema }), 'the variables') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { project } = await access(c, params.id, 'read');
+    const site = await loadSite(c, project.id, params.siteId);
+    return c.json({ vars: await readUserVars(c.get('config'), site) }, 200);
+  },
+);
+
+envRoutes.openapi(
+  apiRoute({
+    method: 'put',
+    path: '/projects/{id}/sites/{siteId}/env',
+    tags: ['variables'],
+    summary: "Replace the site's user-set variables",
+    request: { params: SiteParams, ...jsonBody(z.object({ vars: VarsSchema }).strict()) },
+    responses: { 200: json(z.object({ vars: VarsSchema }), 'the variables') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { project } = await access(c, params.id, 'write');
+    const site = await loadSite(c, project.id, params.siteId);
+    const { vars } = c.req.valid('json');
+    if (Object.keys(vars).length > 500) throw badRequest('vars: at most 500 variables', 'vars');
+    const config = c.get('config');
+    await getDb(c)
+      .update(sites)
+      .set({ varsCiphertext: await config.keyring.encrypt(JSON.stringify(vars)) })
+      .where(eq(sites.id, site.id));
+    return c.json({ vars }, 200);
+  },
+);

@@ -1,0 +1,95 @@
+/** Sites of a project (CONTRACT §4). */
+import { and, eq } from 'drizzle-orm';
+import { sites } from '../../db/schema';
+import { type AppEnv, getDb } from '../context';
+import { SLUG_RE } from '../domain/names';
+import { conflict, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { removeSiteConnections } from '../services/site-removal';
+import { access, iso, ProjectParam, requireUuid } from './shared';
+
+const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
+const toSite = (s: typeof sites.$inferSelect) => ({ id: s.id, slug: s.slug, created_at: iso(s.createdAt) });
+
+export const sitesRoutes = routeGroup<AppEnv>();
+
+sitesRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/sites',
+    tags: ['sites'],
+    summary: 'Create a site (it starts with no connections)',
+    request: {
+      params: ProjectParam,
+      ...jsonBody(
+        z.object({ slug: z.string().regex(SLUG_RE, 'lower-case letters, digits and -, 1 to 63') }).strict(),
+      ),
+    },
+    responses: { 201: json(SiteSchema, 'the site') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'write');
+    const { slug } = c.req.valid('json');
+    const [row] = await getDb(c)
+      .insert(sites)
+      .values({ id: newId(), projectId: project.id, slug })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) throw conflict(`a site with slug ${slug} already exists in this project`);
+    return c.json(toSite(row), 201);
+  },
+);
+
+sitesRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/sites',
+    tags: ['sites'],
+    summary: "The project's sites",
+    request: { params: ProjectParam },
+    responses: { 200: json(z.object({ sites: z.array(SiteSchema) }), 'the sites') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'read');
+    const rows = await getDb(c)
+      .select({ id: sites.id, slug: sites.slug, createdAt: sites.createdAt })
+      .from(sites)
+      .where(eq(sites.projectId, project.id))
+      .orderBy(sites.createdAt, sites.id);
+    return c.json(
+      { sites: rows.map((s) => ({ id: s.id, slug: s.slug, created_at: iso(s.createdAt) })) },
+      200,
+    );
+  },
+);
+
+sitesRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/projects/{id}/sites/{siteId}',
+    tags: ['sites'],
+    summary: 'Delete a site; its connections and their credentials go with it',
+    request: { params: ProjectParam.extend({ siteId: z.string() }) },
+    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { project } = await access(c, params.id, 'write');
+    const siteId = requireUuid(params.siteId, 'site');
+    const db = getDb(c);
+    const deleted = await db.transaction(async (tx) => {
+      const [site] = await tx
+        .select({ id: sites.id })
+        .from(sites)
+        .where(and(eq(sites.id, siteId), eq(sites.projectId, project.id)))
+        .for('update');
+      if (!site) return false;
+      await removeSiteConnections(tx, site.id);
+      await tx.delete(sites).where(eq(sites.id, site.id));
+      return true;
+    });
+    if (!deleted) throw notFound('site');
+    return c.json({ deleted: true as const }, 200);
+  },
+);

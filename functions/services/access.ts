@@ -1,0 +1,78 @@
+/**
+ * Who may do what on a project: roles for accounts, capabilities for project API keys.
+ * Non-members get 404 so a project's existence is not revealed.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { type ApiKeyCapabilities, projectMembers, projects } from '../../db/schema';
+import { type Role, roleAtLeast } from '../domain/roles';
+import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors';
+import { isUuid } from '../lib/ids';
+import type { Principal } from './principal';
+
+/** A project row as the API shows it. */
+export type Project = typeof projects.$inferSelect;
+
+/** Throws 401 for no or bad credentials; returns the account id of an account caller, else 403. */
+export function requireAccount(principal: Principal, only?: 'token'): string {
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
+  if (principal.type === 'api_key') throw forbidden('project API keys cannot use this route');
+  if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
+  if (only === 'token' && principal.via !== 'token') throw forbidden('this route needs an account token');
+  return principal.accountId;
+}
+
+/** Finds a project by id or slug. */
+export async function findProject(db: Db, idOrSlug: string): Promise<Project | undefined> {
+  const where = isUuid(idOrSlug) ? eq(projects.id, idOrSlug.toLowerCase()) : eq(projects.slug, idOrSlug);
+  const [row] = await db.select().from(projects).where(where).limit(1);
+  return row;
+}
+
+/** What a project route needs from its caller. */
+export interface AccessNeed {
+  role: Role;
+  /** When set, a project API key whose capabilities satisfy this may call the route too. */
+  keyMay?: (capabilities: ApiKeyCapabilities) => boolean;
+}
+
+/** The project and how the caller reaches it. */
+export interface ProjectAccess {
+  project: Project;
+  role: Role | null;
+  principal: Principal;
+}
+
+/** Resolves `:id` for the caller, enforcing the role (or key capability) the route needs. */
+export async function projectAccess(
+  db: Db,
+  principal: Principal,
+  idOrSlug: string,
+  need: AccessNeed,
+): Promise<ProjectAccess> {
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
+  if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
+  if (principal.type === 'api_key') {
+    if (!need.keyMay) throw forbidden('project API keys cannot use this route');
+    const project = await findProject(db, idOrSlug);
+    if (!project || project.id !== principal.projectId) throw notFound('project');
+    if (!need.keyMay(principal.capabilities))
+      throw forbidden('this API key lacks the capability for this route');
+    return { project, role: null, principal };
+  }
+  const where = isUuid(idOrSlug) ? eq(projects.id, idOrSlug.toLowerCase()) : eq(projects.slug, idOrSlug);
+  const [row] = await db
+    .select({ project: projects, role: projectMembers.role })
+    .from(projects)
+    .innerJoin(
+      projectMembers,
+      and(eq(projectMembers.projectId, projects.id), eq(projectMembers.accountId, principal.accountId)),
+    )
+    .where(where)
+    .limit(1);
+  if (!row) throw notFound('project');
+  if (!roleAtLeast(row.role, need.role)) {
+    throw new ApiError('FORBIDDEN', `this needs the ${need.role} role on the project; you have ${row.role}`);
+  }
+  return { project: row.project, role: row.role, principal };
+}

@@ -1,0 +1,126 @@
+/** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { connections, databases } from '../../db/schema';
+import type { Adapters } from '../adapters';
+import type { Config } from '../env';
+import { unavailable } from '../lib/errors';
+import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
+import { connectNewService } from './initial-connection';
+import { assertNameFree } from './names';
+
+/** A database row. */
+export type DatabaseRow = typeof databases.$inferSelect;
+
+/** The physical name on the cluster: the name plus a random suffix, since clusters are shared. */
+export function physicalDatabaseName(name: string): string {
+  return `${name.slice(0, 48).replace(/-/g, '_')}_${randomLowerAlnum(8)}`;
+}
+
+/** Lists the project's live databases. */
+export function listDatabases(db: Db, projectId: string): Promise<DatabaseRow[]> {
+  return db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.projectId, projectId), isNull(databases.deletedAt)))
+    .orderBy(databases.createdAt);
+}
+
+/** Creates a database for real, then its record (and the initial connection), in that order. */
+export async function createDatabase(
+  db: Db,
+  config: Config,
+  adapters: Adapters,
+  projectId: string,
+  input: { name: string; engine: 'postgresql' | 'mongodb'; replicaSet: boolean },
+): Promise<DatabaseRow> {
+  const existing = await listDatabases(db, projectId);
+  assertNameFree(
+    input.name,
+    existing.map((d) => d.name),
+    existing.filter((d) => d.engine === input.engine).map((d) => d.name),
+    'database',
+  );
+  const physicalName = physicalDatabaseName(input.name);
+  const mainUser = `u_${physicalName}`;
+  const mainPassword = randomPassword();
+  if (input.engine === 'postgresql') {
+    try {
+      await adapters.postgres.createDatabase(physicalName, mainUser, mainPassword);
+    } catch (err) {
+      console.error('creating a database on the cluster failed:', (err as Error).message);
+      throw unavailable(
+        'the database cluster could not create the database; nothing was changed, retry later',
+      );
+    }
+  }
+  try {
+    return await db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(databases)
+        .values({
+          id: newId(),
+          projectId,
+          name: input.name,
+          engine: input.engine,
+          replicaSet: input.replicaSet,
+          physicalName,
+          mainUser,
+          mainPasswordCiphertext: await config.keyring.encrypt(mainPassword),
+        })
+        .returning();
+      await connectNewService(tx, projectId, 'database', (row as DatabaseRow).id);
+      return row as DatabaseRow;
+    });
+  } catch (err) {
+    if (input.engine === 'postgresql')
+      await adapters.postgres.dropDatabase(physicalName, [mainUser]).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Stops or starts a database. */
+export async function setDatabaseRunning(
+  db: Db,
+  adapters: Adapters,
+  row: DatabaseRow,
+  running: boolean,
+): Promise<DatabaseRow> {
+  if (row.engine === 'postgresql') {
+    try {
+      await adapters.postgres.setRunning(row.physicalName, running);
+    } catch (err) {
+      console.error('stopping or starting a database failed:', (err as Error).message);
+      throw unavailable('the database cluster is unreachable; retry later');
+    }
+  }
+  const [updated] = await db
+    .update(databases)
+    .set({ status: running ? 'running' : 'stopped' })
+    .where(eq(databases.id, row.id))
+    .returning();
+  return updated as DatabaseRow;
+}
+
+/** Deletes a database for real, then marks its record deleted and removes its connections. */
+export async function deleteDatabase(db: Db, adapters: Adapters, row: DatabaseRow): Promise<void> {
+  const conns = await db
+    .select({ name: connections.credentialName })
+    .from(connections)
+    .where(eq(connections.resourceId, row.id));
+  const loginRoles = [row.mainUser, ...conns.map((c) => c.name).filter((n): n is string => !!n)];
+  if (row.engine === 'postgresql') {
+    try {
+      await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
+    } catch (err) {
+      console.error('dropping a database failed:', (err as Error).message);
+      throw unavailable('the database cluster is unreachable; nothing was changed, retry later');
+    }
+  }
+  await db.transaction(async (tx) => {
+    await tx.update(databases).set({ deletedAt: new Date() }).where(eq(databases.id, row.id));
+    await tx
+      .delete(connections)
+      .where(and(eq(connections.kind, 'database'), eq(connections.resourceId, row.id)));
+  });
+}

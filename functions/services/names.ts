@@ -1,0 +1,26 @@
+/** Name checks shared by databases and buckets: exact duplicates and variable-form collisions. */
+
+import { variableName } from '../domain/names';
+import { ApiError, conflict } from '../lib/errors';
+
+/**
+ * Refuses a name that is taken, or whose variable form (`<NAME>`) equals that of a service
+ * whose variables it would share (same kind, and for databases the same engine).
+ */
+export function assertNameFree(
+  name: string,
+  taken: string[],
+  sharingVariables: string[],
+  what: string,
+): void {
+  if (taken.includes(name)) throw conflict(`a ${what} named ${name} already exists in this project`);
+  const form = variableName(name);
+  const clash = sharingVariables.find((t) => variableName(t) === form);
+  if (clash) {
+    throw new ApiError(
+      'NAME_CONFLICT',
+      `${what} name ${name} maps to the same variable names (${form}) as ${clash}; choose another name`,
+      'name',
+    );
+  }
+}

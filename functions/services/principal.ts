@@ -1,0 +1,75 @@
+/** Who is calling: resolved once per request from the Bearer token or the console's cookie. */
+import { and, eq, gt, isNull, or } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { type ApiKeyCapabilities, accountTokens, apiKeys } from '../../db/schema';
+import type { Config } from '../env';
+import { sha256Hex, timingSafeEqual } from '../lib/crypto';
+import { TOKEN_PREFIX } from '../lib/ids';
+
+/** The caller of a management route. */
+export type Principal =
+  | { type: 'anonymous' }
+  | { type: 'invalid' }
+  | { type: 'operator' }
+  | { type: 'account'; accountId: string; tokenId: string; via: 'token' | 'session' }
+  | {
+      type: 'api_key';
+      keyId: string;
+      projectId: string;
+      capabilities: ApiKeyCapabilities;
+      siteId: string | null;
+    };
+
+/** The console keeps its dashboard session in this cookie. */
+export const SESSION_COOKIE = 'tether_session';
+
+/** Resolves a presented credential; unknown, revoked or expired ones are `invalid`. */
+export async function resolvePrincipal(
+  db: () => Db,
+  config: Config,
+  token: string | undefined,
+): Promise<Principal> {
+  if (!token) return { type: 'anonymous' };
+  if (token.startsWith(TOKEN_PREFIX.operator)) {
+    return timingSafeEqual(token, config.OPERATOR_TOKEN) ? { type: 'operator' } : { type: 'invalid' };
+  }
+  if (token.startsWith(TOKEN_PREFIX.account) || token.startsWith(TOKEN_PREFIX.session)) {
+    // Lookup by hash: the secret itself is never compared byte by byte.
+    const hash = await sha256Hex(token);
+    const [row] = await db()
+      .select({ id: accountTokens.id, accountId: accountTokens.accountId, kind: accountTokens.kind })
+      .from(accountTokens)
+      .where(
+        and(
+          eq(accountTokens.tokenHash, hash),
+          isNull(accountTokens.revokedAt),
+          or(isNull(accountTokens.expiresAt), gt(accountTokens.expiresAt, new Date())),
+        ),
+      )
+      .limit(1);
+    if (!row) return { type: 'invalid' };
+    return {
+      type: 'account',
+      accountId: row.accountId,
+      tokenId: row.id,
+      via: row.kind === 'session' ? 'session' : 'token',
+    };
+  }
+  if (token.startsWith(TOKEN_PREFIX.apiKey)) {
+    const hash = await sha256Hex(token);
+    const [row] = await db()
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+      .limit(1);
+    if (!row) return { type: 'invalid' };
+    return {
+      type: 'api_key',
+      keyId: row.id,
+      projectId: row.projectId,
+      capabilities: row.capabilities,
+      siteId: row.siteId,
+    };
+  }
+  return { type: 'invalid' };
+}
