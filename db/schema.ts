@@ -205,6 +205,29 @@ export const authUsers = pgTable(
   (t) => [uniqueIndex('auth_users_app_email_uq').on(t.authAppId, t.email)],
 );
 
+/**
+ * A provider account (Google `sub`, GitHub user id) known to an auth app, and the user it
+ * signs in as. Returning users are found by this, not by e-mail.
+ */
+export const authIdentities = pgTable(
+  'auth_identities',
+  {
+    authAppId: uuid('auth_app_id')
+      .notNull()
+      .references(() => authApps.id, { onDelete: 'cascade' }),
+    provider: text('provider', { enum: ['google', 'github'] }).notNull(),
+    subject: text('subject').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => authUsers.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.authAppId, t.provider, t.subject] }),
+    index('auth_identities_user_idx').on(t.userId),
+  ],
+);
+
 export const authRefreshTokens = pgTable(
   'auth_refresh_tokens',
   {
