@@ -5,11 +5,24 @@
  */
 import { Client } from '@neondatabase/serverless';
 import { configureNeon } from '../../db/client';
+import { randomLowerAlnum, randomPassword } from '../lib/ids';
 
 /** Quotes an identifier for SQL (names are validated before they get here; this is defence in depth). */
 export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 /** Quotes a string literal for SQL. */
 export const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;
+
+/** The two database levels as the cluster sees them. */
+export type PgLevel = 'read-only' | 'connect';
+
+/** Prefix of the comment that stamps a connection role with its creation time. */
+const LOGIN_COMMENT = 'tether connection role, created ';
+
+/** The SQLSTATE of a driver error, if it has one. */
+export const pgCode = (err: unknown): string | undefined =>
+  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
+    ? err.code
+    : undefined;
 
 /** Role names derived from a database's physical name. */
 export const rolesOf = (db: string) => ({ owner: `${db}_rw`, reader: `${db}_ro` });
@@ -94,6 +107,158 @@ export class PostgresAdmin {
         await client.query(`DROP ROLE IF EXISTS ${ident(role)}`);
       }
     });
+  }
+
+  /**
+   * Creates a connection's own login role `c_` + 8 of [a-z0-9] at `level`, in one transaction
+   * (a failure leaves no role). A name already taken on the cluster is drawn again.
+   */
+  async createLogin(
+    db: string,
+    level: PgLevel,
+    running: boolean,
+  ): Promise<{ name: string; password: string }> {
+    if (level === 'read-only' && running) await this.grantReaderExisting(db);
+    const password = randomPassword();
+    for (let attempt = 0; ; attempt++) {
+      const name = `c_${randomLowerAlnum(8)}`;
+      try {
+        await this.run(async (client) => {
+          await client.query('BEGIN');
+          try {
+            await client.query(`CREATE ROLE ${ident(name)} LOGIN PASSWORD ${literal(password)}`);
+            // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
+            await client.query(
+              `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
+            );
+            await this.applyLevel(client, db, name, level);
+            await client.query('COMMIT');
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+        });
+        return { name, password };
+      } catch (err) {
+        if (pgCode(err) !== '42710' || attempt >= 4) throw err;
+      }
+    }
+  }
+
+  /**
+   * Moves a login role to `level` by grants only (name and password stay), then ends its open
+   * sessions: a session that already acts as `<db>_rw` would otherwise keep writing.
+   */
+  async setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void> {
+    if (level === 'read-only' && running) await this.grantReaderExisting(db);
+    await this.run(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const { owner, reader } = rolesOf(db);
+        await client.query(`REVOKE ${ident(owner)}, ${ident(reader)} FROM ${ident(name)}`);
+        await this.applyLevel(client, db, name, level);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [name]);
+    });
+  }
+
+  /** Gives a login role a new password; open sessions stay, the old password stops working. */
+  async setLoginPassword(name: string, password: string): Promise<void> {
+    await this.run(async (client) => {
+      const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name]);
+      if (found.rowCount === 0) throw new Error(`role ${name} does not exist`);
+      await client.query(`ALTER ROLE ${ident(name)} PASSWORD ${literal(password)}`);
+    });
+  }
+
+  /**
+   * Drops a login role: refuses new logins, ends its sessions at once, then drops it. Anything
+   * it owns passes to `<db>_rw` (so other apps keep their tables). Dropping a missing role is a no-op.
+   */
+  async dropLogin(db: string, name: string): Promise<void> {
+    const dependent = await this.run(async (client) => {
+      const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name]);
+      if (found.rowCount === 0) return false;
+      await client.query(`ALTER ROLE ${ident(name)} NOLOGIN`);
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [name]);
+      try {
+        await client.query(`DROP ROLE IF EXISTS ${ident(name)}`);
+        return false;
+      } catch (err) {
+        if (pgCode(err) === '2BP01') return true;
+        throw err;
+      }
+    });
+    if (!dependent) return;
+    await this.run(async (client) => {
+      await client.query(`REASSIGN OWNED BY ${ident(name)} TO ${ident(rolesOf(db).owner)}`);
+      await client.query(`DROP OWNED BY ${ident(name)}`);
+    }, db);
+    await this.run((client) => client.query(`DROP ROLE IF EXISTS ${ident(name)}`));
+  }
+
+  /** Every connection login role on the cluster, with the groups it belongs to and when it was made. */
+  async listLogins(): Promise<Array<{ name: string; groups: string[]; createdAt: Date | null }>> {
+    return this.run(async (client) => {
+      const result = await client.query<{ name: string; groups: string[] | null; comment: string | null }>(
+        `SELECT r.rolname AS name,
+                array_agg(g.rolname) FILTER (WHERE g.rolname IS NOT NULL) AS groups,
+                shobj_description(r.oid, 'pg_authid') AS comment
+           FROM pg_roles r
+           LEFT JOIN pg_auth_members m ON m.member = r.oid
+           LEFT JOIN pg_roles g ON g.oid = m.roleid
+          WHERE r.rolname ~ '^c_[a-z0-9]{8}$'
+          GROUP BY r.oid, r.rolname`,
+      );
+      return result.rows.map((row) => {
+        const stamp = row.comment?.startsWith(LOGIN_COMMENT)
+          ? new Date(row.comment.slice(LOGIN_COMMENT.length))
+          : null;
+        return {
+          name: row.name,
+          groups: row.groups ?? [],
+          createdAt: stamp && !Number.isNaN(stamp.getTime()) ? stamp : null,
+        };
+      });
+    });
+  }
+
+  /** Grants for one level: connect acts as the shared owner; read-only is a member of the reader group only. */
+  private async applyLevel(client: Client, db: string, name: string, level: PgLevel): Promise<void> {
+    const { owner, reader } = rolesOf(db);
+    if (level === 'connect') {
+      await client.query(`GRANT ${ident(owner)} TO ${ident(name)}`);
+      // Objects the app creates then belong to <db>_rw, so another connect-level app can alter them.
+      await client.query(`ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`);
+    } else {
+      await client.query(`GRANT ${ident(reader)} TO ${ident(name)}`);
+      await client.query(`ALTER ROLE ${ident(name)} RESET role`);
+    }
+  }
+
+  /**
+   * Makes sure the reader group may read what already exists in every schema (default privileges
+   * cover what `<db>_rw` creates later; this covers objects made any other way). Idempotent.
+   */
+  private async grantReaderExisting(db: string): Promise<void> {
+    const { reader } = rolesOf(db);
+    await this.run(async (client) => {
+      await client.query(`DO $$
+DECLARE s text;
+BEGIN
+  FOR s IN SELECT nspname FROM pg_namespace
+            WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND left(nspname, 3) <> 'pg_'
+  LOOP
+    EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', s, ${literal(reader)});
+    EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA %I TO %I', s, ${literal(reader)});
+    EXECUTE format('GRANT SELECT ON ALL SEQUENCES IN SCHEMA %I TO %I', s, ${literal(reader)});
+  END LOOP;
+END $$`);
+    }, db);
   }
 
   /** Stops (refuses new logins, ends sessions) or starts a database. */

@@ -1,0 +1,203 @@
+/**
+ * MongoDB database users through the MongoDB Atlas Administration API v2 (versioned media type
+ * `application/vnd.atlas.2023-01-01+json`), authenticated as an Atlas service account: OAuth 2.0
+ * client credentials at `{origin}/api/oauth/token` (HTTP Basic with the client id and secret),
+ * then `Authorization: Bearer <access_token>` on every call. Service accounts are what Atlas
+ * recommends over the legacy HTTP-Digest API keys, and a bearer token needs no challenge round
+ * trip from a Worker.
+ *
+ * MONGODB_ADMIN_URL is the project's API base, `https://cloud.mongodb.com/api/atlas/v2/groups/<groupId>`;
+ * MONGODB_ADMIN_KEY is `<clientId>:<clientSecret>`.
+ *
+ * Calls made (paths below the group):
+ * - POST   /databaseUsers                         create (`databaseName: "admin"`, SCRAM password)
+ * - PATCH  /databaseUsers/admin/{username}        change `roles` or `password`
+ * - DELETE /databaseUsers/admin/{username}        delete (404 means already gone)
+ * - GET    /databaseUsers?itemsPerPage=500&pageNum=N   list (for the reconciler)
+ */
+import { z } from 'zod';
+
+/** The Atlas API version this adapter speaks. */
+export const ATLAS_MEDIA_TYPE = 'application/vnd.atlas.2023-01-01+json';
+
+/** A database user role, as Atlas documents it. */
+export const AtlasRoleSchema = z.object({
+  roleName: z.string(),
+  databaseName: z.string(),
+  collectionName: z.string().optional(),
+});
+
+/** The body of POST /groups/{groupId}/databaseUsers, as Atlas documents it (fields this service sends). */
+export const AtlasCreateUserSchema = z.object({
+  databaseName: z.literal('admin'),
+  groupId: z.string().min(1),
+  username: z.string().min(1),
+  password: z.string().min(8),
+  roles: z.array(AtlasRoleSchema).min(1),
+  labels: z.array(z.object({ key: z.string(), value: z.string() })).optional(),
+});
+
+/** The body of PATCH /groups/{groupId}/databaseUsers/{databaseName}/{username}. */
+export const AtlasUpdateUserSchema = z
+  .object({ password: z.string().min(8).optional(), roles: z.array(AtlasRoleSchema).min(1).optional() })
+  .refine((b) => b.password !== undefined || b.roles !== undefined, 'nothing to update');
+
+const ListSchema = z.object({
+  results: z.array(
+    z.object({
+      username: z.string(),
+      roles: z.array(AtlasRoleSchema).default([]),
+      labels: z.array(z.object({ key: z.string(), value: z.string() })).default([]),
+    }),
+  ),
+  totalCount: z.number().optional(),
+});
+
+/** A MongoDB level as the cluster sees it. */
+export type MongoLevel = 'read-only' | 'connect';
+
+/** The Atlas role for a level, on one database only. */
+export const mongoRoles = (database: string, level: MongoLevel) => [
+  { roleName: level === 'connect' ? 'readWrite' : 'read', databaseName: database },
+];
+
+/** A connection user as listed by the admin API. */
+export interface MongoUser {
+  username: string;
+  databases: string[];
+  createdAt: Date | null;
+}
+
+/** What the services need from a MongoDB admin system. */
+export interface MongoAdmin {
+  createUser(database: string, username: string, password: string, level: MongoLevel): Promise<void>;
+  setUserLevel(database: string, username: string, level: MongoLevel): Promise<void>;
+  setUserPassword(username: string, password: string): Promise<void>;
+  /** Idempotent: a missing user is not an error. */
+  dropUser(username: string): Promise<void>;
+  listUsers(): Promise<MongoUser[]>;
+}
+
+/** An error answered by the admin API, with its HTTP status and Atlas errorCode. */
+export class AtlasError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Label carrying a user's creation time, so the reconciler can tell orphans from users still being recorded. */
+export const CREATED_LABEL = 'tether-created';
+
+/** The Atlas Administration API v2 adapter. */
+export class AtlasMongoAdmin implements MongoAdmin {
+  private token: { value: string; expiresAt: number } | undefined;
+  private readonly base: string;
+  private readonly groupId: string;
+
+  constructor(
+    baseUrl: string,
+    private readonly clientKey: string,
+    private readonly fetcher: typeof fetch = fetch,
+  ) {
+    this.base = baseUrl.replace(/\/+$/, '');
+    const match = /\/groups\/([^/]+)$/.exec(new URL(this.base).pathname);
+    if (!match?.[1]) throw new Error('MONGODB_ADMIN_URL must end in /api/atlas/v2/groups/<groupId>');
+    this.groupId = decodeURIComponent(match[1]);
+  }
+
+  async createUser(database: string, username: string, password: string, level: MongoLevel): Promise<void> {
+    const body = AtlasCreateUserSchema.parse({
+      databaseName: 'admin',
+      groupId: this.groupId,
+      username,
+      password,
+      roles: mongoRoles(database, level),
+      labels: [{ key: CREATED_LABEL, value: new Date().toISOString() }],
+    });
+    await this.call('POST', '/databaseUsers', body);
+  }
+
+  async setUserLevel(database: string, username: string, level: MongoLevel): Promise<void> {
+    await this.call('PATCH', this.userPath(username), { roles: mongoRoles(database, level) });
+  }
+
+  async setUserPassword(username: string, password: string): Promise<void> {
+    await this.call('PATCH', this.userPath(username), { password });
+  }
+
+  async dropUser(username: string): Promise<void> {
+    await this.call('DELETE', this.userPath(username), undefined, [404]);
+  }
+
+  async listUsers(): Promise<MongoUser[]> {
+    const users: MongoUser[] = [];
+    for (let page = 1; page < 1000; page++) {
+      const res = await this.call('GET', `/databaseUsers?itemsPerPage=500&pageNum=${page}`);
+      const list = ListSchema.parse(await res.json());
+      for (const u of list.results) {
+        const stamp = u.labels.find((l) => l.key === CREATED_LABEL)?.value;
+        const createdAt = stamp ? new Date(stamp) : null;
+        users.push({
+          username: u.username,
+          databases: u.roles.map((r) => r.databaseName),
+          createdAt: createdAt && !Number.isNaN(createdAt.getTime()) ? createdAt : null,
+        });
+      }
+      if (list.results.length < 500) break;
+    }
+    return users;
+  }
+
+  private userPath(username: string): string {
+    return `/databaseUsers/admin/${encodeURIComponent(username)}`;
+  }
+
+  private async bearer(): Promise<string> {
+    if (this.token && this.token.expiresAt > Date.now() + 60_000) return this.token.value;
+    const res = await this.fetcher(`${new URL(this.base).origin}/api/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${btoa(this.clientKey)}`,
+        accept: 'application/json',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    if (!res.ok) throw new Error(`Atlas token request answered ${res.status}`);
+    const body = z.object({ access_token: z.string(), expires_in: z.number() }).parse(await res.json());
+    this.token = { value: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
+    return body.access_token;
+  }
+
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    tolerated: number[] = [],
+  ): Promise<Response> {
+    const res = await this.fetcher(`${this.base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${await this.bearer()}`,
+        accept: ATLAS_MEDIA_TYPE,
+        ...(body === undefined ? {} : { 'content-type': ATLAS_MEDIA_TYPE }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok && !tolerated.includes(res.status)) {
+      // Atlas error bodies carry errorCode and detail, never the password we sent.
+      const detail = await res.text().catch(() => '');
+      const code = /"errorCode"\s*:\s*"([A-Z_]+)"/.exec(detail)?.[1] ?? 'UNKNOWN';
+      throw new AtlasError(
+        res.status,
+        code,
+        `Atlas ${method} ${path.split('?')[0]} answered ${res.status} ${code}`,
+      );
+    }
+    return res;
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Buckets and bucket keys at an S3-compatible provider with AWS IAM, signed with SigV4 by
+ * aws4fetch: S3 CreateBucket/DeleteBucket (path-style URLs on STORAGE_ENDPOINT) and the IAM
+ * Query API (Version 2010-05-08) on IAM_ENDPOINT: CreateUser, PutUserPolicy, CreateAccessKey,
+ * ListUsers, ListAccessKeys, DeleteAccessKey, DeleteUserPolicy, DeleteUser.
+ *
+ * Every key belongs to its own IAM user under the path `/tether/<bucket>/`, holding one inline
+ * policy scoped to that bucket (functions/domain/bucket-policy.ts). The path lets the adapter find
+ * the user behind a key and lets the reconciler find orphans.
+ */
+import { AwsClient } from 'aws4fetch';
+import { type BucketLevel, bucketPolicy } from '../domain/bucket-policy';
+import { randomLowerAlnum } from '../lib/ids';
+import { xmlError, xmlMembers, xmlText } from './xml';
+
+/** The name of the inline policy every key user holds. */
+export const POLICY_NAME = 'tether-bucket-access';
+const IAM_VERSION = '2010-05-08';
+
+/** A new key pair. */
+export interface BucketKey {
+  userName: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** A key user as listed by IAM. */
+export interface KeyUser {
+  userName: string;
+  bucket: string;
+  createdAt: Date | null;
+}
+
+/** What the services need from the storage provider. */
+export interface S3Admin {
+  createBucket(bucket: string, region: string): Promise<void>;
+  deleteBucket(bucket: string, region: string): Promise<void>;
+  /** A new IAM user (name `prefix` + 8 of [a-z0-9]) with the level's policy and one access key; all or nothing. */
+  createKey(bucket: string, level: BucketLevel, prefix: string): Promise<BucketKey>;
+  setKeyLevel(bucket: string, accessKeyId: string, level: BucketLevel): Promise<void>;
+  /** A new key pair for the same user; the old key is deleted once the new one exists. */
+  rotateKey(bucket: string, accessKeyId: string): Promise<BucketKey>;
+  /** Deletes the key, its policy and its user; a missing key is not an error. */
+  dropKey(bucket: string, accessKeyId: string): Promise<void>;
+  /** Deletes a key user and everything it holds; a missing user is not an error. */
+  dropUser(userName: string): Promise<void>;
+  listKeyUsers(): Promise<KeyUser[]>;
+}
+
+/** An error answered by IAM or S3, with the provider's code. */
+export class ProviderError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Options of {@link AwsS3Admin}. */
+export interface AwsS3AdminOptions {
+  accessKeyId: string;
+  secretAccessKey: string;
+  iamEndpoint: string;
+  storageEndpoint: string;
+  fetcher?: typeof fetch;
+}
+
+/** The AWS (IAM + S3) adapter. */
+export class AwsS3Admin implements S3Admin {
+  private readonly aws: AwsClient;
+  private readonly fetcher: typeof fetch;
+
+  constructor(private readonly opts: AwsS3AdminOptions) {
+    // No retries inside the signer: a request fails fast, and the queue retries with backoff.
+    this.aws = new AwsClient({
+      accessKeyId: opts.accessKeyId,
+      secretAccessKey: opts.secretAccessKey,
+      retries: 0,
+    });
+    this.fetcher = opts.fetcher ?? fetch;
+  }
+
+  async createBucket(bucket: string, region: string): Promise<void> {
+    const body =
+      region === 'us-east-1'
+        ? undefined
+        : `<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LocationConstraint>${region}</LocationConstraint></CreateBucketConfiguration>`;
+    const res = await this.s3('PUT', bucket, region, body);
+    if (res.ok) return;
+    const err = await this.failure(res, 'CreateBucket');
+    if (err.code !== 'BucketAlreadyOwnedByYou') throw err;
+  }
+
+  async deleteBucket(bucket: string, region: string): Promise<void> {
+    const res = await this.s3('DELETE', bucket, region);
+    if (res.ok || res.status === 404) return;
+    throw await this.failure(res, 'DeleteBucket');
+  }
+
+  async createKey(bucket: string, level: BucketLevel, prefix: string): Promise<BucketKey> {
+    const path = `/tether/${bucket}/`;
+    let userName = '';
+    for (let attempt = 0; ; attempt++) {
+      userName = `${prefix}${randomLowerAlnum(8)}`;
+      try {
+        await this.iam('CreateUser', { UserName: userName, Path: path });
+        break;
+      } catch (err) {
+        if (!(err instanceof ProviderError && err.code === 'EntityAlreadyExists') || attempt >= 4) throw err;
+      }
+    }
+    try {
+      await this.putPolicy(userName, bucket, level);
+      const xml = await this.iam('CreateAccessKey', { UserName: userName });
+      return {
+        userName,
+        accessKeyId: xmlText(xml, 'AccessKeyId'),
+        secretAccessKey: xmlText(xml, 'SecretAccessKey'),
+      };
+    } catch (err) {
+      await this.dropUser(userName).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async setKeyLevel(bucket: string, accessKeyId: string, level: BucketLevel): Promise<void> {
+    const userName = await this.userOfKey(bucket, accessKeyId);
+    if (!userName) throw new ProviderError(404, 'NoSuchEntity', `no key ${accessKeyId} on bucket ${bucket}`);
+    await this.putPolicy(userName, bucket, level);
+  }
+
+  async rotateKey(bucket: string, accessKeyId: string): Promise<BucketKey> {
+    const userName = await this.userOfKey(bucket, accessKeyId);
+    if (!userName) throw new ProviderError(404, 'NoSuchEntity', `no key ${accessKeyId} on bucket ${bucket}`);
+    const xml = await this.iam('CreateAccessKey', { UserName: userName });
+    const fresh = {
+      userName,
+      accessKeyId: xmlText(xml, 'AccessKeyId'),
+      secretAccessKey: xmlText(xml, 'SecretAccessKey'),
+    };
+    try {
+      await this.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: accessKeyId });
+    } catch (err) {
+      // Keep the user at exactly one key: undo the new one so a retry starts from the same place.
+      await this.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: fresh.accessKeyId }).catch(
+        () => undefined,
+      );
+      throw err;
+    }
+    return fresh;
+  }
+
+  async dropKey(bucket: string, accessKeyId: string): Promise<void> {
+    const userName = await this.userOfKey(bucket, accessKeyId);
+    if (userName) await this.dropUser(userName);
+  }
+
+  async dropUser(userName: string): Promise<void> {
+    const ignoreMissing = (err: unknown) => {
+      if (!(err instanceof ProviderError && err.code === 'NoSuchEntity')) throw err;
+    };
+    // The keys go first: access ends at once even if a later step fails and is retried.
+    const keys = await this.iam('ListAccessKeys', { UserName: userName }).catch((err) => {
+      ignoreMissing(err);
+      return '';
+    });
+    for (const member of xmlMembers(keys, 'AccessKeyMetadata')) {
+      await this.iam('DeleteAccessKey', {
+        UserName: userName,
+        AccessKeyId: xmlText(member, 'AccessKeyId'),
+      }).catch(ignoreMissing);
+    }
+    await this.iam('DeleteUserPolicy', { UserName: userName, PolicyName: POLICY_NAME }).catch(ignoreMissing);
+    await this.iam('DeleteUser', { UserName: userName }).catch(ignoreMissing);
+  }
+
+  async listKeyUsers(): Promise<KeyUser[]> {
+    const users: KeyUser[] = [];
+    let marker: string | undefined;
+    do {
+      const xml = await this.iam('ListUsers', {
+        PathPrefix: '/tether/',
+        MaxItems: '1000',
+        ...(marker ? { Marker: marker } : {}),
+      });
+      for (const m of xmlMembers(xml, 'Users')) {
+        const created = new Date(xmlText(m, 'CreateDate'));
+        users.push({
+          userName: xmlText(m, 'UserName'),
+          bucket: xmlText(m, 'Path').split('/')[2] ?? '',
+          createdAt: Number.isNaN(created.getTime()) ? null : created,
+        });
+      }
+      marker = xmlText(xml, 'IsTruncated', '') === 'true' ? xmlText(xml, 'Marker') : undefined;
+    } while (marker);
+    return users;
+  }
+
+  /** The IAM user holding `accessKeyId`, found among the bucket's key users (a handful per bucket). */
+  private async userOfKey(bucket: string, accessKeyId: string): Promise<string | undefined> {
+    const xml = await this.iam('ListUsers', { PathPrefix: `/tether/${bucket}/`, MaxItems: '1000' });
+    for (const m of xmlMembers(xml, 'Users')) {
+      const userName = xmlText(m, 'UserName');
+      const keys = await this.iam('ListAccessKeys', { UserName: userName });
+      if (xmlMembers(keys, 'AccessKeyMetadata').some((k) => xmlText(k, 'AccessKeyId') === accessKeyId))
+        return userName;
+    }
+    return undefined;
+  }
+
+  private putPolicy(userName: string, bucket: string, level: BucketLevel): Promise<string> {
+    return this.iam('PutUserPolicy', {
+      UserName: userName,
+      PolicyName: POLICY_NAME,
+      PolicyDocument: JSON.stringify(bucketPolicy(bucket, level)),
+    });
+  }
+
+  private async iam(action: string, params: Record<string, string>): Promise<string> {
+    const body = new URLSearchParams({ Action: action, Version: IAM_VERSION, ...params }).toString();
+    const req = await this.aws.sign(this.opts.iamEndpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      body,
+      aws: { service: 'iam', region: 'us-east-1' },
+    });
+    const res = await this.fetcher(req);
+    if (!res.ok) throw await this.failure(res, action);
+    return res.text();
+  }
+
+  private async s3(method: string, bucket: string, region: string, body?: string): Promise<Response> {
+    const url = `${this.opts.storageEndpoint.replace(/\/+$/, '')}/${bucket}`;
+    const req = await this.aws.sign(url, { method, body, aws: { service: 's3', region } });
+    return this.fetcher(req);
+  }
+
+  private async failure(res: Response, action: string): Promise<ProviderError> {
+    const { code, message } = xmlError(await res.text().catch(() => ''));
+    return new ProviderError(res.status, code, `${action} answered ${res.status} ${code}: ${message}`);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The IAM policy of a bucket key: objects of exactly one bucket, never the bucket itself.
+ * Pure, so it can be proven with an IAM policy evaluator over every action, bucket and level.
+ */
+
+/** A bucket level as the storage provider sees it. */
+export type BucketLevel = 'read' | 'read-write';
+
+/** Actions each level allows. Deliberately no bucket-level action other than ListBucket. */
+export const BUCKET_ACTIONS: Record<BucketLevel, { bucket: string[]; objects: string[] }> = {
+  read: { bucket: ['s3:ListBucket'], objects: ['s3:GetObject'] },
+  'read-write': { bucket: ['s3:ListBucket'], objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
+};
+
+/** An IAM policy document. */
+export interface PolicyDocument {
+  Version: '2012-10-17';
+  Statement: Array<{ Sid: string; Effect: 'Allow' | 'Deny'; Action: string[]; Resource: string[] }>;
+}
+
+/** Bucket names as S3 accepts them (3-63 of a-z 0-9 . -); anything else must never reach a policy. */
+const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** The inline policy for a key on `bucket` at `level`. Throws on a name that could widen the resource. */
+export function bucketPolicy(bucket: string, level: BucketLevel): PolicyDocument {
+  if (!BUCKET_RE.test(bucket)) throw new Error(`not a bucket name: ${JSON.stringify(bucket)}`);
+  const actions = BUCKET_ACTIONS[level];
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      { Sid: 'ListTheBucket', Effect: 'Allow', Action: actions.bucket, Resource: [`arn:aws:s3:::${bucket}`] },
+      { Sid: 'ItsObjects', Effect: 'Allow', Action: actions.objects, Resource: [`arn:aws:s3:::${bucket}/*`] },
+    ],
+  };
+}
