@@ -326,6 +326,9 @@ export const deliveries = pgTable(
       .default('pending'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
+    /** A consumer holding the delivery until then; a second copy of its message leaves it alone. */
+    claimedUntil: tstz('claimed_until'),
+    lastAttemptAt: tstz('last_attempt_at'),
     deliveredAt: tstz('delivered_at'),
     createdAt: createdAt(),
   },
