@@ -205,8 +205,8 @@ export class PostgresAdmin {
   async listLogins(): Promise<Array<{ name: string; groups: string[]; createdAt: Date | null }>> {
     return this.run(async (client) => {
       const result = await client.query<{ name: string; groups: string[] | null; comment: string | null }>(
-        `SELECT r.rolname AS name,
-                array_agg(g.rolname) FILTER (WHERE g.rolname IS NOT NULL) AS groups,
+        `SELECT r.rolname::text AS name,
+                array_agg(g.rolname::text) FILTER (WHERE g.rolname IS NOT NULL) AS groups,
                 shobj_description(r.oid, 'pg_authid') AS comment
            FROM pg_roles r
            LEFT JOIN pg_auth_members m ON m.member = r.oid

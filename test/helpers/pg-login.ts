@@ -1,0 +1,62 @@
+/**
+ * Logging in to the local cluster as an app would (with `pg`), and reaching the cluster as its
+ * admin through the Neon driver from Node (which needs `ws` as its WebSocket).
+ */
+import { neonConfig } from '@neondatabase/serverless';
+import pg from 'pg';
+import { inject } from 'vitest';
+import ws from 'ws';
+import { PostgresAdmin } from '../../functions/adapters/postgres-admin';
+
+/** A PostgresAdmin on the shared stack's cluster, usable from a Node test. */
+export function localPostgresAdmin(adminUrl: string = inject('adminUrl')): PostgresAdmin {
+  neonConfig.webSocketConstructor = ws;
+  return new PostgresAdmin(adminUrl, inject('wsProxyUrl'));
+}
+
+/** Opens a session as `user` on `database`; the caller ends it. */
+export async function loginAs(database: string, user: string, password: string): Promise<pg.Client> {
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port: inject('pgPort'),
+    user,
+    password,
+    database,
+    connectionTimeoutMillis: 5_000,
+  });
+  // A session ended by the server emits 'error'; tests observe that through their next query.
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** Whether `user` can log in with `password` right now. */
+export async function canLogin(database: string, user: string, password: string): Promise<boolean> {
+  try {
+    const client = await loginAs(database, user, password);
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A session to the cluster as its superuser (for inspecting roles and grants). */
+export async function superuser(database = 'postgres'): Promise<pg.Client> {
+  const url = new URL(inject('adminUrl'));
+  url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** The SQLSTATE a query fails with, or null when it succeeds. */
+export async function sqlState(client: pg.Client, sql: string): Promise<string | null> {
+  try {
+    await client.query(sql);
+    return null;
+  } catch (err) {
+    return (err as { code?: string }).code ?? 'unknown';
+  }
+}

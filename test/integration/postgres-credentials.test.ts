@@ -1,0 +1,221 @@
+/**
+ * Per-connection PostgreSQL credentials on the real local cluster, through the admin adapter and
+ * the credentials service, with apps logging in for real.
+ */
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Adapters } from '../../functions/adapters';
+import type { PostgresAdmin } from '../../functions/adapters/postgres-admin';
+import { type Bindings, loadConfig } from '../../functions/env';
+import { ApiError } from '../../functions/lib/errors';
+import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
+import {
+  type CredentialTarget,
+  createConnectionCredential,
+  dropCredential,
+  rotateCredential,
+  setCredentialLevel,
+} from '../../functions/services/credentials';
+import type { DatabaseRow } from '../../functions/services/databases';
+import { freePort } from '../../scripts/local/net';
+import { canLogin, localPostgresAdmin, loginAs, sqlState, superuser } from '../helpers/pg-login';
+
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+let admin: PostgresAdmin;
+let adapters: Adapters;
+const config = () => loadConfig(inject('workerEnv') as unknown as Bindings);
+const physical = `pgcred_${randomLowerAlnum(8)}`;
+const mainUser = `u_${physical}`;
+const mainPassword = randomPassword();
+const sessions: pg.Client[] = [];
+
+function dbRow(over: Partial<DatabaseRow> = {}): DatabaseRow {
+  return {
+    id: crypto.randomUUID(),
+    projectId: crypto.randomUUID(),
+    name: 'main',
+    engine: 'postgresql',
+    replicaSet: true,
+    status: 'running',
+    physicalName: physical,
+    mainUser,
+    mainPasswordCiphertext: 'unused',
+    deletedAt: null,
+    createdAt: new Date(),
+    ...over,
+  };
+}
+const target = (over: Partial<DatabaseRow> = {}): CredentialTarget => ({
+  kind: 'database',
+  resource: dbRow(over),
+});
+
+async function own(level: string): Promise<{ name: string; secret: string }> {
+  const made = await createConnectionCredential(adapters, config(), target(), level);
+  if (made.mode !== 'own') throw new Error('expected an own credential');
+  return made;
+}
+
+async function session(user: string, password: string): Promise<pg.Client> {
+  const client = await loginAs(physical, user, password);
+  sessions.push(client);
+  return client;
+}
+
+async function roleExists(name: string): Promise<boolean> {
+  const su = await superuser();
+  try {
+    return (await su.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name])).rowCount === 1;
+  } finally {
+    await su.end();
+  }
+}
+
+beforeAll(async () => {
+  admin = localPostgresAdmin();
+  adapters = { postgres: admin, mongodb: null, s3: null };
+  await admin.createDatabase(physical, mainUser, mainPassword);
+  // A table made outside the shared owner (by the superuser) before any read-only app exists.
+  const su = await superuser(physical);
+  await su.query('CREATE TABLE made_by_admin (id int)');
+  await su.end();
+});
+
+afterAll(async () => {
+  for (const s of sessions) await s.end().catch(() => undefined);
+  await admin.dropDatabase(physical, []).catch(() => undefined);
+  const su = await superuser();
+  const left = await su.query("SELECT rolname FROM pg_roles WHERE rolname ~ '^c_[a-z0-9]{8}$'");
+  await su.end();
+  for (const r of left.rows as Array<{ rolname: string }>)
+    await admin.dropLogin(physical, r.rolname).catch(() => undefined);
+});
+
+describe('PostgreSQL per-connection roles', () => {
+  it('names the role c_ plus 8 of [a-z0-9]', async () => {
+    const a = await own('connect');
+    expect(a.name).toMatch(/^c_[a-z0-9]{8}$/);
+    expect(await canLogin(physical, a.name, a.secret)).toBe(true);
+  });
+
+  it('connect apps share the owner role: one creates a table, another alters it', async () => {
+    const a = await own('connect');
+    const b = await own('connect');
+    const sa = await session(a.name, a.secret);
+    await sa.query('CREATE TABLE shared_t (id int primary key, v text)');
+    await sa.query("INSERT INTO shared_t VALUES (1, 'one')");
+    const owner = await sa.query("SELECT tableowner FROM pg_tables WHERE tablename = 'shared_t'");
+    expect(owner.rows[0].tableowner).toBe(`${physical}_rw`);
+    const sb = await session(b.name, b.secret);
+    await sb.query('ALTER TABLE shared_t ADD COLUMN extra int');
+    await sb.query('UPDATE shared_t SET extra = 2 WHERE id = 1');
+    expect((await sa.query('SELECT extra FROM shared_t')).rows[0].extra).toBe(2);
+  });
+
+  it('read-only reads every schema, tables made later included, and is refused writes and DDL', async () => {
+    const writer = await own('connect');
+    const sw = await session(writer.name, writer.secret);
+    await sw.query('CREATE TABLE IF NOT EXISTS before_ro (id int)');
+    await sw.query('INSERT INTO before_ro VALUES (1)');
+    const ro = await own('read-only');
+    const sr = await session(ro.name, ro.secret);
+    expect((await sr.query('SELECT count(*)::int AS n FROM before_ro')).rows[0].n).toBe(1);
+    expect((await sr.query('SELECT count(*)::int AS n FROM made_by_admin')).rows[0].n).toBe(0);
+    await sw.query('CREATE SCHEMA later_schema');
+    await sw.query('CREATE TABLE later_schema.after_ro (id serial, v text)');
+    await sw.query("INSERT INTO later_schema.after_ro (v) VALUES ('x')");
+    expect((await sr.query('SELECT v FROM later_schema.after_ro')).rows[0].v).toBe('x');
+    expect(await sqlState(sr, 'INSERT INTO before_ro VALUES (2)')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, 'UPDATE before_ro SET id = 3')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, 'DELETE FROM before_ro')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, 'CREATE TABLE ro_made (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, 'CREATE SCHEMA ro_schema')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, 'CREATE TEMP TABLE ro_tmp (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, 'DROP TABLE before_ro')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, 'SET ROLE ' + `${physical}_rw`)).toBe(INSUFFICIENT_PRIVILEGE);
+    expect((await sw.query('SELECT count(*)::int AS n FROM before_ro')).rows[0].n).toBe(1);
+  });
+
+  it('a level change keeps name and password, changes grants and ends open sessions', async () => {
+    const c = await own('read-only');
+    const s1 = await session(c.name, c.secret);
+    expect(await sqlState(s1, 'CREATE TABLE lvl_t (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
+    await setCredentialLevel(adapters, config(), target(), c.name, 'connect');
+    expect(await sqlState(s1, 'SELECT 1')).not.toBeNull();
+    const s2 = await session(c.name, c.secret);
+    await s2.query('CREATE TABLE lvl_t (id int)');
+    await setCredentialLevel(adapters, config(), target(), c.name, 'read-only');
+    const s3 = await session(c.name, c.secret);
+    expect((await s3.query('SELECT count(*)::int AS n FROM lvl_t')).rows[0].n).toBe(0);
+    expect(await sqlState(s3, 'INSERT INTO lvl_t VALUES (1)')).toBe(INSUFFICIENT_PRIVILEGE);
+  });
+
+  it('rotate: the old password fails, the new one works, other roles and the main user are untouched', async () => {
+    const a = await own('connect');
+    const other = await own('connect');
+    const rotated = await rotateCredential(adapters, config(), target(), a.name);
+    expect(rotated.name).toBe(a.name);
+    expect(rotated.secret).not.toBe(a.secret);
+    expect(await canLogin(physical, a.name, a.secret)).toBe(false);
+    expect(await canLogin(physical, a.name, rotated.secret)).toBe(true);
+    expect(await canLogin(physical, other.name, other.secret)).toBe(true);
+    expect(await canLogin(physical, mainUser, mainPassword)).toBe(true);
+  });
+
+  it('drop ends open sessions at once, refuses login, removes only that role, and is idempotent', async () => {
+    const a = await own('connect');
+    const keep = await own('connect');
+    const sa = await session(a.name, a.secret);
+    await sa.query('CREATE TABLE IF NOT EXISTS survives (id int)');
+    await sa.query('RESET ROLE');
+    await sa.query('CREATE TABLE owned_by_app_role (id int)');
+    await dropCredential(adapters, config(), target(), a.name);
+    expect(await sqlState(sa, 'SELECT 1')).not.toBeNull();
+    expect(await canLogin(physical, a.name, a.secret)).toBe(false);
+    expect(await roleExists(a.name)).toBe(false);
+    expect(await roleExists(keep.name)).toBe(true);
+    const sk = await session(keep.name, keep.secret);
+    // What the dropped role made stays, owned by the shared owner role.
+    await sk.query('ALTER TABLE owned_by_app_role ADD COLUMN x int');
+    await sk.query('SELECT * FROM survives');
+    await dropCredential(adapters, config(), target(), a.name);
+  });
+
+  it('lists connection roles with their groups and creation time', async () => {
+    const a = await own('read-only');
+    const found = (await admin.listLogins()).find((l) => l.name === a.name);
+    expect(found?.groups).toEqual([`${physical}_ro`]);
+    expect(Math.abs((found?.createdAt?.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
+  });
+});
+
+describe('shared credential and failures', () => {
+  it('a stopped database and a standalone MongoDB are served by the shared credential', async () => {
+    expect(
+      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), 'connect'),
+    ).toEqual({
+      mode: 'shared',
+    });
+    const standalone = target({ engine: 'mongodb', replicaSet: false });
+    expect(await createConnectionCredential(adapters, config(), standalone, 'connect')).toEqual({
+      mode: 'shared',
+    });
+  });
+
+  it('an unreachable cluster answers 503 and leaves no role behind', async () => {
+    const closed = new URL(inject('adminUrl'));
+    closed.port = String(await freePort());
+    const down: Adapters = { postgres: localPostgresAdmin(closed.toString()), mongodb: null, s3: null };
+    const before = (await admin.listLogins()).map((l) => l.name).sort();
+    const attempt = createConnectionCredential(down, config(), target(), 'connect');
+    await expect(attempt).rejects.toBeInstanceOf(ApiError);
+    await expect(attempt).rejects.toMatchObject({ status: 503 });
+    await expect(rotateCredential(down, config(), target(), before[0] ?? 'c_00000000')).rejects.toMatchObject(
+      {
+        status: 503,
+      },
+    );
+    expect((await admin.listLogins()).map((l) => l.name).sort()).toEqual(before);
+  });
+});
