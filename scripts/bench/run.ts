@@ -1,0 +1,140 @@
+/**
+ * `npm run bench`: starts a fresh local stack, measures the floor (GET /healthz) and every
+ * scenario from a separate load-generator process, prints a table and writes
+ * bench-results/<timestamp>.json. Options: --only <text> (scenarios whose name contains it;
+ * the floor always runs), --duration <s> (default 10), --connections <n> (default 10).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort } from '../local/net';
+import { startLocalStack } from '../local/stack';
+import { createBenchAccount } from './api';
+import { measureBundle } from './bundle-size';
+import { startFakeGoogle } from './fake-google';
+import { runLoad } from './load';
+import { runScenario } from './runner';
+import { scenarios } from './scenarios';
+import { floorScenario } from './scenarios/floor';
+import { renderTable } from './table';
+import type { BenchContext, ResultRow } from './types';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLIENT_IP_HEADER = 'x-bench-client-ip';
+
+function settingsFromArgs(): { only?: string; durationSec: number; connections: number; warmupSec: number } {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '10' },
+    },
+  });
+  const durationSec = Number(values.duration);
+  const connections = Number(values.connections);
+  if (!(durationSec > 0 && durationSec <= 60)) throw new Error('--duration must be 1 to 60 seconds');
+  if (!(Number.isInteger(connections) && connections > 0 && connections <= 100)) {
+    throw new Error('--connections must be an integer from 1 to 100');
+  }
+  return { only: values.only, durationSec, connections, warmupSec: Math.min(2, durationSec / 5) };
+}
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function openApiRoutes(baseUrl: string): Promise<Set<string>> {
+  const res = await fetch(`${baseUrl}/api/v1/openapi.json`);
+  if (!res.ok) throw new Error(`GET /api/v1/openapi.json answered ${res.status}`);
+  const doc = (await res.json()) as { paths?: Record<string, Record<string, unknown>> };
+  const routes = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+    // The document lists full paths (/api/v1/...); accept relative ones too.
+    const full = path.startsWith('/api/v1') ? path : `/api/v1${path}`;
+    for (const method of Object.keys(ops)) routes.add(`${method.toUpperCase()} ${full}`);
+  }
+  return routes;
+}
+
+async function main(): Promise<void> {
+  const settings = settingsFromArgs();
+  const started = new Date();
+  const dataDir = await mkdtemp(join(tmpdir(), 'tether-bench-'));
+  const google = await startFakeGoogle();
+  const port = await freePort();
+  console.log(`starting the local stack on 127.0.0.1:${port} (data in ${dataDir})…`);
+  const stack = await startLocalStack({
+    port,
+    dataDir,
+    cron: false,
+    env: { ...google.env, CLIENT_IP_HEADER },
+    workerLogFile: join(dataDir, 'worker.log'),
+  });
+  const rows: ResultRow[] = [];
+  let bundle: Awaited<ReturnType<typeof measureBundle>> | { error: string };
+  try {
+    const ctx: BenchContext = {
+      stack,
+      api: await createBenchAccount(stack.baseUrl, stack.operatorToken),
+      settings,
+      google,
+      clientIpHeader: CLIENT_IP_HEADER,
+      routes: await openApiRoutes(stack.baseUrl),
+      load: (spec) => runLoad({ url: stack.baseUrl, timeoutSec: 10, ...spec }),
+    };
+    console.log(`worker (workerd via Miniflare) at ${stack.baseUrl}; load from a child process`);
+    const floorRows = await runScenario(ctx, floorScenario);
+    rows.push(...floorRows);
+    ctx.floor = floorRows[0]?.measurement;
+    for (const scenario of scenarios) {
+      if (settings.only && !scenario.name.includes(settings.only)) continue;
+      console.log(`scenario: ${scenario.name}…`);
+      rows.push(...(await runScenario(ctx, scenario)));
+    }
+    bundle = await measureBundle().catch((err: unknown) => ({ error: String(err) }));
+  } finally {
+    await stack.stop();
+    await google.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+
+  console.log(`\n${renderTable(rows)}\n`);
+  if ('error' in bundle) console.log(`Worker bundle: could not be measured: ${bundle.error}`);
+  else {
+    const kib = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
+    console.log(
+      `Worker bundle (${bundle.method}): ${kib(bundle.gzipBytes)} gzip, ${kib(bundle.rawBytes)} raw`,
+    );
+    if (bundle.wranglerSays) console.log(`  wrangler: ${bundle.wranglerSays}`);
+    if (bundle.wranglerError) console.log(`  wrangler failed offline: ${bundle.wranglerError}`);
+  }
+
+  const outDir = join(ROOT, 'bench-results');
+  await mkdir(outDir, { recursive: true });
+  const file = join(outDir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const meta = {
+    started: started.toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    cpus: cpus().length,
+  };
+  await writeFile(file, `${JSON.stringify({ ...meta, settings, rows, bundle }, null, 2)}\n`);
+  console.log(`results written to ${file}`);
+  const failed = rows.filter((r) => r.checks.some((c) => !c.pass)).length;
+  if (failed > 0) console.log(`${failed} row(s) missed a target`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.stack : String(err));
+    process.exit(1);
+  },
+);
