@@ -4,12 +4,14 @@
  */
 import { z } from 'zod';
 import { Keyring } from './lib/crypto';
+import type { OneTimeCodes } from './objects/one-time-codes';
+import type { RateCounter } from './objects/rate-counter';
 import type { ProvisioningMessage } from './queues/messages';
 
 /** Bindings declared in wrangler.toml plus vars and secrets. */
 export interface Bindings {
-  ONE_TIME_CODES: DurableObjectNamespace;
-  RATE_COUNTERS: DurableObjectNamespace;
+  ONE_TIME_CODES: DurableObjectNamespace<OneTimeCodes>;
+  RATE_COUNTERS: DurableObjectNamespace<RateCounter>;
   PROVISIONING: Queue<ProvisioningMessage>;
   [name: string]: unknown;
 }
