@@ -1,0 +1,307 @@
+/**
+ * The authorization matrix of CONTRACT §3–§5: for every route, each kind of caller gets exactly
+ * one status. Callers: anonymous, malformed header, revoked token, each project role, a
+ * non-member, project API keys with and without the route's capability, the operator token
+ * and a dashboard session.
+ */
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { api, createAccount, createProject, uniqueName } from '../helpers/api';
+
+type Caller =
+  | 'anonymous'
+  | 'malformed'
+  | 'revoked'
+  | 'read'
+  | 'write'
+  | 'admin'
+  | 'owner'
+  | 'session'
+  | 'non_member'
+  | 'key_none'
+  | 'key_caps'
+  | 'operator';
+
+const CALLERS: Caller[] = [
+  'anonymous',
+  'malformed',
+  'revoked',
+  'read',
+  'write',
+  'admin',
+  'owner',
+  'session',
+  'non_member',
+  'key_none',
+  'key_caps',
+  'operator',
+];
+
+const headers: Partial<Record<Caller, Record<string, string>>> = {};
+let project: { id: string; slug: string };
+let ownerToken: string;
+
+async function raw(caller: Caller, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${inject('baseUrl')}/api/v1${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers[caller] },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
+}
+
+beforeAll(async () => {
+  const owner = await createAccount();
+  ownerToken = owner.token;
+  project = await createProject(owner.token);
+  const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+  const as = api().as(owner.token);
+  headers.owner = bearer(owner.token);
+  headers.malformed = { authorization: 'Bearer' };
+  headers.operator = bearer(inject('operatorToken'));
+  for (const role of ['read', 'write', 'admin'] as const) {
+    const member = await createAccount();
+    const res = await as.put(`/api/v1/projects/${project.id}/members/${member.id}`, { role });
+    expect(res.status).toBe(200);
+    headers[role] = bearer(member.token);
+  }
+  const outsider = await createAccount();
+  headers.non_member = bearer(outsider.token);
+  const revoked = await as.post<{ id: string; token: string }>('/api/v1/account/tokens', {
+    name: 'to revoke',
+  });
+  expect((await as.delete(`/api/v1/account/tokens/${revoked.body.id}`)).status).toBe(200);
+  headers.revoked = bearer(revoked.body.token);
+  const session = await as.post<{ token: string }>('/api/v1/account/sessions');
+  expect(session.status).toBe(201);
+  headers.session = bearer(session.body.token);
+  const none = await as.post<{ key: string }>(`/api/v1/projects/${project.id}/api-keys`, {
+    name: 'no caps',
+    capabilities: {},
+  });
+  headers.key_none = bearer(none.body.key);
+  const caps = await as.post<{ key: string }>(`/api/v1/projects/${project.id}/api-keys`, {
+    name: 'caps',
+    capabilities: { storage: true, databases: true },
+  });
+  headers.key_caps = bearer(caps.body.key);
+});
+
+/** Expected status per caller; callers not listed share `rest`. */
+type Row = {
+  name: string;
+  call: (caller: Caller) => Promise<{ status: number }>;
+  expect: Partial<Record<Caller, number>>;
+  rest: number;
+};
+
+const unauth = { anonymous: 401, malformed: 401, revoked: 401 } as const;
+const keysRefused = { key_none: 403, key_caps: 403, operator: 403 } as const;
+const projectRead = { ...unauth, ...keysRefused, non_member: 404 } as const;
+
+const rows: Row[] = [
+  {
+    name: 'POST /accounts',
+    call: (c) => raw(c, 'POST', '/accounts', { email: `${uniqueName('m')}@example.test` }),
+    expect: { ...unauth, operator: 201 },
+    rest: 403,
+  },
+  {
+    name: 'GET /account',
+    call: (c) => raw(c, 'GET', '/account'),
+    expect: { ...unauth, ...keysRefused },
+    rest: 200,
+  },
+  {
+    name: 'POST /account/tokens',
+    call: (c) => raw(c, 'POST', '/account/tokens', {}),
+    expect: { ...unauth, ...keysRefused, session: 403 },
+    rest: 201,
+  },
+  {
+    name: 'POST /account/sessions',
+    call: (c) => raw(c, 'POST', '/account/sessions'),
+    expect: { ...unauth, ...keysRefused, session: 403 },
+    rest: 201,
+  },
+  {
+    name: 'POST /projects',
+    call: (c) => raw(c, 'POST', '/projects', { name: uniqueName('p') }),
+    expect: { ...unauth, ...keysRefused },
+    rest: 201,
+  },
+  {
+    name: 'GET /projects',
+    call: (c) => raw(c, 'GET', '/projects'),
+    expect: { ...unauth, ...keysRefused },
+    rest: 200,
+  },
+  {
+    name: 'GET /projects/:id',
+    call: (c) => raw(c, 'GET', `/projects/${project.slug}`),
+    expect: projectRead,
+    rest: 200,
+  },
+  {
+    name: 'PUT /projects/:id/members/:accountId (grant read)',
+    call: async (c) => {
+      const target = await createAccount();
+      return raw(c, 'PUT', `/projects/${project.id}/members/${target.id}`, { role: 'read' });
+    },
+    expect: { ...projectRead, read: 403, write: 403 },
+    rest: 200,
+  },
+  {
+    name: 'DELETE /projects/:id/members/:accountId',
+    call: async (c) => {
+      const target = await createAccount();
+      await api().as(ownerToken).put(`/api/v1/projects/${project.id}/members/${target.id}`, { role: 'read' });
+      return raw(c, 'DELETE', `/projects/${project.id}/members/${target.id}`);
+    },
+    expect: { ...projectRead, read: 403, write: 403 },
+    rest: 200,
+  },
+  {
+    name: 'POST /projects/:id/api-keys',
+    call: (c) => raw(c, 'POST', `/projects/${project.id}/api-keys`, { name: 'k', capabilities: {} }),
+    expect: { ...projectRead, read: 403, write: 403 },
+    rest: 201,
+  },
+  {
+    name: 'GET /projects/:id/api-keys',
+    call: (c) => raw(c, 'GET', `/projects/${project.id}/api-keys`),
+    expect: { ...projectRead, read: 403, write: 403 },
+    rest: 200,
+  },
+  {
+    name: 'POST /projects/:id/sites',
+    call: (c) => raw(c, 'POST', `/projects/${project.id}/sites`, { slug: uniqueName('s') }),
+    expect: { ...projectRead, read: 403 },
+    rest: 201,
+  },
+  {
+    name: 'GET /projects/:id/sites',
+    call: (c) => raw(c, 'GET', `/projects/${project.id}/sites`),
+    expect: projectRead,
+    rest: 200,
+  },
+  {
+    name: 'DELETE /projects/:id/sites/:siteId',
+    call: async (c) => {
+      const site = await api()
+        .as(ownerToken)
+        .post<{ id: string }>(`/api/v1/projects/${project.id}/sites`, { slug: uniqueName('s') });
+      return raw(c, 'DELETE', `/projects/${project.id}/sites/${site.body.id}`);
+    },
+    expect: { ...projectRead, read: 403 },
+    rest: 200,
+  },
+  {
+    name: 'GET /projects/:id/databases (keys with databases may read)',
+    call: (c) => raw(c, 'GET', `/projects/${project.id}/databases`),
+    expect: { ...unauth, non_member: 404, key_none: 403, key_caps: 200, operator: 403 },
+    rest: 200,
+  },
+  {
+    name: 'GET /projects/:id/buckets (keys with storage may read)',
+    call: (c) => raw(c, 'GET', `/projects/${project.id}/buckets`),
+    expect: { ...unauth, non_member: 404, key_none: 403, key_caps: 200, operator: 403 },
+    rest: 200,
+  },
+  {
+    name: 'POST /projects/:id/buckets',
+    call: (c) => raw(c, 'POST', `/projects/${project.id}/buckets`, { name: uniqueName('b') }),
+    expect: { ...projectRead, read: 403 },
+    rest: 201,
+  },
+  {
+    name: 'GET /projects/:id/sites/:siteId/env',
+    call: async (c) => {
+      const site = await api()
+        .as(ownerToken)
+        .post<{ id: string }>(`/api/v1/projects/${project.id}/sites`, { slug: uniqueName('s') });
+      return raw(c, 'GET', `/projects/${project.id}/sites/${site.body.id}/env`);
+    },
+    expect: projectRead,
+    rest: 200,
+  },
+  {
+    name: 'PUT /projects/:id/sites/:siteId/env',
+    call: async (c) => {
+      const site = await api()
+        .as(ownerToken)
+        .post<{ id: string }>(`/api/v1/projects/${project.id}/sites`, { slug: uniqueName('s') });
+      return raw(c, 'PUT', `/projects/${project.id}/sites/${site.body.id}/env`, { vars: { A: '1' } });
+    },
+    expect: { ...projectRead, read: 403 },
+    rest: 200,
+  },
+];
+
+describe.each(rows)('$name', (row) => {
+  it.each(CALLERS)('as %s', async (caller) => {
+    const expected = row.expect[caller] ?? row.rest;
+    const res = await row.call(caller);
+    expect(res.status).toBe(expected);
+  });
+});
+
+describe('error bodies', () => {
+  it('an unauthenticated request gets the management error shape', async () => {
+    const res = await raw('anonymous', 'GET', `/projects/${project.id}`);
+    expect(res.body).toMatchObject({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+  });
+
+  it('a project API key of another project gets 404 for this one', async () => {
+    const other = await createProject(ownerToken);
+    const key = await api()
+      .as(ownerToken)
+      .post<{ key: string }>(`/api/v1/projects/${other.id}/api-keys`, {
+        name: 'elsewhere',
+        capabilities: { databases: true },
+      });
+    const res = await fetch(`${inject('baseUrl')}/api/v1/projects/${project.id}/databases`, {
+      headers: { authorization: `Bearer ${key.body.key}` },
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it('a revoked API key gets 401', async () => {
+    const as = api().as(ownerToken);
+    const key = await as.post<{ id: string; key: string }>(`/api/v1/projects/${project.id}/api-keys`, {
+      name: 'revoke me',
+      capabilities: { storage: true },
+    });
+    expect((await as.delete(`/api/v1/projects/${project.id}/api-keys/${key.body.id}`)).status).toBe(200);
+    const res = await fetch(`${inject('baseUrl')}/api/v1/projects/${project.id}/buckets`, {
+      headers: { authorization: `Bearer ${key.body.key}` },
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it('only an owner may grant the owner role', async () => {
+    const target = await createAccount();
+    const res = await raw('admin', 'PUT', `/projects/${project.id}/members/${target.id}`, { role: 'owner' });
+    expect(res.status).toBe(403);
+    const byOwner = await raw('owner', 'PUT', `/projects/${project.id}/members/${target.id}`, {
+      role: 'owner',
+    });
+    expect(byOwner.status).toBe(200);
+  });
+
+  it('the last owner cannot be removed or demoted', async () => {
+    const owner = await createAccount();
+    const own = await createProject(owner.token);
+    const as = api().as(owner.token);
+    expect((await as.delete(`/api/v1/projects/${own.id}/members/${owner.id}`)).status).toBe(409);
+    expect((await as.put(`/api/v1/projects/${own.id}/members/${owner.id}`, { role: 'admin' })).status).toBe(
+      409,
+    );
+  });
+
+  it('a session is accepted as the console cookie', async () => {
+    const res = await fetch(`${inject('baseUrl')}/api/v1/account`, {
+      headers: { cookie: `tether_session=${headers.session?.authorization?.slice(7)}` },
+    });
+    expect(res.status).toBe(200);
+  });
+});
