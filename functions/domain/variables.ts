@@ -1,0 +1,163 @@
+/**
+ * Names of the variables a site is handed for its connections (spec, Injected variables).
+ *
+ * Decision (documented in the README): the unsuffixed names of a family belong to the
+ * site's earliest current connection of that family (by created_at, then id). When that
+ * connection goes, the next earliest takes them over, and the move reaches the running app
+ * as a live patch. Families are per variable set, so a PostgreSQL and a MongoDB database
+ * each hold their own plain names (DATABASE_URL and MONGODB_URI never collide).
+ */
+import type { Kind } from './levels';
+import { variableName } from './names';
+
+/** The variable family of a service: the set of names it is handed. */
+export type Family = 'postgresql' | 'mongodb' | 'bucket' | 'auth_app';
+
+/** A database engine. */
+export type Engine = 'postgresql' | 'mongodb';
+
+/** The family of a service of `kind` (and, for a database, `engine`). */
+export function familyOf(kind: Kind, engine?: Engine | null): Family {
+  if (kind === 'database') return engine === 'mongodb' ? 'mongodb' : 'postgresql';
+  return kind;
+}
+
+/** The platform's managed key, handed to a site whose connections imply a capability. */
+export const MANAGED_KEY_NAME = 'PLATFORM_API_KEY';
+
+const PLAIN: Record<Family, readonly string[]> = {
+  postgresql: ['DATABASE_URL'],
+  mongodb: ['MONGODB_URI', 'MONGODB_URL'],
+  bucket: [
+    'STORAGE_ENDPOINT',
+    'STORAGE_ACCESS_KEY',
+    'STORAGE_SECRET_KEY',
+    'STORAGE_BUCKET',
+    'STORAGE_REGION',
+  ],
+  auth_app: [
+    'SERVICE_AUTH_APP_ID',
+    'SERVICE_AUTH_URL',
+    'SERVICE_AUTH_PUBLIC_URL',
+    'SERVICE_AUTH_SERVER_KEY',
+    'PLATFORM_AUTH_APP_ID',
+  ],
+};
+
+/** The unsuffixed names of a family, held by the site's first service of that family. */
+export const plainNames = (family: Family): readonly string[] => PLAIN[family];
+
+/** The suffixed names every service of the family holds, for service name `name`. */
+export function suffixedNames(family: Family, name: string): string[] {
+  const n = variableName(name);
+  switch (family) {
+    case 'postgresql':
+      return [`DATABASE_URL_${n}`];
+    case 'mongodb':
+      return [`MONGODB_URI_${n}`, `MONGODB_URL_${n}`];
+    case 'bucket':
+      return ['ENDPOINT', 'ACCESS_KEY', 'SECRET_KEY', 'BUCKET', 'REGION'].map((f) => `STORAGE_${n}_${f}`);
+    case 'auth_app':
+      // PLATFORM_AUTH_APP_ID is for the build and has no suffixed form.
+      return ['APP_ID', 'URL', 'PUBLIC_URL', 'SERVER_KEY'].map((f) => `SERVICE_AUTH_${f}_${n}`);
+  }
+}
+
+/**
+ * Pairs each name a service of `family` holds with the plain name it mirrors, so values can
+ * be computed once per service: `[name, plainName]`.
+ */
+export function namesWithRoles(family: Family, name: string, holdsPlain: boolean): Array<[string, string]> {
+  const plain = PLAIN[family];
+  const suffixed = suffixedNames(family, name);
+  const roles = family === 'auth_app' ? plain.slice(0, 4) : plain;
+  const out: Array<[string, string]> = suffixed.map((s, i) => [s, roles[i] as string]);
+  return holdsPlain ? [...plain.map((p): [string, string] => [p, p]), ...out] : out;
+}
+
+/** What the naming rules need to know of one of a site's connections. */
+export interface NamedConnection {
+  /** Stable identity of the connection, e.g. `database:<resource id>`. */
+  key: string;
+  family: Family;
+  /** The service's name (an auth app's app_id). */
+  name: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** Tie-breaker for equal created_at. */
+  id: string;
+}
+
+const byAge = (a: NamedConnection, b: NamedConnection): number =>
+  a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The keys of the connections holding their family's unsuffixed names. */
+export function plainHolders(conns: readonly NamedConnection[]): Set<string> {
+  const seen = new Set<Family>();
+  const out = new Set<string>();
+  for (const c of [...conns].sort(byAge)) {
+    if (seen.has(c.family)) continue;
+    seen.add(c.family);
+    out.add(c.key);
+  }
+  return out;
+}
+
+/**
+ * Every injected name of the site and the connection that owns it. Oldest connections claim
+ * first, so a name two services would both produce stays with the earlier one.
+ */
+export function nameOwners(conns: readonly NamedConnection[]): Map<string, string> {
+  const holders = plainHolders(conns);
+  const owners = new Map<string, string>();
+  for (const c of [...conns].sort(byAge)) {
+    for (const [n] of namesWithRoles(c.family, c.name, holders.has(c.key))) {
+      if (!owners.has(n)) owners.set(n, c.key);
+    }
+  }
+  return owners;
+}
+
+/** The env_names of each connection of a site, in the order the spec's table lists them. */
+export function connectionEnvNames(conns: readonly NamedConnection[]): Map<string, string[]> {
+  const holders = plainHolders(conns);
+  const owners = nameOwners(conns);
+  const out = new Map<string, string[]>();
+  for (const c of conns) {
+    const names = namesWithRoles(c.family, c.name, holders.has(c.key)).map(([n]) => n);
+    out.set(
+      c.key,
+      names.filter((n) => owners.get(n) === c.key),
+    );
+  }
+  return out;
+}
+
+/** What connecting a service (family and name) would add to a site holding `conns`. */
+export function availableEnvNames(conns: readonly NamedConnection[], family: Family, name: string): string[] {
+  const owners = nameOwners(conns);
+  const takesPlain = !conns.some((c) => c.family === family);
+  return namesWithRoles(family, name, takesPlain)
+    .map(([n]) => n)
+    .filter((n) => !owners.has(n));
+}
+
+/**
+ * The names a live patch must carry when a site's connections go from `before` to `after`:
+ * names whose owner changed or whose owner is in `touched` (new level, new secret) are set,
+ * names no longer injected are unset.
+ */
+export function patchNames(
+  before: readonly NamedConnection[],
+  after: readonly NamedConnection[],
+  touched: ReadonlySet<string>,
+): { set: string[]; unset: string[] } {
+  const was = nameOwners(before);
+  const now = nameOwners(after);
+  const set: string[] = [];
+  for (const [n, owner] of now) {
+    if (was.get(n) !== owner || touched.has(owner)) set.push(n);
+  }
+  const unset = [...was.keys()].filter((n) => !now.has(n));
+  return { set: set.sort(), unset: unset.sort() };
+}

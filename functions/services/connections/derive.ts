@@ -1,0 +1,171 @@
+/**
+ * The injected variables of a site, derived on every read from its connections, their
+ * services and credentials; they are never stored (spec, What the service does 5).
+ */
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import type { Adapters } from '../../adapters';
+import type { Kind } from '../../domain/levels';
+import {
+  type Engine,
+  familyOf,
+  MANAGED_KEY_NAME,
+  nameOwners,
+  namesWithRoles,
+  plainHolders,
+} from '../../domain/variables';
+import type { Config } from '../../env';
+import { connectionKey } from './model';
+
+type DerivationRow = {
+  id: string;
+  kind: Kind;
+  resource_id: string;
+  credential_mode: 'own' | 'shared' | 'none';
+  credential_name: string | null;
+  credential_secret_ciphertext: string | null;
+  created_at: string;
+  engine: Engine | null;
+  db_name: string | null;
+  db_physical: string | null;
+  main_user: string | null;
+  main_password_ciphertext: string | null;
+  replica_set: boolean | null;
+  bucket_name: string | null;
+  bucket_physical: string | null;
+  region: string | null;
+  access_key_id: string | null;
+  secret_key_ciphertext: string | null;
+  app_id: string | null;
+  server_key_ciphertext: string | null;
+};
+
+/** A site's variables: user-set, derived, and what the app is handed. */
+export interface SiteEnv {
+  siteId: string;
+  projectId: string;
+  user: Record<string, string>;
+  derived: Record<string, string>;
+  /** User values overlaid with derived ones: derived values win under the same name. */
+  effective: Record<string, string>;
+}
+
+async function readInputs(db: DbOrTx, siteId: string) {
+  const result = await db.execute<{
+    site: { id: string; project_id: string; vars_ciphertext: string | null } | null;
+    managed_key: string | null;
+    connections: DerivationRow[];
+  }>(sql`
+    select
+      (select row_to_json(s) from (select id, project_id, vars_ciphertext from sites where id = ${siteId}::uuid) s) as site,
+      (select key_ciphertext from api_keys where site_id = ${siteId}::uuid and revoked_at is null
+         order by created_at desc limit 1) as managed_key,
+      (select coalesce(json_agg(x), '[]'::json) from (
+        select c.id, c.kind, c.resource_id, c.credential_mode, c.credential_name, c.credential_secret_ciphertext,
+               c.created_at, d.engine, d.name as db_name, d.physical_name as db_physical, d.main_user,
+               d.main_password_ciphertext, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
+               b.region, b.access_key_id, b.secret_key_ciphertext, a.app_id, a.server_key_ciphertext
+        from connections c
+        left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
+        left join buckets b on c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null
+        left join auth_apps a on c.kind = 'auth_app' and a.id = c.resource_id
+        where c.site_id = ${siteId}::uuid
+      ) x) as connections`);
+  return result.rows[0];
+}
+
+/** The service's name as the naming rules see it; null when the service is gone. */
+function serviceName(r: DerivationRow): string | null {
+  if (r.kind === 'database') return r.db_name;
+  if (r.kind === 'bucket') return r.bucket_name;
+  return r.app_id;
+}
+
+/** The login a connection uses: its own credential, or the service's shared one. */
+async function login(config: Config, r: DerivationRow, user: string | null, cipher: string | null) {
+  if (r.credential_mode === 'own' && r.credential_name && r.credential_secret_ciphertext) {
+    return { user: r.credential_name, secret: await config.keyring.decrypt(r.credential_secret_ciphertext) };
+  }
+  return { user: user ?? '', secret: cipher ? await config.keyring.decrypt(cipher) : '' };
+}
+
+/** The values one connection's variables take, keyed by plain name. */
+async function valuesOf(
+  config: Config,
+  adapters: Adapters,
+  r: DerivationRow,
+): Promise<Record<string, string>> {
+  const enc = encodeURIComponent;
+  if (r.kind === 'database') {
+    const { user, secret } = await login(config, r, r.main_user, r.main_password_ciphertext);
+    const database = r.db_physical ?? '';
+    if (r.engine === 'mongodb') {
+      // Users (own and shared) live in the admin database with roles on this one database only.
+      const params = new URLSearchParams({ authSource: 'admin' });
+      const url = `mongodb://${enc(user)}:${enc(secret)}@${config.MONGODB_PUBLIC_HOST}/${database}?${params}`;
+      return { MONGODB_URI: url, MONGODB_URL: url };
+    }
+    const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
+    return { DATABASE_URL: `postgres://${enc(user)}:${enc(secret)}@${host}:${port}/${database}` };
+  }
+  if (r.kind === 'bucket') {
+    const { user, secret } = await login(config, r, r.access_key_id, r.secret_key_ciphertext);
+    return {
+      STORAGE_ENDPOINT: config.STORAGE_ENDPOINT,
+      STORAGE_ACCESS_KEY: user,
+      STORAGE_SECRET_KEY: secret,
+      STORAGE_BUCKET: r.bucket_physical ?? '',
+      STORAGE_REGION: r.region ?? '',
+    };
+  }
+  const appId = r.app_id ?? '';
+  const url = `${config.PUBLIC_AUTH_URL.replace(/\/+$/, '')}/v1/${appId}`;
+  return {
+    SERVICE_AUTH_APP_ID: appId,
+    SERVICE_AUTH_URL: url,
+    // Apps reach the auth service at the same public address as browsers do.
+    SERVICE_AUTH_PUBLIC_URL: url,
+    SERVICE_AUTH_SERVER_KEY: r.server_key_ciphertext
+      ? await config.keyring.decrypt(r.server_key_ciphertext)
+      : '',
+    PLATFORM_AUTH_APP_ID: appId,
+  };
+}
+
+/** Derives site `siteId`'s variables now; null when the site does not exist. */
+export async function deriveSiteEnv(
+  db: DbOrTx,
+  config: Config,
+  adapters: Adapters,
+  siteId: string,
+): Promise<SiteEnv | null> {
+  const inputs = await readInputs(db, siteId);
+  if (!inputs?.site) return null;
+  const live = inputs.connections.flatMap((r) => {
+    const name = serviceName(r);
+    if (name === null) return [];
+    const family = familyOf(r.kind, r.engine);
+    const key = connectionKey(r.kind, r.resource_id);
+    return [{ row: r, named: { key, family, name, createdAt: new Date(r.created_at).getTime(), id: r.id } }];
+  });
+  const owners = nameOwners(live.map((l) => l.named));
+  const holders = plainHolders(live.map((l) => l.named));
+  const derived: Record<string, string> = {};
+  for (const { row, named } of live) {
+    const values = await valuesOf(config, adapters, row);
+    for (const [name, role] of namesWithRoles(named.family, named.name, holders.has(named.key))) {
+      if (owners.get(name) === named.key) derived[name] = values[role] ?? '';
+    }
+  }
+  if (inputs.managed_key) derived[MANAGED_KEY_NAME] = await config.keyring.decrypt(inputs.managed_key);
+  const user = inputs.site.vars_ciphertext
+    ? (JSON.parse(await config.keyring.decrypt(inputs.site.vars_ciphertext)) as Record<string, string>)
+    : {};
+  return {
+    siteId: inputs.site.id,
+    projectId: inputs.site.project_id,
+    user,
+    derived,
+    effective: { ...user, ...derived },
+  };
+}

@@ -1,0 +1,114 @@
+/** The shapes connection services share, and the connection object of the API. */
+import type { Kind } from '../../domain/levels';
+import {
+  connectionEnvNames,
+  type Engine,
+  type Family,
+  familyOf,
+  type NamedConnection,
+} from '../../domain/variables';
+
+/** A service of the project as the connection routes see it. */
+export interface ResourceInfo {
+  kind: Kind;
+  id: string;
+  /** A database's or bucket's name; an auth app's app_id. */
+  name: string;
+  engine: Engine | null;
+  family: Family;
+  /** False for a disabled auth app: it cannot be connected and is never offered. */
+  available: boolean;
+  createdAt: Date;
+}
+
+/** A stored connection with what the naming rules need of its service. */
+export interface ConnectionInfo {
+  id: string;
+  projectId: string;
+  siteId: string;
+  siteSlug: string;
+  kind: Kind;
+  resourceId: string;
+  resourceName: string;
+  family: Family;
+  level: string;
+  credentialMode: 'own' | 'shared' | 'none';
+  credentialName: string | null;
+  createdAt: Date;
+}
+
+/** The API's connection object (spec, Connection object). */
+export interface ConnectionObject {
+  site_id: string;
+  site_slug: string;
+  kind: Kind;
+  resource_id: string;
+  resource_name: string;
+  level: string;
+  env_names: string[];
+  created_at: string;
+}
+
+/** The identity of a connection within its site. */
+export const connectionKey = (kind: Kind, resourceId: string): string => `${kind}:${resourceId}`;
+
+/** The naming rules' view of a connection. */
+export function named(
+  c: Pick<ConnectionInfo, 'kind' | 'resourceId' | 'family' | 'resourceName' | 'createdAt' | 'id'>,
+): NamedConnection {
+  return {
+    key: connectionKey(c.kind, c.resourceId),
+    family: c.family,
+    name: c.resourceName,
+    createdAt: c.createdAt.getTime(),
+    id: c.id,
+  };
+}
+
+/** The family of a resource row as the SQL helpers return it. */
+export const resourceFamily = (kind: Kind, engine: Engine | null): Family => familyOf(kind, engine);
+
+/** Groups connections by site. */
+export function bySite<T extends { siteId: string }>(rows: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const r of rows) {
+    const list = out.get(r.siteId);
+    if (list) list.push(r);
+    else out.set(r.siteId, [r]);
+  }
+  return out;
+}
+
+/**
+ * Connection objects for connections of one or more sites. `siteConnections` must hold every
+ * current connection of each site involved, since a connection's names depend on its siblings.
+ */
+export function toConnectionObjects(
+  siteConnections: readonly ConnectionInfo[],
+  include: (c: ConnectionInfo) => boolean = () => true,
+): ConnectionObject[] {
+  const out: ConnectionObject[] = [];
+  for (const conns of bySite(siteConnections).values()) {
+    const names = connectionEnvNames(conns.map(named));
+    for (const c of conns) {
+      if (!include(c)) continue;
+      out.push({
+        site_id: c.siteId,
+        site_slug: c.siteSlug,
+        kind: c.kind,
+        resource_id: c.resourceId,
+        resource_name: c.resourceName,
+        level: c.level,
+        env_names: names.get(connectionKey(c.kind, c.resourceId)) ?? [],
+        created_at: c.createdAt.toISOString(),
+      });
+    }
+  }
+  return out.sort(
+    (a, b) =>
+      a.created_at.localeCompare(b.created_at) ||
+      a.site_id.localeCompare(b.site_id) ||
+      a.kind.localeCompare(b.kind) ||
+      a.resource_id.localeCompare(b.resource_id),
+  );
+}

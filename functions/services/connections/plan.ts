@@ -1,0 +1,118 @@
+/**
+ * A change to connections, as one plan: what to add, re-level, remove and re-secret. Every
+ * route that changes connections (POST, PUT, DELETE, rotate, the per-service routes, the
+ * initial connection of a new service) builds a plan and hands it to `applyPlan`.
+ */
+import { inArray } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { buckets, databases } from '../../../db/schema';
+import type { Kind } from '../../domain/levels';
+import { type NamedConnection, patchNames } from '../../domain/variables';
+import type { CredentialTarget } from '../credentials';
+import type { PatchReason } from '../deliveries';
+import { type ConnectionInfo, connectionKey, named, type ResourceInfo } from './model';
+
+/** A new connection. */
+export interface AddItem {
+  siteId: string;
+  siteSlug: string;
+  resource: ResourceInfo;
+  level: string;
+}
+
+/** A level change of an existing connection. */
+export interface LevelItem {
+  conn: ConnectionInfo;
+  level: string;
+}
+
+/** What to change. `before` holds every current connection of each site the plan touches. */
+export interface Plan {
+  projectId: string;
+  before: ConnectionInfo[];
+  adds: AddItem[];
+  levels: LevelItem[];
+  removes: ConnectionInfo[];
+  rotates: ConnectionInfo[];
+}
+
+/** A plan that changes nothing. */
+export const emptyPlan = (projectId: string, before: ConnectionInfo[]): Plan => ({
+  projectId,
+  before,
+  adds: [],
+  levels: [],
+  removes: [],
+  rotates: [],
+});
+
+/** Whether the plan changes anything. */
+export const isNoop = (p: Plan): boolean =>
+  p.adds.length + p.levels.length + p.removes.length + p.rotates.length === 0;
+
+/** The sites a plan changes. */
+export function affectedSites(p: Plan): string[] {
+  return [
+    ...new Set([
+      ...p.adds.map((a) => a.siteId),
+      ...p.levels.map((l) => l.conn.siteId),
+      ...p.removes.map((r) => r.siteId),
+      ...p.rotates.map((r) => r.siteId),
+    ]),
+  ];
+}
+
+/** Whether the service a connection is for has a credential at all (auth apps have none). */
+export const hasCredential = (kind: Kind): kind is 'database' | 'bucket' => kind !== 'auth_app';
+
+/** Loads the database and bucket rows credential work needs, keyed by id. */
+export async function loadTargets(db: DbOrTx, refs: Array<{ kind: Kind; id: string }>) {
+  const dbIds = [...new Set(refs.filter((r) => r.kind === 'database').map((r) => r.id))];
+  const bucketIds = [...new Set(refs.filter((r) => r.kind === 'bucket').map((r) => r.id))];
+  const out = new Map<string, CredentialTarget>();
+  const [dbRows, bucketRows] = await Promise.all([
+    dbIds.length ? db.select().from(databases).where(inArray(databases.id, dbIds)) : [],
+    bucketIds.length ? db.select().from(buckets).where(inArray(buckets.id, bucketIds)) : [],
+  ]);
+  for (const resource of dbRows) out.set(resource.id, { kind: 'database', resource });
+  for (const resource of bucketRows) out.set(resource.id, { kind: 'bucket', resource });
+  return out;
+}
+
+/** The reason a site's patch gives, from the strongest change it saw. */
+export function reasonFor(p: Plan, siteId: string): PatchReason {
+  if (p.adds.some((a) => a.siteId === siteId)) return 'connect';
+  if (p.removes.some((r) => r.siteId === siteId)) return 'disconnect';
+  if (p.levels.some((l) => l.conn.siteId === siteId)) return 'level';
+  if (p.rotates.some((r) => r.siteId === siteId)) return 'rotate';
+  return 'key';
+}
+
+/** The connections of `siteId` after the plan, given the rows the plan inserted. */
+export function afterOf(p: Plan, siteId: string, inserted: readonly ConnectionInfo[]): ConnectionInfo[] {
+  const removed = new Set(p.removes.map((r) => r.id));
+  const levels = new Map(p.levels.map((l) => [l.conn.id, l.level]));
+  return [
+    ...p.before
+      .filter((c) => c.siteId === siteId && !removed.has(c.id))
+      .map((c) => ({ ...c, level: levels.get(c.id) ?? c.level })),
+    ...inserted.filter((c) => c.siteId === siteId),
+  ];
+}
+
+/** The names a site's patch sets and unsets for this plan. */
+export function sitePatchNames(
+  p: Plan,
+  siteId: string,
+  inserted: readonly ConnectionInfo[],
+): { set: string[]; unset: string[] } {
+  const before: NamedConnection[] = p.before.filter((c) => c.siteId === siteId).map(named);
+  const after: NamedConnection[] = afterOf(p, siteId, inserted).map(named);
+  const touched = new Set([
+    ...p.levels
+      .filter((l) => l.conn.siteId === siteId)
+      .map((l) => connectionKey(l.conn.kind, l.conn.resourceId)),
+    ...p.rotates.filter((r) => r.siteId === siteId).map((r) => connectionKey(r.kind, r.resourceId)),
+  ]);
+  return patchNames(before, after, touched);
+}

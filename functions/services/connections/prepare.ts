@@ -1,0 +1,143 @@
+/**
+ * The outside-system half of a plan, done before any row is written: new credentials, level
+ * changes and new secrets. If one step fails, every step already done is undone, so a 503
+ * leaves nothing behind; if the later transaction fails, the caller undoes it all the same.
+ */
+import type { Db } from '../../../db/client';
+import { credentialCleanups } from '../../../db/schema';
+import type { Adapters } from '../../adapters';
+import type { Config } from '../../env';
+import { newId } from '../../lib/ids';
+import type { ProvisioningMessage } from '../../queues/messages';
+import {
+  type CreatedCredential,
+  type CredentialTarget,
+  createConnectionCredential,
+  dropCredential,
+  type RotatedCredential,
+  rotateCredential,
+  setCredentialLevel,
+} from '../credentials';
+import { hasCredential, loadTargets, type Plan } from './plan';
+
+/** What the services of a connection change need. */
+export interface ConnectionDeps {
+  db: Db;
+  config: Config;
+  adapters: Adapters;
+  queue: Queue<ProvisioningMessage>;
+}
+
+/** A plan whose outside work is done. */
+export interface Prepared {
+  plan: Plan;
+  /** The credential of each add, by index into `plan.adds`. */
+  credentials: CreatedCredential[];
+  /** New credentials of rotated connections, by connection id. */
+  rotated: Map<string, RotatedCredential>;
+  /** Reverses the outside work (best effort; what cannot be dropped is queued for cleanup). */
+  undo(): Promise<void>;
+}
+
+/** How many outside calls run at once. */
+const PARALLEL = 8;
+
+async function mapLimit<T, R>(items: readonly T[], work: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(PARALLEL, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T, i);
+    }
+  });
+  await Promise.all(lanes);
+  return out;
+}
+
+/** Drops credentials made for nothing; those that cannot be dropped now are queued for cleanup. */
+async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTarget; name: string }>) {
+  const left: typeof made = [];
+  await mapLimit(made, async (m) => {
+    await dropCredential(deps.adapters, deps.config, m.target, m.name).catch(() => left.push(m));
+  });
+  if (left.length === 0) return;
+  const rows = left.map((m) => ({
+    id: newId(),
+    kind: m.target.kind,
+    resourceId: m.target.resource.id,
+    credentialName: m.name,
+  }));
+  try {
+    await deps.db.insert(credentialCleanups).values(rows);
+    await deps.queue.sendBatch(rows.map((r) => ({ body: { type: 'cleanup-credential', cleanupId: r.id } })));
+  } catch (err) {
+    console.error(
+      'recording credential cleanups failed; the reconciler finds orphans:',
+      (err as Error).message,
+    );
+  }
+}
+
+/**
+ * Does the plan's outside work. `known` supplies targets not yet in the database (the
+ * initial connection of a service whose row is being written).
+ */
+export async function prepare(
+  deps: ConnectionDeps,
+  plan: Plan,
+  known: Map<string, CredentialTarget> = new Map(),
+): Promise<Prepared> {
+  const refs = [
+    ...plan.adds.map((a) => ({ kind: a.resource.kind, id: a.resource.id })),
+    ...plan.levels
+      .filter((l) => l.conn.credentialMode === 'own')
+      .map((l) => ({ kind: l.conn.kind, id: l.conn.resourceId })),
+    ...plan.rotates.map((r) => ({ kind: r.kind, id: r.resourceId })),
+  ].filter((r) => hasCredential(r.kind) && !known.has(r.id));
+  const targets = new Map([...known, ...(refs.length ? await loadTargets(deps.db, refs) : [])]);
+  const target = (id: string): CredentialTarget => {
+    const t = targets.get(id);
+    if (!t) throw new Error(`service ${id} vanished while connecting`);
+    return t;
+  };
+
+  const made: Array<{ target: CredentialTarget; name: string }> = [];
+  const releveled: Array<{ target: CredentialTarget; name: string; level: string }> = [];
+  const undo = async () => {
+    await mapLimit(releveled, (r) =>
+      setCredentialLevel(deps.adapters, deps.config, r.target, r.name, r.level).catch((err: Error) =>
+        console.error(`restoring the level of ${r.name} failed:`, err.message),
+      ),
+    );
+    await dropAll(deps, made);
+  };
+
+  try {
+    const credentials = await mapLimit(plan.adds, async (a): Promise<CreatedCredential> => {
+      if (!hasCredential(a.resource.kind)) return { mode: 'shared' };
+      const t = target(a.resource.id);
+      const created = await createConnectionCredential(deps.adapters, deps.config, t, a.level);
+      if (created.mode === 'own') made.push({ target: t, name: created.name });
+      return created;
+    });
+    await mapLimit(plan.levels, async (l) => {
+      if (l.conn.credentialMode !== 'own' || !l.conn.credentialName) return;
+      const t = target(l.conn.resourceId);
+      await setCredentialLevel(deps.adapters, deps.config, t, l.conn.credentialName, l.level);
+      releveled.push({ target: t, name: l.conn.credentialName, level: l.conn.level });
+    });
+    const rotated = new Map<string, RotatedCredential>();
+    // Rotation cannot be undone, so it runs last, once everything else has succeeded.
+    for (const r of plan.rotates) {
+      rotated.set(
+        r.id,
+        await rotateCredential(deps.adapters, deps.config, target(r.resourceId), r.credentialName ?? ''),
+      );
+    }
+    return { plan, credentials, rotated, undo };
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}

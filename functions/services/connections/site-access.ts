@@ -1,0 +1,56 @@
+/**
+ * Access to a site's connections in one round trip: the caller's role, the site and its
+ * connections are read together, then checked in the order the API promises (401, 403 for
+ * keys, 404 project, 403 role, 404 site).
+ */
+import type { Db } from '../../../db/client';
+import { type Role, roleAtLeast } from '../../domain/roles';
+import { ApiError, forbidden, notFound, unauthorized } from '../../lib/errors';
+import type { Principal } from '../principal';
+import type { ConnectionInfo, ResourceInfo } from './model';
+import { readSiteSnapshot } from './queries';
+
+/** A site the caller may use at the needed role, with its connections and the project's services. */
+export interface SiteContext {
+  project: { id: string; slug: string };
+  site: { id: string; slug: string };
+  connections: ConnectionInfo[];
+  resources: ResourceInfo[];
+}
+
+/** The account behind a caller of connection routes; every other kind of caller is refused. */
+export function connectionCaller(principal: Principal): string {
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
+  if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
+  // A managed key is minted from connections; a key able to change them could widen itself.
+  if (principal.type === 'api_key') throw forbidden('project API keys cannot use connection routes');
+  return principal.accountId;
+}
+
+/** Checks a member's role against the route's need. */
+export function requireRole(held: Role, needed: Role): void {
+  if (!roleAtLeast(held, needed)) {
+    throw new ApiError('FORBIDDEN', `this needs the ${needed} role on the project; you have ${held}`);
+  }
+}
+
+/** Resolves `:id` and `:siteId` for the caller at `role`, with everything the routes need. */
+export async function siteAccess(
+  db: Db,
+  principal: Principal,
+  idOrSlug: string,
+  siteId: string,
+  role: Role,
+): Promise<SiteContext> {
+  const accountId = connectionCaller(principal);
+  const snap = await readSiteSnapshot(db, accountId, idOrSlug, siteId);
+  if (!snap.project) throw notFound('project');
+  requireRole(snap.project.role, role);
+  if (!snap.site) throw notFound('site');
+  return {
+    project: { id: snap.project.id, slug: snap.project.slug },
+    site: snap.site,
+    connections: snap.connections,
+    resources: snap.resources,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Plans for one site's connections: connect (or change level), disconnect, replace the whole
+ * set, rotate. Each validates first and throws the API's 4xx before anything is touched.
+ */
+import { defaultLevel, isLevelOf, type Kind, LEVELS } from '../../domain/levels';
+import { ApiError, badRequest, notFound } from '../../lib/errors';
+import { isUuid } from '../../lib/ids';
+import { type ConnectionInfo, connectionKey, type ResourceInfo } from './model';
+import { emptyPlan, type Plan } from './plan';
+import type { SiteContext } from './site-access';
+
+/** One entry of a desired set: `{kind, resource_id, level?}`. */
+export interface DesiredConnection {
+  kind: Kind;
+  resource_id: string;
+  level?: string;
+}
+
+const KIND_WORD: Record<Kind, string> = { database: 'database', bucket: 'bucket', auth_app: 'auth app' };
+
+/** The level to use, or 400 when the kind does not accept it. */
+export function levelFor(kind: Kind, level: string | undefined, field: string): string {
+  if (level === undefined) return defaultLevel(kind);
+  if (!isLevelOf(kind, level)) {
+    throw badRequest(`${field}: a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`, field);
+  }
+  return level;
+}
+
+/** The project's service `resourceId` of `kind`, or 400 (another project's, or none). */
+export function resourceFor(ctx: SiteContext, kind: Kind, resourceId: string, field: string): ResourceInfo {
+  const id = resourceId.toLowerCase();
+  const resource = isUuid(id) ? ctx.resources.find((r) => r.kind === kind && r.id === id) : undefined;
+  if (!resource) throw badRequest(`${field}: no ${KIND_WORD[kind]} ${resourceId} in this project`, field);
+  return resource;
+}
+
+/** The site's connection to a service, if any. */
+export function findConnection(ctx: SiteContext, kind: Kind, resourceId: string): ConnectionInfo | undefined {
+  const id = resourceId.toLowerCase();
+  return ctx.connections.find((c) => c.kind === kind && c.resourceId === id);
+}
+
+function refuseDisabled(resource: ResourceInfo, field: string): void {
+  if (!resource.available) throw badRequest(`${field}: auth app ${resource.name} is disabled`, field);
+}
+
+/** POST: connect one service, or change the level of its connection. */
+export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
+  const resource = resourceFor(ctx, want.kind, want.resource_id, 'resource_id');
+  const level = levelFor(want.kind, want.level, 'level');
+  const plan = emptyPlan(ctx.project.id, ctx.connections);
+  const existing = findConnection(ctx, want.kind, resource.id);
+  if (existing) {
+    if (existing.level !== level) plan.levels.push({ conn: existing, level });
+    return plan;
+  }
+  refuseDisabled(resource, 'resource_id');
+  plan.adds.push({ siteId: ctx.site.id, siteSlug: ctx.site.slug, resource, level });
+  return plan;
+}
+
+/** DELETE: disconnect one service; null when there is no such connection. */
+export function planDisconnect(ctx: SiteContext, kind: Kind, resourceId: string): Plan | null {
+  const existing = findConnection(ctx, kind, resourceId);
+  if (!existing) return null;
+  return { ...emptyPlan(ctx.project.id, ctx.connections), removes: [existing] };
+}
+
+/** PUT: the whole desired set, validated whole before anything happens. */
+export function planReplace(ctx: SiteContext, desired: readonly DesiredConnection[]): Plan {
+  const plan = emptyPlan(ctx.project.id, ctx.connections);
+  const seen = new Set<string>();
+  desired.forEach((want, i) => {
+    const field = `connections[${i}]`;
+    const resource = resourceFor(ctx, want.kind, want.resource_id, `${field}.resource_id`);
+    const level = levelFor(want.kind, want.level, `${field}.level`);
+    const key = connectionKey(want.kind, resource.id);
+    if (seen.has(key)) throw badRequest(`${field}: ${want.kind} ${resource.id} is listed twice`, field);
+    seen.add(key);
+    const existing = findConnection(ctx, want.kind, resource.id);
+    if (existing) {
+      if (existing.level !== level) plan.levels.push({ conn: existing, level });
+      return;
+    }
+    refuseDisabled(resource, `${field}.resource_id`);
+    plan.adds.push({ siteId: ctx.site.id, siteSlug: ctx.site.slug, resource, level });
+  });
+  plan.removes = ctx.connections.filter((c) => !seen.has(connectionKey(c.kind, c.resourceId)));
+  return plan;
+}
+
+/** Rotate: a new secret for the connection's own credential only. */
+export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
+  if (kind === 'auth_app') {
+    throw badRequest('kind: only database and bucket connections have a credential to rotate', 'kind');
+  }
+  const existing = findConnection(ctx, kind, resourceId);
+  if (!existing) throw notFound(`${KIND_WORD[kind]} connection`);
+  if (existing.credentialMode !== 'own' || !existing.credentialName) {
+    throw new ApiError(
+      'SHARED_CREDENTIAL',
+      "this connection is served by the service's shared credential; retrying cannot help, rotate on the service itself",
+    );
+  }
+  return { ...emptyPlan(ctx.project.id, ctx.connections), rotates: [existing] };
+}

@@ -1,0 +1,201 @@
+/**
+ * Live patches to running apps (CONTRACT §6). A change records its patch in the same
+ * transaction as the change itself (names only), and after commit enqueues `deliver` with the
+ * delivery's id. The consumer derives the values when it sends, so a patch always carries the
+ * site's current truth for the names it touches, whatever order copies arrive in.
+ */
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { deliveries } from '../../db/schema';
+import type { Adapters } from '../adapters';
+import type { Config } from '../env';
+import { hmacSha256Hex } from '../lib/crypto';
+import { newId } from '../lib/ids';
+import type { ProvisioningMessage } from '../queues/messages';
+import { deriveSiteEnv } from './connections/derive';
+
+/** Why a site's variables changed (CONTRACT §6 `reason`). */
+export type PatchReason = 'connect' | 'disconnect' | 'level' | 'rotate' | 'credential' | 'key';
+
+/** A patch to record: the names it sets and unsets on one site. */
+export interface PatchRecord {
+  projectId: string;
+  siteId: string;
+  reason: PatchReason;
+  set: readonly string[];
+  unset: readonly string[];
+}
+
+/** How long a consumer holds a delivery it is sending. */
+const CLAIM_SECONDS = 60;
+/** How long a POST to the runtime may take. */
+const SEND_TIMEOUT_MS = 10_000;
+
+/** Records patches (skipping empty ones) in one statement; returns the new deliveries' ids. */
+export async function recordPatches(tx: DbOrTx, patches: readonly PatchRecord[]): Promise<string[]> {
+  const rows = patches
+    .filter((p) => p.set.length > 0 || p.unset.length > 0)
+    .map((p) => ({
+      id: newId(),
+      kind: 'runtime_patch' as const,
+      projectId: p.projectId,
+      targetId: p.siteId,
+      reason: p.reason,
+      setNames: [...p.set],
+      unsetNames: [...p.unset],
+    }));
+  if (rows.length === 0) return [];
+  await tx.insert(deliveries).values(rows);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Enqueues `deliver` for each delivery. A failure here is logged, not thrown: the change is
+ * committed and the minute reconciler re-sends whatever is still pending.
+ */
+export async function enqueueDeliveries(
+  queue: Queue<ProvisioningMessage>,
+  deliveryIds: readonly string[],
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  try {
+    await queue.sendBatch(deliveryIds.map((deliveryId) => ({ body: { type: 'deliver', deliveryId } })));
+  } catch (err) {
+    console.error('enqueueing deliveries failed; the reconciler will resend them:', (err as Error).message);
+  }
+}
+
+/** Whether runtime patches have somewhere to go (else they stay pending). */
+export const runtimePatchConfigured = (config: Config): boolean =>
+  Boolean(config.RUNTIME_PATCH_URL && config.RUNTIME_PATCH_SECRET);
+
+type DeliveryRow = typeof deliveries.$inferSelect;
+
+/** Takes the runtime patch for this consumer, unless it is done or another consumer holds it. */
+async function claim(db: DbOrTx, deliveryId: string): Promise<DeliveryRow | undefined> {
+  const [row] = await db
+    .update(deliveries)
+    .set({
+      claimedUntil: sql`now() + make_interval(secs => ${CLAIM_SECONDS})`,
+      attempts: sql`${deliveries.attempts} + 1`,
+      lastAttemptAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(deliveries.id, deliveryId),
+        eq(deliveries.kind, 'runtime_patch'),
+        eq(deliveries.status, 'pending'),
+        or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/** The body of a live patch: current values for the names the delivery touches. */
+export async function patchBody(
+  db: DbOrTx,
+  config: Config,
+  adapters: Adapters,
+  row: Pick<DeliveryRow, 'targetId' | 'projectId' | 'reason' | 'setNames' | 'unsetNames'>,
+): Promise<string | null> {
+  const env = await deriveSiteEnv(db, config, adapters, row.targetId);
+  if (!env) return null;
+  const set: Record<string, string> = {};
+  const unset: string[] = [];
+  // A name the app should no longer have from us may still hold the user's own value.
+  for (const name of [...new Set([...row.setNames, ...row.unsetNames])].sort()) {
+    const value = env.effective[name];
+    if (value === undefined) unset.push(name);
+    else set[name] = value;
+  }
+  return JSON.stringify({
+    site_id: row.targetId,
+    project_id: row.projectId,
+    set,
+    unset,
+    reason: row.reason ?? 'connect',
+  });
+}
+
+/** POSTs `body` signed with `secret` (X-Signature: sha256=<hex HMAC>); throws unless 2xx. */
+export async function postSigned(url: string, secret: string, body: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-signature': `sha256=${await hmacSha256Hex(secret, body)}`,
+    },
+    body,
+    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
+  await res.body?.cancel().catch(() => undefined);
+  if (res.status < 200 || res.status > 299) throw new Error(`the receiver answered ${res.status}`);
+}
+
+/**
+ * Sends one runtime-patch delivery (the `deliver` message handler). Throws to have the queue
+ * retry it with backoff; a delivery already sent, or held by another consumer, is left alone.
+ */
+export async function deliverRuntimePatch(
+  db: DbOrTx,
+  config: Config,
+  adapters: Adapters,
+  deliveryId: string,
+): Promise<void> {
+  if (!runtimePatchConfigured(config)) return;
+  const row = await claim(db, deliveryId);
+  if (!row) return;
+  try {
+    const body = await patchBody(db, config, adapters, row);
+    if (body === null) {
+      // The site is gone; there is no app left to patch.
+      await db
+        .update(deliveries)
+        .set({ status: 'superseded', claimedUntil: null, lastError: 'site deleted' })
+        .where(eq(deliveries.id, row.id));
+      return;
+    }
+    await postSigned(config.RUNTIME_PATCH_URL as string, config.RUNTIME_PATCH_SECRET as string, body);
+  } catch (err) {
+    await db
+      .update(deliveries)
+      .set({ claimedUntil: null, lastError: (err as Error).message.slice(0, 500) })
+      .where(eq(deliveries.id, row.id));
+    throw err;
+  }
+  await db
+    .update(deliveries)
+    .set({ status: 'delivered', deliveredAt: new Date(), claimedUntil: null, lastError: null })
+    .where(eq(deliveries.id, row.id));
+}
+
+/** Pending runtime patches nobody is working on, last tried (or made) over `idleSeconds` ago. */
+export async function stalledRuntimePatches(db: DbOrTx, idleSeconds: number, limit = 500): Promise<string[]> {
+  const rows = await db
+    .select({ id: deliveries.id })
+    .from(deliveries)
+    .where(
+      and(
+        eq(deliveries.kind, 'runtime_patch'),
+        eq(deliveries.status, 'pending'),
+        or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
+        lt(
+          sql`coalesce(${deliveries.lastAttemptAt}, ${deliveries.createdAt})`,
+          sql`now() - make_interval(secs => ${idleSeconds})`,
+        ),
+      ),
+    )
+    .orderBy(deliveries.createdAt)
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** Deliveries by id (tests and the reconciler read them back). */
+export function readDeliveries(db: DbOrTx, ids: readonly string[]): Promise<DeliveryRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .select()
+    .from(deliveries)
+    .where(inArray(deliveries.id, [...ids]));
+}
