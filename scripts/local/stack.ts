@@ -1,0 +1,209 @@
+/**
+ * The whole local service: embedded PostgreSQL, the WebSocket proxy the Neon driver needs,
+ * the metadata migrations and the Worker under Miniflare.
+ */
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { migrateMetadata } from './migrate';
+import { startPostgres } from './postgres';
+import { type LocalWorker, startWorker } from './worker';
+import { startWsProxy } from './ws-proxy';
+
+/** Secrets generated once per data folder and kept in `${dataDir}/secrets.json`. */
+export interface LocalSecrets {
+  OPERATOR_TOKEN: string;
+  ENCRYPTION_KEYS: string;
+  AUTH_SIGNING_JWK: string;
+}
+
+/** Options for {@link startLocalStack}. */
+export interface LocalStackOptions {
+  /** Port the Worker listens on (127.0.0.1). */
+  port: number;
+  /** Folder for everything the stack keeps; an empty folder gives a fresh service. */
+  dataDir: string;
+  /** Worker variables; they override everything else, generated secrets included. */
+  env?: Record<string, string>;
+  /** Fire the Worker's cron every 60 seconds (Miniflare never does by itself). Default true. */
+  cron?: boolean;
+  /** Where the Worker's console goes; this process's output when omitted. */
+  workerLogFile?: string;
+  /** Worker entry point, functions/index.ts by default. */
+  entry?: string;
+}
+
+/** A running local stack. */
+export interface LocalStack {
+  /** Where the Worker answers, e.g. `http://127.0.0.1:8787` (`{base_url}`). */
+  baseUrl: string;
+  /** Where the auth routes answer (`{auth_url}`): the same Worker. */
+  authUrl: string;
+  operatorToken: string;
+  /** Superuser URL of the cluster (what the Worker gets as CUSTOMER_DB_ADMIN_URL). */
+  adminUrl: string;
+  /** URL of the migrated metadata database (DATABASE_URL). */
+  metadataUrl: string;
+  pgPort: number;
+  /** `127.0.0.1:<port>/v1` (NEON_WS_PROXY). */
+  wsProxyUrl: string;
+  /** The complete variable set the Worker runs with. */
+  env: Record<string, string>;
+  worker: LocalWorker;
+  /** Stops the Worker, the proxy and PostgreSQL, in that order; safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/** Variables copied from the process environment when set (see CONTRACT.md section 1). */
+export const PASSTHROUGH_VARS = [
+  'OPERATOR_TOKEN',
+  'PUBLIC_BASE_URL',
+  'PUBLIC_AUTH_URL',
+  'GOOGLE_AUTHORIZE_URL',
+  'GOOGLE_TOKEN_URL',
+  'GOOGLE_JWKS_URL',
+  'GOOGLE_ISSUERS',
+  'GITHUB_AUTHORIZE_URL',
+  'GITHUB_TOKEN_URL',
+  'GITHUB_API_URL',
+  'CLIENT_IP_HEADER',
+  'RUNTIME_PATCH_URL',
+  'RUNTIME_PATCH_SECRET',
+  'NETWORK_POLICY_URL',
+  'NETWORK_POLICY_SECRET',
+] as const;
+
+/** A new operator token: `tth_op_` and 43 base64url characters (32 random bytes). */
+export function generateOperatorToken(): string {
+  return `tth_op_${randomBytes(32).toString('base64url')}`;
+}
+
+/** A new ES256 private JWK (JSON text) whose `kid` is its RFC 7638 thumbprint. */
+export function generateSigningJwk(): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = privateKey.export({ format: 'jwk' });
+  const thumbprint = createHash('sha256')
+    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+    .digest('base64url');
+  return JSON.stringify({ ...jwk, kid: thumbprint, alg: 'ES256', use: 'sig' });
+}
+
+function generateSecrets(): LocalSecrets {
+  return {
+    OPERATOR_TOKEN: generateOperatorToken(),
+    ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    AUTH_SIGNING_JWK: generateSigningJwk(),
+  };
+}
+
+/**
+ * Reads `${dataDir}/secrets.json`, creating it (mode 0600) on first use and filling in any
+ * secret it lacks.
+ */
+export async function loadSecrets(dataDir: string): Promise<LocalSecrets> {
+  const file = join(dataDir, 'secrets.json');
+  let stored: Partial<LocalSecrets> = {};
+  try {
+    stored = JSON.parse(await readFile(file, 'utf8')) as Partial<LocalSecrets>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`cannot read ${file}: ${String(err)}`);
+  }
+  const secrets: LocalSecrets = { ...generateSecrets(), ...stored };
+  if (Object.keys(secrets).some((key) => !(key in stored))) {
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+    await rename(tmp, file);
+  }
+  return secrets;
+}
+
+function fromProcessEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of PASSTHROUGH_VARS) {
+    const value = process.env[name];
+    if (value !== undefined && value !== '') out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Starts PostgreSQL, the WebSocket proxy, the metadata migrations and the Worker on
+ * `http://127.0.0.1:${port}`. If a later step fails, the earlier ones are stopped again.
+ */
+export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
+  const dataDir = resolve(opts.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const cleanups: Array<() => Promise<void>> = [];
+  const unwind = async (): Promise<void> => {
+    for (let step = cleanups.pop(); step !== undefined; step = cleanups.pop()) {
+      await step().catch(() => undefined);
+    }
+  };
+
+  try {
+    const secrets = await loadSecrets(dataDir);
+    const pg = await startPostgres({ dataDir });
+    cleanups.push(() => pg.stop());
+    const proxy = await startWsProxy({ targetPort: pg.port });
+    cleanups.push(() => proxy.stop());
+    const metadataUrl = await migrateMetadata(pg.adminUrl);
+
+    const local = `http://127.0.0.1:${opts.port}`;
+    const env: Record<string, string> = {
+      ...secrets,
+      PUBLIC_BASE_URL: local,
+      PUBLIC_AUTH_URL: local,
+      ...fromProcessEnv(),
+      DATABASE_URL: metadataUrl,
+      CUSTOMER_DB_ADMIN_URL: pg.adminUrl,
+      NEON_WS_PROXY: proxy.url,
+      ...opts.env,
+    };
+    const worker = await startWorker({
+      port: opts.port,
+      env,
+      persistDir: join(dataDir, 'worker'),
+      entry: opts.entry,
+      logFile: opts.workerLogFile,
+    });
+    cleanups.push(() => worker.stop());
+
+    let timer: NodeJS.Timeout | undefined;
+    if (opts.cron ?? true) {
+      let running = false;
+      timer = setInterval(() => {
+        if (running) return;
+        running = true;
+        worker
+          .runScheduled()
+          .catch((err: unknown) => console.error('[tether] scheduled run failed:', err))
+          .finally(() => {
+            running = false;
+          });
+      }, 60_000);
+      timer.unref();
+    }
+    cleanups.push(async () => clearInterval(timer));
+
+    let stopped: Promise<void> | undefined;
+    return {
+      baseUrl: worker.url,
+      authUrl: worker.url,
+      operatorToken: env.OPERATOR_TOKEN ?? secrets.OPERATOR_TOKEN,
+      adminUrl: pg.adminUrl,
+      metadataUrl,
+      pgPort: pg.port,
+      wsProxyUrl: proxy.url,
+      env,
+      worker,
+      stop() {
+        stopped ??= unwind();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Runs the Tether Worker locally: bundled with esbuild and served by Miniflare (workerd's
+ * own socket, no wrangler dev proxy in front), with the bindings wrangler.toml declares.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare';
+import { withoutNewSignalHandlers } from './signals';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Options for {@link startWorker}. */
+export interface StartWorkerOptions {
+  /** Port to listen on; a free one when omitted. */
+  port?: number;
+  /** Interface to listen on; 127.0.0.1 by default. */
+  host?: string;
+  /** Plain-text bindings (vars and secrets); they override wrangler.toml's `[vars]`. */
+  env: Record<string, string>;
+  /** Folder for the Worker's Durable Object storage (kept across restarts) and its bundle. */
+  persistDir: string;
+  /** Worker entry point; functions/index.ts by default. */
+  entry?: string;
+  /** wrangler config to take bindings from; wrangler.toml at the repository root by default. */
+  configPath?: string;
+  /** Append workerd's stdout/stderr (the Worker's console) here instead of this process's output. */
+  logFile?: string;
+  /**
+   * Serve Miniflare's `/cdn-cgi/handler/scheduled` (and `/queue`) trigger routes, so a
+   * process without the Miniflare object (a test file) can fire the cron. Default true.
+   */
+  triggerHandlers?: boolean;
+}
+
+/** Result of a scheduled run. */
+export interface ScheduledOutcome {
+  outcome: string;
+  noRetry: boolean;
+}
+
+/** A running local Worker. */
+export interface LocalWorker {
+  /** Base URL without trailing slash, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  /** The Miniflare instance, for direct access to bindings in tests. */
+  mf: Miniflare;
+  /** Fires the Worker's `scheduled` handler once (Miniflare never fires crons by itself). */
+  runScheduled(cron?: string): Promise<ScheduledOutcome>;
+  /** Disposes Miniflare and removes the bundle; safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Bundles `entry` the way workerd loads it: ESM, Worker/browser export conditions, with
+ * `cloudflare:*` and Node built-ins (provided by `nodejs_compat`) left as imports.
+ */
+async function bundle(entry: string, outdir: string, define: Record<string, string>): Promise<string> {
+  const outfile = join(outdir, 'index.js');
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['browser', 'module', 'main'],
+    external: ['cloudflare:*', 'node:*', ...builtinModules],
+    target: 'es2022',
+    // Lets an entry outside the repository (a scratch Worker) use the project's packages.
+    nodePaths: [join(ROOT, 'node_modules')],
+    sourcemap: 'linked',
+    // The module rules wrangler applies by default.
+    loader: { '.txt': 'text', '.html': 'text', '.sql': 'text', '.bin': 'binary' },
+    define,
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+function sendTo(file: string): (stdout: Readable, stderr: Readable) => void {
+  return (stdout, stderr) => {
+    const out = createWriteStream(file, { flags: 'a' });
+    stdout.pipe(out, { end: false });
+    stderr.pipe(out, { end: false });
+  };
+}
+
+/**
+ * Bundles and starts the Worker. Durable Objects, queue producers and consumers (with the
+ * dead-letter queue), compatibility date and flags come from wrangler.toml through
+ * wrangler's `unstable_getMiniflareWorkerOptions`, so they cannot drift from the deployed
+ * configuration; `env` is merged over its `[vars]`.
+ */
+export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker> {
+  const entry = resolve(opts.entry ?? join(ROOT, 'functions/index.ts'));
+  const configPath = resolve(opts.configPath ?? join(ROOT, 'wrangler.toml'));
+  // wrangler hooks SIGINT/SIGTERM on import (to exit 0 at once); keep the process's own handling.
+  const wrangler = await withoutNewSignalHandlers(() => import('wrangler'));
+  const { workerOptions, define } = wrangler.unstable_getMiniflareWorkerOptions(configPath);
+
+  // The bundle lives next to the Worker's state (rebuilt on every start), not in /tmp.
+  const outdir = resolve(opts.persistDir, 'bundle');
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  let mf: Miniflare | undefined;
+  try {
+    const scriptPath = await bundle(entry, outdir, define);
+    // The bundle is one self-contained module: drop wrangler's module rules.
+    const { modulesRules: _rules, ...bindingsAndFlags } = workerOptions;
+    const worker: WorkerOptions = {
+      ...bindingsAndFlags,
+      name: 'tether',
+      modulesRoot: outdir,
+      modules: [{ type: 'ESModule', path: scriptPath, contents: await readFile(scriptPath, 'utf8') }],
+      bindings: { ...workerOptions.bindings, ...opts.env },
+    };
+    const options: MiniflareOptions = {
+      host: opts.host ?? '127.0.0.1',
+      port: opts.port ?? 0,
+      durableObjectsPersist: resolve(opts.persistDir, 'durable-objects'),
+      unsafeTriggerHandlers: opts.triggerHandlers ?? true,
+      ...(opts.logFile ? { handleRuntimeStdio: sendTo(opts.logFile) } : {}),
+      workers: [worker],
+    };
+    mf = new Miniflare(options);
+    const url = (await mf.ready).toString().replace(/\/$/, '');
+    const running = mf;
+
+    let stopped: Promise<void> | undefined;
+    return {
+      url,
+      mf: running,
+      async runScheduled(cron = '* * * * *') {
+        const fetcher = await running.getWorker();
+        const result = await fetcher.scheduled({ cron });
+        return { outcome: result.outcome, noRetry: result.noRetry };
+      },
+      stop() {
+        stopped ??= running.dispose().finally(() => rm(outdir, { recursive: true, force: true }));
+        return stopped;
+      },
+    };
+  } catch (err) {
+    await mf?.dispose().catch(() => undefined);
+    await rm(outdir, { recursive: true, force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * `npm start`: the whole service on this machine (embedded PostgreSQL + the Worker under
+ * Miniflare) until Ctrl-C. Reads PORT (8787), DATA_DIR (.data) and the variables listed in
+ * CONTRACT.md section 1 from the environment.
+ */
+import { resolve } from 'node:path';
+import { takeOverStopSignals } from './local/signals';
+import { type LocalStack, startLocalStack } from './local/stack';
+
+function parsePort(raw: string | undefined): number {
+  const port = Number(raw ?? 8787);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new Error(`PORT must be a TCP port number, got ${JSON.stringify(raw)}`);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const port = parsePort(process.env.PORT);
+  const dataDir = resolve(process.env.DATA_DIR || '.data');
+
+  const starting = startLocalStack({ port, dataDir, cron: true });
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    // Waits for a start still under way, so no child outlives this process.
+    starting
+      .then(
+        (stack) => stack.stop(),
+        () => undefined,
+      )
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  const stack: LocalStack = await starting;
+  if (stopping) return;
+  // Miniflare installed its own handlers (kill workerd, exit 130); this process stops in order.
+  takeOverStopSignals(shutdown);
+
+  const lines = [
+    '',
+    'Tether is running.',
+    `  base URL:        ${stack.baseUrl}`,
+    `  auth URL:        ${stack.authUrl}`,
+    `  operator token:  ${stack.operatorToken}`,
+    `  data dir:        ${dataDir}`,
+    `  health:          ${stack.baseUrl}/healthz`,
+  ];
+  const publicBase = stack.env.PUBLIC_BASE_URL;
+  const publicAuth = stack.env.PUBLIC_AUTH_URL;
+  if (publicBase !== stack.baseUrl || publicAuth !== stack.authUrl) {
+    lines.push(`  public URLs:     ${publicBase} (base), ${publicAuth} (auth)`);
+  }
+  lines.push('Press Ctrl-C to stop.', '');
+  console.log(lines.join('\n'));
+}
+
+main().catch((err: unknown) => {
+  console.error('[tether] failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+/**
+ * Global setup of the `integration` project: one local stack (embedded PostgreSQL, the WebSocket
+ * proxy, the Worker under Miniflare) in a fresh temporary folder on a free port, shared by every
+ * test file through `inject()`.
+ */
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../scripts/local/net';
+import { startLocalStack } from '../scripts/local/stack';
+
+declare module 'vitest' {
+  /** Values the global setup hands to test files (`inject('baseUrl')`). */
+  export interface ProvidedContext {
+    /** The shared Worker, e.g. `http://127.0.0.1:41234` (also `{auth_url}`). */
+    baseUrl: string;
+    authUrl: string;
+    /** The operator token (the only credential that may create accounts). */
+    operatorToken: string;
+    /** Superuser URL of the embedded PostgreSQL cluster. */
+    adminUrl: string;
+    /** URL of the metadata database. */
+    metadataUrl: string;
+    pgPort: number;
+    /** NEON_WS_PROXY value: `127.0.0.1:<port>/v1`. */
+    wsProxyUrl: string;
+    /** Every variable the shared Worker runs with (secrets included), for extra Workers. */
+    workerEnv: Record<string, string>;
+    /** The stack's temporary data folder. */
+    dataDir: string;
+    /** Folder for Worker console logs (`worker-*.log`). */
+    logDir: string;
+  }
+}
+
+/**
+ * Starts the shared stack. Set TETHER_TEST_LOGS=1 to see the Worker's console output inline;
+ * otherwise it goes to a file whose path is printed. TETHER_KEEP_DATA=1 keeps the data folder.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tether-test-'));
+  // mkdtemp makes the folder 0700; as root, postgres runs as another user and must enter it.
+  await chmod(dataDir, 0o755);
+  const logDir = join(tmpdir(), 'tether-test-logs');
+  await mkdir(logDir, { recursive: true });
+  const workerLogFile =
+    process.env.TETHER_TEST_LOGS === '1'
+      ? undefined
+      : join(logDir, `worker-${Date.now()}-${process.pid}.log`);
+
+  const stack = await startLocalStack({ port: await freePort(), dataDir, workerLogFile });
+  if (workerLogFile) console.log(`[tether] shared Worker at ${stack.baseUrl}, console in ${workerLogFile}`);
+
+  project.provide('baseUrl', stack.baseUrl);
+  project.provide('authUrl', stack.authUrl);
+  project.provide('operatorToken', stack.operatorToken);
+  project.provide('adminUrl', stack.adminUrl);
+  project.provide('metadataUrl', stack.metadataUrl);
+  project.provide('pgPort', stack.pgPort);
+  project.provide('wsProxyUrl', stack.wsProxyUrl);
+  project.provide('workerEnv', stack.env);
+  project.provide('dataDir', dataDir);
+  project.provide('logDir', logDir);
+
+  return async () => {
+    await stack.stop();
+    if (process.env.TETHER_KEEP_DATA !== '1') await rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * A local HTTP endpoint that stands in for the platform's runtime or network API: it records
+ * every request and lets a test wait for one, event driven (no polling, no sleeps).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+
+/** One request the receiver got. */
+export interface ReceivedRequest {
+  method: string;
+  /** Path and query. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The body exactly as received. */
+  rawBody: string;
+  /** The body parsed as JSON; undefined when it is not JSON. */
+  body: unknown;
+  /** The status the receiver answered with (500 while failing, else 200). */
+  status: number;
+  /** 0-based arrival order. */
+  index: number;
+}
+
+/** A running receiver. */
+export interface Receiver {
+  /** `http://127.0.0.1:<port>`; any path is accepted. */
+  url: string;
+  /** Everything received so far, in order. */
+  readonly requests: readonly ReceivedRequest[];
+  /**
+   * Resolves with the earliest request matching `predicate` (any request by default) not yet
+   * returned by `next`, waiting for it if needed; rejects after `timeoutMs`. Failed (500)
+   * deliveries count too: check `status` to tell them apart.
+   */
+  next(predicate?: (req: ReceivedRequest) => boolean, timeoutMs?: number): Promise<ReceivedRequest>;
+  /** Answers the next `n` requests with 500 (counted from now, added to any still pending). */
+  failNext(n: number): void;
+  /** Tells whether `req` carries `X-Signature: sha256=<hex HMAC-SHA256(rawBody, secret)>`. */
+  verifySignature(req: ReceivedRequest, secret: string): boolean;
+  close(): Promise<void>;
+}
+
+interface Waiter {
+  predicate: (req: ReceivedRequest) => boolean;
+  resolve: (req: ReceivedRequest) => void;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a receiver on a free port of 127.0.0.1. */
+export async function startReceiver(): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const taken = new Set<number>();
+  const waiters = new Set<Waiter>();
+  let failures = 0;
+
+  const offer = (req: ReceivedRequest): void => {
+    for (const waiter of waiters) {
+      if (!taken.has(req.index) && waiter.predicate(req)) {
+        taken.add(req.index);
+        waiters.delete(waiter);
+        waiter.resolve(req);
+      }
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      const status = failures > 0 ? 500 : 200;
+      if (failures > 0) failures--;
+      const received: ReceivedRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        rawBody,
+        body: parseJson(rawBody),
+        status,
+        index: requests.length,
+      };
+      requests.push(received);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(status === 200 ? '{"ok":true}' : '{"error":"induced failure"}');
+      offer(received);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('receiver has no TCP address');
+
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    next(predicate = () => true, timeoutMs = 10_000) {
+      const found = requests.find((req) => !taken.has(req.index) && predicate(req));
+      if (found) {
+        taken.add(found.index);
+        return Promise.resolve(found);
+      }
+      return new Promise((resolve, reject) => {
+        const waiter: Waiter = {
+          predicate,
+          resolve: (req) => {
+            clearTimeout(timer);
+            resolve(req);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(
+            new Error(`receiver: no matching request within ${timeoutMs} ms (${requests.length} received)`),
+          );
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+    failNext(n) {
+      failures += n;
+    },
+    verifySignature(req, secret) {
+      const header = req.headers['x-signature'];
+      if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
+      const expected = Buffer.from(createHmac('sha256', secret).update(req.rawBody).digest('hex'));
+      const given = Buffer.from(header.slice('sha256='.length).toLowerCase());
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Extra Workers for tests that need variables the shared Worker lacks (for example
+ * RUNTIME_PATCH_URL pointing at a {@link startReceiver} of their own). They use the shared
+ * PostgreSQL, proxy and secrets, so accounts made through one are visible to the other.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { freePort } from '../../scripts/local/net';
+import { type LocalWorker, startWorker } from '../../scripts/local/worker';
+
+/** A Worker started by a test; `stop()` also removes its Durable Object storage. */
+export interface ExtraWorker extends LocalWorker {
+  /** Same as `url`: `http://127.0.0.1:<port>`. */
+  baseUrl: string;
+}
+
+/**
+ * Starts another Worker (a second Miniflare) on a free port with the shared Worker's
+ * variables, its own PUBLIC_BASE_URL/PUBLIC_AUTH_URL, and `env` on top. Stop it in `afterAll`.
+ */
+export async function startExtraWorker(env: Record<string, string> = {}): Promise<ExtraWorker> {
+  const port = await freePort();
+  const local = `http://127.0.0.1:${port}`;
+  const persistDir = await mkdtemp(join(tmpdir(), 'tether-extra-worker-'));
+  const logFile =
+    process.env.TETHER_TEST_LOGS === '1' ? undefined : join(inject('logDir'), `extra-worker-${port}.log`);
+  try {
+    const worker = await startWorker({
+      port,
+      persistDir,
+      logFile,
+      env: { ...inject('workerEnv'), PUBLIC_BASE_URL: local, PUBLIC_AUTH_URL: local, ...env },
+    });
+    return {
+      ...worker,
+      baseUrl: worker.url,
+      async stop() {
+        await worker.stop();
+        await rm(persistDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(persistDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Fires the `scheduled` handler (the minute cron) of the Worker at `baseUrl` once, through
+ * Miniflare's `/cdn-cgi/handler/scheduled` route; the shared Worker by default.
+ */
+export async function triggerScheduled(
+  baseUrl: string = inject('baseUrl'),
+  cron = '* * * * *',
+): Promise<void> {
+  const res = await fetch(`${baseUrl}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`);
+  const text = await res.text();
+  if (!res.ok) throw new Error(`scheduled run failed: ${res.status} ${text}`);
+}
