@@ -1,0 +1,50 @@
+/** The OpenAPI document: served, valid OpenAPI 3.1, and listing every management route of the contract. */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
+
+/** CONTRACT §3–§5 and the specification's management routes, in OpenAPI path form. */
+const EXPECTED: Array<[string, string]> = [
+  ['post', '/api/v1/accounts'],
+  ['get', '/api/v1/account'],
+  ['post', '/api/v1/account/tokens'],
+  ['delete', '/api/v1/account/tokens/{tokenId}'],
+  ['post', '/api/v1/account/sessions'],
+  ['post', '/api/v1/projects'],
+  ['get', '/api/v1/projects'],
+  ['get', '/api/v1/projects/{id}'],
+  ['put', '/api/v1/projects/{id}/members/{accountId}'],
+  ['delete', '/api/v1/projects/{id}/members/{accountId}'],
+  ['post', '/api/v1/projects/{id}/api-keys'],
+  ['get', '/api/v1/projects/{id}/api-keys'],
+  ['delete', '/api/v1/projects/{id}/api-keys/{keyId}'],
+  ['post', '/api/v1/projects/{id}/sites'],
+  ['get', '/api/v1/projects/{id}/sites'],
+  ['delete', '/api/v1/projects/{id}/sites/{siteId}'],
+  ['post', '/api/v1/projects/{id}/databases'],
+  ['get', '/api/v1/projects/{id}/databases'],
+  ['post', '/api/v1/projects/{id}/databases/{dbId}/stop'],
+  ['post', '/api/v1/projects/{id}/databases/{dbId}/start'],
+  ['delete', '/api/v1/projects/{id}/databases/{dbId}'],
+  ['post', '/api/v1/projects/{id}/buckets'],
+  ['get', '/api/v1/projects/{id}/buckets'],
+  ['delete', '/api/v1/projects/{id}/buckets/{bucketId}'],
+  ['get', '/api/v1/projects/{id}/sites/{siteId}/env'],
+  ['put', '/api/v1/projects/{id}/sites/{siteId}/env'],
+];
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const res = await api().get<Record<string, unknown>>('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(res.body as object);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it.each(EXPECTED)('documents %s %s', async (method, path) => {
+    const res = await api().get<{ paths: Record<string, Record<string, unknown>> }>('/api/v1/openapi.json');
+    expect(Object.keys(res.body.paths[path] ?? {})).toContain(method);
+  });
+});
