@@ -3,6 +3,7 @@ import type { AppEnv } from '../context';
 import { routeGroup } from '../lib/openapi';
 import { accountsRoutes } from './accounts';
 import { apiKeysRoutes } from './api-keys';
+import { authAppsRoutes } from './auth-apps';
 import { bucketsRoutes } from './buckets';
 import { databasesRoutes } from './databases';
 import { envRoutes } from './env';
@@ -17,6 +18,7 @@ for (const group of [
   sitesRoutes,
   databasesRoutes,
   bucketsRoutes,
+  authAppsRoutes,
   envRoutes,
 ]) {
   managementRoutes.route('/', group);
