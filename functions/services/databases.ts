@@ -12,9 +12,14 @@ import { assertNameFree } from './names';
 /** A database row. */
 export type DatabaseRow = typeof databases.$inferSelect;
 
-/** The physical name on the cluster: the name plus a random suffix, since clusters are shared. */
+/**
+ * The physical name on the cluster: the name plus a random suffix, since clusters are shared.
+ * Postgres reserves role names starting with `pg_`, and the owner group is `<physical>_rw`, so
+ * such names get a `db_` prefix.
+ */
 export function physicalDatabaseName(name: string): string {
-  return `${name.slice(0, 48).replace(/-/g, '_')}_${randomLowerAlnum(8)}`;
+  const base = `${name.slice(0, 48).replace(/-/g, '_')}_${randomLowerAlnum(8)}`;
+  return base.startsWith('pg_') ? `db_${base}` : base;
 }
 
 /** Lists the project's live databases. */
