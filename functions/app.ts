@@ -11,6 +11,7 @@ import { newId } from './lib/ids';
 import { OAuthError } from './lib/oauth-error';
 import { routeGroup } from './lib/openapi';
 import { managementRoutes } from './routes';
+import { oauthRoutes } from './routes/oauth';
 import { resolvePrincipal, SESSION_COOKIE } from './services/principal';
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -83,6 +84,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
   api.route('/', managementRoutes);
   app.route('/api/v1', api);
+  app.route('/v1', oauthRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/api/v1/openapi.json', {

@@ -1,0 +1,226 @@
+/** Auth apps of a project and their end users (CONTRACT §4). */
+import type { Context } from 'hono';
+import { type AppEnv, getDb } from '../context';
+import { SERVICE_NAME_RE } from '../domain/names';
+import type { Role } from '../domain/roles';
+import { notFound } from '../lib/errors';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { deleteUser, listUsers, setUserDisabled } from '../services/auth/admin-users';
+import type { AuthAppRow } from '../services/auth/apps';
+import {
+  createAuthApp,
+  describeAuthApp,
+  findAuthApp,
+  listAuthApps,
+  toAuthAppBody,
+  updateAuthApp,
+} from '../services/auth/manage-apps';
+import { access, ProjectParam } from './shared';
+
+const ProviderView = { enabled: z.boolean(), client_id: z.string(), client_secret_set: z.boolean() };
+const AuthAppSchema = z
+  .object({
+    id: z.string(),
+    app_id: z.string(),
+    name: z.string().nullable(),
+    enabled: z.boolean(),
+    allowed_origins: z.array(z.string()),
+    user_limit: z.number().int().nullable(),
+    providers: z.object({
+      google: z
+        .object({
+          ...ProviderView,
+          native_client_ids: z.object({ ios: z.string(), android: z.string() }).partial().optional(),
+        })
+        .optional(),
+      github: z.object(ProviderView).optional(),
+    }),
+    auth_url: z.string(),
+    created_at: z.string(),
+  })
+  .openapi('AuthApp');
+
+const AdminUserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    name: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    created_at: z.string(),
+    providers: z.array(z.string()),
+    disabled: z.boolean(),
+  })
+  .openapi('AuthAppUser');
+
+const clientId = z.string().trim().min(1).max(512);
+const clientSecret = z.string().min(1).max(1024);
+const nativeId = z.string().trim().min(1).max(512).nullable();
+
+const PatchSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100).nullable().optional(),
+    enabled: z.boolean().optional(),
+    allowed_origins: z.array(z.string().max(2048)).max(50).optional(),
+    user_limit: z.number().int().min(0).max(100_000_000).nullable().optional(),
+    providers: z
+      .object({
+        google: z
+          .object({
+            enabled: z.boolean(),
+            client_id: clientId,
+            client_secret: clientSecret.optional(),
+            native_client_ids: z
+              .object({ ios: nativeId.optional(), android: nativeId.optional() })
+              .strict()
+              .optional(),
+          })
+          .strict()
+          .nullable()
+          .optional(),
+        github: z
+          .object({ enabled: z.boolean(), client_id: clientId, client_secret: clientSecret.optional() })
+          .strict()
+          .nullable()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+const AppParams = ProjectParam.extend({ authAppId: z.string().min(1).max(100) });
+const UserParams = AppParams.extend({ userId: z.string().min(1).max(100) });
+
+/**
+ * Resolves the project and the auth app for the caller. The app is looked up first because a
+ * key's auth capability names app ids; whether it exists is revealed only after access passed.
+ */
+async function appAccess(
+  c: Context<AppEnv>,
+  params: { id: string; authAppId: string },
+  role: Role,
+  allowKey: boolean,
+): Promise<AuthAppRow> {
+  const app = await findAuthApp(getDb(c), params.authAppId);
+  const keyMay = allowKey
+    ? (caps: { auth?: string[] }) => app !== undefined && (caps.auth?.includes(app.id) ?? false)
+    : undefined;
+  const { project } = await access(c, params.id, role, keyMay);
+  if (!app || app.projectId !== project.id) throw notFound('auth app');
+  return app;
+}
+
+export const authAppsRoutes = routeGroup<AppEnv>();
+
+authAppsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/auth-apps',
+    tags: ['auth-apps'],
+    summary: 'Create an auth app (connected to the only site of a one-site project)',
+    request: {
+      params: ProjectParam,
+      ...jsonBody(
+        z
+          .object({
+            app_id: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
+            name: z.string().trim().min(1).max(100).optional(),
+          })
+          .strict(),
+      ),
+    },
+    responses: { 201: json(AuthAppSchema, 'the auth app') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'write');
+    const row = await createAuthApp(getDb(c), c.get('config'), project.id, c.req.valid('json'));
+    return c.json(toAuthAppBody(c.get('config'), row), 201);
+  },
+);
+
+authAppsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/auth-apps',
+    tags: ['auth-apps'],
+    summary: "The project's auth apps (no secrets)",
+    request: { params: ProjectParam },
+    responses: { 200: json(z.object({ auth_apps: z.array(AuthAppSchema) }), 'the auth apps') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'read');
+    const config = c.get('config');
+    const rows = await listAuthApps(getDb(c), project.id);
+    return c.json({ auth_apps: await Promise.all(rows.map((row) => describeAuthApp(config, row))) }, 200);
+  },
+);
+
+authAppsRoutes.openapi(
+  apiRoute({
+    method: 'patch',
+    path: '/projects/{id}/auth-apps/{authAppId}',
+    tags: ['auth-apps'],
+    summary: 'Change providers, allowed origins, the user limit or enabled (secrets are never echoed)',
+    request: { params: AppParams, ...jsonBody(PatchSchema) },
+    responses: { 200: json(AuthAppSchema, 'the auth app') },
+  }),
+  async (c) => {
+    const app = await appAccess(c, c.req.valid('param'), 'write', false);
+    return c.json(await updateAuthApp(getDb(c), c.get('config'), app, c.req.valid('json')), 200);
+  },
+);
+
+authAppsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/auth-apps/{authAppId}/users',
+    tags: ['auth-apps'],
+    summary: "The app's end users (write role, or a key whose auth capability names this app)",
+    request: {
+      params: AppParams,
+      query: z.object({
+        limit: z.coerce.number().int().min(1).max(1000).default(100),
+        offset: z.coerce.number().int().min(0).default(0),
+      }),
+    },
+    responses: { 200: json(z.object({ users: z.array(AdminUserSchema) }), 'the users') },
+  }),
+  async (c) => {
+    const app = await appAccess(c, c.req.valid('param'), 'write', true);
+    return c.json({ users: await listUsers(getDb(c), app.id, c.req.valid('query')) }, 200);
+  },
+);
+
+authAppsRoutes.openapi(
+  apiRoute({
+    method: 'patch',
+    path: '/projects/{id}/auth-apps/{authAppId}/users/{userId}',
+    tags: ['auth-apps'],
+    summary: 'Disable or enable an end user (disabling ends their sessions)',
+    request: { params: UserParams, ...jsonBody(z.object({ disabled: z.boolean() }).strict()) },
+    responses: { 200: json(AdminUserSchema, 'the user') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const app = await appAccess(c, params, 'write', true);
+    return c.json(await setUserDisabled(getDb(c), app.id, params.userId, c.req.valid('json').disabled), 200);
+  },
+);
+
+authAppsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/projects/{id}/auth-apps/{authAppId}/users/{userId}',
+    tags: ['auth-apps'],
+    summary: 'Delete an end user with their sessions',
+    request: { params: UserParams },
+    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const app = await appAccess(c, params, 'write', true);
+    await deleteUser(getDb(c), app.id, params.userId);
+    return c.json({ deleted: true as const }, 200);
+  },
+);

@@ -1,0 +1,159 @@
+/**
+ * The browser flow: /auth/{provider} sends the system browser to the provider with server-side,
+ * single-use state; the provider's callback identifies the user and returns to the app's
+ * registered redirect_uri with a one-time code (PKCE), the tokens in the fragment (web, https
+ * only), or error=<message>. A redirect_uri that is not registered is answered with JSON 400
+ * and never redirected to.
+ */
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../context';
+import { getDb } from '../../context';
+import { challengeProblem } from '../../domain/pkce';
+import { isHttpsRedirect, matchRedirectUri } from '../../domain/redirect-uris';
+import { OAuthError } from '../../lib/oauth-error';
+import { z } from '../../lib/openapi';
+import {
+  type AuthAppRow,
+  enabledProvider,
+  loadEnabledApp,
+  type Provider,
+  providerSecrets,
+} from '../../services/auth/apps';
+import { finishSignIn } from '../../services/auth/browser-sign-in';
+import { githubAuthorizeUrl } from '../../services/auth/github';
+import { googleAuthorizeUrl } from '../../services/auth/google';
+import { issueState, newNonce, takeState } from '../../services/auth/one-time-codes';
+import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+
+const ProviderParam = AppParam.extend({ provider: z.enum(['google', 'github']) });
+
+export const browserRoutes = oauthGroup();
+
+/** The provider's callback URL of an app (registered with the provider). */
+export function callbackUri(c: Context<AppEnv>, slug: string, provider: Provider): string {
+  return `${c.get('config').PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}/auth/${provider}/callback`;
+}
+
+async function providerClient(c: Context<AppEnv>, app: AuthAppRow, provider: Provider) {
+  const settings = enabledProvider(app, provider);
+  const secret = settings ? (await providerSecrets(c.get('config'), app))[provider] : undefined;
+  if (!settings || !secret) throw invalidRequest(`provider ${provider} is not enabled for this app`);
+  return { clientId: settings.client_id, clientSecret: secret };
+}
+
+browserRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/{appSlug}/auth/{provider}',
+    tags: ['auth service'],
+    summary: 'Start a sign-in in the system browser',
+    request: {
+      params: ProviderParam,
+      query: z.object({
+        redirect_uri: z.string().max(2048),
+        code_challenge: z.string().max(128).optional(),
+        code_challenge_method: z.string().max(16).optional(),
+        state: z.string().max(512).optional(),
+      }),
+    },
+    responses: {
+      302: { description: 'to the provider' },
+      400: oauthJson(
+        OAuthErrorSchema,
+        'redirect_uri not registered, bad PKCE parameters or provider not enabled',
+      ),
+    },
+  }),
+  async (c) => {
+    const { appSlug, provider } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const app = await loadEnabledApp(getDb(c), appSlug);
+    if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
+      throw invalidRequest('redirect_uri is not a registered origin of this app');
+    }
+    const pkce = challengeProblem(query.code_challenge, query.code_challenge_method);
+    if (pkce) throw invalidRequest(pkce);
+    if (query.code_challenge === undefined && !isHttpsRedirect(query.redirect_uri)) {
+      throw invalidRequest(
+        'a custom-scheme redirect_uri needs PKCE: send code_challenge and code_challenge_method=S256',
+      );
+    }
+    const client = await providerClient(c, app, provider);
+    const nonce = provider === 'google' ? newNonce() : undefined;
+    const verifier = newNonce();
+    const state = await issueState(c.env, appSlug, {
+      appId: app.id,
+      provider,
+      redirectUri: query.redirect_uri,
+      challenge: query.code_challenge,
+      clientState: query.state,
+      nonce,
+      providerVerifier: verifier,
+    });
+    const config = c.get('config');
+    const common = {
+      clientId: client.clientId,
+      callbackUri: callbackUri(c, appSlug, provider),
+      state,
+      verifier,
+    };
+    const location =
+      provider === 'google'
+        ? await googleAuthorizeUrl(config, { ...common, nonce: nonce as string })
+        : await githubAuthorizeUrl(config, common);
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(location, 302);
+  },
+);
+
+browserRoutes.openapi(
+  createRoute({
+    method: 'get',
+    path: '/{appSlug}/auth/{provider}/callback',
+    tags: ['auth service'],
+    summary: "The provider's callback: back to the app with code=<one-time code> or error=<message>",
+    request: {
+      params: ProviderParam,
+      query: z.object({
+        state: z.string().max(512).optional(),
+        code: z.string().max(2048).optional(),
+        error: z.string().max(512).optional(),
+        error_description: z.string().max(2048).optional(),
+      }),
+    },
+    responses: {
+      302: { description: 'to the redirect_uri' },
+      400: oauthJson(OAuthErrorSchema, 'unknown, used or expired state (never redirected)'),
+    },
+  }),
+  async (c) => {
+    const { appSlug, provider } = c.req.valid('param');
+    const query = c.req.valid('query');
+    const record = query.state ? await takeState(c.env, appSlug, query.state) : null;
+    if (!record || record.provider !== provider)
+      throw invalidRequest('unknown, used or expired sign-in state');
+    const db = getDb(c);
+    const app = await loadEnabledApp(db, appSlug).catch((err: unknown) => {
+      throw err instanceof OAuthError ? invalidRequest('this app can no longer sign in') : err;
+    });
+    // The origin list may have changed while the user was at the provider.
+    if (app.id !== record.appId || !matchRedirectUri(record.redirectUri, app.allowedOrigins)) {
+      throw invalidRequest('redirect_uri is no longer a registered origin of this app');
+    }
+    const location = await finishSignIn({
+      db,
+      env: c.env,
+      config: c.get('config'),
+      app,
+      slug: appSlug,
+      record,
+      callbackUri: callbackUri(c, appSlug, provider),
+      providerCode: query.code,
+      providerError: query.error_description ?? query.error,
+      client: () => providerClient(c, app, provider),
+    });
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(location, 302);
+  },
+);

@@ -1,0 +1,39 @@
+/** Pieces shared by the auth service routes under /v1/{appSlug}: OAuth-shaped validation and the path parameter. */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../context';
+import { SERVICE_NAME_RE } from '../../domain/names';
+import { OAuthError } from '../../lib/oauth-error';
+import { validationError, z } from '../../lib/openapi';
+
+/** A route group whose validation failures answer `{"error","code":"invalid_request"}` with 400. */
+export function oauthGroup(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success)
+        throw new OAuthError(400, validationError(result.error).message, 'invalid_request');
+    },
+  });
+}
+
+/** `{appSlug}`: an auth app's app_id. */
+export const AppParam = z.object({ appSlug: z.string().regex(SERVICE_NAME_RE, 'an auth app id') });
+
+/** A 400 of the OAuth routes for a request the client must fix. */
+export const invalidRequest = (message: string) => new OAuthError(400, message, 'invalid_request');
+
+/** The client a request is counted against (CF-Connecting-IP, or CLIENT_IP_HEADER in local runs). */
+export function clientOf(c: Context<AppEnv>): string {
+  return c.req.header(c.get('config').CLIENT_IP_HEADER)?.trim().slice(0, 64) || 'unknown';
+}
+
+/** An OAuth error body in the OpenAPI document. */
+export const OAuthErrorSchema = z
+  .object({ error: z.string(), code: z.string().optional() })
+  .openapi('OAuthError');
+
+/** A JSON response entry. */
+export const oauthJson = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});

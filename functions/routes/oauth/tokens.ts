@@ -1,0 +1,179 @@
+/** The token routes of an auth app: code exchange, native ID-token sign-in, refresh and logout. */
+import { createRoute } from '@hono/zod-openapi';
+import { getDb } from '../../context';
+import { isCodeVerifier } from '../../domain/pkce';
+import { sha256Hex } from '../../lib/crypto';
+import { OAuthError } from '../../lib/oauth-error';
+import { z } from '../../lib/openapi';
+import { enabledProvider, googleAudiences, loadEnabledApp } from '../../services/auth/apps';
+import { verifyGoogleIdToken } from '../../services/auth/google';
+import { redeemCode, verifierMatches } from '../../services/auth/one-time-codes';
+import {
+  invalidGrant,
+  issueSession,
+  logout,
+  refreshSession,
+  sessionForCode,
+} from '../../services/auth/sessions';
+import { REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
+import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+
+const UserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    name: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    created_at: z.string(),
+    providers: z.array(z.string()),
+  })
+  .openapi('AuthUser');
+
+const SessionSchema = z
+  .object({
+    access_token: z.string(),
+    refresh_token: z.string(),
+    expires_in: z.number().int(),
+    token_type: z.literal('Bearer'),
+    user: UserSchema,
+  })
+  .openapi('Session');
+
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+
+const errors = {
+  400: oauthJson(OAuthErrorSchema, 'invalid request or grant'),
+  403: oauthJson(OAuthErrorSchema, 'account disabled, user limit reached or app disabled'),
+  429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
+};
+
+export const tokenRoutes = oauthGroup();
+
+tokenRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/{appSlug}/oauth/exchange',
+    tags: ['auth service'],
+    summary: 'Exchange a one-time code and its PKCE code_verifier for a session',
+    request: {
+      params: AppParam,
+      ...body(
+        z.object({
+          code: z.string().max(200),
+          code_verifier: z.string().max(200),
+          redirect_uri: z.string().max(2048).optional(),
+        }),
+      ),
+    },
+    responses: { 200: oauthJson(SessionSchema, 'the session'), ...errors },
+  }),
+  async (c) => {
+    const { appSlug } = c.req.valid('param');
+    const input = c.req.valid('json');
+    if (!isCodeVerifier(input.code_verifier)) {
+      throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+    }
+    // Redeeming deletes the code first, so a wrong verifier burns it.
+    const record = await redeemCode(c.env, appSlug, input.code);
+    if (!record) throw invalidGrant();
+    if (!(await verifierMatches(input.code_verifier, record.challenge))) throw invalidGrant();
+    if (input.redirect_uri !== undefined && input.redirect_uri !== record.redirectUri) throw invalidGrant();
+    const session = await sessionForCode(getDb(c), c.get('config'), appSlug, record.appId, record.userId);
+    c.header('Cache-Control', 'no-store');
+    return c.json(session, 200);
+  },
+);
+
+tokenRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/{appSlug}/oauth/id-token',
+    tags: ['auth service'],
+    summary: "Sign in with a provider's ID token from a native SDK (google)",
+    request: {
+      params: AppParam,
+      ...body(
+        z.object({
+          provider: z.string().max(40),
+          id_token: z.string().max(16384),
+          nonce: z.string().min(1).max(512).optional(),
+        }),
+      ),
+    },
+    responses: {
+      200: oauthJson(SessionSchema, 'the session'),
+      401: oauthJson(OAuthErrorSchema, 'invalid id token'),
+      ...errors,
+    },
+  }),
+  async (c) => {
+    const { appSlug } = c.req.valid('param');
+    const input = c.req.valid('json');
+    if (input.provider !== 'google') throw invalidRequest('provider must be google');
+    const db = getDb(c);
+    const app = await loadEnabledApp(db, appSlug);
+    if (!enabledProvider(app, 'google'))
+      throw new OAuthError(400, 'provider google is not enabled for this app');
+    const nonces = input.nonce === undefined ? undefined : [input.nonce, await sha256Hex(input.nonce)];
+    const result = await verifyGoogleIdToken(c.get('config'), input.id_token, googleAudiences(app), nonces);
+    if (!result.ok) {
+      if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
+      throw new OAuthError(401, 'invalid id token', 'invalid_token');
+    }
+    const { identity } = result;
+    const signIn = await signInIdentity(db, app.id, {
+      provider: 'google',
+      subject: identity.subject,
+      email: identity.email,
+      emailVerified: identity.emailVerified,
+      name: identity.name,
+      avatarUrl: identity.picture,
+    });
+    if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
+    const session = await issueSession(db, c.get('config'), appSlug, signIn.user);
+    c.header('Cache-Control', 'no-store');
+    return c.json(session, 200);
+  },
+);
+
+const RefreshBody = z.object({ refresh_token: z.string().min(1).max(200) });
+
+tokenRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/{appSlug}/oauth/refresh',
+    tags: ['auth service'],
+    summary: 'Rotate a refresh token (a reused token revokes its whole family)',
+    request: { params: AppParam, ...body(RefreshBody) },
+    responses: { 200: oauthJson(SessionSchema, 'the new session'), ...errors },
+  }),
+  async (c) => {
+    const { appSlug } = c.req.valid('param');
+    const session = await refreshSession(
+      getDb(c),
+      c.get('config'),
+      appSlug,
+      c.req.valid('json').refresh_token,
+    );
+    c.header('Cache-Control', 'no-store');
+    return c.json(session, 200);
+  },
+);
+
+tokenRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/{appSlug}/logout',
+    tags: ['auth service'],
+    summary: 'End the session a refresh token belongs to',
+    request: { params: AppParam, ...body(RefreshBody) },
+    responses: { 200: oauthJson(z.object({ ok: z.literal(true) }), 'signed out (also for unknown tokens)') },
+  }),
+  async (c) => {
+    await logout(getDb(c), c.req.valid('param').appSlug, c.req.valid('json').refresh_token);
+    return c.json({ ok: true as const }, 200);
+  },
+);

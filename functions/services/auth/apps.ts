@@ -1,0 +1,47 @@
+/** The auth app an OAuth route names by its slug, with its provider settings and secrets. */
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { type AuthProvidersConfig, authApps } from '../../../db/schema';
+import type { Config } from '../../env';
+import { OAuthError } from '../../lib/oauth-error';
+
+/** An auth app row. */
+export type AuthAppRow = typeof authApps.$inferSelect;
+
+/** The sign-in providers. */
+export type Provider = 'google' | 'github';
+export const PROVIDERS: readonly Provider[] = ['google', 'github'];
+
+/** Provider client secrets, kept encrypted in one JSON document. */
+export type ProviderSecrets = Partial<Record<Provider, string>>;
+
+/** Loads an enabled app by slug; 404 when there is none, 403 when it is disabled. */
+export async function loadEnabledApp(db: Db, slug: string): Promise<AuthAppRow> {
+  const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  if (!app) throw new OAuthError(404, 'unknown app');
+  if (!app.enabled) throw new OAuthError(403, 'this app is disabled');
+  return app;
+}
+
+/** Decrypts the app's provider client secrets. */
+export async function providerSecrets(config: Config, app: AuthAppRow): Promise<ProviderSecrets> {
+  if (!app.providerSecretsCiphertext) return {};
+  return JSON.parse(await config.keyring.decrypt(app.providerSecretsCiphertext)) as ProviderSecrets;
+}
+
+/** The provider's settings when it is enabled with a client id, else null. */
+export function enabledProvider<P extends Provider>(
+  app: AuthAppRow,
+  provider: P,
+): NonNullable<AuthProvidersConfig[P]> | null {
+  const settings = app.providers[provider];
+  return settings?.enabled && settings.client_id ? (settings as NonNullable<AuthProvidersConfig[P]>) : null;
+}
+
+/** Client IDs a Google ID token may be addressed to: the web client ID and the native ones. */
+export function googleAudiences(app: AuthAppRow): string[] {
+  const google = app.providers.google;
+  if (!google) return [];
+  const ids = [google.client_id, google.native_client_ids?.ios, google.native_client_ids?.android];
+  return ids.filter((id): id is string => typeof id === 'string' && id !== '');
+}

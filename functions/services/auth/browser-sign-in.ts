@@ -1,0 +1,95 @@
+/**
+ * The end of the browser flow, once the provider's callback passed its state check: identify the
+ * user, then build where the browser goes next. Every failure from here on goes back to the
+ * app's registered redirect_uri as error=<message>.
+ */
+import type { Db } from '../../../db/client';
+import { isHttpsRedirect } from '../../domain/redirect-uris';
+import type { Bindings, Config } from '../../env';
+import { OAuthError } from '../../lib/oauth-error';
+import type { AuthAppRow } from './apps';
+import { githubIdentity } from './github';
+import { googleIdentity } from './google';
+import { issueCode, type StateRecord } from './one-time-codes';
+import { ProviderFailure } from './provider-failure';
+import { issueSession } from './sessions';
+import { REFUSAL_MESSAGE, signInIdentity } from './users';
+
+/** What finishing a sign-in needs. */
+export interface FinishSignIn {
+  db: Db;
+  env: Bindings;
+  config: Config;
+  app: AuthAppRow;
+  slug: string;
+  record: StateRecord;
+  callbackUri: string;
+  providerCode: string | undefined;
+  providerError: string | undefined;
+  client: () => Promise<{ clientId: string; clientSecret: string }>;
+}
+
+/** `base` with parameters appended after `?` (query) or `#` (fragment). */
+export function withParams(
+  base: string,
+  mark: '?' | '#',
+  params: Record<string, string | undefined>,
+): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) search.set(name, value);
+  return `${base}${mark}${search.toString()}`;
+}
+
+const errorLocation = (record: StateRecord, message: string) =>
+  withParams(record.redirectUri, '?', { error: message.slice(0, 300), state: record.clientState });
+
+async function identify(input: FinishSignIn) {
+  if (input.providerError !== undefined)
+    throw new ProviderFailure(`The provider refused: ${input.providerError}`);
+  if (!input.providerCode) throw new ProviderFailure('The provider returned no code');
+  const client = await input.client();
+  const common = { ...client, code: input.providerCode, callbackUri: input.callbackUri };
+  const verifier = input.record.providerVerifier ?? '';
+  if (input.record.provider === 'google') {
+    return googleIdentity(input.config, { ...common, verifier, nonce: input.record.nonce ?? '' });
+  }
+  return githubIdentity(input.config, { ...common, verifier });
+}
+
+/** Identifies the user and returns the redirect: code (PKCE), tokens in the fragment (web), or error. */
+export async function finishSignIn(input: FinishSignIn): Promise<string> {
+  const { record } = input;
+  try {
+    const who = await identify(input);
+    const result = await signInIdentity(input.db, input.app.id, who);
+    if (!result.ok) return errorLocation(record, REFUSAL_MESSAGE[result.refusal]);
+    if (record.challenge) {
+      const code = await issueCode(input.env, input.slug, {
+        appId: input.app.id,
+        userId: result.user.id,
+        challenge: record.challenge,
+        redirectUri: record.redirectUri,
+      });
+      return withParams(record.redirectUri, '?', { code, state: record.clientState });
+    }
+    // The web flow hands tokens to https origins only; the start route already refused the rest.
+    if (!isHttpsRedirect(record.redirectUri))
+      return errorLocation(record, 'PKCE is required for this redirect_uri');
+    const session = await issueSession(input.db, input.config, input.slug, result.user);
+    return withParams(record.redirectUri, '#', {
+      access_token: session.access_token,
+      refresh_token: session.refresh_token,
+      expires_in: String(session.expires_in),
+      token_type: session.token_type,
+      state: record.clientState,
+    });
+  } catch (err) {
+    if (err instanceof ProviderFailure || err instanceof OAuthError)
+      return errorLocation(record, err.message);
+    console.error(
+      'sign-in failed after the provider callback:',
+      err instanceof Error ? err.stack : String(err),
+    );
+    return errorLocation(record, 'Sign-in failed; try again');
+  }
+}

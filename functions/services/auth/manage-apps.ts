@@ -1,0 +1,219 @@
+/**
+ * Auth apps as the management API sees them: creation (with the server key and the initial
+ * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
+ */
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { type AuthProvidersConfig, authApps } from '../../../db/schema';
+import { checkAllowedOrigins } from '../../domain/redirect-uris';
+import type { Config } from '../../env';
+import { ApiError, conflict } from '../../lib/errors';
+import { isUuid, newId, newSecret } from '../../lib/ids';
+import { connectNewService } from '../initial-connection';
+import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
+
+/** The auth app object of the management API (never a secret). */
+export interface AuthAppBody {
+  id: string;
+  app_id: string;
+  name: string | null;
+  enabled: boolean;
+  allowed_origins: string[];
+  user_limit: number | null;
+  providers: {
+    google?: AuthProvidersConfig['google'] & { client_secret_set: boolean };
+    github?: AuthProvidersConfig['github'] & { client_secret_set: boolean };
+  };
+  auth_url: string;
+  created_at: string;
+}
+
+/** The auth app object of a row; `secretsSet` says which providers hold a client secret. */
+export function toAuthAppBody(
+  config: Config,
+  row: AuthAppRow,
+  secretsSet: ProviderSecrets = {},
+): AuthAppBody {
+  const providers: AuthAppBody['providers'] = {};
+  if (row.providers.google)
+    providers.google = { ...row.providers.google, client_secret_set: Boolean(secretsSet.google) };
+  if (row.providers.github)
+    providers.github = { ...row.providers.github, client_secret_set: Boolean(secretsSet.github) };
+  return {
+    id: row.id,
+    app_id: row.appId,
+    name: row.name,
+    enabled: row.enabled,
+    allowed_origins: row.allowedOrigins,
+    user_limit: row.userLimit,
+    providers,
+    auth_url: `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${row.appId}`,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** The management body of a row, decrypting only to learn which secrets are set. */
+export async function describeAuthApp(config: Config, row: AuthAppRow): Promise<AuthAppBody> {
+  return toAuthAppBody(config, row, await providerSecrets(config, row));
+}
+
+const isUniqueViolation = (err: unknown): boolean => {
+  const seen = new Set<unknown>();
+  let current: unknown = err;
+  while (typeof current === 'object' && current !== null && !seen.has(current)) {
+    seen.add(current);
+    if ((current as { code?: unknown }).code === '23505') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+};
+
+/** Creates an auth app with a fresh server key, connected to the project's only site if it has one. */
+export async function createAuthApp(
+  db: Db,
+  config: Config,
+  projectId: string,
+  input: { app_id: string; name?: string },
+): Promise<AuthAppRow> {
+  const taken = () => conflict(`an auth app with app_id ${input.app_id} already exists`);
+  const [existing] = await db
+    .select({ id: authApps.id })
+    .from(authApps)
+    .where(eq(authApps.appId, input.app_id))
+    .limit(1);
+  if (existing) throw taken();
+  const serverKeyCiphertext = await config.keyring.encrypt(newSecret('serverKey'));
+  try {
+    return await db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(authApps)
+        .values({
+          id: newId(),
+          projectId,
+          appId: input.app_id,
+          name: input.name ?? null,
+          serverKeyCiphertext,
+        })
+        .returning();
+      const app = row as AuthAppRow;
+      await connectNewService(tx, projectId, 'auth_app', app.id);
+      return app;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw taken();
+    throw err;
+  }
+}
+
+/** Lists a project's auth apps, oldest first. */
+export function listAuthApps(db: Db, projectId: string): Promise<AuthAppRow[]> {
+  return db
+    .select()
+    .from(authApps)
+    .where(eq(authApps.projectId, projectId))
+    .orderBy(authApps.createdAt, authApps.id);
+}
+
+/** Finds an auth app by uuid or app_id (the caller checks it belongs to the project). */
+export async function findAuthApp(db: Db, idOrAppId: string): Promise<AuthAppRow | undefined> {
+  const where = isUuid(idOrAppId) ? eq(authApps.id, idOrAppId.toLowerCase()) : eq(authApps.appId, idOrAppId);
+  const [row] = await db.select().from(authApps).where(where).limit(1);
+  return row;
+}
+
+/** Provider settings as PATCH takes them; `null` removes a provider. */
+export interface ProvidersPatch {
+  google?: {
+    enabled: boolean;
+    client_id: string;
+    client_secret?: string;
+    native_client_ids?: { ios?: string | null; android?: string | null };
+  } | null;
+  github?: { enabled: boolean; client_id: string; client_secret?: string } | null;
+}
+
+/** A PATCH of an auth app. */
+export interface AuthAppPatch {
+  name?: string | null;
+  enabled?: boolean;
+  allowed_origins?: string[];
+  user_limit?: number | null;
+  providers?: ProvidersPatch;
+}
+
+function nativeIds(
+  given: { ios?: string | null; android?: string | null } | undefined,
+  current: { ios?: string; android?: string } | undefined,
+): { ios?: string; android?: string } | undefined {
+  if (given === undefined) return current;
+  const out: { ios?: string; android?: string } = {};
+  if (given.ios) out.ios = given.ios;
+  if (given.android) out.android = given.android;
+  return out;
+}
+
+function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: ProvidersPatch) {
+  const providers: AuthProvidersConfig = { ...row.providers };
+  const nextSecrets: ProviderSecrets = { ...secrets };
+  for (const name of ['google', 'github'] as const) {
+    const given = patch[name];
+    if (given === undefined) continue;
+    if (given === null) {
+      delete providers[name];
+      delete nextSecrets[name];
+      continue;
+    }
+    if (given.client_secret !== undefined) nextSecrets[name] = given.client_secret;
+    if (given.enabled && !nextSecrets[name]) {
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        `providers.${name}.client_secret: required to enable ${name}`,
+        `providers.${name}.client_secret`,
+      );
+    }
+    if (name === 'github') {
+      providers.github = { enabled: given.enabled, client_id: given.client_id };
+      continue;
+    }
+    const google = given as NonNullable<ProvidersPatch['google']>;
+    const ids = nativeIds(google.native_client_ids, row.providers.google?.native_client_ids);
+    providers.google = {
+      enabled: google.enabled,
+      client_id: google.client_id,
+      ...(ids ? { native_client_ids: ids } : {}),
+    };
+  }
+  return { providers, secrets: nextSecrets };
+}
+
+/** Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. */
+export async function updateAuthApp(
+  db: Db,
+  config: Config,
+  row: AuthAppRow,
+  patch: AuthAppPatch,
+): Promise<AuthAppBody> {
+  const set: Partial<typeof authApps.$inferInsert> = {};
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.enabled !== undefined) set.enabled = patch.enabled;
+  if (patch.user_limit !== undefined) set.userLimit = patch.user_limit;
+  if (patch.allowed_origins !== undefined) {
+    const checked = checkAllowedOrigins(patch.allowed_origins);
+    if (!checked.ok) {
+      const field = `allowed_origins[${checked.index}]`;
+      throw new ApiError('VALIDATION_FAILED', `${field}: ${checked.reason}`, field);
+    }
+    set.allowedOrigins = checked.origins;
+  }
+  let secrets = await providerSecrets(config, row);
+  if (patch.providers !== undefined) {
+    const merged = mergeProviders(row, secrets, patch.providers);
+    set.providers = merged.providers;
+    secrets = merged.secrets;
+    set.providerSecretsCiphertext =
+      Object.keys(secrets).length > 0 ? await config.keyring.encrypt(JSON.stringify(secrets)) : null;
+  }
+  if (Object.keys(set).length === 0) return toAuthAppBody(config, row, secrets);
+  const [updated] = await db.update(authApps).set(set).where(eq(authApps.id, row.id)).returning();
+  return toAuthAppBody(config, updated as AuthAppRow, secrets);
+}

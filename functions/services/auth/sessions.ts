@@ -1,0 +1,194 @@
+/**
+ * Sessions of end users: a short-lived access JWT signed with the service's asymmetric key and
+ * an opaque refresh token stored as a hash, rotated on use, whose reuse revokes its family.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { SignJWT } from 'jose';
+import type { Db } from '../../../db/client';
+import { authApps, authRefreshTokens } from '../../../db/schema';
+import type { Config } from '../../env';
+import { sha256Hex } from '../../lib/crypto';
+import { newId, newSecret } from '../../lib/ids';
+import { OAuthError } from '../../lib/oauth-error';
+import { signingKeys } from './signing-keys';
+import { type AuthUserRow, REFUSAL_MESSAGE, toUserBody, type UserBody } from './users';
+
+/** Access tokens live 15 minutes. */
+export const ACCESS_TOKEN_TTL_SECONDS = 900;
+/** Refresh tokens live 30 days unless rotated first. */
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/** The session body of the specification. */
+export interface SessionBody {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+  user: UserBody;
+}
+
+/** The issuer of an app's access tokens. */
+export const issuerOf = (config: Config, slug: string): string =>
+  `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}`;
+
+/** The error every unusable code or refresh token gets. */
+export const invalidGrant = (message = 'invalid or expired code') =>
+  new OAuthError(400, message, 'invalid_grant');
+
+async function accessToken(config: Config, slug: string, user: UserBody): Promise<string> {
+  const { key, kid, alg } = await signingKeys(config.AUTH_SIGNING_JWK);
+  return new SignJWT({ email: user.email, email_verified: user.email_verified })
+    .setProtectedHeader({ alg, kid, typ: 'JWT' })
+    .setIssuer(issuerOf(config, slug))
+    .setAudience(slug)
+    .setSubject(user.id)
+    .setJti(newId())
+    .setIssuedAt()
+    .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
+    .sign(key);
+}
+
+async function body(config: Config, slug: string, user: UserBody, refresh: string): Promise<SessionBody> {
+  return {
+    access_token: await accessToken(config, slug, user),
+    refresh_token: refresh,
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    token_type: 'Bearer',
+    user,
+  };
+}
+
+/** A new refresh token with its hash and expiry. */
+async function newRefresh() {
+  const token = newSecret('refresh');
+  return {
+    token,
+    hash: await sha256Hex(token),
+    expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_MS).toISOString(),
+  };
+}
+
+/** Opens a session for a user who just signed in (one INSERT). */
+export async function issueSession(
+  db: Db,
+  config: Config,
+  slug: string,
+  user: AuthUserRow,
+): Promise<SessionBody> {
+  const refresh = await newRefresh();
+  await db.insert(authRefreshTokens).values({
+    id: newId(),
+    authAppId: user.authAppId,
+    userId: user.id,
+    familyId: newId(),
+    tokenHash: refresh.hash,
+    expiresAt: new Date(refresh.expiresAt),
+  });
+  return body(config, slug, toUserBody(user), refresh.token);
+}
+
+/** Reads a user row selected by raw SQL (snake_case columns). */
+function userFromRow(row: Record<string, unknown>): UserBody {
+  const created = row.created_at;
+  return {
+    id: String(row.id),
+    email: String(row.email),
+    email_verified: row.email_verified === true,
+    name: typeof row.name === 'string' ? row.name : null,
+    avatar_url: typeof row.avatar_url === 'string' ? row.avatar_url : null,
+    created_at: (created instanceof Date ? created : new Date(String(created))).toISOString(),
+    providers: Array.isArray(row.providers) ? row.providers.map(String) : [],
+  };
+}
+
+/**
+ * Opens a session for the user a one-time code names, in one statement: it checks the app is
+ * still that enabled app, reads the user, and stores the refresh token only if the user is not
+ * disabled. No row: the user or app is gone (invalid_grant); disabled: 403.
+ */
+export async function sessionForCode(
+  db: Db,
+  config: Config,
+  slug: string,
+  appId: string,
+  userId: string,
+): Promise<SessionBody> {
+  const refresh = await newRefresh();
+  const result = await db.execute(sql`
+    WITH u AS (
+      SELECT u.id, u.email, u.email_verified, u.name, u.avatar_url, u.created_at, u.providers, u.disabled
+      FROM auth_users u JOIN auth_apps a ON a.id = u.auth_app_id
+      WHERE u.id = ${userId}::uuid AND a.id = ${appId}::uuid AND a.app_id = ${slug} AND a.enabled
+    ), ins AS (
+      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
+      SELECT ${newId()}::uuid, ${appId}::uuid, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
+      FROM u WHERE NOT u.disabled
+      RETURNING 1
+    )
+    SELECT u.*, (SELECT count(*) FROM ins)::int AS issued FROM u`);
+  const row = result.rows[0] as Record<string, unknown> | undefined;
+  if (!row) throw invalidGrant();
+  if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
+  return body(config, slug, userFromRow(row), refresh.token);
+}
+
+/**
+ * Rotates a refresh token in one statement. A token that is unknown, expired, already used or
+ * revoked answers invalid_grant; if it was once valid its whole family is revoked, since a used
+ * token coming back means it leaked.
+ */
+export async function refreshSession(
+  db: Db,
+  config: Config,
+  slug: string,
+  token: string,
+): Promise<SessionBody> {
+  const hash = await sha256Hex(token);
+  const next = await newRefresh();
+  const result = await db.execute(sql`
+    WITH used AS (
+      UPDATE auth_refresh_tokens t SET used_at = now()
+      FROM auth_apps a
+      WHERE t.token_hash = ${hash} AND a.id = t.auth_app_id AND a.app_id = ${slug} AND a.enabled
+        AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+      RETURNING t.user_id, t.family_id, t.auth_app_id
+    ), u AS (
+      SELECT users.id, users.email, users.email_verified, users.name, users.avatar_url, users.created_at,
+             users.providers, users.disabled, used.family_id, used.auth_app_id
+      FROM auth_users users JOIN used ON users.id = used.user_id
+    ), ins AS (
+      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
+      SELECT ${newId()}::uuid, u.auth_app_id, u.id, u.family_id, ${next.hash}, ${next.expiresAt}::timestamptz
+      FROM u WHERE NOT u.disabled
+      RETURNING 1
+    )
+    SELECT u.*, (SELECT count(*) FROM ins)::int AS issued FROM u`);
+  const row = result.rows[0] as Record<string, unknown> | undefined;
+  if (!row) {
+    await revokeFamilyOf(db, slug, hash);
+    throw invalidGrant('invalid or expired refresh token');
+  }
+  if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
+  return body(config, slug, userFromRow(row), next.token);
+}
+
+/** Revokes the family of the refresh token with this hash (if it is one of this app's). */
+async function revokeFamilyOf(db: Db, slug: string, hash: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE auth_refresh_tokens SET revoked_at = now()
+    WHERE revoked_at IS NULL AND family_id = (
+      SELECT t.family_id FROM auth_refresh_tokens t JOIN auth_apps a ON a.id = t.auth_app_id
+      WHERE t.token_hash = ${hash} AND a.app_id = ${slug}
+    )`);
+}
+
+/** Ends the session a refresh token belongs to (its whole family). Unknown tokens are ignored. */
+export async function logout(db: Db, slug: string, token: string): Promise<void> {
+  await revokeFamilyOf(db, slug, await sha256Hex(token));
+}
+
+/** Whether the app exists (the JWKS route answers 404 for others). */
+export async function appExists(db: Db, slug: string): Promise<boolean> {
+  const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  return row !== undefined;
+}
