@@ -1,0 +1,208 @@
+/**
+ * A local stand-in for the part of the MongoDB Atlas Administration API v2 that Tether uses:
+ * service-account tokens and database users. It validates every request against the documented
+ * wire shape (written here from Atlas's reference, independently of the adapter) and keeps users
+ * in memory, optionally in a JSON file. Started by the local stack when no MONGODB_ADMIN_URL is
+ * given; never part of the production path.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+const MEDIA = 'application/vnd.atlas.2023-01-01+json';
+
+const Role = z
+  .object({
+    roleName: z.string().min(1),
+    databaseName: z.string().min(1),
+    collectionName: z.string().optional(),
+  })
+  .strict();
+const Label = z.object({ key: z.string(), value: z.string() }).strict();
+/** CloudDatabaseUser as the Atlas reference documents it (request side). */
+const CreateUser = z
+  .object({
+    databaseName: z.enum(['admin', '$external']),
+    groupId: z.string().min(1),
+    username: z.string().min(1).max(1024),
+    password: z.string().min(8).optional(),
+    roles: z.array(Role).optional(),
+    labels: z.array(Label).optional(),
+    scopes: z
+      .array(z.object({ name: z.string(), type: z.enum(['CLUSTER', 'DATA_LAKE', 'STREAM']) }).strict())
+      .optional(),
+    description: z.string().max(100).optional(),
+    deleteAfterDate: z.string().optional(),
+    awsIAMType: z.enum(['NONE', 'USER', 'ROLE']).optional(),
+    ldapAuthType: z.enum(['NONE', 'USER', 'GROUP']).optional(),
+    oidcAuthType: z.enum(['NONE', 'IDP_GROUP', 'USER']).optional(),
+    x509Type: z.enum(['NONE', 'CUSTOMER', 'MANAGED']).optional(),
+  })
+  .strict();
+const UpdateUser = CreateUser.partial().strict();
+
+interface StoredUser {
+  username: string;
+  databaseName: string;
+  roles: Array<z.infer<typeof Role>>;
+  labels: Array<z.infer<typeof Label>>;
+  /** Kept only so tests can check a login would work; a real cluster keeps a SCRAM verifier. */
+  password: string;
+}
+
+/** A running stand-in. */
+export interface AtlasStandIn {
+  /** Value for MONGODB_ADMIN_URL (`.../api/atlas/v2/groups/<groupId>`). */
+  adminUrl: string;
+  /** Value for MONGODB_ADMIN_KEY (`clientId:clientSecret`). */
+  adminKey: string;
+  /** Whether `username` exists with `password` and exactly these roles (for tests). */
+  user(username: string): StoredUser | undefined;
+  /** Every request body received, for shape checks in tests. */
+  requests: Array<{ method: string; path: string; body: unknown }>;
+  stop(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, body?: unknown): void {
+  res.writeHead(status, body === undefined ? {} : { 'content-type': MEDIA });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+}
+
+function fail(res: ServerResponse, status: number, errorCode: string, detail: string): void {
+  send(res, status, { error: status, errorCode, detail, reason: errorCode });
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const same = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** Starts the stand-in on 127.0.0.1 (a free port unless given). */
+export async function startAtlasStandIn(
+  opts: { port?: number; stateFile?: string } = {},
+): Promise<AtlasStandIn> {
+  const groupId = randomBytes(12).toString('hex');
+  const clientId = `mdb_sa_id_${randomBytes(8).toString('hex')}`;
+  const clientSecret = `mdb_sa_sk_${randomBytes(20).toString('hex')}`;
+  const tokens = new Set<string>();
+  const users = new Map<string, StoredUser>();
+  const requests: AtlasStandIn['requests'] = [];
+  if (opts.stateFile) {
+    try {
+      for (const u of JSON.parse(readFileSync(opts.stateFile, 'utf8')) as StoredUser[])
+        users.set(u.username, u);
+    } catch {
+      // no state yet
+    }
+  }
+  const save = () =>
+    opts.stateFile && writeFileSync(opts.stateFile, JSON.stringify([...users.values()]), { mode: 0o600 });
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => fail(res, 500, 'UNEXPECTED_ERROR', String(err)));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const raw = await readBody(req);
+    if (req.method === 'POST' && url.pathname === '/api/oauth/token') {
+      const basic = req.headers.authorization?.replace(/^Basic /, '') ?? '';
+      if (
+        !same(basic, Buffer.from(`${clientId}:${clientSecret}`).toString('base64')) ||
+        raw !== 'grant_type=client_credentials'
+      )
+        return fail(res, 401, 'INVALID_CLIENT', 'bad client credentials');
+      const token = randomBytes(24).toString('base64url');
+      tokens.add(token);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600 }));
+    }
+    const bearer = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
+    if (!tokens.has(bearer)) return fail(res, 401, 'NOT_AUTHENTICATED', 'missing or unknown bearer token');
+    if (req.headers.accept !== MEDIA)
+      return fail(res, 406, 'INVALID_VERSION_HEADER', `Accept must be ${MEDIA}`);
+    const prefix = `/api/atlas/v2/groups/${groupId}/databaseUsers`;
+    if (!url.pathname.startsWith(prefix)) return fail(res, 404, 'RESOURCE_NOT_FOUND', url.pathname);
+    const rest = url.pathname.slice(prefix.length).split('/').filter(Boolean).map(decodeURIComponent);
+    let body: unknown;
+    if (raw) {
+      if (req.headers['content-type'] !== MEDIA)
+        return fail(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'bad content type');
+      body = JSON.parse(raw);
+    }
+    requests.push({ method: req.method ?? '', path: url.pathname, body });
+
+    if (req.method === 'GET' && rest.length === 0) {
+      const per = Number(url.searchParams.get('itemsPerPage') ?? 100);
+      const page = Number(url.searchParams.get('pageNum') ?? 1);
+      const all = [...users.values()].map(({ password: _p, ...u }) => ({ ...u, groupId }));
+      return send(res, 200, {
+        results: all.slice((page - 1) * per, page * per),
+        totalCount: all.length,
+        links: [],
+      });
+    }
+    if (req.method === 'POST' && rest.length === 0) {
+      const parsed = CreateUser.safeParse(body);
+      if (!parsed.success || parsed.data.groupId !== groupId || !parsed.data.password)
+        return fail(
+          res,
+          400,
+          'INVALID_ATTRIBUTE',
+          parsed.success ? 'groupId or password' : parsed.error.message,
+        );
+      if (users.has(parsed.data.username)) return fail(res, 409, 'USER_ALREADY_EXISTS', parsed.data.username);
+      const u: StoredUser = {
+        username: parsed.data.username,
+        databaseName: parsed.data.databaseName,
+        roles: parsed.data.roles ?? [],
+        labels: parsed.data.labels ?? [],
+        password: parsed.data.password,
+      };
+      users.set(u.username, u);
+      save();
+      const { password: _p, ...shown } = u;
+      return send(res, 201, { ...shown, groupId });
+    }
+    const [databaseName, username] = rest;
+    if (rest.length !== 2 || databaseName !== 'admin' || !username)
+      return fail(res, 404, 'RESOURCE_NOT_FOUND', url.pathname);
+    const existing = users.get(username);
+    if (!existing) return fail(res, 404, 'USERNAME_NOT_FOUND', username);
+    if (req.method === 'DELETE') {
+      users.delete(username);
+      save();
+      return send(res, 204);
+    }
+    if (req.method === 'PATCH') {
+      const parsed = UpdateUser.safeParse(body);
+      if (!parsed.success) return fail(res, 400, 'INVALID_ATTRIBUTE', parsed.error.message);
+      if (parsed.data.roles) existing.roles = parsed.data.roles;
+      if (parsed.data.password) existing.password = parsed.data.password;
+      save();
+      const { password: _p, ...shown } = existing;
+      return send(res, 200, { ...shown, groupId });
+    }
+    return fail(res, 405, 'METHOD_NOT_ALLOWED', req.method ?? '');
+  }
+
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    adminUrl: `http://127.0.0.1:${port}/api/atlas/v2/groups/${groupId}`,
+    adminKey: `${clientId}:${clientSecret}`,
+    user: (name) => users.get(name),
+    requests,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
