@@ -41,7 +41,13 @@ export async function migrateMetadata(adminUrl: string): Promise<string> {
   url.pathname = `/${METADATA_DATABASE}`;
   const metadataUrl = url.toString();
 
-  const client = new pg.Client({ connectionString: metadataUrl });
+  await applyMigrations(metadataUrl);
+  return metadataUrl;
+}
+
+/** Applies the drizzle migrations in db/migrations to the database at `url` (idempotent). */
+export async function applyMigrations(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('set client_min_messages = warning');
@@ -50,5 +56,4 @@ export async function migrateMetadata(adminUrl: string): Promise<string> {
   } finally {
     await client.end();
   }
-  return metadataUrl;
 }

@@ -38,7 +38,7 @@ describe('GET /api/v1/openapi.json', () => {
     const res = await api().get<Record<string, unknown>>('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    const result = await new Validator().validate(res.body as object);
+    const result = await new Validator().validate(res.body as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });
