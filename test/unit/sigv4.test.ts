@@ -25,7 +25,15 @@ describe('SigV4', () => {
     );
   });
 
-  const cases = [
+  const cases: Array<{
+    name: string;
+    url: string;
+    method: string;
+    service: string;
+    region: string;
+    body: string;
+    headers: Record<string, string>;
+  }> = [
     {
       name: 'IAM CreateUser (form body)',
       url: 'https://iam.amazonaws.com/',
