@@ -5,9 +5,12 @@ import { accountsRoutes } from './accounts';
 import { apiKeysRoutes } from './api-keys';
 import { authAppsRoutes } from './auth-apps';
 import { bucketsRoutes } from './buckets';
+import { connectionsRoutes } from './connections';
 import { databasesRoutes } from './databases';
+import { deploysRoutes } from './deploys';
 import { envRoutes } from './env';
 import { projectsRoutes } from './projects';
+import { serviceSitesRoutes } from './service-sites';
 import { sitesRoutes } from './sites';
 
 export const managementRoutes = routeGroup<AppEnv>();
@@ -20,6 +23,9 @@ for (const group of [
   bucketsRoutes,
   authAppsRoutes,
   envRoutes,
+  connectionsRoutes,
+  serviceSitesRoutes,
+  deploysRoutes,
 ]) {
   managementRoutes.route('/', group);
 }

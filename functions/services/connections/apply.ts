@@ -5,7 +5,7 @@ import type { CredentialTarget } from '../credentials';
 import { enqueueDeliveries } from '../deliveries';
 import { isNoop, type Plan } from './plan';
 import { type ConnectionDeps, type Prepared, prepare } from './prepare';
-import { type Written, writePlan } from './write';
+import { storeRotations, type Written, writePlan } from './write';
 
 /** Enqueues what a committed plan produced: its live patches and its credential cleanups. */
 export async function afterCommit(queue: Queue<ProvisioningMessage>, written: Written): Promise<void> {
@@ -32,6 +32,12 @@ export async function applyPlan(deps: ConnectionDeps, plan: Plan): Promise<Writt
     written = await deps.db.transaction((tx) => writePlan(tx, deps.config, prepared));
   } catch (err) {
     await prepared.undo();
+    // A rotation cannot be undone: keep the secret the credential now has, or the app loses it.
+    if (prepared.rotated.size > 0) {
+      await storeRotations(deps.db, deps.config, prepared).catch((e: Error) =>
+        console.error('storing a rotated credential failed; rotate again:', e.message),
+      );
+    }
     throw err;
   }
   await afterCommit(deps.queue, written);

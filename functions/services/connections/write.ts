@@ -4,7 +4,7 @@
  * the size of the plan (one per kind of change), so a PUT of 100 connections costs what a PUT of 1 does.
  */
 import { inArray, type SQL, sql } from 'drizzle-orm';
-import type { Tx } from '../../../db/client';
+import type { DbOrTx, Tx } from '../../../db/client';
 import { connections, credentialCleanups } from '../../../db/schema';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
 import type { Config } from '../../env';
@@ -126,7 +126,8 @@ async function updateLevels(tx: Tx, prepared: Prepared): Promise<void> {
     update connections as c set level = v.level from (values ${values}) as v(id, level) where c.id = v.id`);
 }
 
-async function storeRotations(tx: Tx, config: Config, prepared: Prepared): Promise<void> {
+/** Stores rotated credentials (also used alone when the plan's transaction failed after rotating). */
+export async function storeRotations(tx: DbOrTx, config: Config, prepared: Prepared): Promise<void> {
   for (const [id, cred] of prepared.rotated) {
     await tx.execute(sql`
       update connections set credential_name = ${cred.name},

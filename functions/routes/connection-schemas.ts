@@ -1,0 +1,70 @@
+/** Schemas and helpers the connection route groups share. */
+import type { Context } from 'hono';
+import { buildAdapters } from '../adapters';
+import { type AppEnv, getDb } from '../context';
+import { KINDS, LEVELS } from '../domain/levels';
+import { z } from '../lib/openapi';
+import type { ConnectionDeps } from '../services/connections/prepare';
+import { ConcurrentChange } from '../services/connections/write';
+
+const ALL_LEVELS = [...new Set(Object.values(LEVELS).flat())];
+
+/** The connection object (spec, Connection object). */
+export const ConnectionSchema = z
+  .object({
+    site_id: z.string().openapi({ format: 'uuid' }),
+    site_slug: z.string(),
+    kind: z.enum(KINDS),
+    resource_id: z.string(),
+    resource_name: z
+      .string()
+      .openapi({ description: "the database's or bucket's name; an auth app's app_id" }),
+    level: z.enum(ALL_LEVELS as [string, ...string[]]),
+    env_names: z
+      .array(z.string())
+      .openapi({
+        description: 'exact variable names injected for this connection; names only, never values',
+      }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Connection');
+
+/** An entry of a site's `available` list: what connecting a service would add. */
+export const AvailableSchema = z
+  .object({
+    kind: z.enum(KINDS),
+    resource_id: z.string(),
+    resource_name: z.string(),
+    levels: z.array(z.string()).openapi({ description: 'weakest first; the second is the default' }),
+    env_names: z.array(z.string()).openapi({ description: 'the names connecting it would add' }),
+  })
+  .openapi('AvailableConnection');
+
+/** A kind path or body field; an unknown kind is a 400. */
+export const KindSchema = z.enum(KINDS).openapi({ description: 'database, bucket or auth_app' });
+
+/** A level, checked against the kind by the service (400 when the kind does not accept it). */
+export const LevelSchema = z.string().max(32).openapi({
+  description:
+    'database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin',
+});
+
+/** The dependencies of connection changes for this request. */
+export function connectionDeps(c: Context<AppEnv>): ConnectionDeps {
+  const config = c.get('config');
+  return { db: getDb(c), config, adapters: buildAdapters(config), queue: c.env.PROVISIONING };
+}
+
+/**
+ * Runs a read-plan-apply cycle again when a concurrent request changed the same site between
+ * this request's read and its write (the write verifies under a lock and refuses stale plans).
+ */
+export async function retryOnConcurrentChange<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof ConcurrentChange) || i >= attempts) throw err;
+    }
+  }
+}

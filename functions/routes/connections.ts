@@ -1,0 +1,192 @@
+/**
+ * The six connection routes (spec, Management routes). Project API keys get 403 on all of
+ * them: a site's managed key is minted from its connections, so a key able to change them
+ * could widen its own powers.
+ */
+import type { Context } from 'hono';
+import { type AppEnv, getDb } from '../context';
+import type { Kind } from '../domain/levels';
+import { isUuid } from '../lib/ids';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { applyPlan } from '../services/connections/apply';
+import { projectListing, siteListing } from '../services/connections/listing';
+import { connectionKey, toConnectionObjects } from '../services/connections/model';
+import { afterOf } from '../services/connections/plan';
+import { type SiteContext, siteAccess } from '../services/connections/site-access';
+import { planConnect, planDisconnect, planReplace, planRotate } from '../services/connections/site-plans';
+import {
+  AvailableSchema,
+  ConnectionSchema,
+  connectionDeps,
+  KindSchema,
+  LevelSchema,
+  retryOnConcurrentChange,
+} from './connection-schemas';
+import { access, ProjectParam } from './shared';
+
+const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const SiteParams = ProjectParam.extend({
+  siteId: z.string().openapi({ description: 'a site uuid of the project' }),
+});
+const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
+const Desired = z
+  .object({ kind: KindSchema, resource_id: z.string().max(100), level: LevelSchema.optional() })
+  .strict();
+const tags = ['connections'];
+
+function site(c: Context<AppEnv>, params: { id: string; siteId: string }, role: 'read' | 'write') {
+  return siteAccess(getDb(c), c.get('principal'), params.id, params.siteId, role);
+}
+
+export const connectionsRoutes = routeGroup<AppEnv>();
+
+connectionsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/connections',
+    tags,
+    summary: "The project's connections; kind plus resource_id answers which apps use a service",
+    request: {
+      params: ProjectParam,
+      query: z.object({
+        site_id: z.string().regex(UUID_PATTERN, 'a site uuid').optional(),
+        kind: KindSchema.optional(),
+        resource_id: z.string().regex(UUID_PATTERN, 'a service id').optional(),
+      }),
+    },
+    responses: { 200: json(z.object({ connections: z.array(ConnectionSchema) }), 'the connections') },
+  }),
+  async (c) => {
+    const { project } = await access(c, c.req.valid('param').id, 'read');
+    const q = c.req.valid('query');
+    const connections = await projectListing(getDb(c), project.id, {
+      siteId: q.site_id?.toLowerCase(),
+      kind: q.kind,
+      resourceId: q.resource_id?.toLowerCase(),
+    });
+    return c.json({ connections }, 200);
+  },
+);
+
+connectionsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/sites/{siteId}/connections',
+    tags,
+    summary: "A site's connections and the services it could connect",
+    request: { params: SiteParams },
+    responses: {
+      200: json(
+        z.object({ connections: z.array(ConnectionSchema), available: z.array(AvailableSchema) }),
+        'connections and available services',
+      ),
+    },
+  }),
+  async (c) => c.json(siteListing(await site(c, c.req.valid('param'), 'read')), 200),
+);
+
+/** The site's connection objects after a plan, from what was read and what was written. */
+function objectsAfter(
+  ctx: SiteContext,
+  plan: Parameters<typeof afterOf>[0],
+  inserted: Parameters<typeof afterOf>[2],
+) {
+  return toConnectionObjects(afterOf(plan, ctx.site.id, inserted));
+}
+
+connectionsRoutes.openapi(
+  apiRoute({
+    method: 'put',
+    path: '/projects/{id}/sites/{siteId}/connections',
+    tags,
+    summary: "Replace the site's whole set of connections (all or nothing; only what moved is re-derived)",
+    request: {
+      params: SiteParams,
+      ...jsonBody(z.object({ connections: z.array(Desired).max(1000) }).strict()),
+    },
+    responses: {
+      200: json(z.object({ connections: z.array(ConnectionSchema) }), 'the connections after the write'),
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { connections: desired } = c.req.valid('json');
+    const result = await retryOnConcurrentChange(async () => {
+      const ctx = await site(c, params, 'write');
+      const plan = planReplace(ctx, desired);
+      const written = await applyPlan(connectionDeps(c), plan);
+      return objectsAfter(ctx, plan, written.inserted);
+    });
+    return c.json({ connections: result }, 200);
+  },
+);
+
+connectionsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/sites/{siteId}/connections',
+    tags,
+    summary: 'Connect one service, or change the level of its connection',
+    request: { params: SiteParams, ...jsonBody(Desired) },
+    responses: { 201: json(ConnectionSchema, 'the stored connection') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const want = c.req.valid('json');
+    const result = await retryOnConcurrentChange(async () => {
+      const ctx = await site(c, params, 'write');
+      const plan = planConnect(ctx, want);
+      const written = await applyPlan(connectionDeps(c), plan);
+      const key = connectionKey(want.kind, want.resource_id.toLowerCase());
+      return objectsAfter(ctx, plan, written.inserted).find(
+        (o) => connectionKey(o.kind, o.resource_id) === key,
+      );
+    });
+    return c.json(result as NonNullable<typeof result>, 201);
+  },
+);
+
+connectionsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}',
+    tags,
+    summary: 'Disconnect one service (removed:false when it was not connected)',
+    request: { params: OneParams },
+    responses: { 200: json(z.object({ removed: z.boolean() }), 'whether a connection was removed') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const removed = await retryOnConcurrentChange(async () => {
+      const ctx = await site(c, params, 'write');
+      const plan = isUuid(params.resourceId)
+        ? planDisconnect(ctx, params.kind as Kind, params.resourceId)
+        : null;
+      if (!plan) return false;
+      await applyPlan(connectionDeps(c), plan);
+      return true;
+    });
+    return c.json({ removed }, 200);
+  },
+);
+
+connectionsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate',
+    tags,
+    summary: "A new secret for this connection's own credential (database or bucket); never returned",
+    request: { params: OneParams },
+    responses: {
+      204: { description: 'rotated; the app receives the new secret by live patch and at its next deploy' },
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    await retryOnConcurrentChange(async () => {
+      const ctx = await site(c, params, 'write');
+      await applyPlan(connectionDeps(c), planRotate(ctx, params.kind as Kind, params.resourceId));
+    });
+    return c.body(null, 204);
+  },
+);

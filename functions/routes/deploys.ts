@@ -1,0 +1,108 @@
+/**
+ * What a site's app is handed (CONTRACT §5): the effective variables, deploys and rollbacks.
+ * Every deploy and every rollback derives the variables afresh, so a rollback gets exactly
+ * what a new deploy gets (current credentials and connections, never a stale copy).
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { deploys } from '../../db/schema';
+import { buildAdapters } from '../adapters';
+import { type AppEnv, getDb } from '../context';
+import { notFound } from '../lib/errors';
+import { isUuid, newId } from '../lib/ids';
+import { apiRoute, json, routeGroup, z } from '../lib/openapi';
+import { deriveSiteEnv } from '../services/connections/derive';
+import { siteAccess } from '../services/connections/site-access';
+import { ProjectParam } from './shared';
+
+const SiteParams = ProjectParam.extend({ siteId: z.string() });
+const DeploySchema = z
+  .object({
+    id: z.string(),
+    rollback_of: z.string().nullable().optional(),
+    created_at: z.string(),
+    env_names: z.array(z.string()).openapi({ description: 'every variable name the deploy is handed' }),
+  })
+  .openapi('Deploy');
+const tags = ['deploys'];
+
+/** The site's effective variables now; 404 when the site went away meanwhile. */
+async function effective(c: Context<AppEnv>, siteId: string): Promise<Record<string, string>> {
+  const config = c.get('config');
+  const env = await deriveSiteEnv(getDb(c), config, buildAdapters(config), siteId);
+  if (!env) throw notFound('site');
+  return env.effective;
+}
+
+/** Records a deploy of what the site is handed now. */
+async function deploy(c: Context<AppEnv>, siteId: string, rollbackOf: string | null) {
+  const names = Object.keys(await effective(c, siteId)).sort();
+  const [row] = await getDb(c)
+    .insert(deploys)
+    .values({ id: newId(), siteId, rollbackOf, envNames: names })
+    .returning();
+  const d = row as typeof deploys.$inferSelect;
+  return { id: d.id, created_at: d.createdAt.toISOString(), env_names: d.envNames };
+}
+
+export const deploysRoutes = routeGroup<AppEnv>();
+
+deploysRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/sites/{siteId}/env/effective',
+    tags: ['variables'],
+    summary: 'What the app is handed: user variables overlaid with derived ones (derived win)',
+    request: { params: SiteParams },
+    responses: {
+      200: json(z.object({ vars: z.record(z.string(), z.string()) }), 'the effective variables'),
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const ctx = await siteAccess(getDb(c), c.get('principal'), params.id, params.siteId, 'write');
+    return c.json({ vars: await effective(c, ctx.site.id) }, 200);
+  },
+);
+
+deploysRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/sites/{siteId}/deploys',
+    tags,
+    summary: 'Deploy the site with freshly derived variables',
+    request: {
+      params: SiteParams,
+      body: { content: { 'application/json': { schema: z.object({}).strict() } }, required: false },
+    },
+    responses: { 201: json(DeploySchema, 'the deploy') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const ctx = await siteAccess(getDb(c), c.get('principal'), params.id, params.siteId, 'write');
+    return c.json(await deploy(c, ctx.site.id, null), 201);
+  },
+);
+
+deploysRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback',
+    tags,
+    summary: 'Roll back to an earlier deploy; variables are derived afresh, as for a new deploy',
+    request: { params: SiteParams.extend({ deployId: z.string() }) },
+    responses: { 201: json(DeploySchema, 'the new deploy') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const ctx = await siteAccess(getDb(c), c.get('principal'), params.id, params.siteId, 'write');
+    if (!isUuid(params.deployId)) throw notFound('deploy');
+    const deployId = params.deployId.toLowerCase();
+    const [target] = await getDb(c)
+      .select({ id: deploys.id })
+      .from(deploys)
+      .where(and(eq(deploys.id, deployId), eq(deploys.siteId, ctx.site.id)));
+    if (!target) throw notFound('deploy');
+    return c.json({ ...(await deploy(c, ctx.site.id, target.id)), rollback_of: target.id }, 201);
+  },
+);

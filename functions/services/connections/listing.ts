@@ -1,0 +1,61 @@
+/** The connection listings: a site's connections with what it could connect, and the project-wide list. */
+import type { DbOrTx } from '../../../db/client';
+import { KINDS, type Kind, LEVELS } from '../../domain/levels';
+import { availableEnvNames } from '../../domain/variables';
+import {
+  type ConnectionInfo,
+  type ConnectionObject,
+  connectionKey,
+  named,
+  toConnectionObjects,
+} from './model';
+import { type ConnectionFilter, readProjectConnections } from './queries';
+import type { SiteContext } from './site-access';
+
+/** An entry of `available`. */
+export interface AvailableEntry {
+  kind: Kind;
+  resource_id: string;
+  resource_name: string;
+  levels: string[];
+  env_names: string[];
+}
+
+/** A site's connections and the services it could connect (deleted and disabled ones never offered). */
+export function siteListing(ctx: SiteContext): {
+  connections: ConnectionObject[];
+  available: AvailableEntry[];
+} {
+  const connected = new Set(ctx.connections.map((c) => connectionKey(c.kind, c.resourceId)));
+  const current = ctx.connections.map(named);
+  const available = ctx.resources
+    .filter((r) => r.available && !connected.has(connectionKey(r.kind, r.id)))
+    .sort(
+      (a, b) =>
+        KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) ||
+        a.createdAt.getTime() - b.createdAt.getTime() ||
+        a.name.localeCompare(b.name),
+    )
+    .map((r) => ({
+      kind: r.kind,
+      resource_id: r.id,
+      resource_name: r.name,
+      levels: [...LEVELS[r.kind]],
+      env_names: availableEnvNames(current, r.family, r.name),
+    }));
+  return { connections: toConnectionObjects(ctx.connections), available };
+}
+
+/** The project's connections, narrowed by site, kind and resource. */
+export async function projectListing(
+  db: DbOrTx,
+  projectId: string,
+  filter: ConnectionFilter,
+): Promise<ConnectionObject[]> {
+  const rows = await readProjectConnections(db, projectId, filter);
+  const matches = (c: ConnectionInfo) =>
+    (!filter.siteId || c.siteId === filter.siteId) &&
+    (!filter.kind || c.kind === filter.kind) &&
+    (!filter.resourceId || c.resourceId === filter.resourceId);
+  return toConnectionObjects(rows, matches);
+}

@@ -1,0 +1,99 @@
+/**
+ * The older per-service view: one database's or bucket's connections across the project's
+ * sites (GET and PUT /databases/:id/sites, /storage/:id/sites), over the same connections.
+ */
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { sites } from '../../../db/schema';
+import { badRequest } from '../../lib/errors';
+import { isUuid } from '../../lib/ids';
+import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
+import { affectedSites, afterOf, emptyPlan, type Plan } from './plan';
+import { readProjectConnections } from './queries';
+import { levelFor } from './site-plans';
+
+/** What the per-service routes show of a connection. */
+export interface ServiceSite {
+  site_id: string;
+  site_slug: string;
+  level: string;
+  env_names: string[];
+  created_at: string;
+}
+
+/** One entry of the desired set: `{site_id, level?}`. */
+export interface DesiredSite {
+  site_id: string;
+  level?: string;
+}
+
+const toServiceSite = (o: ConnectionObject): ServiceSite => ({
+  site_id: o.site_id,
+  site_slug: o.site_slug,
+  level: o.level,
+  env_names: o.env_names,
+  created_at: o.created_at,
+});
+
+/** The service's connections, one per site. */
+export async function serviceSites(
+  db: DbOrTx,
+  resource: ResourceInfo,
+  projectId: string,
+): Promise<ServiceSite[]> {
+  const rows = await readProjectConnections(db, projectId, { kind: resource.kind, resourceId: resource.id });
+  return toConnectionObjects(rows, (c) => c.kind === resource.kind && c.resourceId === resource.id).map(
+    toServiceSite,
+  );
+}
+
+/** Everything a per-service replace reads: every connection of the project and its sites. */
+export async function readServiceScope(db: DbOrTx, projectId: string) {
+  const [connections, siteRows] = await Promise.all([
+    readProjectConnections(db, projectId),
+    db.select({ id: sites.id, slug: sites.slug }).from(sites).where(eq(sites.projectId, projectId)),
+  ]);
+  return { connections, sites: siteRows };
+}
+
+/** PUT: the full set of sites connected to one service, validated whole. */
+export function planServiceSites(
+  projectId: string,
+  resource: ResourceInfo,
+  scope: { connections: ConnectionInfo[]; sites: Array<{ id: string; slug: string }> },
+  desired: readonly DesiredSite[],
+): Plan {
+  const plan = emptyPlan(projectId, scope.connections);
+  const mine = new Map(
+    scope.connections
+      .filter((c) => c.kind === resource.kind && c.resourceId === resource.id)
+      .map((c) => [c.siteId, c]),
+  );
+  const siteById = new Map(scope.sites.map((s) => [s.id, s]));
+  const seen = new Set<string>();
+  desired.forEach((want, i) => {
+    const field = `sites[${i}]`;
+    const id = want.site_id.toLowerCase();
+    const site = isUuid(id) ? siteById.get(id) : undefined;
+    if (!site)
+      throw badRequest(`${field}.site_id: no site ${want.site_id} in this project`, `${field}.site_id`);
+    if (seen.has(id)) throw badRequest(`${field}: site ${id} is listed twice`, field);
+    seen.add(id);
+    const level = levelFor(resource.kind, want.level, `${field}.level`);
+    const existing = mine.get(id);
+    if (!existing) plan.adds.push({ siteId: id, siteSlug: site.slug, resource, level });
+    else if (existing.level !== level) plan.levels.push({ conn: existing, level });
+  });
+  plan.removes = [...mine.values()].filter((c) => !seen.has(c.siteId));
+  return plan;
+}
+
+/** The service's sites after a plan was written. */
+export function serviceSitesAfter(plan: Plan, resource: ResourceInfo, inserted: readonly ConnectionInfo[]) {
+  const touched = new Set(affectedSites(plan));
+  const untouched = plan.before.filter((c) => !touched.has(c.siteId));
+  const after = [...untouched, ...[...touched].flatMap((s) => afterOf(plan, s, inserted))];
+  return toConnectionObjects(after, (c) => c.kind === resource.kind && c.resourceId === resource.id).map(
+    toServiceSite,
+  );
+}
