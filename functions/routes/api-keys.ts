@@ -1,5 +1,6 @@
 /** Project API keys (CONTRACT §3). Managed site keys are listed and marked, never shown. */
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client';
 import { apiKeys, authApps } from '../../db/schema';
 import { type AppEnv, getDb } from '../context';
 import { sha256Hex } from '../lib/crypto';
@@ -28,6 +29,23 @@ const ApiKeySchema = z
   })
   .openapi('ApiKey');
 
+/** Resolves auth apps named by id or app_id to their ids; 400 unless every one is of this project. */
+async function resolveAuthApps(db: Db, projectId: string, refs: string[]): Promise<string[]> {
+  if (refs.length === 0) return [];
+  const rows = await db
+    .select({ id: authApps.id, appId: authApps.appId })
+    .from(authApps)
+    .where(eq(authApps.projectId, projectId));
+  const ids = refs.map((ref) => rows.find((r) => r.id === ref.toLowerCase() || r.appId === ref)?.id);
+  if (ids.some((id) => id === undefined)) {
+    throw badRequest(
+      'capabilities.auth: every entry must be an auth app of this project',
+      'capabilities.auth',
+    );
+  }
+  return [...new Set(ids as string[])];
+}
+
 export const apiKeysRoutes = routeGroup<AppEnv>();
 
 apiKeysRoutes.openapi(
@@ -53,25 +71,11 @@ apiKeysRoutes.openapi(
     const { project } = await access(c, c.req.valid('param').id, 'admin');
     const { name, capabilities } = c.req.valid('json');
     const db = getDb(c);
-    const auth = [...new Set(capabilities.auth ?? [])];
-    if (auth.length > 0) {
-      const ids = auth.map((a) => a.toLowerCase());
-      const found = ids.every((id) => /^[0-9a-f-]{36}$/.test(id))
-        ? await db
-            .select({ id: authApps.id })
-            .from(authApps)
-            .where(and(eq(authApps.projectId, project.id), inArray(authApps.id, ids)))
-        : [];
-      if (found.length !== ids.length)
-        throw badRequest(
-          'capabilities.auth: every entry must be an auth app of this project',
-          'capabilities.auth',
-        );
-    }
+    const auth = await resolveAuthApps(db, project.id, capabilities.auth ?? []);
     const caps = {
       ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),
       ...(capabilities.databases !== undefined ? { databases: capabilities.databases } : {}),
-      ...(auth.length > 0 ? { auth: auth.map((a) => a.toLowerCase()) } : {}),
+      ...(auth.length > 0 ? { auth } : {}),
     };
     const key = newSecret('apiKey');
     const id = newId();
