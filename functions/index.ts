@@ -3,10 +3,13 @@
  * provisioning queue and its dead-letter queue, `scheduled` runs the minute reconciler.
  */
 import { createDb, createPool } from '../db/client';
+import { buildAdapters } from './adapters';
 import { buildApp } from './app';
 import { type Bindings, loadConfig } from './env';
 import { consumeProvisioning, type Handlers, recordDeadLetters } from './queues/consumer';
 import type { ProvisioningMessage } from './queues/messages';
+import { deliverRuntimePatch } from './services/deliveries';
+import { runReconciler } from './services/reconciler';
 
 export { OneTimeCodes } from './objects/one-time-codes';
 export { RateCounter } from './objects/rate-counter';
@@ -14,7 +17,10 @@ export { RateCounter } from './objects/rate-counter';
 const app = buildApp();
 
 /** Message handlers of the provisioning queue. */
-const handlers: Handlers = {};
+const handlers: Handlers = {
+  // Runtime patches; a delivery of another kind is not claimed here and is left to its own sender.
+  deliver: (m, ctx) => deliverRuntimePatch(ctx.db, ctx.config, buildAdapters(ctx.config), m.deliveryId),
+};
 
 async function withDb<T>(env: Bindings, work: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
   const config = loadConfig(env);
@@ -37,6 +43,7 @@ export default {
   },
 
   async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
-    loadConfig(env);
+    const config = loadConfig(env);
+    await withDb(env, (db) => runReconciler({ db, config, queue: env.PROVISIONING }));
   },
 } satisfies ExportedHandler<Bindings, ProvisioningMessage>;

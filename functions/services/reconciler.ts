@@ -1,0 +1,52 @@
+/**
+ * The minute reconciler (the Worker's `scheduled`): repairs what the queue path missed. Each
+ * step runs on its own, so one failing step never stops the others.
+ */
+import type { Db } from '../../db/client';
+import type { Config } from '../env';
+import type { ProvisioningMessage } from '../queues/messages';
+import { enqueueDeliveries, runtimePatchConfigured, stalledRuntimePatches } from './deliveries';
+
+/** What the reconciler works with. */
+export interface ReconcilerContext {
+  db: Db;
+  config: Config;
+  queue: Queue<ProvisioningMessage>;
+}
+
+/** A delivery nobody touched for this long is sent again (its message was lost or dead-lettered). */
+export const STALLED_AFTER_SECONDS = 60;
+
+/** A repair step; returns how many things it acted on. */
+export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number>;
+
+/** Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer crashed). */
+export const resendRuntimePatches: ReconcilerStep = async ({ db, config, queue }) => {
+  // Without a receiver they are kept pending on purpose; resending would only churn.
+  if (!runtimePatchConfigured(config)) return 0;
+  const ids = await stalledRuntimePatches(db, STALLED_AFTER_SECONDS);
+  await enqueueDeliveries(queue, ids);
+  return ids.length;
+};
+
+/** Every step, in order. */
+export const RECONCILER_STEPS: Record<string, ReconcilerStep> = {
+  'resend-runtime-patches': resendRuntimePatches,
+};
+
+/** Runs every step; returns what each did (-1 for a step that failed, after logging it). */
+export async function runReconciler(
+  ctx: ReconcilerContext,
+  steps: Record<string, ReconcilerStep> = RECONCILER_STEPS,
+): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [name, step] of Object.entries(steps)) {
+    try {
+      out[name] = await step(ctx);
+    } catch (err) {
+      console.error(`reconciler step ${name} failed:`, (err as Error).message);
+      out[name] = -1;
+    }
+  }
+  return out;
+}
