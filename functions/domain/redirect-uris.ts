@@ -127,10 +127,9 @@ function hasNoPath(entry: string): boolean {
 }
 
 function matchesEntry(uri: string, entry: string): boolean {
-  if (uri === entry) return true;
-  if (!entry.startsWith('https://')) return false;
-  const trailing = hasNoPath(entry) ? '/?' : '';
-  if (!entry.startsWith('https://*.')) return trailing !== '' && uri === `${entry}/`;
+  const trailing = entry.startsWith('https://') && hasNoPath(entry) ? '/?' : '';
+  if (!entry.startsWith('https://*.')) return uri === entry || (trailing !== '' && uri === `${entry}/`);
+  // A wildcard entry matches by pattern only, so the literal `*` host never matches it.
   const below = entry.slice('https://*.'.length);
   return new RegExp(`^https://${LABEL}\\.${escapeRegExp(below)}${trailing}$`).test(uri);
 }
