@@ -1,0 +1,153 @@
+/**
+ * MongoDB connection users through the Atlas Administration API adapter, against the Atlas
+ * stand-in that checks every request against the documented wire shape.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Adapters } from '../../functions/adapters';
+import { ATLAS_MEDIA_TYPE, AtlasMongoAdmin } from '../../functions/adapters/mongodb-admin';
+import { type Bindings, loadConfig } from '../../functions/env';
+import { randomLowerAlnum } from '../../functions/lib/ids';
+import {
+  type CredentialTarget,
+  createConnectionCredential,
+  dropCredential,
+  rotateCredential,
+  setCredentialLevel,
+} from '../../functions/services/credentials';
+import type { DatabaseRow } from '../../functions/services/databases';
+import { freePort } from '../../scripts/local/net';
+import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
+
+let atlas: AtlasStandIn;
+let adapters: Adapters;
+const config = () => loadConfig(inject('workerEnv') as unknown as Bindings);
+const physical = `docs_${randomLowerAlnum(8)}`;
+
+function target(over: Partial<DatabaseRow> = {}): CredentialTarget {
+  return {
+    kind: 'database',
+    resource: {
+      id: crypto.randomUUID(),
+      projectId: crypto.randomUUID(),
+      name: 'docs',
+      engine: 'mongodb',
+      replicaSet: true,
+      status: 'running',
+      physicalName: physical,
+      mainUser: `u_${physical}`,
+      mainPasswordCiphertext: 'unused',
+      deletedAt: null,
+      createdAt: new Date(),
+      ...over,
+    },
+  };
+}
+
+async function own(level: string) {
+  const made = await createConnectionCredential(adapters, config(), target(), level);
+  if (made.mode !== 'own') throw new Error('expected an own user');
+  return made;
+}
+
+beforeAll(async () => {
+  atlas = await startAtlasStandIn();
+  adapters = {
+    postgres: null as never,
+    mongodb: new AtlasMongoAdmin(atlas.adminUrl, atlas.adminKey),
+    s3: null,
+  };
+});
+afterAll(() => atlas.stop());
+
+describe('MongoDB connection users (replica set)', () => {
+  it('creates c_ users with readWrite on that one database, read at read-only', async () => {
+    const rw = await own('connect');
+    const ro = await own('read-only');
+    expect(rw.name).toMatch(/^c_[a-z0-9]{8}$/);
+    expect(atlas.user(rw.name)).toMatchObject({
+      databaseName: 'admin',
+      roles: [{ roleName: 'readWrite', databaseName: physical }],
+      password: rw.secret,
+    });
+    expect(atlas.user(ro.name)?.roles).toEqual([{ roleName: 'read', databaseName: physical }]);
+  });
+
+  it('sends the documented create shape with the versioned media type', async () => {
+    const made = await own('connect');
+    const create = atlas.requests.find(
+      (r) => r.method === 'POST' && (r.body as { username?: string }).username === made.name,
+    );
+    expect(create?.path).toMatch(/^\/api\/atlas\/v2\/groups\/[0-9a-f]{24}\/databaseUsers$/);
+    expect(Object.keys(create?.body as object).sort()).toEqual([
+      'databaseName',
+      'groupId',
+      'labels',
+      'password',
+      'roles',
+      'username',
+    ]);
+    expect(ATLAS_MEDIA_TYPE).toBe('application/vnd.atlas.2023-01-01+json');
+  });
+
+  it('a level change keeps the name and password; rotate changes only the password', async () => {
+    const made = await own('read-only');
+    await setCredentialLevel(adapters, config(), target(), made.name, 'connect');
+    expect(atlas.user(made.name)).toMatchObject({
+      roles: [{ roleName: 'readWrite', databaseName: physical }],
+      password: made.secret,
+    });
+    const other = await own('connect');
+    const rotated = await rotateCredential(adapters, config(), target(), made.name);
+    expect(rotated.name).toBe(made.name);
+    expect(atlas.user(made.name)?.password).toBe(rotated.secret);
+    expect(rotated.secret).not.toBe(made.secret);
+    expect(atlas.user(other.name)?.password).toBe(other.secret);
+  });
+
+  it('drop deletes only that user and is idempotent', async () => {
+    const made = await own('connect');
+    const keep = await own('connect');
+    await dropCredential(adapters, config(), target(), made.name);
+    expect(atlas.user(made.name)).toBeUndefined();
+    expect(atlas.user(keep.name)).toBeDefined();
+    await dropCredential(adapters, config(), target(), made.name);
+  });
+
+  it('lists users with their databases and creation time', async () => {
+    const made = await own('connect');
+    const listed = (await adapters.mongodb?.listUsers())?.find((u) => u.username === made.name);
+    expect(listed?.databases).toEqual([physical]);
+    expect(Math.abs((listed?.createdAt?.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
+  });
+});
+
+describe('shared credential and failures', () => {
+  it('a standalone database or a stopped one hands out the shared user and calls nothing', async () => {
+    const count = atlas.requests.length;
+    expect(
+      await createConnectionCredential(adapters, config(), target({ replicaSet: false }), 'connect'),
+    ).toEqual({ mode: 'shared' });
+    expect(
+      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), 'connect'),
+    ).toEqual({ mode: 'shared' });
+    expect(atlas.requests.length).toBe(count);
+  });
+
+  it('an unreachable admin API answers 503 and creates nothing', async () => {
+    const closed = new URL(atlas.adminUrl);
+    closed.port = String(await freePort());
+    const down = { ...adapters, mongodb: new AtlasMongoAdmin(closed.toString(), atlas.adminKey) };
+    const count = atlas.requests.length;
+    await expect(createConnectionCredential(down, config(), target(), 'connect')).rejects.toMatchObject({
+      status: 503,
+    });
+    expect(atlas.requests.length).toBe(count);
+  });
+
+  it('a refusing admin API (bad key) answers 503', async () => {
+    const bad = { ...adapters, mongodb: new AtlasMongoAdmin(atlas.adminUrl, 'someone:wrong') };
+    await expect(createConnectionCredential(bad, config(), target(), 'connect')).rejects.toMatchObject({
+      status: 503,
+    });
+  });
+});
