@@ -1,6 +1,7 @@
 /** Storage buckets of a project (CONTRACT §4). */
 import { and, eq, isNull } from 'drizzle-orm';
 import { buckets } from '../../db/schema';
+import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
@@ -44,7 +45,15 @@ bucketsRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
-    const row = await createBucket(getDb(c), c.get('config'), project.id, c.req.valid('json'));
+    const config = c.get('config');
+    const row = await createBucket(
+      getDb(c),
+      config,
+      buildAdapters(config),
+      project.id,
+      c.req.valid('json'),
+      c.env.PROVISIONING,
+    );
     return c.json(toBucket(row), 201);
   },
 );

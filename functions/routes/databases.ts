@@ -74,12 +74,19 @@ databasesRoutes.openapi(
     const { project } = await access(c, c.req.valid('param').id, 'write');
     const body = c.req.valid('json');
     const config = c.get('config');
-    const row = await createDatabase(getDb(c), config, buildAdapters(config), project.id, {
-      name: body.name,
-      engine: body.engine,
-      // Only MongoDB has replica sets; they are the default there.
-      replicaSet: body.engine === 'mongodb' ? (body.replica_set ?? true) : false,
-    });
+    const row = await createDatabase(
+      getDb(c),
+      config,
+      buildAdapters(config),
+      project.id,
+      {
+        name: body.name,
+        engine: body.engine,
+        // Only MongoDB has replica sets; they are the default there.
+        replicaSet: body.engine === 'mongodb' ? (body.replica_set ?? true) : false,
+      },
+      c.env.PROVISIONING,
+    );
     return c.json(toDatabase(row), 201);
   },
 );

@@ -2,9 +2,11 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { buckets, connections } from '../../db/schema';
+import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
-import { connectNewService } from './initial-connection';
+import type { ProvisioningMessage } from '../queues/messages';
+import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
 /** A bucket row. */
@@ -19,33 +21,46 @@ export function listBuckets(db: Db, projectId: string): Promise<BucketRow[]> {
     .orderBy(buckets.createdAt);
 }
 
-/** Creates a bucket record (and the initial connection). */
+/** Creates a bucket record (and the initial connection, whose own key is made first). */
 export async function createBucket(
   db: Db,
   config: Config,
+  adapters: Adapters,
   projectId: string,
   input: { name: string; region?: string },
+  queue: Queue<ProvisioningMessage>,
 ): Promise<BucketRow> {
   const existing = await listBuckets(db, projectId);
   const names = existing.map((b) => b.name);
   assertNameFree(input.name, names, names, 'bucket');
   const physicalName = `${input.name.slice(0, 50).replace(/_/g, '-')}-${randomLowerAlnum(8)}`;
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(buckets)
-      .values({
-        id: newId(),
-        projectId,
-        name: input.name,
-        region: input.region ?? config.STORAGE_DEFAULT_REGION,
-        physicalName,
-        accessKeyId: `AKIA${randomLowerAlnum(16).toUpperCase()}`,
-        secretKeyCiphertext: await config.keyring.encrypt(randomPassword(40)),
-      })
-      .returning();
-    await connectNewService(tx, projectId, 'bucket', (row as BucketRow).id);
-    return row as BucketRow;
+  const row: BucketRow = {
+    id: newId(),
+    projectId,
+    name: input.name,
+    region: input.region ?? config.STORAGE_DEFAULT_REGION,
+    physicalName,
+    accessKeyId: `AKIA${randomLowerAlnum(16).toUpperCase()}`,
+    secretKeyCiphertext: await config.keyring.encrypt(randomPassword(40)),
+    deletedAt: null,
+    createdAt: new Date(),
+  };
+  const initial = await stageInitialConnection({ db, config, adapters, queue }, projectId, {
+    kind: 'bucket',
+    resource: row,
   });
+  try {
+    const saved = await db.transaction(async (tx) => {
+      const [inserted] = await tx.insert(buckets).values(row).returning();
+      await initial?.write(tx);
+      return inserted as BucketRow;
+    });
+    await initial?.commit();
+    return saved;
+  } catch (err) {
+    await initial?.abort();
+    throw err;
+  }
 }
 
 /** Marks a bucket deleted and removes its connections. */

@@ -6,7 +6,9 @@ import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { unavailable } from '../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
-import { connectNewService } from './initial-connection';
+import type { ProvisioningMessage } from '../queues/messages';
+import type { StagedPlan } from './connections/apply';
+import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
 /** A database row. */
@@ -38,6 +40,7 @@ export async function createDatabase(
   adapters: Adapters,
   projectId: string,
   input: { name: string; engine: 'postgresql' | 'mongodb'; replicaSet: boolean },
+  queue: Queue<ProvisioningMessage>,
 ): Promise<DatabaseRow> {
   const existing = await listDatabases(db, projectId);
   assertNameFree(
@@ -59,25 +62,35 @@ export async function createDatabase(
       );
     }
   }
+  const row: DatabaseRow = {
+    id: newId(),
+    projectId,
+    name: input.name,
+    engine: input.engine,
+    replicaSet: input.replicaSet,
+    status: 'running',
+    physicalName,
+    mainUser,
+    mainPasswordCiphertext: await config.keyring.encrypt(mainPassword),
+    deletedAt: null,
+    createdAt: new Date(),
+  };
+  let initial: StagedPlan | null = null;
   try {
-    return await db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(databases)
-        .values({
-          id: newId(),
-          projectId,
-          name: input.name,
-          engine: input.engine,
-          replicaSet: input.replicaSet,
-          physicalName,
-          mainUser,
-          mainPasswordCiphertext: await config.keyring.encrypt(mainPassword),
-        })
-        .returning();
-      await connectNewService(tx, projectId, 'database', (row as DatabaseRow).id);
-      return row as DatabaseRow;
+    // The initial connection's own credential is made before any row, like every connect.
+    initial = await stageInitialConnection({ db, config, adapters, queue }, projectId, {
+      kind: 'database',
+      resource: row,
     });
+    const saved = await db.transaction(async (tx) => {
+      const [inserted] = await tx.insert(databases).values(row).returning();
+      await initial?.write(tx);
+      return inserted as DatabaseRow;
+    });
+    await initial?.commit();
+    return saved;
   } catch (err) {
+    await initial?.abort();
     if (input.engine === 'postgresql')
       await adapters.postgres.dropDatabase(physicalName, [mainUser]).catch(() => undefined);
     throw err;

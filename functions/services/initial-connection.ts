@@ -1,32 +1,86 @@
-/** The initial-connection rule: a new service in a project with exactly one site is connected to it. */
+/**
+ * The initial-connection rule (spec, States and transitions): a new service in a project with
+ * exactly one site is connected to it at the default level; with several sites, to nothing.
+ * It goes through the same plan as POST connect: own credential first, rows in the service's
+ * own transaction, live patch after commit.
+ */
 import { eq } from 'drizzle-orm';
-import type { Tx } from '../../db/client';
-import { connections, sites } from '../../db/schema';
+import type { DbOrTx, Tx } from '../../db/client';
+import { sites } from '../../db/schema';
 import { defaultLevel, type Kind } from '../domain/levels';
-import { newId } from '../lib/ids';
+import { type Engine, familyOf } from '../domain/variables';
+import type { Config } from '../env';
+import { type StagedPlan, stagePlan } from './connections/apply';
+import type { ResourceInfo } from './connections/model';
+import { emptyPlan, type Plan } from './connections/plan';
+import type { ConnectionDeps, Prepared } from './connections/prepare';
+import { readProjectConnections } from './connections/queries';
+import { writePlan } from './connections/write';
+import type { CredentialTarget } from './credentials';
 
-/** Connects a just-created service to the project's only site, if it has exactly one; returns that site's id. */
-export async function connectNewService(
-  tx: Tx,
-  projectId: string,
-  kind: Kind,
-  resourceId: string,
-): Promise<string | null> {
-  const projectSites = await tx
-    .select({ id: sites.id })
+/** The plan connecting a new service to the project's only site, or null when it has not exactly one. */
+async function initialPlan(db: DbOrTx, projectId: string, resource: ResourceInfo): Promise<Plan | null> {
+  const projectSites = await db
+    .select({ id: sites.id, slug: sites.slug })
     .from(sites)
     .where(eq(sites.projectId, projectId))
     .limit(2);
   const only = projectSites.length === 1 ? projectSites[0] : undefined;
   if (!only) return null;
-  await tx.insert(connections).values({
-    id: newId(),
-    projectId,
-    siteId: only.id,
-    kind,
-    resourceId,
-    level: defaultLevel(kind),
-    credentialMode: 'shared',
-  });
-  return only.id;
+  const before = await readProjectConnections(db, projectId, { siteId: only.id });
+  const plan = emptyPlan(projectId, before);
+  plan.adds.push({ siteId: only.id, siteSlug: only.slug, resource, level: defaultLevel(resource.kind) });
+  return plan;
+}
+
+const resourceOf = (kind: Kind, id: string, name: string, engine: Engine | null): ResourceInfo => ({
+  kind,
+  id,
+  name,
+  engine,
+  family: familyOf(kind, engine),
+  available: true,
+  createdAt: new Date(),
+});
+
+/**
+ * For a database or bucket about to be written: creates the initial connection's credential
+ * now and stages its rows for the caller's transaction (`write(tx)`, then `commit()`, or
+ * `abort()` on failure). Null when the project has not exactly one site.
+ */
+export async function stageInitialConnection(
+  deps: ConnectionDeps,
+  projectId: string,
+  target: CredentialTarget,
+): Promise<StagedPlan | null> {
+  const r = target.resource;
+  const engine = target.kind === 'database' ? target.resource.engine : null;
+  const plan = await initialPlan(deps.db, projectId, resourceOf(target.kind, r.id, r.name, engine));
+  if (!plan) return null;
+  return stagePlan(deps, plan, new Map([[r.id, target]]));
+}
+
+/**
+ * For an auth app (no credential) inside the transaction that creates it: connects it to the
+ * project's only site and records the live patch. Returns the delivery ids the caller should
+ * enqueue after commit (`enqueueDeliveries`); ones it does not enqueue go out with the reconciler.
+ */
+export async function connectNewService(
+  tx: Tx,
+  config: Config,
+  projectId: string,
+  kind: 'auth_app',
+  resourceId: string,
+  name: string,
+): Promise<string[]> {
+  const plan = await initialPlan(tx, projectId, resourceOf(kind, resourceId, name, null));
+  if (!plan) return [];
+  const prepared: Prepared = {
+    plan,
+    credentials: plan.adds.map(() => ({ mode: 'shared' as const })),
+    rotated: new Map(),
+    undo: async () => undefined,
+  };
+  const written = await writePlan(tx, config, prepared);
+  return written.deliveryIds;
 }

@@ -96,7 +96,7 @@ export async function createAuthApp(
         })
         .returning();
       const app = row as AuthAppRow;
-      await connectNewService(tx, projectId, 'auth_app', app.id);
+      await connectNewService(tx, config, projectId, 'auth_app', app.id, app.appId);
       return app;
     });
   } catch (err) {
