@@ -1,4 +1,4 @@
-/** Connection kinds and their two levels, weakest first; the second is the default. */
+/** Connection kinds and their two levels, weakest first. */
 export const KINDS = ['database', 'bucket', 'auth_app'] as const;
 /** A connection kind. */
 export type Kind = (typeof KINDS)[number];
@@ -12,8 +12,18 @@ export const LEVELS = {
 /** A level of some kind. */
 export type Level = (typeof LEVELS)[Kind][number];
 
+/**
+ * The level a connection gets when none is given: what connections have always granted
+ * (spec, Versioning 4): connect, read-write, and client (admin is opt-in, never a default).
+ */
+export const DEFAULT_LEVEL = {
+  database: 'connect',
+  bucket: 'read-write',
+  auth_app: 'client',
+} as const satisfies Record<Kind, Level>;
+
 /** The level a connection gets when none is given. */
-export const defaultLevel = (kind: Kind): Level => LEVELS[kind][1];
+export const defaultLevel = (kind: Kind): Level => DEFAULT_LEVEL[kind];
 
 /** Whether `level` is one of the kind's levels. */
 export const isLevelOf = (kind: Kind, level: string): level is Level =>

@@ -20,11 +20,9 @@ export const ConnectionSchema = z
       .string()
       .openapi({ description: "the database's or bucket's name; an auth app's app_id" }),
     level: z.enum(ALL_LEVELS as [string, ...string[]]),
-    env_names: z
-      .array(z.string())
-      .openapi({
-        description: 'exact variable names injected for this connection; names only, never values',
-      }),
+    env_names: z.array(z.string()).openapi({
+      description: 'exact variable names injected for this connection; names only, never values',
+    }),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Connection');
@@ -35,7 +33,7 @@ export const AvailableSchema = z
     kind: z.enum(KINDS),
     resource_id: z.string(),
     resource_name: z.string(),
-    levels: z.array(z.string()).openapi({ description: 'weakest first; the second is the default' }),
+    levels: z.array(z.string()).openapi({ description: 'weakest first' }),
     env_names: z.array(z.string()).openapi({ description: 'the names connecting it would add' }),
   })
   .openapi('AvailableConnection');
