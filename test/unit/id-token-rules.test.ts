@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkIdTokenClaims, headerProblem, type IdTokenExpectations } from '../../functions/domain/id-token-rules';
+import {
+  checkIdTokenClaims,
+  headerProblem,
+  type IdTokenExpectations,
+} from '../../functions/domain/id-token-rules';
 
 const NOW = 1_800_000_000;
 const WEB = 'web-client.apps.example';
@@ -32,10 +36,14 @@ const reason = (c: Record<string, unknown>, e: IdTokenExpectations = expect0) =>
 
 describe('ID-token header', () => {
   it('accepts RS256 with a kid', () => expect(headerProblem({ alg: 'RS256', kid: 'k1' })).toBeNull());
-  it.each(['none', 'HS256', 'HS384', 'HS512', 'ES256', 'PS256', 'rs256', undefined])('refuses alg %s', (alg) => {
-    expect(headerProblem({ alg, kid: 'k1' })).toMatchObject({ kind: 'invalid' });
-  });
-  it('refuses a token that names no key', () => expect(headerProblem({ alg: 'RS256' })).toMatchObject({ kind: 'invalid' }));
+  it.each(['none', 'HS256', 'HS384', 'HS512', 'ES256', 'PS256', 'rs256', undefined])(
+    'refuses alg %s',
+    (alg) => {
+      expect(headerProblem({ alg, kid: 'k1' })).toMatchObject({ kind: 'invalid' });
+    },
+  );
+  it('refuses a token that names no key', () =>
+    expect(headerProblem({ alg: 'RS256' })).toMatchObject({ kind: 'invalid' }));
 });
 
 describe('ID-token claims', () => {
@@ -55,27 +63,37 @@ describe('ID-token claims', () => {
   it('accepts both Google issuer spellings', () => {
     expect(reason(claims({ iss: 'accounts.google.com' }))).toBeNull();
   });
-  it('refuses another issuer', () => expect(reason(claims({ iss: 'https://evil.example' }))?.reason).toMatch(/iss/));
-  it.each([IOS, ANDROID, WEB])('accepts the registered audience %s', (aud) => expect(reason(claims({ aud }))).toBeNull());
-  it('refuses an unregistered audience', () => expect(reason(claims({ aud: 'other' }))?.reason).toMatch(/aud/));
+  it('refuses another issuer', () =>
+    expect(reason(claims({ iss: 'https://evil.example' }))?.reason).toMatch(/iss/));
+  it.each([IOS, ANDROID, WEB])('accepts the registered audience %s', (aud) =>
+    expect(reason(claims({ aud }))).toBeNull(),
+  );
+  it('refuses an unregistered audience', () =>
+    expect(reason(claims({ aud: 'other' }))?.reason).toMatch(/aud/));
   it('refuses a missing audience', () => expect(reason(claims({ aud: undefined }))?.reason).toMatch(/aud/));
   it('accepts an audience list holding a registered ID with azp', () => {
     expect(reason(claims({ aud: [WEB, 'other'], azp: ANDROID }))).toBeNull();
   });
-  it('refuses an audience list without azp', () => expect(reason(claims({ aud: [WEB, 'other'] }))?.reason).toMatch(/azp/));
+  it('refuses an audience list without azp', () =>
+    expect(reason(claims({ aud: [WEB, 'other'] }))?.reason).toMatch(/azp/));
   it('refuses an unregistered azp', () => expect(reason(claims({ azp: 'other' }))?.reason).toMatch(/azp/));
   it('accepts a registered azp', () => expect(reason(claims({ azp: ANDROID }))).toBeNull());
-  it('refuses an expired token (beyond the skew)', () => expect(reason(claims({ exp: NOW - 61 }))?.reason).toMatch(/expired/));
+  it('refuses an expired token (beyond the skew)', () =>
+    expect(reason(claims({ exp: NOW - 61 }))?.reason).toMatch(/expired/));
   it('tolerates a minute of clock skew on exp', () => expect(reason(claims({ exp: NOW - 30 }))).toBeNull());
   it('refuses iat in the future', () => expect(reason(claims({ iat: NOW + 120 }))?.reason).toMatch(/future/));
   it('refuses a missing exp or iat', () => {
     expect(reason(claims({ exp: undefined }))?.reason).toMatch(/exp/);
     expect(reason(claims({ iat: undefined }))?.reason).toMatch(/iat/);
   });
-  it('refuses nbf in the future', () => expect(reason(claims({ nbf: NOW + 600 }))?.reason).toMatch(/not valid yet/));
+  it('refuses nbf in the future', () =>
+    expect(reason(claims({ nbf: NOW + 600 }))?.reason).toMatch(/not valid yet/));
   it('refuses a missing sub', () => expect(reason(claims({ sub: '' }))?.reason).toMatch(/sub/));
   it('a token without e-mail is its own problem (400, not 401)', () => {
-    expect(reason(claims({ email: undefined }))).toEqual({ kind: 'no_email', reason: 'the token carries no e-mail' });
+    expect(reason(claims({ email: undefined }))).toEqual({
+      kind: 'no_email',
+      reason: 'the token carries no e-mail',
+    });
   });
   it('email_verified false or absent is carried through, not refused', () => {
     const result = checkIdTokenClaims(claims({ email_verified: undefined }), expect0);
@@ -90,8 +108,10 @@ describe('ID-token nonce', () => {
   const hex = 'b7c8d2a8f3e1';
   const withNonce = { ...expect0, nonces: [raw, hex] };
   it('accepts the raw nonce', () => expect(reason(claims({ nonce: raw }), withNonce)).toBeNull());
-  it('accepts the SHA-256 hex of the nonce', () => expect(reason(claims({ nonce: hex }), withNonce)).toBeNull());
-  it('refuses another nonce', () => expect(reason(claims({ nonce: 'other' }), withNonce)?.reason).toMatch(/nonce/));
+  it('accepts the SHA-256 hex of the nonce', () =>
+    expect(reason(claims({ nonce: hex }), withNonce)).toBeNull());
+  it('refuses another nonce', () =>
+    expect(reason(claims({ nonce: 'other' }), withNonce)?.reason).toMatch(/nonce/));
   it('refuses a token without nonce when the request sent one', () => {
     expect(reason(claims(), withNonce)?.reason).toMatch(/nonce/);
   });

@@ -22,13 +22,16 @@ describe('code_verifier rule', () => {
 
 describe('code_challenge rules', () => {
   const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
-  it('no challenge and no method is the web flow', () => expect(challengeProblem(undefined, undefined)).toBeNull());
-  it('S256 with a 43-character challenge is accepted', () => expect(challengeProblem(challenge, 'S256')).toBeNull());
+  it('no challenge and no method is the web flow', () =>
+    expect(challengeProblem(undefined, undefined)).toBeNull());
+  it('S256 with a 43-character challenge is accepted', () =>
+    expect(challengeProblem(challenge, 'S256')).toBeNull());
   it('plain is refused', () => expect(challengeProblem(challenge, 'plain')).toMatch(/S256/));
   it('a missing method is refused (it would mean plain)', () =>
     expect(challengeProblem(challenge, undefined)).toMatch(/S256/));
   it('a lower-case s256 is refused', () => expect(challengeProblem(challenge, 's256')).toMatch(/S256/));
-  it('a method without a challenge is refused', () => expect(challengeProblem(undefined, 'S256')).not.toBeNull());
+  it('a method without a challenge is refused', () =>
+    expect(challengeProblem(undefined, 'S256')).not.toBeNull());
   it('a challenge of the wrong shape is refused', () => {
     expect(challengeProblem(challenge.slice(1), 'S256')).toMatch(/43/);
     expect(challengeProblem(`${challenge.slice(1)}=`, 'S256')).toMatch(/43/);
@@ -38,7 +41,12 @@ describe('code_challenge rules', () => {
 
 describe('S256 comparison', () => {
   it('matches the RFC 7636 appendix B example', async () => {
-    expect(await verifierMatches('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM')).toBe(true);
+    expect(
+      await verifierMatches(
+        'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+        'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      ),
+    ).toBe(true);
   });
   it('agrees with oauth4webapi for random verifiers and refuses any other verifier', async () => {
     for (let i = 0; i < 10; i++) {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkAllowedOrigin, checkAllowedOrigins, matchRedirectUri } from '../../functions/domain/redirect-uris';
+import {
+  checkAllowedOrigin,
+  checkAllowedOrigins,
+  matchRedirectUri,
+} from '../../functions/domain/redirect-uris';
 import { ACCEPTED_REDIRECTS, CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';
 
 const reasonOf = (raw: string): string => {
@@ -19,7 +23,11 @@ describe('allowed-origin registration', () => {
     ['https://links.example.com/auth/callback', 'https://links.example.com/auth/callback'],
     ['https://*.preview.example.com', 'https://*.preview.example.com'],
   ])('accepts %s as %s', (raw, origin) => {
-    expect(checkAllowedOrigin(raw)).toEqual({ ok: true, origin, kind: raw.toLowerCase().startsWith('https') ? 'https' : 'custom_scheme' });
+    expect(checkAllowedOrigin(raw)).toEqual({
+      ok: true,
+      origin,
+      kind: raw.toLowerCase().startsWith('https') ? 'https' : 'custom_scheme',
+    });
   });
 
   it('a custom scheme needs a host: three slashes are invalid', () => {
@@ -32,17 +40,22 @@ describe('allowed-origin registration', () => {
     expect(reasonOf('myapp://auth?x=1')).toMatch(/query/);
     expect(reasonOf('myapp://auth#x')).toMatch(/fragment/);
   });
-  it.each(['myapp://*', 'myapp://*.auth', '*://auth', '*'])('a wildcard never covers a custom scheme: %s', (raw) => {
-    expect(reasonOf(raw)).toMatch(/wildcard|scheme/);
-  });
+  it.each(['myapp://*', 'myapp://*.auth', '*://auth', '*'])(
+    'a wildcard never covers a custom scheme: %s',
+    (raw) => {
+      expect(reasonOf(raw)).toMatch(/wildcard|scheme/);
+    },
+  );
   it.each(['file', 'javascript', 'data', 'blob', 'about', 'vbscript', 'ftp', 'JavaScript', 'FILE'])(
     'the %s scheme is refused',
-    (scheme) => expect(reasonOf(`${scheme}://host`)).toMatch(new RegExp(`${scheme.toLowerCase()} scheme is refused`)),
+    (scheme) =>
+      expect(reasonOf(`${scheme}://host`)).toMatch(new RegExp(`${scheme.toLowerCase()} scheme is refused`)),
   );
   it.each(['javascript:alert(1)', 'data:text/html,x', 'about:blank'])('%s is refused by scheme', (raw) => {
     expect(reasonOf(raw)).toMatch(/scheme is refused/);
   });
-  it('plain http is refused with a reason', () => expect(reasonOf('http://app.example.com')).toMatch(/https/));
+  it('plain http is refused with a reason', () =>
+    expect(reasonOf('http://app.example.com')).toMatch(/https/));
   it.each([
     ['https://user@app.example.com', /userinfo/],
     ['https://app.example.com\\x', /backslash/],
@@ -73,9 +86,12 @@ describe('allowed-origin registration', () => {
 });
 
 describe('redirect_uri matching', () => {
-  it.each(ACCEPTED_REDIRECTS)('matches %s', (uri) => expect(matchRedirectUri(uri, CORPUS_ORIGINS)).not.toBeNull());
+  it.each(ACCEPTED_REDIRECTS)('matches %s', (uri) =>
+    expect(matchRedirectUri(uri, CORPUS_ORIGINS)).not.toBeNull(),
+  );
   for (const [trick, uris] of Object.entries(REFUSED_REDIRECTS)) {
     it.each(uris)(`refuses (${trick}) %j`, (uri) => expect(matchRedirectUri(uri, CORPUS_ORIGINS)).toBeNull());
   }
-  it('matches nothing when nothing is registered', () => expect(matchRedirectUri('myapp://auth', [])).toBeNull());
+  it('matches nothing when nothing is registered', () =>
+    expect(matchRedirectUri('myapp://auth', [])).toBeNull());
 });

@@ -1,0 +1,266 @@
+/**
+ * POST /v1/{appSlug}/oauth/exchange: the session body, every row of the specification's error
+ * table for the exchange, one-time code lifetime and the 50-way redemption race.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
+import {
+  asClient,
+  createTestAuthApp,
+  githubAccount,
+  githubSignIn,
+  oneTimeCode,
+  paramsOf,
+  pkcePair,
+  startOAuthWorker,
+  type TestAuthApp,
+} from '../helpers/oauth';
+import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
+import type { ExtraWorker } from '../helpers/worker';
+
+let standIn: ProviderStandIn;
+let worker: ExtraWorker;
+let app: TestAuthApp;
+
+beforeAll(async () => {
+  standIn = await startProviderStandIn();
+  worker = await startOAuthWorker(standIn);
+  app = await createTestAuthApp(worker.baseUrl);
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await standIn?.close();
+});
+
+const exchange = (slug: string, body: unknown, client?: string) =>
+  api(worker.baseUrl).post(`/v1/${slug}/oauth/exchange`, body, { headers: asClient(client) });
+
+const INVALID_GRANT = { error: 'invalid or expired code', code: 'invalid_grant' };
+
+interface Session {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: string;
+  user: Record<string, unknown>;
+}
+
+describe('code exchange', () => {
+  it('returns the session body: a verifiable ES256 access token for 900 s, a refresh token and the user', async () => {
+    const account = githubAccount();
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const res = await exchange(app.slug, { code, code_verifier: verifier });
+    expect(res.status, res.text).toBe(200);
+    const session = res.body as unknown as Session;
+    expect(session.token_type).toBe('Bearer');
+    expect(session.expires_in).toBe(900);
+    expect(session.refresh_token).toMatch(/^tth_rt_/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(session.user).toEqual({
+      id: expect.any(String),
+      email: account.emails[1]?.email,
+      email_verified: true,
+      name: 'Git Hubber',
+      avatar_url: 'https://avatars.example/1',
+      created_at: expect.stringMatching(/Z$/),
+      providers: ['github'],
+    });
+    const jwks = await api(worker.baseUrl).get<{ keys: object[] }>(`/v1/${app.slug}/.well-known/jwks.json`);
+    expect(jwks.status).toBe(200);
+    expect(JSON.stringify(jwks.body)).not.toMatch(/"d"/);
+    const { payload, protectedHeader } = await jwtVerify(
+      session.access_token,
+      createLocalJWKSet(jwks.body as { keys: [] }),
+      { issuer: `${worker.baseUrl}/v1/${app.slug}`, audience: app.slug },
+    );
+    expect(protectedHeader.alg).toBe('ES256');
+    expect(payload.sub).toBe(session.user.id);
+    expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(900);
+  });
+
+  it('400 invalid_grant: unknown code', async () => {
+    const { verifier } = await pkcePair();
+    const res = await exchange(app.slug, {
+      code: randomBytes(32).toString('base64url'),
+      code_verifier: verifier,
+    });
+    expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
+  });
+
+  it('400 invalid_grant: reused code', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(200);
+    const again = await exchange(app.slug, { code, code_verifier: verifier });
+    expect([again.status, again.body]).toEqual([400, INVALID_GRANT]);
+  });
+
+  it('400 invalid_grant: wrong verifier, and the wrong verifier burns the code', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const wrong = await exchange(app.slug, { code, code_verifier: (await pkcePair()).verifier });
+    expect([wrong.status, wrong.body]).toEqual([400, INVALID_GRANT]);
+    const right = await exchange(app.slug, { code, code_verifier: verifier });
+    expect([right.status, right.body]).toEqual([400, INVALID_GRANT]);
+  });
+
+  it('400 invalid_grant: the plain verifier (the challenge itself) is a wrong verifier', async () => {
+    const { verifier, challenge } = await pkcePair();
+    const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
+      redirect_uri: 'myapp://auth',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const code = paramsOf(location).get('code') as string;
+    const res = await exchange(app.slug, { code, code_verifier: challenge });
+    expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
+    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(400);
+  });
+
+  it('400 invalid_grant: a code of another app', async () => {
+    const other = await createTestAuthApp(worker.baseUrl);
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const res = await exchange(other.slug, { code, code_verifier: verifier });
+    expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
+  });
+
+  it('400 invalid_grant: an expired code (issued with its lifetime already over)', async () => {
+    const { code: first, verifier: firstVerifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const ok = await exchange(app.slug, { code: first, code_verifier: firstVerifier });
+    const userId = (ok.body as unknown as Session).user.id as string;
+    // Plant a code record in the Durable Object exactly as issueCode would, but already expired.
+    const { verifier, challenge } = await pkcePair();
+    const code = randomBytes(32).toString('base64url');
+    const hash = createHash('sha256').update(code).digest('hex');
+    const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
+    const stub = ns.get(ns.idFromName(`code:${app.slug}:${hash.slice(0, 1)}`)) as unknown as {
+      issue(hash: string, value: string, ttlMs: number): Promise<void>;
+    };
+    const record = { appId: app.id, userId, challenge, redirectUri: 'myapp://auth' };
+    await stub.issue(hash, JSON.stringify(record), -1);
+    const res = await exchange(app.slug, { code, code_verifier: verifier });
+    expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
+  });
+
+  it('403 Account is disabled: checked at exchange time', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const users = await app.admin.get<{ users: Array<{ id: string }> }>(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users?limit=1000`,
+    );
+    // The newest user is the one this code stands for.
+    const newest = users.body.users.at(-1) as { id: string };
+    const disabled = await app.admin.patch(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${newest.id}`,
+      {
+        disabled: true,
+      },
+    );
+    expect(disabled.status).toBe(200);
+    const res = await exchange(app.slug, { code, code_verifier: verifier });
+    expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
+  });
+
+  it('a malformed verifier is a 400 that leaves the code usable', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const res = await exchange(app.slug, { code, code_verifier: 'too-short' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_request' });
+    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(200);
+  });
+
+  it('a redirect_uri other than the one the code was sent to is invalid_grant', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const res = await exchange(app.slug, {
+      code,
+      code_verifier: verifier,
+      redirect_uri: 'https://app.example.com',
+    });
+    expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
+  });
+
+  it('malformed bodies are 400 in the OAuth shape', async () => {
+    const raw = await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/exchange`, undefined, {
+      rawBody: '{not json',
+      headers: asClient(),
+    });
+    expect(raw.status).toBe(400);
+    expect(typeof (raw.body as { error: unknown }).error).toBe('string');
+    const missing = await exchange(app.slug, { code: 'x' });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('50 parallel exchanges of one code give exactly one 200', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        exchange(app.slug, { code, code_verifier: verifier }, `race-${i}-${code.slice(0, 6)}`),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(49);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual(INVALID_GRANT);
+  });
+});
+
+describe('refresh and logout', () => {
+  const refresh = (token: string) =>
+    api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, { refresh_token: token });
+
+  async function session(): Promise<Session> {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const res = await exchange(app.slug, { code, code_verifier: verifier });
+    expect(res.status).toBe(200);
+    return res.body as unknown as Session;
+  }
+
+  it('rotates the refresh token and returns a new session', async () => {
+    const first = await session();
+    const res = await refresh(first.refresh_token);
+    expect(res.status, res.text).toBe(200);
+    const next = res.body as unknown as Session;
+    expect(next.refresh_token).not.toBe(first.refresh_token);
+    expect(next.user.id).toBe(first.user.id);
+    expect((await refresh(next.refresh_token)).status).toBe(200);
+  });
+
+  it('reusing a rotated refresh token revokes the whole family', async () => {
+    const first = await session();
+    const second = (await refresh(first.refresh_token)).body as unknown as Session;
+    const reuse = await refresh(first.refresh_token);
+    expect(reuse.status).toBe(400);
+    expect(reuse.body).toMatchObject({ code: 'invalid_grant' });
+    // The legitimate holder's newer token died with the family.
+    expect((await refresh(second.refresh_token)).status).toBe(400);
+  });
+
+  it('a refresh token of another app is refused', async () => {
+    const first = await session();
+    const other = await createTestAuthApp(worker.baseUrl);
+    const res = await api(worker.baseUrl).post(`/v1/${other.slug}/oauth/refresh`, {
+      refresh_token: first.refresh_token,
+    });
+    expect(res.status).toBe(400);
+    expect((await refresh(first.refresh_token)).status).toBe(200);
+  });
+
+  it('logout ends the session', async () => {
+    const first = await session();
+    const out = await api(worker.baseUrl).post(`/v1/${app.slug}/logout`, {
+      refresh_token: first.refresh_token,
+    });
+    expect([out.status, out.body]).toEqual([200, { ok: true }]);
+    expect((await refresh(first.refresh_token)).status).toBe(400);
+  });
+
+  it('disabling a user ends their sessions: refresh is refused', async () => {
+    const first = await session();
+    await app.admin.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${first.user.id}`, {
+      disabled: true,
+    });
+    const res = await refresh(first.refresh_token);
+    expect(res.status).toBe(400);
+  });
+});
