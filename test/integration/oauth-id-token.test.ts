@@ -1,0 +1,277 @@
+/**
+ * POST /v1/{appSlug}/oauth/id-token: the ID-token corpus (every forged or unfit token refused
+ * with the right status), the id-token rows of the error table, audiences, nonces, linking by
+ * verified e-mail, and the JWKS cache.
+ */
+import { createHash, createHmac, createPublicKey } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
+import {
+  asClient,
+  createTestAuthApp,
+  githubAccount,
+  oneTimeCode,
+  startOAuthWorker,
+  type TestAuthApp,
+} from '../helpers/oauth';
+import { type ProviderStandIn, STAND_IN_ISSUER, startProviderStandIn } from '../helpers/provider-stand-in';
+import type { ExtraWorker } from '../helpers/worker';
+
+let standIn: ProviderStandIn;
+let worker: ExtraWorker;
+let app: TestAuthApp;
+
+beforeAll(async () => {
+  standIn = await startProviderStandIn();
+  worker = await startOAuthWorker(standIn);
+  app = await createTestAuthApp(worker.baseUrl);
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await standIn?.close();
+});
+
+const INVALID = { error: 'invalid id token', code: 'invalid_token' };
+let counter = 0;
+
+/** Claims of a valid token for the app (a fresh Google account unless `sub` is given). */
+function claims(over: Record<string, unknown> = {}): Record<string, unknown> {
+  const now = Math.floor(Date.now() / 1000);
+  counter++;
+  return {
+    iss: STAND_IN_ISSUER,
+    aud: app.google.web,
+    sub: `google-${Date.now()}-${counter}`,
+    email: `person-${Date.now()}-${counter}@example.test`,
+    email_verified: true,
+    name: 'Native Person',
+    picture: 'https://pictures.example/p.png',
+    iat: now - 5,
+    exp: now + 3600,
+    ...over,
+  };
+}
+
+const signIn = (body: Record<string, unknown>, slug = app.slug) =>
+  api(worker.baseUrl).post(
+    `/v1/${slug}/oauth/id-token`,
+    { provider: 'google', ...body },
+    { headers: asClient() },
+  );
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('tokens refused before any key is fetched', () => {
+  it('alg none and HS256 signed with the public key are 401 and fetch no JWKS', async () => {
+    const payload = b64(claims());
+    const none = `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`;
+    const pem = createPublicKey({ key: standIn.publicJwk as never, format: 'jwk' }).export({
+      type: 'spki',
+      format: 'pem',
+    });
+    const hsHeader = b64({ alg: 'HS256', typ: 'JWT', kid: standIn.kid });
+    const hsSig = createHmac('sha256', pem).update(`${hsHeader}.${payload}`).digest('base64url');
+    for (const token of [none, `${hsHeader}.${payload}.${hsSig}`, 'not-a-jwt', '']) {
+      const res = await signIn({ id_token: token });
+      expect([res.status, res.body], token).toEqual([401, INVALID]);
+    }
+    expect(standIn.jwksFetches()).toBe(0);
+  });
+});
+
+describe('the ID-token corpus', () => {
+  it('unknown kid: 401', async () => {
+    const token = await standIn.signIdToken(claims(), { kid: 'no-such-kid' });
+    expect(await signIn({ id_token: token }).then((r) => [r.status, r.body])).toEqual([401, INVALID]);
+  });
+
+  const cases: Array<[string, () => Promise<string>, number]> = [
+    ['wrong iss', () => standIn.signIdToken(claims({ iss: 'https://evil.example' })), 401],
+    ['wrong aud', () => standIn.signIdToken(claims({ aud: 'someone-else.apps.test' })), 401],
+    ['wrong azp', () => standIn.signIdToken(claims({ azp: 'someone-else.apps.test' })), 401],
+    ['expired', () => standIn.signIdToken(claims({ exp: Math.floor(Date.now() / 1000) - 3600 })), 401],
+    [
+      'iat in the future',
+      () => standIn.signIdToken(claims({ iat: Math.floor(Date.now() / 1000) + 3600 })),
+      401,
+    ],
+    ['bad signature', () => standIn.signWithOtherKey(claims()), 401],
+    [
+      'tampered payload',
+      async () => {
+        const [h, , s] = (await standIn.signIdToken(claims())).split('.');
+        return `${h}.${b64(claims({ email: 'victim@example.test' }))}.${s}`;
+      },
+      401,
+    ],
+  ];
+  it.each(cases)('%s: %i', async (_name, make, status) => {
+    const res = await signIn({ id_token: await make() });
+    expect([res.status, res.body]).toEqual([status, INVALID]);
+  });
+
+  it('nonce mismatch: 401', async () => {
+    const token = await standIn.signIdToken(claims({ nonce: 'the-token-nonce' }));
+    expect((await signIn({ id_token: token, nonce: 'another-nonce' })).status).toBe(401);
+  });
+
+  it('a nonce sent but none in the token: 401', async () => {
+    const token = await standIn.signIdToken(claims());
+    expect(await signIn({ id_token: token, nonce: 'sent' }).then((r) => [r.status, r.body])).toEqual([
+      401,
+      INVALID,
+    ]);
+  });
+
+  it('missing e-mail: 400', async () => {
+    const token = await standIn.signIdToken(claims({ email: undefined }));
+    const res = await signIn({ id_token: token });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'the id token carries no e-mail' });
+  });
+});
+
+describe('accepted tokens', () => {
+  it.each(['web', 'ios', 'android'] as const)('the %s client ID is an accepted audience', async (which) => {
+    const res = await signIn({ id_token: await standIn.signIdToken(claims({ aud: app.google[which] })) });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 900,
+      user: { providers: ['google'] },
+    });
+  });
+
+  it('azp naming a registered client ID is accepted', async () => {
+    const token = await standIn.signIdToken(claims({ aud: app.google.web, azp: app.google.android }));
+    expect((await signIn({ id_token: token })).status).toBe(200);
+  });
+
+  it('the raw nonce and its SHA-256 hex are both accepted', async () => {
+    const nonce = 'client-nonce-123';
+    const hex = createHash('sha256').update(nonce).digest('hex');
+    expect((await signIn({ id_token: await standIn.signIdToken(claims({ nonce })), nonce })).status).toBe(
+      200,
+    );
+    expect(
+      (await signIn({ id_token: await standIn.signIdToken(claims({ nonce: hex })), nonce })).status,
+    ).toBe(200);
+  });
+
+  it('a token carrying a nonce is accepted when the request sent none (iOS SDKs)', async () => {
+    expect((await signIn({ id_token: await standIn.signIdToken(claims({ nonce: 'sdk-set' })) })).status).toBe(
+      200,
+    );
+  });
+
+  it('a returning Google account signs in as the same user', async () => {
+    const c = claims();
+    const first = await signIn({ id_token: await standIn.signIdToken(c) });
+    const again = await signIn({ id_token: await standIn.signIdToken({ ...c, email_verified: false }) });
+    expect(again.status).toBe(200);
+    expect((again.body as { user: { id: string } }).user.id).toBe(
+      (first.body as { user: { id: string } }).user.id,
+    );
+  });
+
+  it('many sign-ins fetch the JWKS no more after the first', async () => {
+    const before = standIn.jwksFetches();
+    expect(before).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 15; i++)
+      expect((await signIn({ id_token: await standIn.signIdToken(claims()) })).status).toBe(200);
+    expect(standIn.jwksFetches()).toBe(before);
+  });
+});
+
+describe('linking by e-mail', () => {
+  it('links to the existing user only when the e-mail is verified', async () => {
+    const account = githubAccount();
+    const email = account.emails[1]?.email as string;
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const gh = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/exchange`,
+      { code, code_verifier: verifier },
+      { headers: asClient() },
+    );
+    const userId = (gh.body as { user: { id: string } }).user.id;
+
+    const unverified = await signIn({
+      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
+    });
+    expect(unverified.status).toBe(403);
+
+    const verified = await signIn({
+      id_token: await standIn.signIdToken(claims({ email: email.toUpperCase() })),
+    });
+    expect(verified.status, verified.text).toBe(200);
+    expect((verified.body as { user: { id: string; providers: string[] } }).user).toMatchObject({
+      id: userId,
+      providers: ['github', 'google'],
+    });
+  });
+});
+
+describe('id-token error table', () => {
+  it('400: provider not google', async () => {
+    const res = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/id-token`,
+      { provider: 'github', id_token: await standIn.signIdToken(claims()) },
+      { headers: asClient() },
+    );
+    expect(res.status).toBe(400);
+  });
+
+  it('400: provider google disabled', async () => {
+    const off = await createTestAuthApp(worker.baseUrl, { google: false });
+    const res = await signIn(
+      { id_token: await standIn.signIdToken(claims({ aud: off.google.web })) },
+      off.slug,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'provider google is not enabled for this app' });
+  });
+
+  it("403: the app's user limit reached", async () => {
+    const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 2 });
+    const token = () => standIn.signIdToken(claims({ aud: limited.google.web }));
+    expect((await signIn({ id_token: await token() }, limited.slug)).status).toBe(200);
+    expect((await signIn({ id_token: await token() }, limited.slug)).status).toBe(200);
+    const third = await signIn({ id_token: await token() }, limited.slug);
+    expect(third.status).toBe(403);
+    expect(third.body).toEqual({ error: "This app's user limit has been reached" });
+  });
+
+  it('the user limit holds under concurrent sign-ups', async () => {
+    const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 3 });
+    const tokens = await Promise.all(
+      Array.from({ length: 10 }, () => standIn.signIdToken(claims({ aud: limited.google.web }))),
+    );
+    const results = await Promise.all(tokens.map((id_token) => signIn({ id_token }, limited.slug)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(results.filter((r) => r.status === 403)).toHaveLength(7);
+  });
+
+  it('403: account disabled', async () => {
+    const c = claims();
+    const first = await signIn({ id_token: await standIn.signIdToken(c) });
+    const userId = (first.body as { user: { id: string } }).user.id;
+    await app.admin.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`, {
+      disabled: true,
+    });
+    const res = await signIn({ id_token: await standIn.signIdToken(c) });
+    expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
+  });
+
+  it('404 for an unknown app, 403 for a disabled one', async () => {
+    expect((await signIn({ id_token: await standIn.signIdToken(claims()) }, 'no-such-app-here')).status).toBe(
+      404,
+    );
+    const off = await createTestAuthApp(worker.baseUrl);
+    await off.admin.patch(`/api/v1/projects/${off.project.id}/auth-apps/${off.id}`, { enabled: false });
+    expect(
+      (await signIn({ id_token: await standIn.signIdToken(claims({ aud: off.google.web })) }, off.slug))
+        .status,
+    ).toBe(403);
+  });
+});
