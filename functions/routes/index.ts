@@ -12,6 +12,7 @@ import { envRoutes } from './env';
 import { projectsRoutes } from './projects';
 import { serviceSitesRoutes } from './service-sites';
 import { sitesRoutes } from './sites';
+import { tunnelRoutes } from './tunnel';
 
 export const managementRoutes = routeGroup<AppEnv>();
 for (const group of [
@@ -26,6 +27,7 @@ for (const group of [
   connectionsRoutes,
   serviceSitesRoutes,
   deploysRoutes,
+  tunnelRoutes,
 ]) {
   managementRoutes.route('/', group);
 }

@@ -1,0 +1,65 @@
+/**
+ * GET /projects/:id/sites/:siteId/tunnel/:dbId with `Upgrade: websocket`: a byte tunnel from
+ * the caller to a PostgreSQL database the site is connected to (`tether connect --local`).
+ * A plain Hono route, since an upgrade has no JSON body to validate; it is documented in the
+ * OpenAPI document by hand.
+ */
+import type { Context } from 'hono';
+import { buildAdapters } from '../adapters';
+import { servePostgresTunnel } from '../adapters/postgres-tunnel';
+import { type AppEnv, getDb } from '../context';
+import { ApiError } from '../lib/errors';
+import { routeGroup, validationError, z } from '../lib/openapi';
+import { tunnelTarget } from '../services/tunnel';
+import { loadSite, SiteParams } from './env';
+import { access, requireUuid } from './shared';
+
+const TunnelParams = SiteParams.extend({ dbId: z.string() });
+const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+export const tunnelRoutes = routeGroup<AppEnv>();
+
+tunnelRoutes.openAPIRegistry.registerPath({
+  method: 'get',
+  path: '/projects/{id}/sites/{siteId}/tunnel/{dbId}',
+  tags: ['tunnels'],
+  summary: 'Open a WebSocket byte tunnel to a PostgreSQL database the site is connected to',
+  description:
+    'Needs `Upgrade: websocket` and the write role. Binary frames carry the PostgreSQL wire protocol ' +
+    'both ways. The first packet must be a start-up for this database (encryption requests are ' +
+    'declined with "N"; the WebSocket itself runs over HTTPS); anything else gets a PostgreSQL ' +
+    'FATAL error and the socket closes with 1008.',
+  security: [{ bearer: [] }],
+  request: { params: TunnelParams },
+  responses: {
+    101: { description: 'switching protocols: the tunnel is open' },
+    400: {
+      description: 'the database is not PostgreSQL',
+      content: { 'application/json': { schema: ErrorBody } },
+    },
+    403: { description: 'role below write, or a project API key' },
+    404: { description: 'no such project, site or database, or the site is not connected to it' },
+    426: { description: 'the request is not a WebSocket upgrade' },
+  },
+});
+
+tunnelRoutes.get('/projects/:id/sites/:siteId/tunnel/:dbId', async (c: Context<AppEnv>) => {
+  const parsed = TunnelParams.safeParse(c.req.param());
+  if (!parsed.success) throw validationError(parsed.error);
+  const params = parsed.data;
+  const { project } = await access(c, params.id, 'write');
+  const site = await loadSite(c, project.id, params.siteId);
+  const dbId = requireUuid(params.dbId, 'database');
+  const config = c.get('config');
+  const target = await tunnelTarget(getDb(c), config, buildAdapters(config), project.id, site.id, dbId);
+  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+    c.header('Upgrade', 'websocket');
+    throw new ApiError('UPGRADE_REQUIRED', 'this route opens a WebSocket: send Upgrade: websocket');
+  }
+  const pair = new WebSocketPair();
+  const client = pair[0];
+  const server = pair[1];
+  server.accept();
+  servePostgresTunnel(server, target);
+  return new Response(null, { status: 101, webSocket: client });
+});
