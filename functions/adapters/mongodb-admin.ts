@@ -101,7 +101,8 @@ export class AtlasMongoAdmin implements MongoAdmin {
   constructor(
     baseUrl: string,
     private readonly clientKey: string,
-    private readonly fetcher: typeof fetch = fetch,
+    // Wrapped: workerd refuses a global fetch called as a method of another object (Illegal invocation).
+    private readonly fetcher: typeof fetch = (input, init) => fetch(input, init),
   ) {
     this.base = baseUrl.replace(/\/+$/, '');
     const match = /\/groups\/([^/]+)$/.exec(new URL(this.base).pathname);

@@ -79,7 +79,8 @@ export class AwsS3Admin implements S3Admin {
       secretAccessKey: opts.secretAccessKey,
       retries: 0,
     });
-    this.fetcher = opts.fetcher ?? fetch;
+    // Bound: workerd refuses a global fetch called as a method of another object (Illegal invocation).
+    this.fetcher = opts.fetcher ?? ((input, init) => fetch(input, init));
   }
 
   async createBucket(bucket: string, region: string): Promise<void> {
