@@ -60,6 +60,7 @@ function runOnce(spec: LoadSpec, durationSec: number | undefined): Promise<RawRu
     const started = performance.now();
     let lastResponse = started;
     const instance = autocannon(options(spec, durationSec), (err, result) => {
+      clearTimeout(cap);
       if (err) return reject(err);
       const timeouts = result.timeouts ?? 0;
       if (timeouts > 0) statusCounts.timeout = timeouts;
@@ -71,6 +72,11 @@ function runOnce(spec: LoadSpec, durationSec: number | undefined): Promise<RawRu
       bump(String(statusCode));
       if (!spec.expectStatus.includes(statusCode)) errors += 1;
     });
+    // A `once` run also stops at its duration, whatever is left of the list.
+    const cap = setTimeout(
+      () => instance.stop(),
+      spec.mode === 'once' && durationSec ? durationSec * 1000 : 2 ** 31 - 1,
+    );
     instance.on('reqError', () => {
       errors += 1;
       bump('error');

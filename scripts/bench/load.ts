@@ -19,7 +19,10 @@ export async function runLoad(spec: LoadSpec): Promise<Measurement> {
   const outPath = join(dir, 'out.json');
   try {
     await writeFile(specPath, JSON.stringify(spec));
-    const runSec = spec.mode === 'cycle' ? (spec.durationSec ?? 10) + (spec.warmupSec ?? 0) : ONCE_LIMIT_SEC;
+    const runSec =
+      spec.mode === 'cycle'
+        ? (spec.durationSec ?? 10) + (spec.warmupSec ?? 0)
+        : (spec.durationSec ?? ONCE_LIMIT_SEC);
     const limitMs = (runSec + spec.timeoutSec + 15) * 1000;
     await new Promise<void>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', CHILD, specPath, outPath], {

@@ -5,7 +5,7 @@
  * the floor always runs), --duration <s> (default 10), --connections <n> (default 10).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,9 @@ async function openApiRoutes(baseUrl: string): Promise<Set<string>> {
 async function main(): Promise<void> {
   const settings = settingsFromArgs();
   const started = new Date();
+  const outDir = join(ROOT, 'bench-results');
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  await mkdir(outDir, { recursive: true });
   const dataDir = await mkdtemp(join(tmpdir(), 'tether-bench-'));
   const google = await startFakeGoogle();
   const port = await freePort();
@@ -102,6 +105,8 @@ async function main(): Promise<void> {
   } finally {
     await stack.stop();
     await google.stop();
+    // The Worker's console, kept beside the results: the first place to look when a row fails.
+    await copyFile(join(dataDir, 'worker.log'), join(outDir, `${stamp}.worker.log`)).catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
   }
 
@@ -116,9 +121,7 @@ async function main(): Promise<void> {
     if (bundle.wranglerError) console.log(`  wrangler failed offline: ${bundle.wranglerError}`);
   }
 
-  const outDir = join(ROOT, 'bench-results');
-  await mkdir(outDir, { recursive: true });
-  const file = join(outDir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const file = join(outDir, `${stamp}.json`);
   const meta = {
     started: started.toISOString(),
     commit: gitCommit(),

@@ -24,7 +24,7 @@ export interface LoadSpec {
    */
   mode: 'cycle' | 'once';
   requests: LoadRequest[];
-  /** Length of a `cycle` run. */
+  /** Length of a `cycle` run; for `once`, the most it may last (what is left of the list is not sent). */
   durationSec?: number;
   /** Unmeasured run of the same requests first (`cycle` only), to warm the JIT and pools. */
   warmupSec?: number;

@@ -1,0 +1,107 @@
+/**
+ * Direct PostgreSQL work for the issue-4 baselines: the same statements the Worker's connect
+ * runs (functions/adapters/postgres-admin.ts createLogin at level connect), timed with a plain
+ * `pg` client, plus read-only queries the checks need.
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+
+const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;
+
+/** Opens a client on `url`, runs `work`, always closes it. */
+export async function withPg<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The physical name of a database record (its roles are `<physical>_rw` and `<physical>_ro`). */
+export async function physicalNameOf(metadataUrl: string, databaseId: string): Promise<string> {
+  const res = await withPg(metadataUrl, (c) =>
+    c.query<{ physical_name: string }>('SELECT physical_name FROM databases WHERE id = $1', [databaseId]),
+  );
+  const name = res.rows[0]?.physical_name;
+  if (!name) throw new Error(`database ${databaseId} has no metadata row`);
+  return name;
+}
+
+/** Own-credential connections of a database, and how many distinct roles they name that exist on the cluster. */
+export async function rolesOfDatabase(
+  metadataUrl: string,
+  databaseId: string,
+): Promise<{ connections: number; distinctExisting: number }> {
+  const res = await withPg(metadataUrl, (c) =>
+    c.query<{ connections: string; distinct_existing: string }>(
+      `SELECT count(*) AS connections,
+              count(DISTINCT r.rolname) AS distinct_existing
+         FROM connections c
+         LEFT JOIN pg_roles r ON r.rolname = c.credential_name
+        WHERE c.kind = 'database' AND c.resource_id = $1 AND c.credential_mode = 'own'`,
+      [databaseId],
+    ),
+  );
+  const row = res.rows[0];
+  return {
+    connections: Number(row?.connections ?? 0),
+    distinctExisting: Number(row?.distinct_existing ?? 0),
+  };
+}
+
+/** The connect-level login statements for role `name` acting as `owner`. */
+function loginStatements(name: string, owner: string): string[] {
+  const password = randomBytes(24).toString('base64url');
+  return [
+    'BEGIN',
+    `CREATE ROLE ${ident(name)} LOGIN PASSWORD ${literal(password)}`,
+    `COMMENT ON ROLE ${ident(name)} IS ${literal(`bench baseline role, created ${new Date().toISOString()}`)}`,
+    `GRANT ${ident(owner)} TO ${ident(name)}`,
+    `ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`,
+    'COMMIT',
+  ];
+}
+
+/**
+ * Times `count` logins made with the connect-level statements, one after another, in ms each.
+ * `fresh`: a new connection per login (as the Worker opens one), else one open connection.
+ * The roles (named `bench_…`, outside the reconciler's `c_` pattern) are dropped afterwards.
+ */
+export async function timeDirectLogins(
+  adminUrl: string,
+  owner: string,
+  count: number,
+  fresh: boolean,
+): Promise<number[]> {
+  const names = Array.from({ length: count }, () => `bench_${randomBytes(5).toString('hex')}`);
+  const times: number[] = [];
+  const runOne = async (client: pg.Client, name: string): Promise<void> => {
+    for (const sql of loginStatements(name, owner)) await client.query(sql);
+  };
+  try {
+    if (fresh) {
+      for (const name of names) {
+        const t0 = performance.now();
+        await withPg(adminUrl, (c) => runOne(c, name));
+        times.push(performance.now() - t0);
+      }
+    } else {
+      await withPg(adminUrl, async (c) => {
+        for (const name of names) {
+          const t0 = performance.now();
+          await runOne(c, name);
+          times.push(performance.now() - t0);
+        }
+      });
+    }
+  } finally {
+    await withPg(adminUrl, async (c) => {
+      for (const name of names) await c.query(`DROP ROLE IF EXISTS ${ident(name)}`);
+    });
+  }
+  return times;
+}

@@ -1,0 +1,61 @@
+/** 100 connects in parallel on one database (issue 4: no error, 100 distinct roles, wall time reported). */
+import { createProject } from '../api';
+import { rolesOfDatabase } from '../pg-direct';
+import { holds } from '../stats';
+import type { Scenario } from '../types';
+import { connectionsPath, createDatabases, createSites } from './fixtures';
+
+const PARALLEL = 100;
+
+interface State {
+  databaseId: string;
+  paths: string[];
+}
+
+/** 100 sites connect to one database at once. */
+export const pgParallelScenario: Scenario<State> = {
+  name: '100 parallel connects',
+  issue: 4,
+  target: 'no error, 100 distinct roles',
+  requires: ['POST /api/v1/projects/{id}/sites/{siteId}/connections'],
+  async setup(ctx) {
+    const projectId = await createProject(ctx.api, 'bench parallel connects');
+    const [databaseId] = await createDatabases(ctx.api, projectId, 1);
+    const sites = await createSites(ctx.api, projectId, PARALLEL, 'parallel');
+    return { databaseId: databaseId as string, paths: sites.map((id) => connectionsPath(projectId, id)) };
+  },
+  async measure(ctx, { databaseId, paths }) {
+    const headers = { authorization: ctx.api.authorization, 'content-type': 'application/json' };
+    const body = JSON.stringify({ kind: 'database', resource_id: databaseId });
+    const m = await ctx.load({
+      connections: PARALLEL,
+      mode: 'once',
+      requests: paths.map((path) => ({ method: 'POST', path, headers, body })),
+      expectStatus: [201],
+      timeoutSec: 60,
+    });
+    const roles = await rolesOfDatabase(ctx.stack.metadataUrl, databaseId);
+    return [
+      {
+        scenario: this.name,
+        issue: this.issue,
+        measurement: m,
+        floorRatio: null,
+        checks: [
+          holds(
+            'no errors',
+            m.errors === 0 && m.requests === PARALLEL,
+            `${m.errors} errors of ${m.requests}`,
+          ),
+          holds(
+            `${PARALLEL} distinct roles`,
+            roles.distinctExisting === PARALLEL,
+            String(roles.distinctExisting),
+          ),
+        ],
+        note: `wall time ${(m.wallMs / 1000).toFixed(2)} s for ${PARALLEL} connects at once`,
+        details: { wallMs: m.wallMs, roles },
+      },
+    ];
+  },
+};
