@@ -1,0 +1,152 @@
+/**
+ * Fixtures for the connection tests: a Worker whose live patches go to a local receiver and
+ * whose bucket keys and MongoDB users are made by the stand-ins, plus small API shorthands.
+ */
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type AwsStandIn, startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
+import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
+import { type ApiClient, api, createAccount, createProject, uniqueName } from './api';
+import { type Receiver, startReceiver } from './receiver';
+import { type ExtraWorker, startExtraWorker } from './worker';
+
+/** The secret live patches are signed with in these tests. */
+export const PATCH_SECRET = 'patch-secret-for-tests-0123456789';
+
+/** A Worker with a patch receiver and the AWS and Atlas stand-ins. */
+export interface ConnectionsWorld {
+  worker: ExtraWorker;
+  receiver: Receiver;
+  aws: AwsStandIn;
+  atlas: AtlasStandIn;
+  stop(): Promise<void>;
+}
+
+/** Starts the receiver, the stand-ins and a Worker wired to them (`env` on top). */
+export async function startConnectionsWorld(env: Record<string, string> = {}): Promise<ConnectionsWorld> {
+  const [receiver, aws, atlas] = await Promise.all([startReceiver(), startAwsStandIn(), startAtlasStandIn()]);
+  const worker = await startExtraWorker({
+    RUNTIME_PATCH_URL: `${receiver.url}/patches`,
+    RUNTIME_PATCH_SECRET: PATCH_SECRET,
+    IAM_ENDPOINT: aws.url,
+    STORAGE_ENDPOINT: aws.url,
+    IAM_ACCESS_KEY_ID: aws.accessKeyId,
+    IAM_SECRET_ACCESS_KEY: aws.secretAccessKey,
+    MONGODB_ADMIN_URL: atlas.adminUrl,
+    MONGODB_ADMIN_KEY: atlas.adminKey,
+    ...env,
+  });
+  return {
+    worker,
+    receiver,
+    aws,
+    atlas,
+    async stop() {
+      await worker.stop();
+      await Promise.all([receiver.close(), aws.stop(), atlas.stop()]);
+    },
+  };
+}
+
+/** An owner with a project and `siteCount` sites, on the Worker at `baseUrl`. */
+export interface Seeded {
+  as: ApiClient;
+  token: string;
+  project: { id: string; slug: string };
+  sites: Array<{ id: string; slug: string }>;
+}
+
+/** Creates an account, a project and its sites. */
+export async function seed(baseUrl: string, siteCount = 1): Promise<Seeded> {
+  const account = await createAccount(undefined, baseUrl);
+  const project = await createProject(account.token, undefined, baseUrl);
+  const as = api(baseUrl, account.token);
+  const sites = [];
+  for (let i = 0; i < siteCount; i++) sites.push(await createSite(as, project.id));
+  return { as, token: account.token, project, sites };
+}
+
+/** Creates a site; throws unless 201. */
+export async function createSite(as: ApiClient, projectId: string, slug = uniqueName('site')) {
+  const res = await as.post<{ id: string; slug: string }>(`/api/v1/projects/${projectId}/sites`, { slug });
+  if (res.status !== 201) throw new Error(`create site: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** A created service: its id and name. */
+export interface Service {
+  id: string;
+  name: string;
+}
+
+async function created(res: Promise<{ status: number; text: string; body: unknown }>, what: string) {
+  const r = await res;
+  if (r.status !== 201) throw new Error(`create ${what}: ${r.status} ${r.text}`);
+  return r.body as Record<string, string>;
+}
+
+/** Creates a database (postgresql unless given). */
+export async function createDatabase(
+  as: ApiClient,
+  projectId: string,
+  engine: 'postgresql' | 'mongodb' = 'postgresql',
+  extra: Record<string, unknown> = {},
+): Promise<Service> {
+  const name = uniqueName('db').replace(/-/g, '_');
+  const body = await created(
+    as.post(`/api/v1/projects/${projectId}/databases`, { name, engine, ...extra }),
+    'database',
+  );
+  return { id: body.id as string, name };
+}
+
+/** Creates a bucket. */
+export async function createBucket(as: ApiClient, projectId: string): Promise<Service> {
+  const name = uniqueName('bk');
+  const body = await created(as.post(`/api/v1/projects/${projectId}/buckets`, { name }), 'bucket');
+  return { id: body.id as string, name };
+}
+
+/** Creates an auth app; its name is its app_id. */
+export async function createAuthApp(as: ApiClient, projectId: string): Promise<Service> {
+  const appId = uniqueName('app');
+  const body = await created(
+    as.post(`/api/v1/projects/${projectId}/auth-apps`, { app_id: appId }),
+    'auth app',
+  );
+  return { id: body.id as string, name: appId };
+}
+
+/** Runs one query on the metadata database. */
+export async function metadata<T extends pg.QueryResultRow>(
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: inject('metadataUrl') });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A delivery row as the tests read it. */
+export interface DeliveryRow {
+  id: string;
+  target_id: string;
+  reason: string;
+  set_names: string[];
+  unset_names: string[];
+  status: string;
+  attempts: number;
+}
+
+/** The runtime-patch deliveries of a site, oldest first. */
+export function deliveriesOf(siteId: string): Promise<DeliveryRow[]> {
+  return metadata<DeliveryRow>(
+    `select id, target_id, reason, set_names, unset_names, status, attempts from deliveries
+     where kind = 'runtime_patch' and target_id = $1 order by created_at, id`,
+    [siteId],
+  );
+}
