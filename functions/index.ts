@@ -8,8 +8,14 @@ import { buildApp } from './app';
 import { type Bindings, loadConfig } from './env';
 import { consumeProvisioning, type Handlers, recordDeadLetters } from './queues/consumer';
 import type { ProvisioningMessage } from './queues/messages';
+import {
+  CREDENTIAL_STEPS,
+  cleanupCredentialHandler,
+  switchCredentialsHandler,
+} from './services/credential-steps';
 import { deliverRuntimePatch } from './services/deliveries';
-import { runReconciler } from './services/reconciler';
+import { deliverNetworkPolicy } from './services/network-policy';
+import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
 
 export { OneTimeCodes } from './objects/one-time-codes';
 export { RateCounter } from './objects/rate-counter';
@@ -19,7 +25,12 @@ const app = buildApp();
 /** Message handlers of the provisioning queue. */
 const handlers: Handlers = {
   // Runtime patches; a delivery of another kind is not claimed here and is left to its own sender.
-  deliver: (m, ctx) => deliverRuntimePatch(ctx.db, ctx.config, buildAdapters(ctx.config), m.deliveryId),
+  deliver: async (m, ctx) => {
+    await deliverRuntimePatch(ctx.db, ctx.config, buildAdapters(ctx.config), m.deliveryId);
+    await deliverNetworkPolicy(ctx.db, ctx.config, m.deliveryId);
+  },
+  'cleanup-credential': cleanupCredentialHandler,
+  'switch-credentials': switchCredentialsHandler,
 };
 
 async function withDb<T>(env: Bindings, work: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
@@ -44,6 +55,8 @@ export default {
 
   async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
     const config = loadConfig(env);
-    await withDb(env, (db) => runReconciler({ db, config, queue: env.PROVISIONING }));
+    await withDb(env, (db) =>
+      runReconciler({ db, config, queue: env.PROVISIONING }, { ...RECONCILER_STEPS, ...CREDENTIAL_STEPS }),
+    );
   },
 } satisfies ExportedHandler<Bindings, ProvisioningMessage>;

@@ -117,11 +117,13 @@ export class PostgresAdmin {
     db: string,
     level: PgLevel,
     running: boolean,
+    /** Recreate exactly this login (the reconciler restoring a role that went missing). */
+    fixed?: { name: string; password: string },
   ): Promise<{ name: string; password: string }> {
     if (level === 'read-only' && running) await this.grantReaderExisting(db);
-    const password = randomPassword();
+    const password = fixed?.password ?? randomPassword();
     for (let attempt = 0; ; attempt++) {
-      const name = `c_${randomLowerAlnum(8)}`;
+      const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {
         await this.run(async (client) => {
           await client.query('BEGIN');
@@ -140,7 +142,7 @@ export class PostgresAdmin {
         });
         return { name, password };
       } catch (err) {
-        if (pgCode(err) !== '42710' || attempt >= 4) throw err;
+        if (pgCode(err) !== '42710' || fixed || attempt >= 4) throw err;
       }
     }
   }

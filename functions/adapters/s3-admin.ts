@@ -45,6 +45,8 @@ export interface S3Admin {
   /** Deletes a key user and everything it holds; a missing user is not an error. */
   dropUser(userName: string): Promise<void>;
   listKeyUsers(): Promise<KeyUser[]>;
+  /** The access key ids a key user holds. */
+  keysOf(userName: string): Promise<string[]>;
 }
 
 /** An error answered by IAM or S3, with the provider's code. */
@@ -197,6 +199,11 @@ export class AwsS3Admin implements S3Admin {
       marker = xmlText(xml, 'IsTruncated', '') === 'true' ? xmlText(xml, 'Marker') : undefined;
     } while (marker);
     return users;
+  }
+
+  async keysOf(userName: string): Promise<string[]> {
+    const xml = await this.iam('ListAccessKeys', { UserName: userName });
+    return xmlMembers(xml, 'AccessKeyMetadata').map((k) => xmlText(k, 'AccessKeyId'));
   }
 
   /** The IAM user holding `accessKeyId`, found among the bucket's key users (a handful per bucket). */

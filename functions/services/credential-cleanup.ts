@@ -1,0 +1,88 @@
+/**
+ * Removing credentials whose connection is gone (queue message `cleanup-credential`): the row in
+ * credential_cleanups names what to drop; the handler drops it at the outside system and marks
+ * the row done. Failures count attempts and rethrow, so the queue retries with backoff and the
+ * reconciler re-enqueues whatever is still pending.
+ */
+import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { buckets, credentialCleanups, databases } from '../../db/schema';
+import type { Adapters } from '../adapters';
+import type { Config } from '../env';
+import type { ProvisioningMessage } from '../queues/messages';
+import { type CredentialTarget, dropCredential } from './credentials';
+
+/** The service a credential belongs to, deleted ones included (their credentials still go). */
+export async function loadTargetAnyState(
+  db: DbOrTx,
+  kind: 'database' | 'bucket',
+  resourceId: string,
+): Promise<CredentialTarget | null> {
+  if (kind === 'database') {
+    const [row] = await db.select().from(databases).where(eq(databases.id, resourceId));
+    return row ? { kind, resource: row } : null;
+  }
+  const [row] = await db.select().from(buckets).where(eq(buckets.id, resourceId));
+  return row ? { kind, resource: row } : null;
+}
+
+/** Drops the credential a cleanup row names and marks it done; throws (after counting) to retry. */
+export async function runCredentialCleanup(
+  db: DbOrTx,
+  config: Config,
+  adapters: Adapters,
+  cleanupId: string,
+): Promise<void> {
+  const [row] = await db.select().from(credentialCleanups).where(eq(credentialCleanups.id, cleanupId));
+  if (!row || row.doneAt) return;
+  const target = await loadTargetAnyState(db, row.kind, row.resourceId);
+  try {
+    // A service whose record is gone entirely took its credentials with it.
+    if (target) {
+      // Dropping the standalone case's "shared" credential would break every app: never do it.
+      if (
+        row.kind === 'database' &&
+        target.kind === 'database' &&
+        row.credentialName === target.resource.mainUser
+      )
+        throw new Error('refusing to drop the main user');
+      await dropCredential(adapters, config, target, row.credentialName);
+    }
+  } catch (err) {
+    await db
+      .update(credentialCleanups)
+      .set({
+        attempts: sql`${credentialCleanups.attempts} + 1`,
+        lastError: (err as Error).message.slice(0, 500),
+      })
+      .where(eq(credentialCleanups.id, row.id));
+    throw err;
+  }
+  await db
+    .update(credentialCleanups)
+    .set({ doneAt: new Date(), attempts: sql`${credentialCleanups.attempts} + 1`, lastError: null })
+    .where(eq(credentialCleanups.id, row.id));
+}
+
+/** The reconciler step: re-enqueues cleanups still pending a minute after they were recorded. */
+export async function resendCredentialCleanups(
+  db: DbOrTx,
+  queue: Queue<ProvisioningMessage>,
+): Promise<number> {
+  const rows = await db
+    .select({ id: credentialCleanups.id })
+    .from(credentialCleanups)
+    .where(
+      and(
+        isNull(credentialCleanups.doneAt),
+        lt(credentialCleanups.createdAt, sql`now() - interval '60 seconds'`),
+      ),
+    )
+    .orderBy(asc(credentialCleanups.createdAt))
+    .limit(200);
+  if (rows.length === 0) return 0;
+  await queue.sendBatch(
+    rows.map((r) => ({ body: { type: 'cleanup-credential' as const, cleanupId: r.id } })),
+  );
+  return rows.length;
+}

@@ -1,0 +1,35 @@
+/**
+ * The credential and network side of the minute reconciler, and the queue handlers that do
+ * this issue's work. The Worker's `scheduled` runs {@link CREDENTIAL_STEPS} next to the
+ * delivery steps; its `queue` dispatches `cleanup-credential` and `switch-credentials` here.
+ */
+import { buildAdapters } from '../adapters';
+import type { MessageHandler } from '../queues/consumer';
+import { resendCredentialCleanups, runCredentialCleanup } from './credential-cleanup';
+import { removeOrphans, restoreMissing } from './credential-drift';
+import { switchSharedConnections } from './credential-switch';
+import { reconcileNetworkPolicies } from './network-policy';
+import type { ReconcilerStep } from './reconciler';
+
+/** Reconciler steps of per-connection credentials and network policies. */
+export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
+  'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
+  'remove-orphaned-credentials': ({ db, config }) => removeOrphans(db, buildAdapters(config)),
+  'restore-missing-credentials': ({ db, config }) => restoreMissing(db, config, buildAdapters(config)),
+  // A database that was stopped when an app connected now runs: the app gets its own credential.
+  'switch-shared-credentials': ({ db, config, queue }) =>
+    switchSharedConnections({ db, config, adapters: buildAdapters(config), queue }, { includeLegacy: false }),
+  'network-policies': ({ db, config, queue }) => reconcileNetworkPolicies(db, config, queue),
+};
+
+/** `cleanup-credential`: drop the credential a cleanup row names. */
+export const cleanupCredentialHandler: MessageHandler<'cleanup-credential'> = (m, ctx) =>
+  runCredentialCleanup(ctx.db, ctx.config, buildAdapters(ctx.config), m.cleanupId);
+
+/** `switch-credentials`: move the project's shared connections (legacy sites included) to their own. */
+export const switchCredentialsHandler: MessageHandler<'switch-credentials'> = async (m, ctx) => {
+  await switchSharedConnections(
+    { db: ctx.db, config: ctx.config, adapters: buildAdapters(ctx.config), queue: ctx.env.PROVISIONING },
+    { projectId: m.projectId, includeLegacy: true },
+  );
+};

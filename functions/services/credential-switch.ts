@@ -1,0 +1,154 @@
+/**
+ * Moving connections served by a service's shared credential onto their own: a database that
+ * was stopped when the connection was made and now runs (the reconciler), and the connections
+ * of legacy sites, made before per-connection credentials existed (queue message
+ * `switch-credentials`, sent at their next deploy or when any connection on the project
+ * changes). The own credential is made first; the connection row, the legacy flag and a live
+ * patch (reason `credential`) are written in one transaction; the app is never restarted.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { connections, sites } from '../../db/schema';
+import type { Adapters } from '../adapters';
+import type { Config } from '../env';
+import type { ProvisioningMessage } from '../queues/messages';
+import { deriveSiteEnv } from './connections/derive';
+import { loadTargetAnyState } from './credential-cleanup';
+import { createConnectionCredential, dropCredential, usesSharedCredential } from './credentials';
+import { enqueueDeliveries, recordPatches } from './deliveries';
+
+/** What a switch needs. */
+export interface SwitchDeps {
+  db: Db;
+  config: Config;
+  adapters: Adapters;
+  queue: Queue<ProvisioningMessage>;
+}
+
+/** Names whose values differ between two variable maps. */
+function changedNames(
+  before: Record<string, string>,
+  after: Record<string, string>,
+): { set: string[]; unset: string[] } {
+  const set = Object.keys(after).filter((n) => before[n] !== after[n]);
+  const unset = Object.keys(before).filter((n) => !(n in after));
+  return { set: set.sort(), unset: unset.sort() };
+}
+
+/** Switches one shared connection to its own credential; returns the live patches it recorded. */
+async function switchOne(deps: SwitchDeps, connectionId: string): Promise<string[]> {
+  const [conn] = await deps.db.select().from(connections).where(eq(connections.id, connectionId));
+  if (conn?.credentialMode !== 'shared' || conn.kind === 'auth_app') return [];
+  const target = await loadTargetAnyState(deps.db, conn.kind, conn.resourceId);
+  if (!target || usesSharedCredential(target)) return [];
+  const made = await createConnectionCredential(deps.adapters, deps.config, target, conn.level);
+  if (made.mode !== 'own') return [];
+  try {
+    return await deps.db.transaction(async (tx) => {
+      // Re-read under lock: a concurrent disconnect or switch wins, and the new credential is dropped.
+      const [locked] = await tx
+        .select({ mode: connections.credentialMode, level: connections.level })
+        .from(connections)
+        .where(eq(connections.id, conn.id))
+        .for('update');
+      if (locked?.mode !== 'shared' || locked.level !== conn.level) throw new SwitchRaced();
+      const before = await deriveSiteEnv(tx, deps.config, deps.adapters, conn.siteId);
+      await tx
+        .update(connections)
+        .set({
+          credentialMode: 'own',
+          credentialName: made.name,
+          credentialSecretCiphertext: await deps.config.keyring.encrypt(made.secret),
+        })
+        .where(eq(connections.id, conn.id));
+      const after = await deriveSiteEnv(tx, deps.config, deps.adapters, conn.siteId);
+      const names = changedNames(before?.effective ?? {}, after?.effective ?? {});
+      return recordPatches(tx, [
+        { projectId: conn.projectId, siteId: conn.siteId, reason: 'credential', ...names },
+      ]);
+    });
+  } catch (err) {
+    await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
+      console.error(`dropping an unused credential failed; the reconciler removes orphans: ${e.message}`),
+    );
+    if (err instanceof SwitchRaced) return [];
+    throw err;
+  }
+}
+
+class SwitchRaced extends Error {}
+
+/**
+ * Switches shared connections that may now have their own credential: of one project or all,
+ * legacy sites included or not. Tries every connection; throws at the end if any failed, so the
+ * queue retries. Returns how many connections switched.
+ */
+export async function switchSharedConnections(
+  deps: SwitchDeps,
+  scope: { projectId?: string; includeLegacy: boolean; limit?: number },
+): Promise<number> {
+  const rows = await deps.db
+    .select({ id: connections.id, siteId: connections.siteId, legacy: sites.legacyCredentials })
+    .from(connections)
+    .innerJoin(sites, eq(sites.id, connections.siteId))
+    .where(
+      and(
+        eq(connections.credentialMode, 'shared'),
+        inArray(connections.kind, ['database', 'bucket']),
+        scope.projectId ? eq(connections.projectId, scope.projectId) : undefined,
+        scope.includeLegacy ? undefined : eq(sites.legacyCredentials, false),
+      ),
+    )
+    .limit(scope.limit ?? 200);
+  let switched = 0;
+  const failures: string[] = [];
+  const deliveryIds: string[] = [];
+  for (const row of rows) {
+    try {
+      const ids = await switchOne(deps, row.id);
+      if (ids.length > 0) switched++;
+      deliveryIds.push(...ids);
+    } catch (err) {
+      failures.push((err as Error).message);
+    }
+  }
+  if (scope.includeLegacy && failures.length === 0) {
+    // Every connection that can have its own credential now has it: the site is no longer legacy.
+    await deps.db
+      .update(sites)
+      .set({ legacyCredentials: false })
+      .where(
+        and(
+          eq(sites.legacyCredentials, true),
+          scope.projectId ? eq(sites.projectId, scope.projectId) : undefined,
+        ),
+      );
+  }
+  await enqueueDeliveries(deps.queue, deliveryIds);
+  if (failures.length > 0) throw new Error(`${failures.length} credential switch(es) failed: ${failures[0]}`);
+  return switched;
+}
+
+/**
+ * Asks the consumer to switch the project's legacy connections, if it has any legacy site. Call
+ * after a deploy and after any connection change on the project; a failure is only logged.
+ */
+export async function requestLegacySwitch(
+  db: Db,
+  queue: Queue<ProvisioningMessage>,
+  projectId: string,
+): Promise<boolean> {
+  try {
+    const [legacy] = await db
+      .select({ n: sql<number>`1` })
+      .from(sites)
+      .where(and(eq(sites.projectId, projectId), eq(sites.legacyCredentials, true)))
+      .limit(1);
+    if (!legacy) return false;
+    await queue.send({ type: 'switch-credentials', projectId });
+    return true;
+  } catch (err) {
+    console.error('requesting the legacy credential switch failed:', (err as Error).message);
+    return false;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Database network policies (CONTRACT §6): the sites allowed to reach a database are exactly
+ * the sites connected to it. The minute reconciler compares each database's desired set with
+ * the last acknowledged one and records a `network_policy` delivery when they differ; the
+ * consumer derives `allowed_site_ids` when it sends, POSTs it signed, and stores the set it
+ * got acknowledged. Unacknowledged deliveries are re-sent each minute, so the network converges
+ * within two minutes of any connection change.
+ */
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { connections, databases, deliveries } from '../../db/schema';
+import type { Config } from '../env';
+import { newId } from '../lib/ids';
+import type { ProvisioningMessage } from '../queues/messages';
+import { enqueueDeliveries, postSigned } from './deliveries';
+
+/** How long a consumer holds a policy delivery it is sending. */
+const CLAIM_SECONDS = 60;
+
+/** Whether policies have somewhere to go (else they stay pending, per CONTRACT §1). */
+export const networkPolicyConfigured = (config: Config): boolean =>
+  Boolean(config.NETWORK_POLICY_URL && config.NETWORK_POLICY_SECRET);
+
+/** The sites allowed to reach a database now: those connected to it, sorted. */
+export async function allowedSiteIds(db: DbOrTx, databaseId: string): Promise<string[]> {
+  const rows = await db
+    .select({ siteId: connections.siteId })
+    .from(connections)
+    .where(and(eq(connections.kind, 'database'), eq(connections.resourceId, databaseId)));
+  return rows.map((r) => r.siteId).sort();
+}
+
+/**
+ * Records a pending policy delivery for each database whose desired set differs from the last
+ * acknowledged one and has none pending; returns the new deliveries' ids. Deleted databases
+ * get one last empty set, then nothing.
+ */
+export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly string[]): Promise<string[]> {
+  const scope = databaseIds
+    ? sql`and d.id in (${sql.join(
+        databaseIds.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})`
+    : sql``;
+  const result = await db.execute<{
+    id: string;
+    project_id: string;
+    desired: string[];
+    last: string[] | null;
+  }>(sql`
+    select d.id, d.project_id,
+      case when d.deleted_at is null then coalesce(
+        (select jsonb_agg(c.site_id order by c.site_id) from connections c
+          where c.kind = 'database' and c.resource_id = d.id), '[]'::jsonb)
+      else '[]'::jsonb end as desired,
+      (select x.set_names from deliveries x
+        where x.kind = 'network_policy' and x.target_id = d.id and x.status = 'delivered'
+        order by x.delivered_at desc limit 1) as last
+    from databases d
+    where not exists (select 1 from deliveries p
+      where p.kind = 'network_policy' and p.target_id = d.id and p.status = 'pending')
+      and (d.deleted_at is null or d.deleted_at > now() - interval '7 days')
+      ${scope}`);
+  const drifted = result.rows.filter((r) => {
+    const last = r.last ?? [];
+    // A database never told anything and reachable by no site needs no policy yet.
+    if (r.last === null && r.desired.length === 0) return false;
+    return JSON.stringify(last) !== JSON.stringify(r.desired);
+  });
+  if (drifted.length === 0) return [];
+  const rows = drifted.map((r) => ({
+    id: newId(),
+    kind: 'network_policy' as const,
+    projectId: r.project_id,
+    targetId: r.id,
+    reason: 'policy',
+  }));
+  await db.insert(deliveries).values(rows);
+  return rows.map((r) => r.id);
+}
+
+/** Pending policy deliveries nobody holds, for re-sending. */
+async function pendingPolicies(db: DbOrTx, limit = 500): Promise<string[]> {
+  const rows = await db
+    .select({ id: deliveries.id })
+    .from(deliveries)
+    .where(
+      and(
+        eq(deliveries.kind, 'network_policy'),
+        eq(deliveries.status, 'pending'),
+        or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
+      ),
+    )
+    .orderBy(deliveries.createdAt)
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** The reconciler step: records drift, then (re)enqueues every pending policy. */
+export async function reconcileNetworkPolicies(
+  db: DbOrTx,
+  config: Config,
+  queue: Queue<ProvisioningMessage>,
+): Promise<number> {
+  const fresh = await recordPolicyDrift(db);
+  if (!networkPolicyConfigured(config)) return fresh.length;
+  const pending = await pendingPolicies(db);
+  await enqueueDeliveries(queue, pending);
+  return pending.length;
+}
+
+/**
+ * Sends one policy delivery (the `deliver` handler, for kind network_policy). Throws to have the
+ * queue retry with backoff; a delivery already sent or held by another consumer is left alone.
+ */
+export async function deliverNetworkPolicy(db: DbOrTx, config: Config, deliveryId: string): Promise<void> {
+  if (!networkPolicyConfigured(config)) return;
+  const [row] = await db
+    .update(deliveries)
+    .set({
+      claimedUntil: sql`now() + make_interval(secs => ${CLAIM_SECONDS})`,
+      attempts: sql`${deliveries.attempts} + 1`,
+      lastAttemptAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(deliveries.id, deliveryId),
+        eq(deliveries.kind, 'network_policy'),
+        eq(deliveries.status, 'pending'),
+        or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
+      ),
+    )
+    .returning();
+  if (!row) return;
+  let allowed: string[];
+  try {
+    const [database] = await db
+      .select({ deletedAt: databases.deletedAt })
+      .from(databases)
+      .where(eq(databases.id, row.targetId));
+    allowed = database && !database.deletedAt ? await allowedSiteIds(db, row.targetId) : [];
+    const body = JSON.stringify({
+      database_id: row.targetId,
+      project_id: row.projectId,
+      allowed_site_ids: allowed,
+    });
+    await postSigned(config.NETWORK_POLICY_URL as string, config.NETWORK_POLICY_SECRET as string, body);
+  } catch (err) {
+    await db
+      .update(deliveries)
+      .set({ claimedUntil: null, lastError: (err as Error).message.slice(0, 500) })
+      .where(eq(deliveries.id, row.id));
+    throw err;
+  }
+  // The acknowledged set is what the next reconciler run compares against.
+  await db
+    .update(deliveries)
+    .set({
+      status: 'delivered',
+      deliveredAt: new Date(),
+      claimedUntil: null,
+      lastError: null,
+      setNames: allowed,
+    })
+    .where(eq(deliveries.id, row.id));
+  // Older pending copies are now stale; the next drift check records a fresh one if needed.
+  await db
+    .update(deliveries)
+    .set({ status: 'superseded' })
+    .where(
+      and(
+        eq(deliveries.kind, 'network_policy'),
+        eq(deliveries.targetId, row.targetId),
+        eq(deliveries.status, 'pending'),
+        lt(deliveries.createdAt, row.createdAt),
+      ),
+    );
+}
+
+/** Records policy deliveries for the given databases now (callers that want sub-minute convergence). */
+export async function requestPolicies(
+  db: DbOrTx,
+  queue: Queue<ProvisioningMessage>,
+  databaseIds: readonly string[],
+): Promise<void> {
+  if (databaseIds.length === 0) return;
+  const ids = await recordPolicyDrift(db, databaseIds);
+  await enqueueDeliveries(queue, ids);
+}
