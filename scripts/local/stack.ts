@@ -7,6 +7,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { migrateMetadata } from './migrate';
 import { startPostgres } from './postgres';
+import { startStandIns } from './stand-ins';
 import { type LocalWorker, startWorker } from './worker';
 import { startWsProxy } from './ws-proxy';
 
@@ -71,6 +72,14 @@ export const PASSTHROUGH_VARS = [
   'RUNTIME_PATCH_SECRET',
   'NETWORK_POLICY_URL',
   'NETWORK_POLICY_SECRET',
+  'MONGODB_ADMIN_URL',
+  'MONGODB_ADMIN_KEY',
+  'MONGODB_PUBLIC_HOST',
+  'IAM_ENDPOINT',
+  'IAM_ACCESS_KEY_ID',
+  'IAM_SECRET_ACCESS_KEY',
+  'STORAGE_ENDPOINT',
+  'STORAGE_DEFAULT_REGION',
 ] as const;
 
 /** A new operator token: `tth_op_` and 43 base64url characters (32 random bytes). */
@@ -148,6 +157,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const proxy = await startWsProxy({ targetPort: pg.port });
     cleanups.push(() => proxy.stop());
     const metadataUrl = await migrateMetadata(pg.adminUrl);
+    const standIns = await startStandIns(dataDir, { ...fromProcessEnv(), ...opts.env });
+    cleanups.push(() => standIns.stop());
 
     const local = `http://127.0.0.1:${opts.port}`;
     const env: Record<string, string> = {
@@ -158,6 +169,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       DATABASE_URL: metadataUrl,
       CUSTOMER_DB_ADMIN_URL: pg.adminUrl,
       NEON_WS_PROXY: proxy.url,
+      ...standIns.env,
       ...opts.env,
     };
     const worker = await startWorker({

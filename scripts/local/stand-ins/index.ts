@@ -1,0 +1,51 @@
+/**
+ * Starts the stand-ins the local stack needs for outside systems that cannot run on this
+ * machine: the MongoDB Atlas Admin API (unless MONGODB_ADMIN_URL is given) and AWS IAM/S3
+ * (unless IAM_ACCESS_KEY_ID is given). Their state is kept in `${dataDir}/stand-ins/`.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startAwsStandIn } from './aws-stand-in';
+import { startAtlasStandIn } from './mongodb-atlas-stand-in';
+
+/** Running stand-ins and the Worker variables that point at them. */
+export interface StandIns {
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Starts what `given` (the variables already chosen) does not point elsewhere. */
+export async function startStandIns(
+  dataDir: string,
+  given: Record<string, string | undefined>,
+): Promise<StandIns> {
+  const dir = join(dataDir, 'stand-ins');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const env: Record<string, string> = {};
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    if (!given.MONGODB_ADMIN_URL) {
+      const atlas = await startAtlasStandIn({ stateFile: join(dir, 'mongodb-atlas.json') });
+      stops.push(() => atlas.stop());
+      env.MONGODB_ADMIN_URL = atlas.adminUrl;
+      env.MONGODB_ADMIN_KEY = atlas.adminKey;
+    }
+    if (!given.IAM_ACCESS_KEY_ID) {
+      const aws = await startAwsStandIn({ stateFile: join(dir, 'aws.json') });
+      stops.push(() => aws.stop());
+      env.IAM_ENDPOINT = aws.url;
+      env.STORAGE_ENDPOINT = aws.url;
+      env.IAM_ACCESS_KEY_ID = aws.accessKeyId;
+      env.IAM_SECRET_ACCESS_KEY = aws.secretAccessKey;
+    }
+  } catch (err) {
+    for (const stop of stops) await stop().catch(() => undefined);
+    throw err;
+  }
+  return {
+    env,
+    async stop() {
+      for (const stop of stops) await stop().catch(() => undefined);
+    },
+  };
+}
