@@ -1,0 +1,142 @@
+/**
+ * Live patches (CONTRACT §6) through the real queue: signed, derived when sent, retried with
+ * backoff, re-sent by the reconciler, and kept pending where no runtime is configured.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api } from '../helpers/api';
+import {
+  type ConnectionsWorld,
+  createDatabase,
+  createSite,
+  deliveriesOf,
+  metadata,
+  PATCH_SECRET,
+  type Seeded,
+  seed,
+  startConnectionsWorld,
+} from '../helpers/connections';
+import type { ReceivedRequest } from '../helpers/receiver';
+import { triggerScheduled } from '../helpers/worker';
+
+interface Patch {
+  site_id: string;
+  project_id: string;
+  set: Record<string, string>;
+  unset: string[];
+  reason: string;
+}
+
+let world: ConnectionsWorld;
+let s: Seeded;
+const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
+const conns = (p: Seeded, site: string) => `${base(p)}/sites/${site}/connections`;
+const forSite = (site: string, status?: number) => (r: ReceivedRequest) =>
+  (r.body as Patch | undefined)?.site_id === site && (status === undefined || r.status === status);
+async function effective(site: string): Promise<Record<string, string>> {
+  return (await s.as.get<{ vars: Record<string, string> }>(`${base(s)}/sites/${site}/env/effective`)).body
+    .vars;
+}
+
+beforeAll(async () => {
+  world = await startConnectionsWorld();
+  s = await seed(world.worker.baseUrl, 2);
+});
+afterAll(async () => {
+  await world?.stop();
+});
+
+describe('live patches', () => {
+  it('the runtime fails twice and the patch still arrives once, signed, with the derived values', async () => {
+    const site = await createSite(s.as, s.project.id);
+    const db = await createDatabase(s.as, s.project.id);
+    world.receiver.failNext(2);
+    expect((await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    const first = await world.receiver.next(forSite(site.id), 15_000);
+    const second = await world.receiver.next(forSite(site.id), 15_000);
+    const third = await world.receiver.next(forSite(site.id), 20_000);
+    expect([first.status, second.status, third.status]).toEqual([500, 500, 200]);
+    for (const r of [first, second, third])
+      expect(world.receiver.verifySignature(r, PATCH_SECRET)).toBe(true);
+    const patch = third.body as Patch;
+    const vars = await effective(site.id);
+    const n = `DATABASE_URL_${db.name.toUpperCase()}`;
+    expect(patch).toEqual({
+      site_id: site.id,
+      project_id: s.project.id,
+      set: { DATABASE_URL: vars.DATABASE_URL, [n]: vars[n], PLATFORM_API_KEY: vars.PLATFORM_API_KEY },
+      unset: [],
+      reason: 'connect',
+    });
+    const [row] = await deliveriesOf(site.id);
+    expect(row).toMatchObject({ status: 'delivered', attempts: 3 });
+    // A later change's patch arrives after it; the first one never came again.
+    await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id, level: 'read-only' });
+    expect(((await world.receiver.next(forSite(site.id, 200))).body as Patch).reason).toBe('level');
+    expect(
+      world.receiver.requests.filter(
+        (r) => forSite(site.id, 200)(r) && (r.body as Patch).reason === 'connect',
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('disconnecting the first database moves DATABASE_URL to the next earliest, as a live patch', async () => {
+    const site = await createSite(s.as, s.project.id);
+    const one = await createDatabase(s.as, s.project.id);
+    const two = await createDatabase(s.as, s.project.id);
+    await s.as.post(conns(s, site.id), { kind: 'database', resource_id: one.id });
+    await s.as.post(conns(s, site.id), { kind: 'database', resource_id: two.id });
+    await world.receiver.next(forSite(site.id, 200));
+    await world.receiver.next(forSite(site.id, 200));
+    expect((await s.as.delete(`${conns(s, site.id)}/database/${one.id}`)).body).toEqual({ removed: true });
+    const patch = (await world.receiver.next(forSite(site.id, 200))).body as Patch;
+    const vars = await effective(site.id);
+    expect(patch.reason).toBe('disconnect');
+    expect(patch.set).toEqual({ DATABASE_URL: vars[`DATABASE_URL_${two.name.toUpperCase()}`] });
+    expect(patch.unset).toEqual([`DATABASE_URL_${one.name.toUpperCase()}`]);
+    const listed = await s.as.get<{ connections: Array<{ env_names: string[] }> }>(conns(s, site.id));
+    expect(listed.body.connections[0]?.env_names).toEqual([
+      'DATABASE_URL',
+      `DATABASE_URL_${two.name.toUpperCase()}`,
+    ]);
+  });
+
+  it('a user value under an injected name is kept, and handed to the app once the injected one goes', async () => {
+    const site = await createSite(s.as, s.project.id);
+    const db = await createDatabase(s.as, s.project.id);
+    await s.as.put(`${base(s)}/sites/${site.id}/env`, {
+      vars: { DATABASE_URL: 'postgres://mine', OTHER: 'x' },
+    });
+    await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id });
+    await world.receiver.next(forSite(site.id, 200));
+    const vars = await effective(site.id);
+    expect(vars.DATABASE_URL).not.toBe('postgres://mine');
+    expect(vars.OTHER).toBe('x');
+    const listed = await s.as.get<{ vars: Record<string, string> }>(`${base(s)}/sites/${site.id}/env`);
+    expect(listed.body.vars).toEqual({ DATABASE_URL: 'postgres://mine', OTHER: 'x' });
+    await s.as.delete(`${conns(s, site.id)}/database/${db.id}`);
+    const patch = (await world.receiver.next(forSite(site.id, 200))).body as Patch;
+    expect(patch.set).toEqual({ DATABASE_URL: 'postgres://mine' });
+    expect(patch.unset.sort()).toEqual([`DATABASE_URL_${db.name.toUpperCase()}`, 'PLATFORM_API_KEY'].sort());
+  });
+
+  it('the minute reconciler re-sends a patch that is still undelivered', async () => {
+    const site = await createSite(s.as, s.project.id);
+    const db = await createDatabase(s.as, s.project.id);
+    // The shared Worker has no RUNTIME_PATCH_URL: its patch is kept pending.
+    const res = await api(inject('baseUrl'), s.token).post(conns(s, site.id), {
+      kind: 'database',
+      resource_id: db.id,
+    });
+    expect(res.status).toBe(201);
+    const [pending] = await deliveriesOf(site.id);
+    expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
+    // As if its message had been lost a while ago.
+    await metadata(`update deliveries set created_at = now() - interval '5 minutes' where id = $1`, [
+      pending?.id,
+    ]);
+    await triggerScheduled(world.worker.baseUrl);
+    const patch = (await world.receiver.next(forSite(site.id, 200))).body as Patch;
+    expect(patch.reason).toBe('connect');
+    expect(Object.keys(patch.set)).toContain('DATABASE_URL');
+  });
+});
