@@ -39,6 +39,11 @@ export class OneTimeCodes extends DurableObject<object> {
     return row.value;
   }
 
+  /** How many records are stored, expired ones not yet swept included (for monitoring and tests). */
+  stored(): number {
+    return this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM codes').toArray()[0]?.n ?? 0;
+  }
+
   /** Removes expired records and schedules the next sweep. */
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;

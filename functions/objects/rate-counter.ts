@@ -1,48 +1,86 @@
 /**
- * A fixed-window rate counter. One instance per counted key (for example "exchange:client:<ip>"),
- * so counting is exact under concurrency: a Durable Object runs one call at a time, and the
- * count is read and written synchronously in its SQLite storage.
+ * Fixed-window rate counters. One object holds every counter of one scope (for example all
+ * per-client counters and the per-app counter of one app's exchange route), so one call checks
+ * and counts several limits at once. Counting is exact under concurrency: an object runs one
+ * call at a time and reads and writes its SQLite storage synchronously. An alarm removes
+ * windows that have ended, so idle counters take no space.
  */
 import { DurableObject } from 'cloudflare:workers';
 
 /** The answer to one hit. */
 export interface RateDecision {
   allowed: boolean;
+  /** Requests left in the tightest window (after this one when allowed). */
   remaining: number;
-  /** Seconds until the window resets (for Retry-After). */
+  /** Seconds until the refusing window (or, when allowed, the soonest window) resets: Retry-After. */
   retryAfter: number;
+}
+
+/** One limit to check: `limit` requests per window under `key`. */
+export interface RateCheck {
+  key: string;
+  limit: number;
 }
 
 export class RateCounter extends DurableObject<object> {
   constructor(ctx: DurableObjectState, env: object) {
     super(ctx, env);
     ctx.storage.sql.exec(
-      'CREATE TABLE IF NOT EXISTS window (id INTEGER PRIMARY KEY, started_at INTEGER, count INTEGER)',
+      'CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, resets_at INTEGER NOT NULL, count INTEGER NOT NULL)',
     );
   }
 
-  /** Counts one request against `limit` per `windowMs`; refused hits are not counted. */
-  async hit(limit: number, windowMs: number, now = Date.now()): Promise<RateDecision> {
+  /**
+   * Counts one request against every check, all or nothing: if any window is spent the request
+   * is refused and counted nowhere, so refused requests never eat another limit's budget.
+   */
+  async take(checks: RateCheck[], windowMs: number, now = Date.now()): Promise<RateDecision> {
     const sql = this.ctx.storage.sql;
-    const row = sql
-      .exec<{ started_at: number; count: number }>('SELECT started_at, count FROM window WHERE id = 1')
-      .toArray()[0];
-    let startedAt = row?.started_at ?? now;
-    let count = row?.count ?? 0;
-    if (now - startedAt >= windowMs) {
-      startedAt = now;
-      count = 0;
+    const windows = checks.map((check) => {
+      const row = sql
+        .exec<{ resets_at: number; count: number }>(
+          'SELECT resets_at, count FROM counters WHERE key = ?',
+          check.key,
+        )
+        .toArray()[0];
+      const live = row !== undefined && row.resets_at > now;
+      return { ...check, resetsAt: live ? row.resets_at : now + windowMs, count: live ? row.count : 0 };
+    });
+    const seconds = (at: number) => Math.max(1, Math.ceil((at - now) / 1000));
+    const spent = windows.filter((w) => w.count >= w.limit);
+    if (spent.length > 0) {
+      return { allowed: false, remaining: 0, retryAfter: Math.max(...spent.map((w) => seconds(w.resetsAt))) };
     }
-    const retryAfter = Math.max(1, Math.ceil((startedAt + windowMs - now) / 1000));
-    if (count >= limit) return { allowed: false, remaining: 0, retryAfter };
-    count += 1;
-    sql.exec('INSERT OR REPLACE INTO window (id, started_at, count) VALUES (1, ?, ?)', startedAt, count);
-    if (count === 1) await this.ctx.storage.setAlarm(startedAt + windowMs);
-    return { allowed: true, remaining: limit - count, retryAfter };
+    for (const w of windows) {
+      sql.exec(
+        'INSERT OR REPLACE INTO counters (key, resets_at, count) VALUES (?, ?, ?)',
+        w.key,
+        w.resetsAt,
+        w.count + 1,
+      );
+    }
+    const soonest = Math.min(...windows.map((w) => w.resetsAt));
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > soonest) await this.ctx.storage.setAlarm(soonest);
+    return {
+      allowed: true,
+      remaining: Math.min(...windows.map((w) => w.limit - w.count - 1)),
+      retryAfter: seconds(soonest),
+    };
   }
 
-  /** Forgets the window once it has passed, so idle counters take no space. */
+  /** Counts one request against a single `limit` per `windowMs`; refused hits are not counted. */
+  hit(limit: number, windowMs: number, now = Date.now()): Promise<RateDecision> {
+    return this.take([{ key: '', limit }], windowMs, now);
+  }
+
+  /** Forgets windows that have ended and wakes again for the next one. */
   override async alarm(): Promise<void> {
-    this.ctx.storage.sql.exec('DELETE FROM window');
+    const sql = this.ctx.storage.sql;
+    sql.exec('DELETE FROM counters WHERE resets_at <= ?', Date.now());
+    const next = sql
+      .exec<{ at: number | null }>('SELECT MIN(resets_at) AS at FROM counters')
+      .toArray()[0]?.at;
+    if (next) await this.ctx.storage.setAlarm(next);
   }
 }

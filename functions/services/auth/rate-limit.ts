@@ -1,6 +1,7 @@
 /**
- * Rate limits of the OAuth routes, counted in RateCounter Durable Objects (one per counted key,
- * so each count is exact under concurrency). Limits come from the specification's Limits table.
+ * Rate limits of the OAuth routes (specification, Limits), counted in one RateCounter Durable
+ * Object per app and route: a single call checks and counts the client's limit and the app's
+ * together, exactly, before any other work.
  */
 import type { Bindings } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
@@ -19,8 +20,8 @@ export type LimitedRoute = keyof typeof RATE_LIMITS;
 
 /**
  * Counts one request of `client` to `route` of app `slug`; throws 429 with Retry-After when
- * either limit is spent. The app's counter is only hit once the client's allowed the request,
- * so one noisy client cannot spend the whole app's budget.
+ * either limit is spent. A refused request counts against neither limit, so one noisy client
+ * cannot spend the app's budget.
  */
 export async function countRequest(
   env: Bindings,
@@ -28,10 +29,14 @@ export async function countRequest(
   slug: string,
   client: string,
 ): Promise<void> {
-  const ns = env.RATE_COUNTERS;
   const limits = RATE_LIMITS[route];
-  const hit = (key: string, limit: number) => ns.get(ns.idFromName(key)).hit(limit, RATE_WINDOW_MS);
-  const perClient = await hit(`${route}:${slug}:client:${client}`, limits.client);
-  const decision = perClient.allowed ? await hit(`${route}:${slug}:app`, limits.app) : perClient;
+  const counter = env.RATE_COUNTERS.get(env.RATE_COUNTERS.idFromName(`${route}:${slug}`));
+  const decision = await counter.take(
+    [
+      { key: `client:${client}`, limit: limits.client },
+      { key: 'app', limit: limits.app },
+    ],
+    RATE_WINDOW_MS,
+  );
   if (!decision.allowed) throw new OAuthError(429, 'too many requests', undefined, decision.retryAfter);
 }
