@@ -1,11 +1,13 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { buckets, connections } from '../../db/schema';
+import { buckets, connections, credentialCleanups } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
-import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
+import { newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
+import { provisionBucket } from './bucket-provisioning';
+import type { StagedPlan } from './connections/apply';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
@@ -34,22 +36,26 @@ export async function createBucket(
   const names = existing.map((b) => b.name);
   assertNameFree(input.name, names, names, 'bucket');
   const physicalName = `${input.name.slice(0, 50).replace(/_/g, '-')}-${randomLowerAlnum(8)}`;
+  const region = input.region ?? config.STORAGE_DEFAULT_REGION;
+  // The bucket and its own key exist at the provider before any row; undone on any later failure.
+  const made = await provisionBucket(adapters, physicalName, region);
   const row: BucketRow = {
     id: newId(),
     projectId,
     name: input.name,
-    region: input.region ?? config.STORAGE_DEFAULT_REGION,
+    region,
     physicalName,
-    accessKeyId: `AKIA${randomLowerAlnum(16).toUpperCase()}`,
-    secretKeyCiphertext: await config.keyring.encrypt(randomPassword(40)),
+    accessKeyId: made.accessKeyId,
+    secretKeyCiphertext: await config.keyring.encrypt(made.secretAccessKey),
     deletedAt: null,
     createdAt: new Date(),
   };
-  const initial = await stageInitialConnection({ db, config, adapters, queue }, projectId, {
-    kind: 'bucket',
-    resource: row,
-  });
+  let initial: StagedPlan | null = null;
   try {
+    initial = await stageInitialConnection({ db, config, adapters, queue }, projectId, {
+      kind: 'bucket',
+      resource: row,
+    });
     const saved = await db.transaction(async (tx) => {
       const [inserted] = await tx.insert(buckets).values(row).returning();
       await initial?.write(tx);
@@ -59,16 +65,35 @@ export async function createBucket(
     return saved;
   } catch (err) {
     await initial?.abort();
+    await made.undo();
     throw err;
   }
 }
 
-/** Marks a bucket deleted and removes its connections. */
+/**
+ * Marks a bucket deleted and removes its connections; their own keys and the bucket's key are
+ * queued for removal (the reconciler sends the cleanups). The objects stay at the provider.
+ */
 export async function deleteBucket(db: Db, row: BucketRow): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.update(buckets).set({ deletedAt: new Date() }).where(eq(buckets.id, row.id));
-    await tx
+    const removed = await tx
       .delete(connections)
-      .where(and(eq(connections.kind, 'bucket'), eq(connections.resourceId, row.id)));
+      .where(and(eq(connections.kind, 'bucket'), eq(connections.resourceId, row.id)))
+      .returning({ mode: connections.credentialMode, name: connections.credentialName });
+    const keys = [
+      row.accessKeyId,
+      ...removed.filter((r) => r.mode === 'own' && r.name).map((r) => r.name as string),
+    ];
+    await tx
+      .insert(credentialCleanups)
+      .values(
+        keys.map((credentialName) => ({
+          id: newId(),
+          kind: 'bucket' as const,
+          resourceId: row.id,
+          credentialName,
+        })),
+      );
   });
 }

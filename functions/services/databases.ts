@@ -61,6 +61,17 @@ export async function createDatabase(
         'the database cluster could not create the database; nothing was changed, retry later',
       );
     }
+  } else {
+    // MongoDB: the database's shared user (what a standalone database hands its apps).
+    try {
+      if (!adapters.mongodb) throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+      await adapters.mongodb.createUser(physicalName, mainUser, mainPassword, 'connect');
+    } catch (err) {
+      console.error('creating a MongoDB user failed:', (err as Error).message);
+      throw unavailable(
+        'the MongoDB admin system could not create the database user; nothing was changed, retry later',
+      );
+    }
   }
   const row: DatabaseRow = {
     id: newId(),
@@ -93,6 +104,7 @@ export async function createDatabase(
     await initial?.abort();
     if (input.engine === 'postgresql')
       await adapters.postgres.dropDatabase(physicalName, [mainUser]).catch(() => undefined);
+    else await adapters.mongodb?.dropUser(mainUser).catch(() => undefined);
     throw err;
   }
 }
@@ -133,6 +145,14 @@ export async function deleteDatabase(db: Db, adapters: Adapters, row: DatabaseRo
     } catch (err) {
       console.error('dropping a database failed:', (err as Error).message);
       throw unavailable('the database cluster is unreachable; nothing was changed, retry later');
+    }
+  } else if (adapters.mongodb) {
+    try {
+      // Idempotent, so a retry after a partial failure finishes the job.
+      for (const user of loginRoles) await adapters.mongodb.dropUser(user);
+    } catch (err) {
+      console.error('dropping MongoDB users failed:', (err as Error).message);
+      throw unavailable('the MongoDB admin system is unreachable; retry later');
     }
   }
   await db.transaction(async (tx) => {
