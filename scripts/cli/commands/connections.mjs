@@ -1,0 +1,196 @@
+// @ts-check
+/** `tether connections`, `tether connect` and `tether disconnect`: a site's connections. */
+import { seg } from '../lib/api.mjs';
+import { contextOf, examples } from '../lib/context.mjs';
+import { UsageError } from '../lib/errors.mjs';
+import { printJson, printTable, say } from '../lib/output.mjs';
+import { confirm } from '../lib/prompt.mjs';
+import {
+  checkLevel,
+  kindLabel,
+  linkedSite,
+  parseKind,
+  projectOf,
+  resolveService,
+  resolveSite,
+} from '../lib/resolve.mjs';
+import { runLocalTunnels } from './local.mjs';
+
+/**
+ * @typedef {import('commander').Command} Command
+ * @typedef {import('../lib/types.mjs').Connection} Connection
+ * @typedef {import('../lib/types.mjs').Available} Available
+ */
+
+/**
+ * @param {Connection[]} connections
+ * @param {boolean} withSite
+ */
+function printConnections(connections, withSite) {
+  if (connections.length === 0) {
+    say('No connections.');
+    return;
+  }
+  const head = [...(withSite ? ['SITE'] : []), 'KIND', 'NAME', 'LEVEL', 'ENV'];
+  printTable(
+    head,
+    connections.map((c) => [
+      ...(withSite ? [c.site_slug] : []),
+      kindLabel(c.kind),
+      c.resource_name,
+      c.level,
+      c.env_names.join('\n'),
+    ]),
+  );
+}
+
+/** @param {Command} program */
+export function registerConnections(program) {
+  program
+    .command('connections')
+    .description("list a site's connections (the linked site or --site), or every connection of the project")
+    .option('--site <slug>', 'only this site (default: the linked site, if any)')
+    .option('--json', 'print the API answer as JSON')
+    .addHelpText('after', examples(['tether connections', 'tether connections --site web --json']))
+    .action(async (/** @type {{ site?: string, json?: boolean }} */ opts, cmd) => {
+      const ctx = await contextOf(cmd);
+      const api = ctx.api();
+      const project = projectOf(ctx.settings);
+      if (opts.site === undefined && linkedSite(ctx.settings) === undefined) {
+        /** @type {{ connections: Connection[] }} */
+        const all = await api.get(`/api/v1/projects/${seg(project)}/connections`);
+        if (opts.json) printJson(all);
+        else printConnections(all.connections, true);
+        return;
+      }
+      const site = await resolveSite(api, ctx.settings, opts.site);
+      /** @type {{ connections: Connection[], available: Available[] }} */
+      const listing = await api.get(`/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections`);
+      if (opts.json) {
+        printJson(listing);
+        return;
+      }
+      say(`Site ${site.slug}:`);
+      printConnections(listing.connections, false);
+      if (listing.available.length > 0) {
+        say('Available to connect:');
+        printTable(
+          ['KIND', 'NAME', 'LEVELS'],
+          listing.available.map((a) => [kindLabel(a.kind), a.resource_name, a.levels.join(', ')]),
+        );
+      }
+    });
+
+  program
+    .command('connect')
+    .description('connect a service to a site, or change its level; with --local, tunnel the site databases')
+    .argument('[kind]', 'database, bucket or auth')
+    .argument('[name]', "the database's or bucket's name, or the auth app's app_id")
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option('--level <level>', 'database: read-only|connect, bucket: read|read-write, auth: client|admin')
+    .option('-y, --yes', 'do not ask before raising an auth app to admin')
+    .option('--local', 'open local tunnels to every PostgreSQL database the site is connected to')
+    .option('--port <first>', 'with --local: first local port (0 picks free ports)', '15432')
+    .option('--env-file <file>', 'with --local: env file to write', '.env.local')
+    .option('--json', 'print the stored connection as JSON')
+    .addHelpText(
+      'after',
+      examples([
+        'tether connect database main --site web',
+        'tether connect bucket uploads --level read',
+        'tether connect auth shop-login --level admin --yes',
+        'tether connect --local --site web --port 15432',
+      ]),
+    )
+    .action(
+      async (
+        /** @type {string | undefined} */ kindArg,
+        /** @type {string | undefined} */ name,
+        /** @type {{ site?: string, level?: string, yes?: boolean, local?: boolean, port: string,
+         *   envFile: string, json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        const ctx = await contextOf(cmd);
+        if (opts.local) {
+          if (kindArg !== undefined) throw new UsageError('connect --local takes no kind or name');
+          await runLocalTunnels(ctx, { site: opts.site, port: opts.port, envFile: opts.envFile });
+          return;
+        }
+        if (kindArg === undefined || name === undefined) {
+          throw new UsageError('connect needs a kind and a name (or --local): tether connect database main');
+        }
+        const kind = parseKind(kindArg);
+        if (opts.level !== undefined) checkLevel(kind, opts.level);
+        const api = ctx.api();
+        const project = projectOf(ctx.settings);
+        const site = await resolveSite(api, ctx.settings, opts.site);
+        const service = await resolveService(api, ctx.settings, kind, name);
+        const base = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections`;
+        if (kind === 'auth_app' && opts.level === 'admin' && !opts.yes) {
+          /** @type {{ connections: Connection[] }} */
+          const current = await api.get(base);
+          const now = current.connections.find((c) => c.kind === kind && c.resource_id === service.id);
+          if (now?.level !== 'admin') {
+            await confirm(
+              `Raise auth app ${service.name} to admin for site ${site.slug}? Its PLATFORM_API_KEY will administer the app's end users.`,
+              opts,
+            );
+          }
+        }
+        /** @type {Connection} */
+        const connection = await api.post(base, {
+          kind,
+          resource_id: service.id,
+          ...(opts.level !== undefined ? { level: opts.level } : {}),
+        });
+        if (opts.json) {
+          printJson(connection);
+          return;
+        }
+        say(
+          `Connected ${kindLabel(kind)} ${connection.resource_name} to site ${site.slug} at level ${connection.level}.`,
+        );
+        say(`Variables: ${connection.env_names.join(', ') || 'none'}`);
+      },
+    );
+
+  program
+    .command('disconnect')
+    .description('disconnect a service from a site (asks first; --yes without a terminal)')
+    .argument('<kind>', 'database, bucket or auth')
+    .argument('<name>', "the database's or bucket's name, or the auth app's app_id")
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--json', 'print the API answer as JSON')
+    .addHelpText(
+      'after',
+      examples(['tether disconnect database main --site web', 'tether disconnect auth shop-login --yes']),
+    )
+    .action(
+      async (
+        /** @type {string} */ kindArg,
+        /** @type {string} */ name,
+        /** @type {{ site?: string, yes?: boolean, json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        const kind = parseKind(kindArg);
+        const ctx = await contextOf(cmd);
+        const api = ctx.api();
+        const project = projectOf(ctx.settings);
+        const site = await resolveSite(api, ctx.settings, opts.site);
+        const service = await resolveService(api, ctx.settings, kind, name);
+        await confirm(
+          `Disconnect ${kindLabel(kind)} ${service.name} from site ${site.slug}? Its variables and credential are removed from the running app.`,
+          opts,
+        );
+        const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}`;
+        /** @type {{ removed: boolean }} */
+        const result = await api.del(path);
+        if (opts.json) printJson(result);
+        else if (result.removed)
+          say(`Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}.`);
+        else
+          say(`${kindLabel(kind)} ${service.name} was not connected to site ${site.slug}; nothing changed.`);
+      },
+    );
+}

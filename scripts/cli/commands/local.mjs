@@ -1,0 +1,108 @@
+// @ts-check
+/**
+ * `tether connect --local`: a local port per PostgreSQL database the site is connected to,
+ * tunnelled through the API, and a local env file whose database URLs point at those ports.
+ */
+import { refusalOf, seg } from '../lib/api.mjs';
+import { writeEnvFile } from '../lib/env-file.mjs';
+import { UsageError } from '../lib/errors.mjs';
+import { printTable, say, warn } from '../lib/output.mjs';
+import { listServices, projectOf, resolveSite } from '../lib/resolve.mjs';
+import { listen, localDatabaseUrl, wsUrlOf } from '../lib/tunnel.mjs';
+
+/**
+ * @typedef {import('../lib/context.mjs').Context} Context
+ * @typedef {import('../lib/types.mjs').Connection} Connection
+ * @typedef {import('../lib/tunnel.mjs').Listener} Listener
+ */
+
+/**
+ * @param {string} text
+ * @returns {number}
+ */
+function parsePort(text) {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`not a port: ${text}`);
+  return port;
+}
+
+/**
+ * Resolves once SIGINT or SIGTERM arrives.
+ * @returns {Promise<void>}
+ */
+function untilStopped() {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/**
+ * Opens the tunnels, writes the env file and runs until Ctrl-C.
+ * @param {Context} ctx
+ * @param {{ site?: string, port: string, envFile: string }} opts
+ */
+export async function runLocalTunnels(ctx, opts) {
+  const first = parsePort(opts.port);
+  const api = ctx.api();
+  const project = projectOf(ctx.settings);
+  const site = await resolveSite(api, ctx.settings, opts.site);
+  const sitePath = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`;
+  /** @type {{ connections: Connection[] }} */
+  const { connections } = await api.get(`${sitePath}/connections`);
+  const engines = new Map((await listServices(api, project, 'database')).map((d) => [d.id, d.engine]));
+  const databases = [];
+  for (const c of connections.filter((x) => x.kind === 'database')) {
+    if (engines.get(c.resource_id) === 'postgresql') databases.push(c);
+    else warn(`database ${c.resource_name} is not PostgreSQL; only PostgreSQL databases are tunnelled`);
+  }
+  if (databases.length === 0)
+    throw new UsageError(`site ${site.slug} is connected to no PostgreSQL database`);
+
+  // Ask the API once per database before listening, so a refusal (role, connection) is reported now.
+  for (const c of databases) {
+    const res = await api.request('GET', `${sitePath}/tunnel/${seg(c.resource_id)}`);
+    if (res.status !== 426) throw await refusalOf(res);
+  }
+  /** @type {{ vars: Record<string, string> }} */
+  const { vars } = await api.get(`${sitePath}/env/effective`);
+
+  /** @type {Listener[]} */
+  const listeners = [];
+  const stopAll = () => Promise.all(listeners.map((l) => l.close()));
+  try {
+    const rows = [];
+    for (const [i, c] of databases.entries()) {
+      const listener = await listen(first === 0 ? 0 : first + i, {
+        wsUrl: wsUrlOf(api.apiUrl, `${sitePath}/tunnel/${seg(c.resource_id)}`),
+        token: api.token,
+        onProblem: (message) => warn(`${c.resource_name}: ${message}`),
+      });
+      listeners.push(listener);
+      const rewritten = [];
+      for (const name of c.env_names) {
+        const local = vars[name] === undefined ? undefined : localDatabaseUrl(vars[name], listener.port);
+        if (local !== undefined) {
+          vars[name] = local;
+          rewritten.push(name);
+        }
+      }
+      rows.push([c.resource_name, `127.0.0.1:${listener.port}`, rewritten.join('\n')]);
+    }
+    const written = await writeEnvFile(opts.envFile, vars, [
+      `Variables of site ${site.slug} (project ${project}) for local work, written by tether connect --local.`,
+      'Database URLs point at local tunnels that run while tether connect --local does. Secrets: do not commit.',
+    ]);
+    printTable(['DATABASE', 'LOCAL ADDRESS', 'VARIABLES'], rows);
+    say(`Wrote ${written}. Tunnels are open; press Ctrl-C to stop.`);
+    await untilStopped();
+  } finally {
+    await stopAll();
+  }
+  say('Tunnels closed.');
+}

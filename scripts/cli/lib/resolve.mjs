@@ -1,0 +1,156 @@
+// @ts-check
+/**
+ * Names to ids: the project (flag, TETHER_PROJECT or link), sites by slug and services by
+ * name, through the API's list routes. An unknown name is a usage error listing the known ones.
+ */
+import { seg } from './api.mjs';
+import { UsageError } from './errors.mjs';
+
+/**
+ * @typedef {import('./api.mjs').Api} Api
+ * @typedef {import('./config.mjs').Settings} Settings
+ * @typedef {import('./types.mjs').Kind} Kind
+ * @typedef {import('./types.mjs').Site} Site
+ * @typedef {import('./types.mjs').Service} Service
+ * @typedef {import('./types.mjs').Database} Database
+ * @typedef {import('./types.mjs').Bucket} Bucket
+ * @typedef {import('./types.mjs').AuthApp} AuthApp
+ */
+
+/** @type {Record<string, Kind>} */
+const KIND_NAMES = {
+  database: 'database',
+  db: 'database',
+  bucket: 'bucket',
+  auth: 'auth_app',
+  auth_app: 'auth_app',
+  'auth-app': 'auth_app',
+};
+
+/** Levels per kind, weakest first (the specification's kinds-and-levels table). */
+export const LEVELS = /** @type {const} */ ({
+  database: ['read-only', 'connect'],
+  bucket: ['read', 'read-write'],
+  auth_app: ['client', 'admin'],
+});
+
+/**
+ * The API's kind for a kind as typed on the command line (`auth` is `auth_app`).
+ * @param {string} word
+ * @returns {Kind}
+ */
+export function parseKind(word) {
+  const kind = KIND_NAMES[word.toLowerCase()];
+  if (!kind) throw new UsageError(`unknown kind "${word}": use database, bucket or auth`);
+  return kind;
+}
+
+/**
+ * How the tool shows a kind.
+ * @param {Kind} kind
+ */
+export const kindLabel = (kind) => (kind === 'auth_app' ? 'auth' : kind);
+
+/**
+ * Checks `level` is one of the kind's two levels.
+ * @param {Kind} kind
+ * @param {string} level
+ */
+export function checkLevel(kind, level) {
+  const levels = /** @type {readonly string[]} */ (LEVELS[kind]);
+  if (!levels.includes(level)) {
+    throw new UsageError(`level "${level}" is not a level of ${kindLabel(kind)}: use ${levels.join(' or ')}`);
+  }
+}
+
+/**
+ * The project to work on, as the API accepts it (id or slug).
+ * @param {Settings} settings
+ */
+export function projectOf(settings) {
+  if (settings.project) return settings.project;
+  throw new UsageError('no project: run `tether link <project>` here, pass --project, or set TETHER_PROJECT');
+}
+
+/**
+ * The linked site's slug, when the link names one and is for the project being worked on.
+ * @param {Settings} settings
+ */
+export function linkedSite(settings) {
+  const { link, project } = settings;
+  if (!link || (project !== link.project_id && project !== link.project_slug)) return undefined;
+  return link.site_slug;
+}
+
+/** @param {string[]} names */
+const known = (names) => (names.length > 0 ? names.join(', ') : 'none');
+
+/**
+ * The site named by `slug`; without one, the linked site, else the project's only site.
+ * @param {Api} api
+ * @param {Settings} settings
+ * @param {string | undefined} slug
+ * @returns {Promise<Site>}
+ */
+export async function resolveSite(api, settings, slug) {
+  const project = projectOf(settings);
+  /** @type {{ sites: Site[] }} */
+  const { sites } = await api.get(`/api/v1/projects/${seg(project)}/sites`);
+  const wanted = slug ?? linkedSite(settings);
+  if (wanted !== undefined) {
+    const site = sites.find((s) => s.slug === wanted || s.id === wanted);
+    if (!site) {
+      throw new UsageError(
+        `no site "${wanted}" in project ${project} (sites: ${known(sites.map((s) => s.slug))})`,
+      );
+    }
+    return site;
+  }
+  const [only] = sites;
+  if (sites.length === 1 && only) return only;
+  if (sites.length === 0) throw new UsageError(`project ${project} has no sites yet`);
+  throw new UsageError(`choose a site with --site (sites: ${known(sites.map((s) => s.slug))})`);
+}
+
+/**
+ * The project's services of one kind, as `{id, name, kind}`; an auth app is named by its app_id.
+ * @param {Api} api
+ * @param {string} project
+ * @param {Kind} kind
+ * @returns {Promise<Array<Service & { engine?: string }>>}
+ */
+export async function listServices(api, project, kind) {
+  const base = `/api/v1/projects/${seg(project)}`;
+  if (kind === 'database') {
+    /** @type {{ databases: Database[] }} */
+    const { databases } = await api.get(`${base}/databases`);
+    return databases.map((d) => ({ id: d.id, name: d.name, kind, engine: d.engine }));
+  }
+  if (kind === 'bucket') {
+    /** @type {{ buckets: Bucket[] }} */
+    const { buckets } = await api.get(`${base}/buckets`);
+    return buckets.map((b) => ({ id: b.id, name: b.name, kind }));
+  }
+  /** @type {{ auth_apps: AuthApp[] }} */
+  const { auth_apps } = await api.get(`${base}/auth-apps`);
+  return auth_apps.map((a) => ({ id: a.id, name: a.app_id, kind }));
+}
+
+/**
+ * The service of `kind` called `name` (a database's or bucket's name, an auth app's app_id).
+ * @param {Api} api
+ * @param {Settings} settings
+ * @param {Kind} kind
+ * @param {string} name
+ */
+export async function resolveService(api, settings, kind, name) {
+  const project = projectOf(settings);
+  const services = await listServices(api, project, kind);
+  const service = services.find((s) => s.name === name) ?? services.find((s) => s.id === name);
+  if (!service) {
+    throw new UsageError(
+      `no ${kindLabel(kind)} "${name}" in project ${project} (${kindLabel(kind)}s: ${known(services.map((s) => s.name))})`,
+    );
+  }
+  return service;
+}

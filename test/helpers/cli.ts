@@ -1,0 +1,149 @@
+/**
+ * Runs the `tether` command-line tool as a subprocess, the way a user does: its own config
+ * folder (XDG_CONFIG_HOME), its own working folder, no terminal, and only the TETHER_*
+ * variables a test gives it.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The entry file exactly as package.json's `bin` names it. */
+export const CLI_ENTRY = resolve(fileURLToPath(new URL('../../scripts/cli/tether.mjs', import.meta.url)));
+
+/** How one run ended. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Where and with what a run happens. */
+export interface CliHome {
+  /** The working folder (a fresh temporary one). */
+  cwd: string;
+  /** XDG_CONFIG_HOME of the runs. */
+  configHome: string;
+  /** Variables of every run (TETHER_* and the like), on top of PATH. */
+  env: Record<string, string>;
+  /** Removes both folders. */
+  cleanup(): Promise<void>;
+}
+
+/** A fresh working folder and config folder, with `env` for every run. */
+export async function cliHome(env: Record<string, string> = {}): Promise<CliHome> {
+  const cwd = await mkdtemp(join(tmpdir(), 'tether-cli-cwd-'));
+  const configHome = await mkdtemp(join(tmpdir(), 'tether-cli-config-'));
+  return {
+    cwd,
+    configHome,
+    env,
+    async cleanup() {
+      await rm(cwd, { recursive: true, force: true });
+      await rm(configHome, { recursive: true, force: true });
+    },
+  };
+}
+
+function childEnv(home: CliHome, extra: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home.configHome,
+    XDG_CONFIG_HOME: home.configHome,
+    NO_COLOR: '1',
+    ...home.env,
+    ...extra,
+  };
+}
+
+/** Starts the tool with `args`; stdin is a pipe (not a terminal). */
+export function spawnCli(
+  home: CliHome,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: home.cwd, env: childEnv(home, extraEnv) });
+}
+
+/** Runs the tool to its end (at most `timeoutMs`), feeding `input` on stdin. */
+export function runCli(
+  home: CliHome,
+  args: string[],
+  opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const child = spawnCli(home, args, opts.env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  child.stdin.end(opts.input ?? '');
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`tether ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20_000} ms\n${stderr}`),
+      );
+    }, opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Resolves with everything printed so far once stdout matches `pattern` (bounded wait). */
+export function waitForOutput(
+  child: ChildProcessWithoutNullStreams,
+  pattern: RegExp,
+  timeoutMs = 20_000,
+): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    let err = '';
+    const onOut = (d: Buffer) => {
+      out += d.toString('utf8');
+      if (pattern.test(out)) done(() => resolvePromise(out));
+    };
+    const onErr = (d: Buffer) => {
+      err += d.toString('utf8');
+    };
+    const onExit = (code: number | null) =>
+      done(() => reject(new Error(`tether exited (${code}) before printing ${pattern}\n${out}\n${err}`)));
+    const timer = setTimeout(
+      () => done(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms\n${out}\n${err}`))),
+      timeoutMs,
+    );
+    function done(settle: () => void) {
+      clearTimeout(timer);
+      child.stdout.off('data', onOut);
+      child.stderr.off('data', onErr);
+      child.off('exit', onExit);
+      settle();
+    }
+    child.stdout.on('data', onOut);
+    child.stderr.on('data', onErr);
+    child.on('exit', onExit);
+  });
+}
+
+/** Resolves with the exit code once the child has exited (bounded wait). */
+export function exitOf(child: ChildProcessWithoutNullStreams, timeoutMs = 10_000): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`tether did not exit within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolvePromise(code);
+    });
+  });
+}

@@ -1,0 +1,215 @@
+/**
+ * The `tether` tool's settings, driven as a subprocess: login (config file 0600 under
+ * XDG_CONFIG_HOME or ~/.config), logout, environment overrides, link, help and usage errors.
+ */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../scripts/local/net';
+import { api, createAccount, createProject, type TestAccount, type TestProject } from '../helpers/api';
+import { type CliHome, cliHome, runCli } from '../helpers/cli';
+import { createSite } from '../helpers/connections';
+
+let owner: TestAccount;
+let project: TestProject;
+let site: { id: string; slug: string };
+const homes: CliHome[] = [];
+
+async function home(env: Record<string, string> = {}): Promise<CliHome> {
+  const h = await cliHome(env);
+  homes.push(h);
+  return h;
+}
+
+const mode = async (path: string) => (await stat(path)).mode & 0o777;
+
+beforeAll(async () => {
+  owner = await createAccount();
+  project = await createProject(owner.token);
+  site = await createSite(api().as(owner.token), project.id, 'web');
+});
+
+afterEach(async () => {
+  await Promise.all(homes.splice(0).map((h) => h.cleanup()));
+});
+
+describe('tether login', () => {
+  it('stores token and API URL under XDG_CONFIG_HOME, readable only by the user', async () => {
+    const h = await home();
+    const res = await runCli(h, ['login', '--token', owner.token, '--api', inject('baseUrl')]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(owner.email);
+    const file = join(h.configHome, 'tether', 'config.json');
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
+      api_url: inject('baseUrl'),
+      token: owner.token,
+    });
+    expect(await mode(file)).toBe(0o600);
+    expect(await mode(join(h.configHome, 'tether'))).toBe(0o700);
+  });
+
+  it('uses ~/.config when XDG_CONFIG_HOME is unset', async () => {
+    const h = await home();
+    const res = await runCli(h, ['login', '--token', owner.token, '--api', inject('baseUrl')], {
+      env: { XDG_CONFIG_HOME: '' },
+    });
+    expect(res.code).toBe(0);
+    const file = join(h.configHome, '.config', 'tether', 'config.json');
+    expect(await mode(file)).toBe(0o600);
+  });
+
+  it('reads the token from stdin with --token -', async () => {
+    const h = await home();
+    const res = await runCli(h, ['login', '--token', '-', '--api', inject('baseUrl')], {
+      input: `${owner.token}\n`,
+    });
+    expect(res.code).toBe(0);
+    const stored = JSON.parse(await readFile(join(h.configHome, 'tether', 'config.json'), 'utf8'));
+    expect(stored.token).toBe(owner.token);
+  });
+
+  it('a token the API refuses is exit 2 with the API message, and nothing is stored', async () => {
+    const h = await home();
+    const direct = await api(inject('baseUrl'), 'tth_at_not-a-real-token').get<{
+      error: { message: string };
+    }>('/api/v1/account');
+    expect(direct.status).toBe(401);
+    const res = await runCli(h, ['login', '--token', 'tth_at_not-a-real-token', '--api', inject('baseUrl')]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(direct.body.error.message);
+    expect(res.stderr).toContain('401');
+    await expect(stat(join(h.configHome, 'tether', 'config.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('an unreachable API is exit 3, and nothing is stored', async () => {
+    const h = await home();
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const res = await runCli(h, ['login', '--token', owner.token, '--api', closed]);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain('cannot reach the API');
+    await expect(stat(join(h.configHome, 'tether', 'config.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('later commands use the stored login; logout forgets it', async () => {
+    const h = await home();
+    expect((await runCli(h, ['login', '--token', owner.token, '--api', inject('baseUrl')])).code).toBe(0);
+    const linked = await runCli(h, ['link', project.slug]);
+    expect(linked.code).toBe(0);
+    expect((await runCli(h, ['logout'])).code).toBe(0);
+    const after = await runCli(h, ['connections']);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toContain('not logged in');
+  });
+
+  it('TETHER_TOKEN and TETHER_API_URL override the stored login', async () => {
+    const h = await home();
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    await mkdir(join(h.configHome, 'tether'), { recursive: true });
+    await writeFile(
+      join(h.configHome, 'tether', 'config.json'),
+      JSON.stringify({ api_url: closed, token: 'tth_at_stale' }),
+      { mode: 0o600 },
+    );
+    const stored = await runCli(h, ['link', project.slug]);
+    expect(stored.code).toBe(3);
+    const overridden = await runCli(h, ['link', project.slug], {
+      env: { TETHER_API_URL: inject('baseUrl'), TETHER_TOKEN: owner.token },
+    });
+    expect(overridden.stderr).toBe('');
+    expect(overridden.code).toBe(0);
+  });
+});
+
+describe('tether link', () => {
+  const asOwner = () => ({ TETHER_API_URL: inject('baseUrl'), TETHER_TOKEN: owner.token });
+
+  it('writes .tether/project.json, which later commands find from a subfolder', async () => {
+    const h = await home(asOwner());
+    const res = await runCli(h, ['link', project.slug, '--site', 'web']);
+    expect(res.code).toBe(0);
+    const link = JSON.parse(await readFile(join(h.cwd, '.tether', 'project.json'), 'utf8'));
+    expect(link).toEqual({ project_id: project.id, project_slug: project.slug, site_slug: 'web' });
+    await mkdir(join(h.cwd, 'src', 'deep'), { recursive: true });
+    const listing = await runCli({ ...h, cwd: join(h.cwd, 'src', 'deep') }, ['connections', '--json']);
+    expect(listing.code).toBe(0);
+    expect(JSON.parse(listing.stdout)).toEqual({ connections: [], available: [] });
+  });
+
+  it('an unknown project is exit 2 with the API message, and nothing is written', async () => {
+    const h = await home(asOwner());
+    const res = await runCli(h, ['link', 'no-such-project-here']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/project not found.*404/);
+    await expect(stat(join(h.cwd, '.tether'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('an unknown site is exit 1 naming the known sites, and nothing is written', async () => {
+    const h = await home(asOwner());
+    const res = await runCli(h, ['link', project.slug, '--site', 'nope']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('no site "nope"');
+    expect(res.stderr).toContain(site.slug);
+    await expect(stat(join(h.cwd, '.tether'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('TETHER_PROJECT overrides the link', async () => {
+    const other = await createProject(owner.token);
+    const h = await home(asOwner());
+    expect((await runCli(h, ['link', project.slug])).code).toBe(0);
+    const res = await runCli(h, ['connections', '--json'], {
+      env: { TETHER_PROJECT: 'no-such-project-here' },
+    });
+    expect(res.code).toBe(2);
+    const ok = await runCli(h, ['connections', '--json'], { env: { TETHER_PROJECT: other.slug } });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toEqual({ connections: [] });
+  });
+});
+
+describe('help and usage errors', () => {
+  it.each([
+    [[]],
+    [['login']],
+    [['logout']],
+    [['link']],
+    [['connections']],
+    [['connect']],
+    [['disconnect']],
+    [['env']],
+    [['env', 'pull']],
+    [['db']],
+    [['db', 'sites']],
+  ])('tether %j --help shows examples and exits 0', async (words) => {
+    const h = await home();
+    const res = await runCli(h, [...words, '--help']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('Usage: tether');
+    expect(res.stdout).toContain('Examples:');
+  });
+
+  it.each([
+    ['an unknown command', ['frobnicate'], /unknown command/],
+    ['a missing argument', ['disconnect', 'database'], /missing required argument/],
+    ['an unknown kind', ['connect', 'queue', 'q1', '--yes'], /unknown kind "queue"/],
+    ['connect without a kind', ['connect'], /needs a kind and a name/],
+    [
+      'a level the kind does not have',
+      ['connect', 'bucket', 'b', '--level', 'admin'],
+      /use read or read-write/,
+    ],
+    ['no login', ['connections'], /not logged in/],
+  ])('%s is exit 1', async (_name, args, message) => {
+    const h = await home({ TETHER_API_URL: inject('baseUrl'), TETHER_PROJECT: project.slug });
+    const res = await runCli(h, args);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('no project is exit 1 saying how to link one', async () => {
+    const h = await home({ TETHER_API_URL: inject('baseUrl'), TETHER_TOKEN: owner.token });
+    const res = await runCli(h, ['connections']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('tether link <project>');
+  });
+});
