@@ -209,7 +209,12 @@ describe('the callback', () => {
     const code = `gh-${randomBytes(6).toString('hex')}`;
     standIn.githubCode(code, githubAccount());
     expect((await callback('github', { code, state })).status).toBe(302);
-    for (const query of [{ code, state }, { code }, { code, state: randomBytes(32).toString('base64url') }]) {
+    const queries: Array<Record<string, string>> = [
+      { code, state },
+      { code },
+      { code, state: randomBytes(32).toString('base64url') },
+    ];
+    for (const query of queries) {
       const res = await callback('github', query);
       expect([res.status, res.headers.get('location')]).toEqual([400, null]);
       expect(res.body).toMatchObject({ code: 'invalid_request' });
