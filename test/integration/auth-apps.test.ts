@@ -1,0 +1,397 @@
+/**
+ * The auth-app management routes (CONTRACT §4): create with server key and initial connection,
+ * list without secrets, PATCH with the allowed-origin rules (each refusal a 400 that says why,
+ * nothing changed), and the users admin routes for write members and auth-capable keys.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type ApiClient, api, createAccount, createProject, uniqueName } from '../helpers/api';
+import { asClient, createTestAuthApp, startOAuthWorker, type TestAuthApp } from '../helpers/oauth';
+import { type ProviderStandIn, STAND_IN_ISSUER, startProviderStandIn } from '../helpers/provider-stand-in';
+import type { ExtraWorker } from '../helpers/worker';
+
+let standIn: ProviderStandIn;
+let worker: ExtraWorker;
+let db: pg.Client;
+
+beforeAll(async () => {
+  standIn = await startProviderStandIn();
+  worker = await startOAuthWorker(standIn);
+  db = new pg.Client({ connectionString: inject('metadataUrl') });
+  await db.connect();
+});
+
+afterAll(async () => {
+  await db?.end();
+  await worker?.stop();
+  await standIn?.close();
+});
+
+async function owner(): Promise<{ admin: ApiClient; projectId: string; token: string }> {
+  const account = await createAccount(undefined, worker.baseUrl);
+  const project = await createProject(account.token, undefined, worker.baseUrl);
+  return { admin: api(worker.baseUrl, account.token), projectId: project.id, token: account.token };
+}
+
+describe('creating and listing auth apps', () => {
+  it('creates an app with a server key that is stored encrypted and never shown', async () => {
+    const { admin, projectId } = await owner();
+    const slug = uniqueName('app');
+    const res = await admin.post(`/api/v1/projects/${projectId}/auth-apps`, { app_id: slug, name: 'Mobile' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      app_id: slug,
+      name: 'Mobile',
+      enabled: true,
+      allowed_origins: [],
+      user_limit: null,
+      providers: {},
+      auth_url: `${worker.baseUrl}/v1/${slug}`,
+      created_at: expect.stringMatching(/Z$/),
+    });
+    expect(res.text).not.toMatch(/tth_sk_/);
+    const row = await db.query('SELECT server_key_ciphertext FROM auth_apps WHERE id = $1', [
+      (res.body as { id: string }).id,
+    ]);
+    expect(row.rows[0].server_key_ciphertext).toMatch(/^[^.]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(row.rows[0].server_key_ciphertext).not.toMatch(/tth_sk_/);
+  });
+
+  it('app_id is unique across the whole service (409) and follows the name rule (400 naming the field)', async () => {
+    const a = await owner();
+    const b = await owner();
+    const slug = uniqueName('app');
+    expect((await a.admin.post(`/api/v1/projects/${a.projectId}/auth-apps`, { app_id: slug })).status).toBe(
+      201,
+    );
+    const taken = await b.admin.post(`/api/v1/projects/${b.projectId}/auth-apps`, { app_id: slug });
+    expect(taken.status).toBe(409);
+    const bad = await b.admin.post(`/api/v1/projects/${b.projectId}/auth-apps`, { app_id: 'Bad Name' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'app_id' } });
+  });
+
+  it('a new app in a project with exactly one site is connected to it at client; with two sites, to nothing', async () => {
+    const one = await owner();
+    const site = await one.admin.post<{ id: string }>(`/api/v1/projects/${one.projectId}/sites`, {
+      slug: 'web',
+    });
+    const app = await one.admin.post<{ id: string }>(`/api/v1/projects/${one.projectId}/auth-apps`, {
+      app_id: uniqueName('app'),
+    });
+    const rows = await db.query('SELECT site_id, kind, level FROM connections WHERE resource_id = $1', [
+      app.body.id,
+    ]);
+    expect(rows.rows).toEqual([{ site_id: site.body.id, kind: 'auth_app', level: 'client' }]);
+
+    const two = await owner();
+    await two.admin.post(`/api/v1/projects/${two.projectId}/sites`, { slug: 'web' });
+    await two.admin.post(`/api/v1/projects/${two.projectId}/sites`, { slug: 'admin' });
+    const other = await two.admin.post<{ id: string }>(`/api/v1/projects/${two.projectId}/auth-apps`, {
+      app_id: uniqueName('app'),
+    });
+    expect(
+      (await db.query('SELECT 1 FROM connections WHERE resource_id = $1', [other.body.id])).rowCount,
+    ).toBe(0);
+  });
+
+  it('lists apps for the read role; a project API key gets 403', async () => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const reader = await createAccount(undefined, worker.baseUrl);
+    await app.admin.put(`/api/v1/projects/${app.project.id}/members/${reader.id}`, { role: 'read' });
+    const list = await api(worker.baseUrl, reader.token).get<{ auth_apps: Array<Record<string, unknown>> }>(
+      `/api/v1/projects/${app.project.id}/auth-apps`,
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.auth_apps).toHaveLength(1);
+    expect(list.body.auth_apps[0]).toMatchObject({
+      app_id: app.slug,
+      providers: {
+        google: {
+          enabled: true,
+          client_id: app.google.web,
+          client_secret_set: true,
+          native_client_ids: { ios: app.google.ios, android: app.google.android },
+        },
+        github: { enabled: true, client_id: app.github.clientId, client_secret_set: true },
+      },
+    });
+    expect(list.text).not.toMatch(/google-secret|github-secret|tth_sk_/);
+    const write = await api(worker.baseUrl, reader.token).post(
+      `/api/v1/projects/${app.project.id}/auth-apps`,
+      { app_id: uniqueName('app') },
+    );
+    expect(write.status).toBe(403);
+    const key = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
+      name: 'k',
+      capabilities: { auth: [app.id] },
+    });
+    expect(
+      (await api(worker.baseUrl, key.body.key).get(`/api/v1/projects/${app.project.id}/auth-apps`)).status,
+    ).toBe(403);
+  });
+});
+
+describe('PATCH an auth app', () => {
+  let app: TestAuthApp;
+  const path = () => `/api/v1/projects/${app.project.id}/auth-apps/${app.id}`;
+  beforeAll(async () => {
+    app = await createTestAuthApp(worker.baseUrl, { origins: ['myapp://auth'] });
+  });
+
+  it.each([
+    ['myapp:///callback', /three slashes/],
+    ['myapp://auth/callback', /no path/],
+    ['myapp://*', /wildcard never covers a custom scheme/],
+    ['javascript://x', /javascript scheme is refused/],
+    ['file:///etc/passwd', /file scheme is refused/],
+    ['data://x', /data scheme is refused/],
+    ['blob://x', /blob scheme is refused/],
+    ['about://blank', /about scheme is refused/],
+    ['vbscript://x', /vbscript scheme is refused/],
+    ['ftp://files.example.com', /ftp scheme is refused/],
+    ['http://app.example.com', /https/],
+  ])('refuses the origin %s with a 400 that says why, changing nothing', async (origin, reason) => {
+    const res = await app.admin.patch(path(), {
+      allowed_origins: ['https://ok.example.com', origin],
+      enabled: false,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'allowed_origins[1]' } });
+    expect((res.body as { error: { message: string } }).error.message).toMatch(reason);
+    const list = await app.admin.get<{ auth_apps: Array<{ allowed_origins: string[]; enabled: boolean }> }>(
+      `/api/v1/projects/${app.project.id}/auth-apps`,
+    );
+    expect(list.body.auth_apps[0]).toMatchObject({ allowed_origins: ['myapp://auth'], enabled: true });
+  });
+
+  it('normalises and de-duplicates origins', async () => {
+    const res = await app.admin.patch(path(), {
+      allowed_origins: [
+        'MyApp://Auth',
+        'myapp://auth',
+        'https://App.Example.com/',
+        'com.example.app://callback',
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect((res.body as { allowed_origins: string[] }).allowed_origins).toEqual([
+      'myapp://auth',
+      'https://app.example.com',
+      'com.example.app://callback',
+    ]);
+  });
+
+  it('never echoes secrets, keeps a secret when omitted, stores it encrypted', async () => {
+    const res = await app.admin.patch(path(), {
+      providers: {
+        google: { enabled: true, client_id: 'new-web-id', client_secret: 'brand-new-google-secret' },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(/brand-new-google-secret/);
+    expect(res.body).toMatchObject({
+      providers: {
+        google: {
+          client_id: 'new-web-id',
+          client_secret_set: true,
+          native_client_ids: { ios: app.google.ios },
+        },
+      },
+    });
+    const kept = await app.admin.patch(path(), {
+      providers: { github: { enabled: false, client_id: 'gh-2' } },
+    });
+    expect(kept.body).toMatchObject({
+      providers: { github: { enabled: false, client_id: 'gh-2', client_secret_set: true } },
+    });
+    const row = await db.query('SELECT provider_secrets_ciphertext FROM auth_apps WHERE id = $1', [app.id]);
+    expect(row.rows[0].provider_secrets_ciphertext).not.toMatch(/brand-new-google-secret|github-secret/);
+  });
+
+  it('enabling a provider without any client secret is refused', async () => {
+    const fresh = await owner();
+    const created = await fresh.admin.post<{ id: string }>(`/api/v1/projects/${fresh.projectId}/auth-apps`, {
+      app_id: uniqueName('app'),
+    });
+    const res = await fresh.admin.patch(`/api/v1/projects/${fresh.projectId}/auth-apps/${created.body.id}`, {
+      providers: { github: { enabled: true, client_id: 'x' } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: { field: 'providers.github.client_secret' } });
+  });
+
+  it('sets the user limit and native client IDs, removes a provider with null', async () => {
+    const res = await app.admin.patch(path(), {
+      user_limit: 5,
+      providers: {
+        google: { enabled: true, client_id: 'w', native_client_ids: { ios: null, android: 'and-2' } },
+        github: null,
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      user_limit: 5,
+      providers: { google: { native_client_ids: { android: 'and-2' } } },
+    });
+    expect((res.body as { providers: Record<string, unknown> }).providers.github).toBeUndefined();
+    expect(
+      (res.body as { providers: { google: { native_client_ids: object } } }).providers.google
+        .native_client_ids,
+    ).toEqual({ android: 'and-2' });
+  });
+
+  it('unknown fields, an app of another project and an unknown app are refused', async () => {
+    expect((await app.admin.patch(path(), { secret_sauce: true })).status).toBe(400);
+    const other = await owner();
+    expect(
+      (await other.admin.patch(`/api/v1/projects/${other.projectId}/auth-apps/${app.id}`, { enabled: false }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await app.admin.patch(`/api/v1/projects/${app.project.id}/auth-apps/${crypto.randomUUID()}`, {
+          enabled: false,
+        })
+      ).status,
+    ).toBe(404);
+  });
+});
+
+describe('users admin', () => {
+  let app: TestAuthApp;
+  const users = (client: ApiClient, appRef = app.id) =>
+    client.get<{ users: Array<{ id: string; email: string; disabled: boolean }> }>(
+      `/api/v1/projects/${app.project.id}/auth-apps/${appRef}/users`,
+    );
+
+  async function newUser(
+    email = `${uniqueName('u')}@example.test`,
+  ): Promise<{ id: string; refresh: string }> {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await standIn.signIdToken({
+      iss: STAND_IN_ISSUER,
+      aud: app.google.web,
+      sub: email,
+      email,
+      email_verified: true,
+      iat: now,
+      exp: now + 600,
+    });
+    const res = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/id-token`,
+      { provider: 'google', id_token: token },
+      { headers: asClient() },
+    );
+    expect(res.status, res.text).toBe(200);
+    const body = res.body as { user: { id: string }; refresh_token: string };
+    return { id: body.user.id, refresh: body.refresh_token };
+  }
+
+  beforeAll(async () => {
+    app = await createTestAuthApp(worker.baseUrl);
+  });
+
+  it('lists, disables and deletes users for a write member', async () => {
+    const writer = await createAccount(undefined, worker.baseUrl);
+    await app.admin.put(`/api/v1/projects/${app.project.id}/members/${writer.id}`, { role: 'write' });
+    const client = api(worker.baseUrl, writer.token);
+    const user = await newUser();
+    const list = await users(client);
+    expect(list.status).toBe(200);
+    expect(list.body.users.find((u) => u.id === user.id)).toMatchObject({
+      disabled: false,
+      email_verified: true,
+      providers: ['google'],
+    });
+
+    const off = await client.patch(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`,
+      { disabled: true },
+    );
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ id: user.id, disabled: true });
+    // Disabling ends the user's sessions.
+    expect(
+      (await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, { refresh_token: user.refresh }))
+        .status,
+    ).toBe(400);
+
+    const gone = await client.delete(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`,
+    );
+    expect([gone.status, gone.body]).toEqual([200, { deleted: true }]);
+    expect((await users(client)).body.users.find((u) => u.id === user.id)).toBeUndefined();
+    expect(
+      (await client.delete(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`)).status,
+    ).toBe(404);
+  });
+
+  it('works by app_id too', async () => {
+    expect((await users(app.admin, app.slug)).status).toBe(200);
+  });
+
+  it('a key whose auth capability names this app may administer its users', async () => {
+    const key = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
+      name: 'users-admin',
+      capabilities: { auth: [app.id] },
+    });
+    const client = api(worker.baseUrl, key.body.key);
+    const user = await newUser();
+    expect((await users(client)).status).toBe(200);
+    expect((await users(client, app.slug)).status).toBe(200);
+    const off = await client.patch(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`,
+      { disabled: true },
+    );
+    expect(off.status).toBe(200);
+    expect(
+      (await client.delete(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`)).status,
+    ).toBe(200);
+    // The key cannot change the app itself.
+    expect(
+      (await client.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}`, { enabled: false }))
+        .status,
+    ).toBe(403);
+  });
+
+  it('keys without that capability, read members and outsiders are refused', async () => {
+    const second = await app.admin.post<{ id: string }>(`/api/v1/projects/${app.project.id}/auth-apps`, {
+      app_id: uniqueName('app'),
+    });
+    const otherApp = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
+      name: 'other-app',
+      capabilities: { auth: [second.body.id] },
+    });
+    const storage = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
+      name: 'storage',
+      capabilities: { storage: true },
+    });
+    expect((await users(api(worker.baseUrl, otherApp.body.key))).status).toBe(403);
+    expect((await users(api(worker.baseUrl, storage.body.key))).status).toBe(403);
+    const reader = await createAccount(undefined, worker.baseUrl);
+    await app.admin.put(`/api/v1/projects/${app.project.id}/members/${reader.id}`, { role: 'read' });
+    expect((await users(api(worker.baseUrl, reader.token))).status).toBe(403);
+    const outsider = await createAccount(undefined, worker.baseUrl);
+    expect((await users(api(worker.baseUrl, outsider.token))).status).toBe(404);
+    expect((await users(api(worker.baseUrl))).status).toBe(401);
+  });
+
+  it('a user of another app, or a user id that is not a uuid, is 404', async () => {
+    const other = await createTestAuthApp(worker.baseUrl);
+    const user = await newUser();
+    expect(
+      (
+        await other.admin.patch(
+          `/api/v1/projects/${other.project.id}/auth-apps/${other.id}/users/${user.id}`,
+          { disabled: true },
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (await app.admin.delete(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/not-a-uuid`))
+        .status,
+    ).toBe(404);
+  });
+});
