@@ -13,6 +13,7 @@ import { isUuid, newId } from '../lib/ids';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { deriveSiteEnv } from '../services/connections/derive';
 import { siteAccess } from '../services/connections/site-access';
+import { switchLegacyNow } from '../services/credential-switch';
 import { ProjectParam } from './shared';
 
 const SiteParams = ProjectParam.extend({ siteId: z.string() });
@@ -35,7 +36,13 @@ async function effective(c: Context<AppEnv>, siteId: string): Promise<Record<str
 }
 
 /** Records a deploy of what the site is handed now. */
-async function deploy(c: Context<AppEnv>, siteId: string, rollbackOf: string | null) {
+async function deploy(c: Context<AppEnv>, siteId: string, rollbackOf: string | null, projectId: string) {
+  const config = c.get('config');
+  // Legacy sites switch to their own credentials at their next deploy, which then hands them.
+  await switchLegacyNow(
+    { db: getDb(c), config, adapters: buildAdapters(config), queue: c.env.PROVISIONING },
+    projectId,
+  );
   const names = Object.keys(await effective(c, siteId)).sort();
   const [row] = await getDb(c)
     .insert(deploys)
@@ -80,7 +87,7 @@ deploysRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const ctx = await siteAccess(getDb(c), c.get('principal'), params.id, params.siteId, 'write');
-    return c.json(await deploy(c, ctx.site.id, null), 201);
+    return c.json(await deploy(c, ctx.site.id, null, ctx.project.id), 201);
   },
 );
 
@@ -103,6 +110,9 @@ deploysRoutes.openapi(
       .from(deploys)
       .where(and(eq(deploys.id, deployId), eq(deploys.siteId, ctx.site.id)));
     if (!target) throw notFound('deploy');
-    return c.json({ ...(await deploy(c, ctx.site.id, target.id)), rollback_of: target.id }, 201);
+    return c.json(
+      { ...(await deploy(c, ctx.site.id, target.id, ctx.project.id)), rollback_of: target.id },
+      201,
+    );
   },
 );

@@ -6,9 +6,9 @@
  * changes). The own credential is made first; the connection row, the legacy flag and a live
  * patch (reason `credential`) are written in one transaction; the app is never restarted.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { connections, sites } from '../../db/schema';
+import { connections, deliveries, sites } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import type { ProvisioningMessage } from '../queues/messages';
@@ -129,26 +129,42 @@ export async function switchSharedConnections(
   return switched;
 }
 
+/** Whether the project still has a site on the services' shared credentials. */
+async function hasLegacySite(db: Db, projectId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: sites.id })
+    .from(sites)
+    .where(and(eq(sites.projectId, projectId), eq(sites.legacyCredentials, true)))
+    .limit(1);
+  return Boolean(row);
+}
+
 /**
- * Asks the consumer to switch the project's legacy connections, if it has any legacy site. Call
- * after a deploy and after any connection change on the project; a failure is only logged.
+ * At a deploy: switches the project's legacy connections right away, so the deploy already
+ * hands the new credentials. A failure leaves the shared ones (still valid) and queues a retry.
  */
-export async function requestLegacySwitch(
-  db: Db,
-  queue: Queue<ProvisioningMessage>,
-  projectId: string,
-): Promise<boolean> {
+export async function switchLegacyNow(deps: SwitchDeps, projectId: string): Promise<void> {
+  if (!(await hasLegacySite(deps.db, projectId))) return;
   try {
-    const [legacy] = await db
-      .select({ n: sql<number>`1` })
-      .from(sites)
-      .where(and(eq(sites.projectId, projectId), eq(sites.legacyCredentials, true)))
-      .limit(1);
-    if (!legacy) return false;
-    await queue.send({ type: 'switch-credentials', projectId });
-    return true;
+    await switchSharedConnections(deps, { projectId, includeLegacy: true });
   } catch (err) {
-    console.error('requesting the legacy credential switch failed:', (err as Error).message);
-    return false;
+    console.error('switching legacy credentials failed; queued for retry:', (err as Error).message);
+    await deps.queue
+      .send({ type: 'switch-credentials', projectId })
+      .catch((e: Error) => console.error('queueing the legacy switch failed:', e.message));
   }
+}
+
+/**
+ * After a connection change (seen as the live patch it produced): a project with legacy sites
+ * switches them now. Runs in the consumer, so the change's request never waits for it.
+ */
+export async function switchLegacyAfterChange(deps: SwitchDeps, deliveryId: string): Promise<void> {
+  const [delivery] = await deps.db
+    .select({ kind: deliveries.kind, projectId: deliveries.projectId, reason: deliveries.reason })
+    .from(deliveries)
+    .where(eq(deliveries.id, deliveryId));
+  if (!delivery || delivery.kind !== 'runtime_patch' || delivery.reason === 'credential') return;
+  if (!(await hasLegacySite(deps.db, delivery.projectId))) return;
+  await switchSharedConnections(deps, { projectId: delivery.projectId, includeLegacy: true });
 }
