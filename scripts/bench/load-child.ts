@@ -91,10 +91,8 @@ async function main(): Promise<void> {
   if (spec.requests.length === 0) throw new Error('load spec has no requests');
   if (spec.mode === 'cycle' && spec.warmupSec && spec.warmupSec > 0) await runOnce(spec, spec.warmupSec);
   const run = await runOnce(spec, spec.durationSec);
-  await writeFile(
-    outPath,
-    JSON.stringify(measurement(run.samples, run.wallMs, run.errors, run.statusCounts)),
-  );
+  const result = measurement(run.samples, run.wallMs, run.errors, run.statusCounts);
+  await writeFile(outPath, JSON.stringify(spec.keepSamples ? { ...result, samples: run.samples } : result));
 }
 
 main().then(

@@ -26,6 +26,8 @@ export interface Measurement {
   errors: number;
   /** Responses per status code, plus `error` and `timeout` counts. */
   statusCounts: Record<string, number>;
+  /** Every latency sample, when the run was asked to keep them (to combine runs). */
+  samples?: number[];
 }
 
 /** One target a row is held to. */
@@ -87,7 +89,26 @@ export function measurement(
   };
 }
 
-/** value / base, or null when either is missing or the base is not positive. */
+/**
+ * One measurement from several runs of the same requests (for example alternated with
+ * another variant so that background work hits both alike): samples pooled, wall times,
+ * errors and status counts added. Every run must have kept its samples.
+ */
+export function combine(runs: readonly Measurement[]): Measurement {
+  const samples: number[] = [];
+  const statusCounts: Record<string, number> = {};
+  for (const run of runs) {
+    if (!run.samples) throw new Error('combine needs runs that kept their samples');
+    samples.push(...run.samples);
+    for (const [code, n] of Object.entries(run.statusCounts))
+      statusCounts[code] = (statusCounts[code] ?? 0) + n;
+  }
+  const wallMs = runs.reduce((acc, r) => acc + r.wallMs, 0);
+  const errors = runs.reduce((acc, r) => acc + r.errors, 0);
+  return measurement(samples, wallMs, errors, statusCounts);
+}
+
+/** value / base when either is missing or the base is not positive. */
 export function ratio(value: number | undefined, base: number | undefined): number | null {
   if (value === undefined || base === undefined || !Number.isFinite(value) || !(base > 0)) return null;
   return value / base;

@@ -30,6 +30,8 @@ export interface LoadSpec {
   warmupSec?: number;
   /** Statuses that count as success; anything else counts as an error. */
   expectStatus: number[];
+  /** Return every latency sample with the measurement (see stats.combine). */
+  keepSamples?: boolean;
   /** Seconds before a request counts as timed out. */
   timeoutSec: number;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   atLeastRatio,
   atMostRatio,
+  combine,
   holds,
   measurement,
   percentile,
@@ -96,5 +97,24 @@ describe('bench ratios and targets', () => {
     expect(verdict([ok, ok])).toBe('PASS');
     expect(verdict([ok, bad])).toBe('FAIL');
     expect(verdict([])).toBe('-');
+  });
+});
+
+describe('bench combine', () => {
+  it('pools samples and adds wall times, errors and status counts of alternated runs', () => {
+    const a = { ...measurement([1, 2], 100, 0, { '200': 2 }), samples: [1, 2] };
+    const b = { ...measurement([10, 20], 300, 1, { '200': 1, '503': 1 }), samples: [10, 20] };
+    const both = combine([a, b]);
+    expect(both.requests).toBe(4);
+    expect(both.wallMs).toBe(400);
+    expect(both.rps).toBe(10);
+    expect(both.errors).toBe(1);
+    expect(both.statusCounts).toEqual({ '200': 3, '503': 1 });
+    expect(both.latency.p50).toBe(2);
+    expect(both.latency.max).toBe(20);
+  });
+
+  it('refuses runs that did not keep their samples', () => {
+    expect(() => combine([measurement([1], 10, 0, { '200': 1 })])).toThrow(/samples/);
   });
 });
