@@ -164,7 +164,7 @@ export async function switchLegacyAfterChange(deps: SwitchDeps, deliveryId: stri
     .select({ kind: deliveries.kind, projectId: deliveries.projectId, reason: deliveries.reason })
     .from(deliveries)
     .where(eq(deliveries.id, deliveryId));
-  if (!delivery || delivery.kind !== 'runtime_patch' || delivery.reason === 'credential') return;
+  if (delivery?.kind !== 'runtime_patch' || delivery.reason === 'credential') return;
   if (!(await hasLegacySite(deps.db, delivery.projectId))) return;
   await switchSharedConnections(deps, { projectId: delivery.projectId, includeLegacy: true });
 }
