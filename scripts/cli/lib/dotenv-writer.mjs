@@ -9,7 +9,7 @@
  */
 import { parse } from 'dotenv';
 
-const QUOTES = /** @type {const} */ (["'", '`', '"']);
+const QUOTES = /** @type {const} */ (["'", '"', '`']);
 /** Names dotenv reads as keys. */
 const KEY_RE = /^[\w.-]+$/;
 /** Unquoted values that need no thought at all: URLs, ids, numbers, base64. */
@@ -57,7 +57,9 @@ function bare(value) {
  */
 export function encodeValue(value) {
   if (PLAIN_RE.test(value)) return value;
-  for (const q of QUOTES) {
+  // Line breaks as \n inside double quotes keep the entry on one line, which more tools read.
+  const order = /[\r\n]/.test(value) ? ['"', "'", '`'] : QUOTES;
+  for (const q of /** @type {ReadonlyArray<(typeof QUOTES)[number]>} */ (order)) {
     const text = quoted(value, q);
     if (text !== undefined) return text;
   }

@@ -1,0 +1,298 @@
+/**
+ * `tether connections`, `connect`, `disconnect` and `db sites` as a subprocess against the
+ * local stack: tables and JSON, levels, confirmations refused without a terminal, unknown
+ * names, API refusals (exit 2) and network failure (exit 3).
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../scripts/local/net';
+import { type ApiClient, api, createAccount } from '../helpers/api';
+import { type CliHome, cliHome, runCli } from '../helpers/cli';
+import {
+  createAuthApp,
+  createBucket,
+  createDatabase,
+  createSite,
+  type Service,
+  seed,
+} from '../helpers/connections';
+
+interface Connection {
+  site_slug: string;
+  kind: string;
+  resource_id: string;
+  resource_name: string;
+  level: string;
+  env_names: string[];
+}
+
+let as: ApiClient;
+let token: string;
+let projectId: string;
+let web: { id: string; slug: string };
+let admin: { id: string; slug: string };
+let db: Service;
+let bucket: Service;
+let app: Service;
+let h: CliHome;
+
+/** The site's connections straight from the API. */
+async function connectionsOf(siteId: string): Promise<Connection[]> {
+  const res = await as.get<{ connections: Connection[] }>(
+    `/api/v1/projects/${projectId}/sites/${siteId}/connections`,
+  );
+  expect(res.status).toBe(200);
+  return res.body.connections;
+}
+
+beforeAll(async () => {
+  const world = await seed(inject('baseUrl'), 2);
+  ({ as, token } = world);
+  projectId = world.project.id;
+  [web, admin] = world.sites as [{ id: string; slug: string }, { id: string; slug: string }];
+  // Two sites: new services start connected to nothing.
+  db = await createDatabase(as, projectId);
+  bucket = await createBucket(as, projectId);
+  app = await createAuthApp(as, projectId);
+  h = await cliHome({
+    TETHER_API_URL: inject('baseUrl'),
+    TETHER_TOKEN: token,
+    TETHER_PROJECT: world.project.slug,
+  });
+});
+
+afterAll(async () => {
+  await h?.cleanup();
+});
+
+describe('tether connect', () => {
+  it('connects a database at the default level and prints its variables', async () => {
+    const res = await runCli(h, ['connect', 'database', db.name, '--site', web.slug]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('at level connect');
+    expect(res.stdout).toContain('DATABASE_URL');
+    const conn = (await connectionsOf(web.id)).find((c) => c.resource_id === db.id);
+    expect(conn?.level).toBe('connect');
+  });
+
+  it('changes the level of an existing connection, printing the stored object with --json', async () => {
+    const res = await runCli(h, [
+      'connect',
+      'database',
+      db.name,
+      '--site',
+      web.slug,
+      '--level',
+      'read-only',
+      '--json',
+    ]);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      kind: 'database',
+      resource_id: db.id,
+      level: 'read-only',
+    });
+    expect((await connectionsOf(web.id)).find((c) => c.resource_id === db.id)?.level).toBe('read-only');
+  });
+
+  it('connects a bucket at read', async () => {
+    const res = await runCli(h, ['connect', 'bucket', bucket.name, '--site', web.slug, '--level', 'read']);
+    expect(res.code).toBe(0);
+    expect((await connectionsOf(web.id)).find((c) => c.resource_id === bucket.id)?.level).toBe('read');
+  });
+
+  it('connects an auth app by its app_id at client without asking', async () => {
+    const res = await runCli(h, ['connect', 'auth', app.name, '--site', web.slug]);
+    expect(res.code).toBe(0);
+    expect((await connectionsOf(web.id)).find((c) => c.resource_id === app.id)?.level).toBe('client');
+  });
+
+  it('raising an auth app to admin without a terminal and without --yes is refused, and nothing changes', async () => {
+    const res = await runCli(h, ['connect', 'auth', app.name, '--site', web.slug, '--level', 'admin']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--yes');
+    expect((await connectionsOf(web.id)).find((c) => c.resource_id === app.id)?.level).toBe('client');
+  });
+
+  it('raising an auth app to admin with --yes goes through', async () => {
+    const res = await runCli(h, [
+      'connect',
+      'auth',
+      app.name,
+      '--site',
+      web.slug,
+      '--level',
+      'admin',
+      '--yes',
+    ]);
+    expect(res.code).toBe(0);
+    expect((await connectionsOf(web.id)).find((c) => c.resource_id === app.id)?.level).toBe('admin');
+  });
+
+  it('an auth app already at admin needs no confirmation', async () => {
+    const res = await runCli(h, ['connect', 'auth', app.name, '--site', web.slug, '--level', 'admin']);
+    expect(res.code).toBe(0);
+  });
+
+  it.each([
+    ['database', 'no_such_db', /no database "no_such_db".*databases: /],
+    ['bucket', 'no-such-bucket', /no bucket "no-such-bucket"/],
+    ['auth', 'no-such-app', /no auth "no-such-app"/],
+  ])('an unknown %s name is exit 1 and changes nothing', async (kind, name, message) => {
+    const before = await connectionsOf(admin.id);
+    const res = await runCli(h, ['connect', kind, name, '--site', admin.slug]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(message);
+    expect(await connectionsOf(admin.id)).toEqual(before);
+  });
+
+  it('an unknown site is exit 1 naming the sites', async () => {
+    const res = await runCli(h, ['connect', 'database', db.name, '--site', 'nope']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(web.slug);
+    expect(res.stderr).toContain(admin.slug);
+  });
+
+  it('without --site in a project of two sites it asks for one (exit 1)', async () => {
+    const res = await runCli(h, ['connect', 'database', db.name]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('choose a site with --site');
+  });
+
+  it('a member with the read role is refused by the API: exit 2 with its message, nothing changes', async () => {
+    const reader = await createAccount();
+    const added = await as.put(`/api/v1/projects/${projectId}/members/${reader.id}`, { role: 'read' });
+    expect(added.status).toBe(200);
+    const direct = await api(inject('baseUrl'), reader.token).post<{ error: { message: string } }>(
+      `/api/v1/projects/${projectId}/sites/${admin.id}/connections`,
+      { kind: 'database', resource_id: db.id },
+    );
+    expect(direct.status).toBe(403);
+    const res = await runCli(h, ['connect', 'database', db.name, '--site', admin.slug], {
+      env: { TETHER_TOKEN: reader.token },
+    });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(direct.body.error.message);
+    expect(res.stderr).toContain('403');
+    expect((await connectionsOf(admin.id)).some((c) => c.resource_id === db.id)).toBe(false);
+  });
+
+  it('an unreachable API is exit 3', async () => {
+    const res = await runCli(h, ['connect', 'database', db.name, '--site', web.slug], {
+      env: { TETHER_API_URL: `http://127.0.0.1:${await freePort()}` },
+    });
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/cannot reach the API .*ECONNREFUSED/);
+  });
+});
+
+describe('tether connections', () => {
+  it('lists a site as a table of kind, name, level and variable names', async () => {
+    const res = await runCli(h, ['connections', '--site', web.slug]);
+    expect(res.code).toBe(0);
+    for (const word of [
+      'KIND',
+      'NAME',
+      'LEVEL',
+      'ENV',
+      db.name,
+      'read-only',
+      bucket.name,
+      app.name,
+      'admin',
+    ]) {
+      expect(res.stdout).toContain(word);
+    }
+    expect(res.stdout).toContain('DATABASE_URL');
+    expect(res.stdout).toContain('STORAGE_BUCKET');
+  });
+
+  it('--json gives the API answer for the site', async () => {
+    const res = await runCli(h, ['connections', '--site', web.slug, '--json']);
+    expect(res.code).toBe(0);
+    const direct = await as.get(`/api/v1/projects/${projectId}/sites/${web.id}/connections`);
+    expect(JSON.parse(res.stdout)).toEqual(direct.body);
+  });
+
+  it('without a site lists every connection of the project with its site', async () => {
+    const res = await runCli(h, ['connections', '--json']);
+    expect(res.code).toBe(0);
+    const body = JSON.parse(res.stdout) as { connections: Connection[] };
+    expect(body.connections.map((c) => c.site_slug)).toContain(web.slug);
+    const table = await runCli(h, ['connections']);
+    expect(table.stdout).toContain('SITE');
+  });
+
+  it('a site without connections says so', async () => {
+    const empty = await createSite(as, projectId);
+    const res = await runCli(h, ['connections', '--site', empty.slug]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('No connections.');
+    expect(res.stdout).toContain('Available to connect');
+  });
+});
+
+describe('tether disconnect', () => {
+  it('without a terminal and without --yes refuses with exit 1 and changes nothing', async () => {
+    const before = await connectionsOf(web.id);
+    const res = await runCli(h, ['disconnect', 'bucket', bucket.name, '--site', web.slug]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--yes');
+    expect(await connectionsOf(web.id)).toEqual(before);
+  });
+
+  it('an unknown name is exit 1 and changes nothing', async () => {
+    const before = await connectionsOf(web.id);
+    const res = await runCli(h, ['disconnect', 'bucket', 'no-such-bucket', '--site', web.slug, '--yes']);
+    expect(res.code).toBe(1);
+    expect(await connectionsOf(web.id)).toEqual(before);
+  });
+
+  it('with --yes disconnects', async () => {
+    const res = await runCli(h, ['disconnect', 'bucket', bucket.name, '--site', web.slug, '--yes']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('Disconnected');
+    expect((await connectionsOf(web.id)).some((c) => c.resource_id === bucket.id)).toBe(false);
+  });
+
+  it('disconnecting what is not connected is not an error', async () => {
+    const res = await runCli(h, ['disconnect', 'bucket', bucket.name, '--site', web.slug, '--yes', '--json']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ removed: false });
+  });
+});
+
+describe('tether db sites', () => {
+  it('lists the sites of a database', async () => {
+    const res = await runCli(h, ['db', 'sites', db.name, '--json']);
+    expect(res.code).toBe(0);
+    const body = JSON.parse(res.stdout) as { sites: Array<{ site_id: string; level: string }> };
+    expect(body.sites).toEqual([expect.objectContaining({ site_id: web.id, level: 'read-only' })]);
+  });
+
+  it('--add connects another site at the default level and keeps the others', async () => {
+    const res = await runCli(h, ['db', 'sites', db.name, '--add', admin.slug]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(admin.slug);
+    expect((await connectionsOf(admin.id)).find((c) => c.resource_id === db.id)?.level).toBe('connect');
+    expect((await connectionsOf(web.id)).find((c) => c.resource_id === db.id)?.level).toBe('read-only');
+  });
+
+  it('--add of a site already there changes nothing', async () => {
+    const res = await runCli(h, ['db', 'sites', db.name, '--add', admin.slug]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('already connected');
+  });
+
+  it('an unknown database is exit 1', async () => {
+    const res = await runCli(h, ['db', 'sites', 'no_such_db']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('no database "no_such_db"');
+  });
+
+  it('an unknown site for --add is exit 1 and changes nothing', async () => {
+    const res = await runCli(h, ['db', 'sites', db.name, '--add', 'nope']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('no site "nope"');
+  });
+});
