@@ -23,6 +23,7 @@ const HOSTILE: Record<string, string> = {
   CRLF: 'windows\r\nline',
   HASH: 'value # not a comment',
   HASH_FIRST: '#hashtag',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${...} is the hostile value
   DOLLARS: '$HOME ${PATH} $(whoami) \\$ESCAPED',
   SPACES: '  padded both sides  ',
   TAB: '\tindented',

@@ -79,6 +79,7 @@ describe('formatDotenv', () => {
     ['a trailing backslash after a #', 'x # y\\'],
     ['carriage returns', 'a\r\nb'],
     ['only spaces', '   '],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${...} is the hostile value
     ['a dollar sign', '$HOME and ${X}'],
     ['a JSON document', '{"a": "b\\"c"}'],
   ])('keeps %s', (_what, v) => {
