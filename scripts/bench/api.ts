@@ -1,5 +1,8 @@
 /** Small HTTP client the scenarios use for their setup, through the public API only. */
 
+/** Longest any single setup request may take. */
+export const SETUP_REQUEST_TIMEOUT_MS = 60_000;
+
 /** The route does not exist in this build of the Worker (its 404 is the router's, not a handler's). */
 export class RouteMissingError extends Error {
   constructor(readonly route: string) {
@@ -66,6 +69,7 @@ export class BenchApi {
     const res = await fetch(this.baseUrl + path, {
       method,
       redirect: 'manual',
+      signal: AbortSignal.timeout(SETUP_REQUEST_TIMEOUT_MS),
       headers: {
         authorization: this.authorization,
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),

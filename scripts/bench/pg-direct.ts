@@ -53,6 +53,21 @@ export async function rolesOfDatabase(
   };
 }
 
+/** Connection login roles (`c_` + 8) that are members of `group` on the cluster. */
+export async function loginRolesInGroup(adminUrl: string, group: string): Promise<number> {
+  const res = await withPg(adminUrl, (c) =>
+    c.query<{ n: string }>(
+      `SELECT count(*) AS n
+         FROM pg_auth_members m
+         JOIN pg_roles g ON g.oid = m.roleid
+         JOIN pg_roles r ON r.oid = m.member
+        WHERE g.rolname = $1 AND r.rolname ~ '^c_[a-z0-9]{8}$'`,
+      [group],
+    ),
+  );
+  return Number(res.rows[0]?.n ?? 0);
+}
+
 /** The connect-level login statements for role `name` acting as `owner`. */
 function loginStatements(name: string, owner: string): string[] {
   const password = randomBytes(24).toString('base64url');

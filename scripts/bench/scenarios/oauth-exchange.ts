@@ -4,6 +4,7 @@
  * (issue 5: >= 1.5x the peer and >= 0.25x the floor). Both redeem pre-minted codes, each once,
  * from 10 connections, for at most the run's duration.
  */
+import { SETUP_REQUEST_TIMEOUT_MS } from '../api';
 import { startPeer } from '../peer';
 import { atLeastRatio, holds, ratio } from '../stats';
 import type { Scenario } from '../types';
@@ -32,6 +33,7 @@ export const oauthExchangeScenario: Scenario<{ apps: string[] }> = {
       method: 'POST',
       headers: probe.headers,
       body: probe.body,
+      signal: AbortSignal.timeout(SETUP_REQUEST_TIMEOUT_MS),
     });
     if (res.status !== 200)
       throw new Error(`probe exchange answered ${res.status}: ${(await res.text()).slice(0, 200)}`);

@@ -7,7 +7,14 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type BenchApi, createProject, inParallel, isRouterNotFound, RouteMissingError } from '../api';
+import {
+  type BenchApi,
+  createProject,
+  inParallel,
+  isRouterNotFound,
+  RouteMissingError,
+  SETUP_REQUEST_TIMEOUT_MS,
+} from '../api';
 import type { BenchContext, LoadRequest } from '../types';
 
 /** The custom-scheme origin every bench app registers and redirects to. */
@@ -43,7 +50,11 @@ export async function createAuthApps(api: BenchApi, count: number, label: string
 }
 
 async function follow(url: string, headers: Record<string, string>, step: string): Promise<string> {
-  const res = await fetch(url, { redirect: 'manual', headers });
+  const res = await fetch(url, {
+    redirect: 'manual',
+    headers,
+    signal: AbortSignal.timeout(SETUP_REQUEST_TIMEOUT_MS),
+  });
   const text = await res.text();
   const path = new URL(url).pathname;
   if (res.status === 404 && isRouterNotFound(path, text)) throw new RouteMissingError(`GET ${path}`);

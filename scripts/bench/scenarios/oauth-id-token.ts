@@ -3,6 +3,7 @@
  * (issue 5: no JWKS fetch after the first during the run, counted at the local Google
  * stand-in). Tokens are RS256, signed by the stand-in, audience the app's web client id.
  */
+import { SETUP_REQUEST_TIMEOUT_MS } from '../api';
 import { holds, ratio } from '../stats';
 import type { LoadRequest, Scenario } from '../types';
 import { clientIp, createAuthApps, USERS_PER_APP, WEB_CLIENT_ID } from './oauth-fixtures';
@@ -41,6 +42,7 @@ export const oauthIdTokenScenario: Scenario<State> = {
         method: 'POST',
         headers: { 'content-type': 'application/json', [ctx.clientIpHeader]: clientIp(i) },
         body: JSON.stringify({ provider: 'google', id_token: tokens.get(tokenKey(appId, 0)) }),
+        signal: AbortSignal.timeout(SETUP_REQUEST_TIMEOUT_MS),
       });
       if (res.status !== 200)
         throw new Error(`warm-up id-token answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
