@@ -92,7 +92,7 @@ bucketsRoutes.openapi(
       .from(buckets)
       .where(and(eq(buckets.id, id), eq(buckets.projectId, project.id), isNull(buckets.deletedAt)));
     if (!row) throw notFound('bucket');
-    await deleteBucket(db, row);
+    await deleteBucket(db, c.get('config'), row, c.env.PROVISIONING);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -141,7 +141,8 @@ databasesRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'write');
     const row = await loadDatabase(c, project.id, params.dbId);
-    await deleteDatabase(getDb(c), buildAdapters(c.get('config')), row);
+    const config = c.get('config');
+    await deleteDatabase(getDb(c), config, buildAdapters(config), row, c.env.PROVISIONING);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -1,13 +1,14 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { buckets, connections, credentialCleanups } from '../../db/schema';
+import { buckets, credentialCleanups } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
 import { provisionBucket } from './bucket-provisioning';
-import type { StagedPlan } from './connections/apply';
+import { afterCommit, type StagedPlan } from './connections/apply';
+import { removeServiceConnections } from './connections/service-removal';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
@@ -71,29 +72,24 @@ export async function createBucket(
 }
 
 /**
- * Marks a bucket deleted and removes its connections; their own keys and the bucket's key are
- * queued for removal (the reconciler sends the cleanups). The objects stay at the provider.
+ * Marks a bucket deleted and removes its connections as disconnects do; their own keys and the
+ * bucket's key are queued for removal. The objects stay at the provider.
  */
-export async function deleteBucket(db: Db, row: BucketRow): Promise<void> {
-  await db.transaction(async (tx) => {
+export async function deleteBucket(
+  db: Db,
+  config: Config,
+  row: BucketRow,
+  queue: Queue<ProvisioningMessage>,
+): Promise<void> {
+  const written = await db.transaction(async (tx) => {
+    // Disconnects every site first (live patches, managed keys, own keys queued for deletion).
+    const removal = await removeServiceConnections(tx, config, row.projectId, 'bucket', row.id);
     await tx.update(buckets).set({ deletedAt: new Date() }).where(eq(buckets.id, row.id));
-    const removed = await tx
-      .delete(connections)
-      .where(and(eq(connections.kind, 'bucket'), eq(connections.resourceId, row.id)))
-      .returning({ mode: connections.credentialMode, name: connections.credentialName });
-    const keys = [
-      row.accessKeyId,
-      ...removed.filter((r) => r.mode === 'own' && r.name).map((r) => r.name as string),
-    ];
-    await tx
+    const [cleanup] = await tx
       .insert(credentialCleanups)
-      .values(
-        keys.map((credentialName) => ({
-          id: newId(),
-          kind: 'bucket' as const,
-          resourceId: row.id,
-          credentialName,
-        })),
-      );
+      .values({ id: newId(), kind: 'bucket' as const, resourceId: row.id, credentialName: row.accessKeyId })
+      .returning({ id: credentialCleanups.id });
+    return { ...removal, cleanupIds: [...removal.cleanupIds, ...(cleanup ? [cleanup.id] : [])] };
   });
+  await afterCommit(queue, written);
 }

@@ -7,7 +7,8 @@ import type { Config } from '../env';
 import { unavailable } from '../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
-import type { StagedPlan } from './connections/apply';
+import { afterCommit, type StagedPlan } from './connections/apply';
+import { removeServiceConnections } from './connections/service-removal';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
@@ -133,7 +134,13 @@ export async function setDatabaseRunning(
 }
 
 /** Deletes a database for real, then marks its record deleted and removes its connections. */
-export async function deleteDatabase(db: Db, adapters: Adapters, row: DatabaseRow): Promise<void> {
+export async function deleteDatabase(
+  db: Db,
+  config: Config,
+  adapters: Adapters,
+  row: DatabaseRow,
+  queue: Queue<ProvisioningMessage>,
+): Promise<void> {
   const conns = await db
     .select({ name: connections.credentialName })
     .from(connections)
@@ -155,10 +162,11 @@ export async function deleteDatabase(db: Db, adapters: Adapters, row: DatabaseRo
       throw unavailable('the MongoDB admin system is unreachable; retry later');
     }
   }
-  await db.transaction(async (tx) => {
+  const written = await db.transaction(async (tx) => {
+    // Disconnects every site first (live patches, managed keys), as DELETE of each connection does.
+    const removal = await removeServiceConnections(tx, config, row.projectId, 'database', row.id);
     await tx.update(databases).set({ deletedAt: new Date() }).where(eq(databases.id, row.id));
-    await tx
-      .delete(connections)
-      .where(and(eq(connections.kind, 'database'), eq(connections.resourceId, row.id)));
+    return removal;
   });
+  await afterCommit(queue, written);
 }

@@ -190,6 +190,36 @@ describe('States and transitions', () => {
   });
 });
 
+describe('deleting a service disconnects it everywhere', () => {
+  it('a deleted database leaves every site with a disconnect patch, moved plain names and no stale key', async () => {
+    const [a, b] = s.sites;
+    const first = await createDatabase(s.as, s.project.id);
+    const second = await createDatabase(s.as, s.project.id);
+    const site = await createSite(s.as, s.project.id);
+    await s.as.put(conns(s, site.id), {
+      connections: [
+        { kind: 'database', resource_id: first.id },
+        { kind: 'database', resource_id: second.id },
+      ],
+    });
+    await s.as.post(conns(s, a?.id), { kind: 'database', resource_id: first.id });
+    const lone = await createSite(s.as, s.project.id);
+    await s.as.post(conns(s, lone.id), { kind: 'database', resource_id: first.id });
+    const key = (await effective(s, lone.id)).PLATFORM_API_KEY as string;
+    expect((await s.as.delete(`${base(s)}/databases/${first.id}`)).status).toBe(200);
+    const moved = (await deliveriesOf(site.id)).at(-1);
+    expect(moved?.reason).toBe('disconnect');
+    expect(moved?.set_names).toEqual(['DATABASE_URL']);
+    expect(moved?.unset_names).toEqual([`DATABASE_URL_${first.name.toUpperCase()}`]);
+    expect((await list(s, site.id)).connections.map((c) => [c.resource_id, c.env_names])).toEqual([
+      [second.id, ['DATABASE_URL', `DATABASE_URL_${second.name.toUpperCase()}`]],
+    ]);
+    expect((await deliveriesOf(lone.id)).at(-1)?.unset_names).toContain('PLATFORM_API_KEY');
+    expect((await api(undefined, key).get(`${base(s)}/databases`)).status).toBe(401);
+    expect((await list(s, b?.id)).connections.map((c) => c.resource_id)).not.toContain(first.id);
+  });
+});
+
 describe('Initial connections of new things', () => {
   it('new service in a project with exactly one site: connected to it at the default level', async () => {
     const p = await seed(inject('baseUrl'), 1);
