@@ -1,0 +1,263 @@
+/**
+ * Bucket keys and the managed platform key through the HTTP routes, the 503 promise (an
+ * unreachable admin side changes nothing at all), and nothing secret at rest.
+ */
+import { AwsClient } from 'aws4fetch';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../scripts/local/net';
+import { api } from '../helpers/api';
+import {
+  type ConnectionsWorld,
+  createAuthApp,
+  createBucket,
+  createDatabase,
+  metadata,
+  type Seeded,
+  seed,
+  startConnectionsWorld,
+} from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
+import { superuser } from '../helpers/pg-login';
+import { startExtraWorker } from '../helpers/worker';
+
+let world: ConnectionsWorld;
+let s: Seeded;
+const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
+const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
+const conns = (p: Seeded, i: number) => `${base(p)}/sites/${site(p, i)}/connections`;
+
+async function effective(p: Seeded, i: number): Promise<Record<string, string>> {
+  const res = await p.as.get<{ vars: Record<string, string> }>(
+    `${base(p)}/sites/${site(p, i)}/env/effective`,
+  );
+  expect(res.status).toBe(200);
+  return res.body.vars;
+}
+
+/** One S3 request with the keys an app is handed; returns the status. */
+async function s3(
+  vars: Record<string, string>,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<number> {
+  const client = new AwsClient({
+    accessKeyId: vars.STORAGE_ACCESS_KEY as string,
+    secretAccessKey: vars.STORAGE_SECRET_KEY as string,
+    service: 's3',
+    region: vars.STORAGE_REGION as string,
+    retries: 0,
+  });
+  const res = await client.fetch(`${vars.STORAGE_ENDPOINT}/${vars.STORAGE_BUCKET}${path}`, { method, body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+beforeAll(async () => {
+  world = await startConnectionsWorld();
+  s = await seed(world.worker.baseUrl, 3);
+});
+afterAll(async () => {
+  await world?.stop();
+});
+
+describe('bucket keys through the routes', () => {
+  it('read may GET and LIST only; read-write may also PUT and DELETE; neither may delete the bucket', async () => {
+    const bucket = await createBucket(s.as, s.project.id);
+    expect((await s.as.post(conns(s, 0), { kind: 'bucket', resource_id: bucket.id })).status).toBe(201);
+    expect(
+      (await s.as.post(conns(s, 1), { kind: 'bucket', resource_id: bucket.id, level: 'read' })).status,
+    ).toBe(201);
+    const rw = await effective(s, 0);
+    const ro = await effective(s, 1);
+    expect(rw.STORAGE_ACCESS_KEY).not.toBe(ro.STORAGE_ACCESS_KEY);
+    expect(await s3(rw, 'PUT', '/a.txt', 'hello')).toBe(200);
+    expect(await s3(ro, 'GET', '/a.txt')).toBe(200);
+    expect(await s3(ro, 'GET', '?list-type=2')).toBe(200);
+    expect(await s3(ro, 'PUT', '/b.txt', 'no')).toBe(403);
+    expect(await s3(ro, 'DELETE', '/a.txt')).toBe(403);
+    expect(await s3(rw, 'DELETE', '/a.txt')).toBe(204);
+    expect(await s3(rw, 'DELETE', '')).toBe(403);
+    expect(await s3(rw, 'PUT', '?policy', '{}')).toBe(403);
+  });
+
+  it('rotate gives the bucket connection a new key: the old one stops working', async () => {
+    const bucket = await createBucket(s.as, s.project.id);
+    await s.as.post(conns(s, 2), { kind: 'bucket', resource_id: bucket.id });
+    const before = await effective(s, 2);
+    const res = await s.as.post(`${conns(s, 2)}/bucket/${bucket.id}/rotate`);
+    expect(res.status).toBe(204);
+    const after = await effective(s, 2);
+    expect(after.STORAGE_SECRET_KEY).not.toBe(before.STORAGE_SECRET_KEY);
+    expect(await s3(before, 'GET', '?list-type=2')).toBe(403);
+    expect(await s3(after, 'GET', '?list-type=2')).toBe(200);
+  });
+});
+
+describe('managed platform key', () => {
+  it('follows the connections: minted, scoped to its capabilities, refused on connection routes, revoked', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const app = await createAuthApp(p.as, p.project.id);
+    expect((await p.as.post(conns(p, 0), { kind: 'auth_app', resource_id: app.id })).status).toBe(201);
+    expect((await effective(p, 0)).PLATFORM_API_KEY).toBeUndefined();
+    const bucket = await createBucket(p.as, p.project.id);
+    await p.as.post(conns(p, 0), { kind: 'bucket', resource_id: bucket.id, level: 'read' });
+    const key = (await effective(p, 0)).PLATFORM_API_KEY as string;
+    expect(key).toMatch(/^tth_pk_/);
+    const asKey = api(world.worker.baseUrl, key);
+    expect((await asKey.get(`${base(p)}/buckets`)).status).toBe(200);
+    expect((await asKey.get(`${base(p)}/databases`)).status).toBe(403);
+    expect((await asKey.get(`${base(p)}/auth-apps/${app.id}/users`)).status).toBe(403);
+    expect((await asKey.post(conns(p, 0), { kind: 'bucket', resource_id: bucket.id })).status).toBe(403);
+    expect((await asKey.get(conns(p, 0))).status).toBe(403);
+    // Raising the auth app to admin narrows auth to exactly that app; the key value stays.
+    await p.as.post(conns(p, 0), { kind: 'auth_app', resource_id: app.id, level: 'admin' });
+    expect((await effective(p, 0)).PLATFORM_API_KEY).toBe(key);
+    expect((await asKey.get(`${base(p)}/auth-apps/${app.id}/users`)).status).toBe(200);
+    await p.as.delete(`${conns(p, 0)}/bucket/${bucket.id}`);
+    expect((await asKey.get(`${base(p)}/buckets`)).status).toBe(403);
+    await p.as.post(conns(p, 0), { kind: 'auth_app', resource_id: app.id, level: 'client' });
+    expect((await effective(p, 0)).PLATFORM_API_KEY).toBeUndefined();
+    expect((await asKey.get(`${base(p)}/buckets`)).status).toBe(401);
+  });
+});
+
+/** Everything this project owns, in the metadata database, on the cluster and at the stand-ins. */
+async function snapshot(p: Seeded, dbIds: string[]) {
+  const id = p.project.id;
+  const rows = await Promise.all(
+    [
+      ['connections', 'project_id = $1'],
+      ['sites', 'project_id = $1'],
+      ['databases', 'project_id = $1'],
+      ['buckets', 'project_id = $1'],
+      ['api_keys', 'project_id = $1'],
+      ['deliveries', 'project_id = $1'],
+      [
+        'credential_cleanups',
+        'resource_id in (select id from databases where project_id = $1 union select id from buckets where project_id = $1)',
+      ],
+      ['deploys', 'site_id in (select id from sites where project_id = $1)'],
+    ].map(([table, where]) => metadata(`select * from ${table} where ${where} order by 1`, [id])),
+  );
+  const su = await superuser();
+  const physical = await metadata<{ p: string }>(
+    'select physical_name as p from databases where id = any($1)',
+    [dbIds],
+  );
+  const roles = await su.query(
+    `select r.rolname, g.rolname as grp from pg_roles r join pg_auth_members m on m.member = r.oid
+       join pg_roles g on g.oid = m.roleid where g.rolname like any($1) order by 1, 2`,
+    [physical.map((x) => `${x.p}\\_r_`)],
+  );
+  await su.end();
+  return {
+    rows,
+    roles: roles.rows,
+    aws: world.aws.state(),
+    atlas: world.atlas.requests.filter((r) => r.method !== 'GET').length,
+  };
+}
+
+describe('503: the admin side is unreachable', () => {
+  it('POST, PUT, rotate and a level change answer 503 and change nothing; a retry later works', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const pgDb = await createDatabase(p.as, p.project.id);
+    const mongo = await createDatabase(p.as, p.project.id, 'mongodb');
+    const bucket = await createBucket(p.as, p.project.id);
+    await p.as.post(conns(p, 0), { kind: 'database', resource_id: pgDb.id });
+    const closed = `127.0.0.1:${await freePort()}`;
+    const admin = new URL(inject('adminUrl'));
+    admin.host = closed;
+    // The live patches of the setup are sent in the background; let them land first.
+    await eventually(
+      () =>
+        metadata<{ n: number }>(
+          "select count(*)::int as n from deliveries where project_id = $1 and status = 'pending'",
+          [p.project.id],
+        ),
+      (r) => r[0]?.n === 0,
+      30_000,
+      'setup patches delivered',
+    );
+    const down = await startExtraWorker({
+      CUSTOMER_DB_ADMIN_URL: admin.toString(),
+      IAM_ENDPOINT: `http://${closed}`,
+      STORAGE_ENDPOINT: `http://${closed}`,
+      MONGODB_ADMIN_URL: world.atlas.adminUrl.replace(/127\.0\.0\.1:\d+/, closed),
+    });
+    try {
+      const before = await snapshot(p, [pgDb.id, mongo.id]);
+      // Not vacuous: the project's connection, its role and the bucket's key are all in it.
+      expect(before.roles.map((r) => r.rolname)).toContain(
+        new URL((await effective(p, 0)).DATABASE_URL as string).username,
+      );
+      expect(before.rows[0]).toHaveLength(1);
+      expect(Object.keys(before.aws.users).length).toBeGreaterThan(0);
+      const client = api(down.baseUrl, p.token);
+      for (const body of [
+        { kind: 'database', resource_id: pgDb.id },
+        { kind: 'database', resource_id: mongo.id },
+        { kind: 'bucket', resource_id: bucket.id },
+      ]) {
+        expect((await client.post(conns(p, 1), body)).status).toBe(503);
+      }
+      const put = await client.put(conns(p, 1), {
+        connections: [{ kind: 'database', resource_id: pgDb.id }],
+      });
+      expect(put.status).toBe(503);
+      expect((put.body as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
+      expect((await client.post(`${conns(p, 0)}/database/${pgDb.id}/rotate`)).status).toBe(503);
+      expect(
+        (await client.post(conns(p, 0), { kind: 'database', resource_id: pgDb.id, level: 'read-only' }))
+          .status,
+      ).toBe(503);
+      expect(await snapshot(p, [pgDb.id, mongo.id])).toEqual(before);
+      expect((await p.as.post(conns(p, 1), { kind: 'bucket', resource_id: bucket.id })).status).toBe(201);
+      expect((await p.as.post(`${conns(p, 0)}/database/${pgDb.id}/rotate`)).status).toBe(204);
+    } finally {
+      await down.stop();
+    }
+  });
+});
+
+describe('nothing secret in plain text at rest', () => {
+  it('a dump of every metadata table holds no password, key or token', async () => {
+    const p = await seed(world.worker.baseUrl, 1);
+    await createDatabase(p.as, p.project.id);
+    await createDatabase(p.as, p.project.id, 'mongodb');
+    await createBucket(p.as, p.project.id);
+    const app = await createAuthApp(p.as, p.project.id);
+    await p.as.post(conns(p, 0), { kind: 'auth_app', resource_id: app.id, level: 'admin' });
+    await p.as.put(`${base(p)}/sites/${site(p, 0)}/env`, {
+      vars: { MY_TOKEN: 'user-secret-value-0123456789' },
+    });
+    const apiKey = await p.as.post<{ key: string }>(`${base(p)}/api-keys`, {
+      name: 'ci',
+      capabilities: { storage: true },
+    });
+    const vars = await effective(p, 0);
+    const secrets = [
+      p.token,
+      apiKey.body.key,
+      'user-secret-value-0123456789',
+      vars.PLATFORM_API_KEY,
+      vars.SERVICE_AUTH_SERVER_KEY,
+      vars.STORAGE_SECRET_KEY,
+      new URL(vars.DATABASE_URL as string).password,
+      decodeURIComponent(new URL(vars.MONGODB_URI as string).password),
+    ];
+    for (const secret of secrets) expect(secret?.length ?? 0).toBeGreaterThan(15);
+    const tables = await metadata<{ t: string }>(
+      "select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'",
+    );
+    expect(tables.length).toBeGreaterThan(10);
+    let dump = '';
+    for (const { t } of tables) {
+      const rows = await metadata<{ j: string }>(`select coalesce(json_agg(x)::text, '') as j from "${t}" x`);
+      dump += rows[0]?.j ?? '';
+    }
+    expect(dump).toContain(p.project.id);
+    for (const secret of secrets) expect(dump.includes(secret as string)).toBe(false);
+  });
+});
