@@ -1,0 +1,225 @@
+/**
+ * The queue- and reconciler-driven side of per-connection credentials: network policies that
+ * follow connections, shared credentials switching to own ones (a database started again, a
+ * legacy site), the standalone MongoDB exception, and drift repair on the real cluster.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ConnectionsWorld,
+  createBucket,
+  createDatabase,
+  metadata,
+  type Seeded,
+  seed,
+  startConnectionsWorld,
+} from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
+import { canLogin, superuser } from '../helpers/pg-login';
+import { type Receiver, startReceiver } from '../helpers/receiver';
+import { triggerScheduled } from '../helpers/worker';
+
+const POLICY_SECRET = 'policy-secret-for-tests-0123456789';
+let world: ConnectionsWorld;
+let policies: Receiver;
+const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
+const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
+const conns = (p: Seeded, i: number) => `${base(p)}/sites/${site(p, i)}/connections`;
+const reconcile = () => triggerScheduled(world.worker.baseUrl);
+
+async function effective(p: Seeded, i: number): Promise<Record<string, string>> {
+  const res = await p.as.get<{ vars: Record<string, string> }>(
+    `${base(p)}/sites/${site(p, i)}/env/effective`,
+  );
+  return res.body.vars;
+}
+const modeOf = async (siteId: string, resourceId: string) =>
+  (
+    await metadata<{ m: string }>(
+      'select credential_mode as m from connections where site_id = $1 and resource_id = $2',
+      [siteId, resourceId],
+    )
+  )[0]?.m;
+const loginOf = (url: string) => {
+  const u = new URL(url);
+  return { user: u.username, password: decodeURIComponent(u.password), db: u.pathname.slice(1) };
+};
+
+beforeAll(async () => {
+  policies = await startReceiver();
+  world = await startConnectionsWorld({
+    NETWORK_POLICY_URL: `${policies.url}/policies`,
+    NETWORK_POLICY_SECRET: POLICY_SECRET,
+  });
+});
+afterAll(async () => {
+  await world?.stop();
+  await policies?.close();
+});
+
+describe('network policy', () => {
+  it('the allowed sites of a database follow its connections, signed, re-sent until acknowledged', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id);
+    const policyOf = (allowed: string[]) => (r: { path: string; body: unknown }) => {
+      const b = r.body as { database_id?: string; allowed_site_ids?: string[] };
+      return (
+        r.path === '/policies' &&
+        b.database_id === db.id &&
+        JSON.stringify(b.allowed_site_ids) === JSON.stringify(allowed)
+      );
+    };
+    await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id });
+    await reconcile();
+    const first = await policies.next(policyOf([site(p, 0)]));
+    expect(policies.verifySignature(first, POLICY_SECRET)).toBe(true);
+    expect(first.body).toEqual({
+      database_id: db.id,
+      project_id: p.project.id,
+      allowed_site_ids: [site(p, 0)],
+    });
+    await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id, level: 'read-only' });
+    policies.failNext(1);
+    await reconcile();
+    const both = [site(p, 0), site(p, 1)].sort();
+    expect((await policies.next(policyOf(both))).status).toBe(500);
+    // The queue retries with backoff, or the next minute's run re-sends it.
+    await reconcile();
+    expect((await policies.next((r) => policyOf(both)(r) && r.status === 200, 30_000)).status).toBe(200);
+    await p.as.delete(`${conns(p, 0)}/database/${db.id}`);
+    await reconcile();
+    await policies.next(policyOf([site(p, 1)]));
+  });
+});
+
+describe('shared credentials', () => {
+  it('a connection made while the database is stopped uses the shared user, then switches live once it runs', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id);
+    expect((await p.as.post(`${base(p)}/databases/${db.id}/stop`)).status).toBe(200);
+    expect((await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    expect(await modeOf(site(p, 0), db.id)).toBe('shared');
+    expect(loginOf((await effective(p, 0)).DATABASE_URL as string).user).toMatch(/^u_/);
+    const rotate = await p.as.post(`${conns(p, 0)}/database/${db.id}/rotate`);
+    expect(rotate.status).toBe(409);
+    expect((await p.as.post(`${base(p)}/databases/${db.id}/start`)).status).toBe(200);
+    await reconcile();
+    expect(await modeOf(site(p, 0), db.id)).toBe('own');
+    const url = (await effective(p, 0)).DATABASE_URL as string;
+    const login = loginOf(url);
+    expect(login.user).toMatch(/^c_[a-z0-9]{8}$/);
+    expect(await canLogin(login.db, login.user, login.password)).toBe(true);
+    const patch = await world.receiver.next((r) => {
+      const b = r.body as { site_id?: string; reason?: string };
+      return b.site_id === site(p, 0) && b.reason === 'credential';
+    });
+    expect((patch.body as { set: Record<string, string> }).set.DATABASE_URL).toBe(url);
+  });
+
+  it('a standalone MongoDB hands its shared user to apps, and rotate answers 409', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id, 'mongodb', { replica_set: false });
+    expect((await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    expect(await modeOf(site(p, 0), db.id)).toBe('shared');
+    expect(new URL((await effective(p, 0)).MONGODB_URI as string).username).toMatch(/^u_/);
+    const rotate = await p.as.post<{ error: { code: string } }>(`${conns(p, 0)}/database/${db.id}/rotate`);
+    expect(rotate.status).toBe(409);
+    // A replica-set database gives its own c_ user with readWrite on that database only.
+    const rs = await createDatabase(p.as, p.project.id, 'mongodb');
+    await p.as.post(conns(p, 1), { kind: 'database', resource_id: rs.id, level: 'read-only' });
+    const user = new URL((await effective(p, 1)).MONGODB_URI as string).username;
+    expect(user).toMatch(/^c_[a-z0-9]{8}$/);
+    expect(world.atlas.user(user)?.roles).toEqual([{ roleName: 'read', databaseName: expect.any(String) }]);
+  });
+});
+
+/** Makes site `i` a legacy site whose connection to `dbId` is served by the shared user. */
+async function makeLegacy(p: Seeded, i: number, dbId: string): Promise<void> {
+  await metadata(
+    `insert into connections (id, project_id, site_id, kind, resource_id, level, credential_mode)
+     values (gen_random_uuid(), $1, $2, 'database', $3, 'connect', 'shared')`,
+    [p.project.id, site(p, i), dbId],
+  );
+  await metadata('update sites set legacy_credentials = true where id = $1', [site(p, i)]);
+}
+
+describe('legacy sites', () => {
+  it('switch to their own credential at their next deploy, which hands it', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id);
+    await makeLegacy(p, 0, db.id);
+    expect(loginOf((await effective(p, 0)).DATABASE_URL as string).user).toMatch(/^u_/);
+    const deploy = await p.as.post<{ env_names: string[] }>(`${base(p)}/sites/${site(p, 0)}/deploys`, {});
+    expect(deploy.status).toBe(201);
+    expect(await modeOf(site(p, 0), db.id)).toBe('own');
+    const login = loginOf((await effective(p, 0)).DATABASE_URL as string);
+    expect(login.user).toMatch(/^c_/);
+    expect(await canLogin(login.db, login.user, login.password)).toBe(true);
+    const [flag] = await metadata<{ l: boolean }>('select legacy_credentials as l from sites where id = $1', [
+      site(p, 0),
+    ]);
+    expect(flag?.l).toBe(false);
+  });
+
+  it('switch when any connection on the project changes, without a deploy', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id);
+    await makeLegacy(p, 0, db.id);
+    const bucket = await createBucket(p.as, p.project.id);
+    expect((await p.as.post(conns(p, 1), { kind: 'bucket', resource_id: bucket.id })).status).toBe(201);
+    await eventually(
+      () => modeOf(site(p, 0), db.id),
+      (m) => m === 'own',
+      30_000,
+      'legacy connection switched',
+    );
+    await world.receiver.next((r) => {
+      const b = r.body as { site_id?: string; reason?: string };
+      return b.site_id === site(p, 0) && b.reason === 'credential';
+    });
+  });
+});
+
+describe('drift repair', () => {
+  it('drops an orphaned c_ role, restores a missing one, and finishes a pending cleanup', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id);
+    await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id });
+    const own = loginOf((await effective(p, 0)).DATABASE_URL as string);
+    const [row] = await metadata<{ physical: string }>(
+      'select physical_name as physical from databases where id = $1',
+      [db.id],
+    );
+    const physical = row?.physical as string;
+    const su = await superuser();
+    try {
+      const orphan = `c_${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
+      const pending = `c_${Math.random().toString(36).slice(2, 10).padEnd(8, '1')}`;
+      for (const name of [orphan, pending]) {
+        await su.query(`create role ${name} login password 'x-${name}' in role ${physical}_rw`);
+        await su.query(
+          `comment on role ${name} is 'tether connection role, created 2020-01-01T00:00:00.000Z'`,
+        );
+      }
+      // A cleanup recorded two minutes ago whose queue message was lost.
+      await metadata(
+        `insert into credential_cleanups (id, kind, resource_id, credential_name, created_at)
+         values (gen_random_uuid(), 'database', $1, $2, now() - interval '2 minutes')`,
+        [db.id, pending],
+      );
+      await su.query(`drop role ${own.user}`);
+      await reconcile();
+      const exists = async (n: string) =>
+        (await su.query('select 1 from pg_roles where rolname = $1', [n])).rowCount === 1;
+      expect(await exists(orphan)).toBe(false);
+      expect(await canLogin(own.db, own.user, own.password)).toBe(true);
+      await eventually(
+        () => exists(pending),
+        (e) => e === false,
+        30_000,
+        'pending cleanup done',
+      );
+    } finally {
+      await su.end();
+    }
+  });
+});
