@@ -98,37 +98,43 @@ export function runCli(
   });
 }
 
-/** Resolves with everything printed so far once stdout matches `pattern` (bounded wait). */
+/**
+ * Resolves with what the child prints on `stream` from now on, once it matches `pattern`
+ * (bounded wait).
+ */
 export function waitForOutput(
   child: ChildProcessWithoutNullStreams,
   pattern: RegExp,
   timeoutMs = 20_000,
+  stream: 'stdout' | 'stderr' = 'stdout',
 ): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     let out = '';
-    let err = '';
+    let other = '';
     const onOut = (d: Buffer) => {
       out += d.toString('utf8');
       if (pattern.test(out)) done(() => resolvePromise(out));
     };
-    const onErr = (d: Buffer) => {
-      err += d.toString('utf8');
+    const onOther = (d: Buffer) => {
+      other += d.toString('utf8');
     };
+    const watched = stream === 'stdout' ? child.stdout : child.stderr;
+    const unwatched = stream === 'stdout' ? child.stderr : child.stdout;
     const onExit = (code: number | null) =>
-      done(() => reject(new Error(`tether exited (${code}) before printing ${pattern}\n${out}\n${err}`)));
+      done(() => reject(new Error(`tether exited (${code}) before printing ${pattern}\n${out}\n${other}`)));
     const timer = setTimeout(
-      () => done(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms\n${out}\n${err}`))),
+      () => done(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms\n${out}\n${other}`))),
       timeoutMs,
     );
     function done(settle: () => void) {
       clearTimeout(timer);
-      child.stdout.off('data', onOut);
-      child.stderr.off('data', onErr);
+      watched.off('data', onOut);
+      unwatched.off('data', onOther);
       child.off('exit', onExit);
       settle();
     }
-    child.stdout.on('data', onOut);
-    child.stderr.on('data', onErr);
+    watched.on('data', onOut);
+    unwatched.on('data', onOther);
     child.on('exit', onExit);
   });
 }

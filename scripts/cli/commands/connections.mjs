@@ -91,7 +91,7 @@ export function registerConnections(program) {
     .option('-y, --yes', 'do not ask before raising an auth app to admin')
     .option('--local', 'open local tunnels to every PostgreSQL database the site is connected to')
     .option('--port <first>', 'with --local: first local port (0 picks free ports)', '15432')
-    .option('--env-file <file>', 'with --local: env file to write', '.env.local')
+    .option('--out <file>', 'with --local: env file to write', '.env.local')
     .option('--json', 'print the stored connection as JSON')
     .addHelpText(
       'after',
@@ -107,13 +107,13 @@ export function registerConnections(program) {
         /** @type {string | undefined} */ kindArg,
         /** @type {string | undefined} */ name,
         /** @type {{ site?: string, level?: string, yes?: boolean, local?: boolean, port: string,
-         *   envFile: string, json?: boolean }} */ opts,
+         *   out: string, json?: boolean }} */ opts,
         cmd,
       ) => {
         const ctx = await contextOf(cmd);
         if (opts.local) {
           if (kindArg !== undefined) throw new UsageError('connect --local takes no kind or name');
-          await runLocalTunnels(ctx, { site: opts.site, port: opts.port, envFile: opts.envFile });
+          await runLocalTunnels(ctx, { site: opts.site, port: opts.port, out: opts.out });
           return;
         }
         if (kindArg === undefined || name === undefined) {

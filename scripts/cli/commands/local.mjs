@@ -45,7 +45,7 @@ function untilStopped() {
 /**
  * Opens the tunnels, writes the env file and runs until Ctrl-C.
  * @param {Context} ctx
- * @param {{ site?: string, port: string, envFile: string }} opts
+ * @param {{ site?: string, port: string, out: string }} opts
  */
 export async function runLocalTunnels(ctx, opts) {
   const first = parsePort(opts.port);
@@ -94,7 +94,7 @@ export async function runLocalTunnels(ctx, opts) {
       }
       rows.push([c.resource_name, `127.0.0.1:${listener.port}`, rewritten.join('\n')]);
     }
-    const written = await writeEnvFile(opts.envFile, vars, [
+    const written = await writeEnvFile(opts.out, vars, [
       `Variables of site ${site.slug} (project ${project}) for local work, written by tether connect --local.`,
       'Database URLs point at local tunnels that run while tether connect --local does. Secrets: do not commit.',
     ]);

@@ -5,6 +5,14 @@ import { ApiRefusal, NetworkError, UsageError } from './errors.mjs';
 const TIMEOUT_MS = 30_000;
 
 /**
+ * With TETHER_DEBUG=1, each request's method, path, status and time go to stderr (never headers).
+ * @param {string} line
+ */
+function debug(line) {
+  if (process.env.TETHER_DEBUG === '1') process.stderr.write(`[tether] ${line}\n`);
+}
+
+/**
  * @typedef {{ apiUrl: string, token: string | undefined }} ApiOptions
  * @typedef {{
  *   apiUrl: string,
@@ -79,15 +87,19 @@ export function createApi(opts) {
     /** @type {Record<string, string>} */
     const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    const started = Date.now();
     try {
-      return await fetch(`${apiUrl}${path}`, {
+      const res = await fetch(`${apiUrl}${path}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         redirect: 'manual',
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
+      debug(`${method} ${path} -> ${res.status} in ${Date.now() - started} ms`);
+      return res;
     } catch (err) {
+      debug(`${method} ${path} failed after ${Date.now() - started} ms: ${String(err)}`);
       throw networkErrorOf(err, apiUrl);
     }
   }
