@@ -3,7 +3,7 @@
  * folder (XDG_CONFIG_HOME), its own working folder, no terminal, and only the TETHER_*
  * variables a test gives it.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -150,6 +150,36 @@ export function exitOf(child: ChildProcessWithoutNullStreams, timeoutMs = 10_000
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolvePromise(code);
+    });
+  });
+}
+
+/** Whether util-linux `script` is here to give the tool a terminal. */
+export const HAS_SCRIPT = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+
+const shellQuote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
+
+/**
+ * Runs the tool on a pseudo-terminal (util-linux `script`), typing `input`: how a person at a
+ * terminal answers its questions. Output comes back as the terminal showed it.
+ */
+export function runCliInTerminal(home: CliHome, args: string[], input: string): Promise<CliResult> {
+  const command = [process.execPath, CLI_ENTRY, ...args].map(shellQuote).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: home.cwd, env: childEnv(home, {}) });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stdin.end(input);
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tether ${args.join(' ')} on a terminal did not finish\n${stdout}`));
+    }, 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr: '' });
     });
   });
 }

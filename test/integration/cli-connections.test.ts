@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { type ApiClient, api, createAccount } from '../helpers/api';
-import { type CliHome, cliHome, runCli } from '../helpers/cli';
+import { type CliHome, cliHome, HAS_SCRIPT, runCli, runCliInTerminal } from '../helpers/cli';
 import {
   createAuthApp,
   createBucket,
@@ -113,6 +113,21 @@ describe('tether connect', () => {
     expect(res.stderr).toContain('--yes');
     expect((await connectionsOf(web.id)).find((c) => c.resource_id === app.id)?.level).toBe('client');
   });
+
+  it.skipIf(!HAS_SCRIPT)(
+    'on a terminal, raising an auth app to admin asks and goes through on yes',
+    async () => {
+      const other = await createAuthApp(as, projectId);
+      const res = await runCliInTerminal(
+        h,
+        ['connect', 'auth', other.name, '--site', admin.slug, '--level', 'admin'],
+        'y\n',
+      );
+      expect(res.stdout).toContain(`Raise auth app ${other.name} to admin for site ${admin.slug}?`);
+      expect(res.code).toBe(0);
+      expect((await connectionsOf(admin.id)).find((c) => c.resource_id === other.id)?.level).toBe('admin');
+    },
+  );
 
   it('raising an auth app to admin with --yes goes through', async () => {
     const res = await runCli(h, [
@@ -238,6 +253,15 @@ describe('tether disconnect', () => {
     const res = await runCli(h, ['disconnect', 'bucket', bucket.name, '--site', web.slug]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('--yes');
+    expect(await connectionsOf(web.id)).toEqual(before);
+  });
+
+  it.skipIf(!HAS_SCRIPT)('on a terminal it asks; answering no changes nothing', async () => {
+    const before = await connectionsOf(web.id);
+    const res = await runCliInTerminal(h, ['disconnect', 'bucket', bucket.name, '--site', web.slug], 'n\n');
+    expect(res.stdout).toContain(`Disconnect bucket ${bucket.name} from site ${web.slug}?`);
+    expect(res.stdout).toContain('cancelled; nothing changed');
+    expect(res.code).toBe(1);
     expect(await connectionsOf(web.id)).toEqual(before);
   });
 

@@ -132,7 +132,8 @@ export function registerConnections(program) {
           const now = current.connections.find((c) => c.kind === kind && c.resource_id === service.id);
           if (now?.level !== 'admin') {
             await confirm(
-              `Raise auth app ${service.name} to admin for site ${site.slug}? Its PLATFORM_API_KEY will administer the app's end users.`,
+              `Raise auth app ${service.name} to admin for site ${site.slug}`,
+              "Its PLATFORM_API_KEY will be able to administer the app's end users.",
               opts,
             );
           }
@@ -180,7 +181,8 @@ export function registerConnections(program) {
         const site = await resolveSite(api, ctx.settings, opts.site);
         const service = await resolveService(api, ctx.settings, kind, name);
         await confirm(
-          `Disconnect ${kindLabel(kind)} ${service.name} from site ${site.slug}? Its variables and credential are removed from the running app.`,
+          `Disconnect ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
+          'Its variables and its own credential are removed from the running app.',
           opts,
         );
         const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}`;
