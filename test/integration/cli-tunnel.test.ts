@@ -246,11 +246,51 @@ describe('GET /api/v1/projects/:id/sites/:siteId/tunnel/:dbId', () => {
     expect(res.status).toBe(400);
   });
 
+  it('declines an SSLRequest with N, then carries the start-up to the cluster', async () => {
+    const url = `${inject('baseUrl').replace(/^http/, 'ws')}${tunnelPath(site.id, first.id)}`;
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+    const next = () =>
+      new Promise<Buffer>((resolve, reject) => {
+        ws.once('message', (data: Buffer) => resolve(data));
+        ws.once('close', (code) => reject(new Error(`closed ${code}`)));
+      });
+    ws.on('message', (data: Buffer) => frames.push(data));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    try {
+      const ssl = Buffer.alloc(8);
+      ssl.writeInt32BE(8, 0);
+      ssl.writeInt32BE(80877103, 4);
+      const declined = next();
+      ws.send(ssl);
+      expect((await declined).toString()).toBe('N');
+      const remote = new URL(
+        (
+          await as.get<{ vars: Record<string, string> }>(
+            `/api/v1/projects/${projectId}/sites/${site.id}/env/effective`,
+          )
+        ).body.vars[`DATABASE_URL_${upper(first.name)}`] as string,
+      );
+      const params = `user\0${decodeURIComponent(remote.username)}\0database\0${remote.pathname.slice(1)}\0\0`;
+      const startup = Buffer.alloc(8 + Buffer.byteLength(params));
+      startup.writeInt32BE(startup.length, 0);
+      startup.writeInt32BE(196608, 4);
+      startup.write(params, 8);
+      const answer = next();
+      ws.send(startup);
+      // 'R': the cluster itself asks for authentication.
+      expect((await answer).subarray(0, 1).toString()).toBe('R');
+    } finally {
+      ws.close();
+    }
+  });
+
   it('closes with 1008 and a PostgreSQL error when the first bytes are not a start-up packet', async () => {
     const url = `${inject('baseUrl').replace(/^http/, 'ws')}${tunnelPath(site.id, first.id)}`;
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
     const frames: Buffer[] = [];
-    ws.on('message', (data: Buffer) => frames.push(data));
     const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
