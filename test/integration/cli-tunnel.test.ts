@@ -254,7 +254,6 @@ describe('GET /api/v1/projects/:id/sites/:siteId/tunnel/:dbId', () => {
         ws.once('message', (data: Buffer) => resolve(data));
         ws.once('close', (code) => reject(new Error(`closed ${code}`)));
       });
-    ws.on('message', (data: Buffer) => frames.push(data));
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
@@ -291,6 +290,7 @@ describe('GET /api/v1/projects/:id/sites/:siteId/tunnel/:dbId', () => {
     const url = `${inject('baseUrl').replace(/^http/, 'ws')}${tunnelPath(site.id, first.id)}`;
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
     const frames: Buffer[] = [];
+    ws.on('message', (data: Buffer) => frames.push(data));
     const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
