@@ -34,15 +34,18 @@ const list = (items: SQL[]): SQL => sql.join(items, sql`, `);
 
 /** Locks the sites and checks their connections are still what the plan was made from. */
 async function lockAndVerify(tx: Tx, prepared: Prepared, sites: string[]): Promise<void> {
+  const ids = list(sites.map((s) => sql`${s}::uuid`));
+  await tx.execute(sql`select id from sites where id in (${ids}) order by id for update`);
+  // A separate statement: under READ COMMITTED it reads after the lock, seeing what the
+  // previous holder committed (one statement would keep its pre-lock snapshot).
   const result = await tx.execute<{
     id: string;
     level: string;
     credential_name: string | null;
     site_id: string;
   }>(sql`
-    with locked as (select id from sites where id in (${list(sites.map((s) => sql`${s}::uuid`))}) for update)
     select c.id, c.level, c.credential_name, c.site_id from connections c
-    where c.site_id in (select id from locked) and (
+    where c.site_id in (${ids}) and (
       exists (select 1 from databases d where c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null)
       or exists (select 1 from buckets b where c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null)
       or exists (select 1 from auth_apps a where c.kind = 'auth_app' and a.id = c.resource_id))`);

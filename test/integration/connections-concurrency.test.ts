@@ -1,0 +1,76 @@
+/**
+ * Concurrent changes to one site: they serialise, nobody sees a 500, and no credential is
+ * left behind by a request that lost the race.
+ */
+import { beforeAll, expect, inject, it } from 'vitest';
+import {
+  createAuthApp,
+  createDatabase,
+  createSite,
+  deliveriesOf,
+  metadata,
+  type Seeded,
+  seed,
+} from '../helpers/connections';
+import { superuser } from '../helpers/pg-login';
+
+let s: Seeded;
+beforeAll(async () => {
+  s = await seed(inject('baseUrl'), 2);
+});
+const path = (site: string) => `/api/v1/projects/${s.project.id}/sites/${site}/connections`;
+
+/** Login roles that are members of the database's shared owner or reader group. */
+async function loginRolesOf(databaseId: string): Promise<string[]> {
+  const [row] = await metadata<{ physical_name: string }>(
+    'select physical_name from databases where id = $1',
+    [databaseId],
+  );
+  const client = await superuser();
+  try {
+    const res = await client.query<{ name: string }>(
+      `select m.rolname::text as name from pg_auth_members a
+       join pg_roles g on g.oid = a.roleid join pg_roles m on m.oid = a.member
+       where g.rolname in ($1, $2) and m.rolname like 'c\\_%'`,
+      [`${row?.physical_name}_rw`, `${row?.physical_name}_ro`],
+    );
+    return res.rows.map((r) => r.name);
+  } finally {
+    await client.end();
+  }
+}
+
+it('six parallel POSTs of one connection: all 201, one connection, one role, one patch', async () => {
+  const site = await createSite(s.as, s.project.id);
+  const db = await createDatabase(s.as, s.project.id);
+  const results = await Promise.all(
+    Array.from({ length: 6 }, () =>
+      s.as.post<{ created_at: string }>(path(site.id), { kind: 'database', resource_id: db.id }),
+    ),
+  );
+  expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
+  expect(new Set(results.map((r) => r.body.created_at)).size).toBe(1);
+  const rows = await metadata<{ credential_name: string }>(
+    'select credential_name from connections where site_id = $1 and resource_id = $2',
+    [site.id, db.id],
+  );
+  expect(rows).toHaveLength(1);
+  expect(await loginRolesOf(db.id)).toEqual([rows[0]?.credential_name]);
+  expect(await deliveriesOf(site.id)).toHaveLength(1);
+});
+
+it('parallel PUTs of different sets: each answers 200 or 409, and the site ends with one of the sets', async () => {
+  const site = await createSite(s.as, s.project.id);
+  const apps: Array<{ id: string }> = [];
+  for (let i = 0; i < 4; i++) apps.push(await createAuthApp(s.as, s.project.id));
+  const sets = apps.map((a, i) => [
+    { kind: 'auth_app', resource_id: a.id },
+    { kind: 'auth_app', resource_id: (apps[(i + 1) % apps.length] as { id: string }).id, level: 'admin' },
+  ]);
+  const results = await Promise.all(sets.map((set) => s.as.put(path(site.id), { connections: set })));
+  for (const r of results) expect([200, 409]).toContain(r.status);
+  const final = await s.as.get<{ connections: Array<{ resource_id: string; level: string }> }>(path(site.id));
+  const got = final.body.connections.map((c) => `${c.resource_id}:${c.level}`).sort();
+  const candidates = sets.map((set) => set.map((x) => `${x.resource_id}:${x.level ?? 'client'}`).sort());
+  expect(candidates).toContainEqual(got);
+});
