@@ -1,6 +1,12 @@
-/** The one way to reach Postgres: the Neon serverless driver (WebSocket) under drizzle. */
-import { neonConfig, Pool } from '@neondatabase/serverless';
+/**
+ * The one way to reach Postgres: the Neon serverless driver under drizzle. One-shot queries go
+ * over HTTP (`ReadDb`: one round trip, no connection set-up, as Neon recommends at the edge);
+ * interactive transactions go over a WebSocket pool (`Db`).
+ */
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 
 /** A drizzle database over the metadata schema. */
@@ -9,6 +15,21 @@ export type Db = NeonDatabase<typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Either a database or a transaction. */
 export type DbOrTx = Db | Tx;
+/** A database for one-shot statements over HTTP (no interactive transactions). */
+export type ReadDb = NeonHttpDatabase<typeof schema>;
+/** Anything that runs drizzle queries: a pool, a transaction or the HTTP driver. */
+export type Queryable = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** Sends one-shot queries to a local SQL-over-HTTP endpoint when one is configured. */
+export function configureNeonHttp(endpoint: string | undefined): void {
+  if (endpoint) neonConfig.fetchEndpoint = endpoint;
+}
+
+/** A drizzle handle whose every statement is one HTTP request. */
+export function createReadDb(url: string, httpEndpoint: string | undefined): ReadDb {
+  configureNeonHttp(httpEndpoint);
+  return drizzleHttp(neon(url), { schema });
+}
 
 /**
  * Points the driver at a local WebSocket-to-TCP proxy when one is configured (local stack and

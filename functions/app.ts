@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
-import { type AppEnv, closeDb, getDb } from './context';
+import { type AppEnv, closeDb, getReadDb } from './context';
 import { loadConfig } from './env';
 import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
@@ -79,7 +79,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   );
   api.use('*', async (c, next) => {
     if (c.req.path === '/api/v1/openapi.json') return next();
-    c.set('principal', await resolvePrincipal(() => getDb(c), c.get('config'), bearerOf(c)));
+    c.set('principal', await resolvePrincipal(() => getReadDb(c), c.get('config'), bearerOf(c)));
     return next();
   });
   api.route('/', managementRoutes);

@@ -1,7 +1,7 @@
 /** The Hono environment shared by every route: bindings, parsed config, lazy database, caller. */
 import type { Pool } from '@neondatabase/serverless';
 import type { Context } from 'hono';
-import { createDb, createPool, type Db } from '../db/client';
+import { createDb, createPool, createReadDb, type Db, type ReadDb } from '../db/client';
 import type { Bindings, Config } from './env';
 import type { Principal } from './services/principal';
 
@@ -14,7 +14,7 @@ export interface AppVariables {
 /** The type parameter of every Hono app and route of the Worker. */
 export interface AppEnv {
   Bindings: Bindings;
-  Variables: AppVariables & { dbHandle?: { db: Db; pool: Pool } };
+  Variables: AppVariables & { dbHandle?: { db: Db; pool: Pool }; readDb?: ReadDb };
 }
 
 /** The request's database, opened on first use and closed when the response is done. */
@@ -27,6 +27,20 @@ export function getDb(c: Context<AppEnv>): Db {
     c.set('dbHandle', handle);
   }
   return handle.db;
+}
+
+/**
+ * The request's one-shot query handle (HTTP, no connection set-up). Use it for reads and
+ * single statements; use `getDb` for transactions.
+ */
+export function getReadDb(c: Context<AppEnv>): ReadDb {
+  let db = c.get('readDb');
+  if (!db) {
+    const config = c.get('config');
+    db = createReadDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT);
+    c.set('readDb', db);
+  }
+  return db;
 }
 
 /** Ends the request's pool, if one was opened. */

@@ -23,6 +23,7 @@ const ConfigSchema = z.object({
   CUSTOMER_DB_ADMIN_URL: z.string().min(1),
   CUSTOMER_DB_PUBLIC_HOST: z.string().optional(),
   NEON_WS_PROXY: z.string().optional(),
+  NEON_HTTP_ENDPOINT: z.string().url().optional(),
   OPERATOR_TOKEN: z.string().min(20),
   ENCRYPTION_KEYS: z.string().min(1),
   AUTH_SIGNING_JWK: z.string().min(1),

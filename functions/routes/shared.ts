@@ -1,7 +1,7 @@
 /** Pieces every project route uses: the `:id` parameter, access checks and ISO timestamps. */
 import type { Context } from 'hono';
 import type { ApiKeyCapabilities } from '../../db/schema';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getReadDb } from '../context';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
 import { isUuid } from '../lib/ids';
@@ -18,7 +18,7 @@ export function access(
   role: Role,
   keyMay?: (capabilities: ApiKeyCapabilities) => boolean,
 ): Promise<ProjectAccess> {
-  return projectAccess(getDb(c), c.get('principal'), idOrSlug, { role, keyMay });
+  return projectAccess(getReadDb(c), c.get('principal'), idOrSlug, { role, keyMay });
 }
 
 /** A timestamp as ISO 8601 UTC. */

@@ -3,7 +3,7 @@
  * Non-members get 404 so a project's existence is not revealed.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { type ApiKeyCapabilities, projectMembers, projects } from '../../db/schema';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors';
@@ -23,7 +23,7 @@ export function requireAccount(principal: Principal, only?: 'token'): string {
 }
 
 /** Finds a project by id or slug. */
-export async function findProject(db: Db, idOrSlug: string): Promise<Project | undefined> {
+export async function findProject(db: Queryable, idOrSlug: string): Promise<Project | undefined> {
   const where = isUuid(idOrSlug) ? eq(projects.id, idOrSlug.toLowerCase()) : eq(projects.slug, idOrSlug);
   const [row] = await db.select().from(projects).where(where).limit(1);
   return row;
@@ -45,7 +45,7 @@ export interface ProjectAccess {
 
 /** Resolves `:id` for the caller, enforcing the role (or key capability) the route needs. */
 export async function projectAccess(
-  db: Db,
+  db: Queryable,
   principal: Principal,
   idOrSlug: string,
   need: AccessNeed,

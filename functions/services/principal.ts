@@ -1,6 +1,6 @@
 /** Who is calling: resolved once per request from the Bearer token or the console's cookie. */
 import { and, eq, gt, isNull, or } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { type ApiKeyCapabilities, accountTokens, apiKeys } from '../../db/schema';
 import type { Config } from '../env';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
@@ -25,7 +25,7 @@ export const SESSION_COOKIE = 'tether_session';
 
 /** Resolves a presented credential; unknown, revoked or expired ones are `invalid`. */
 export async function resolvePrincipal(
-  db: () => Db,
+  db: () => Queryable,
   config: Config,
   token: string | undefined,
 ): Promise<Principal> {

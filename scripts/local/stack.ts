@@ -169,6 +169,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       DATABASE_URL: metadataUrl,
       CUSTOMER_DB_ADMIN_URL: pg.adminUrl,
       NEON_WS_PROXY: proxy.url,
+      NEON_HTTP_ENDPOINT: proxy.httpEndpoint,
       ...standIns.env,
       ...opts.env,
     };

@@ -1,10 +1,12 @@
 /**
  * WebSocket-to-TCP proxy that lets the Neon serverless driver (`neonConfig.wsProxy`) reach
- * the local PostgreSQL from inside workerd. It only ever connects to one port on loopback.
+ * the local PostgreSQL from inside workerd, plus the local SQL-over-HTTP endpoint
+ * (`neonConfig.fetchEndpoint`) on the same port. It only ever connects to one port on loopback.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { SqlOverHttp } from './sql-over-http';
 
 /** Options for {@link startWsProxy}. */
 export interface WsProxyOptions {
@@ -18,6 +20,8 @@ export interface WsProxyHandle {
   port: number;
   /** `127.0.0.1:<port>/v1`: the value for the Worker's `NEON_WS_PROXY`. */
   url: string;
+  /** `http://127.0.0.1:<port>/sql`: the value for the Worker's `NEON_HTTP_ENDPOINT`. */
+  httpEndpoint: string;
   /** Closes the listener and every open tunnel; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -81,7 +85,12 @@ function tunnel(ws: WebSocket, targetPort: number): Socket {
  * proxy can never serve as an open relay.
  */
 export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxyHandle> {
-  const server = createServer((_req, res) => {
+  const sql = new SqlOverHttp(opts.targetPort);
+  const server = createServer((req, res) => {
+    if (SqlOverHttp.matches(req)) {
+      sql.handle(req, res).catch(() => res.destroy());
+      return;
+    }
     res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required\n');
   });
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
@@ -108,11 +117,13 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxyHandle>
   return {
     port: address.port,
     url: `127.0.0.1:${address.port}/v1`,
+    httpEndpoint: `http://127.0.0.1:${address.port}/sql`,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.terminate();
         for (const tcp of tcpSockets) tcp.destroy();
         wss.close();
+        void sql.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });
