@@ -212,6 +212,13 @@ describe('tether connect --local', () => {
 });
 
 describe('GET /api/v1/projects/:id/sites/:siteId/tunnel/:dbId', () => {
+  it('is in the OpenAPI document', async () => {
+    const doc = await api().get<{ paths: Record<string, Record<string, unknown>> }>('/api/v1/openapi.json');
+    expect(Object.keys(doc.body.paths['/api/v1/projects/{id}/sites/{siteId}/tunnel/{dbId}'] ?? {})).toEqual([
+      'get',
+    ]);
+  });
+
   it('answers 426 without a WebSocket upgrade', async () => {
     const res = await as.get(tunnelPath(site.id, first.id));
     expect(res.status).toBe(426);
