@@ -24,8 +24,24 @@ export const pgCode = (err: unknown): string | undefined =>
     ? err.code
     : undefined;
 
+/** SQLSTATEs worth a quick retry when connecting: too many connections, cannot connect now. */
+const TRANSIENT = new Set(['53300', '57P03']);
+
 /** Role names derived from a database's physical name. */
 export const rolesOf = (db: string) => ({ owner: `${db}_rw`, reader: `${db}_ro` });
+
+/** Grants for one level: connect acts as the shared owner; read-only is a member of the reader group only. */
+function levelStatements(db: string, name: string, level: PgLevel): string[] {
+  const { owner, reader } = rolesOf(db);
+  if (level === 'connect') {
+    // Objects the app creates then belong to <db>_rw, so another connect-level app can alter them.
+    return [
+      `GRANT ${ident(owner)} TO ${ident(name)}`,
+      `ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`,
+    ];
+  }
+  return [`GRANT ${ident(reader)} TO ${ident(name)}`, `ALTER ROLE ${ident(name)} RESET role`];
+}
 
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
 export class PostgresAdmin {
@@ -39,8 +55,19 @@ export class PostgresAdmin {
     configureNeon(this.wsProxy);
     const url = new URL(this.adminUrl);
     if (database) url.pathname = `/${database}`;
-    const client = new Client({ connectionString: url.toString() });
-    await client.connect();
+    let client = new Client({ connectionString: url.toString() });
+    // A full cluster (too many clients) or one still starting is transient: retry briefly with jitter.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.connect();
+        break;
+      } catch (err) {
+        // A client whose connect failed is finished; a retry needs a new one.
+        if (!TRANSIENT.has(pgCode(err) ?? '') || attempt >= 8) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
+        client = new Client({ connectionString: url.toString() });
+      }
+    }
     try {
       return await work(client);
     } finally {
@@ -125,21 +152,14 @@ export class PostgresAdmin {
     for (let attempt = 0; ; attempt++) {
       const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {
-        await this.run(async (client) => {
-          await client.query('BEGIN');
-          try {
-            await client.query(`CREATE ROLE ${ident(name)} LOGIN PASSWORD ${literal(password)}`);
-            // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
-            await client.query(
-              `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
-            );
-            await this.applyLevel(client, db, name, level);
-            await client.query('COMMIT');
-          } catch (err) {
-            await client.query('ROLLBACK').catch(() => undefined);
-            throw err;
-          }
-        });
+        // One round trip: a multi-statement simple query is one implicit transaction (all or nothing).
+        const statements = [
+          `CREATE ROLE ${ident(name)} LOGIN PASSWORD ${literal(password)}`,
+          // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
+          `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
+          ...levelStatements(db, name, level),
+        ];
+        await this.run((client) => client.query(statements.join(';\n')));
         return { name, password };
       } catch (err) {
         if (pgCode(err) !== '42710' || fixed || attempt >= 4) throw err;
@@ -153,17 +173,14 @@ export class PostgresAdmin {
    */
   async setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void> {
     if (level === 'read-only' && running) await this.grantReaderExisting(db);
+    const { owner, reader } = rolesOf(db);
+    const statements = [
+      `REVOKE ${ident(owner)}, ${ident(reader)} FROM ${ident(name)}`,
+      ...levelStatements(db, name, level),
+    ];
     await this.run(async (client) => {
-      await client.query('BEGIN');
-      try {
-        const { owner, reader } = rolesOf(db);
-        await client.query(`REVOKE ${ident(owner)}, ${ident(reader)} FROM ${ident(name)}`);
-        await this.applyLevel(client, db, name, level);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
+      await client.query(statements.join(';\n'));
+      // After the commit above, so a session that reconnects at once already gets the new grants.
       await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [name]);
     });
   }
@@ -227,19 +244,6 @@ export class PostgresAdmin {
         };
       });
     });
-  }
-
-  /** Grants for one level: connect acts as the shared owner; read-only is a member of the reader group only. */
-  private async applyLevel(client: Client, db: string, name: string, level: PgLevel): Promise<void> {
-    const { owner, reader } = rolesOf(db);
-    if (level === 'connect') {
-      await client.query(`GRANT ${ident(owner)} TO ${ident(name)}`);
-      // Objects the app creates then belong to <db>_rw, so another connect-level app can alter them.
-      await client.query(`ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`);
-    } else {
-      await client.query(`GRANT ${ident(reader)} TO ${ident(name)}`);
-      await client.query(`ALTER ROLE ${ident(name)} RESET role`);
-    }
   }
 
   /**

@@ -214,7 +214,16 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
     persistent: true,
     createPostgresUser: isRoot,
     initdbFlags: ['--encoding=UTF8', '--no-locale'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    // max_connections: every Worker request opens its own connections (metadata pool plus the
+    // admin one for credentials); a hosted cluster puts a pooler in front, the local one has room.
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=400',
+    ],
     onLog: log,
     onError: (err: unknown) => log(`[error] ${err instanceof Error ? err.message : String(err)}`),
   });
