@@ -49,6 +49,19 @@ export async function recordPatches(tx: DbOrTx, patches: readonly PatchRecord[])
   return rows.map((r) => r.id);
 }
 
+/** Queues accept at most 100 messages per sendBatch. */
+const QUEUE_BATCH = 100;
+
+/** Sends messages in batches the queue accepts. */
+export async function sendInBatches(
+  queue: Queue<ProvisioningMessage>,
+  messages: readonly ProvisioningMessage[],
+): Promise<void> {
+  for (let i = 0; i < messages.length; i += QUEUE_BATCH) {
+    await queue.sendBatch(messages.slice(i, i + QUEUE_BATCH).map((body) => ({ body })));
+  }
+}
+
 /**
  * Enqueues `deliver` for each delivery. A failure here is logged, not thrown: the change is
  * committed and the minute reconciler re-sends whatever is still pending.
@@ -59,7 +72,10 @@ export async function enqueueDeliveries(
 ): Promise<void> {
   if (deliveryIds.length === 0) return;
   try {
-    await queue.sendBatch(deliveryIds.map((deliveryId) => ({ body: { type: 'deliver', deliveryId } })));
+    await sendInBatches(
+      queue,
+      deliveryIds.map((deliveryId) => ({ type: 'deliver', deliveryId })),
+    );
   } catch (err) {
     console.error('enqueueing deliveries failed; the reconciler will resend them:', (err as Error).message);
   }

@@ -2,7 +2,7 @@
 import type { Tx } from '../../../db/client';
 import type { ProvisioningMessage } from '../../queues/messages';
 import type { CredentialTarget } from '../credentials';
-import { enqueueDeliveries } from '../deliveries';
+import { enqueueDeliveries, sendInBatches } from '../deliveries';
 import { isNoop, type Plan } from './plan';
 import { type ConnectionDeps, type Prepared, prepare } from './prepare';
 import { storeRotations, type Written, writePlan } from './write';
@@ -12,8 +12,9 @@ export async function afterCommit(queue: Queue<ProvisioningMessage>, written: Wr
   await enqueueDeliveries(queue, written.deliveryIds);
   if (written.cleanupIds.length === 0) return;
   try {
-    await queue.sendBatch(
-      written.cleanupIds.map((cleanupId) => ({ body: { type: 'cleanup-credential', cleanupId } })),
+    await sendInBatches(
+      queue,
+      written.cleanupIds.map((cleanupId) => ({ type: 'cleanup-credential', cleanupId })),
     );
   } catch (err) {
     console.error(

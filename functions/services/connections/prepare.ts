@@ -18,6 +18,7 @@ import {
   rotateCredential,
   setCredentialLevel,
 } from '../credentials';
+import { sendInBatches } from '../deliveries';
 import { hasCredential, loadTargets, type Plan } from './plan';
 
 /** What the services of a connection change need. */
@@ -70,7 +71,10 @@ async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTar
   }));
   try {
     await deps.db.insert(credentialCleanups).values(rows);
-    await deps.queue.sendBatch(rows.map((r) => ({ body: { type: 'cleanup-credential', cleanupId: r.id } })));
+    await sendInBatches(
+      deps.queue,
+      rows.map((r) => ({ type: 'cleanup-credential', cleanupId: r.id })),
+    );
   } catch (err) {
     console.error(
       'recording credential cleanups failed; the reconciler finds orphans:',
