@@ -1,54 +1,110 @@
 /**
- * Single-use, short-lived records (one-time codes, provider sign-in state). Only a hash of the
- * code is the key; redeeming deletes the record in the same synchronous step that reads it, so
- * of any number of concurrent redemptions exactly one succeeds. An alarm removes expired rows.
+ * Single-use, short-lived records (one-time codes, provider sign-in state) and the blocks that
+ * stop them from being redeemed. Only a hash of a code is stored, as the key; redeeming deletes
+ * the record and reads the blocks in one synchronous step, so of any number of concurrent
+ * redemptions exactly one succeeds and it sees every block set before it. An alarm removes
+ * expired records and blocks.
  */
 import { DurableObject } from 'cloudflare:workers';
+
+/** What redeeming a live record gives: its value and the block on its subject, if any. */
+export interface Redeemed {
+  value: string;
+  /** The reason given to {@link OneTimeCodes.block} for the record's subject (or for every subject). */
+  block: string | null;
+}
+
+/** The subject that stands for every record of the object. */
+export const EVERY_SUBJECT = '*';
 
 export class OneTimeCodes extends DurableObject<object> {
   constructor(ctx: DurableObjectState, env: object) {
     super(ctx, env);
-    ctx.storage.sql.exec(
-      'CREATE TABLE IF NOT EXISTS codes (hash TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL)',
+    const sql = ctx.storage.sql;
+    sql.exec(
+      'CREATE TABLE IF NOT EXISTS records (hash TEXT PRIMARY KEY, value TEXT NOT NULL, subject TEXT, expires_at INTEGER NOT NULL)',
     );
+    sql.exec(
+      'CREATE TABLE IF NOT EXISTS blocks (subject TEXT PRIMARY KEY, reason TEXT NOT NULL, expires_at INTEGER)',
+    );
+    // The first layout kept records without a subject; nothing in it outlives two minutes.
+    sql.exec('DROP TABLE IF EXISTS codes');
   }
 
-  /** Stores `value` under `hash` for `ttlMs`. */
-  async issue(hash: string, value: string, ttlMs: number): Promise<void> {
+  /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id). */
+  async issue(hash: string, value: string, ttlMs: number, subject: string | null = null): Promise<void> {
     const expiresAt = Date.now() + ttlMs;
     this.ctx.storage.sql.exec(
-      'INSERT OR REPLACE INTO codes (hash, value, expires_at) VALUES (?, ?, ?)',
+      'INSERT OR REPLACE INTO records (hash, value, subject, expires_at) VALUES (?, ?, ?, ?)',
       hash,
       value,
+      subject,
       expiresAt,
     );
-    const alarm = await this.ctx.storage.getAlarm();
-    if (alarm === null || alarm > expiresAt) await this.ctx.storage.setAlarm(expiresAt);
+    await this.wakeBy(expiresAt);
   }
 
-  /** Takes the record once: returns its value and deletes it, or null if unknown or expired. */
-  async redeem(hash: string): Promise<string | null> {
-    const rows = this.ctx.storage.sql
-      .exec<{ value: string; expires_at: number }>(
-        'DELETE FROM codes WHERE hash = ? RETURNING value, expires_at',
+  /** Takes the record once: its value and any block on its subject, or null if unknown or expired. */
+  redeem(hash: string): Redeemed | null {
+    const sql = this.ctx.storage.sql;
+    const row = sql
+      .exec<{ value: string; subject: string | null; expires_at: number }>(
+        'DELETE FROM records WHERE hash = ? RETURNING value, subject, expires_at',
         hash,
       )
-      .toArray();
-    const row = rows[0];
-    if (!row || row.expires_at <= Date.now()) return null;
-    return row.value;
+      .toArray()[0];
+    const now = Date.now();
+    if (!row || row.expires_at <= now) return null;
+    const block = sql
+      .exec<{ reason: string }>(
+        'SELECT reason FROM blocks WHERE subject IN (?, ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY subject = ? LIMIT 1',
+        EVERY_SUBJECT,
+        row.subject ?? EVERY_SUBJECT,
+        now,
+        EVERY_SUBJECT,
+      )
+      .toArray()[0];
+    return { value: row.value, block: block?.reason ?? null };
+  }
+
+  /** Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked. */
+  async block(subject: string, reason: string, ttlMs: number | null = null): Promise<void> {
+    const expiresAt = ttlMs === null ? null : Date.now() + ttlMs;
+    this.ctx.storage.sql.exec(
+      'INSERT OR REPLACE INTO blocks (subject, reason, expires_at) VALUES (?, ?, ?)',
+      subject,
+      reason,
+      expiresAt,
+    );
+    if (expiresAt !== null) await this.wakeBy(expiresAt);
+  }
+
+  /** Lifts a block. */
+  unblock(subject: string): void {
+    this.ctx.storage.sql.exec('DELETE FROM blocks WHERE subject = ?', subject);
   }
 
   /** How many records are stored, expired ones not yet swept included (for monitoring and tests). */
   stored(): number {
-    return this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM codes').toArray()[0]?.n ?? 0;
+    return this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM records').toArray()[0]?.n ?? 0;
   }
 
-  /** Removes expired records and schedules the next sweep. */
+  private async wakeBy(at: number): Promise<void> {
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Removes expired records and blocks and schedules the next sweep. */
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
-    sql.exec('DELETE FROM codes WHERE expires_at <= ?', Date.now());
-    const next = sql.exec<{ at: number | null }>('SELECT MIN(expires_at) AS at FROM codes').toArray()[0]?.at;
+    const now = Date.now();
+    sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
+    sql.exec('DELETE FROM blocks WHERE expires_at <= ?', now);
+    const next = sql
+      .exec<{ at: number | null }>(
+        'SELECT MIN(at) AS at FROM (SELECT MIN(expires_at) AS at FROM records UNION ALL SELECT MIN(expires_at) FROM blocks)',
+      )
+      .toArray()[0]?.at;
     if (next) await this.ctx.storage.setAlarm(next);
   }
 }

@@ -167,7 +167,7 @@ authAppsRoutes.openapi(
   }),
   async (c) => {
     const app = await appAccess(c, c.req.valid('param'), 'write', false);
-    return c.json(await updateAuthApp(getDb(c), c.get('config'), app, c.req.valid('json')), 200);
+    return c.json(await updateAuthApp(getDb(c), c.env, c.get('config'), app, c.req.valid('json')), 200);
   },
 );
 
@@ -204,7 +204,10 @@ authAppsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const app = await appAccess(c, params, 'write', true);
-    return c.json(await setUserDisabled(getDb(c), app.id, params.userId, c.req.valid('json').disabled), 200);
+    return c.json(
+      await setUserDisabled(getDb(c), c.env, app, params.userId, c.req.valid('json').disabled),
+      200,
+    );
   },
 );
 
@@ -220,7 +223,7 @@ authAppsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const app = await appAccess(c, params, 'write', true);
-    await deleteUser(getDb(c), app.id, params.userId);
+    await deleteUser(getDb(c), c.env, app, params.userId);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -161,6 +161,50 @@ describe('code exchange', () => {
     expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
   });
 
+  it('enabling the user again lets their next code through', async () => {
+    const account = githubAccount();
+    const first = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const session = await exchange(app.slug, { code: first.code, code_verifier: first.verifier });
+    const userId = (session.body as unknown as Session).user.id as string;
+    const userPath = `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`;
+    const pending = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    expect((await app.admin.patch(userPath, { disabled: true })).status).toBe(200);
+    expect((await exchange(app.slug, { code: pending.code, code_verifier: pending.verifier })).status).toBe(
+      403,
+    );
+    expect((await app.admin.patch(userPath, { disabled: false })).status).toBe(200);
+    const next = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const res = await exchange(app.slug, { code: next.code, code_verifier: next.verifier });
+    expect(res.status, res.text).toBe(200);
+    expect((res.body as unknown as Session).user.id).toBe(userId);
+  });
+
+  it('400 invalid_grant: a code of a user deleted since it was issued', async () => {
+    const account = githubAccount();
+    const first = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const session = await exchange(app.slug, { code: first.code, code_verifier: first.verifier });
+    const userId = (session.body as unknown as Session).user.id as string;
+    const pending = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const gone = await app.admin.delete(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`,
+    );
+    expect(gone.status).toBe(200);
+    const res = await exchange(app.slug, { code: pending.code, code_verifier: pending.verifier });
+    expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
+  });
+
+  it('403: a code of an app disabled since it was issued; enabling the app again lets new codes through', async () => {
+    const own = await createTestAuthApp(worker.baseUrl);
+    const pending = await oneTimeCode(worker.baseUrl, standIn, own.slug);
+    const appPath = `/api/v1/projects/${own.project.id}/auth-apps/${own.id}`;
+    expect((await own.admin.patch(appPath, { enabled: false })).status).toBe(200);
+    const res = await exchange(own.slug, { code: pending.code, code_verifier: pending.verifier });
+    expect([res.status, res.body]).toEqual([403, { error: 'this app is disabled' }]);
+    expect((await own.admin.patch(appPath, { enabled: true })).status).toBe(200);
+    const next = await oneTimeCode(worker.baseUrl, standIn, own.slug);
+    expect((await exchange(own.slug, { code: next.code, code_verifier: next.verifier })).status).toBe(200);
+  });
+
   it('a malformed verifier is a 400 that leaves the code usable', async () => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
     const res = await exchange(app.slug, { code, code_verifier: 'too-short' });

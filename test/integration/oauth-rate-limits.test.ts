@@ -170,7 +170,7 @@ describe('Durable Object state', () => {
     const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
     const store = ns.get(ns.idFromName(`sweep-test-${newClient()}`)) as unknown as {
       issue(hash: string, value: string, ttlMs: number): Promise<void>;
-      redeem(hash: string): Promise<string | null>;
+      redeem(hash: string): Promise<{ value: string; block: string | null } | null>;
       stored(): Promise<number>;
     };
     await store.issue('live', '{"ok":true}', 120_000);
@@ -184,7 +184,7 @@ describe('Durable Object state', () => {
     }
     expect(stored).toBe(1);
     expect(await store.redeem('expired')).toBeNull();
-    expect(await store.redeem('live')).toBe('{"ok":true}');
+    expect(await store.redeem('live')).toEqual({ value: '{"ok":true}', block: null });
     expect(await store.redeem('live')).toBeNull();
   });
 });

@@ -6,15 +6,9 @@ import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { enabledProvider, googleAudiences, loadEnabledApp } from '../../services/auth/apps';
+import { exchangeCode } from '../../services/auth/exchange';
 import { verifyGoogleIdToken } from '../../services/auth/google';
-import { redeemCode, verifierMatches } from '../../services/auth/one-time-codes';
-import {
-  invalidGrant,
-  issueSession,
-  logout,
-  refreshSession,
-  sessionForCode,
-} from '../../services/auth/sessions';
+import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
 import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
@@ -76,12 +70,7 @@ tokenRoutes.openapi(
     if (!isCodeVerifier(input.code_verifier)) {
       throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
     }
-    // Redeeming deletes the code first, so a wrong verifier burns it.
-    const record = await redeemCode(c.env, appSlug, input.code);
-    if (!record) throw invalidGrant();
-    if (!(await verifierMatches(input.code_verifier, record.challenge))) throw invalidGrant();
-    if (input.redirect_uri !== undefined && input.redirect_uri !== record.redirectUri) throw invalidGrant();
-    const session = await sessionForCode(getDb(c), c.get('config'), appSlug, record.appId, record.userId);
+    const session = await exchangeCode(c.env, c.get('config'), appSlug, input);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },

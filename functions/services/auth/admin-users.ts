@@ -1,9 +1,16 @@
-/** The auth-app users admin: list, disable or enable, delete. */
+/**
+ * The auth-app users admin: list, disable or enable, delete. Outstanding one-time codes are
+ * redeemed without Postgres, so every change here is also written to the app's code store,
+ * where it blocks (or unblocks) the user's codes.
+ */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { authUsers } from '../../../db/schema';
-import { notFound } from '../../lib/errors';
+import type { Bindings } from '../../env';
+import { ApiError, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import type { AuthAppRow } from './apps';
+import { blockCodes, CODE_TTL_MS, STATE_TTL_MS, unblockCodes } from './one-time-codes';
 import { type AuthUserRow, revokeUserSessions, toUserBody, type UserBody } from './users';
 
 /** A user as the admin routes show it: the user object plus `disabled`. */
@@ -14,6 +21,18 @@ export const toAdminUser = (row: AuthUserRow): AdminUserBody => ({
   ...toUserBody(row),
   disabled: row.disabled,
 });
+
+/**
+ * How long a deleted user's codes stay blocked: past the life of any code, and of any sign-in
+ * that was already past its Postgres step when the user was deleted.
+ */
+const DELETED_BLOCK_MS = CODE_TTL_MS + STATE_TTL_MS;
+
+const storeUnavailable = () =>
+  new ApiError(
+    'SERVICE_UNAVAILABLE',
+    'the change is saved but sign-ins in progress could not be updated yet; repeat the request',
+  );
 
 /** A page of the app's users, oldest first. */
 export async function listUsers(
@@ -34,25 +53,51 @@ export async function listUsers(
 const byId = (appId: string, userId: string) =>
   and(eq(authUsers.authAppId, appId), eq(authUsers.id, userId.toLowerCase()));
 
-/** Disables or enables a user; disabling also ends every session the user holds. */
+/**
+ * Disables or enables a user. Disabling ends every session the user holds and blocks their
+ * outstanding codes; both steps are idempotent, so repeating the request completes one that
+ * failed half-way.
+ */
 export async function setUserDisabled(
   db: Db,
-  appId: string,
+  env: Bindings,
+  app: AuthAppRow,
   userId: string,
   disabled: boolean,
 ): Promise<AdminUserBody> {
   if (!isUuid(userId)) throw notFound('user');
-  return db.transaction(async (tx) => {
-    const [row] = await tx.update(authUsers).set({ disabled }).where(byId(appId, userId)).returning();
+  const user = await db.transaction(async (tx) => {
+    const [row] = await tx.update(authUsers).set({ disabled }).where(byId(app.id, userId)).returning();
     if (!row) throw notFound('user');
     if (disabled) await revokeUserSessions(tx, row.id);
     return toAdminUser(row);
   });
+  const store = disabled
+    ? blockCodes(env, app.appId, user.id, 'disabled')
+    : unblockCodes(env, app.appId, user.id);
+  await store.catch(() => {
+    throw storeUnavailable();
+  });
+  return user;
 }
 
-/** Deletes a user with its identities and sessions (cascade). */
-export async function deleteUser(db: Db, appId: string, userId: string): Promise<void> {
+/**
+ * Deletes a user with their identities and sessions (cascade). Their codes are blocked first,
+ * and unblocked again if the delete fails, so a failure leaves nothing behind.
+ */
+export async function deleteUser(db: Db, env: Bindings, app: AuthAppRow, userId: string): Promise<void> {
   if (!isUuid(userId)) throw notFound('user');
-  const [row] = await db.delete(authUsers).where(byId(appId, userId)).returning({ id: authUsers.id });
-  if (!row) throw notFound('user');
+  const id = userId.toLowerCase();
+  const [exists] = await db.select({ id: authUsers.id }).from(authUsers).where(byId(app.id, id)).limit(1);
+  if (!exists) throw notFound('user');
+  await blockCodes(env, app.appId, id, 'deleted', DELETED_BLOCK_MS).catch(() => {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'the sign-in store could not be reached; nothing was deleted');
+  });
+  try {
+    const [row] = await db.delete(authUsers).where(byId(app.id, id)).returning({ id: authUsers.id });
+    if (!row) throw notFound('user');
+  } catch (err) {
+    await unblockCodes(env, app.appId, id).catch(() => undefined);
+    throw err;
+  }
 }

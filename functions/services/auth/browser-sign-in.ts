@@ -12,8 +12,8 @@ import { githubIdentity } from './github';
 import { googleIdentity } from './google';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
-import { issueSession } from './sessions';
-import { REFUSAL_MESSAGE, signInIdentity } from './users';
+import { issueSession, prepareCodeSession } from './sessions';
+import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
 
 /** What finishing a sign-in needs. */
 export interface FinishSignIn {
@@ -64,11 +64,15 @@ export async function finishSignIn(input: FinishSignIn): Promise<string> {
     const result = await signInIdentity(input.db, input.app.id, who);
     if (!result.ok) return errorLocation(record, REFUSAL_MESSAGE[result.refusal]);
     if (record.challenge) {
+      const refreshCiphertext = await prepareCodeSession(input.db, input.config, result.user);
+      if (refreshCiphertext === null) return errorLocation(record, REFUSAL_MESSAGE.disabled);
       const code = await issueCode(input.env, input.slug, {
         appId: input.app.id,
         userId: result.user.id,
         challenge: record.challenge,
         redirectUri: record.redirectUri,
+        user: toUserBody(result.user),
+        refreshCiphertext,
       });
       return withParams(record.redirectUri, '?', { code, state: record.clientState });
     }

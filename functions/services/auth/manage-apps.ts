@@ -6,11 +6,12 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
-import type { Config } from '../../env';
+import type { Bindings, Config } from '../../env';
 import { ApiError, conflict } from '../../lib/errors';
 import { isUuid, newId, newSecret } from '../../lib/ids';
 import { connectNewService } from '../initial-connection';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
+import { blockCodes, unblockCodes } from './one-time-codes';
 
 /** The auth app object of the management API (never a secret). */
 export interface AuthAppBody {
@@ -189,6 +190,7 @@ function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: Provid
 /** Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. */
 export async function updateAuthApp(
   db: Db,
+  env: Bindings,
   config: Config,
   row: AuthAppRow,
   patch: AuthAppPatch,
@@ -215,5 +217,17 @@ export async function updateAuthApp(
   }
   if (Object.keys(set).length === 0) return toAuthAppBody(config, row, secrets);
   const [updated] = await db.update(authApps).set(set).where(eq(authApps.id, row.id)).returning();
+  if (patch.enabled !== undefined) {
+    // Codes are redeemed without Postgres: a disabled app's outstanding codes are blocked where they live.
+    const store = patch.enabled
+      ? unblockCodes(env, row.appId, null)
+      : blockCodes(env, row.appId, null, 'app_disabled');
+    await store.catch(() => {
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'the change is saved but sign-ins in progress could not be updated yet; repeat the request',
+      );
+    });
+  }
   return toAuthAppBody(config, updated as AuthAppRow, secrets);
 }

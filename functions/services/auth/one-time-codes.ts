@@ -8,6 +8,7 @@ import type { Bindings } from '../../env';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
 import type { Provider } from './apps';
+import type { UserBody } from './users';
 
 /** A one-time code lives this long (specification, Limits). */
 export const CODE_TTL_MS = 120_000;
@@ -17,13 +18,27 @@ export const STATE_TTL_MS = 10 * 60_000;
 /** A code is 32 random bytes as base64url. */
 const SECRET_RE = /^[A-Za-z0-9_-]{43}$/;
 
-/** What a one-time code stands for. Carrying the ids spares the exchange a lookup. */
+/**
+ * What a one-time code stands for: everything the exchange answers with, so redeeming it needs
+ * no Postgres. The session's refresh token was stored (as a hash) when the code was issued; the
+ * record carries it encrypted under the service's keyring.
+ */
 export interface CodeRecord {
   appId: string;
   userId: string;
   challenge: string;
   redirectUri: string;
+  user: UserBody;
+  refreshCiphertext: string;
 }
+
+/** Why a user's codes may not be redeemed (set by the users admin and app PATCH). */
+export type CodeBlock = 'disabled' | 'deleted' | 'app_disabled';
+
+/** How many objects one app's codes are spread over (the first hex digit of the hash). */
+const SHARDS = 16;
+/** The subject that stands for every code of an app (OneTimeCodes' EVERY_SUBJECT). */
+const EVERY_SUBJECT = '*';
 
 /** What the provider's callback needs to finish a sign-in started by /auth/{provider}. */
 export interface StateRecord {
@@ -42,11 +57,8 @@ export interface StateRecord {
 
 type Purpose = 'code' | 'state';
 
-async function store(env: Bindings, purpose: Purpose, slug: string, secret: string) {
-  const hash = await sha256Hex(secret);
-  const ns = env.ONE_TIME_CODES;
-  return { hash, stub: ns.get(ns.idFromName(`${purpose}:${slug}:${hash.slice(0, 1)}`)) };
-}
+const shard = (env: Bindings, purpose: Purpose, slug: string, digit: string) =>
+  env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(`${purpose}:${slug}:${digit}`));
 
 async function issue(
   env: Bindings,
@@ -54,35 +66,64 @@ async function issue(
   slug: string,
   value: unknown,
   ttlMs: number,
+  subject: string | null,
 ): Promise<string> {
   const secret = randomToken(32);
-  const { hash, stub } = await store(env, purpose, slug, secret);
-  await stub.issue(hash, JSON.stringify(value), ttlMs);
+  const hash = await sha256Hex(secret);
+  await shard(env, purpose, slug, hash.slice(0, 1)).issue(hash, JSON.stringify(value), ttlMs, subject);
   return secret;
 }
 
-async function take<T>(env: Bindings, purpose: Purpose, slug: string, secret: string): Promise<T | null> {
+async function take<T>(env: Bindings, purpose: Purpose, slug: string, secret: string) {
   if (!SECRET_RE.test(secret)) return null;
-  const { hash, stub } = await store(env, purpose, slug, secret);
-  const value = await stub.redeem(hash);
-  return value === null ? null : (JSON.parse(value) as T);
+  const hash = await sha256Hex(secret);
+  const taken = await shard(env, purpose, slug, hash.slice(0, 1)).redeem(hash);
+  return taken === null
+    ? null
+    : { record: JSON.parse(taken.value) as T, block: taken.block as CodeBlock | null };
 }
 
 /** Issues a one-time code for 120 seconds. */
 export const issueCode = (env: Bindings, slug: string, record: CodeRecord): Promise<string> =>
-  issue(env, 'code', slug, record, CODE_TTL_MS);
+  issue(env, 'code', slug, record, CODE_TTL_MS, record.userId);
 
-/** Takes a code: its record the first time within its lifetime, null ever after (burnt either way). */
-export const redeemCode = (env: Bindings, slug: string, code: string): Promise<CodeRecord | null> =>
+/**
+ * Takes a code: its record (and any block on its user or app) the first time within its
+ * lifetime, null ever after. Burnt either way.
+ */
+export const redeemCode = (env: Bindings, slug: string, code: string) =>
   take<CodeRecord>(env, 'code', slug, code);
 
 /** Keeps the provider sign-in state; returns the `state` value sent to the provider. */
 export const issueState = (env: Bindings, slug: string, record: StateRecord): Promise<string> =>
-  issue(env, 'state', slug, record, STATE_TTL_MS);
+  issue(env, 'state', slug, record, STATE_TTL_MS, null);
 
 /** Takes the provider sign-in state (single use). */
-export const takeState = (env: Bindings, slug: string, state: string): Promise<StateRecord | null> =>
-  take<StateRecord>(env, 'state', slug, state);
+export async function takeState(env: Bindings, slug: string, state: string): Promise<StateRecord | null> {
+  return (await take<StateRecord>(env, 'state', slug, state))?.record ?? null;
+}
+
+const everyShard = <T>(work: (digit: string) => Promise<T>) =>
+  Promise.all(Array.from({ length: SHARDS }, (_, i) => work(i.toString(16))));
+
+/**
+ * Blocks redeeming the codes of a user (or, with no user, of the whole app) in every shard of
+ * the app, for `ttlMs` or until unblocked. Outstanding codes are refused from then on.
+ */
+export async function blockCodes(
+  env: Bindings,
+  slug: string,
+  userId: string | null,
+  reason: CodeBlock,
+  ttlMs: number | null = null,
+): Promise<void> {
+  await everyShard((digit) => shard(env, 'code', slug, digit).block(userId ?? EVERY_SUBJECT, reason, ttlMs));
+}
+
+/** Lifts a block set by {@link blockCodes}. */
+export async function unblockCodes(env: Bindings, slug: string, userId: string | null): Promise<void> {
+  await everyShard((digit) => shard(env, 'code', slug, digit).unblock(userId ?? EVERY_SUBJECT));
+}
 
 /** Whether BASE64URL(SHA-256(verifier)) equals the challenge, compared in constant time. */
 export async function verifierMatches(verifier: string, challenge: string): Promise<boolean> {

@@ -102,34 +102,33 @@ function userFromRow(row: Record<string, unknown>): UserBody {
 }
 
 /**
- * Opens a session for the user a one-time code names, in one statement: it checks the app is
- * still that enabled app, reads the user, and stores the refresh token only if the user is not
- * disabled. No row: the user or app is gone (invalid_grant); disabled: 403.
+ * Stores the refresh token of the session a one-time code will open, when the code is issued,
+ * so the exchange itself needs no Postgres. The row is written only while the user is not
+ * disabled, holding the user row (FOR SHARE) against a concurrent disable, whose revocation
+ * then covers it. Returns the token encrypted for the code record, or null if the user is
+ * disabled or gone.
  */
-export async function sessionForCode(
-  db: Db,
-  config: Config,
-  slug: string,
-  appId: string,
-  userId: string,
-): Promise<SessionBody> {
+export async function prepareCodeSession(db: Db, config: Config, user: AuthUserRow): Promise<string | null> {
   const refresh = await newRefresh();
   const result = await db.execute(sql`
     WITH u AS (
-      SELECT u.id, u.email, u.email_verified, u.name, u.avatar_url, u.created_at, u.providers, u.disabled
-      FROM auth_users u JOIN auth_apps a ON a.id = u.auth_app_id
-      WHERE u.id = ${userId}::uuid AND a.id = ${appId}::uuid AND a.app_id = ${slug} AND a.enabled
-    ), ins AS (
-      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
-      SELECT ${newId()}::uuid, ${appId}::uuid, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
-      FROM u WHERE NOT u.disabled
-      RETURNING 1
+      SELECT id, auth_app_id FROM auth_users WHERE id = ${user.id}::uuid AND NOT disabled FOR SHARE
     )
-    SELECT u.*, (SELECT count(*) FROM ins)::int AS issued FROM u`);
-  const row = result.rows[0] as Record<string, unknown> | undefined;
-  if (!row) throw invalidGrant();
-  if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
-  return body(config, slug, userFromRow(row), refresh.token);
+    INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
+    SELECT ${newId()}::uuid, u.auth_app_id, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
+    FROM u
+    RETURNING id`);
+  if (result.rows.length !== 1) return null;
+  return config.keyring.encrypt(refresh.token);
+}
+
+/** The session body for a redeemed one-time code: its refresh token and a fresh access token. */
+export async function sessionFromCode(
+  config: Config,
+  slug: string,
+  record: { user: UserBody; refreshCiphertext: string },
+): Promise<SessionBody> {
+  return body(config, slug, record.user, await config.keyring.decrypt(record.refreshCiphertext));
 }
 
 /**
