@@ -1,6 +1,5 @@
 /**
- * `tether connections`, `connect`, `disconnect` and `db sites` as a subprocess against the
- * local stack: tables and JSON, levels, confirmations refused without a terminal, unknown
+ * `tether connections`, `connect` and `disconnect` as a subprocess against the local stack: tables and JSON, levels, confirmations refused without a terminal, unknown
  * names, API refusals (exit 2) and network failure (exit 3).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -283,40 +282,5 @@ describe('tether disconnect', () => {
     const res = await runCli(h, ['disconnect', 'bucket', bucket.name, '--site', web.slug, '--yes', '--json']);
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ removed: false });
-  });
-});
-
-describe('tether db sites', () => {
-  it('lists the sites of a database', async () => {
-    const res = await runCli(h, ['db', 'sites', db.name, '--json']);
-    expect(res.code).toBe(0);
-    const body = JSON.parse(res.stdout) as { sites: Array<{ site_id: string; level: string }> };
-    expect(body.sites).toEqual([expect.objectContaining({ site_id: web.id, level: 'read-only' })]);
-  });
-
-  it('--add connects another site at the default level and keeps the others', async () => {
-    const res = await runCli(h, ['db', 'sites', db.name, '--add', admin.slug]);
-    expect(res.code).toBe(0);
-    expect(res.stdout).toContain(admin.slug);
-    expect((await connectionsOf(admin.id)).find((c) => c.resource_id === db.id)?.level).toBe('connect');
-    expect((await connectionsOf(web.id)).find((c) => c.resource_id === db.id)?.level).toBe('read-only');
-  });
-
-  it('--add of a site already there changes nothing', async () => {
-    const res = await runCli(h, ['db', 'sites', db.name, '--add', admin.slug]);
-    expect(res.code).toBe(0);
-    expect(res.stdout).toContain('already connected');
-  });
-
-  it('an unknown database is exit 1', async () => {
-    const res = await runCli(h, ['db', 'sites', 'no_such_db']);
-    expect(res.code).toBe(1);
-    expect(res.stderr).toContain('no database "no_such_db"');
-  });
-
-  it('an unknown site for --add is exit 1 and changes nothing', async () => {
-    const res = await runCli(h, ['db', 'sites', db.name, '--add', 'nope']);
-    expect(res.code).toBe(1);
-    expect(res.stderr).toContain('no site "nope"');
   });
 });

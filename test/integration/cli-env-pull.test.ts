@@ -94,7 +94,7 @@ describe('tether env pull', () => {
   });
 
   it('warns when git would commit the file, and not once it is ignored', async () => {
-    execFileSync('git', ['init', '-q'], { cwd: h.cwd });
+    execFileSync('git', ['init', '-q'], { cwd: h.cwd, stdio: 'ignore' });
     const exposed = await runCli(h, ['env', 'pull', '.env']);
     expect(exposed.code).toBe(0);
     expect(exposed.stderr).toMatch(/warning: \.env holds secrets and is not ignored by git/);
