@@ -1,8 +1,8 @@
 /** Project API keys (CONTRACT §3). Managed site keys are listed and marked, never shown. */
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { apiKeys, authApps } from '../../db/schema';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getDb, getReadDb } from '../context';
 import { sha256Hex } from '../lib/crypto';
 import { badRequest, notFound } from '../lib/errors';
 import { newId, newSecret } from '../lib/ids';
@@ -30,7 +30,7 @@ const ApiKeySchema = z
   .openapi('ApiKey');
 
 /** Resolves auth apps named by id or app_id to their ids; 400 unless every one is of this project. */
-async function resolveAuthApps(db: Db, projectId: string, refs: string[]): Promise<string[]> {
+async function resolveAuthApps(db: Queryable, projectId: string, refs: string[]): Promise<string[]> {
   if (refs.length === 0) return [];
   const rows = await db
     .select({ id: authApps.id, appId: authApps.appId })
@@ -70,7 +70,7 @@ apiKeysRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'admin');
     const { name, capabilities } = c.req.valid('json');
-    const db = getDb(c);
+    const db = getReadDb(c);
     const auth = await resolveAuthApps(db, project.id, capabilities.auth ?? []);
     const caps = {
       ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),
@@ -97,7 +97,7 @@ apiKeysRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'admin');
-    const rows = await getDb(c)
+    const rows = await getReadDb(c)
       .select()
       .from(apiKeys)
       .where(and(eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))
@@ -131,7 +131,7 @@ apiKeysRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'admin');
     const keyId = requireUuid(params.keyId, 'API key');
-    const revoked = await getDb(c)
+    const revoked = await getReadDb(c)
       .update(apiKeys)
       .set({ revokedAt: new Date() })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))

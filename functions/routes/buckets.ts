@@ -2,7 +2,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { buckets } from '../../db/schema';
 import { buildAdapters } from '../adapters';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getDb, getReadDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -69,7 +69,7 @@ bucketsRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read', (caps) => caps.storage === true);
-    return c.json({ buckets: (await listBuckets(getDb(c), project.id)).map(toBucket) }, 200);
+    return c.json({ buckets: (await listBuckets(getReadDb(c), project.id)).map(toBucket) }, 200);
   },
 );
 

@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { sites } from '../../db/schema';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getDb, getReadDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
 import { badRequest, notFound } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -22,7 +22,7 @@ const VarsSchema = z
 /** Loads site `:siteId` of the project, or 404. */
 export async function loadSite(c: Context<AppEnv>, projectId: string, siteId: string) {
   const id = requireUuid(siteId, 'site');
-  const [site] = await getDb(c)
+  const [site] = await getReadDb(c)
     .select()
     .from(sites)
     .where(and(eq(sites.id, id), eq(sites.projectId, projectId)));
@@ -65,7 +65,7 @@ envRoutes.openapi(
     const { vars } = c.req.valid('json');
     if (Object.keys(vars).length > 500) throw badRequest('vars: at most 500 variables', 'vars');
     const config = c.get('config');
-    await getDb(c)
+    await getReadDb(c)
       .update(sites)
       .set({ varsCiphertext: await config.keyring.encrypt(JSON.stringify(vars)) })
       .where(eq(sites.id, site.id));

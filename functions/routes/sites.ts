@@ -1,7 +1,7 @@
 /** Sites of a project (CONTRACT §4). */
 import { and, eq } from 'drizzle-orm';
 import { sites } from '../../db/schema';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getDb, getReadDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -31,7 +31,7 @@ sitesRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
     const { slug } = c.req.valid('json');
-    const [row] = await getDb(c)
+    const [row] = await getReadDb(c)
       .insert(sites)
       .values({ id: newId(), projectId: project.id, slug })
       .onConflictDoNothing()
@@ -52,7 +52,7 @@ sitesRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read');
-    const rows = await getDb(c)
+    const rows = await getReadDb(c)
       .select({ id: sites.id, slug: sites.slug, createdAt: sites.createdAt })
       .from(sites)
       .where(eq(sites.projectId, project.id))

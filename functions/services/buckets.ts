@@ -1,6 +1,6 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Db, Queryable } from '../../db/client';
 import { buckets, credentialCleanups } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
@@ -16,7 +16,7 @@ import { assertNameFree } from './names';
 export type BucketRow = typeof buckets.$inferSelect;
 
 /** Lists the project's live buckets. */
-export function listBuckets(db: Db, projectId: string): Promise<BucketRow[]> {
+export function listBuckets(db: Queryable, projectId: string): Promise<BucketRow[]> {
   return db
     .select()
     .from(buckets)

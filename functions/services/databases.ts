@@ -1,6 +1,6 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Db, Queryable } from '../../db/client';
 import { connections, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
@@ -26,7 +26,7 @@ export function physicalDatabaseName(name: string): string {
 }
 
 /** Lists the project's live databases. */
-export function listDatabases(db: Db, projectId: string): Promise<DatabaseRow[]> {
+export function listDatabases(db: Queryable, projectId: string): Promise<DatabaseRow[]> {
   return db
     .select()
     .from(databases)
