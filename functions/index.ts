@@ -15,7 +15,7 @@ import {
 } from './services/credential-steps';
 import { switchLegacyAfterChange } from './services/credential-switch';
 import { deliverRuntimePatch } from './services/deliveries';
-import { deliverNetworkPolicy } from './services/network-policy';
+import { deliverNetworkPolicy, policiesAfterChange } from './services/network-policy';
 import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
 
 export { OneTimeCodes } from './objects/one-time-codes';
@@ -29,6 +29,7 @@ const handlers: Handlers = {
   deliver: async (m, ctx) => {
     await deliverRuntimePatch(ctx.db, ctx.config, buildAdapters(ctx.config), m.deliveryId);
     await deliverNetworkPolicy(ctx.db, ctx.config, m.deliveryId);
+    await policiesAfterChange(ctx.db, ctx.env.PROVISIONING, m.deliveryId);
     // A connection change on a project with legacy sites switches them to their own credentials.
     await switchLegacyAfterChange(
       { db: ctx.db, config: ctx.config, adapters: buildAdapters(ctx.config), queue: ctx.env.PROVISIONING },

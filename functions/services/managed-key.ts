@@ -85,12 +85,3 @@ export async function recomputeManagedKey(tx: Tx, config: Config, siteId: string
   });
   return { changed: true, capabilitiesChanged: true, capabilities: wanted };
 }
-
-/** The site's current managed key value (decrypted), or null when it has none. */
-export async function managedKeyValue(tx: Tx, config: Config, siteId: string): Promise<string | null> {
-  const [row] = await tx
-    .select({ ciphertext: apiKeys.keyCiphertext })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.siteId, siteId), isNull(apiKeys.revokedAt)));
-  return row?.ciphertext ? config.keyring.decrypt(row.ciphertext) : null;
-}

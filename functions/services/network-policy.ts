@@ -187,3 +187,28 @@ export async function requestPolicies(
   const ids = await recordPolicyDrift(db, databaseIds);
   await enqueueDeliveries(queue, ids);
 }
+
+/**
+ * After a connection change (seen as the live patch it produced): records and sends the policies
+ * of the project's databases at once, instead of waiting for the next minute's run.
+ */
+export async function policiesAfterChange(
+  db: DbOrTx,
+  queue: Queue<ProvisioningMessage>,
+  deliveryId: string,
+): Promise<void> {
+  const [delivery] = await db
+    .select({ kind: deliveries.kind, projectId: deliveries.projectId })
+    .from(deliveries)
+    .where(eq(deliveries.id, deliveryId));
+  if (delivery?.kind !== 'runtime_patch') return;
+  const ids = await db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(eq(databases.projectId, delivery.projectId));
+  await requestPolicies(
+    db,
+    queue,
+    ids.map((r) => r.id),
+  );
+}

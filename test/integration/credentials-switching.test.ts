@@ -91,6 +91,19 @@ describe('network policy', () => {
   });
 });
 
+describe('network policy without waiting for the minute', () => {
+  it('a connection change sends the policy within seconds', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id);
+    await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id });
+    const got = await policies.next(
+      (r) => (r.body as { database_id?: string }).database_id === db.id,
+      15_000,
+    );
+    expect((got.body as { allowed_site_ids: string[] }).allowed_site_ids).toEqual([site(p, 1)]);
+  });
+});
+
 describe('shared credentials', () => {
   it('a connection made while the database is stopped uses the shared user, then switches live once it runs', async () => {
     const p = await seed(world.worker.baseUrl, 2);
@@ -176,6 +189,34 @@ describe('legacy sites', () => {
       const b = r.body as { site_id?: string; reason?: string };
       return b.site_id === site(p, 0) && b.reason === 'credential';
     });
+  });
+});
+
+describe('deleting a bucket', () => {
+  it("removes its own key and its connections' keys at the provider", async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const bucket = await createBucket(p.as, p.project.id);
+    await p.as.post(conns(p, 0), { kind: 'bucket', resource_id: bucket.id });
+    const [row] = await metadata<{ physical: string }>(
+      'select physical_name as physical from buckets where id = $1',
+      [bucket.id],
+    );
+    const usersOf = () =>
+      Object.values(world.aws.state().users).filter((u) => u.path === `/tether/${row?.physical}/`).length;
+    expect(usersOf()).toBe(2);
+    expect((await p.as.delete(`${base(p)}/buckets/${bucket.id}`)).status).toBe(200);
+    // As if the cleanups had waited a minute for a lost message: the reconciler sends them.
+    await metadata(
+      "update credential_cleanups set created_at = now() - interval '2 minutes' where resource_id = $1",
+      [bucket.id],
+    );
+    await reconcile();
+    await eventually(
+      async () => usersOf(),
+      (n) => n === 0,
+      30_000,
+      'bucket keys removed',
+    );
   });
 });
 
