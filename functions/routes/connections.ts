@@ -4,7 +4,7 @@
  * could widen its own powers.
  */
 import type { Context } from 'hono';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getReadDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -35,7 +35,8 @@ const Desired = z
 const tags = ['connections'];
 
 function site(c: Context<AppEnv>, params: { id: string; siteId: string }, role: 'read' | 'write') {
-  return siteAccess(getDb(c), c.get('principal'), params.id, params.siteId, role);
+  // One-shot reads go over HTTP: the listing is the caller lookup plus this, two round trips.
+  return siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, role);
 }
 
 export const connectionsRoutes = routeGroup<AppEnv>();
@@ -59,7 +60,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read');
     const q = c.req.valid('query');
-    const connections = await projectListing(getDb(c), project.id, {
+    const connections = await projectListing(getReadDb(c), project.id, {
       siteId: q.site_id?.toLowerCase(),
       kind: q.kind,
       resourceId: q.resource_id?.toLowerCase(),

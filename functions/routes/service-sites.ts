@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { buckets, databases } from '../../db/schema';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getReadDb } from '../context';
 import type { Role } from '../domain/roles';
 import { familyOf } from '../domain/variables';
 import { ApiError, notFound } from '../lib/errors';
@@ -51,7 +51,7 @@ async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, ro
     and(eq(t.id, id.toLowerCase()), isNull(t.deletedAt));
   const [row] =
     kind === 'database'
-      ? await getDb(c)
+      ? await getReadDb(c)
           .select({
             id: databases.id,
             projectId: databases.projectId,
@@ -61,7 +61,7 @@ async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, ro
           })
           .from(databases)
           .where(where(databases))
-      : await getDb(c)
+      : await getReadDb(c)
           .select({
             id: buckets.id,
             projectId: buckets.projectId,
@@ -109,7 +109,7 @@ for (const [prefix, kind] of [
     }),
     async (c) => {
       const { resource, projectId } = await loadService(c, kind, c.req.valid('param').id, 'read');
-      return c.json({ sites: await serviceSites(getDb(c), resource, projectId) }, 200);
+      return c.json({ sites: await serviceSites(getReadDb(c), resource, projectId) }, 200);
     },
   );
 
@@ -127,7 +127,7 @@ for (const [prefix, kind] of [
       const { sites: desired } = c.req.valid('json');
       const result = await retryOnConcurrentChange(async () => {
         const { resource, projectId } = await loadService(c, kind, id, 'write');
-        const scope = await readServiceScope(getDb(c), projectId);
+        const scope = await readServiceScope(getReadDb(c), projectId);
         const plan = planServiceSites(projectId, resource, scope, desired);
         const written = await applyPlan(connectionDeps(c), plan);
         return serviceSitesAfter(plan, resource, written.inserted);

@@ -1,9 +1,11 @@
 /**
- * A WebSocket-to-TCP proxy for the Neon driver (like scripts/local/ws-proxy.ts) that counts SQL
- * round trips: every ReadyForQuery ('Z') the server sends after a connection's startup ends
- * one round trip. Only connections to `database` are counted.
+ * A proxy for both Neon transports that counts SQL round trips to `database`:
+ * - WebSocket-to-TCP (NEON_WS_PROXY): every ReadyForQuery ('Z') the server sends after a
+ *   connection's startup ends one round trip;
+ * - SQL over HTTP (NEON_HTTP_ENDPOINT): every POST /sql is one round trip; it is forwarded to
+ *   the stack's own endpoint.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { type RawData, WebSocketServer } from 'ws';
 
@@ -11,6 +13,8 @@ import { type RawData, WebSocketServer } from 'ws';
 export interface CountingProxy {
   /** Value for NEON_WS_PROXY. */
   url: string;
+  /** Value for NEON_HTTP_ENDPOINT. */
+  httpEndpoint: string;
   /** Round trips to `database` since the last reset. */
   count(): number;
   reset(): void;
@@ -28,10 +32,43 @@ function databaseOf(startup: Buffer): string | undefined {
   return undefined;
 }
 
-/** Starts the proxy on a free loopback port, forwarding to PostgreSQL on `targetPort`. */
-export async function startCountingProxy(targetPort: number, database: string): Promise<CountingProxy> {
+/** Forwards one SQL-over-HTTP request to `endpoint`, counting it when it names `database`. */
+async function forwardSql(req: IncomingMessage, res: ServerResponse, endpoint: string, counted: () => void) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
+  const target = headers['neon-connection-string'] ?? '';
+  if (target) counted();
+  const upstream = await fetch(endpoint, { method: 'POST', headers, body: Buffer.concat(chunks) });
+  const out: Record<string, string> = {};
+  upstream.headers.forEach((v, k) => {
+    if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
+  });
+  res.writeHead(upstream.status, out).end(Buffer.from(await upstream.arrayBuffer()));
+}
+
+/**
+ * Starts the proxy on a free loopback port, forwarding WebSockets to PostgreSQL on
+ * `targetPort` and /sql to `httpEndpoint`.
+ */
+export async function startCountingProxy(
+  targetPort: number,
+  database: string,
+  httpEndpoint: string,
+): Promise<CountingProxy> {
   let count = 0;
-  const server = createServer((_req, res) => res.writeHead(426).end());
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/sql')) {
+      res.writeHead(426).end();
+      return;
+    }
+    const onDatabase = () => {
+      const url = req.headers['neon-connection-string'];
+      if (typeof url === 'string' && new URL(url).pathname.slice(1) === database) count++;
+    };
+    forwardSql(req, res, httpEndpoint, onDatabase).catch(() => res.destroy());
+  });
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
   const sockets = new Set<Socket>();
 
@@ -88,6 +125,7 @@ export async function startCountingProxy(targetPort: number, database: string): 
   if (address === null || typeof address === 'string') throw new Error('no address');
   return {
     url: `127.0.0.1:${address.port}/v1`,
+    httpEndpoint: `http://127.0.0.1:${address.port}/sql`,
     count: () => count,
     reset: () => {
       count = 0;

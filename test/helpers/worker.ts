@@ -18,9 +18,13 @@ export interface ExtraWorker extends LocalWorker {
 
 /**
  * Starts another Worker (a second Miniflare) on a free port with the shared Worker's
- * variables, its own PUBLIC_BASE_URL/PUBLIC_AUTH_URL, and `env` on top. Stop it in `afterAll`.
+ * variables, its own PUBLIC_BASE_URL/PUBLIC_AUTH_URL, and `env` on top (bindings from
+ * `opts.configPath`, wrangler.toml by default). Stop it in `afterAll`.
  */
-export async function startExtraWorker(env: Record<string, string> = {}): Promise<ExtraWorker> {
+export async function startExtraWorker(
+  env: Record<string, string> = {},
+  opts: { configPath?: string } = {},
+): Promise<ExtraWorker> {
   const port = await freePort();
   const local = `http://127.0.0.1:${port}`;
   const persistDir = await mkdtemp(join(tmpdir(), 'tether-extra-worker-'));
@@ -32,6 +36,7 @@ export async function startExtraWorker(env: Record<string, string> = {}): Promis
       persistDir,
       logFile,
       env: { ...inject('workerEnv'), PUBLIC_BASE_URL: local, PUBLIC_AUTH_URL: local, ...env },
+      configPath: opts.configPath,
     });
     return {
       ...worker,

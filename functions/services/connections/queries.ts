@@ -3,12 +3,22 @@
  * (caller's role, site, connections, the project's services) comes back in a single round trip.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
+import type { DbOrTx, ReadDb } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
 import type { Role } from '../../domain/roles';
 import type { Engine } from '../../domain/variables';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ResourceInfo, resourceFamily } from './model';
+
+/** Anything one-shot SQL can run on: a pool, a transaction, or the HTTP driver (one round trip each). */
+export type SqlRunner = DbOrTx | ReadDb;
+
+/** Runs one statement and returns its rows. */
+export async function rowsOf<T>(db: SqlRunner, query: SQL): Promise<T[]> {
+  // Both drivers answer `{rows}`; their drizzle types differ only in the result wrapper.
+  const result = await (db as DbOrTx).execute(query);
+  return result.rows as T[];
+}
 
 /** The services of the project whose id `projectId` evaluates to (deleted ones excluded). */
 function resourcesOf(projectId: SQL): SQL {
@@ -90,7 +100,7 @@ export interface SiteSnapshot {
  * the site's connections and the project's services.
  */
 export async function readSiteSnapshot(
-  db: DbOrTx,
+  db: SqlRunner,
   accountId: string,
   idOrSlug: string,
   siteId: string,
@@ -99,12 +109,14 @@ export async function readSiteSnapshot(
     ? sql`pr.id = ${idOrSlug.toLowerCase()}::uuid`
     : sql`pr.slug = ${idOrSlug}`;
   const site = isUuid(siteId) ? siteId.toLowerCase() : null;
-  const result = await db.execute<{
+  const [row] = await rowsOf<{
     project: SiteSnapshot['project'];
     site: SiteSnapshot['site'];
     connections: ConnectionJson[];
     resources: ResourceJson[];
-  }>(sql`
+  }>(
+    db,
+    sql`
     with p as (
       select pr.id, pr.slug, m.role from projects pr
       join project_members m on m.project_id = pr.id and m.account_id = ${accountId}::uuid
@@ -121,8 +133,8 @@ export async function readSiteSnapshot(
       (select row_to_json(p) from p) as project,
       (select row_to_json(st) from st) as site,
       (select coalesce(json_agg(cn), '[]'::json) from cn) as connections,
-      (select coalesce(json_agg(r), '[]'::json) from r) as resources`);
-  const row = result.rows[0];
+      (select coalesce(json_agg(r), '[]'::json) from r) as resources`,
+  );
   return {
     project: row?.project ?? null,
     site: row?.site ?? null,
@@ -143,7 +155,7 @@ export interface ConnectionFilter {
  * (whole sites, since a connection's env_names depend on its siblings).
  */
 export async function readProjectConnections(
-  db: DbOrTx,
+  db: SqlRunner,
   projectId: string,
   filter: ConnectionFilter = {},
 ): Promise<ConnectionInfo[]> {
@@ -151,17 +163,19 @@ export async function readProjectConnections(
   if (filter.siteId) match.push(sql`m.site_id = ${filter.siteId}::uuid`);
   if (filter.kind) match.push(sql`m.kind = ${filter.kind}`);
   if (filter.resourceId) match.push(sql`m.resource_id = ${filter.resourceId}::uuid`);
-  const result = await db.execute<ConnectionJson>(sql`
+  const rows = await rowsOf<ConnectionJson>(
+    db,
+    sql`
     with r as (${resourcesOf(sql`${projectId}::uuid`)})
     select ${CONNECTION_COLUMNS} from connections c
     join sites st on st.id = c.site_id
     join r on r.kind = c.kind and r.id = c.resource_id
-    where c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`);
-  return result.rows.map(toConnection);
+    where c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`,
+  );
+  return rows.map(toConnection);
 }
 
 /** The project's services (deleted ones excluded). */
-export async function readProjectResources(db: DbOrTx, projectId: string): Promise<ResourceInfo[]> {
-  const result = await db.execute<ResourceJson>(resourcesOf(sql`${projectId}::uuid`));
-  return result.rows.map(toResource);
+export async function readProjectResources(db: SqlRunner, projectId: string): Promise<ResourceInfo[]> {
+  return (await rowsOf<ResourceJson>(db, resourcesOf(sql`${projectId}::uuid`))).map(toResource);
 }

@@ -3,13 +3,12 @@
  * sites (GET and PUT /databases/:id/sites, /storage/:id/sites), over the same connections.
  */
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { badRequest } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan } from './plan';
-import { readProjectConnections } from './queries';
+import { readProjectConnections, type SqlRunner } from './queries';
 import { levelFor } from './site-plans';
 
 /** What the per-service routes show of a connection. */
@@ -37,7 +36,7 @@ const toServiceSite = (o: ConnectionObject): ServiceSite => ({
 
 /** The service's connections, one per site. */
 export async function serviceSites(
-  db: DbOrTx,
+  db: SqlRunner,
   resource: ResourceInfo,
   projectId: string,
 ): Promise<ServiceSite[]> {
@@ -48,7 +47,7 @@ export async function serviceSites(
 }
 
 /** Everything a per-service replace reads: every connection of the project and its sites. */
-export async function readServiceScope(db: DbOrTx, projectId: string) {
+export async function readServiceScope(db: SqlRunner, projectId: string) {
   const [connections, siteRows] = await Promise.all([
     readProjectConnections(db, projectId),
     db.select({ id: sites.id, slug: sites.slug }).from(sites).where(eq(sites.projectId, projectId)),

@@ -3,12 +3,11 @@
  * connections are read together, then checked in the order the API promises (401, 403 for
  * keys, 404 project, 403 role, 404 site).
  */
-import type { Db } from '../../../db/client';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../../lib/errors';
 import type { Principal } from '../principal';
 import type { ConnectionInfo, ResourceInfo } from './model';
-import { readSiteSnapshot } from './queries';
+import { readSiteSnapshot, type SqlRunner } from './queries';
 
 /** A site the caller may use at the needed role, with its connections and the project's services. */
 export interface SiteContext {
@@ -36,7 +35,7 @@ export function requireRole(held: Role, needed: Role): void {
 
 /** Resolves `:id` and `:siteId` for the caller at `role`, with everything the routes need. */
 export async function siteAccess(
-  db: Db,
+  db: SqlRunner,
   principal: Principal,
   idOrSlug: string,
   siteId: string,
