@@ -18,6 +18,9 @@ export interface Redeemed {
 export const EVERY_SUBJECT = '*';
 
 export class OneTimeCodes extends DurableObject<object> {
+  /** When the alarm is due, as last read or set here; undefined until first read. */
+  private alarmAt: number | null | undefined;
+
   constructor(ctx: DurableObjectState, env: object) {
     super(ctx, env);
     const sql = ctx.storage.sql;
@@ -89,9 +92,12 @@ export class OneTimeCodes extends DurableObject<object> {
     return this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM records').toArray()[0]?.n ?? 0;
   }
 
+  /** Makes sure the alarm fires by `at`; the due time is cached so an issue rarely touches the alarm. */
   private async wakeBy(at: number): Promise<void> {
-    const alarm = await this.ctx.storage.getAlarm();
-    if (alarm === null || alarm > at) await this.ctx.storage.setAlarm(at);
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
   }
 
   /** Removes expired records and blocks and schedules the next sweep. */
@@ -105,6 +111,7 @@ export class OneTimeCodes extends DurableObject<object> {
         'SELECT MIN(at) AS at FROM (SELECT MIN(expires_at) AS at FROM records UNION ALL SELECT MIN(expires_at) FROM blocks)',
       )
       .toArray()[0]?.at;
+    this.alarmAt = next ?? null;
     if (next) await this.ctx.storage.setAlarm(next);
   }
 }

@@ -23,6 +23,9 @@ export interface RateCheck {
 }
 
 export class RateCounter extends DurableObject<object> {
+  /** When the alarm is due, as last read or set here; undefined until first read. */
+  private alarmAt: number | null | undefined;
+
   constructor(ctx: DurableObjectState, env: object) {
     super(ctx, env);
     ctx.storage.sql.exec(
@@ -60,8 +63,7 @@ export class RateCounter extends DurableObject<object> {
       );
     }
     const soonest = Math.min(...windows.map((w) => w.resetsAt));
-    const alarm = await this.ctx.storage.getAlarm();
-    if (alarm === null || alarm > soonest) await this.ctx.storage.setAlarm(soonest);
+    await this.wakeBy(soonest);
     return {
       allowed: true,
       remaining: Math.min(...windows.map((w) => w.limit - w.count - 1)),
@@ -74,6 +76,14 @@ export class RateCounter extends DurableObject<object> {
     return this.take([{ key: '', limit }], windowMs, now);
   }
 
+  /** Makes sure the alarm fires by `at`; the due time is cached so a hit rarely touches the alarm. */
+  private async wakeBy(at: number): Promise<void> {
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    await this.ctx.storage.setAlarm(at);
+  }
+
   /** Forgets windows that have ended and wakes again for the next one. */
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
@@ -81,6 +91,7 @@ export class RateCounter extends DurableObject<object> {
     const next = sql
       .exec<{ at: number | null }>('SELECT MIN(resets_at) AS at FROM counters')
       .toArray()[0]?.at;
+    this.alarmAt = next ?? null;
     if (next) await this.ctx.storage.setAlarm(next);
   }
 }
