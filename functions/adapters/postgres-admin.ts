@@ -55,7 +55,14 @@ export class PostgresAdmin {
     configureNeon(this.wsProxy);
     const url = new URL(this.adminUrl);
     if (database) url.pathname = `/${database}`;
-    let client = new Client({ connectionString: url.toString() });
+    // A dropped connection also emits 'error'; unheard, it would be an uncaught exception (a 500)
+    // instead of the rejected query or connect the caller already handles.
+    const open = () => {
+      const c = new Client({ connectionString: url.toString() });
+      c.on('error', () => undefined);
+      return c;
+    };
+    let client = open();
     // A full cluster (too many clients) or one still starting is transient: retry briefly with jitter.
     for (let attempt = 1; ; attempt++) {
       try {
@@ -65,7 +72,7 @@ export class PostgresAdmin {
         // A client whose connect failed is finished; a retry needs a new one.
         if (!TRANSIENT.has(pgCode(err) ?? '') || attempt >= 8) throw err;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
-        client = new Client({ connectionString: url.toString() });
+        client = open();
       }
     }
     try {
