@@ -11,30 +11,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { parseAuthorization, verifySigV4 } from './aws-sigv4-verify';
+import { ACCOUNT, AwsFault, el, IAM_NS, type IamState, type IamUser, iamAction, keyId } from './iam-actions';
 import { s3Operation } from './s3-operations';
 
-const ACCOUNT = '123456789012';
-const IAM_NS = 'https://iam.amazonaws.com/doc/2010-05-08/';
-
-interface AccessKey {
-  id: string;
-  secret: string;
-  createDate: string;
-}
-interface IamUser {
-  name: string;
-  path: string;
-  createDate: string;
-  policies: Record<string, string>;
-  keys: AccessKey[];
-}
 interface Bucket {
   region: string;
   objects: Record<string, string>;
   settings: Record<string, string>;
 }
-interface State {
-  users: Record<string, IamUser>;
+interface State extends IamState {
   buckets: Record<string, Bucket>;
 }
 
@@ -48,20 +33,6 @@ export interface AwsStandIn {
   /** Read-only view of the state, for tests. */
   state(): State;
   stop(): Promise<void>;
-}
-
-const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const el = (tag: string, value: string) => `<${tag}>${xmlEscape(value)}</${tag}>`;
-const keyId = () => `AKIA${randomBytes(10).toString('hex').toUpperCase().slice(0, 16)}`;
-
-class AwsFault extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Starts the stand-in on 127.0.0.1 (a free port unless given). */
@@ -85,101 +56,6 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
     }
     return null;
   };
-  const user = (name: string | null): IamUser => {
-    const u = name ? state.users[name] : undefined;
-    if (!u) throw new AwsFault(404, 'NoSuchEntity', `The user with name ${name} cannot be found.`);
-    return u;
-  };
-
-  function iam(params: URLSearchParams): string {
-    const action = params.get('Action') ?? '';
-    if (params.get('Version') !== '2010-05-08')
-      throw new AwsFault(400, 'InvalidParameterValue', 'bad Version');
-    const name = params.get('UserName');
-    let result = '';
-    switch (action) {
-      case 'CreateUser': {
-        if (!name || !/^[\w+=,.@-]{1,64}$/.test(name))
-          throw new AwsFault(400, 'ValidationError', 'bad UserName');
-        if (state.users[name])
-          throw new AwsFault(409, 'EntityAlreadyExists', `User with name ${name} already exists.`);
-        const path = params.get('Path') ?? '/';
-        state.users[name] = { name, path, createDate: new Date().toISOString(), policies: {}, keys: [] };
-        result = `<User>${el('Path', path)}${el('UserName', name)}${el('Arn', `arn:aws:iam::${ACCOUNT}:user${path}${name}`)}</User>`;
-        break;
-      }
-      case 'PutUserPolicy': {
-        const doc = params.get('PolicyDocument') ?? '';
-        JSON.parse(doc);
-        user(name).policies[params.get('PolicyName') ?? ''] = doc;
-        break;
-      }
-      case 'DeleteUserPolicy': {
-        const u = user(name);
-        const policy = params.get('PolicyName') ?? '';
-        if (!(policy in u.policies)) throw new AwsFault(404, 'NoSuchEntity', `policy ${policy} not found`);
-        delete u.policies[policy];
-        break;
-      }
-      case 'CreateAccessKey': {
-        const u = user(name);
-        if (u.keys.length >= 2)
-          throw new AwsFault(409, 'LimitExceeded', 'Cannot exceed quota for AccessKeysPerUser: 2');
-        const key = {
-          id: keyId(),
-          secret: randomBytes(30).toString('base64'),
-          createDate: new Date().toISOString(),
-        };
-        u.keys.push(key);
-        result = `<AccessKey>${el('UserName', u.name)}${el('AccessKeyId', key.id)}${el('Status', 'Active')}${el('SecretAccessKey', key.secret)}${el('CreateDate', key.createDate)}</AccessKey>`;
-        break;
-      }
-      case 'DeleteAccessKey': {
-        const u = user(name);
-        const id = params.get('AccessKeyId');
-        if (!u.keys.some((k) => k.id === id))
-          throw new AwsFault(404, 'NoSuchEntity', `access key ${id} not found`);
-        u.keys = u.keys.filter((k) => k.id !== id);
-        break;
-      }
-      case 'ListAccessKeys': {
-        const u = user(name);
-        const members = u.keys.map(
-          (k) =>
-            `<member>${el('UserName', u.name)}${el('AccessKeyId', k.id)}${el('Status', 'Active')}${el('CreateDate', k.createDate)}</member>`,
-        );
-        result = `<AccessKeyMetadata>${members.join('')}</AccessKeyMetadata><IsTruncated>false</IsTruncated>`;
-        break;
-      }
-      case 'DeleteUser': {
-        const u = user(name);
-        if (u.keys.length > 0 || Object.keys(u.policies).length > 0)
-          throw new AwsFault(
-            409,
-            'DeleteConflict',
-            'Cannot delete entity, must delete policies and keys first.',
-          );
-        delete state.users[u.name];
-        break;
-      }
-      case 'ListUsers': {
-        const prefix = params.get('PathPrefix') ?? '/';
-        const members = Object.values(state.users)
-          .filter((u) => u.path.startsWith(prefix))
-          .map(
-            (u) =>
-              `<member>${el('Path', u.path)}${el('UserName', u.name)}${el('CreateDate', u.createDate)}</member>`,
-          );
-        result = `<Users>${members.join('')}</Users><IsTruncated>false</IsTruncated>`;
-        break;
-      }
-      default:
-        throw new AwsFault(400, 'InvalidAction', `Could not find operation ${action}`);
-    }
-    save();
-    return `<${action}Response xmlns="${IAM_NS}"><${action}Result>${result}</${action}Result><ResponseMetadata><RequestId>${randomBytes(8).toString('hex')}</RequestId></ResponseMetadata></${action}Response>`;
-  }
-
   async function allowed(u: IamUser | null, action: string, resource: string): Promise<boolean> {
     if (!u) return true;
     const result = await runSimulation(
@@ -287,7 +163,7 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
           );
         if (service === 'iam') {
           if (key.user) throw new AwsFault(403, 'AccessDenied', 'not authorized to perform IAM actions');
-          const xml = iam(new URLSearchParams(body.toString()));
+          const xml = iamAction(state, new URLSearchParams(body.toString()), save);
           return void res.writeHead(200, { 'content-type': 'text/xml' }).end(xml);
         }
         if (service === 's3') return await s3(req, body, url, key.user, res);

@@ -1,0 +1,140 @@
+/**
+ * The IAM Query API actions of the AWS stand-in (Version 2010-05-08): users, inline policies and
+ * access keys, answering AWS's XML shapes and error codes.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** Account id of the stand-in. */
+export const ACCOUNT = '123456789012';
+/** XML namespace of IAM answers. */
+export const IAM_NS = 'https://iam.amazonaws.com/doc/2010-05-08/';
+
+/** One access key. */
+export interface AccessKey {
+  id: string;
+  secret: string;
+  createDate: string;
+}
+/** One IAM user. */
+export interface IamUser {
+  name: string;
+  path: string;
+  createDate: string;
+  policies: Record<string, string>;
+  keys: AccessKey[];
+}
+/** The users of the account. */
+export interface IamState {
+  users: Record<string, IamUser>;
+}
+
+/** An error answered with an AWS code and HTTP status. */
+export class AwsFault extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** One XML element with escaped text. */
+export const el = (tag: string, value: string) => `<${tag}>${xmlEscape(value)}</${tag}>`;
+/** A new access key id. */
+export const keyId = () => `AKIA${randomBytes(10).toString('hex').toUpperCase().slice(0, 16)}`;
+
+/** Runs one IAM action on `state`; returns the XML answer or throws an {@link AwsFault}. */
+export function iamAction(state: IamState, params: URLSearchParams, save: () => void): string {
+  const user = (name: string | null): IamUser => {
+    const u = name ? state.users[name] : undefined;
+    if (!u) throw new AwsFault(404, 'NoSuchEntity', `The user with name ${name} cannot be found.`);
+    return u;
+  };
+  const action = params.get('Action') ?? '';
+  if (params.get('Version') !== '2010-05-08') throw new AwsFault(400, 'InvalidParameterValue', 'bad Version');
+  const name = params.get('UserName');
+  let result = '';
+  switch (action) {
+    case 'CreateUser': {
+      if (!name || !/^[\w+=,.@-]{1,64}$/.test(name))
+        throw new AwsFault(400, 'ValidationError', 'bad UserName');
+      if (state.users[name])
+        throw new AwsFault(409, 'EntityAlreadyExists', `User with name ${name} already exists.`);
+      const path = params.get('Path') ?? '/';
+      state.users[name] = { name, path, createDate: new Date().toISOString(), policies: {}, keys: [] };
+      result = `<User>${el('Path', path)}${el('UserName', name)}${el('Arn', `arn:aws:iam::${ACCOUNT}:user${path}${name}`)}</User>`;
+      break;
+    }
+    case 'PutUserPolicy': {
+      const doc = params.get('PolicyDocument') ?? '';
+      JSON.parse(doc);
+      user(name).policies[params.get('PolicyName') ?? ''] = doc;
+      break;
+    }
+    case 'DeleteUserPolicy': {
+      const u = user(name);
+      const policy = params.get('PolicyName') ?? '';
+      if (!(policy in u.policies)) throw new AwsFault(404, 'NoSuchEntity', `policy ${policy} not found`);
+      delete u.policies[policy];
+      break;
+    }
+    case 'CreateAccessKey': {
+      const u = user(name);
+      if (u.keys.length >= 2)
+        throw new AwsFault(409, 'LimitExceeded', 'Cannot exceed quota for AccessKeysPerUser: 2');
+      const key = {
+        id: keyId(),
+        secret: randomBytes(30).toString('base64'),
+        createDate: new Date().toISOString(),
+      };
+      u.keys.push(key);
+      result = `<AccessKey>${el('UserName', u.name)}${el('AccessKeyId', key.id)}${el('Status', 'Active')}${el('SecretAccessKey', key.secret)}${el('CreateDate', key.createDate)}</AccessKey>`;
+      break;
+    }
+    case 'DeleteAccessKey': {
+      const u = user(name);
+      const id = params.get('AccessKeyId');
+      if (!u.keys.some((k) => k.id === id))
+        throw new AwsFault(404, 'NoSuchEntity', `access key ${id} not found`);
+      u.keys = u.keys.filter((k) => k.id !== id);
+      break;
+    }
+    case 'ListAccessKeys': {
+      const u = user(name);
+      const members = u.keys.map(
+        (k) =>
+          `<member>${el('UserName', u.name)}${el('AccessKeyId', k.id)}${el('Status', 'Active')}${el('CreateDate', k.createDate)}</member>`,
+      );
+      result = `<AccessKeyMetadata>${members.join('')}</AccessKeyMetadata><IsTruncated>false</IsTruncated>`;
+      break;
+    }
+    case 'DeleteUser': {
+      const u = user(name);
+      if (u.keys.length > 0 || Object.keys(u.policies).length > 0)
+        throw new AwsFault(
+          409,
+          'DeleteConflict',
+          'Cannot delete entity, must delete policies and keys first.',
+        );
+      delete state.users[u.name];
+      break;
+    }
+    case 'ListUsers': {
+      const prefix = params.get('PathPrefix') ?? '/';
+      const members = Object.values(state.users)
+        .filter((u) => u.path.startsWith(prefix))
+        .map(
+          (u) =>
+            `<member>${el('Path', u.path)}${el('UserName', u.name)}${el('CreateDate', u.createDate)}</member>`,
+        );
+      result = `<Users>${members.join('')}</Users><IsTruncated>false</IsTruncated>`;
+      break;
+    }
+    default:
+      throw new AwsFault(400, 'InvalidAction', `Could not find operation ${action}`);
+  }
+  save();
+  return `<${action}Response xmlns="${IAM_NS}"><${action}Result>${result}</${action}Result><ResponseMetadata><RequestId>${randomBytes(8).toString('hex')}</RequestId></ResponseMetadata></${action}Response>`;
+}
