@@ -72,6 +72,20 @@ export async function removeOrphans(db: DbOrTx, adapters: Adapters, now = Date.n
   return removed;
 }
 
+/** Whether a connection still names the credential and no cleanup was ever recorded for it. */
+async function stillWanted(db: DbOrTx, name: string): Promise<boolean> {
+  const [conn] = await db
+    .select({ id: connections.id })
+    .from(connections)
+    .where(and(eq(connections.credentialName, name), eq(connections.credentialMode, 'own')));
+  if (!conn) return false;
+  const [cleanup] = await db
+    .select({ id: credentialCleanups.id })
+    .from(credentialCleanups)
+    .where(eq(credentialCleanups.credentialName, name));
+  return !cleanup;
+}
+
 /** Recreates own PostgreSQL roles and MongoDB users that went missing; returns how many. */
 export async function restoreMissing(db: DbOrTx, config: Config, adapters: Adapters): Promise<number> {
   const rows = await db
@@ -95,6 +109,10 @@ export async function restoreMissing(db: DbOrTx, config: Config, adapters: Adapt
   let restored = 0;
   for (const r of rows) {
     if (!r.name || !r.secret) continue;
+    if (pgNames.has(r.name) && r.engine === 'postgresql') continue;
+    if (r.engine === 'mongodb' && (!mongoNames || mongoNames.has(r.name))) continue;
+    // Re-check just before acting: a disconnect since the first read must not bring its role back.
+    if (!(await stillWanted(db, r.name))) continue;
     const level = r.level === 'read-only' ? 'read-only' : 'connect';
     if (r.engine === 'postgresql' && !pgNames.has(r.name)) {
       const password = await config.keyring.decrypt(r.secret);
