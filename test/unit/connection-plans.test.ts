@@ -1,0 +1,131 @@
+/** Plans for one site's connections: validation first, then exactly the diff. */
+import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../functions/lib/errors';
+import type { ConnectionInfo, ResourceInfo } from '../../functions/services/connections/model';
+import { isNoop, sitePatchNames } from '../../functions/services/connections/plan';
+import type { SiteContext } from '../../functions/services/connections/site-access';
+import {
+  planConnect,
+  planDisconnect,
+  planReplace,
+  planRotate,
+} from '../../functions/services/connections/site-plans';
+
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const resource = (n: number, kind: ResourceInfo['kind'], available = true): ResourceInfo => ({
+  kind,
+  id: uuid(n),
+  name: `svc${n}`,
+  engine: kind === 'database' ? 'postgresql' : null,
+  family: kind === 'database' ? 'postgresql' : kind,
+  available,
+  createdAt: new Date(n),
+});
+const conn = (
+  r: ResourceInfo,
+  level: string,
+  mode: ConnectionInfo['credentialMode'],
+  at: number,
+): ConnectionInfo => ({
+  id: uuid(100 + at),
+  projectId: uuid(900),
+  siteId: uuid(800),
+  siteSlug: 'web',
+  kind: r.kind,
+  resourceId: r.id,
+  resourceName: r.name,
+  family: r.family,
+  level,
+  credentialMode: mode,
+  credentialName: mode === 'own' ? `c_${String(at).padStart(8, '0')}` : null,
+  createdAt: new Date(at),
+});
+
+const db1 = resource(1, 'database');
+const db2 = resource(2, 'database');
+const app = resource(3, 'auth_app');
+const off = resource(4, 'auth_app', false);
+const ctx = (connections: ConnectionInfo[]): SiteContext => ({
+  project: { id: uuid(900), slug: 'p' },
+  site: { id: uuid(800), slug: 'web' },
+  connections,
+  resources: [db1, db2, app, off],
+});
+const status = (fn: () => unknown) => {
+  try {
+    fn();
+    return 0;
+  } catch (err) {
+    return (err as ApiError).status;
+  }
+};
+
+describe('planConnect', () => {
+  it('a new connection at the default level', () => {
+    const plan = planConnect(ctx([]), { kind: 'auth_app', resource_id: app.id });
+    expect(plan.adds.map((a) => [a.resource.id, a.level])).toEqual([[app.id, 'client']]);
+  });
+  it('the same level again changes nothing; another level is a level change', () => {
+    const c = ctx([conn(db1, 'connect', 'own', 1)]);
+    expect(isNoop(planConnect(c, { kind: 'database', resource_id: db1.id }))).toBe(true);
+    expect(planConnect(c, { kind: 'database', resource_id: db1.id, level: 'read-only' }).levels).toHaveLength(
+      1,
+    );
+  });
+  it('refuses a level of another kind, a resource of none, and a disabled auth app with 400', () => {
+    expect(
+      status(() => planConnect(ctx([]), { kind: 'database', resource_id: db1.id, level: 'admin' })),
+    ).toBe(400);
+    expect(status(() => planConnect(ctx([]), { kind: 'bucket', resource_id: db1.id }))).toBe(400);
+    expect(status(() => planConnect(ctx([]), { kind: 'database', resource_id: 'x' }))).toBe(400);
+    expect(status(() => planConnect(ctx([]), { kind: 'auth_app', resource_id: off.id }))).toBe(400);
+  });
+});
+
+describe('planReplace', () => {
+  const current = [conn(db1, 'connect', 'own', 1), conn(app, 'client', 'none', 2)];
+  it('the unchanged set, in any order, changes nothing', () => {
+    const plan = planReplace(ctx(current), [
+      { kind: 'auth_app', resource_id: app.id },
+      { kind: 'database', resource_id: db1.id.toUpperCase() },
+    ]);
+    expect(isNoop(plan)).toBe(true);
+  });
+  it('computes adds, level changes and removes', () => {
+    const plan = planReplace(ctx(current), [
+      { kind: 'database', resource_id: db1.id, level: 'read-only' },
+      { kind: 'database', resource_id: db2.id },
+    ]);
+    expect(plan.adds.map((a) => a.resource.id)).toEqual([db2.id]);
+    expect(plan.levels.map((l) => [l.conn.resourceId, l.level])).toEqual([[db1.id, 'read-only']]);
+    expect(plan.removes.map((r) => r.resourceId)).toEqual([app.id]);
+  });
+  it('refuses a set naming one service twice, before anything else', () => {
+    const twice = [
+      { kind: 'database' as const, resource_id: db2.id },
+      { kind: 'database' as const, resource_id: db2.id, level: 'read-only' },
+    ];
+    expect(status(() => planReplace(ctx(current), twice))).toBe(400);
+  });
+  it('the plain names move to the next earliest when the first goes', () => {
+    const two = [conn(db1, 'connect', 'own', 1), conn(db2, 'connect', 'own', 2)];
+    const plan = planReplace(ctx(two), [{ kind: 'database', resource_id: db2.id }]);
+    expect(sitePatchNames(plan, uuid(800), [])).toEqual({
+      set: ['DATABASE_URL'],
+      unset: ['DATABASE_URL_SVC1'],
+    });
+  });
+});
+
+describe('planDisconnect and planRotate', () => {
+  it('disconnecting what is not connected is no plan', () => {
+    expect(planDisconnect(ctx([]), 'database', db1.id)).toBeNull();
+  });
+  it('rotate: 400 for an auth app, 404 when not connected, 409 on the shared credential', () => {
+    expect(status(() => planRotate(ctx([conn(app, 'client', 'none', 1)]), 'auth_app', app.id))).toBe(400);
+    expect(status(() => planRotate(ctx([]), 'database', db1.id))).toBe(404);
+    const shared = ctx([conn(db1, 'connect', 'shared', 1)]);
+    expect(status(() => planRotate(shared, 'database', db1.id))).toBe(409);
+    expect(planRotate(ctx([conn(db1, 'connect', 'own', 1)]), 'database', db1.id).rotates).toHaveLength(1);
+  });
+});
