@@ -133,7 +133,7 @@ describe('PostgreSQL per-connection roles', () => {
     expect(await sqlState(sr, 'CREATE SCHEMA ro_schema')).toBe(INSUFFICIENT_PRIVILEGE);
     expect(await sqlState(sr, 'CREATE TEMP TABLE ro_tmp (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
     expect(await sqlState(sr, 'DROP TABLE before_ro')).toBe(INSUFFICIENT_PRIVILEGE);
-    expect(await sqlState(sr, 'SET ROLE ' + `${physical}_rw`)).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, `SET ROLE ${physical}_rw`)).toBe(INSUFFICIENT_PRIVILEGE);
     expect((await sw.query('SELECT count(*)::int AS n FROM before_ro')).rows[0].n).toBe(1);
   });
 
