@@ -10,7 +10,6 @@ export type AuthAppRow = typeof authApps.$inferSelect;
 
 /** The sign-in providers. */
 export type Provider = 'google' | 'github';
-export const PROVIDERS: readonly Provider[] = ['google', 'github'];
 
 /** Provider client secrets, kept encrypted in one JSON document. */
 export type ProviderSecrets = Partial<Record<Provider, string>>;

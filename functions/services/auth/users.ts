@@ -155,9 +155,6 @@ export async function signInIdentity(
   return db.transaction((tx) => linkOrCreate(tx, appId, who));
 }
 
-/** Normalises an e-mail address for storage and lookup. */
-export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
-
 /** Marks every refresh token of a user revoked (on disable). */
 export async function revokeUserSessions(db: Db | Tx, userId: string): Promise<void> {
   await db
