@@ -1,0 +1,159 @@
+/**
+ * The auth-app users admin routes (CONTRACT §4): list, disable and delete for members with
+ * write and for project keys whose auth capability names the app; everyone else refused.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiClient, api, createAccount, uniqueName } from '../helpers/api';
+import { asClient, createTestAuthApp, startOAuthWorker, type TestAuthApp } from '../helpers/oauth';
+import { type ProviderStandIn, STAND_IN_ISSUER, startProviderStandIn } from '../helpers/provider-stand-in';
+import type { ExtraWorker } from '../helpers/worker';
+
+let standIn: ProviderStandIn;
+let worker: ExtraWorker;
+
+beforeAll(async () => {
+  standIn = await startProviderStandIn();
+  worker = await startOAuthWorker(standIn);
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await standIn?.close();
+});
+
+describe('users admin', () => {
+  let app: TestAuthApp;
+  const users = (client: ApiClient, appRef = app.id) =>
+    client.get<{ users: Array<{ id: string; email: string; disabled: boolean }> }>(
+      `/api/v1/projects/${app.project.id}/auth-apps/${appRef}/users`,
+    );
+
+  async function newUser(
+    email = `${uniqueName('u')}@example.test`,
+  ): Promise<{ id: string; refresh: string }> {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await standIn.signIdToken({
+      iss: STAND_IN_ISSUER,
+      aud: app.google.web,
+      sub: email,
+      email,
+      email_verified: true,
+      iat: now,
+      exp: now + 600,
+    });
+    const res = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/id-token`,
+      { provider: 'google', id_token: token },
+      { headers: asClient() },
+    );
+    expect(res.status, res.text).toBe(200);
+    const body = res.body as { user: { id: string }; refresh_token: string };
+    return { id: body.user.id, refresh: body.refresh_token };
+  }
+
+  beforeAll(async () => {
+    app = await createTestAuthApp(worker.baseUrl);
+  });
+
+  it('lists, disables and deletes users for a write member', async () => {
+    const writer = await createAccount(undefined, worker.baseUrl);
+    await app.admin.put(`/api/v1/projects/${app.project.id}/members/${writer.id}`, { role: 'write' });
+    const client = api(worker.baseUrl, writer.token);
+    const user = await newUser();
+    const list = await users(client);
+    expect(list.status).toBe(200);
+    expect(list.body.users.find((u) => u.id === user.id)).toMatchObject({
+      disabled: false,
+      email_verified: true,
+      providers: ['google'],
+    });
+
+    const off = await client.patch(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`,
+      { disabled: true },
+    );
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ id: user.id, disabled: true });
+    // Disabling ends the user's sessions.
+    expect(
+      (await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, { refresh_token: user.refresh }))
+        .status,
+    ).toBe(400);
+
+    const gone = await client.delete(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`,
+    );
+    expect([gone.status, gone.body]).toEqual([200, { deleted: true }]);
+    expect((await users(client)).body.users.find((u) => u.id === user.id)).toBeUndefined();
+    expect(
+      (await client.delete(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`)).status,
+    ).toBe(404);
+  });
+
+  it('works by app_id too', async () => {
+    expect((await users(app.admin, app.slug)).status).toBe(200);
+  });
+
+  it('a key whose auth capability names this app may administer its users', async () => {
+    const key = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
+      name: 'users-admin',
+      capabilities: { auth: [app.id] },
+    });
+    const client = api(worker.baseUrl, key.body.key);
+    const user = await newUser();
+    expect((await users(client)).status).toBe(200);
+    expect((await users(client, app.slug)).status).toBe(200);
+    const off = await client.patch(
+      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`,
+      { disabled: true },
+    );
+    expect(off.status).toBe(200);
+    expect(
+      (await client.delete(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`)).status,
+    ).toBe(200);
+    // The key cannot change the app itself.
+    expect(
+      (await client.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}`, { enabled: false }))
+        .status,
+    ).toBe(403);
+  });
+
+  it('keys without that capability, read members and outsiders are refused', async () => {
+    const second = await app.admin.post<{ id: string }>(`/api/v1/projects/${app.project.id}/auth-apps`, {
+      app_id: uniqueName('app'),
+    });
+    const otherApp = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
+      name: 'other-app',
+      capabilities: { auth: [second.body.id] },
+    });
+    const storage = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
+      name: 'storage',
+      capabilities: { storage: true },
+    });
+    expect((await users(api(worker.baseUrl, otherApp.body.key))).status).toBe(403);
+    expect((await users(api(worker.baseUrl, storage.body.key))).status).toBe(403);
+    const reader = await createAccount(undefined, worker.baseUrl);
+    await app.admin.put(`/api/v1/projects/${app.project.id}/members/${reader.id}`, { role: 'read' });
+    expect((await users(api(worker.baseUrl, reader.token))).status).toBe(403);
+    const outsider = await createAccount(undefined, worker.baseUrl);
+    expect((await users(api(worker.baseUrl, outsider.token))).status).toBe(404);
+    expect((await users(api(worker.baseUrl))).status).toBe(401);
+  });
+
+  it('a user of another app, or a user id that is not a uuid, is 404', async () => {
+    const other = await createTestAuthApp(worker.baseUrl);
+    const user = await newUser();
+    expect(
+      (
+        await other.admin.patch(
+          `/api/v1/projects/${other.project.id}/auth-apps/${other.id}/users/${user.id}`,
+          { disabled: true },
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (await app.admin.delete(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/not-a-uuid`))
+        .status,
+    ).toBe(404);
+  });
+});
