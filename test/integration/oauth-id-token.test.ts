@@ -5,6 +5,7 @@
  */
 import { createHash, createHmac, createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/local/net';
 import { api } from '../helpers/api';
 import {
   asClient,
@@ -273,5 +274,24 @@ describe('id-token error table', () => {
       (await signIn({ id_token: await standIn.signIdToken(claims({ aud: off.google.web })) }, off.slug))
         .status,
     ).toBe(403);
+  });
+});
+
+describe("Google's keys out of reach", () => {
+  it('answers 503, not 401, when the JWKS cannot be fetched', async () => {
+    const closed = await freePort();
+    const cut = await startOAuthWorker(standIn, { GOOGLE_JWKS_URL: `http://127.0.0.1:${closed}/certs` });
+    try {
+      const own = await createTestAuthApp(cut.baseUrl);
+      const res = await api(cut.baseUrl).post(
+        `/v1/${own.slug}/oauth/id-token`,
+        { provider: 'google', id_token: await standIn.signIdToken(claims({ aud: own.google.web })) },
+        { headers: asClient() },
+      );
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ error: "Google's signing keys could not be fetched; try again" });
+    } finally {
+      await cut.stop();
+    }
   });
 });

@@ -96,6 +96,7 @@ tokenRoutes.openapi(
       200: oauthJson(SessionSchema, 'the session'),
       401: oauthJson(OAuthErrorSchema, 'invalid id token'),
       ...errors,
+      503: oauthJson(OAuthErrorSchema, "Google's signing keys could not be fetched"),
     },
   }),
   async (c) => {

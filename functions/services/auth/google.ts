@@ -3,7 +3,7 @@
  * verification against Google's JWKS. The key set is cached per isolate and fetched again only
  * when a token names a kid it lacks (at most once per cooldown), never per request.
  */
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import {
   CLOCK_SKEW_SECONDS,
   checkIdTokenClaims,
@@ -14,11 +14,26 @@ import {
 } from '../../domain/id-token-rules';
 import type { Config } from '../../env';
 import { sha256Base64url } from '../../lib/crypto';
+import { OAuthError } from '../../lib/oauth-error';
 import { ProviderFailure, providerJson } from './provider-failure';
 import type { ProviderIdentity } from './users';
 
 /** Minimum time between fetches triggered by an unknown kid. */
 const JWKS_COOLDOWN_MS = 30_000;
+
+/** jose errors that mean the token is bad (as opposed to the key set being unreachable). */
+const TOKEN_ERRORS = new Set([
+  'ERR_JWS_INVALID',
+  'ERR_JWT_INVALID',
+  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+  'ERR_JWT_EXPIRED',
+  'ERR_JWT_CLAIM_VALIDATION_FAILED',
+  'ERR_JOSE_ALG_NOT_ALLOWED',
+  'ERR_JOSE_NOT_SUPPORTED',
+  'ERR_JWK_INVALID',
+]);
 
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
@@ -65,8 +80,11 @@ export async function verifyGoogleIdToken(
       clockTolerance: CLOCK_SKEW_SECONDS,
     });
     claims = verified.payload as Record<string, unknown>;
-  } catch {
-    return invalid('signature or key not accepted');
+  } catch (err) {
+    if (err instanceof errors.JOSEError && TOKEN_ERRORS.has(err.code))
+      return invalid('signature or key not accepted');
+    // Anything else is the key set itself failing (unreachable, not 200, not a JWKS): not the token's fault.
+    throw new OAuthError(503, "Google's signing keys could not be fetched; try again");
   }
   return checkIdTokenClaims(claims, {
     issuers: config.googleIssuers,
