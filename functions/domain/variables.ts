@@ -133,13 +133,24 @@ export function connectionEnvNames(conns: readonly NamedConnection[]): Map<strin
   return out;
 }
 
+/**
+ * For a site holding `conns`: a function telling what connecting a service (family and name)
+ * would add. The site's names are worked out once, however many services are asked about.
+ */
+export function availableEnvNamesOf(
+  conns: readonly NamedConnection[],
+): (family: Family, name: string) => string[] {
+  const owners = nameOwners(conns);
+  const present = new Set(conns.map((c) => c.family));
+  return (family, name) =>
+    namesWithRoles(family, name, !present.has(family))
+      .map(([n]) => n)
+      .filter((n) => !owners.has(n));
+}
+
 /** What connecting a service (family and name) would add to a site holding `conns`. */
 export function availableEnvNames(conns: readonly NamedConnection[], family: Family, name: string): string[] {
-  const owners = nameOwners(conns);
-  const takesPlain = !conns.some((c) => c.family === family);
-  return namesWithRoles(family, name, takesPlain)
-    .map(([n]) => n)
-    .filter((n) => !owners.has(n));
+  return availableEnvNamesOf(conns)(family, name);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The connection listings: a site's connections with what it could connect, and the project-wide list. */
 import { KINDS, type Kind, LEVELS } from '../../domain/levels';
-import { availableEnvNames } from '../../domain/variables';
+import { availableEnvNamesOf } from '../../domain/variables';
 import {
   type ConnectionInfo,
   type ConnectionObject,
@@ -26,7 +26,7 @@ export function siteListing(ctx: SiteContext): {
   available: AvailableEntry[];
 } {
   const connected = new Set(ctx.connections.map((c) => connectionKey(c.kind, c.resourceId)));
-  const current = ctx.connections.map(named);
+  const wouldAdd = availableEnvNamesOf(ctx.connections.map(named));
   const available = ctx.resources
     .filter((r) => r.available && !connected.has(connectionKey(r.kind, r.id)))
     .sort(
@@ -40,7 +40,7 @@ export function siteListing(ctx: SiteContext): {
       resource_id: r.id,
       resource_name: r.name,
       levels: [...LEVELS[r.kind]],
-      env_names: availableEnvNames(current, r.family, r.name),
+      env_names: wouldAdd(r.family, r.name),
     }));
   return { connections: toConnectionObjects(ctx.connections), available };
 }

@@ -33,10 +33,15 @@ function resourcesOf(projectId: SQL): SQL {
       from auth_apps a where a.project_id = ${projectId}`;
 }
 
-/** Connections (joined `c`, sites `st`, resources `r`) as JSON-ready columns. */
-const CONNECTION_COLUMNS = sql.raw(`
-  c.id, c.project_id, c.site_id, st.slug as site_slug, c.kind, c.resource_id,
-  r.name as resource_name, r.engine, c.level, c.credential_mode, c.credential_name, c.created_at`);
+/**
+ * Joins a connection `c` to its live service by primary key (`d`, `b` or `a`). A connection
+ * whose service is gone has no SERVICE_NAME; callers leave it out.
+ */
+const SERVICE_JOINS = sql.raw(`
+  left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
+  left join buckets b on c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null
+  left join auth_apps a on c.kind = 'auth_app' and a.id = c.resource_id`);
+const SERVICE_NAME = sql.raw('coalesce(d.name, b.name, a.app_id)');
 
 type ConnectionJson = {
   id: string;
@@ -50,15 +55,6 @@ type ConnectionJson = {
   level: string;
   credential_mode: ConnectionInfo['credentialMode'];
   credential_name: string | null;
-  created_at: string | Date;
-};
-
-type ResourceJson = {
-  kind: Kind;
-  id: string;
-  name: string;
-  engine: Engine | null;
-  available: boolean;
   created_at: string | Date;
 };
 
@@ -77,15 +73,31 @@ const toConnection = (r: ConnectionJson): ConnectionInfo => ({
   createdAt: new Date(r.created_at),
 });
 
-const toResource = (r: ResourceJson): ResourceInfo => ({
-  kind: r.kind,
-  id: r.id,
-  name: r.name,
-  engine: r.engine,
-  family: resourceFamily(r.kind, r.engine),
-  available: r.available,
-  createdAt: new Date(r.created_at),
+/** A service as a compact JSON array: kind, id, name, engine, available, created_at. */
+type ResourceTuple = [Kind, string, string, Engine | null, boolean, string];
+
+const toResource = ([kind, id, name, engine, available, createdAt]: ResourceTuple): ResourceInfo => ({
+  kind,
+  id,
+  name,
+  engine,
+  family: resourceFamily(kind, engine),
+  available,
+  createdAt: new Date(createdAt),
 });
+
+/** A site's connection as a compact JSON array (arrays build and parse faster than objects). */
+type ConnectionTuple = [
+  id: string,
+  kind: Kind,
+  resourceId: string,
+  name: string,
+  engine: Engine | null,
+  level: string,
+  mode: ConnectionInfo['credentialMode'],
+  credentialName: string | null,
+  createdAt: string,
+];
 
 /** Everything a site route needs, as read in one statement. */
 export interface SiteSnapshot {
@@ -110,10 +122,10 @@ export async function readSiteSnapshot(
     : sql`pr.slug = ${idOrSlug}`;
   const site = isUuid(siteId) ? siteId.toLowerCase() : null;
   const [row] = await rowsOf<{
-    project: SiteSnapshot['project'];
-    site: SiteSnapshot['site'];
-    connections: ConnectionJson[];
-    resources: ResourceJson[];
+    project: [string, string, Role] | null;
+    site: [string, string] | null;
+    connections: ConnectionTuple[] | null;
+    resources: ResourceTuple[] | null;
   }>(
     db,
     sql`
@@ -122,25 +134,36 @@ export async function readSiteSnapshot(
       join project_members m on m.project_id = pr.id and m.account_id = ${accountId}::uuid
       where ${projectCond} limit 1
     ),
-    st as (select s.id, s.slug from sites s join p on s.project_id = p.id where s.id = ${site}::uuid),
-    r as (${resourcesOf(sql`(select id from p)`)}),
-    cn as (
-      select ${CONNECTION_COLUMNS} from connections c
-      join st on st.id = c.site_id
-      join r on r.kind = c.kind and r.id = c.resource_id
-    )
+    st as (select s.id, s.slug from sites s join p on s.project_id = p.id where s.id = ${site}::uuid)
     select
-      (select row_to_json(p) from p) as project,
-      (select row_to_json(st) from st) as site,
-      (select coalesce(json_agg(cn), '[]'::json) from cn) as connections,
-      (select coalesce(json_agg(r), '[]'::json) from r) as resources`,
+      (select json_build_array(p.id, p.slug, p.role) from p) as project,
+      (select json_build_array(st.id, st.slug) from st) as site,
+      (select json_agg(json_build_array(c.id, c.kind, c.resource_id, ${SERVICE_NAME}, d.engine, c.level,
+                                        c.credential_mode, c.credential_name, c.created_at))
+         from connections c ${SERVICE_JOINS}
+         where c.site_id = (select id from st) and ${SERVICE_NAME} is not null) as connections,
+      (select json_agg(json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at))
+         from (${resourcesOf(sql`(select id from p)`)}) r) as resources`,
   );
-  return {
-    project: row?.project ?? null,
-    site: row?.site ?? null,
-    connections: (row?.connections ?? []).map(toConnection),
-    resources: (row?.resources ?? []).map(toResource),
-  };
+  const project = row?.project ? { id: row.project[0], slug: row.project[1], role: row.project[2] } : null;
+  const st = row?.site ? { id: row.site[0], slug: row.site[1] } : null;
+  const connections = (row?.connections ?? []).map(
+    ([id, kind, resourceId, name, engine, level, mode, credentialName, createdAt]): ConnectionInfo => ({
+      id,
+      projectId: project?.id ?? '',
+      siteId: st?.id ?? '',
+      siteSlug: st?.slug ?? '',
+      kind,
+      resourceId,
+      resourceName: name,
+      family: resourceFamily(kind, engine),
+      level,
+      credentialMode: mode,
+      credentialName,
+      createdAt: new Date(createdAt),
+    }),
+  );
+  return { project, site: st, connections, resources: (row?.resources ?? []).map(toResource) };
 }
 
 /** Filters of the project-wide connection listing. */
@@ -166,16 +189,22 @@ export async function readProjectConnections(
   const rows = await rowsOf<ConnectionJson>(
     db,
     sql`
-    with r as (${resourcesOf(sql`${projectId}::uuid`)})
-    select ${CONNECTION_COLUMNS} from connections c
-    join sites st on st.id = c.site_id
-    join r on r.kind = c.kind and r.id = c.resource_id
-    where c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`,
+    select c.id, c.project_id, c.site_id, st.slug as site_slug, c.kind, c.resource_id,
+           ${SERVICE_NAME} as resource_name, d.engine, c.level, c.credential_mode, c.credential_name,
+           c.created_at
+    from connections c join sites st on st.id = c.site_id ${SERVICE_JOINS}
+    where ${SERVICE_NAME} is not null
+      and c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`,
   );
   return rows.map(toConnection);
 }
 
 /** The project's services (deleted ones excluded). */
 export async function readProjectResources(db: SqlRunner, projectId: string): Promise<ResourceInfo[]> {
-  return (await rowsOf<ResourceJson>(db, resourcesOf(sql`${projectId}::uuid`))).map(toResource);
+  const rows = await rowsOf<{ r: ResourceTuple }>(
+    db,
+    sql`select json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at) as r
+        from (${resourcesOf(sql`${projectId}::uuid`)}) r`,
+  );
+  return rows.map((x) => toResource(x.r));
 }
