@@ -33,8 +33,11 @@ export interface Receiver {
    * deliveries count too: check `status` to tell them apart.
    */
   next(predicate?: (req: ReceivedRequest) => boolean, timeoutMs?: number): Promise<ReceivedRequest>;
-  /** Answers the next `n` requests with 500 (counted from now, added to any still pending). */
-  failNext(n: number): void;
+  /**
+   * Answers the next `n` requests with 500 (counted from now, added to any still pending);
+   * with `matching`, only requests whose path and body it accepts count.
+   */
+  failNext(n: number, matching?: (req: { path: string; body: unknown }) => boolean): void;
   /** Tells whether `req` carries `X-Signature: sha256=<hex HMAC-SHA256(rawBody, secret)>`. */
   verifySignature(req: ReceivedRequest, secret: string): boolean;
   close(): Promise<void>;
@@ -58,7 +61,7 @@ export async function startReceiver(): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const taken = new Set<number>();
   const waiters = new Set<Waiter>();
-  let failures = 0;
+  const failures: Array<{ left: number; matching: (req: { path: string; body: unknown }) => boolean }> = [];
 
   const offer = (req: ReceivedRequest): void => {
     for (const waiter of waiters) {
@@ -75,14 +78,17 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      const status = failures > 0 ? 500 : 200;
-      if (failures > 0) failures--;
+      const path = req.url ?? '/';
+      const body = parseJson(rawBody);
+      const failure = failures.find((f) => f.left > 0 && f.matching({ path, body }));
+      if (failure) failure.left--;
+      const status = failure ? 500 : 200;
       const received: ReceivedRequest = {
         method: req.method ?? 'GET',
-        path: req.url ?? '/',
+        path,
         headers: req.headers,
         rawBody,
-        body: parseJson(rawBody),
+        body,
         status,
         index: requests.length,
       };
@@ -125,8 +131,8 @@ export async function startReceiver(): Promise<Receiver> {
         waiters.add(waiter);
       });
     },
-    failNext(n) {
-      failures += n;
+    failNext(n, matching = () => true) {
+      failures.push({ left: n, matching });
     },
     verifySignature(req, secret) {
       const header = req.headers['x-signature'];

@@ -218,7 +218,8 @@ describe('503: the admin side is unreachable', () => {
     } finally {
       await down.stop();
     }
-  });
+    // Starts a second Worker and waits for queued patches: slow when the whole suite shares two cores.
+  }, 90_000);
 });
 
 describe('nothing secret in plain text at rest', () => {

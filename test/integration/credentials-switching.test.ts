@@ -77,10 +77,12 @@ describe('network policy', () => {
       project_id: p.project.id,
       allowed_site_ids: [site(p, 0)],
     });
-    await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id, level: 'read-only' });
-    policies.failNext(1);
-    await reconcile();
     const both = [site(p, 0), site(p, 1)].sort();
+    // Fail the first send of the new set, armed before the change that sends it at once (a
+    // late duplicate of the first set must not take the failure).
+    policies.failNext(1, policyOf(both));
+    await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id, level: 'read-only' });
+    await reconcile();
     expect((await policies.next(policyOf(both))).status).toBe(500);
     // The queue retries with backoff, or the next minute's run re-sends it.
     await reconcile();
