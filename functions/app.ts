@@ -12,9 +12,11 @@ import { OAuthError } from './lib/oauth-error';
 import { routeGroup } from './lib/openapi';
 import { managementRoutes } from './routes';
 import { oauthRoutes } from './routes/oauth';
-import { resolvePrincipal, SESSION_COOKIE } from './services/principal';
+import { resolveCaller, SESSION_COOKIE } from './services/principal';
 
 const MAX_BODY_BYTES = 256 * 1024;
+/** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
+const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
 
 function bearerOf(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('authorization');
@@ -79,7 +81,10 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   );
   api.use('*', async (c, next) => {
     if (c.req.path === '/api/v1/openapi.json') return next();
-    c.set('principal', await resolvePrincipal(() => getReadDb(c), c.get('config'), bearerOf(c)));
+    const projectRef = PROJECT_PATH.exec(c.req.path)?.[1];
+    const caller = await resolveCaller(() => getReadDb(c), c.get('config'), bearerOf(c), projectRef);
+    c.set('principal', caller.principal);
+    if (caller.membership) c.set('membership', caller.membership);
     return next();
   });
   api.route('/', managementRoutes);

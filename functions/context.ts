@@ -3,12 +3,14 @@ import type { Pool } from '@neondatabase/serverless';
 import type { Context } from 'hono';
 import { createDb, createPool, createReadDb, type Db, type ReadDb } from '../db/client';
 import type { Bindings, Config } from './env';
-import type { Principal } from './services/principal';
+import type { Membership, Principal } from './services/principal';
 
 export interface AppVariables {
   config: Config;
   requestId: string;
   principal: Principal;
+  /** The caller's membership in the project the path names, when read with the caller. */
+  membership?: Membership;
 }
 
 /** The type parameter of every Hono app and route of the Worker. */

@@ -18,7 +18,7 @@ export function access(
   role: Role,
   keyMay?: (capabilities: ApiKeyCapabilities) => boolean,
 ): Promise<ProjectAccess> {
-  return projectAccess(getReadDb(c), c.get('principal'), idOrSlug, { role, keyMay });
+  return projectAccess(getReadDb(c), c.get('principal'), idOrSlug, { role, keyMay }, c.get('membership'));
 }
 
 /** A timestamp as ISO 8601 UTC. */

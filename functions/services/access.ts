@@ -7,8 +7,7 @@ import type { Queryable } from '../../db/client';
 import { type ApiKeyCapabilities, projectMembers, projects } from '../../db/schema';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors';
-import { isUuid } from '../lib/ids';
-import type { Principal } from './principal';
+import { type Membership, type Principal, projectRefCondition } from './principal';
 
 /** A project row as the API shows it. */
 export type Project = typeof projects.$inferSelect;
@@ -24,8 +23,7 @@ export function requireAccount(principal: Principal, only?: 'token'): string {
 
 /** Finds a project by id or slug. */
 export async function findProject(db: Queryable, idOrSlug: string): Promise<Project | undefined> {
-  const where = isUuid(idOrSlug) ? eq(projects.id, idOrSlug.toLowerCase()) : eq(projects.slug, idOrSlug);
-  const [row] = await db.select().from(projects).where(where).limit(1);
+  const [row] = await db.select().from(projects).where(projectRefCondition(idOrSlug)).limit(1);
   return row;
 }
 
@@ -49,6 +47,7 @@ export async function projectAccess(
   principal: Principal,
   idOrSlug: string,
   need: AccessNeed,
+  prefetched?: Membership,
 ): Promise<ProjectAccess> {
   if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
   if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
@@ -60,16 +59,25 @@ export async function projectAccess(
       throw forbidden('this API key lacks the capability for this route');
     return { project, role: null, principal };
   }
-  const where = isUuid(idOrSlug) ? eq(projects.id, idOrSlug.toLowerCase()) : eq(projects.slug, idOrSlug);
-  const [row] = await db
-    .select({ project: projects, role: projectMembers.role })
-    .from(projects)
-    .innerJoin(
-      projectMembers,
-      and(eq(projectMembers.projectId, projects.id), eq(projectMembers.accountId, principal.accountId)),
-    )
-    .where(where)
-    .limit(1);
+  const row =
+    prefetched?.ref === idOrSlug
+      ? prefetched.project && prefetched.role
+        ? { project: prefetched.project, role: prefetched.role }
+        : undefined
+      : (
+          await db
+            .select({ project: projects, role: projectMembers.role })
+            .from(projects)
+            .innerJoin(
+              projectMembers,
+              and(
+                eq(projectMembers.projectId, projects.id),
+                eq(projectMembers.accountId, principal.accountId),
+              ),
+            )
+            .where(projectRefCondition(idOrSlug))
+            .limit(1)
+        )[0];
   if (!row) throw notFound('project');
   if (!roleAtLeast(row.role, need.role)) {
     throw new ApiError('FORBIDDEN', `this needs the ${need.role} role on the project; you have ${row.role}`);

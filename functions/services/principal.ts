@@ -1,10 +1,11 @@
 /** Who is calling: resolved once per request from the Bearer token or the console's cookie. */
-import { and, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
-import { type ApiKeyCapabilities, accountTokens, apiKeys } from '../../db/schema';
+import { type ApiKeyCapabilities, accountTokens, apiKeys, projectMembers, projects } from '../../db/schema';
+import type { Role } from '../domain/roles';
 import type { Config } from '../env';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
-import { TOKEN_PREFIX } from '../lib/ids';
+import { isUuid, TOKEN_PREFIX } from '../lib/ids';
 
 /** The caller of a management route. */
 export type Principal =
@@ -22,6 +23,71 @@ export type Principal =
 
 /** The console keeps its dashboard session in this cookie. */
 export const SESSION_COOKIE = 'tether_session';
+
+/** An account's membership in the project a request names, read together with its token. */
+export interface Membership {
+  /** The project id or slug the request named. */
+  ref: string;
+  project: typeof projects.$inferSelect | null;
+  role: Role | null;
+}
+
+/** The caller, and for an account naming a project its membership there. */
+export interface Resolved {
+  principal: Principal;
+  membership?: Membership;
+}
+
+/** Matches the project a request names by id or slug. */
+export const projectRefCondition = (ref: string) =>
+  isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref);
+
+/**
+ * Resolves a presented credential; unknown, revoked or expired ones are `invalid`. When the
+ * request names a project (`projectRef`), an account's role there comes back from the same
+ * query, so a project route needs no second round trip for its access check.
+ */
+export async function resolveCaller(
+  db: () => Queryable,
+  config: Config,
+  token: string | undefined,
+  projectRef?: string,
+): Promise<Resolved> {
+  if (!token?.startsWith(TOKEN_PREFIX.account) && !token?.startsWith(TOKEN_PREFIX.session)) {
+    return { principal: await resolvePrincipal(db, config, token) };
+  }
+  const [row] = await db()
+    .select({
+      id: accountTokens.id,
+      accountId: accountTokens.accountId,
+      kind: accountTokens.kind,
+      project: projects,
+      role: projectMembers.role,
+    })
+    .from(accountTokens)
+    .leftJoin(projects, projectRef ? projectRefCondition(projectRef) : sql`false`)
+    .leftJoin(
+      projectMembers,
+      and(eq(projectMembers.projectId, projects.id), eq(projectMembers.accountId, accountTokens.accountId)),
+    )
+    .where(
+      and(
+        eq(accountTokens.tokenHash, await sha256Hex(token)),
+        isNull(accountTokens.revokedAt),
+        or(isNull(accountTokens.expiresAt), gt(accountTokens.expiresAt, new Date())),
+      ),
+    )
+    .limit(1);
+  if (!row) return { principal: { type: 'invalid' } };
+  const principal: Principal = {
+    type: 'account',
+    accountId: row.accountId,
+    tokenId: row.id,
+    via: row.kind === 'session' ? 'session' : 'token',
+  };
+  if (!projectRef) return { principal };
+  return { principal, membership: { ref: projectRef, project: row.project, role: row.role } };
+}
 
 /** Resolves a presented credential; unknown, revoked or expired ones are `invalid`. */
 export async function resolvePrincipal(
