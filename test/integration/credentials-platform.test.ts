@@ -177,7 +177,8 @@ describe('503: the admin side is unreachable', () => {
           [p.project.id],
         ),
       (r) => r[0]?.n === 0,
-      30_000,
+      // A send claimed by a consumer that then failed is held for its 60 s claim before a retry.
+      80_000,
       'setup patches delivered',
     );
     const down = await startExtraWorker({
@@ -219,7 +220,7 @@ describe('503: the admin side is unreachable', () => {
       await down.stop();
     }
     // Starts a second Worker and waits for queued patches: slow when the whole suite shares two cores.
-  }, 90_000);
+  }, 150_000);
 });
 
 describe('nothing secret in plain text at rest', () => {
