@@ -87,8 +87,20 @@ export const runtimePatchConfigured = (config: Config): boolean =>
 
 type DeliveryRow = typeof deliveries.$inferSelect;
 
-/** Takes the runtime patch for this consumer, unless it is done or another consumer holds it. */
-async function claim(db: DbOrTx, deliveryId: string): Promise<DeliveryRow | undefined> {
+/** What sending a claimed delivery came to: sent (with fields to record) or superseded. */
+export type SendOutcome = { sent: true; record?: Partial<DeliveryRow> } | { sent: false; reason: string };
+
+/**
+ * The one send path of every delivery kind: claims the delivery for this consumer (unless it is
+ * done or another consumer holds it), runs `send`, and records the outcome. A failure releases
+ * the claim and rethrows, so the queue retries with backoff.
+ */
+export async function sendClaimed(
+  db: DbOrTx,
+  deliveryId: string,
+  kind: DeliveryRow['kind'],
+  send: (row: DeliveryRow) => Promise<SendOutcome>,
+): Promise<DeliveryRow | undefined> {
   const [row] = await db
     .update(deliveries)
     .set({
@@ -99,12 +111,37 @@ async function claim(db: DbOrTx, deliveryId: string): Promise<DeliveryRow | unde
     .where(
       and(
         eq(deliveries.id, deliveryId),
-        eq(deliveries.kind, 'runtime_patch'),
+        eq(deliveries.kind, kind),
         eq(deliveries.status, 'pending'),
         or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
       ),
     )
     .returning();
+  if (!row) return undefined;
+  let outcome: SendOutcome;
+  try {
+    outcome = await send(row);
+  } catch (err) {
+    await db
+      .update(deliveries)
+      .set({ claimedUntil: null, lastError: (err as Error).message.slice(0, 500) })
+      .where(eq(deliveries.id, row.id));
+    throw err;
+  }
+  await db
+    .update(deliveries)
+    .set(
+      outcome.sent
+        ? {
+            status: 'delivered',
+            deliveredAt: new Date(),
+            claimedUntil: null,
+            lastError: null,
+            ...outcome.record,
+          }
+        : { status: 'superseded', claimedUntil: null, lastError: outcome.reason },
+    )
+    .where(eq(deliveries.id, row.id));
   return row;
 }
 
@@ -160,30 +197,13 @@ export async function deliverRuntimePatch(
   deliveryId: string,
 ): Promise<void> {
   if (!runtimePatchConfigured(config)) return;
-  const row = await claim(db, deliveryId);
-  if (!row) return;
-  try {
+  await sendClaimed(db, deliveryId, 'runtime_patch', async (row) => {
     const body = await patchBody(db, config, adapters, row);
-    if (body === null) {
-      // The site is gone; there is no app left to patch.
-      await db
-        .update(deliveries)
-        .set({ status: 'superseded', claimedUntil: null, lastError: 'site deleted' })
-        .where(eq(deliveries.id, row.id));
-      return;
-    }
+    // The site is gone; there is no app left to patch.
+    if (body === null) return { sent: false, reason: 'site deleted' };
     await postSigned(config.RUNTIME_PATCH_URL as string, config.RUNTIME_PATCH_SECRET as string, body);
-  } catch (err) {
-    await db
-      .update(deliveries)
-      .set({ claimedUntil: null, lastError: (err as Error).message.slice(0, 500) })
-      .where(eq(deliveries.id, row.id));
-    throw err;
-  }
-  await db
-    .update(deliveries)
-    .set({ status: 'delivered', deliveredAt: new Date(), claimedUntil: null, lastError: null })
-    .where(eq(deliveries.id, row.id));
+    return { sent: true };
+  });
 }
 
 /** Pending runtime patches nobody is working on, last tried (or made) over `idleSeconds` ago. */

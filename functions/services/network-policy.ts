@@ -12,10 +12,7 @@ import { connections, databases, deliveries } from '../../db/schema';
 import type { Config } from '../env';
 import { newId } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
-import { enqueueDeliveries, postSigned } from './deliveries';
-
-/** How long a consumer holds a policy delivery it is sending. */
-const CLAIM_SECONDS = 60;
+import { enqueueDeliveries, postSigned, sendClaimed } from './deliveries';
 
 /** Whether policies have somewhere to go (else they stay pending, per CONTRACT §1). */
 export const networkPolicyConfigured = (config: Config): boolean =>
@@ -115,54 +112,22 @@ export async function reconcileNetworkPolicies(
  */
 export async function deliverNetworkPolicy(db: DbOrTx, config: Config, deliveryId: string): Promise<void> {
   if (!networkPolicyConfigured(config)) return;
-  const [row] = await db
-    .update(deliveries)
-    .set({
-      claimedUntil: sql`now() + make_interval(secs => ${CLAIM_SECONDS})`,
-      attempts: sql`${deliveries.attempts} + 1`,
-      lastAttemptAt: sql`now()`,
-    })
-    .where(
-      and(
-        eq(deliveries.id, deliveryId),
-        eq(deliveries.kind, 'network_policy'),
-        eq(deliveries.status, 'pending'),
-        or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
-      ),
-    )
-    .returning();
-  if (!row) return;
-  let allowed: string[];
-  try {
+  const row = await sendClaimed(db, deliveryId, 'network_policy', async (claimed) => {
     const [database] = await db
       .select({ deletedAt: databases.deletedAt })
       .from(databases)
-      .where(eq(databases.id, row.targetId));
-    allowed = database && !database.deletedAt ? await allowedSiteIds(db, row.targetId) : [];
+      .where(eq(databases.id, claimed.targetId));
+    const allowed = database && !database.deletedAt ? await allowedSiteIds(db, claimed.targetId) : [];
     const body = JSON.stringify({
-      database_id: row.targetId,
-      project_id: row.projectId,
+      database_id: claimed.targetId,
+      project_id: claimed.projectId,
       allowed_site_ids: allowed,
     });
     await postSigned(config.NETWORK_POLICY_URL as string, config.NETWORK_POLICY_SECRET as string, body);
-  } catch (err) {
-    await db
-      .update(deliveries)
-      .set({ claimedUntil: null, lastError: (err as Error).message.slice(0, 500) })
-      .where(eq(deliveries.id, row.id));
-    throw err;
-  }
-  // The acknowledged set is what the next reconciler run compares against.
-  await db
-    .update(deliveries)
-    .set({
-      status: 'delivered',
-      deliveredAt: new Date(),
-      claimedUntil: null,
-      lastError: null,
-      setNames: allowed,
-    })
-    .where(eq(deliveries.id, row.id));
+    // The acknowledged set is what the next reconciler run compares against.
+    return { sent: true, record: { setNames: allowed } };
+  });
+  if (!row) return;
   // Older pending copies are now stale; the next drift check records a fresh one if needed.
   await db
     .update(deliveries)
