@@ -15,6 +15,7 @@ import {
   toAuthAppBody,
   updateAuthApp,
 } from '../services/auth/manage-apps';
+import { UserSchema } from './oauth/shared';
 import { access, ProjectParam } from './shared';
 
 const ProviderView = { enabled: z.boolean(), client_id: z.string(), client_secret_set: z.boolean() };
@@ -40,18 +41,7 @@ const AuthAppSchema = z
   })
   .openapi('AuthApp');
 
-const AdminUserSchema = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    email_verified: z.boolean(),
-    name: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    created_at: z.string(),
-    providers: z.array(z.string()),
-    disabled: z.boolean(),
-  })
-  .openapi('AuthAppUser');
+const AdminUserSchema = UserSchema.extend({ disabled: z.boolean() }).openapi('AuthAppUser');
 
 const clientId = z.string().trim().min(1).max(512);
 const clientSecret = z.string().min(1).max(1024);

@@ -37,3 +37,16 @@ export const oauthJson = <T extends z.ZodType>(schema: T, description: string) =
   content: { 'application/json': { schema } },
   description,
 });
+
+/** The user object of session bodies (and, with `disabled`, of the users admin routes). */
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    name: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    created_at: z.string(),
+    providers: z.array(z.string()),
+  })
+  .openapi('AuthUser');

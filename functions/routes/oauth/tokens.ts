@@ -10,19 +10,7 @@ import { exchangeCode } from '../../services/auth/exchange';
 import { verifyGoogleIdToken } from '../../services/auth/google';
 import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
-import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
-
-const UserSchema = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    email_verified: z.boolean(),
-    name: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    created_at: z.string(),
-    providers: z.array(z.string()),
-  })
-  .openapi('AuthUser');
+import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson, UserSchema } from './shared';
 
 const SessionSchema = z
   .object({
