@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 
-/** CONTRACT §3–§5 and the specification's management routes, in OpenAPI path form. */
+/** CONTRACT §3–§5 and the specification's management routes (connections, per-service sites), in OpenAPI path form. */
 const EXPECTED: Array<[string, string]> = [
   ['post', '/api/v1/accounts'],
   ['get', '/api/v1/account'],
@@ -31,6 +31,25 @@ const EXPECTED: Array<[string, string]> = [
   ['delete', '/api/v1/projects/{id}/buckets/{bucketId}'],
   ['get', '/api/v1/projects/{id}/sites/{siteId}/env'],
   ['put', '/api/v1/projects/{id}/sites/{siteId}/env'],
+  ['get', '/api/v1/projects/{id}/sites/{siteId}/env/effective'],
+  ['post', '/api/v1/projects/{id}/sites/{siteId}/deploys'],
+  ['post', '/api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback'],
+  ['post', '/api/v1/projects/{id}/auth-apps'],
+  ['get', '/api/v1/projects/{id}/auth-apps'],
+  ['patch', '/api/v1/projects/{id}/auth-apps/{authAppId}'],
+  ['get', '/api/v1/projects/{id}/auth-apps/{authAppId}/users'],
+  ['patch', '/api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}'],
+  ['delete', '/api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}'],
+  ['get', '/api/v1/projects/{id}/connections'],
+  ['get', '/api/v1/projects/{id}/sites/{siteId}/connections'],
+  ['put', '/api/v1/projects/{id}/sites/{siteId}/connections'],
+  ['post', '/api/v1/projects/{id}/sites/{siteId}/connections'],
+  ['delete', '/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}'],
+  ['post', '/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate'],
+  ['get', '/api/v1/databases/{id}/sites'],
+  ['put', '/api/v1/databases/{id}/sites'],
+  ['get', '/api/v1/storage/{id}/sites'],
+  ['put', '/api/v1/storage/{id}/sites'],
 ];
 
 describe('GET /api/v1/openapi.json', () => {
