@@ -7,7 +7,7 @@ import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { enabledProvider, googleAudiences, loadEnabledApp } from '../../services/auth/apps';
 import { exchangeCode } from '../../services/auth/exchange';
-import { verifyGoogleIdToken } from '../../services/auth/google';
+import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
 import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
 import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson, UserSchema } from './shared';
@@ -101,15 +101,7 @@ tokenRoutes.openapi(
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
-    const { identity } = result;
-    const signIn = await signInIdentity(db, app.id, {
-      provider: 'google',
-      subject: identity.subject,
-      email: identity.email,
-      emailVerified: identity.emailVerified,
-      name: identity.name,
-      avatarUrl: identity.picture,
-    });
+    const signIn = await signInIdentity(db, app.id, asProviderIdentity(result.identity));
     if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
     const session = await issueSession(db, c.get('config'), appSlug, signIn.user);
     c.header('Cache-Control', 'no-store');

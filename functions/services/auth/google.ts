@@ -149,7 +149,11 @@ export async function googleIdentity(
   // Only the web client ID is a valid audience here, and the nonce must be the one we sent.
   const result = await verifyGoogleIdToken(config, idToken, [input.clientId], [input.nonce]);
   if (!result.ok) throw new ProviderFailure(`Google ID token rejected: ${result.problem.reason}`);
-  const { identity } = result;
+  return asProviderIdentity(result.identity);
+}
+
+/** The user-facing identity of a verified Google ID token. */
+export function asProviderIdentity(identity: IdTokenIdentity): ProviderIdentity {
   return {
     provider: 'google',
     subject: identity.subject,
