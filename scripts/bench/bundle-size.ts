@@ -5,12 +5,11 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { bundleWorker } from '../local/worker';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -48,22 +47,6 @@ async function measureJs(dir: string): Promise<{ rawBytes: number; gzipBytes: nu
   return { rawBytes, gzipBytes };
 }
 
-async function esbuildBundle(outdir: string): Promise<void> {
-  await build({
-    entryPoints: [join(ROOT, 'functions/index.ts')],
-    outfile: join(outdir, 'index.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['browser', 'module', 'main'],
-    external: ['cloudflare:*', 'node:*', ...builtinModules],
-    target: 'es2022',
-    loader: { '.txt': 'text', '.html': 'text', '.sql': 'text', '.bin': 'binary' },
-    logLevel: 'error',
-  });
-}
-
 /** Bundles the Worker offline and measures it. */
 export async function measureBundle(): Promise<BundleSize> {
   const dir = await mkdtemp(join(tmpdir(), 'tether-bench-bundle-'));
@@ -85,7 +68,7 @@ export async function measureBundle(): Promise<BundleSize> {
       };
     } catch (err) {
       const fallbackDir = join(dir, 'esbuild');
-      await esbuildBundle(fallbackDir);
+      await bundleWorker(join(ROOT, 'functions/index.ts'), fallbackDir);
       return {
         method: 'esbuild fallback',
         ...(await measureJs(fallbackDir)),

@@ -59,7 +59,11 @@ export interface LocalWorker {
  * Bundles `entry` the way workerd loads it: ESM, Worker/browser export conditions, with
  * `cloudflare:*` and Node built-ins (provided by `nodejs_compat`) left as imports.
  */
-async function bundle(entry: string, outdir: string, define: Record<string, string>): Promise<string> {
+export async function bundleWorker(
+  entry: string,
+  outdir: string,
+  define: Record<string, string> = {},
+): Promise<string> {
   const outfile = join(outdir, 'index.js');
   await build({
     entryPoints: [entry],
@@ -109,7 +113,7 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
   await mkdir(outdir, { recursive: true });
   let mf: Miniflare | undefined;
   try {
-    const scriptPath = await bundle(entry, outdir, define);
+    const scriptPath = await bundleWorker(entry, outdir, define);
     // The bundle is one self-contained module: drop wrangler's module rules.
     const { modulesRules: _rules, ...bindingsAndFlags } = workerOptions;
     const worker: WorkerOptions = {
