@@ -1,8 +1,10 @@
 /** The Hono environment shared by every route: bindings, parsed config, lazy database, caller. */
+
 import type { Pool } from '@neondatabase/serverless';
 import type { Context } from 'hono';
 import { createDb, createPool, createReadDb, type Db, type ReadDb } from '../db/client';
 import type { Bindings, Config } from './env';
+import type { CountedExchange } from './services/auth/exchange';
 import type { Membership, Principal } from './services/principal';
 
 export interface AppVariables {
@@ -11,6 +13,8 @@ export interface AppVariables {
   principal: Principal;
   /** The caller's membership in the project the path names, when read with the caller. */
   membership?: Membership;
+  /** The code exchange's count, with its code redeemed when the body could be read (oauth/index.ts). */
+  countedExchange?: CountedExchange;
 }
 
 /** The type parameter of every Hono app and route of the Worker. */

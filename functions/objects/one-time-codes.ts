@@ -2,10 +2,12 @@
  * Single-use, short-lived records (one-time codes, provider sign-in state) and the blocks that
  * stop them from being redeemed. Only a hash of a code is stored, as the key; redeeming deletes
  * the record and reads the blocks in one synchronous step, so of any number of concurrent
- * redemptions exactly one succeeds and it sees every block set before it. An alarm removes
- * expired records and blocks.
+ * redemptions exactly one succeeds and it sees every block set before it. The object can also
+ * count the redemptions against rate limits in that same step (the code exchange), so a
+ * redemption costs one call. An alarm removes expired records, blocks and rate windows.
  */
 import { DurableObject } from 'cloudflare:workers';
+import { countHit, createCounters, type RateCheck, type RateDecision, sweepCounters } from './fixed-window';
 
 /** What redeeming a live record gives: its value and the block on its subject, if any. */
 export interface Redeemed {
@@ -32,6 +34,7 @@ export class OneTimeCodes extends DurableObject<object> {
     );
     // The first layout kept records without a subject; nothing in it outlives two minutes.
     sql.exec('DROP TABLE IF EXISTS codes');
+    createCounters(sql);
   }
 
   /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id). */
@@ -70,6 +73,24 @@ export class OneTimeCodes extends DurableObject<object> {
     return { value: row.value, block: block?.reason ?? null };
   }
 
+  /**
+   * Counts one request against `checks` (all or nothing, as RateCounter.take) and, when it is
+   * allowed and names a record (`hash` not null), redeems that record in the same step. A
+   * refused request redeems nothing, so its code stays usable once the window resets.
+   */
+  async countAndRedeem(
+    checks: RateCheck[],
+    windowMs: number,
+    hash: string | null,
+  ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }> {
+    const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, checks, windowMs, Date.now());
+    if (!decision.allowed) return { decision, redeemed: null };
+    const redeemed = hash === null ? null : this.redeem(hash);
+    // No checks (a request counted earlier) opens no window to sweep.
+    if (Number.isFinite(resetsAt)) await this.wakeBy(resetsAt);
+    return { decision, redeemed };
+  }
+
   /** Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked. */
   async block(subject: string, reason: string, ttlMs: number | null = null): Promise<void> {
     const expiresAt = ttlMs === null ? null : Date.now() + ttlMs;
@@ -100,18 +121,21 @@ export class OneTimeCodes extends DurableObject<object> {
     await this.ctx.storage.setAlarm(at);
   }
 
-  /** Removes expired records and blocks and schedules the next sweep. */
+  /** Removes expired records, blocks and rate windows and schedules the next sweep. */
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
     const now = Date.now();
     sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
     sql.exec('DELETE FROM blocks WHERE expires_at <= ?', now);
-    const next = sql
+    const windowEnds = sweepCounters(sql, now);
+    const expiry = sql
       .exec<{ at: number | null }>(
         'SELECT MIN(at) AS at FROM (SELECT MIN(expires_at) AS at FROM records UNION ALL SELECT MIN(expires_at) FROM blocks)',
       )
       .toArray()[0]?.at;
-    this.alarmAt = next ?? null;
-    if (next) await this.ctx.storage.setAlarm(next);
+    const due = [expiry, windowEnds].filter((at): at is number => typeof at === 'number');
+    const next = due.length > 0 ? Math.min(...due) : null;
+    this.alarmAt = next;
+    if (next !== null) await this.ctx.storage.setAlarm(next);
   }
 }

@@ -2,7 +2,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { apiKeys, authApps } from '../../db/schema';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getReadDb } from '../context';
 import { sha256Hex } from '../lib/crypto';
 import { badRequest, notFound } from '../lib/errors';
 import { newId, newSecret } from '../lib/ids';

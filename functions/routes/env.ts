@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { sites } from '../../db/schema';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getReadDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
 import { badRequest, notFound } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';

@@ -134,7 +134,7 @@ describe('code exchange', () => {
     const code = randomBytes(32).toString('base64url');
     const hash = createHash('sha256').update(code).digest('hex');
     const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
-    const stub = ns.get(ns.idFromName(`code:${app.slug}:${hash.slice(0, 1)}`)) as unknown as {
+    const stub = ns.get(ns.idFromName(`codes:${app.slug}`)) as unknown as {
       issue(hash: string, value: string, ttlMs: number): Promise<void>;
     };
     const record = { appId: app.id, userId, challenge, redirectUri: 'myapp://auth' };
@@ -233,6 +233,38 @@ describe('code exchange', () => {
     const missing = await exchange(app.slug, { code: 'x' });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('a body sent without a Content-Length (chunked) is exchanged all the same', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const bytes = new TextEncoder().encode(JSON.stringify({ code, code_verifier: verifier }));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+    const res = await fetch(`${worker.baseUrl}/v1/${app.slug}/oauth/exchange`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...asClient() },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as Session).refresh_token).toMatch(/^tth_rt_/);
+    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(400);
+  });
+
+  it('an exchange refused by the rate limit (429) leaves its code usable', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const client = `spent-${code.slice(0, 8)}`;
+    const unknown = randomBytes(32).toString('base64url');
+    for (let i = 0; i < 20; i++) {
+      expect((await exchange(app.slug, { code: unknown, code_verifier: verifier }, client)).status).toBe(400);
+    }
+    const refused = await exchange(app.slug, { code, code_verifier: verifier }, client);
+    expect(refused.status).toBe(429);
+    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(200);
   });
 
   it('50 parallel exchanges of one code give exactly one 200', async () => {

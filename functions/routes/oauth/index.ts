@@ -1,34 +1,43 @@
 /**
  * The auth service, mounted under /v1: /{appSlug}/auth/..., /oauth/..., /logout and the JWKS.
- * Rate-limited routes are counted here, before validation or any other work.
+ * Rate-limited routes are counted here, before validation or any other work; the exchange's
+ * count also redeems the code a well-formed body presents, in the same Durable Object call.
  */
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from '../../context';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
-import { countRequest, type LimitedRoute } from '../../services/auth/rate-limit';
+import { countExchange } from '../../services/auth/exchange';
+import { countIdTokenRequest } from '../../services/auth/rate-limit';
 import { browserRoutes } from './browser';
 import { jwksRoutes } from './jwks';
-import { clientOf, oauthGroup } from './shared';
-import { tokenRoutes } from './tokens';
+import { clientOf, MAX_BODY_BYTES, oauthGroup } from './shared';
+import { tokenRoutes, wellFormedExchange } from './tokens';
 
-const MAX_BODY_BYTES = 64 * 1024;
-
-function limited(route: LimitedRoute): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (c.req.method !== 'POST') return next();
-    const slug = c.req.param('appSlug') ?? '';
-    // A path that cannot name an app gets no counter of its own.
-    if (!SERVICE_NAME_RE.test(slug)) throw new OAuthError(404, 'unknown app');
-    await countRequest(c.env, route, slug, clientOf(c));
-    return next();
-  };
+/** The app a counted path names; a path that cannot name one gets no counter of its own. */
+function countedSlug(slug: string | undefined): string {
+  if (slug === undefined || !SERVICE_NAME_RE.test(slug)) throw new OAuthError(404, 'unknown app');
+  return slug;
 }
 
+const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method !== 'POST') return next();
+  await countIdTokenRequest(c.env, countedSlug(c.req.param('appSlug')), clientOf(c));
+  return next();
+};
+
+const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method !== 'POST') return next();
+  const slug = countedSlug(c.req.param('appSlug'));
+  const input = await wellFormedExchange(c);
+  c.set('countedExchange', await countExchange(c.env, slug, clientOf(c), input?.code ?? null));
+  return next();
+};
+
 export const oauthRoutes = oauthGroup();
-oauthRoutes.use('/:appSlug/oauth/exchange', limited('exchange'));
-oauthRoutes.use('/:appSlug/oauth/id-token', limited('id-token'));
+oauthRoutes.use('/:appSlug/oauth/exchange', countedExchange);
+oauthRoutes.use('/:appSlug/oauth/id-token', countedIdToken);
 oauthRoutes.use(
   '*',
   bodyLimit({

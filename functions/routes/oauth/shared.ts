@@ -6,6 +6,9 @@ import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
 
+/** The largest request body the auth service reads. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 /** A route group whose validation failures answer `{"error","code":"invalid_request"}` with 400. */
 export function oauthGroup(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({

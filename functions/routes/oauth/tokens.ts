@@ -1,16 +1,25 @@
 /** The token routes of an auth app: code exchange, native ID-token sign-in, refresh and logout. */
 import { createRoute } from '@hono/zod-openapi';
-import { getDb } from '../../context';
+import type { Context } from 'hono';
+import { type AppEnv, getDb } from '../../context';
 import { isCodeVerifier } from '../../domain/pkce';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { enabledProvider, googleAudiences, loadEnabledApp } from '../../services/auth/apps';
-import { exchangeCode } from '../../services/auth/exchange';
+import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
 import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
 import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
-import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson, UserSchema } from './shared';
+import {
+  AppParam,
+  invalidRequest,
+  MAX_BODY_BYTES,
+  OAuthErrorSchema,
+  oauthGroup,
+  oauthJson,
+  UserSchema,
+} from './shared';
 
 const SessionSchema = z
   .object({
@@ -32,6 +41,30 @@ const errors = {
   429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
 };
 
+const ExchangeBody = z.object({
+  code: z.string().max(200),
+  code_verifier: z.string().max(200),
+  redirect_uri: z.string().max(2048).optional(),
+});
+
+const verifierProblem = (input: ExchangeInput): string | null =>
+  isCodeVerifier(input.code_verifier)
+    ? null
+    : 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~';
+
+/**
+ * The exchange body, read ahead of validation so its count can redeem the code in the same
+ * call: the input exactly when the route's own validation will accept it, otherwise null. Only
+ * a JSON body that declares a length within the limit is read here.
+ */
+export async function wellFormedExchange(c: Context<AppEnv>): Promise<ExchangeInput | null> {
+  const length = Number(c.req.header('content-length') ?? Number.NaN);
+  if (!(length <= MAX_BODY_BYTES) || !/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
+    return null;
+  const parsed = ExchangeBody.safeParse(await c.req.json().catch(() => null));
+  return parsed.success && verifierProblem(parsed.data) === null ? parsed.data : null;
+}
+
 export const tokenRoutes = oauthGroup();
 
 tokenRoutes.openapi(
@@ -42,23 +75,18 @@ tokenRoutes.openapi(
     summary: 'Exchange a one-time code and its PKCE code_verifier for a session',
     request: {
       params: AppParam,
-      ...body(
-        z.object({
-          code: z.string().max(200),
-          code_verifier: z.string().max(200),
-          redirect_uri: z.string().max(2048).optional(),
-        }),
-      ),
+      ...body(ExchangeBody),
     },
     responses: { 200: oauthJson(SessionSchema, 'the session'), ...errors },
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
     const input = c.req.valid('json');
-    if (!isCodeVerifier(input.code_verifier)) {
-      throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
-    }
-    const session = await exchangeCode(c.env, c.get('config'), appSlug, input);
+    const problem = verifierProblem(input);
+    if (problem !== null) throw invalidRequest(problem);
+    const counted = c.get('countedExchange');
+    const taken = counted?.presented ? counted.taken : await redeemCounted(c.env, appSlug, input.code);
+    const session = await exchangeCode(c.get('config'), appSlug, input, taken);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },

@@ -1,12 +1,14 @@
 /**
- * The code exchange. The one-time code's record holds everything the answer needs (user,
- * encrypted refresh token stored at issue time), and its Durable Object reports blocks set
- * by a disable, a deletion or a disabled app in the same step that burns the code, so the
- * exchange needs no Postgres round trip at all.
+ * The code exchange. It is counted against its rate limits and its code is redeemed in one
+ * Durable Object call, the object holding the app's codes; the code's record holds everything
+ * the answer needs (user, encrypted refresh token stored at issue time), and that object reports
+ * blocks set by a disable, a deletion or a disabled app in the same step that burns the code. So
+ * the exchange costs one object call and no Postgres round trip at all.
  */
 import type { Bindings, Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
-import { redeemCode, verifierMatches } from './one-time-codes';
+import { countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
+import { enforce, RATE_WINDOW_MS, rateChecks } from './rate-limit';
 import { invalidGrant, type SessionBody, sessionFromCode } from './sessions';
 import { REFUSAL_MESSAGE } from './users';
 
@@ -17,15 +19,50 @@ export interface ExchangeInput {
   redirect_uri?: string;
 }
 
-/** Redeems a code with its verifier for a session; every unusable code is invalid_grant. */
-export async function exchangeCode(
+/** What counting a request found: the redeemed code, when the request presented one. */
+export interface CountedExchange {
+  /** Whether the request's code was redeemed by the count (false when it had none to read). */
+  presented: boolean;
+  taken: TakenCode | null;
+}
+
+/**
+ * Counts one exchange request of `client` (429 with Retry-After when a limit is spent) and, when
+ * `code` is given, redeems it in the same call. Redeeming deletes the code first, so a wrong
+ * verifier burns it; a refused request burns nothing.
+ */
+export async function countExchange(
   env: Bindings,
+  slug: string,
+  client: string,
+  code: string | null,
+): Promise<CountedExchange> {
+  const { decision, taken } = await countAndRedeemCode(
+    env,
+    slug,
+    rateChecks('exchange', client),
+    RATE_WINDOW_MS,
+    code,
+  );
+  enforce(decision);
+  return { presented: code !== null, taken };
+}
+
+/**
+ * Redeems the code of a request that was already counted without it (its body could not be read
+ * before validation), counting nothing more.
+ */
+export async function redeemCounted(env: Bindings, slug: string, code: string): Promise<TakenCode | null> {
+  return (await countAndRedeemCode(env, slug, [], RATE_WINDOW_MS, code)).taken;
+}
+
+/** Turns a redeemed code and its verifier into a session; every unusable code is invalid_grant. */
+export async function exchangeCode(
   config: Config,
   slug: string,
   input: ExchangeInput,
+  taken: TakenCode | null,
 ): Promise<SessionBody> {
-  // Redeeming deletes the code first, so a wrong verifier burns it.
-  const taken = await redeemCode(env, slug, input.code);
   if (!taken) throw invalidGrant();
   const { record, block } = taken;
   if (!(await verifierMatches(input.code_verifier, record.challenge))) throw invalidGrant();

@@ -1,12 +1,15 @@
 /**
  * One-time codes of the mobile flow and the provider sign-in state, kept in OneTimeCodes Durable
- * Objects under the SHA-256 of the secret only. Objects are sharded by app slug and the hash's
- * first hex digit: a code looked up under another app's slug is simply not there, and no single
- * object carries a busy app alone.
+ * Objects under the SHA-256 of the secret only. An app's codes live in one object of their own,
+ * which also holds the exchange's rate windows, so an exchange is counted and its code redeemed
+ * in one call; the app limit (600 exchanges per 15 minutes) keeps that object far from busy.
+ * A code looked up under another app's slug is simply not there. Provider sign-in state, which
+ * no limit bounds, is spread over 16 objects per app by the hash's first hex digit.
  */
 import type { Bindings } from '../../env';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
+import type { RateCheck, RateDecision } from '../../objects/fixed-window';
 import type { Provider } from './apps';
 import type { UserBody } from './users';
 
@@ -35,8 +38,6 @@ export interface CodeRecord {
 /** Why a user's codes may not be redeemed (set by the users admin and app PATCH). */
 export type CodeBlock = 'disabled' | 'deleted' | 'app_disabled';
 
-/** How many objects one app's codes are spread over (the first hex digit of the hash). */
-const SHARDS = 16;
 /** The subject that stands for every code of an app (OneTimeCodes' EVERY_SUBJECT). */
 const EVERY_SUBJECT = '*';
 
@@ -55,60 +56,76 @@ export interface StateRecord {
   providerVerifier?: string;
 }
 
-type Purpose = 'code' | 'state';
+/** A redeemed code: its record and any block on its user or app. */
+export interface TakenCode {
+  record: CodeRecord;
+  block: CodeBlock | null;
+}
 
-const shard = (env: Bindings, purpose: Purpose, slug: string, digit: string) =>
-  env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(`${purpose}:${slug}:${digit}`));
+/** The object holding an app's one-time codes, their blocks and the exchange's rate windows. */
+const codesOf = (env: Bindings, slug: string) =>
+  env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(`codes:${slug}`));
 
-async function issue(
-  env: Bindings,
-  purpose: Purpose,
-  slug: string,
-  value: unknown,
-  ttlMs: number,
-  subject: string | null,
-): Promise<string> {
+/** The object holding the provider sign-in state whose hash starts with `digit`. */
+const statesOf = (env: Bindings, slug: string, digit: string) =>
+  env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(`state:${slug}:${digit}`));
+
+/** A new secret and its hash (the key it is stored under). */
+async function newSecretWithHash(): Promise<{ secret: string; hash: string }> {
   const secret = randomToken(32);
-  const hash = await sha256Hex(secret);
-  await shard(env, purpose, slug, hash.slice(0, 1)).issue(hash, JSON.stringify(value), ttlMs, subject);
+  return { secret, hash: await sha256Hex(secret) };
+}
+
+/** The hash a presented secret is stored under, or null when it cannot be one of ours. */
+const hashOf = (secret: string): Promise<string> | null =>
+  SECRET_RE.test(secret) ? sha256Hex(secret) : null;
+
+/** Issues a one-time code for 120 seconds. */
+export async function issueCode(env: Bindings, slug: string, record: CodeRecord): Promise<string> {
+  const { secret, hash } = await newSecretWithHash();
+  await codesOf(env, slug).issue(hash, JSON.stringify(record), CODE_TTL_MS, record.userId);
   return secret;
 }
 
-async function take<T>(env: Bindings, purpose: Purpose, slug: string, secret: string) {
-  if (!SECRET_RE.test(secret)) return null;
-  const hash = await sha256Hex(secret);
-  const taken = await shard(env, purpose, slug, hash.slice(0, 1)).redeem(hash);
-  return taken === null
-    ? null
-    : { record: JSON.parse(taken.value) as T, block: taken.block as CodeBlock | null };
+/**
+ * Counts one exchange request against `checks` and, when it is allowed and presents a code,
+ * takes that code in the same call: its record (and any block on its user or app) the first
+ * time within its lifetime, null ever after. Burnt either way; a refused request burns nothing.
+ */
+export async function countAndRedeemCode(
+  env: Bindings,
+  slug: string,
+  checks: RateCheck[],
+  windowMs: number,
+  code: string | null,
+): Promise<{ decision: RateDecision; taken: TakenCode | null }> {
+  const hash = code === null ? null : await hashOf(code);
+  const { decision, redeemed } = await codesOf(env, slug).countAndRedeem(checks, windowMs, hash);
+  const taken =
+    redeemed === null
+      ? null
+      : { record: JSON.parse(redeemed.value) as CodeRecord, block: redeemed.block as CodeBlock | null };
+  return { decision, taken };
 }
 
-/** Issues a one-time code for 120 seconds. */
-export const issueCode = (env: Bindings, slug: string, record: CodeRecord): Promise<string> =>
-  issue(env, 'code', slug, record, CODE_TTL_MS, record.userId);
-
-/**
- * Takes a code: its record (and any block on its user or app) the first time within its
- * lifetime, null ever after. Burnt either way.
- */
-export const redeemCode = (env: Bindings, slug: string, code: string) =>
-  take<CodeRecord>(env, 'code', slug, code);
-
 /** Keeps the provider sign-in state; returns the `state` value sent to the provider. */
-export const issueState = (env: Bindings, slug: string, record: StateRecord): Promise<string> =>
-  issue(env, 'state', slug, record, STATE_TTL_MS, null);
+export async function issueState(env: Bindings, slug: string, record: StateRecord): Promise<string> {
+  const { secret, hash } = await newSecretWithHash();
+  await statesOf(env, slug, hash.slice(0, 1)).issue(hash, JSON.stringify(record), STATE_TTL_MS, null);
+  return secret;
+}
 
 /** Takes the provider sign-in state (single use). */
 export async function takeState(env: Bindings, slug: string, state: string): Promise<StateRecord | null> {
-  return (await take<StateRecord>(env, 'state', slug, state))?.record ?? null;
+  const hash = await hashOf(state);
+  if (hash === null) return null;
+  const taken = await statesOf(env, slug, hash.slice(0, 1)).redeem(hash);
+  return taken === null ? null : (JSON.parse(taken.value) as StateRecord);
 }
 
-const everyShard = <T>(work: (digit: string) => Promise<T>) =>
-  Promise.all(Array.from({ length: SHARDS }, (_, i) => work(i.toString(16))));
-
 /**
- * Blocks redeeming the codes of a user (or, with no user, of the whole app) in every shard of
- * the app, for `ttlMs` or until unblocked. Outstanding codes are refused from then on.
+ * Blocks redeeming the codes of a user (or, with no user, of the whole app), for `ttlMs` or
+ * until unblocked. Outstanding codes are refused from then on.
  */
 export async function blockCodes(
   env: Bindings,
@@ -117,12 +134,12 @@ export async function blockCodes(
   reason: CodeBlock,
   ttlMs: number | null = null,
 ): Promise<void> {
-  await everyShard((digit) => shard(env, 'code', slug, digit).block(userId ?? EVERY_SUBJECT, reason, ttlMs));
+  await codesOf(env, slug).block(userId ?? EVERY_SUBJECT, reason, ttlMs);
 }
 
 /** Lifts a block set by {@link blockCodes}. */
 export async function unblockCodes(env: Bindings, slug: string, userId: string | null): Promise<void> {
-  await everyShard((digit) => shard(env, 'code', slug, digit).unblock(userId ?? EVERY_SUBJECT));
+  await codesOf(env, slug).unblock(userId ?? EVERY_SUBJECT);
 }
 
 /** Whether BASE64URL(SHA-256(verifier)) equals the challenge, compared in constant time. */

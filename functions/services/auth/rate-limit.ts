@@ -1,10 +1,12 @@
 /**
- * Rate limits of the OAuth routes (specification, Limits), counted in one RateCounter Durable
- * Object per app and route: a single call checks and counts the client's limit and the app's
- * together, exactly, before any other work.
+ * Rate limits of the OAuth routes (specification, Limits). The id-token route is counted in one
+ * RateCounter Durable Object per app; the exchange in the object holding the app's one-time
+ * codes (see exchange.ts). Either way a single call checks and counts the client's limit and
+ * the app's together, exactly, before any other work.
  */
 import type { Bindings } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
+import type { RateCheck, RateDecision } from '../../objects/fixed-window';
 
 /** The window every OAuth limit is counted in. */
 export const RATE_WINDOW_MS = 15 * 60 * 1000;
@@ -18,25 +20,26 @@ export const RATE_LIMITS = {
 /** A counted route. */
 export type LimitedRoute = keyof typeof RATE_LIMITS;
 
-/**
- * Counts one request of `client` to `route` of app `slug`; throws 429 with Retry-After when
- * either limit is spent. A refused request counts against neither limit, so one noisy client
- * cannot spend the app's budget.
- */
-export async function countRequest(
-  env: Bindings,
-  route: LimitedRoute,
-  slug: string,
-  client: string,
-): Promise<void> {
+/** The limits one request of `client` to `route` is counted against. */
+export function rateChecks(route: LimitedRoute, client: string): RateCheck[] {
   const limits = RATE_LIMITS[route];
-  const counter = env.RATE_COUNTERS.get(env.RATE_COUNTERS.idFromName(`${route}:${slug}`));
-  const decision = await counter.take(
-    [
-      { key: `client:${client}`, limit: limits.client },
-      { key: 'app', limit: limits.app },
-    ],
-    RATE_WINDOW_MS,
-  );
+  return [
+    { key: `client:${client}`, limit: limits.client },
+    { key: 'app', limit: limits.app },
+  ];
+}
+
+/** Throws 429 with Retry-After when a limit refused the request. */
+export function enforce(decision: RateDecision): void {
   if (!decision.allowed) throw new OAuthError(429, 'too many requests', undefined, decision.retryAfter);
+}
+
+/**
+ * Counts one request of `client` to the id-token route of app `slug`; throws 429 with
+ * Retry-After when either limit is spent. A refused request counts against neither limit, so
+ * one noisy client cannot spend the app's budget.
+ */
+export async function countIdTokenRequest(env: Bindings, slug: string, client: string): Promise<void> {
+  const counter = env.RATE_COUNTERS.get(env.RATE_COUNTERS.idFromName(`id-token:${slug}`));
+  enforce(await counter.take(rateChecks('id-token', client), RATE_WINDOW_MS));
 }
