@@ -1,5 +1,4 @@
 /** The Hono environment shared by every route: bindings, parsed config, lazy database, caller. */
-
 import type { Pool } from '@neondatabase/serverless';
 import type { Context } from 'hono';
 import { createDb, createPool, createReadDb, type Db, type ReadDb } from '../db/client';
