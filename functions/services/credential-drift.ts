@@ -3,7 +3,8 @@
  * - orphans: a `c_` role, user or key user that no connection and no pending cleanup names
  *   (a failed drop, a crash between making a credential and writing its row) is removed;
  * - missing: a connection whose own PostgreSQL role or MongoDB user is gone gets it back with
- *   the same name, password and level, so the app notices nothing.
+ *   the same name, password and level, so the app notices nothing (a missing bucket key cannot
+ *   come back; bucket-key-repair.ts replaces it).
  * Only credentials older than {@link ORPHAN_GRACE_MS} count as orphans, so a credential whose
  * connection row is still being written is never touched.
  */

@@ -5,6 +5,7 @@
  */
 import { buildAdapters } from '../adapters';
 import type { MessageHandler } from '../queues/consumer';
+import { replaceMissingBucketKeys } from './bucket-key-repair';
 import { resendCredentialCleanups, runCredentialCleanup } from './credential-cleanup';
 import { removeOrphans, restoreMissing } from './credential-drift';
 import { switchSharedConnections } from './credential-switch';
@@ -16,6 +17,8 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
   'remove-orphaned-credentials': ({ db, config }) => removeOrphans(db, buildAdapters(config)),
   'restore-missing-credentials': ({ db, config }) => restoreMissing(db, config, buildAdapters(config)),
+  'replace-missing-bucket-keys': ({ db, config, queue }) =>
+    replaceMissingBucketKeys({ db, config, adapters: buildAdapters(config), queue }),
   // A database that was stopped when an app connected now runs: the app gets its own credential.
   'switch-shared-credentials': ({ db, config, queue }) =>
     switchSharedConnections({ db, config, adapters: buildAdapters(config), queue }, { includeLegacy: false }),

@@ -14,7 +14,12 @@ import type { Config } from '../env';
 import type { ProvisioningMessage } from '../queues/messages';
 import { deriveSiteEnv } from './connections/derive';
 import { loadTargetAnyState } from './credential-cleanup';
-import { createConnectionCredential, dropCredential, usesSharedCredential } from './credentials';
+import {
+  type CredentialTarget,
+  createConnectionCredential,
+  dropCredential,
+  usesSharedCredential,
+} from './credentials';
 import { enqueueDeliveries, recordPatches } from './deliveries';
 
 /** What a switch needs. */
@@ -35,6 +40,69 @@ function changedNames(
   return { set: set.sort(), unset: unset.sort() };
 }
 
+/** The connection a new credential is for, as read before the credential was made. */
+export interface CredentialHolder {
+  id: string;
+  projectId: string;
+  siteId: string;
+  level: string;
+  credentialMode: 'own' | 'shared' | 'none';
+  credentialName: string | null;
+}
+
+/**
+ * Installs `made`, a credential already created at the provider, as the connection's own, in
+ * one transaction with the site's live patch (reason `credential`); returns the patch ids. The
+ * connection is re-read under lock first: if a concurrent change moved it (its mode, level or,
+ * for an own credential, its name differ from `seen`), nothing is written. Either way, unless
+ * it was installed, `made` is dropped again, so no credential is left behind.
+ */
+export async function installOwnCredential(
+  deps: SwitchDeps,
+  seen: CredentialHolder,
+  target: CredentialTarget,
+  made: { name: string; secret: string },
+): Promise<string[]> {
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const [locked] = await tx
+        .select({
+          mode: connections.credentialMode,
+          level: connections.level,
+          name: connections.credentialName,
+        })
+        .from(connections)
+        .where(eq(connections.id, seen.id))
+        .for('update');
+      const unchanged =
+        locked?.mode === seen.credentialMode &&
+        locked.level === seen.level &&
+        (seen.credentialMode !== 'own' || locked.name === seen.credentialName);
+      if (!unchanged) throw new InstallRaced();
+      const before = await deriveSiteEnv(tx, deps.config, deps.adapters, seen.siteId);
+      await tx
+        .update(connections)
+        .set({
+          credentialMode: 'own',
+          credentialName: made.name,
+          credentialSecretCiphertext: await deps.config.keyring.encrypt(made.secret),
+        })
+        .where(eq(connections.id, seen.id));
+      const after = await deriveSiteEnv(tx, deps.config, deps.adapters, seen.siteId);
+      const names = changedNames(before?.effective ?? {}, after?.effective ?? {});
+      return recordPatches(tx, [
+        { projectId: seen.projectId, siteId: seen.siteId, reason: 'credential', ...names },
+      ]);
+    });
+  } catch (err) {
+    await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
+      console.error(`dropping an unused credential failed; the reconciler removes orphans: ${e.message}`),
+    );
+    if (err instanceof InstallRaced) return [];
+    throw err;
+  }
+}
+
 /** Switches one shared connection to its own credential; returns the live patches it recorded. */
 async function switchOne(deps: SwitchDeps, connectionId: string): Promise<string[]> {
   const [conn] = await deps.db.select().from(connections).where(eq(connections.id, connectionId));
@@ -43,40 +111,10 @@ async function switchOne(deps: SwitchDeps, connectionId: string): Promise<string
   if (!target || usesSharedCredential(target)) return [];
   const made = await createConnectionCredential(deps.adapters, deps.config, target, conn.level);
   if (made.mode !== 'own') return [];
-  try {
-    return await deps.db.transaction(async (tx) => {
-      // Re-read under lock: a concurrent disconnect or switch wins, and the new credential is dropped.
-      const [locked] = await tx
-        .select({ mode: connections.credentialMode, level: connections.level })
-        .from(connections)
-        .where(eq(connections.id, conn.id))
-        .for('update');
-      if (locked?.mode !== 'shared' || locked.level !== conn.level) throw new SwitchRaced();
-      const before = await deriveSiteEnv(tx, deps.config, deps.adapters, conn.siteId);
-      await tx
-        .update(connections)
-        .set({
-          credentialMode: 'own',
-          credentialName: made.name,
-          credentialSecretCiphertext: await deps.config.keyring.encrypt(made.secret),
-        })
-        .where(eq(connections.id, conn.id));
-      const after = await deriveSiteEnv(tx, deps.config, deps.adapters, conn.siteId);
-      const names = changedNames(before?.effective ?? {}, after?.effective ?? {});
-      return recordPatches(tx, [
-        { projectId: conn.projectId, siteId: conn.siteId, reason: 'credential', ...names },
-      ]);
-    });
-  } catch (err) {
-    await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
-      console.error(`dropping an unused credential failed; the reconciler removes orphans: ${e.message}`),
-    );
-    if (err instanceof SwitchRaced) return [];
-    throw err;
-  }
+  return installOwnCredential(deps, conn, target, made);
 }
 
-class SwitchRaced extends Error {}
+class InstallRaced extends Error {}
 
 /**
  * Switches shared connections that may now have their own credential: of one project or all,

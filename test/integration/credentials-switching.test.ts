@@ -3,6 +3,7 @@
  * follow connections, shared credentials switching to own ones (a database started again, a
  * legacy site), the standalone MongoDB exception, and drift repair on the real cluster.
  */
+import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConnectionsWorld,
@@ -264,5 +265,63 @@ describe('drift repair', () => {
     } finally {
       await su.end();
     }
+  });
+
+  it('gives a connection whose bucket key was deleted at the provider a new key at its level, as a live patch', async () => {
+    const p = await seed(world.worker.baseUrl, 1);
+    const bucket = await createBucket(p.as, p.project.id);
+    expect(
+      (await p.as.post(conns(p, 0), { kind: 'bucket', resource_id: bucket.id, level: 'read' })).status,
+    ).toBe(201);
+    const lost = (await effective(p, 0)).STORAGE_ACCESS_KEY as string;
+    const holder = Object.values(world.aws.state().users).find((u) => u.keys.some((k) => k.id === lost));
+    expect(holder).toBeDefined();
+    // Someone deletes the key in the provider's console.
+    const iam = new AwsClient({
+      accessKeyId: world.aws.accessKeyId,
+      secretAccessKey: world.aws.secretAccessKey,
+      service: 'iam',
+      region: 'us-east-1',
+    });
+    const deleted = await iam.fetch(world.aws.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        Action: 'DeleteAccessKey',
+        Version: '2010-05-08',
+        UserName: holder?.name as string,
+        AccessKeyId: lost,
+      }).toString(),
+    });
+    expect(deleted.status).toBe(200);
+
+    // Within minutes of the site's last change a missing key may just not be listed yet: kept.
+    await reconcile();
+    expect((await effective(p, 0)).STORAGE_ACCESS_KEY).toBe(lost);
+    await metadata("update deliveries set created_at = now() - interval '6 minutes' where target_id = $1", [
+      site(p, 0),
+    ]);
+    await reconcile();
+    const vars = await effective(p, 0);
+    const fresh = vars.STORAGE_ACCESS_KEY as string;
+    expect(fresh).not.toBe(lost);
+    const users = Object.values(world.aws.state().users);
+    const owner = users.find((u) =>
+      u.keys.some((k) => k.id === fresh && k.secret === vars.STORAGE_SECRET_KEY),
+    );
+    expect(owner?.path).toBe(holder?.path);
+    // Same level as before: the new key's policy equals the lost key's.
+    expect(owner?.policies).toEqual(holder?.policies);
+    const patch = await world.receiver.next((r) => {
+      const b = r.body as { site_id?: string; reason?: string };
+      return b.site_id === site(p, 0) && b.reason === 'credential';
+    });
+    expect((patch.body as { set: Record<string, string> }).set).toMatchObject({
+      STORAGE_ACCESS_KEY: fresh,
+      STORAGE_SECRET_KEY: vars.STORAGE_SECRET_KEY,
+    });
+    // A second pass finds nothing missing.
+    await reconcile();
+    expect((await effective(p, 0)).STORAGE_ACCESS_KEY).toBe(fresh);
   });
 });
