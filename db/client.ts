@@ -25,10 +25,22 @@ export function configureNeonHttp(endpoint: string | undefined): void {
   if (endpoint) neonConfig.fetchEndpoint = endpoint;
 }
 
-/** A drizzle handle whose every statement is one HTTP request. */
+/** HTTP handles by connection string and endpoint: they hold no connection, so an isolate keeps them. */
+const readDbs = new Map<string, ReadDb>();
+
+/**
+ * A drizzle handle whose every statement is one HTTP request. Building one walks the whole
+ * schema, so each isolate builds it once per database and reuses it across requests.
+ */
 export function createReadDb(url: string, httpEndpoint: string | undefined): ReadDb {
   configureNeonHttp(httpEndpoint);
-  return drizzleHttp(neon(url), { schema });
+  const key = `${httpEndpoint ?? ''} ${url}`;
+  let db = readDbs.get(key);
+  if (!db) {
+    db = drizzleHttp(neon(url), { schema });
+    readDbs.set(key, db);
+  }
+  return db;
 }
 
 /**
@@ -47,6 +59,18 @@ export function configureNeon(wsProxy: string | undefined): void {
 export function createPool(url: string, wsProxy: string | undefined): Pool {
   configureNeon(wsProxy);
   return new Pool({ connectionString: url, max: 4 });
+}
+
+/**
+ * Opens one pooled connection ahead of use, so its set-up (WebSocket, startup, authentication)
+ * overlaps other work; resolves once it waits idle in the pool. A failure is left for the
+ * first real statement to report.
+ */
+export function warmUp(db: Db): Promise<void> {
+  return (db as Db & { $client: Pool }).$client.connect().then(
+    (client) => client.release(),
+    () => undefined,
+  );
 }
 
 /** A drizzle handle over a pool. */

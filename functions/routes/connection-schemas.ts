@@ -1,7 +1,7 @@
 /** Schemas and helpers the connection route groups share. */
 import type { Context } from 'hono';
 import { buildAdapters } from '../adapters';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getDb, getReadDb } from '../context';
 import { KINDS, LEVELS } from '../domain/levels';
 import { z } from '../lib/openapi';
 import type { ConnectionDeps } from '../services/connections/prepare';
@@ -50,7 +50,13 @@ export const LevelSchema = z.string().max(32).openapi({
 /** The dependencies of connection changes for this request. */
 export function connectionDeps(c: Context<AppEnv>): ConnectionDeps {
   const config = c.get('config');
-  return { db: getDb(c), config, adapters: buildAdapters(config), queue: c.env.PROVISIONING };
+  return {
+    db: getDb(c),
+    reads: getReadDb(c),
+    config,
+    adapters: buildAdapters(config),
+    queue: c.env.PROVISIONING,
+  };
 }
 
 /**

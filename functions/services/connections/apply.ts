@@ -1,5 +1,5 @@
 /** Runs a plan: outside work first, then one transaction, then the queue; undone on failure. */
-import type { Tx } from '../../../db/client';
+import { type Tx, warmUp } from '../../../db/client';
 import type { ProvisioningMessage } from '../../queues/messages';
 import type { CredentialTarget } from '../credentials';
 import { enqueueDeliveries, sendInBatches } from '../deliveries';
@@ -27,7 +27,9 @@ export async function afterCommit(queue: Queue<ProvisioningMessage>, written: Wr
 /** Applies `plan` all or nothing; returns the connections it inserted and what it enqueued. */
 export async function applyPlan(deps: ConnectionDeps, plan: Plan): Promise<Written> {
   if (isNoop(plan)) return { inserted: [], deliveryIds: [], cleanupIds: [] };
-  const prepared = await prepare(deps, plan);
+  // The transaction's connection opens while the outside work runs.
+  const warm = warmUp(deps.db);
+  const prepared = await prepare(deps, plan).finally(() => warm);
   let written: Written;
   try {
     written = await deps.db.transaction((tx) => writePlan(tx, deps.config, prepared));

@@ -4,7 +4,7 @@
  * initial connection of a new service) builds a plan and hands it to `applyPlan`.
  */
 import { inArray } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
+import type { Queryable } from '../../../db/client';
 import { buckets, databases } from '../../../db/schema';
 import type { Kind } from '../../domain/levels';
 import { type NamedConnection, patchNames } from '../../domain/variables';
@@ -66,7 +66,7 @@ export function affectedSites(p: Plan): string[] {
 export const hasCredential = (kind: Kind): kind is 'database' | 'bucket' => kind !== 'auth_app';
 
 /** Loads the database and bucket rows credential work needs, keyed by id. */
-export async function loadTargets(db: DbOrTx, refs: Array<{ kind: Kind; id: string }>) {
+export async function loadTargets(db: Queryable, refs: Array<{ kind: Kind; id: string }>) {
   const dbIds = [...new Set(refs.filter((r) => r.kind === 'database').map((r) => r.id))];
   const bucketIds = [...new Set(refs.filter((r) => r.kind === 'bucket').map((r) => r.id))];
   const out = new Map<string, CredentialTarget>();

@@ -3,7 +3,7 @@
  * changes and new secrets. If one step fails, every step already done is undone, so a 503
  * leaves nothing behind; if the later transaction fails, the caller undoes it all the same.
  */
-import type { Db } from '../../../db/client';
+import type { Db, Queryable } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../env';
@@ -24,6 +24,8 @@ import { hasCredential, loadTargets, type Plan } from './plan';
 /** What the services of a connection change need. */
 export interface ConnectionDeps {
   db: Db;
+  /** One-shot reads outside the transaction (HTTP, no connection set-up); `db` when absent. */
+  reads?: Queryable;
   config: Config;
   adapters: Adapters;
   queue: Queue<ProvisioningMessage>;
@@ -99,7 +101,7 @@ export async function prepare(
       .map((l) => ({ kind: l.conn.kind, id: l.conn.resourceId })),
     ...plan.rotates.map((r) => ({ kind: r.kind, id: r.resourceId })),
   ].filter((r) => hasCredential(r.kind) && !known.has(r.id));
-  const targets = new Map([...known, ...(refs.length ? await loadTargets(deps.db, refs) : [])]);
+  const targets = new Map([...known, ...(refs.length ? await loadTargets(deps.reads ?? deps.db, refs) : [])]);
   const target = (id: string): CredentialTarget => {
     const t = targets.get(id);
     if (!t) throw new Error(`service ${id} vanished while connecting`);
