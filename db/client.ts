@@ -4,6 +4,7 @@
  * interactive transactions go over a WebSocket pool (`Db`).
  */
 import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -19,6 +20,15 @@ export type DbOrTx = Db | Tx;
 export type ReadDb = NeonHttpDatabase<typeof schema>;
 /** Anything that runs drizzle queries: a pool, a transaction or the HTTP driver. */
 export type Queryable = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** Anything one-shot SQL can run on: a pool, a transaction, or the HTTP driver (one round trip each). */
+export type SqlRunner = DbOrTx | ReadDb | Queryable;
+
+/** Runs one statement and returns its rows. */
+export async function rowsOf<T>(db: SqlRunner, query: SQL): Promise<T[]> {
+  // Every driver answers `{rows}`; their drizzle types differ only in the result wrapper.
+  const result = await (db as DbOrTx).execute(query);
+  return result.rows as T[];
+}
 
 /** Sends one-shot queries to a local SQL-over-HTTP endpoint when one is configured. */
 export function configureNeonHttp(endpoint: string | undefined): void {

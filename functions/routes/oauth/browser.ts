@@ -8,7 +8,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
-import { getDb } from '../../context';
+import { getDb, getReadDb } from '../../context';
 import { challengeProblem } from '../../domain/pkce';
 import { isHttpsRedirect, matchRedirectUri } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
@@ -68,7 +68,7 @@ browserRoutes.openapi(
   async (c) => {
     const { appSlug, provider } = c.req.valid('param');
     const query = c.req.valid('query');
-    const app = await loadEnabledApp(getDb(c), appSlug);
+    const app = await loadEnabledApp(getReadDb(c), appSlug);
     if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
       throw invalidRequest('redirect_uri is not a registered origin of this app');
     }
@@ -133,8 +133,8 @@ browserRoutes.openapi(
     const record = query.state ? await takeState(c.env, appSlug, query.state) : null;
     if (!record || record.provider !== provider)
       throw invalidRequest('unknown, used or expired sign-in state');
-    const db = getDb(c);
-    const app = await loadEnabledApp(db, appSlug).catch((err: unknown) => {
+    const reads = getReadDb(c);
+    const app = await loadEnabledApp(reads, appSlug).catch((err: unknown) => {
       throw err instanceof OAuthError ? invalidRequest('this app can no longer sign in') : err;
     });
     // The origin list may have changed while the user was at the provider.
@@ -142,7 +142,8 @@ browserRoutes.openapi(
       throw invalidRequest('redirect_uri is no longer a registered origin of this app');
     }
     const location = await finishSignIn({
-      db,
+      db: getDb(c),
+      reads,
       env: c.env,
       config: c.get('config'),
       app,

@@ -1,7 +1,7 @@
 /** The token routes of an auth app: code exchange, native ID-token sign-in, refresh and logout. */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type AppEnv, getDb } from '../../context';
+import { type AppEnv, getDb, getReadDb } from '../../context';
 import { isCodeVerifier } from '../../domain/pkce';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
@@ -119,8 +119,9 @@ tokenRoutes.openapi(
     const { appSlug } = c.req.valid('param');
     const input = c.req.valid('json');
     if (input.provider !== 'google') throw invalidRequest('provider must be google');
-    const db = getDb(c);
-    const app = await loadEnabledApp(db, appSlug);
+    // One-shot statements over HTTP; only a first sign-in opens a transaction.
+    const reads = getReadDb(c);
+    const app = await loadEnabledApp(reads, appSlug);
     if (!enabledProvider(app, 'google'))
       throw new OAuthError(400, 'provider google is not enabled for this app');
     const nonces = input.nonce === undefined ? undefined : [input.nonce, await sha256Hex(input.nonce)];
@@ -129,9 +130,9 @@ tokenRoutes.openapi(
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
-    const signIn = await signInIdentity(db, app.id, asProviderIdentity(result.identity));
+    const signIn = await signInIdentity(getDb(c), app.id, asProviderIdentity(result.identity), reads);
     if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
-    const session = await issueSession(db, c.get('config'), appSlug, signIn.user);
+    const session = await issueSession(reads, c.get('config'), appSlug, signIn.user);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },
@@ -151,7 +152,7 @@ tokenRoutes.openapi(
   async (c) => {
     const { appSlug } = c.req.valid('param');
     const session = await refreshSession(
-      getDb(c),
+      getReadDb(c),
       c.get('config'),
       appSlug,
       c.req.valid('json').refresh_token,
@@ -171,7 +172,7 @@ tokenRoutes.openapi(
     responses: { 200: oauthJson(z.object({ ok: z.literal(true) }), 'signed out (also for unknown tokens)') },
   }),
   async (c) => {
-    await logout(getDb(c), c.req.valid('param').appSlug, c.req.valid('json').refresh_token);
+    await logout(getReadDb(c), c.req.valid('param').appSlug, c.req.valid('json').refresh_token);
     return c.json({ ok: true as const }, 200);
   },
 );

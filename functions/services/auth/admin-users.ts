@@ -4,7 +4,7 @@
  * where it blocks (or unblocks) the user's codes.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
+import type { Db, Queryable } from '../../../db/client';
 import { authUsers } from '../../../db/schema';
 import type { Bindings } from '../../env';
 import { ApiError, notFound } from '../../lib/errors';
@@ -36,7 +36,7 @@ const storeUnavailable = () =>
 
 /** A page of the app's users, oldest first. */
 export async function listUsers(
-  db: Db,
+  db: Queryable,
   appId: string,
   page: { limit: number; offset: number },
 ): Promise<AdminUserBody[]> {

@@ -1,6 +1,6 @@
 /** The auth app an OAuth route names by its slug, with its provider settings and secrets. */
 import { eq } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
+import type { Queryable } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
@@ -15,7 +15,7 @@ export type Provider = 'google' | 'github';
 export type ProviderSecrets = Partial<Record<Provider, string>>;
 
 /** Loads an enabled app by slug; 404 when there is none, 403 when it is disabled. */
-export async function loadEnabledApp(db: Db, slug: string): Promise<AuthAppRow> {
+export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
   const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
   if (!app) throw new OAuthError(404, 'unknown app');
   if (!app.enabled) throw new OAuthError(403, 'this app is disabled');

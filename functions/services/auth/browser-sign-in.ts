@@ -3,7 +3,7 @@
  * user, then build where the browser goes next. Every failure from here on goes back to the
  * app's registered redirect_uri as error=<message>.
  */
-import type { Db } from '../../../db/client';
+import type { Db, Queryable } from '../../../db/client';
 import { isHttpsRedirect } from '../../domain/redirect-uris';
 import type { Bindings, Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
@@ -17,7 +17,10 @@ import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
 
 /** What finishing a sign-in needs. */
 export interface FinishSignIn {
+  /** For a first sign-in's transaction. */
   db: Db;
+  /** For one-shot statements (HTTP). */
+  reads: Queryable;
   env: Bindings;
   config: Config;
   app: AuthAppRow;
@@ -61,10 +64,10 @@ export async function finishSignIn(input: FinishSignIn): Promise<string> {
   const { record } = input;
   try {
     const who = await identify(input);
-    const result = await signInIdentity(input.db, input.app.id, who);
+    const result = await signInIdentity(input.db, input.app.id, who, input.reads);
     if (!result.ok) return errorLocation(record, REFUSAL_MESSAGE[result.refusal]);
     if (record.challenge) {
-      const refreshCiphertext = await prepareCodeSession(input.db, input.config, result.user);
+      const refreshCiphertext = await prepareCodeSession(input.reads, input.config, result.user);
       if (refreshCiphertext === null) return errorLocation(record, REFUSAL_MESSAGE.disabled);
       const code = await issueCode(input.env, input.slug, {
         appId: input.app.id,
@@ -79,7 +82,7 @@ export async function finishSignIn(input: FinishSignIn): Promise<string> {
     // The web flow hands tokens to https origins only; the start route already refused the rest.
     if (!isHttpsRedirect(record.redirectUri))
       return errorLocation(record, 'PKCE is required for this redirect_uri');
-    const session = await issueSession(input.db, input.config, input.slug, result.user);
+    const session = await issueSession(input.reads, input.config, input.slug, result.user);
     return withParams(record.redirectUri, '#', {
       access_token: session.access_token,
       refresh_token: session.refresh_token,

@@ -3,7 +3,7 @@
  * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
  */
 import { eq } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
+import type { Db, Queryable } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import type { Bindings, Config } from '../../env';
@@ -107,7 +107,7 @@ export async function createAuthApp(
 }
 
 /** Lists a project's auth apps, oldest first. */
-export function listAuthApps(db: Db, projectId: string): Promise<AuthAppRow[]> {
+export function listAuthApps(db: Queryable, projectId: string): Promise<AuthAppRow[]> {
   return db
     .select()
     .from(authApps)
@@ -116,7 +116,7 @@ export function listAuthApps(db: Db, projectId: string): Promise<AuthAppRow[]> {
 }
 
 /** Finds an auth app by uuid or app_id (the caller checks it belongs to the project). */
-export async function findAuthApp(db: Db, idOrAppId: string): Promise<AuthAppRow | undefined> {
+export async function findAuthApp(db: Queryable, idOrAppId: string): Promise<AuthAppRow | undefined> {
   const where = isUuid(idOrAppId) ? eq(authApps.id, idOrAppId.toLowerCase()) : eq(authApps.appId, idOrAppId);
   const [row] = await db.select().from(authApps).where(where).limit(1);
   return row;

@@ -4,7 +4,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import type { Db } from '../../../db/client';
+import { type Queryable, rowsOf } from '../../../db/client';
 import { authApps, authRefreshTokens } from '../../../db/schema';
 import type { Config } from '../../env';
 import { sha256Hex } from '../../lib/crypto';
@@ -70,7 +70,7 @@ async function newRefresh() {
 
 /** Opens a session for a user who just signed in (one INSERT). */
 export async function issueSession(
-  db: Db,
+  db: Queryable,
   config: Config,
   slug: string,
   user: AuthUserRow,
@@ -108,17 +108,24 @@ function userFromRow(row: Record<string, unknown>): UserBody {
  * then covers it. Returns the token encrypted for the code record, or null if the user is
  * disabled or gone.
  */
-export async function prepareCodeSession(db: Db, config: Config, user: AuthUserRow): Promise<string | null> {
+export async function prepareCodeSession(
+  db: Queryable,
+  config: Config,
+  user: AuthUserRow,
+): Promise<string | null> {
   const refresh = await newRefresh();
-  const result = await db.execute(sql`
+  const inserted = await rowsOf<{ id: string }>(
+    db,
+    sql`
     WITH u AS (
       SELECT id, auth_app_id FROM auth_users WHERE id = ${user.id}::uuid AND NOT disabled FOR SHARE
     )
     INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
     SELECT ${newId()}::uuid, u.auth_app_id, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
     FROM u
-    RETURNING id`);
-  if (result.rows.length !== 1) return null;
+    RETURNING id`,
+  );
+  if (inserted.length !== 1) return null;
   return config.keyring.encrypt(refresh.token);
 }
 
@@ -137,14 +144,16 @@ export async function sessionFromCode(
  * token coming back means it leaked.
  */
 export async function refreshSession(
-  db: Db,
+  db: Queryable,
   config: Config,
   slug: string,
   token: string,
 ): Promise<SessionBody> {
   const hash = await sha256Hex(token);
   const next = await newRefresh();
-  const result = await db.execute(sql`
+  const [row] = await rowsOf<Record<string, unknown>>(
+    db,
+    sql`
     WITH used AS (
       UPDATE auth_refresh_tokens t SET used_at = now()
       FROM auth_apps a
@@ -161,8 +170,8 @@ export async function refreshSession(
       FROM u WHERE NOT u.disabled
       RETURNING 1
     )
-    SELECT u.*, (SELECT count(*) FROM ins)::int AS issued FROM u`);
-  const row = result.rows[0] as Record<string, unknown> | undefined;
+    SELECT u.*, (SELECT count(*) FROM ins)::int AS issued FROM u`,
+  );
   if (!row) {
     await revokeFamilyOf(db, slug, hash);
     throw invalidGrant('invalid or expired refresh token');
@@ -172,7 +181,7 @@ export async function refreshSession(
 }
 
 /** Revokes the family of the refresh token with this hash (if it is one of this app's). */
-async function revokeFamilyOf(db: Db, slug: string, hash: string): Promise<void> {
+async function revokeFamilyOf(db: Queryable, slug: string, hash: string): Promise<void> {
   await db.execute(sql`
     UPDATE auth_refresh_tokens SET revoked_at = now()
     WHERE revoked_at IS NULL AND family_id = (
@@ -182,12 +191,12 @@ async function revokeFamilyOf(db: Db, slug: string, hash: string): Promise<void>
 }
 
 /** Ends the session a refresh token belongs to (its whole family). Unknown tokens are ignored. */
-export async function logout(db: Db, slug: string, token: string): Promise<void> {
+export async function logout(db: Queryable, slug: string, token: string): Promise<void> {
   await revokeFamilyOf(db, slug, await sha256Hex(token));
 }
 
 /** Whether the app exists (the JWKS route answers 404 for others). */
-export async function appExists(db: Db, slug: string): Promise<boolean> {
+export async function appExists(db: Queryable, slug: string): Promise<boolean> {
   const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
   return row !== undefined;
 }

@@ -3,7 +3,7 @@
  * existing user by verified e-mail, or creating one within the app's user limit.
  */
 import { and, count, eq, isNull } from 'drizzle-orm';
-import type { Db, Tx } from '../../../db/client';
+import type { Db, Queryable, Tx } from '../../../db/client';
 import { authApps, authIdentities, authRefreshTokens, authUsers } from '../../../db/schema';
 import { newId } from '../../lib/ids';
 import type { Provider } from './apps';
@@ -58,7 +58,7 @@ export function toUserBody(
 }
 
 async function byIdentity(
-  db: Db | Tx,
+  db: Queryable | Tx,
   appId: string,
   who: ProviderIdentity,
 ): Promise<AuthUserRow | undefined> {
@@ -141,16 +141,17 @@ async function linkOrCreate(
 }
 
 /**
- * The user `who` signs in as. A returning identity costs one query; a new one is linked to the
- * user with the same e-mail only when the provider verified it, else a user is created within
- * the app's limit.
+ * The user `who` signs in as. A returning identity costs one query (on `reads`, which may be the
+ * HTTP handle); a new one is linked to the user with the same e-mail only when the provider
+ * verified it, else a user is created within the app's limit, in a transaction on `db`.
  */
 export async function signInIdentity(
   db: Db,
   appId: string,
   who: ProviderIdentity,
+  reads: Queryable = db,
 ): Promise<{ ok: true; user: AuthUserRow } | { ok: false; refusal: SignInRefusal }> {
-  const known = await byIdentity(db, appId, who);
+  const known = await byIdentity(reads, appId, who);
   if (known) return known.disabled ? { ok: false, refusal: 'disabled' } : { ok: true, user: known };
   return db.transaction((tx) => linkOrCreate(tx, appId, who));
 }

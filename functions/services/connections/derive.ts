@@ -3,6 +3,7 @@
  * services and credentials; they are never stored (spec, What the service does 5).
  */
 import { sql } from 'drizzle-orm';
+import { rowsOf, type SqlRunner } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Kind } from '../../domain/levels';
 import {
@@ -15,7 +16,6 @@ import {
 } from '../../domain/variables';
 import type { Config } from '../../env';
 import { connectionKey } from './model';
-import { rowsOf, type SqlRunner } from './queries';
 
 type DerivationRow = {
   id: string;

@@ -1,4 +1,6 @@
 /** The connection listings: a site's connections with what it could connect, and the project-wide list. */
+
+import type { SqlRunner } from '../../../db/client';
 import { KINDS, type Kind, LEVELS } from '../../domain/levels';
 import { availableEnvNamesOf } from '../../domain/variables';
 import {
@@ -8,7 +10,7 @@ import {
   named,
   toConnectionObjects,
 } from './model';
-import { type ConnectionFilter, readProjectConnections, type SqlRunner } from './queries';
+import { type ConnectionFilter, readProjectConnections } from './queries';
 import type { SiteContext } from './site-access';
 
 /** An entry of `available`. */

@@ -3,22 +3,12 @@
  * (caller's role, site, connections, the project's services) comes back in a single round trip.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { DbOrTx, ReadDb } from '../../../db/client';
+import { rowsOf, type SqlRunner } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
 import type { Role } from '../../domain/roles';
 import type { Engine } from '../../domain/variables';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ResourceInfo, resourceFamily } from './model';
-
-/** Anything one-shot SQL can run on: a pool, a transaction, or the HTTP driver (one round trip each). */
-export type SqlRunner = DbOrTx | ReadDb;
-
-/** Runs one statement and returns its rows. */
-export async function rowsOf<T>(db: SqlRunner, query: SQL): Promise<T[]> {
-  // Both drivers answer `{rows}`; their drizzle types differ only in the result wrapper.
-  const result = await (db as DbOrTx).execute(query);
-  return result.rows as T[];
-}
 
 /** The services of the project whose id `projectId` evaluates to (deleted ones excluded). */
 function resourcesOf(projectId: SQL): SQL {

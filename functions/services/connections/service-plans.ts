@@ -3,12 +3,13 @@
  * sites (GET and PUT /databases/:id/sites, /storage/:id/sites), over the same connections.
  */
 import { eq } from 'drizzle-orm';
+import type { SqlRunner } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { badRequest } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan } from './plan';
-import { readProjectConnections, type SqlRunner } from './queries';
+import { readProjectConnections } from './queries';
 import { levelFor } from './site-plans';
 
 /** What the per-service routes show of a connection. */

@@ -3,11 +3,13 @@
  * connections are read together, then checked in the order the API promises (401, 403 for
  * keys, 404 project, 403 role, 404 site).
  */
+
+import type { SqlRunner } from '../../../db/client';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../../lib/errors';
 import type { Principal } from '../principal';
 import type { ConnectionInfo, ResourceInfo } from './model';
-import { readSiteSnapshot, type SqlRunner } from './queries';
+import { readSiteSnapshot } from './queries';
 
 /** A site the caller may use at the needed role, with its connections and the project's services. */
 export interface SiteContext {
