@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
+import { pgCode } from './adapters/postgres-admin';
 import { type AppEnv, closeDb, getReadDb } from './context';
 import { loadConfig } from './env';
 import { ApiError } from './lib/errors';
@@ -27,6 +28,18 @@ function bearerOf(c: Context<AppEnv>): string | undefined {
   return getCookie(c, SESSION_COOKIE);
 }
 
+/** SQLSTATEs of text Postgres cannot store (a NUL character): the request's fault, whatever field carried it. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** Whether `err`, or an error it wraps (drizzle wraps the driver's), is one of those. */
+function isUnstorableText(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++, e = (e as { cause?: unknown }).cause) {
+    if (UNSTORABLE_TEXT.has(pgCode(e) ?? '')) return true;
+  }
+  return false;
+}
+
 function errorResponse(c: Context<AppEnv>, err: Error): Response {
   if (err instanceof OAuthError) {
     if (err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
@@ -42,6 +55,11 @@ function errorResponse(c: Context<AppEnv>, err: Error): Response {
     const message = err.message || 'invalid request';
     if (c.req.path.startsWith('/v1/')) return c.json({ error: message }, err.status);
     return c.json({ error: { code: 'BAD_REQUEST', message, field: 'body' } }, 400);
+  }
+  if (isUnstorableText(err)) {
+    const message = 'text in the path or body may not contain NUL characters';
+    if (c.req.path.startsWith('/v1/')) return c.json({ error: message, code: 'invalid_request' }, 400);
+    return c.json({ error: { code: 'BAD_REQUEST', message } }, 400);
   }
   const requestId = c.get('requestId') ?? newId();
   console.error(`request ${requestId} failed:`, err instanceof Error ? err.stack : String(err));

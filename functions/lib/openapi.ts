@@ -38,9 +38,38 @@ export const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
 });
 
-/** A required JSON request body. */
+/** The path of the first string (or key) in `value` holding a NUL character, or null. */
+function nulPath(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  const entries: Array<[PropertyKey, unknown]> = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : value !== null && typeof value === 'object'
+      ? Object.entries(value)
+      : [];
+  for (const [key, v] of entries) {
+    if (typeof key === 'string' && key.includes('\0')) return [...path, key];
+    const found = nulPath(v, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * A required JSON request body. No text in it may hold a NUL character: Postgres cannot store
+ * one, and no name, secret or variable value needs it.
+ */
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
+  body: {
+    content: {
+      'application/json': {
+        schema: schema.superRefine((value, ctx) => {
+          const path = nulPath(value);
+          if (path) ctx.addIssue({ code: 'custom', path, message: 'may not contain NUL characters' });
+        }),
+      },
+    },
+    required: true,
+  },
 });
 
 /** Any JSON object, for responses documented in prose. */

@@ -2,6 +2,7 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { type ApiKeyCapabilities, accountTokens, apiKeys, projectMembers, projects } from '../../db/schema';
+import { SLUG_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import type { Config } from '../env';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
@@ -38,9 +39,9 @@ export interface Resolved {
   membership?: Membership;
 }
 
-/** Matches the project a request names by id or slug. */
+/** Matches the project a request names by id or slug; a reference that can be neither matches none. */
 export const projectRefCondition = (ref: string) =>
-  isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref);
+  isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : SLUG_RE.test(ref) ? eq(projects.slug, ref) : sql`false`;
 
 /**
  * Resolves a presented credential; unknown, revoked or expired ones are `invalid`. When the

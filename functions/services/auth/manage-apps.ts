@@ -5,6 +5,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
+import { SERVICE_NAME_RE } from '../../domain/names';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import type { Bindings, Config } from '../../env';
 import { ApiError, conflict } from '../../lib/errors';
@@ -117,6 +118,8 @@ export function listAuthApps(db: Queryable, projectId: string): Promise<AuthAppR
 
 /** Finds an auth app by uuid or app_id (the caller checks it belongs to the project). */
 export async function findAuthApp(db: Queryable, idOrAppId: string): Promise<AuthAppRow | undefined> {
+  // What can be neither is no app (and a NUL byte would not even reach Postgres).
+  if (!isUuid(idOrAppId) && !SERVICE_NAME_RE.test(idOrAppId)) return undefined;
   const where = isUuid(idOrAppId) ? eq(authApps.id, idOrAppId.toLowerCase()) : eq(authApps.appId, idOrAppId);
   const [row] = await db.select().from(authApps).where(where).limit(1);
   return row;

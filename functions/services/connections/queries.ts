@@ -5,6 +5,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { rowsOf, type SqlRunner } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
+import { SLUG_RE } from '../../domain/names';
 import type { Role } from '../../domain/roles';
 import type { Engine } from '../../domain/variables';
 import { isUuid } from '../../lib/ids';
@@ -109,7 +110,9 @@ export async function readSiteSnapshot(
 ): Promise<SiteSnapshot> {
   const projectCond = isUuid(idOrSlug)
     ? sql`pr.id = ${idOrSlug.toLowerCase()}::uuid`
-    : sql`pr.slug = ${idOrSlug}`;
+    : SLUG_RE.test(idOrSlug)
+      ? sql`pr.slug = ${idOrSlug}`
+      : sql`false`;
   const site = isUuid(siteId) ? siteId.toLowerCase() : null;
   const [row] = await rowsOf<{
     project: [string, string, Role] | null;
