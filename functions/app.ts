@@ -7,17 +7,20 @@ import { HTTPException } from 'hono/http-exception';
 import { pgCode } from './adapters/postgres-admin';
 import { type AppEnv, closeDb, getReadDb } from './context';
 import { loadConfig } from './env';
-import { ApiError } from './lib/errors';
+import { ApiError, unauthorized } from './lib/errors';
 import { newId } from './lib/ids';
 import { OAuthError } from './lib/oauth-error';
 import { routeGroup } from './lib/openapi';
 import { managementRoutes } from './routes';
 import { oauthRoutes } from './routes/oauth';
+import { connectionCaller } from './services/connections/site-access';
 import { resolveCaller, SESSION_COOKIE } from './services/principal';
 
 const MAX_BODY_BYTES = 256 * 1024;
 /** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
 const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
+/** The six connection routes of the specification. */
+const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
 
 function bearerOf(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('authorization');
@@ -66,6 +69,29 @@ function errorResponse(c: Context<AppEnv>, err: Error): Response {
   return c.json({ error: { code: 'INTERNAL', message: 'internal error', request_id: requestId } }, 500);
 }
 
+/** How much of a body nobody read is drained before answering; larger ones are abandoned. */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Reads what is left of a request body no handler read (a 401, a 404 or a refusal answered
+ * before the body). workerd resets a connection whose request body was left unread, so a
+ * client still sending it would see a reset instead of the answer.
+ */
+async function drainUnreadBody(req: Request): Promise<void> {
+  if (!req.body || req.bodyUsed || req.body.locked) return;
+  const reader = req.body.getReader();
+  try {
+    for (let seen = 0; seen <= DRAIN_LIMIT_BYTES; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away; there is nobody left to answer.
+  }
+}
+
 /** Builds the Worker's fetch app. */
 export function buildApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -75,6 +101,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     c.set('config', loadConfig(c.env));
     try {
       await next();
+      await drainUnreadBody(c.req.raw);
     } finally {
       const done = closeDb(c);
       try {
@@ -101,6 +128,11 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     if (c.req.path === '/api/v1/openapi.json') return next();
     const projectRef = PROJECT_PATH.exec(c.req.path)?.[1];
     const caller = await resolveCaller(() => getReadDb(c), c.get('config'), bearerOf(c), projectRef);
+    // Who is calling is settled before what is asked: no credentials is a 401 whatever the body,
+    // and callers no connection route accepts (project API keys) are refused before it is read.
+    const { type } = caller.principal;
+    if (type === 'anonymous' || type === 'invalid') throw unauthorized();
+    if (CONNECTION_PATH.test(c.req.path)) connectionCaller(caller.principal);
     c.set('principal', caller.principal);
     if (caller.membership) c.set('membership', caller.membership);
     return next();

@@ -298,6 +298,27 @@ describe('error bodies', () => {
     );
   });
 
+  it('the caller is checked before the body: no credentials is 401 and a key on a connection route 403, whatever the body', async () => {
+    const siteId = '11111111-1111-1111-1111-111111111111';
+    const conns = `/projects/${project.id}/sites/${siteId}/connections`;
+    for (const [method, path] of [
+      ['POST', conns],
+      ['PUT', conns],
+      ['POST', '/projects'],
+      ['POST', `/projects/${project.id}/sites`],
+      ['POST', '/accounts'],
+    ] as const) {
+      for (const body of [undefined, {}, { kind: 'nonsense' }]) {
+        expect((await raw('anonymous', method, path, body)).status, `${method} ${path}`).toBe(401);
+        expect((await raw('malformed', method, path, body)).status, `${method} ${path}`).toBe(401);
+      }
+    }
+    for (const body of [undefined, {}, { kind: 'nonsense' }]) {
+      expect((await raw('key_caps', 'POST', conns, body)).status).toBe(403);
+      expect((await raw('key_caps', 'PUT', conns, body)).status).toBe(403);
+    }
+  });
+
   it('a session is accepted as the console cookie', async () => {
     const res = await fetch(`${inject('baseUrl')}/api/v1/account`, {
       headers: { cookie: `tether_session=${headers.session?.authorization?.slice(7)}` },
