@@ -149,7 +149,7 @@ export async function resolveService(api, settings, kind, name) {
   const service = services.find((s) => s.name === name) ?? services.find((s) => s.id === name);
   if (!service) {
     throw new UsageError(
-      `no ${kindLabel(kind)} "${name}" in project ${project} (${kindLabel(kind)}s: ${known(services.map((s) => s.name))})`,
+      `no ${kindLabel(kind)} "${name}" in project ${project} (${kind === 'auth_app' ? 'auth apps' : `${kind}s`}: ${known(services.map((s) => s.name))})`,
     );
   }
   return service;
