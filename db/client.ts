@@ -20,11 +20,8 @@ export type DbOrTx = Db | Tx;
 export type ReadDb = NeonHttpDatabase<typeof schema>;
 /** Anything that runs drizzle queries: a pool, a transaction or the HTTP driver. */
 export type Queryable = PgDatabase<PgQueryResultHKT, typeof schema>;
-/** Anything one-shot SQL can run on: a pool, a transaction, or the HTTP driver (one round trip each). */
-export type SqlRunner = DbOrTx | ReadDb | Queryable;
-
 /** Runs one statement and returns its rows. */
-export async function rowsOf<T>(db: SqlRunner, query: SQL): Promise<T[]> {
+export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
   // Every driver answers `{rows}`; their drizzle types differ only in the result wrapper.
   const result = await (db as DbOrTx).execute(query);
   return result.rows as T[];

@@ -3,7 +3,7 @@
  * services and credentials; they are never stored (spec, What the service does 5).
  */
 import { sql } from 'drizzle-orm';
-import { rowsOf, type SqlRunner } from '../../../db/client';
+import { type Queryable, rowsOf } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Kind } from '../../domain/levels';
 import {
@@ -50,7 +50,7 @@ export interface SiteEnv {
   effective: Record<string, string>;
 }
 
-async function readInputs(db: SqlRunner, siteId: string) {
+async function readInputs(db: Queryable, siteId: string) {
   const [row] = await rowsOf<{
     site: { id: string; project_id: string; vars_ciphertext: string | null } | null;
     managed_key: string | null;
@@ -137,7 +137,7 @@ async function valuesOf(
 
 /** Derives site `siteId`'s variables now; null when the site does not exist. */
 export async function deriveSiteEnv(
-  db: SqlRunner,
+  db: Queryable,
   config: Config,
   adapters: Adapters,
   siteId: string,

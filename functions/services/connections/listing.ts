@@ -1,6 +1,6 @@
 /** The connection listings: a site's connections with what it could connect, and the project-wide list. */
 
-import type { SqlRunner } from '../../../db/client';
+import type { Queryable } from '../../../db/client';
 import { KINDS, type Kind, LEVELS } from '../../domain/levels';
 import { availableEnvNamesOf } from '../../domain/variables';
 import {
@@ -49,7 +49,7 @@ export function siteListing(ctx: SiteContext): {
 
 /** The project's connections, narrowed by site, kind and resource. */
 export async function projectListing(
-  db: SqlRunner,
+  db: Queryable,
   projectId: string,
   filter: ConnectionFilter,
 ): Promise<ConnectionObject[]> {

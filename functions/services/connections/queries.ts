@@ -3,7 +3,7 @@
  * (caller's role, site, connections, the project's services) comes back in a single round trip.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { rowsOf, type SqlRunner } from '../../../db/client';
+import { type Queryable, rowsOf } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
 import { SLUG_RE } from '../../domain/names';
 import type { Role } from '../../domain/roles';
@@ -103,7 +103,7 @@ export interface SiteSnapshot {
  * the site's connections and the project's services.
  */
 export async function readSiteSnapshot(
-  db: SqlRunner,
+  db: Queryable,
   accountId: string,
   idOrSlug: string,
   siteId: string,
@@ -171,7 +171,7 @@ export interface ConnectionFilter {
  * (whole sites, since a connection's env_names depend on its siblings).
  */
 export async function readProjectConnections(
-  db: SqlRunner,
+  db: Queryable,
   projectId: string,
   filter: ConnectionFilter = {},
 ): Promise<ConnectionInfo[]> {
@@ -193,7 +193,7 @@ export async function readProjectConnections(
 }
 
 /** The project's services (deleted ones excluded). */
-export async function readProjectResources(db: SqlRunner, projectId: string): Promise<ResourceInfo[]> {
+export async function readProjectResources(db: Queryable, projectId: string): Promise<ResourceInfo[]> {
   const rows = await rowsOf<{ r: ResourceTuple }>(
     db,
     sql`select json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at) as r

@@ -3,7 +3,7 @@
  * sites (GET and PUT /databases/:id/sites, /storage/:id/sites), over the same connections.
  */
 import { eq } from 'drizzle-orm';
-import type { SqlRunner } from '../../../db/client';
+import type { Queryable } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { badRequest } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
@@ -37,7 +37,7 @@ const toServiceSite = (o: ConnectionObject): ServiceSite => ({
 
 /** The service's connections, one per site. */
 export async function serviceSites(
-  db: SqlRunner,
+  db: Queryable,
   resource: ResourceInfo,
   projectId: string,
 ): Promise<ServiceSite[]> {
@@ -48,7 +48,7 @@ export async function serviceSites(
 }
 
 /** Everything a per-service replace reads: every connection of the project and its sites. */
-export async function readServiceScope(db: SqlRunner, projectId: string) {
+export async function readServiceScope(db: Queryable, projectId: string) {
   const [connections, siteRows] = await Promise.all([
     readProjectConnections(db, projectId),
     db.select({ id: sites.id, slug: sites.slug }).from(sites).where(eq(sites.projectId, projectId)),

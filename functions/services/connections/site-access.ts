@@ -4,7 +4,7 @@
  * keys, 404 project, 403 role, 404 site).
  */
 
-import type { SqlRunner } from '../../../db/client';
+import type { Queryable } from '../../../db/client';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../../lib/errors';
 import type { Principal } from '../principal';
@@ -37,7 +37,7 @@ export function requireRole(held: Role, needed: Role): void {
 
 /** Resolves `:id` and `:siteId` for the caller at `role`, with everything the routes need. */
 export async function siteAccess(
-  db: SqlRunner,
+  db: Queryable,
   principal: Principal,
   idOrSlug: string,
   siteId: string,
