@@ -24,6 +24,8 @@ import type { BenchContext, ResultRow } from './types';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLIENT_IP_HEADER = 'x-bench-client-ip';
+/** The production Worker plus the ceiling routes (bench-entry.ts). */
+const BENCH_ENTRY = fileURLToPath(new URL('./bench-entry.ts', import.meta.url));
 
 function settingsFromArgs(): { only?: string; durationSec: number; connections: number; warmupSec: number } {
   const { values } = parseArgs({
@@ -92,6 +94,7 @@ async function main(): Promise<void> {
     port,
     dataDir,
     cron: false,
+    entry: BENCH_ENTRY,
     env: { ...google.env, CLIENT_IP_HEADER },
     workerLogFile: join(dataDir, 'worker.log'),
   });

@@ -7,6 +7,7 @@
 import { createProject } from '../api';
 import { atLeastRatio, holds, ratio } from '../stats';
 import type { Scenario } from '../types';
+import { readCeilings } from './ceilings';
 import { connectionsPath, createBuckets, createDatabases, createSites } from './fixtures';
 
 const DATABASES = 150;
@@ -19,7 +20,7 @@ interface Listing {
 }
 
 /** Lists one site's connections and available entries at full speed. */
-export const connectionsListScenario: Scenario<{ path: string }> = {
+export const connectionsListScenario: Scenario<{ path: string; projectId: string }> = {
   name: 'GET site connections (50 of 200)',
   issue: 3,
   target: '>= 0.30x floor',
@@ -40,9 +41,9 @@ export const connectionsListScenario: Scenario<{ path: string }> = {
     if (listing.connections.length !== CONNECTED) {
       throw new Error(`expected ${CONNECTED} connections, listed ${listing.connections.length}`);
     }
-    return { path };
+    return { path, projectId };
   },
-  async measure(ctx, { path }) {
+  async measure(ctx, { path, projectId }) {
     const m = await ctx.load({
       connections: ctx.settings.connections,
       mode: 'cycle',
@@ -61,6 +62,7 @@ export const connectionsListScenario: Scenario<{ path: string }> = {
           holds('no errors', m.errors === 0, String(m.errors)),
         ],
       },
+      ...(await readCeilings(ctx, this.issue, projectId)),
     ];
   },
 };

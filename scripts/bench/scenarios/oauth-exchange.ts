@@ -8,6 +8,7 @@ import { SETUP_REQUEST_TIMEOUT_MS } from '../api';
 import { startPeer } from '../peer';
 import { atLeastRatio, holds, ratio } from '../stats';
 import type { Scenario } from '../types';
+import { redeemCeiling } from './ceilings';
 import { createAuthApps, mintExchangeRequests } from './oauth-fixtures';
 
 const APPS = 8;
@@ -86,6 +87,7 @@ export const oauthExchangeScenario: Scenario<{ apps: string[] }> = {
         checks: [holds('no errors', theirs.errors === 0, String(theirs.errors))],
         note: `oidc-provider in its own process, in-memory store, ${PEER_CODES} codes minted through its models`,
       },
+      await redeemCeiling(ctx, this.issue, theirs.rps),
     ];
   },
 };

@@ -1,0 +1,59 @@
+/**
+ * The Worker as `npm run bench` runs it: the production Worker, unchanged, plus three routes
+ * under /__bench/ that do only what some scenario's every request cannot avoid. Measured
+ * beside the scenarios, they are each target's ceiling on this machine (see
+ * scenarios/ceilings.ts). This entry is never deployed: wrangler.toml points at functions/.
+ *
+ * - GET /__bench/sql: one SQL round trip (`select 1`) through the Worker's HTTP query path.
+ * - GET /__bench/caller/:projectId: the management API's caller lookup (the bearer token with
+ *   its membership of that project) and nothing else.
+ * - POST /__bench/redeem/:appSlug: the exchange's Durable Object call (count the rate limits
+ *   and redeem a code, here an unknown one) and nothing else.
+ */
+import { sql } from 'drizzle-orm';
+import { createReadDb } from '../../db/client';
+import { type Bindings, loadConfig } from '../../functions/env';
+import worker from '../../functions/index';
+import type { ProvisioningMessage } from '../../functions/queues/messages';
+import { countAndRedeemCode } from '../../functions/services/auth/one-time-codes';
+import { RATE_WINDOW_MS } from '../../functions/services/auth/rate-limit';
+import { resolveCaller } from '../../functions/services/principal';
+
+export { OneTimeCodes, RateCounter } from '../../functions/index';
+
+const PREFIX = '/__bench/';
+
+const json = (body: unknown, status = 200): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+async function ceiling(request: Request, env: Bindings, path: string): Promise<Response> {
+  const config = loadConfig(env);
+  const reads = () => createReadDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT);
+  const [route, arg = ''] = path.slice(PREFIX.length).split('/');
+  if (route === 'sql' && request.method === 'GET') {
+    const result = await reads().execute(sql`select 1 as one`);
+    return json({ one: result.rows[0]?.one });
+  }
+  if (route === 'caller' && request.method === 'GET') {
+    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const { principal, membership } = await resolveCaller(reads, config, token, arg);
+    return json({ caller: principal.type, role: membership?.role ?? null });
+  }
+  if (route === 'redeem' && request.method === 'POST') {
+    // The exchange's two windows (client and app) with limits never reached: its writes, never a 429.
+    const checks = ['client:bench', 'app'].map((key) => ({ key, limit: Number.MAX_SAFE_INTEGER }));
+    const { taken } = await countAndRedeemCode(env, arg, checks, RATE_WINDOW_MS, crypto.randomUUID());
+    return json({ redeemed: taken !== null });
+  }
+  return json({ error: 'no such ceiling' }, 404);
+}
+
+export default {
+  ...worker,
+  fetch(request: Request, env: Bindings, ctx: ExecutionContext): Response | Promise<Response> {
+    // A string test, so the scenarios' own requests pay nothing for this wrapper.
+    const at = request.url.indexOf(PREFIX);
+    if (at === -1) return worker.fetch(request, env, ctx);
+    return ceiling(request, env, new URL(request.url).pathname);
+  },
+} satisfies ExportedHandler<Bindings, ProvisioningMessage>;
