@@ -1,4 +1,4 @@
-/** Name checks shared by databases and buckets: exact duplicates and variable-form collisions. */
+/** Name checks shared by databases, buckets and auth apps: exact duplicates and variable-form collisions. */
 
 import { variableName } from '../domain/names';
 import { ApiError, conflict } from '../lib/errors';
@@ -12,6 +12,7 @@ export function assertNameFree(
   taken: string[],
   sharingVariables: string[],
   what: string,
+  field = 'name',
 ): void {
   if (taken.includes(name)) throw conflict(`a ${what} named ${name} already exists in this project`);
   const form = variableName(name);
@@ -19,8 +20,8 @@ export function assertNameFree(
   if (clash) {
     throw new ApiError(
       'NAME_CONFLICT',
-      `${what} name ${name} maps to the same variable names (${form}) as ${clash}; choose another name`,
-      'name',
+      `${what} ${field} ${name} maps to the same variable names (${form}) as ${clash}; choose another ${field}`,
+      field,
     );
   }
 }

@@ -72,6 +72,26 @@ describe('creating and listing auth apps', () => {
     expect(bad.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'app_id' } });
   });
 
+  it('an app_id whose variable form another app of the project has is refused (409 NAME_CONFLICT), nothing made', async () => {
+    const { admin, projectId } = await owner();
+    const base = uniqueName('app');
+    const first = `${base}-x`;
+    expect((await admin.post(`/api/v1/projects/${projectId}/auth-apps`, { app_id: first })).status).toBe(201);
+    const clash = await admin.post(`/api/v1/projects/${projectId}/auth-apps`, { app_id: `${base}_x` });
+    expect(clash.status).toBe(409);
+    expect(clash.body).toMatchObject({ error: { code: 'NAME_CONFLICT', field: 'app_id' } });
+    expect((clash.body as { error: { message: string } }).error.message).toContain(first);
+    const listed = await admin.get<{ auth_apps: Array<{ app_id: string }> }>(
+      `/api/v1/projects/${projectId}/auth-apps`,
+    );
+    expect(listed.body.auth_apps.map((a) => a.app_id)).toEqual([first]);
+    // Another project may hold it: variables are per site, and its sites see only its own apps.
+    const other = await owner();
+    expect(
+      (await other.admin.post(`/api/v1/projects/${other.projectId}/auth-apps`, { app_id: `${base}_x` })).status,
+    ).toBe(201);
+  });
+
   it('a new app in a project with exactly one site is connected to it at client; with two sites, to nothing', async () => {
     const one = await owner();
     const site = await one.admin.post<{ id: string }>(`/api/v1/projects/${one.projectId}/sites`, {

@@ -2,6 +2,7 @@
  * Auth apps as the management API sees them: creation (with the server key and the initial
  * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
  */
+
 import { eq } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
@@ -11,6 +12,7 @@ import type { Bindings, Config } from '../../env';
 import { ApiError, conflict } from '../../lib/errors';
 import { isUuid, newId, newSecret } from '../../lib/ids';
 import { connectNewService } from '../initial-connection';
+import { assertNameFree } from '../names';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 import { blockCodes, unblockCodes } from './one-time-codes';
 
@@ -84,6 +86,18 @@ export async function createAuthApp(
     .where(eq(authApps.appId, input.app_id))
     .limit(1);
   if (existing) throw taken();
+  // Each auth app of a project holds SERVICE_AUTH_*_<NAME>: two app_ids with one <NAME> would share them.
+  const siblings = await db
+    .select({ appId: authApps.appId })
+    .from(authApps)
+    .where(eq(authApps.projectId, projectId));
+  assertNameFree(
+    input.app_id,
+    [],
+    siblings.map((s) => s.appId),
+    'auth app',
+    'app_id',
+  );
   const serverKeyCiphertext = await config.keyring.encrypt(newSecret('serverKey'));
   try {
     return await db.transaction(async (tx) => {
