@@ -79,8 +79,8 @@ const PatchSchema = z
   })
   .strict();
 
-const AppParams = ProjectParam.extend({ authAppId: z.string().min(1).max(100) });
-const UserParams = AppParams.extend({ userId: z.string().min(1).max(100) });
+const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
+const UserParams = AppParams.extend({ userId: z.string().min(1) });
 
 /**
  * Resolves the project and the auth app for the caller. The app is looked up first because a

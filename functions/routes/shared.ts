@@ -9,7 +9,7 @@ import { z } from '../lib/openapi';
 import { type ProjectAccess, projectAccess } from '../services/access';
 
 /** `:id`, a project id or slug. */
-export const ProjectParam = z.object({ id: z.string().min(1).max(100) });
+export const ProjectParam = z.object({ id: z.string().min(1) });
 
 /** Checks the caller may reach project `:id` with `role` (or, if given, a key with the capability). */
 export function access(
