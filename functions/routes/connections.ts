@@ -128,6 +128,8 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
     summary: 'Connect one service, or change the level of its connection',
+    description:
+      "Without level: a new connection gets the kind's default; an existing one keeps its level.",
     request: { params: SiteParams, ...jsonBody(Desired) },
     responses: { 201: json(ConnectionSchema, 'the stored connection') },
   }),

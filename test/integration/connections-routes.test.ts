@@ -261,6 +261,10 @@ describe('Errors > Management routes', () => {
     const as = api(world.worker.baseUrl, stranger.token);
     expect((await as.get(conns(s))).status).toBe(404);
     expect((await s.as.get(`/api/v1/projects/${crypto.randomUUID()}/connections`)).status).toBe(404);
+    // A reference no project can have (too long for a slug) is no such project too, not a 400.
+    const long = 'a'.repeat(300);
+    expect((await s.as.get(`/api/v1/projects/${long}/connections`)).status).toBe(404);
+    expect((await s.as.get(`/api/v1/projects/${long}/sites/${s.sites[0]?.id}/connections`)).status).toBe(404);
   });
   it('404: :siteId is not a site of the project', async () => {
     const other = await seed(world.worker.baseUrl, 1);
@@ -311,5 +315,43 @@ describe('Errors > Management routes', () => {
     const app = await createAuthApp(s.as, s.project.id);
     expect((await connect(s, { kind: 'auth_app', resource_id: app.id })).status).toBe(201);
     expect((await s.as.post(`${conns(s)}/auth_app/${app.id}/rotate`)).status).toBe(400);
+  });
+});
+
+describe('POST on an existing connection', () => {
+  it('without a level it keeps the level it has (connecting again changes nothing, delivers nothing)', async () => {
+    const db = await createDatabase(s.as, s.project.id);
+    const site = s.sites[0]?.id as string;
+    const first = await connect(s, { kind: 'database', resource_id: db.id, level: 'read-only' });
+    expect(first.status).toBe(201);
+    const ids = async () => (await deliveriesOf(site)).map((d) => d.id);
+    const before = await ids();
+    const again = await connect(s, { kind: 'database', resource_id: db.id });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(await ids()).toEqual(before);
+    // Naming a level still changes it.
+    const raised = await connect(s, { kind: 'database', resource_id: db.id, level: 'connect' });
+    expect(raised.body.level).toBe('connect');
+  });
+
+  it('a disabled auth app: its connection may go down a level, never up (400, nothing changed)', async () => {
+    const app = await createAuthApp(s.as, s.project.id);
+    expect((await connect(s, { kind: 'auth_app', resource_id: app.id, level: 'admin' })).status).toBe(201);
+    const patch = await s.as.patch(`${base(s)}/auth-apps/${app.id}`, { enabled: false });
+    expect(patch.status).toBe(200);
+    expect((await connect(s, { kind: 'auth_app', resource_id: app.id, level: 'client' })).body.level).toBe(
+      'client',
+    );
+    const up = await connect(s, { kind: 'auth_app', resource_id: app.id, level: 'admin' });
+    expect(up.status).toBe(400);
+    expect(up.body).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+    expect(JSON.stringify(up.body)).toContain('disabled');
+    const put = await s.as.put(conns(s), {
+      connections: [{ kind: 'auth_app', resource_id: app.id, level: 'admin' }],
+    });
+    expect(put.status).toBe(400);
+    const listed = await s.as.get<{ connections: Conn[] }>(conns(s));
+    expect(listed.body.connections.find((c) => c.resource_id === app.id)?.level).toBe('client');
   });
 });

@@ -45,14 +45,35 @@ function refuseDisabled(resource: ResourceInfo, field: string): void {
   if (!resource.available) throw badRequest(`${field}: auth app ${resource.name} is disabled`, field);
 }
 
-/** POST: connect one service, or change the level of its connection. */
+/** Whether `to` is a higher level of `kind` than `from` (LEVELS lists them weakest first). */
+const raises = (kind: Kind, from: string, to: string): boolean =>
+  LEVELS[kind].indexOf(to as never) > LEVELS[kind].indexOf(from as never);
+
+/** Queues a level change of an existing connection; a disabled auth app's may go down, never up. */
+function changeLevel(
+  plan: Plan,
+  existing: ConnectionInfo,
+  resource: ResourceInfo,
+  level: string,
+  field: string,
+) {
+  if (existing.level === level) return;
+  if (raises(existing.kind, existing.level, level)) refuseDisabled(resource, field);
+  plan.levels.push({ conn: existing, level });
+}
+
+/**
+ * POST: connect one service, or change the level of its connection. Without a level, a new
+ * connection gets the kind's default and an existing one keeps its level (connecting again
+ * changes nothing).
+ */
 export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
   const resource = resourceFor(ctx, want.kind, want.resource_id, 'resource_id');
   const level = levelFor(want.kind, want.level, 'level');
   const plan = emptyPlan(ctx.project.id, ctx.connections);
   const existing = findConnection(ctx, want.kind, resource.id);
   if (existing) {
-    if (existing.level !== level) plan.levels.push({ conn: existing, level });
+    if (want.level !== undefined) changeLevel(plan, existing, resource, level, 'level');
     return plan;
   }
   refuseDisabled(resource, 'resource_id');
@@ -80,7 +101,7 @@ export function planReplace(ctx: SiteContext, desired: readonly DesiredConnectio
     seen.add(key);
     const existing = findConnection(ctx, want.kind, resource.id);
     if (existing) {
-      if (existing.level !== level) plan.levels.push({ conn: existing, level });
+      changeLevel(plan, existing, resource, level, `${field}.level`);
       return;
     }
     refuseDisabled(resource, `${field}.resource_id`);
