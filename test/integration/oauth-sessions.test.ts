@@ -96,4 +96,32 @@ describe('refresh and logout', () => {
     const res = await refresh(first.refresh_token);
     expect(res.status).toBe(400);
   });
+
+  it('refresh while the app is disabled is 403 and spares the token; an unknown app is 404', async () => {
+    const other = await createTestAuthApp(worker.baseUrl);
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, other.slug);
+    const signedIn = await api(worker.baseUrl).post(
+      `/v1/${other.slug}/oauth/exchange`,
+      { code, code_verifier: verifier },
+      { headers: asClient() },
+    );
+    expect(signedIn.status).toBe(200);
+    const token = (signedIn.body as unknown as Session).refresh_token;
+    const refreshOther = (t: string) =>
+      api(worker.baseUrl).post(`/v1/${other.slug}/oauth/refresh`, { refresh_token: t });
+    const appPath = `/api/v1/projects/${other.project.id}/auth-apps/${other.id}`;
+
+    expect((await other.admin.patch(appPath, { enabled: false })).status).toBe(200);
+    const refused = await refreshOther(token);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: 'this app is disabled' });
+    expect((await other.admin.patch(appPath, { enabled: true })).status).toBe(200);
+    expect((await refreshOther(token)).status).toBe(200);
+
+    for (const slug of ['no-such-app-here', 'UPPER']) {
+      const unknown = await api(worker.baseUrl).post(`/v1/${slug}/oauth/refresh`, { refresh_token: token });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ error: 'unknown app' });
+    }
+  });
 });

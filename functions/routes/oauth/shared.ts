@@ -9,12 +9,17 @@ import { validationError, z } from '../../lib/openapi';
 /** The largest request body the auth service reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** A route group whose validation failures answer `{"error","code":"invalid_request"}` with 400. */
+/**
+ * A route group whose validation failures answer `{"error","code":"invalid_request"}` with 400;
+ * a path naming no possible app is the 404 of an unknown app, as on every auth route.
+ */
 export function oauthGroup(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
-      if (!result.success)
-        throw new OAuthError(400, validationError(result.error).message, 'invalid_request');
+      if (result.success) return;
+      if (result.error.issues.some((issue) => issue.path[0] === 'appSlug'))
+        throw new OAuthError(404, 'unknown app');
+      throw new OAuthError(400, validationError(result.error).message, 'invalid_request');
     },
   });
 }

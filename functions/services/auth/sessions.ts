@@ -173,11 +173,34 @@ export async function refreshSession(
     SELECT u.*, (SELECT count(*) FROM ins)::int AS issued FROM u`,
   );
   if (!row) {
-    await revokeFamilyOf(db, slug, hash);
+    await refuseRefresh(db, slug, hash);
     throw invalidGrant('invalid or expired refresh token');
   }
   if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
   return body(config, slug, userFromRow(row), next.token);
+}
+
+/**
+ * Why a refresh token could not be rotated. An unknown app is a 404 and a disabled one a 403,
+ * leaving the token as it was (it works again once the app is enabled). For an enabled app the
+ * token was unknown, expired, used or revoked: its family is revoked in the same statement.
+ */
+async function refuseRefresh(db: Queryable, slug: string, hash: string): Promise<void> {
+  const [app] = await rowsOf<{ enabled: boolean }>(
+    db,
+    sql`
+    WITH app AS (SELECT id, enabled FROM auth_apps WHERE app_id = ${slug}),
+    revoked AS (
+      UPDATE auth_refresh_tokens SET revoked_at = now()
+      WHERE revoked_at IS NULL AND (SELECT enabled FROM app) AND family_id = (
+        SELECT t.family_id FROM auth_refresh_tokens t
+        WHERE t.token_hash = ${hash} AND t.auth_app_id = (SELECT id FROM app))
+      RETURNING 1
+    )
+    SELECT app.enabled, (SELECT count(*) FROM revoked) AS revoked FROM app`,
+  );
+  if (!app) throw new OAuthError(404, 'unknown app');
+  if (!app.enabled) throw new OAuthError(403, 'this app is disabled');
 }
 
 /** Revokes the family of the refresh token with this hash (if it is one of this app's). */
