@@ -205,12 +205,14 @@ describe('code exchange', () => {
     expect((await exchange(own.slug, { code: next.code, code_verifier: next.verifier })).status).toBe(200);
   });
 
-  it('a malformed verifier is a 400 that leaves the code usable', async () => {
-    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const res = await exchange(app.slug, { code, code_verifier: 'too-short' });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'invalid_request' });
-    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(200);
+  it('a verifier outside the rules (length 43 to 128, its alphabet) is a wrong verifier: invalid_grant, code burnt', async () => {
+    for (const wrong of ['a'.repeat(42), 'a'.repeat(129), `${'a'.repeat(42)}!`, 'too-short']) {
+      const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+      const res = await exchange(app.slug, { code, code_verifier: wrong });
+      expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
+      const retry = await exchange(app.slug, { code, code_verifier: verifier });
+      expect([retry.status, retry.body]).toEqual([400, INVALID_GRANT]);
+    }
   });
 
   it('a redirect_uri other than the one the code was sent to is invalid_grant', async () => {

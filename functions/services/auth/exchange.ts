@@ -5,6 +5,7 @@
  * blocks set by a disable, a deletion or a disabled app in the same step that burns the code. So
  * the exchange costs one object call and no Postgres round trip at all.
  */
+import { isCodeVerifier } from '../../domain/pkce';
 import type { Bindings, Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
 import { countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
@@ -65,7 +66,9 @@ export async function exchangeCode(
 ): Promise<SessionBody> {
   if (!taken) throw invalidGrant();
   const { record, block } = taken;
-  if (!(await verifierMatches(input.code_verifier, record.challenge))) throw invalidGrant();
+  // A verifier outside the rules (43 to 128 of A-Z a-z 0-9 - . _ ~) is as wrong as one that does not match.
+  if (!isCodeVerifier(input.code_verifier) || !(await verifierMatches(input.code_verifier, record.challenge)))
+    throw invalidGrant();
   if (input.redirect_uri !== undefined && input.redirect_uri !== record.redirectUri) throw invalidGrant();
   if (block === 'disabled') throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
   if (block === 'app_disabled') throw new OAuthError(403, 'this app is disabled');
