@@ -19,6 +19,15 @@ export interface Redeemed {
 /** The subject that stands for every record of the object. */
 export const EVERY_SUBJECT = '*';
 
+/** Adds a column to a table made by an earlier layout; a no-op once it is there. */
+function addColumn(sql: SqlStorage, table: string, column: string): void {
+  try {
+    sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column}`);
+  } catch (err) {
+    if (!/duplicate column/i.test(String(err))) throw err;
+  }
+}
+
 export class OneTimeCodes extends DurableObject<object> {
   /** When the alarm is due, as last read or set here; undefined until first read. */
   private alarmAt: number | null | undefined;
@@ -34,18 +43,23 @@ export class OneTimeCodes extends DurableObject<object> {
     );
     // The first layout kept records without a subject; nothing in it outlives two minutes.
     sql.exec('DROP TABLE IF EXISTS codes');
+    // Columns added since: when a record was issued, and a block that refuses only older ones.
+    addColumn(sql, 'records', 'issued_at INTEGER');
+    addColumn(sql, 'blocks', 'issued_before INTEGER');
     createCounters(sql);
   }
 
   /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id). */
   async issue(hash: string, value: string, ttlMs: number, subject: string | null = null): Promise<void> {
-    const expiresAt = Date.now() + ttlMs;
+    const now = Date.now();
+    const expiresAt = now + ttlMs;
     this.ctx.storage.sql.exec(
-      'INSERT OR REPLACE INTO records (hash, value, subject, expires_at) VALUES (?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, ?, ?, ?)',
       hash,
       value,
       subject,
       expiresAt,
+      now,
     );
     await this.wakeBy(expiresAt);
   }
@@ -54,8 +68,8 @@ export class OneTimeCodes extends DurableObject<object> {
   redeem(hash: string): Redeemed | null {
     const sql = this.ctx.storage.sql;
     const row = sql
-      .exec<{ value: string; subject: string | null; expires_at: number }>(
-        'DELETE FROM records WHERE hash = ? RETURNING value, subject, expires_at',
+      .exec<{ value: string; subject: string | null; expires_at: number; issued_at: number | null }>(
+        'DELETE FROM records WHERE hash = ? RETURNING value, subject, expires_at, issued_at',
         hash,
       )
       .toArray()[0];
@@ -63,10 +77,12 @@ export class OneTimeCodes extends DurableObject<object> {
     if (!row || row.expires_at <= now) return null;
     const block = sql
       .exec<{ reason: string }>(
-        'SELECT reason FROM blocks WHERE subject IN (?, ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY subject = ? LIMIT 1',
+        `SELECT reason FROM blocks WHERE subject IN (?, ?) AND (expires_at IS NULL OR expires_at > ?)
+           AND (issued_before IS NULL OR ? < issued_before) ORDER BY subject = ? LIMIT 1`,
         EVERY_SUBJECT,
         row.subject ?? EVERY_SUBJECT,
         now,
+        row.issued_at ?? 0,
         EVERY_SUBJECT,
       )
       .toArray()[0];
@@ -95,7 +111,7 @@ export class OneTimeCodes extends DurableObject<object> {
   async block(subject: string, reason: string, ttlMs: number | null = null): Promise<void> {
     const expiresAt = ttlMs === null ? null : Date.now() + ttlMs;
     this.ctx.storage.sql.exec(
-      'INSERT OR REPLACE INTO blocks (subject, reason, expires_at) VALUES (?, ?, ?)',
+      'INSERT OR REPLACE INTO blocks (subject, reason, expires_at, issued_before) VALUES (?, ?, ?, NULL)',
       subject,
       reason,
       expiresAt,
@@ -106,6 +122,24 @@ export class OneTimeCodes extends DurableObject<object> {
   /** Lifts a block. */
   unblock(subject: string): void {
     this.ctx.storage.sql.exec('DELETE FROM blocks WHERE subject = ?', subject);
+  }
+
+  /**
+   * Lifts `subject`'s block of reason `from` for records issued from now on, while those issued
+   * before stay refused (as `reason`) for `ttlMs`, their longest remaining life. Nothing happens
+   * when the subject has no such block, so repeating it is harmless.
+   */
+  async liftForNewRecords(subject: string, from: string, reason: string, ttlMs: number): Promise<void> {
+    const now = Date.now();
+    const lifted = this.ctx.storage.sql.exec(
+      'UPDATE blocks SET reason = ?, issued_before = ?, expires_at = ? WHERE subject = ? AND reason = ?',
+      reason,
+      now,
+      now + ttlMs,
+      subject,
+      from,
+    ).rowsWritten;
+    if (lifted > 0) await this.wakeBy(now + ttlMs);
   }
 
   /** How many records are stored, expired ones not yet swept included (for monitoring and tests). */

@@ -179,6 +179,34 @@ describe('code exchange', () => {
     expect((res.body as unknown as Session).user.id).toBe(userId);
   });
 
+  it('a code issued before a disable stays refused once the user is enabled again; new codes give working sessions', async () => {
+    const account = githubAccount();
+    const first = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const session = await exchange(app.slug, { code: first.code, code_verifier: first.verifier });
+    const userId = (session.body as unknown as Session).user.id as string;
+    const userPath = `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`;
+    const refresh = (token: string) =>
+      api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, { refresh_token: token });
+
+    // Enabling a user who is not disabled touches no code.
+    const untouched = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    expect((await app.admin.patch(userPath, { disabled: false })).status).toBe(200);
+    const kept = await exchange(app.slug, { code: untouched.code, code_verifier: untouched.verifier });
+    expect(kept.status, kept.text).toBe(200);
+
+    const before = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    expect((await app.admin.patch(userPath, { disabled: true })).status).toBe(200);
+    expect((await app.admin.patch(userPath, { disabled: false })).status).toBe(200);
+    // Its refresh token died with the disable: a session from it would be half dead.
+    const stale = await exchange(app.slug, { code: before.code, code_verifier: before.verifier });
+    expect([stale.status, stale.body]).toEqual([400, INVALID_GRANT]);
+
+    const after = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const fresh = await exchange(app.slug, { code: after.code, code_verifier: after.verifier });
+    expect(fresh.status, fresh.text).toBe(200);
+    expect((await refresh((fresh.body as unknown as Session).refresh_token)).status).toBe(200);
+  });
+
   it('400 invalid_grant: a code of a user deleted since it was issued', async () => {
     const account = githubAccount();
     const first = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);

@@ -10,7 +10,7 @@ import type { Bindings } from '../../env';
 import { ApiError, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { AuthAppRow } from './apps';
-import { blockCodes, CODE_TTL_MS, STATE_TTL_MS, unblockCodes } from './one-time-codes';
+import { blockCodes, CODE_TTL_MS, STATE_TTL_MS, unblockCodes, unblockNewCodes } from './one-time-codes';
 import { type AuthUserRow, revokeUserSessions, toUserBody, type UserBody } from './users';
 
 /** A user as the admin routes show it: the user object plus `disabled`. */
@@ -55,8 +55,9 @@ const byId = (appId: string, userId: string) =>
 
 /**
  * Disables or enables a user. Disabling ends every session the user holds and blocks their
- * outstanding codes; both steps are idempotent, so repeating the request completes one that
- * failed half-way.
+ * outstanding codes; enabling lets new codes through (those issued before the disable stay
+ * refused). Both steps are idempotent, so repeating the request completes one that failed
+ * half-way.
  */
 export async function setUserDisabled(
   db: Db,
@@ -74,7 +75,7 @@ export async function setUserDisabled(
   });
   const store = disabled
     ? blockCodes(env, app.appId, user.id, 'disabled')
-    : unblockCodes(env, app.appId, user.id);
+    : unblockNewCodes(env, app.appId, user.id);
   await store.catch(() => {
     throw storeUnavailable();
   });

@@ -36,7 +36,7 @@ export interface CodeRecord {
 }
 
 /** Why a user's codes may not be redeemed (set by the users admin and app PATCH). */
-export type CodeBlock = 'disabled' | 'deleted' | 'app_disabled';
+export type CodeBlock = 'disabled' | 'deleted' | 'app_disabled' | 'revoked';
 
 /** The subject that stands for every code of an app (OneTimeCodes' EVERY_SUBJECT). */
 const EVERY_SUBJECT = '*';
@@ -140,6 +140,15 @@ export async function blockCodes(
 /** Lifts a block set by {@link blockCodes}. */
 export async function unblockCodes(env: Bindings, slug: string, userId: string | null): Promise<void> {
   await codesOf(env, slug).unblock(userId ?? EVERY_SUBJECT);
+}
+
+/**
+ * Lets a re-enabled user's new codes through. Codes issued while the user was enabled before
+ * carry refresh tokens the disable revoked, so they stay refused (invalid_grant) until they
+ * expire: a client never gets a session whose refresh token is already dead.
+ */
+export async function unblockNewCodes(env: Bindings, slug: string, userId: string): Promise<void> {
+  await codesOf(env, slug).liftForNewRecords(userId, 'disabled', 'revoked', CODE_TTL_MS);
 }
 
 /** Whether BASE64URL(SHA-256(verifier)) equals the challenge, compared in constant time. */
