@@ -7,7 +7,8 @@ import { HTTPException } from 'hono/http-exception';
 import { pgCode } from './adapters/postgres-admin';
 import { type AppEnv, closeDb, getReadDb } from './context';
 import { loadConfig } from './env';
-import { ApiError, unauthorized } from './lib/errors';
+import { isCrossSiteWrite } from './lib/cross-site';
+import { ApiError, forbidden, unauthorized } from './lib/errors';
 import { newId } from './lib/ids';
 import { OAuthError } from './lib/oauth-error';
 import { routeGroup } from './lib/openapi';
@@ -126,6 +127,12 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   );
   api.use('*', async (c, next) => {
     if (c.req.path === '/api/v1/openapi.json') return next();
+    const viaCookie = !c.req.header('authorization') && getCookie(c, SESSION_COOKIE) !== undefined;
+    if (viaCookie && isCrossSiteWrite(c.req.raw, c.get('config').PUBLIC_BASE_URL)) {
+      throw forbidden(
+        'a request from another site cannot use the console session cookie; send a Bearer token',
+      );
+    }
     const projectRef = PROJECT_PATH.exec(c.req.path)?.[1];
     const caller = await resolveCaller(() => getReadDb(c), c.get('config'), bearerOf(c), projectRef);
     // Who is calling is settled before what is asked: no credentials is a 401 whatever the body,

@@ -319,6 +319,29 @@ describe('error bodies', () => {
     }
   });
 
+  it('the console cookie cannot make a change from another site (403); a Bearer session can', async () => {
+    const session = headers.session?.authorization?.slice(7) as string;
+    const create = (extra: Record<string, string>) =>
+      fetch(`${inject('baseUrl')}/api/v1/projects`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...extra },
+        body: JSON.stringify({ name: uniqueName('csrf') }),
+      });
+    const forged = await create({ cookie: `tether_session=${session}`, origin: 'https://evil.example' });
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
+    const blind = await create({ cookie: `tether_session=${session}`, 'sec-fetch-site': 'cross-site' });
+    expect(blind.status).toBe(403);
+    const own = await create({ cookie: `tether_session=${session}`, origin: inject('baseUrl') });
+    expect(own.status).toBe(201);
+    const bearer = await create({ authorization: `Bearer ${session}`, origin: 'https://evil.example' });
+    expect(bearer.status).toBe(201);
+    const read = await fetch(`${inject('baseUrl')}/api/v1/account`, {
+      headers: { cookie: `tether_session=${session}`, origin: 'https://evil.example' },
+    });
+    expect(read.status).toBe(200);
+  });
+
   it('a session is accepted as the console cookie', async () => {
     const res = await fetch(`${inject('baseUrl')}/api/v1/account`, {
       headers: { cookie: `tether_session=${headers.session?.authorization?.slice(7)}` },

@@ -24,7 +24,8 @@ export function connectionCaller(principal: Principal): string {
   if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
   if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
   // A managed key is minted from connections; a key able to change them could widen itself.
-  if (principal.type === 'api_key') throw forbidden('project API keys cannot use connection routes');
+  if (principal.type === 'api_key')
+    throw forbidden("project API keys cannot use a site's connection or deploy routes");
   return principal.accountId;
 }
 
