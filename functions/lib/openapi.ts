@@ -75,9 +75,43 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 /** Any JSON object, for responses documented in prose. */
 export const anyObject = z.record(z.string(), z.unknown());
 
-/** Declares a route with the Bearer security scheme. */
+/** The management API's error body. */
+const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'VALIDATION_FAILED' }),
+      message: z.string(),
+      field: z.string().optional().openapi({ description: 'the offending field, when there is one' }),
+    }),
+  })
+  .openapi('Error');
+
+/** What each error status of the management API means, for the OpenAPI document. */
+const ERROR_MEANINGS = {
+  400: 'invalid request: the message names the field',
+  401: 'no credentials, or unknown, revoked or expired ones',
+  403: 'the role or key may not do this',
+  404: 'no such project, or no such resource in it',
+  409: 'conflict with the current state (the message says which)',
+  503: 'an outside system (database cluster, IAM) could not be reached; nothing changed',
+} as const;
+
+/** Error responses of a route: 400, 401, 403 and 404 for every route, plus `extra` (409, 503). */
+export function errorResponses(...extra: Array<409 | 503>) {
+  const codes = [400, 401, 403, 404, ...extra] as const;
+  return Object.fromEntries(codes.map((code) => [code, json(ErrorSchema, ERROR_MEANINGS[code])]));
+}
+
+/**
+ * Declares a route with the Bearer security scheme; its error responses default to
+ * {@link errorResponses}() (a route lists its own to add 409 or 503).
+ */
 export function apiRoute<R extends RouteConfig>(config: R): R & { getRoutingPath(): string } {
-  return createRoute({ security: [{ bearer: [] }], ...config });
+  return createRoute({
+    security: [{ bearer: [] }],
+    ...config,
+    responses: { ...errorResponses(), ...config.responses },
+  });
 }
 
 export { z };

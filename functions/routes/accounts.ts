@@ -5,7 +5,7 @@ import { type AppEnv, getDb, getReadDb } from '../context';
 import { sha256Hex } from '../lib/crypto';
 import { conflict, forbidden, notFound, unauthorized } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { requireAccount } from '../services/access';
 
 /** Dashboard sessions last twelve hours. */
@@ -33,6 +33,7 @@ accountsRoutes.openapi(
     ),
     responses: {
       201: json(z.object({ account: AccountSchema, token: z.string() }), 'the account and its first token'),
+      ...errorResponses(409),
     },
   }),
   async (c) => {

@@ -4,7 +4,7 @@ import { type AppEnv, getDb, getReadDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { deleteUser, listUsers, setUserDisabled } from '../services/auth/admin-users';
 import type { AuthAppRow } from '../services/auth/apps';
 import {
@@ -120,7 +120,7 @@ authAppsRoutes.openapi(
           .strict(),
       ),
     },
-    responses: { 201: json(AuthAppSchema, 'the auth app') },
+    responses: { 201: json(AuthAppSchema, 'the auth app'), ...errorResponses(409) },
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
@@ -153,7 +153,7 @@ authAppsRoutes.openapi(
     tags: ['auth-apps'],
     summary: 'Change providers, allowed origins, the user limit or enabled (secrets are never echoed)',
     request: { params: AppParams, ...jsonBody(PatchSchema) },
-    responses: { 200: json(AuthAppSchema, 'the auth app') },
+    responses: { 200: json(AuthAppSchema, 'the auth app'), ...errorResponses(503) },
   }),
   async (c) => {
     const app = await appAccess(c, c.req.valid('param'), 'write', false);
@@ -189,7 +189,7 @@ authAppsRoutes.openapi(
     tags: ['auth-apps'],
     summary: 'Disable or enable an end user (disabling ends their sessions)',
     request: { params: UserParams, ...jsonBody(z.object({ disabled: z.boolean() }).strict()) },
-    responses: { 200: json(AdminUserSchema, 'the user') },
+    responses: { 200: json(AdminUserSchema, 'the user'), ...errorResponses(503) },
   }),
   async (c) => {
     const params = c.req.valid('param');
@@ -208,7 +208,7 @@ authAppsRoutes.openapi(
     tags: ['auth-apps'],
     summary: 'Delete an end user with their sessions',
     request: { params: UserParams },
-    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
+    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted'), ...errorResponses(503) },
   }),
   async (c) => {
     const params = c.req.valid('param');

@@ -5,7 +5,7 @@ import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getReadDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { type BucketRow, createBucket, deleteBucket, listBuckets } from '../services/buckets';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
@@ -41,7 +41,7 @@ bucketsRoutes.openapi(
           .strict(),
       ),
     },
-    responses: { 201: json(BucketSchema, 'the bucket') },
+    responses: { 201: json(BucketSchema, 'the bucket'), ...errorResponses(409, 503) },
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');

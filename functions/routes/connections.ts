@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { type AppEnv, getReadDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import { projectListing, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
@@ -107,6 +107,7 @@ connectionsRoutes.openapi(
     },
     responses: {
       200: json(z.object({ connections: z.array(ConnectionSchema) }), 'the connections after the write'),
+      ...errorResponses(409, 503),
     },
   }),
   async (c) => {
@@ -128,10 +129,9 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
     summary: 'Connect one service, or change the level of its connection',
-    description:
-      "Without level: a new connection gets the kind's default; an existing one keeps its level.",
+    description: "Without level: a new connection gets the kind's default; an existing one keeps its level.",
     request: { params: SiteParams, ...jsonBody(Desired) },
-    responses: { 201: json(ConnectionSchema, 'the stored connection') },
+    responses: { 201: json(ConnectionSchema, 'the stored connection'), ...errorResponses(409, 503) },
   }),
   async (c) => {
     const params = c.req.valid('param');
@@ -156,7 +156,10 @@ connectionsRoutes.openapi(
     tags,
     summary: 'Disconnect one service (removed:false when it was not connected)',
     request: { params: OneParams },
-    responses: { 200: json(z.object({ removed: z.boolean() }), 'whether a connection was removed') },
+    responses: {
+      200: json(z.object({ removed: z.boolean() }), 'whether a connection was removed'),
+      ...errorResponses(409),
+    },
   }),
   async (c) => {
     const params = c.req.valid('param');
@@ -182,6 +185,7 @@ connectionsRoutes.openapi(
     request: { params: OneParams },
     responses: {
       204: { description: 'rotated; the app receives the new secret by live patch and at its next deploy' },
+      ...errorResponses(409, 503),
     },
   }),
   async (c) => {

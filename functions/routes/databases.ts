@@ -6,7 +6,7 @@ import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getReadDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import {
   createDatabase,
   type DatabaseRow,
@@ -68,7 +68,7 @@ databasesRoutes.openapi(
           .strict(),
       ),
     },
-    responses: { 201: json(DatabaseSchema, 'the database') },
+    responses: { 201: json(DatabaseSchema, 'the database'), ...errorResponses(409, 503) },
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');

@@ -7,7 +7,7 @@ import { SLUG_RE, slugify } from '../domain/names';
 import { ROLES, roleAtLeast } from '../domain/roles';
 import { ApiError, conflict, forbidden, notFound } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { requireAccount } from '../services/access';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
@@ -45,7 +45,7 @@ projectsRoutes.openapi(
         })
         .strict(),
     ),
-    responses: { 201: json(ProjectSchema, 'the project') },
+    responses: { 201: json(ProjectSchema, 'the project'), ...errorResponses(409) },
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));

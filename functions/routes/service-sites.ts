@@ -10,7 +10,7 @@ import type { Role } from '../domain/roles';
 import { familyOf } from '../domain/variables';
 import { ApiError, notFound } from '../lib/errors';
 import { isUuid } from '../lib/ids';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import type { ResourceInfo } from '../services/connections/model';
 import {
@@ -120,7 +120,7 @@ for (const [prefix, kind] of [
       tags,
       summary: `Replace the whole set of sites connected to this ${kind} (level optional, default as everywhere)`,
       request: { params: Params, ...jsonBody(PutBody) },
-      responses: { 200: json(SitesBody, 'the connected sites after the write') },
+      responses: { 200: json(SitesBody, 'the connected sites after the write'), ...errorResponses(409, 503) },
     }),
     async (c) => {
       const id = c.req.valid('param').id;

@@ -5,7 +5,7 @@ import { type AppEnv, getDb, getReadDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { removeSiteConnections } from '../services/site-removal';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
@@ -26,7 +26,7 @@ sitesRoutes.openapi(
         z.object({ slug: z.string().regex(SLUG_RE, 'lower-case letters, digits and -, 1 to 63') }).strict(),
       ),
     },
-    responses: { 201: json(SiteSchema, 'the site') },
+    responses: { 201: json(SiteSchema, 'the site'), ...errorResponses(409) },
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');

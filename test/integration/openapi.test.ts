@@ -67,3 +67,35 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(res.body.paths[path] ?? {})).toContain(method);
   });
 });
+
+describe('error responses in the OpenAPI document', () => {
+  type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  const doc = async () => (await api().get<Doc>('/api/v1/openapi.json')).body;
+
+  it('every management route documents 400, 401, 403 and 404 with the error body', async () => {
+    const { paths } = await doc();
+    for (const [method, path] of EXPECTED) {
+      const responses = paths[path]?.[method]?.responses ?? {};
+      expect(Object.keys(responses), `${method} ${path}`).toEqual(
+        expect.arrayContaining(['400', '401', '403', '404']),
+      );
+      expect(JSON.stringify(responses['400']), `${method} ${path}`).toContain('#/components/schemas/Error');
+    }
+  });
+
+  it('routes that can conflict or meet an unreachable outside system document 409 and 503', async () => {
+    const { paths } = await doc();
+    const conns = '/api/v1/projects/{id}/sites/{siteId}/connections';
+    for (const [method, path] of [
+      ['post', conns],
+      ['put', conns],
+      ['post', `${conns}/{kind}/{resourceId}/rotate`],
+      ['put', '/api/v1/databases/{id}/sites'],
+      ['post', '/api/v1/projects/{id}/databases'],
+    ] as const) {
+      expect(Object.keys(paths[path]?.[method]?.responses ?? {}), `${method} ${path}`).toEqual(
+        expect.arrayContaining(['409', '503']),
+      );
+    }
+  });
+});
