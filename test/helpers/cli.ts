@@ -47,8 +47,11 @@ export async function cliHome(env: Record<string, string> = {}): Promise<CliHome
   };
 }
 
-function childEnv(home: CliHome, extra: Record<string, string>): Record<string, string> {
-  return {
+/** Extra variables of one run; `undefined` removes a default (NO_COLOR, to test colour). */
+export type ExtraEnv = Record<string, string | undefined>;
+
+function childEnv(home: CliHome, extra: ExtraEnv): Record<string, string> {
+  const merged: ExtraEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home.configHome,
     XDG_CONFIG_HOME: home.configHome,
@@ -56,13 +59,16 @@ function childEnv(home: CliHome, extra: Record<string, string>): Record<string, 
     ...home.env,
     ...extra,
   };
+  return Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /** Starts the tool with `args`; stdin is a pipe (not a terminal). */
 export function spawnCli(
   home: CliHome,
   args: string[],
-  extraEnv: Record<string, string> = {},
+  extraEnv: ExtraEnv = {},
 ): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: home.cwd, env: childEnv(home, extraEnv) });
 }
@@ -71,7 +77,7 @@ export function spawnCli(
 export function runCli(
   home: CliHome,
   args: string[],
-  opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+  opts: { env?: ExtraEnv; input?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   const child = spawnCli(home, args, opts.env);
   let stdout = '';
@@ -159,18 +165,47 @@ export const HAS_SCRIPT = spawnSync('script', ['--version'], { stdio: 'ignore' }
 
 const shellQuote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`;
 
+/** How a run on a terminal goes beyond its arguments. */
+export interface TerminalOptions {
+  /**
+   * Type the input only once the output matches this (the question): a key such as Ctrl-C
+   * reaches the tool as a keystroke only after it has put the terminal in raw mode to ask;
+   * typed earlier, the terminal itself would turn it into a signal.
+   */
+  typeAfter?: RegExp;
+  /** Extra variables of the run (`undefined` removes one). */
+  env?: ExtraEnv;
+  /** Redirect the tool's stderr to this file, leaving stdout on the terminal. */
+  stderrFile?: string;
+}
+
 /**
  * Runs the tool on a pseudo-terminal (util-linux `script`), typing `input`: how a person at a
  * terminal answers its questions. Output comes back as the terminal showed it.
  */
-export function runCliInTerminal(home: CliHome, args: string[], input: string): Promise<CliResult> {
-  const command = [process.execPath, CLI_ENTRY, ...args].map(shellQuote).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: home.cwd, env: childEnv(home, {}) });
+export function runCliInTerminal(
+  home: CliHome,
+  args: string[],
+  input: string,
+  opts: TerminalOptions = {},
+): Promise<CliResult> {
+  let command = [process.execPath, CLI_ENTRY, ...args].map(shellQuote).join(' ');
+  if (opts.stderrFile !== undefined) command += ` 2>${shellQuote(opts.stderrFile)}`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: home.cwd,
+    env: childEnv(home, opts.env ?? {}),
+  });
   let stdout = '';
+  let typed = false;
+  const type = () => {
+    typed = true;
+    child.stdin.end(input);
+  };
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
     stdout += d;
+    if (!typed && opts.typeAfter?.test(stdout)) type();
   });
-  child.stdin.end(input);
+  if (!opts.typeAfter) type();
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { api, createAccount, createProject, type TestAccount, type TestProject } from '../helpers/api';
-import { type CliHome, cliHome, runCli } from '../helpers/cli';
+import { type CliHome, cliHome, HAS_SCRIPT, runCli, runCliInTerminal } from '../helpers/cli';
 import { createSite } from '../helpers/connections';
 
 let owner: TestAccount;
@@ -153,6 +153,34 @@ describe('tether link', () => {
     await expect(stat(join(h.cwd, '.tether'))).rejects.toThrow(/ENOENT/);
   });
 
+  it.each([
+    ['an object naming no project', '{"x":1}'],
+    ['invalid JSON', '{"project_id": '],
+    ['null', 'null'],
+    ['an array', '[]'],
+    ['a string', '"my-shop"'],
+  ])(
+    'a link file holding %s: commands say to link again, and tether link overwrites it',
+    async (_what, content) => {
+      const h = await home(asOwner());
+      const file = join(h.cwd, '.tether', 'project.json');
+      await mkdir(join(h.cwd, '.tether'));
+      await writeFile(file, content);
+      const broken = await runCli(h, ['connections']);
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toMatch(/^error: \S*project\.json .*; run tether link <project> again\n$/);
+
+      const relinked = await runCli(h, ['link', project.slug]);
+      expect(relinked.stderr).toBe('');
+      expect(relinked.code).toBe(0);
+      expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
+        project_id: project.id,
+        project_slug: project.slug,
+      });
+      expect((await runCli(h, ['connections', '--json'])).code).toBe(0);
+    },
+  );
+
   it('TETHER_PROJECT overrides the link', async () => {
     const other = await createProject(owner.token);
     const h = await home(asOwner());
@@ -211,5 +239,46 @@ describe('help and usage errors', () => {
     const res = await runCli(h, ['connections']);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('tether link <project>');
+  });
+});
+
+describe('colour', () => {
+  /** A usage error found before any request: `error:` on stderr. */
+  const failing = ['connect', 'queue', 'q1'];
+  /** The variables picocolors reads, none set: colour follows the terminal alone. */
+  const plainEnv = { NO_COLOR: undefined, FORCE_COLOR: undefined, CI: undefined };
+  const ESCAPE = '\x1b[';
+
+  it.skipIf(!HAS_SCRIPT)(
+    'stderr redirected to a file gets no colour codes, though stdout is a terminal',
+    async () => {
+      const h = await home();
+      const stderrFile = join(h.cwd, 'stderr.txt');
+      const res = await runCliInTerminal(h, failing, '', { env: plainEnv, stderrFile });
+      expect(res.code).toBe(1);
+      const stderr = await readFile(stderrFile, 'utf8');
+      expect(stderr).toContain('error: unknown kind "queue"');
+      expect(stderr).not.toContain(ESCAPE);
+    },
+  );
+
+  it.skipIf(!HAS_SCRIPT)('an error on a terminal is red, unless NO_COLOR is set', async () => {
+    const h = await home();
+    const coloured = await runCliInTerminal(h, failing, '', { env: plainEnv });
+    expect(coloured.code).toBe(1);
+    expect(coloured.stdout).toContain(`${ESCAPE}31merror:`);
+    const plain = await runCliInTerminal(h, failing, '', { env: { ...plainEnv, NO_COLOR: '1' } });
+    expect(plain.stdout).toContain('error: unknown kind');
+    expect(plain.stdout).not.toContain(ESCAPE);
+  });
+
+  it('stderr in a pipe is plain, even with CI set; FORCE_COLOR colours it', async () => {
+    const h = await home();
+    const piped = await runCli(h, failing, { env: { ...plainEnv, CI: 'true' } });
+    expect(piped.code).toBe(1);
+    expect(piped.stderr).toContain('error: unknown kind');
+    expect(piped.stderr).not.toContain(ESCAPE);
+    const forced = await runCli(h, failing, { env: { ...plainEnv, FORCE_COLOR: '1' } });
+    expect(forced.stderr).toContain(`${ESCAPE}31merror:`);
   });
 });

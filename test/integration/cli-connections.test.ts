@@ -24,6 +24,12 @@ interface Connection {
   env_names: string[];
 }
 
+/** Keystrokes a person ends a question with, as the terminal delivers them in raw mode. */
+const CTRL_C = '\x03';
+const CTRL_D = '\x04';
+/** What a cancelled question must never show: readline's AbortError or a stack trace. */
+const STACK_OR_ABORT = /unexpected failure|AbortError|\n\s+at /;
+
 let as: ApiClient;
 let token: string;
 let projectId: string;
@@ -125,6 +131,23 @@ describe('tether connect', () => {
       expect(res.stdout).toContain(`Raise auth app ${other.name} to admin for site ${admin.slug}?`);
       expect(res.code).toBe(0);
       expect((await connectionsOf(admin.id)).find((c) => c.resource_id === other.id)?.level).toBe('admin');
+    },
+  );
+
+  it.skipIf(!HAS_SCRIPT)(
+    'on a terminal, Ctrl-C at the admin question cancels cleanly and changes nothing',
+    async () => {
+      const other = await createAuthApp(as, projectId);
+      const res = await runCliInTerminal(
+        h,
+        ['connect', 'auth', other.name, '--site', admin.slug, '--level', 'admin'],
+        CTRL_C,
+        { typeAfter: /\[y\/N\] / },
+      );
+      expect(res.stdout).toContain('cancelled; nothing changed');
+      expect(res.stdout).not.toMatch(STACK_OR_ABORT);
+      expect(res.code).toBe(1);
+      expect((await connectionsOf(admin.id)).some((c) => c.resource_id === other.id)).toBe(false);
     },
   );
 
@@ -263,6 +286,29 @@ describe('tether disconnect', () => {
     expect(res.code).toBe(1);
     expect(await connectionsOf(web.id)).toEqual(before);
   });
+
+  it.skipIf(!HAS_SCRIPT).each([
+    ['Ctrl-C', CTRL_C],
+    ['Ctrl-D', CTRL_D],
+  ])(
+    'on a terminal, %s at the question cancels like "no": exit 1, no stack, nothing changed',
+    async (_key, keystroke) => {
+      const before = await connectionsOf(web.id);
+      const res = await runCliInTerminal(
+        h,
+        ['disconnect', 'bucket', bucket.name, '--site', web.slug],
+        keystroke,
+        {
+          typeAfter: /\[y\/N\] /,
+        },
+      );
+      expect(res.stdout).toContain(`Disconnect bucket ${bucket.name} from site ${web.slug}?`);
+      expect(res.stdout).toContain('cancelled; nothing changed');
+      expect(res.stdout).not.toMatch(STACK_OR_ABORT);
+      expect(res.code).toBe(1);
+      expect(await connectionsOf(web.id)).toEqual(before);
+    },
+  );
 
   it('an unknown name is exit 1 and changes nothing', async () => {
     const before = await connectionsOf(web.id);

@@ -3,7 +3,7 @@
  * back exactly through the dotenv package, the file is 0600, and git-ignore is checked.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'dotenv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -118,6 +118,20 @@ describe('tether env pull', () => {
     } finally {
       await as.put(`/api/v1/projects/${projectId}/sites/${siteId}/env`, { vars: HOSTILE });
     }
+  });
+
+  it('a folder in the way is exit 1 with one plain line naming it, and leaves no temporary file', async () => {
+    await mkdir(join(h.cwd, 'adir'));
+    const res = await runCli(h, ['env', 'pull', 'adir']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: cannot write \S*adir: it is a folder\n$/);
+    expect((await readdir(h.cwd)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a file that cannot be created is exit 1 with one plain line naming it', async () => {
+    const res = await runCli(h, ['env', 'pull', '/proc/x.env']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: cannot write \/proc\/x\.env: [^\n]+\n$/);
   });
 
   it('an unknown site is exit 1', async () => {

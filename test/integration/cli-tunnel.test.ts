@@ -3,7 +3,9 @@
  * WebSockets and the Worker's `cloudflare:sockets` connection, with the connection's own
  * credential. The route itself is tested in tunnel-route.test.ts.
  */
-import { readFile, stat } from 'node:fs/promises';
+
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'dotenv';
@@ -13,6 +15,7 @@ import { freePort, isPortFree } from '../../scripts/local/net';
 import { type ApiClient, createAccount } from '../helpers/api';
 import { type CliHome, cliHome, exitOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
 import { createDatabase, createSite, type Service, seed } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
 
 let as: ApiClient;
 let token: string;
@@ -52,6 +55,30 @@ function refusedConnect(port: number): Promise<string> {
     });
     socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
   });
+}
+
+/** Waits for the tool to say the tunnels are open, then returns the env file it wrote. */
+async function waitForEnvFile(child: ChildProcessWithoutNullStreams, file: string): Promise<string> {
+  await waitForOutput(child, /Tunnels are open/);
+  return readFile(join(h.cwd, file), 'utf8');
+}
+
+/**
+ * Waits until the cluster runs `sql` (so a client is mid-query through a tunnel). Each caller
+ * names its own query: a backend of an earlier run may still be sleeping, since pg_sleep does
+ * not notice that its client went away.
+ */
+async function waitForActiveQuery(sql: string): Promise<void> {
+  await eventually(
+    () =>
+      query<{ n: number }>(
+        inject('adminUrl'),
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query = '${sql}'`,
+      ),
+    (rows) => rows[0]?.n === 1,
+    10_000,
+    `${sql} through the tunnel`,
+  );
 }
 
 beforeAll(async () => {
@@ -145,6 +172,36 @@ describe('tether connect --local', () => {
     }
   });
 
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s with a client connection open closes it and exits 0 at once',
+    async (signal) => {
+      const out = `open-${signal}.env`;
+      const child = spawnCli(h, ['connect', '--local', '--site', site.slug, '--port', '0', '--out', out]);
+      const client = new pg.Client({
+        connectionString: parse(await waitForEnvFile(child, out)).DATABASE_URL,
+        connectionTimeoutMillis: 10_000,
+      });
+      // The connection going away is the point; without a listener pg would throw it.
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        const sql = `SELECT pg_sleep(8) AS ${signal.toLowerCase()}`;
+        const sleeping = client.query(sql).then(
+          () => 'query finished',
+          (err: Error) => `connection closed: ${err.message}`,
+        );
+        await waitForActiveQuery(sql);
+        child.kill(signal);
+        // Well within the 8 s of the query: the tunnel does not wait for the client to finish.
+        expect(await exitOf(child, 4_000)).toBe(0);
+        expect(await sleeping).toMatch(/^connection closed/);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        await client.end().catch(() => {});
+      }
+    },
+  );
+
   it('a database disconnected while tunnels run is refused at the next connection, with the API message', async () => {
     const extra = await createDatabase(as, projectId);
     const child = spawnCli(h, [
@@ -191,6 +248,14 @@ describe('tether connect --local', () => {
     });
     expect(res.stderr).toContain('403');
     expect(res.code).toBe(2);
+  });
+
+  it('--out naming a folder is exit 1 with one plain line, and leaves no temporary file', async () => {
+    await mkdir(join(h.cwd, 'adir'));
+    const res = await runCli(h, ['connect', '--local', '--site', site.slug, '--port', '0', '--out', 'adir']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: cannot write \S*adir: it is a folder\n$/);
+    expect((await readdir(h.cwd)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a first port in use is exit 1 and writes nothing', async () => {

@@ -24,7 +24,8 @@ export function registerLink(program) {
         /** @type {{ site?: string, json?: boolean }} */ opts,
         cmd,
       ) => {
-        const ctx = await contextOf(cmd);
+        // The link being replaced is not read: a broken one must not stop its own repair.
+        const ctx = await contextOf(cmd, { readLink: false });
         const api = ctx.api();
         /** @type {Project} */
         const project = await api.get(`/api/v1/projects/${seg(projectArg)}`);

@@ -31,11 +31,15 @@ export function configPath(env = process.env) {
   return join(base, 'tether', 'config.json');
 }
 
+/** What to do about a link file that names no project, said by every command that meets one. */
+const RELINK = 'run tether link <project> again';
+
 /**
  * @param {string} file
+ * @param {string} remedy what to do when the file is not JSON
  * @returns {Promise<unknown>} the parsed JSON, or undefined when the file does not exist
  */
-async function readJson(file) {
+async function readJson(file, remedy) {
   let text;
   try {
     text = await readFile(file, 'utf8');
@@ -46,13 +50,13 @@ async function readJson(file) {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UsageError(`${file} is not valid JSON; fix or delete it`);
+    throw new UsageError(`${file} is not valid JSON; ${remedy}`);
   }
 }
 
 /** @returns {Promise<StoredConfig>} */
 export async function readConfig() {
-  const data = await readJson(configPath());
+  const data = await readJson(configPath(), 'fix or delete it');
   if (data === undefined) return {};
   if (typeof data !== 'object' || data === null) throw new UsageError(`${configPath()} is not a JSON object`);
   const { api_url, token } = /** @type {Record<string, unknown>} */ (data);
@@ -79,11 +83,14 @@ export async function findLink(cwd) {
   let dir = resolve(cwd);
   for (;;) {
     const file = join(dir, '.tether', 'project.json');
-    const data = await readJson(file);
+    const data = await readJson(file, RELINK);
     if (data !== undefined) {
-      const link = /** @type {Partial<ProjectLink>} */ (data);
+      // Any JSON may be there (null, a list, a string): only an object naming a project is a link.
+      const link = /** @type {Partial<ProjectLink>} */ (
+        typeof data === 'object' && data !== null ? data : {}
+      );
       if (typeof link.project_id !== 'string' || typeof link.project_slug !== 'string') {
-        throw new UsageError(`${file} does not name a project; run tether link <project> again`);
+        throw new UsageError(`${file} does not name a project; ${RELINK}`);
       }
       return {
         file,
@@ -131,12 +138,14 @@ export function normaliseApiUrl(url) {
  * Everything a command needs to know, by precedence: command-line flag, environment variable,
  * working folder's link (project only), stored login, default.
  * @param {{ project?: string }} flags
+ * @param {{ readLink?: boolean }} [opts] readLink false: `tether link`, which replaces the link
+ *   and so must work when the one there is broken
  * @returns {Promise<Settings>}
  */
-export async function loadSettings(flags) {
+export async function loadSettings(flags, opts = {}) {
   const env = process.env;
   const stored = await readConfig();
-  const link = await findLink(process.cwd());
+  const link = opts.readLink === false ? undefined : await findLink(process.cwd());
   return {
     apiUrl: normaliseApiUrl(env.TETHER_API_URL || stored.api_url || DEFAULT_API_URL),
     token: env.TETHER_TOKEN || stored.token,

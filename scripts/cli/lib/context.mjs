@@ -12,13 +12,15 @@ import { loadSettings } from './config.mjs';
 /**
  * Builds the context of `cmd` (its own options merged over the program's).
  * @param {Command} cmd
+ * @param {{ readLink?: boolean }} [opts] readLink false: ignore the working folder's link
  * @returns {Promise<Context>}
  */
-export async function contextOf(cmd) {
+export async function contextOf(cmd, opts = {}) {
   const flags = cmd.optsWithGlobals();
-  const settings = await loadSettings({
-    project: typeof flags.project === 'string' ? flags.project : undefined,
-  });
+  const settings = await loadSettings(
+    { project: typeof flags.project === 'string' ? flags.project : undefined },
+    opts,
+  );
   /** @type {import('./api.mjs').Api | undefined} */
   let api;
   return {

@@ -4,13 +4,31 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 
 /**
- * Prints rows as a table with a bold header (colour only on a terminal; NO_COLOR is honoured).
+ * Whether to colour what goes to `stream`, by picocolors' conventions (NO_COLOR or --no-color
+ * turn colour off, FORCE_COLOR or --color turn it on) but decided for that stream: picocolors'
+ * default looks only at stdout (and colours whenever CI is set), which put escape codes into
+ * a redirected stderr.
+ * @param {{ isTTY?: boolean }} stream
+ */
+function colourWanted(stream) {
+  const { env, argv } = process;
+  if (env.NO_COLOR || argv.includes('--no-color')) return false;
+  if (env.FORCE_COLOR || argv.includes('--color')) return true;
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+/** Colours for stdout and for stderr, each on only when its own stream takes them. */
+const stdoutColours = pc.createColors(colourWanted(process.stdout));
+const stderrColours = pc.createColors(colourWanted(process.stderr));
+
+/**
+ * Prints rows as a table with a bold header (colour only when stdout is a terminal; NO_COLOR is honoured).
  * @param {string[]} head
  * @param {string[][]} rows
  */
 export function printTable(head, rows) {
   const table = new Table({
-    head: head.map((h) => pc.bold(h)),
+    head: head.map((h) => stdoutColours.bold(h)),
     // cli-table3 colours through its own optional dependency; picocolors does it here instead.
     style: { head: [], border: [] },
     wordWrap: true,
@@ -40,7 +58,7 @@ export function say(text) {
  * @param {string} text
  */
 export function warn(text) {
-  process.stderr.write(`${pc.yellow('warning:')} ${text}\n`);
+  process.stderr.write(`${stderrColours.yellow('warning:')} ${text}\n`);
 }
 
 /**
@@ -48,7 +66,5 @@ export function warn(text) {
  * @param {string} text
  */
 export function fail(text) {
-  process.stderr.write(`${pc.red('error:')} ${text}\n`);
+  process.stderr.write(`${stderrColours.red('error:')} ${text}\n`);
 }
-
-export { pc };

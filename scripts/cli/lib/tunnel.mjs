@@ -49,15 +49,19 @@ function refusedMessage(res) {
  * Opens a listener on 127.0.0.1:`port` (0: any free port) tunnelling each connection.
  * @param {number} port
  * @param {TunnelOptions} opts
- * @returns {Promise<Listener>}
+ * @returns {Promise<Listener>} whose close() also ends every open tunnel, both of its ends
  */
 export async function listen(port, opts) {
   /** @type {Set<import('node:net').Socket>} */
   const sockets = new Set();
+  /** @type {Set<WebSocket>} */
+  const webSockets = new Set();
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    carry(socket, opts);
+    const ws = carry(socket, opts);
+    webSockets.add(ws);
+    ws.on('close', () => webSockets.delete(ws));
   });
   await new Promise((resolve, reject) => {
     server.once('error', (err) => {
@@ -75,6 +79,9 @@ export async function listen(port, opts) {
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
+        // A destroyed socket does not end the WebSocket stream it is piped into, so each
+        // WebSocket is ended here too: one left open keeps the process running after Ctrl-C.
+        for (const ws of webSockets) ws.terminate();
         server.close(() => resolve(undefined));
       }),
   };
@@ -84,6 +91,7 @@ export async function listen(port, opts) {
  * Carries one local socket over a new WebSocket until either side ends.
  * @param {import('node:net').Socket} socket
  * @param {TunnelOptions} opts
+ * @returns {WebSocket} the WebSocket, for the listener to end when it closes
  */
 function carry(socket, opts) {
   const ws = new WebSocket(opts.wsUrl, {
@@ -106,6 +114,7 @@ function carry(socket, opts) {
   });
   socket.on('error', () => stream.destroy());
   socket.pipe(stream).pipe(socket);
+  return ws;
 }
 
 /**
