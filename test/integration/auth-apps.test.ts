@@ -88,7 +88,8 @@ describe('creating and listing auth apps', () => {
     // Another project may hold it: variables are per site, and its sites see only its own apps.
     const other = await owner();
     expect(
-      (await other.admin.post(`/api/v1/projects/${other.projectId}/auth-apps`, { app_id: `${base}_x` })).status,
+      (await other.admin.post(`/api/v1/projects/${other.projectId}/auth-apps`, { app_id: `${base}_x` }))
+        .status,
     ).toBe(201);
   });
 
