@@ -30,17 +30,28 @@ const TRANSIENT = new Set(['53300', '57P03']);
 /** Role names derived from a database's physical name. */
 export const rolesOf = (db: string) => ({ owner: `${db}_rw`, reader: `${db}_ro` });
 
-/** Grants for one level: connect acts as the shared owner; read-only is a member of the reader group only. */
+/**
+ * Grants for one level. Connect acts as the shared owner: its sessions start as `<db>_rw`, so
+ * what the app creates belongs to `<db>_rw` and another connect-level app can alter it. The
+ * login role itself does not inherit `<db>_rw`'s rights (NOINHERIT): a session that steps back
+ * with `SET ROLE NONE` can create nothing and take over nothing under its own name, so no
+ * object ever escapes the shared owner or outlives a move to read-only. Read-only inherits the
+ * reader group's SELECT rights and nothing else.
+ */
 function levelStatements(db: string, name: string, level: PgLevel): string[] {
   const { owner, reader } = rolesOf(db);
   if (level === 'connect') {
-    // Objects the app creates then belong to <db>_rw, so another connect-level app can alter them.
     return [
+      `ALTER ROLE ${ident(name)} NOINHERIT`,
       `GRANT ${ident(owner)} TO ${ident(name)}`,
       `ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`,
     ];
   }
-  return [`GRANT ${ident(reader)} TO ${ident(name)}`, `ALTER ROLE ${ident(name)} RESET role`];
+  return [
+    `ALTER ROLE ${ident(name)} INHERIT`,
+    `GRANT ${ident(reader)} TO ${ident(name)}`,
+    `ALTER ROLE ${ident(name)} RESET role`,
+  ];
 }
 
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
@@ -164,6 +175,8 @@ export class PostgresAdmin {
           `CREATE ROLE ${ident(name)} LOGIN PASSWORD ${literal(password)}`,
           // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
           `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
+          // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
+          `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
           ...levelStatements(db, name, level),
         ];
         await this.run((client) => client.query(statements.join(';\n')));
@@ -179,7 +192,12 @@ export class PostgresAdmin {
    * sessions: a session that already acts as `<db>_rw` would otherwise keep writing.
    */
   async setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void> {
-    if (level === 'read-only' && running) await this.grantReaderExisting(db);
+    if (level === 'read-only' && running) {
+      // Anything the role came to own (a role made before NOINHERIT, a large object) passes to
+      // <db>_rw first, where the reader group may read it and the app may no longer write it.
+      await this.reassignOwned(db, name);
+      await this.grantReaderExisting(db);
+    }
     const { owner, reader } = rolesOf(db);
     const statements = [
       `REVOKE ${ident(owner)}, ${ident(reader)} FROM ${ident(name)}`,
@@ -211,6 +229,10 @@ export class PostgresAdmin {
       if (found.rowCount === 0) return false;
       await client.query(`ALTER ROLE ${ident(name)} NOLOGIN`);
       await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [name]);
+      await client.query(`REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`).catch((err) => {
+        // The database itself may be gone already; the role is dropped all the same.
+        if (pgCode(err) !== '3D000') throw err;
+      });
       try {
         await client.query(`DROP ROLE IF EXISTS ${ident(name)}`);
         return false;
@@ -220,11 +242,19 @@ export class PostgresAdmin {
       }
     });
     if (!dependent) return;
-    await this.run(async (client) => {
-      await client.query(`REASSIGN OWNED BY ${ident(name)} TO ${ident(rolesOf(db).owner)}`);
-      await client.query(`DROP OWNED BY ${ident(name)}`);
-    }, db);
+    await this.reassignOwned(db, name);
+    await this.run((client) => client.query(`DROP OWNED BY ${ident(name)}`), db);
+    // What passed to <db>_rw is readable by read-only apps like everything else it holds.
+    await this.grantReaderExisting(db);
     await this.run((client) => client.query(`DROP ROLE IF EXISTS ${ident(name)}`));
+  }
+
+  /** Gives everything `name` owns in `db` to the shared owner `<db>_rw`. */
+  private async reassignOwned(db: string, name: string): Promise<void> {
+    await this.run(
+      (client) => client.query(`REASSIGN OWNED BY ${ident(name)} TO ${ident(rolesOf(db).owner)}`),
+      db,
+    );
   }
 
   /** Every connection login role on the cluster, with the groups it belongs to and when it was made. */

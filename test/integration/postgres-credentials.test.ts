@@ -137,6 +137,37 @@ describe('PostgreSQL per-connection roles', () => {
     expect((await sw.query('SELECT count(*)::int AS n FROM before_ro')).rows[0].n).toBe(1);
   });
 
+  it('a connect app that steps out of the shared owner (SET ROLE NONE) can make or take over nothing', async () => {
+    const a = await own('connect');
+    const sa = await session(a.name, a.secret);
+    await sa.query('CREATE TABLE IF NOT EXISTS escape_t (id int)');
+    await sa.query('SET ROLE NONE');
+    expect((await sa.query('SELECT current_user AS u')).rows[0].u).toBe(a.name);
+    expect(await sqlState(sa, 'CREATE TABLE escaped (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sa, 'CREATE SCHEMA escaped_schema')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sa, 'CREATE TEMP TABLE escaped_tmp (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sa, `ALTER TABLE escape_t OWNER TO "${a.name}"`)).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sa, 'INSERT INTO escape_t VALUES (1)')).toBe(INSUFFICIENT_PRIVILEGE);
+    // Back as the shared owner, everything works as before.
+    await sa.query(`SET ROLE "${physical}_rw"`);
+    await sa.query('INSERT INTO escape_t VALUES (1)');
+  });
+
+  it('a move to read-only leaves the app nothing it can write, even what its role owned', async () => {
+    const c = await own('connect');
+    const su = await superuser(physical);
+    await su.query(`CREATE TABLE legacy_owned (id int); ALTER TABLE legacy_owned OWNER TO "${c.name}"`);
+    await su.end();
+    await setCredentialLevel(adapters, config(), target(), c.name, 'read-only');
+    const s = await session(c.name, c.secret);
+    await s.query('SET ROLE NONE');
+    expect((await s.query('SELECT count(*)::int AS n FROM legacy_owned')).rows[0].n).toBe(0);
+    expect(await sqlState(s, 'INSERT INTO legacy_owned VALUES (1)')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(s, 'ALTER TABLE legacy_owned ADD COLUMN x int')).toBe(INSUFFICIENT_PRIVILEGE);
+    const owner = await s.query("SELECT tableowner FROM pg_tables WHERE tablename = 'legacy_owned'");
+    expect(owner.rows[0].tableowner).toBe(`${physical}_rw`);
+  });
+
   it('a level change keeps name and password, changes grants and ends open sessions', async () => {
     const c = await own('read-only');
     const s1 = await session(c.name, c.secret);
@@ -168,8 +199,12 @@ describe('PostgreSQL per-connection roles', () => {
     const keep = await own('connect');
     const sa = await session(a.name, a.secret);
     await sa.query('CREATE TABLE IF NOT EXISTS survives (id int)');
-    await sa.query('RESET ROLE');
-    await sa.query('CREATE TABLE owned_by_app_role (id int)');
+    // The app role cannot own anything by itself any more; a role from before could.
+    const su = await superuser(physical);
+    await su.query(
+      `CREATE TABLE owned_by_app_role (id int); ALTER TABLE owned_by_app_role OWNER TO "${a.name}"`,
+    );
+    await su.end();
     await dropCredential(adapters, config(), target(), a.name);
     expect(await sqlState(sa, 'SELECT 1')).not.toBeNull();
     expect(await canLogin(physical, a.name, a.secret)).toBe(false);
