@@ -6,6 +6,7 @@ import { SLUG_RE } from '../domain/names';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { afterCommit } from '../services/connections/apply';
 import { removeSiteConnections } from '../services/site-removal';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
@@ -78,18 +79,20 @@ sitesRoutes.openapi(
     const { project } = await access(c, params.id, 'write');
     const siteId = requireUuid(params.siteId, 'site');
     const db = getDb(c);
-    const deleted = await db.transaction(async (tx) => {
+    const cleanupIds = await db.transaction(async (tx) => {
       const [site] = await tx
         .select({ id: sites.id })
         .from(sites)
         .where(and(eq(sites.id, siteId), eq(sites.projectId, project.id)))
         .for('update');
-      if (!site) return false;
-      await removeSiteConnections(tx, site.id);
+      if (!site) return null;
+      const ids = await removeSiteConnections(tx, site.id);
       await tx.delete(sites).where(eq(sites.id, site.id));
-      return true;
+      return ids;
     });
-    if (!deleted) throw notFound('site');
+    if (!cleanupIds) throw notFound('site');
+    // The credentials go at once, as on a disconnect (the reconciler retries what fails).
+    await afterCommit(c.env.PROVISIONING, { inserted: [], deliveryIds: [], cleanupIds });
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -4,22 +4,24 @@ import type { Tx } from '../../db/client';
 import { connections, credentialCleanups } from '../../db/schema';
 import { newId } from '../lib/ids';
 
-/** Deletes the site's connections and queues the removal of their own credentials. */
-export async function removeSiteConnections(tx: Tx, siteId: string): Promise<void> {
+/**
+ * Deletes the site's connections and records the removal of their own credentials; returns the
+ * cleanup ids, for the caller to enqueue once the transaction has committed.
+ */
+export async function removeSiteConnections(tx: Tx, siteId: string): Promise<string[]> {
   const removed = await tx.delete(connections).where(eq(connections.siteId, siteId)).returning({
     kind: connections.kind,
     resourceId: connections.resourceId,
     name: connections.credentialName,
   });
   const owned = removed.filter((r) => r.name && r.kind !== 'auth_app');
-  if (owned.length > 0) {
-    await tx.insert(credentialCleanups).values(
-      owned.map((r) => ({
-        id: newId(),
-        kind: r.kind as 'database' | 'bucket',
-        resourceId: r.resourceId,
-        credentialName: r.name as string,
-      })),
-    );
-  }
+  if (owned.length === 0) return [];
+  const rows = owned.map((r) => ({
+    id: newId(),
+    kind: r.kind as 'database' | 'bucket',
+    resourceId: r.resourceId,
+    credentialName: r.name as string,
+  }));
+  await tx.insert(credentialCleanups).values(rows);
+  return rows.map((r) => r.id);
 }

@@ -200,4 +200,27 @@ describe('apps log in with their own role', () => {
     );
     expect(cleanup?.done).toBe(true);
   });
+
+  it('deleting the site drops its roles at once (through the queue) and ends their sessions', async () => {
+    await connect(s, 3, dbId);
+    const url = await databaseUrl(s, 3);
+    const session = await open(url);
+    expect(await state(session, 'select 1')).toBeNull();
+    expect((await s.as.delete(`${base(s)}/sites/${site(s, 3)}`)).status).toBe(200);
+    const role = new URL(url).username;
+    const su = await superuser();
+    try {
+      // Well inside the reconciler's grace period for cleanups: the queue did it.
+      await eventually(
+        async () => (await su.query('select 1 from pg_roles where rolname = $1', [role])).rowCount,
+        (n) => n === 0,
+        20_000,
+        `role ${role} dropped`,
+      );
+    } finally {
+      await su.end();
+    }
+    expect(await state(session, 'select 1')).not.toBeNull();
+    expect(await canLogin(url)).toBe(false);
+  });
 });
