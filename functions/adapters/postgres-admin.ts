@@ -6,11 +6,19 @@
 import { Client } from '@neondatabase/serverless';
 import { configureNeon } from '../../db/client';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
+import { scramVerifier } from '../lib/scram';
 
 /** Quotes an identifier for SQL (names are validated before they get here; this is defence in depth). */
 export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 /** Quotes a string literal for SQL. */
 export const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;
+
+/**
+ * `PASSWORD '<SCRAM verifier>'`: the server stores the verifier as given, and the password
+ * itself never reaches it, so no server log (a failed statement is logged with its text) can hold it.
+ */
+const passwordClause = async (password: string): Promise<string> =>
+  `PASSWORD ${literal(await scramVerifier(password))}`;
 
 /** The two database levels as the cluster sees them. */
 export type PgLevel = 'read-only' | 'connect';
@@ -109,12 +117,13 @@ export class PostgresAdmin {
    */
   async createDatabase(db: string, mainUser: string, mainPassword: string): Promise<void> {
     const { owner, reader } = rolesOf(db);
+    const mainPasswordClause = await passwordClause(mainPassword);
     try {
       await this.run(async (client) => {
         await client.query(`CREATE ROLE ${ident(owner)} NOLOGIN`);
         await client.query(`CREATE ROLE ${ident(reader)} NOLOGIN`);
         await client.query(
-          `CREATE ROLE ${ident(mainUser)} LOGIN PASSWORD ${literal(mainPassword)} IN ROLE ${ident(owner)}`,
+          `CREATE ROLE ${ident(mainUser)} LOGIN ${mainPasswordClause} IN ROLE ${ident(owner)}`,
         );
         // Objects the main user creates belong to the shared owner group, like every connect-level app.
         await client.query(`ALTER ROLE ${ident(mainUser)} SET role = ${literal(owner)}`);
@@ -167,12 +176,13 @@ export class PostgresAdmin {
   ): Promise<{ name: string; password: string }> {
     if (level === 'read-only' && running) await this.grantReaderExisting(db);
     const password = fixed?.password ?? randomPassword();
+    const passwordSql = await passwordClause(password);
     for (let attempt = 0; ; attempt++) {
       const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {
         // One round trip: a multi-statement simple query is one implicit transaction (all or nothing).
         const statements = [
-          `CREATE ROLE ${ident(name)} LOGIN PASSWORD ${literal(password)}`,
+          `CREATE ROLE ${ident(name)} LOGIN ${passwordSql}`,
           // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
           `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
           // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
@@ -215,7 +225,7 @@ export class PostgresAdmin {
     await this.run(async (client) => {
       const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name]);
       if (found.rowCount === 0) throw new Error(`role ${name} does not exist`);
-      await client.query(`ALTER ROLE ${ident(name)} PASSWORD ${literal(password)}`);
+      await client.query(`ALTER ROLE ${ident(name)} ${await passwordClause(password)}`);
     });
   }
 

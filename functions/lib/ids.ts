@@ -8,11 +8,16 @@ export const newId = (): string => crypto.randomUUID();
 /** Whether a string is a uuid (any version). */
 export const isUuid = (value: string): boolean => UUID_RE.test(value);
 
-/** Base64url without padding. */
-export function base64url(bytes: Uint8Array): string {
+/** Bytes as standard base64, padded. */
+export function base64(bytes: Uint8Array): string {
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(binary);
+}
+
+/** Base64url without padding. */
+export function base64url(bytes: Uint8Array): string {
+  return base64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** `bytes` random bytes as base64url. */

@@ -2,6 +2,8 @@
  * Per-connection PostgreSQL credentials on the real local cluster, through the admin adapter and
  * the credentials service, with apps logging in for real.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
@@ -18,6 +20,7 @@ import {
 } from '../../functions/services/credentials';
 import type { DatabaseRow } from '../../functions/services/databases';
 import { freePort } from '../../scripts/local/net';
+import { eventually } from '../helpers/eventually';
 import { canLogin, localPostgresAdmin, loginAs, sqlState, superuser } from '../helpers/pg-login';
 
 const INSUFFICIENT_PRIVILEGE = '42501';
@@ -226,6 +229,24 @@ describe('PostgreSQL per-connection roles', () => {
 });
 
 describe('shared credential and failures', () => {
+  it('a failed role creation leaves no password in the server log: only a SCRAM verifier is sent', async () => {
+    const name = `c_${randomLowerAlnum(8)}`;
+    const password = randomPassword();
+    // No such database: the batch fails after CREATE ROLE, and the server logs the statement.
+    await expect(
+      admin.createLogin(`nodb_${randomLowerAlnum(8)}`, 'connect', true, { name, password }),
+    ).rejects.toThrow();
+    const log = await eventually(
+      () => readFile(join(inject('dataDir'), 'postgres.log'), 'utf8'),
+      (text) => text.includes(`CREATE ROLE "${name}"`),
+      10_000,
+      'the failed statement in the server log',
+    );
+    expect(log).toMatch(new RegExp(`CREATE ROLE "${name}" LOGIN PASSWORD 'SCRAM-SHA-256\\$4096:`));
+    expect(log).not.toContain(password);
+    expect(await roleExists(name)).toBe(false);
+  });
+
   it('a stopped database and a standalone MongoDB are served by the shared credential', async () => {
     expect(
       await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), 'connect'),
