@@ -62,6 +62,38 @@ function levelStatements(db: string, name: string, level: PgLevel): string[] {
   ];
 }
 
+/**
+ * Serialises privilege changes on one database (its CONNECT grants, its objects' grants and
+ * owners): PostgreSQL fails concurrent GRANTs on one object with "tuple concurrently updated",
+ * which parallel connects to one database would meet. Sent first in a statement batch (one
+ * implicit transaction), the lock is held until that batch commits.
+ */
+const privilegesLock = (db: string): string =>
+  `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`tether privileges ${db}`)}, 0))`;
+
+/** The functions that create a large object; every role may call them unless told otherwise. */
+const LARGE_OBJECT_CREATORS = ['lo_create(oid)', 'lo_creat(integer)', 'lo_from_bytea(oid, bytea)'];
+
+/**
+ * Leaves creating large objects to the shared owner: any role may create them by default, which
+ * would let a read-only app write data after all. It needs the right to revoke from PUBLIC on
+ * pg_catalog's functions; a managed cluster whose admin lacks it keeps PostgreSQL's default
+ * (logged), rather than failing the database's creation.
+ */
+async function restrictLargeObjects(client: Client, owner: string): Promise<void> {
+  const fns = `FUNCTION ${LARGE_OBJECT_CREATORS.join(', ')}`;
+  try {
+    await client.query('BEGIN');
+    await client.query(`REVOKE EXECUTE ON ${fns} FROM PUBLIC`);
+    await client.query(`GRANT EXECUTE ON ${fns} TO ${ident(owner)}`);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    if (pgCode(err) !== '42501') throw err;
+    console.warn('large objects stay creatable by every role: the admin may not revoke on pg_catalog');
+  }
+}
+
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
 export class PostgresAdmin {
   constructor(
@@ -145,6 +177,7 @@ export class PostgresAdmin {
         await client.query(
           `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} GRANT USAGE ON SCHEMAS TO ${ident(reader)}`,
         );
+        await restrictLargeObjects(client, owner);
       }, db);
     } catch (err) {
       await this.dropDatabase(db, [mainUser]).catch(() => undefined);
@@ -186,6 +219,7 @@ export class PostgresAdmin {
           // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
           `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
           // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
+          privilegesLock(db),
           `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
           ...levelStatements(db, name, level),
         ];
@@ -239,7 +273,8 @@ export class PostgresAdmin {
       if (found.rowCount === 0) return false;
       await client.query(`ALTER ROLE ${ident(name)} NOLOGIN`);
       await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [name]);
-      await client.query(`REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`).catch((err) => {
+      const revoke = `REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`;
+      await client.query(`${privilegesLock(db)};\n${revoke}`).catch((err) => {
         // The database itself may be gone already; the role is dropped all the same.
         if (pgCode(err) !== '3D000') throw err;
       });
@@ -262,7 +297,10 @@ export class PostgresAdmin {
   /** Gives everything `name` owns in `db` to the shared owner `<db>_rw`. */
   private async reassignOwned(db: string, name: string): Promise<void> {
     await this.run(
-      (client) => client.query(`REASSIGN OWNED BY ${ident(name)} TO ${ident(rolesOf(db).owner)}`),
+      (client) =>
+        client.query(
+          `${privilegesLock(db)};\nREASSIGN OWNED BY ${ident(name)} TO ${ident(rolesOf(db).owner)}`,
+        ),
       db,
     );
   }
@@ -300,7 +338,8 @@ export class PostgresAdmin {
   private async grantReaderExisting(db: string): Promise<void> {
     const { reader } = rolesOf(db);
     await this.run(async (client) => {
-      await client.query(`DO $$
+      await client.query(`${privilegesLock(db)};
+DO $$
 DECLARE s text;
 BEGIN
   FOR s IN SELECT nspname FROM pg_namespace

@@ -250,7 +250,8 @@ describe('drift repair', () => {
          values (gen_random_uuid(), 'database', $1, $2, now() - interval '2 minutes')`,
         [db.id, pending],
       );
-      await su.query(`drop role ${own.user}`);
+      // Gone as an operator would remove it by hand (its CONNECT grant first, or the drop is refused).
+      await su.query(`revoke connect on database ${physical} from ${own.user}; drop role ${own.user}`);
       await reconcile();
       const exists = async (n: string) =>
         (await su.query('select 1 from pg_roles where rolname = $1', [n])).rowCount === 1;

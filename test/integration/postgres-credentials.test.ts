@@ -137,6 +137,10 @@ describe('PostgreSQL per-connection roles', () => {
     expect(await sqlState(sr, 'CREATE TEMP TABLE ro_tmp (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
     expect(await sqlState(sr, 'DROP TABLE before_ro')).toBe(INSUFFICIENT_PRIVILEGE);
     expect(await sqlState(sr, `SET ROLE ${physical}_rw`)).toBe(INSUFFICIENT_PRIVILEGE);
+    // Large objects are data too: only the shared owner may create them.
+    expect(await sqlState(sr, 'SELECT lo_create(0)')).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sr, "SELECT lo_from_bytea(0, '\\xdeadbeef')")).toBe(INSUFFICIENT_PRIVILEGE);
+    expect(await sqlState(sw, 'SELECT lo_unlink(lo_create(0))')).toBeNull();
     expect((await sw.query('SELECT count(*)::int AS n FROM before_ro')).rows[0].n).toBe(1);
   });
 
