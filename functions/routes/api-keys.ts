@@ -2,11 +2,13 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { apiKeys, authApps } from '../../db/schema';
-import { type AppEnv, getReadDb } from '../context';
+import { type AppEnv, getDb, getReadDb } from '../context';
 import { sha256Hex } from '../lib/crypto';
 import { badRequest, notFound } from '../lib/errors';
 import { newId, newSecret } from '../lib/ids';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { enqueueDeliveries } from '../services/deliveries';
+import { replaceManagedKey } from '../services/managed-key';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
 const CapabilitiesSchema = z
@@ -124,6 +126,8 @@ apiKeysRoutes.openapi(
     path: '/projects/{id}/api-keys/{keyId}',
     tags: ['api-keys'],
     summary: 'Revoke an API key',
+    description:
+      "A site's managed key (PLATFORM_API_KEY) is replaced at once by a new one, which the site receives by live patch: its connections still imply it.",
     request: { params: ProjectParam.extend({ keyId: z.string() }) },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },
   }),
@@ -131,6 +135,17 @@ apiKeysRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'admin');
     const keyId = requireUuid(params.keyId, 'API key');
+    const [managed] = await getReadDb(c)
+      .select({ id: apiKeys.id, projectId: apiKeys.projectId, siteId: apiKeys.siteId })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
+    if (managed?.siteId) {
+      const site = { ...managed, siteId: managed.siteId };
+      const deliveryIds = await getDb(c).transaction((tx) => replaceManagedKey(tx, c.get('config'), site));
+      if (deliveryIds === null) throw notFound('API key');
+      await enqueueDeliveries(c.env.PROVISIONING, deliveryIds);
+      return c.json({ revoked: true as const }, 200);
+    }
     const revoked = await getReadDb(c)
       .update(apiKeys)
       .set({ revokedAt: new Date() })

@@ -5,9 +5,11 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { type ApiKeyCapabilities, apiKeys, connections, sites } from '../../db/schema';
+import { MANAGED_KEY_NAME } from '../domain/variables';
 import type { Config } from '../env';
 import { sha256Hex } from '../lib/crypto';
 import { newId, newSecret } from '../lib/ids';
+import { recordPatches } from './deliveries';
 
 /** What a recompute did. `changed` is true when PLATFORM_API_KEY itself appeared, changed or went away. */
 export interface ManagedKeyChange {
@@ -84,4 +86,33 @@ export async function recomputeManagedKey(tx: Tx, config: Config, siteId: string
     siteId,
   });
   return { changed: true, capabilitiesChanged: true, capabilities: wanted };
+}
+
+/**
+ * Revokes a site's managed key by hand: the site's connections still imply it, so a new one is
+ * minted in the same transaction (a rotation, e.g. of a leaked key) and a live patch recorded.
+ * Returns the patch's delivery ids, to enqueue after commit; null when the key was revoked already.
+ */
+export async function replaceManagedKey(
+  tx: Tx,
+  config: Config,
+  key: { id: string; projectId: string; siteId: string },
+): Promise<string[] | null> {
+  const revoked = await tx
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiKeys.id, key.id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (revoked.length === 0) return null;
+  const next = await recomputeManagedKey(tx, config, key.siteId);
+  const names = [MANAGED_KEY_NAME];
+  return recordPatches(tx, [
+    {
+      projectId: key.projectId,
+      siteId: key.siteId,
+      reason: 'key',
+      set: next.capabilities ? names : [],
+      unset: next.capabilities ? [] : names,
+    },
+  ]);
 }

@@ -119,6 +119,33 @@ describe('managed platform key', () => {
     expect((await effective(p, 0)).PLATFORM_API_KEY).toBeUndefined();
     expect((await asKey.get(`${base(p)}/buckets`)).status).toBe(401);
   });
+
+  it("revoking a site's managed key by hand replaces it: the old one gets 401, the site a new one by live patch", async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const bucket = await createBucket(p.as, p.project.id);
+    expect((await p.as.post(conns(p, 0), { kind: 'bucket', resource_id: bucket.id })).status).toBe(201);
+    const old = (await effective(p, 0)).PLATFORM_API_KEY as string;
+    const keys = await p.as.get<{ api_keys: Array<{ id: string; site_id: string | null }> }>(
+      `${base(p)}/api-keys`,
+    );
+    const managed = keys.body.api_keys.find((k) => k.site_id === site(p, 0));
+    expect(managed).toBeDefined();
+    const revoke = await p.as.delete(`${base(p)}/api-keys/${managed?.id}`);
+    expect([revoke.status, revoke.body]).toEqual([200, { revoked: true }]);
+    expect((await api(world.worker.baseUrl, old).get(`${base(p)}/buckets`)).status).toBe(401);
+    const next = (await effective(p, 0)).PLATFORM_API_KEY as string;
+    expect(next).toMatch(/^tth_pk_/);
+    expect(next).not.toBe(old);
+    expect((await api(world.worker.baseUrl, next).get(`${base(p)}/buckets`)).status).toBe(200);
+    const [patch] = await metadata<{ reason: string; set_names: string[] }>(
+      `select reason, set_names from deliveries where kind = 'runtime_patch' and target_id = $1
+       order by created_at desc limit 1`,
+      [site(p, 0)],
+    );
+    expect(patch).toEqual({ reason: 'key', set_names: ['PLATFORM_API_KEY'] });
+    // The old key is gone for good: revoking it again finds nothing.
+    expect((await p.as.delete(`${base(p)}/api-keys/${managed?.id}`)).status).toBe(404);
+  });
 });
 
 /**
