@@ -108,7 +108,8 @@ it('property: the site holds the last desired set and the deliveries equal what 
             ...(level ? { level } : {}),
           });
           expect(res.status).toBe(201);
-          model.set(svc.id, levelOf(svc.kind, cmd.level));
+          // Without a level, a new connection takes the default and an existing one keeps its level.
+          if (level !== undefined || !model.has(svc.id)) model.set(svc.id, levelOf(svc.kind, cmd.level));
         } else if (cmd.op === 'delete') {
           const svc = services[cmd.i] as (typeof services)[number];
           const res = await s.as.delete(`${path}/${svc.kind}/${svc.id}`);
