@@ -92,9 +92,16 @@ export class AtlasError extends Error {
 /** Label carrying a user's creation time, so the reconciler can tell orphans from users still being recorded. */
 export const CREATED_LABEL = 'tether-created';
 
+/**
+ * Access tokens by token endpoint and service account, kept for the isolate's life: an adapter
+ * is made per request, and Atlas lets a service account hold at most 100 live tokens (each
+ * valid an hour), so fetching one per adapter would soon be refused. Only settled tokens are
+ * kept (a pending fetch belongs to the request that started it).
+ */
+const tokens = new Map<string, { value: string; expiresAt: number }>();
+
 /** The Atlas Administration API v2 adapter. */
 export class AtlasMongoAdmin implements MongoAdmin {
-  private token: { value: string; expiresAt: number } | undefined;
   private readonly base: string;
   private readonly groupId: string;
 
@@ -158,8 +165,11 @@ export class AtlasMongoAdmin implements MongoAdmin {
   }
 
   private async bearer(): Promise<string> {
-    if (this.token && this.token.expiresAt > Date.now() + 60_000) return this.token.value;
-    const res = await this.fetcher(`${new URL(this.base).origin}/api/oauth/token`, {
+    const tokenUrl = `${new URL(this.base).origin}/api/oauth/token`;
+    const key = `${tokenUrl} ${this.clientKey}`;
+    const cached = tokens.get(key);
+    if (cached && cached.expiresAt > Date.now() + 60_000) return cached.value;
+    const res = await this.fetcher(tokenUrl, {
       method: 'POST',
       headers: {
         authorization: `Basic ${btoa(this.clientKey)}`,
@@ -170,7 +180,7 @@ export class AtlasMongoAdmin implements MongoAdmin {
     });
     if (!res.ok) throw new Error(`Atlas token request answered ${res.status}`);
     const body = z.object({ access_token: z.string(), expires_in: z.number() }).parse(await res.json());
-    this.token = { value: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
+    tokens.set(key, { value: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 });
     return body.access_token;
   }
 

@@ -89,6 +89,13 @@ describe('MongoDB connection users (replica set)', () => {
     expect(ATLAS_MEDIA_TYPE).toBe('application/vnd.atlas.2023-01-01+json');
   });
 
+  it('adapters made one after another reuse one access token (Atlas allows 100 live per account)', async () => {
+    await new AtlasMongoAdmin(atlas.adminUrl, atlas.adminKey).listUsers();
+    const issued = atlas.tokensIssued();
+    for (let i = 0; i < 3; i++) await new AtlasMongoAdmin(atlas.adminUrl, atlas.adminKey).listUsers();
+    expect(atlas.tokensIssued()).toBe(issued);
+  });
+
   it('a level change keeps the name and password; rotate changes only the password', async () => {
     const made = await own('read-only');
     await setCredentialLevel(adapters, config(), target(), made.name, 'connect');

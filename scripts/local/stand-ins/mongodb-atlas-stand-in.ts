@@ -62,6 +62,8 @@ export interface AtlasStandIn {
   user(username: string): StoredUser | undefined;
   /** Every request body received, for shape checks in tests. */
   requests: Array<{ method: string; path: string; body: unknown }>;
+  /** How many access tokens it has issued. */
+  tokensIssued(): number;
   stop(): Promise<void>;
 }
 
@@ -199,6 +201,7 @@ export async function startAtlasStandIn(
     adminKey: `${clientId}:${clientSecret}`,
     user: (name) => users.get(name),
     requests,
+    tokensIssued: () => tokens.size,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
