@@ -8,8 +8,10 @@
  * policy scoped to that bucket (functions/domain/bucket-policy.ts). The path lets the adapter find
  * the user behind a key and lets the reconciler find orphans.
  */
+
 import { AwsClient } from 'aws4fetch';
 import { type BucketLevel, bucketPolicy } from '../domain/bucket-policy';
+import { storageEndpointFor } from '../domain/storage-endpoint';
 import { randomLowerAlnum } from '../lib/ids';
 import { xmlError, xmlMembers, xmlText } from './xml';
 
@@ -240,7 +242,7 @@ export class AwsS3Admin implements S3Admin {
   }
 
   private async s3(method: string, bucket: string, region: string, body?: string): Promise<Response> {
-    const url = `${this.opts.storageEndpoint.replace(/\/+$/, '')}/${bucket}`;
+    const url = `${storageEndpointFor(this.opts.storageEndpoint, region)}/${bucket}`;
     const req = await this.aws.sign(url, { method, body, aws: { service: 's3', region } });
     return this.fetcher(req);
   }

@@ -2,10 +2,12 @@
  * The injected variables of a site, derived on every read from its connections, their
  * services and credentials; they are never stored (spec, What the service does 5).
  */
+
 import { sql } from 'drizzle-orm';
 import { type Queryable, rowsOf } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Kind } from '../../domain/levels';
+import { storageEndpointFor } from '../../domain/storage-endpoint';
 import {
   type Engine,
   familyOf,
@@ -114,7 +116,7 @@ async function valuesOf(
   if (r.kind === 'bucket') {
     const { user, secret } = await login(config, r, r.access_key_id, r.secret_key_ciphertext);
     return {
-      STORAGE_ENDPOINT: config.STORAGE_ENDPOINT,
+      STORAGE_ENDPOINT: storageEndpointFor(config.STORAGE_ENDPOINT, r.region ?? ''),
       STORAGE_ACCESS_KEY: user,
       STORAGE_SECRET_KEY: secret,
       STORAGE_BUCKET: r.bucket_physical ?? '',
