@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { type Queryable, rowsOf } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Kind } from '../../domain/levels';
+import { mongodbUri } from '../../domain/mongodb-uri';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import {
   type Engine,
@@ -105,9 +106,7 @@ async function valuesOf(
     const { user, secret } = await login(config, r, r.main_user, r.main_password_ciphertext);
     const database = r.db_physical ?? '';
     if (r.engine === 'mongodb') {
-      // Users (own and shared) live in the admin database with roles on this one database only.
-      const params = new URLSearchParams({ authSource: 'admin' });
-      const url = `mongodb://${enc(user)}:${enc(secret)}@${config.MONGODB_PUBLIC_HOST}/${database}?${params}`;
+      const url = mongodbUri(config.MONGODB_PUBLIC_HOST, user, secret, database);
       return { MONGODB_URI: url, MONGODB_URL: url };
     }
     const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
