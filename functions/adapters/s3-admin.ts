@@ -62,6 +62,11 @@ export class ProviderError extends Error {
   }
 }
 
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** How many times an IAM call refused with Throttling is sent. */
+const IAM_ATTEMPTS = 4;
+
 /** Options of {@link AwsS3Admin}. */
 export interface AwsS3AdminOptions {
   accessKeyId: string;
@@ -69,6 +74,8 @@ export interface AwsS3AdminOptions {
   iamEndpoint: string;
   storageEndpoint: string;
   fetcher?: typeof fetch;
+  /** Waits between attempts of a throttled call (tests pass their own clock). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The AWS (IAM + S3) adapter. */
@@ -230,15 +237,21 @@ export class AwsS3Admin implements S3Admin {
 
   private async iam(action: string, params: Record<string, string>): Promise<string> {
     const body = new URLSearchParams({ Action: action, Version: IAM_VERSION, ...params }).toString();
-    const req = await this.aws.sign(this.opts.iamEndpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-      body,
-      aws: { service: 'iam', region: 'us-east-1' },
-    });
-    const res = await this.fetcher(req);
-    if (!res.ok) throw await this.failure(res, action);
-    return res.text();
+    for (let attempt = 1; ; attempt++) {
+      const req = await this.aws.sign(this.opts.iamEndpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+        body,
+        aws: { service: 'iam', region: 'us-east-1' },
+      });
+      const res = await this.fetcher(req);
+      if (res.ok) return res.text();
+      const err = await this.failure(res, action);
+      // Throttling refuses a request before doing it, so sending it again is safe, even for a
+      // CreateAccessKey; any other failure might have half-happened and is left to the caller.
+      if (err.code !== 'Throttling' || attempt >= IAM_ATTEMPTS) throw err;
+      await (this.opts.sleep ?? wait)(100 * 2 ** attempt * (0.5 + Math.random()));
+    }
   }
 
   private async s3(method: string, bucket: string, region: string, body?: string): Promise<Response> {
