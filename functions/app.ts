@@ -8,13 +8,13 @@ import { pgCode } from './adapters/postgres-admin';
 import { type AppEnv, closeDb, getReadDb } from './context';
 import { loadConfig } from './env';
 import { isCrossSiteWrite } from './lib/cross-site';
-import { ApiError, forbidden, unauthorized } from './lib/errors';
+import { ApiError, forbidden, notFound, unauthorized } from './lib/errors';
 import { newId } from './lib/ids';
 import { OAuthError } from './lib/oauth-error';
 import { routeGroup } from './lib/openapi';
 import { managementRoutes } from './routes';
 import { oauthRoutes } from './routes/oauth';
-import { connectionCaller } from './services/connections/site-access';
+import { connectionCaller, requireRole } from './services/connections/site-access';
 import { resolveCaller, SESSION_COOKIE } from './services/principal';
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -140,6 +140,14 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     const { type } = caller.principal;
     if (type === 'anonymous' || type === 'invalid') throw unauthorized();
     if (CONNECTION_PATH.test(c.req.path)) connectionCaller(caller.principal);
+    // So is the project, read with the caller: an unknown one (or one the account is not a
+    // member of) is 404, and a read member changing connections 403, before any body check.
+    const { membership } = caller;
+    if (type === 'account' && membership && (!membership.project || !membership.role))
+      throw notFound('project');
+    if (membership?.role && CONNECTION_PATH.test(c.req.path) && c.req.method !== 'GET') {
+      requireRole(membership.role, 'write');
+    }
     c.set('principal', caller.principal);
     if (caller.membership) c.set('membership', caller.membership);
     return next();

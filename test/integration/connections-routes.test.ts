@@ -243,6 +243,10 @@ describe('Errors > Management routes', () => {
     expect((await as.put(conns(s), { connections: [] })).status).toBe(403);
     expect((await as.delete(`${conns(s)}/database/${db.id}`)).status).toBe(403);
     expect((await as.post(`${conns(s)}/database/${db.id}/rotate`)).status).toBe(403);
+    // The role is checked before the body: a malformed one changes nothing about the answer.
+    expect((await as.post(conns(s), { kind: 'queue', resource_id: 'x' })).status).toBe(403);
+    expect((await as.put(conns(s), { connections: 'all' })).status).toBe(403);
+    expect((await as.delete(`${conns(s)}/queue/x`)).status).toBe(403);
   });
   it('403: the caller is a project API key, whatever its capabilities', async () => {
     const key = await s.as.post<{ key: string }>(`${base(s)}/api-keys`, {
@@ -261,6 +265,10 @@ describe('Errors > Management routes', () => {
     const as = api(world.worker.baseUrl, stranger.token);
     expect((await as.get(conns(s))).status).toBe(404);
     expect((await s.as.get(`/api/v1/projects/${crypto.randomUUID()}/connections`)).status).toBe(404);
+    // Before the body is checked, too.
+    expect((await as.post(conns(s), { kind: 'queue' })).status).toBe(404);
+    const nowhere = `/api/v1/projects/${crypto.randomUUID()}/sites/${s.sites[0]?.id}/connections`;
+    expect((await s.as.put(nowhere, { connections: 'all' })).status).toBe(404);
     // A reference no project can have (too long for a slug) is no such project too, not a 400.
     const long = 'a'.repeat(300);
     expect((await s.as.get(`/api/v1/projects/${long}/connections`)).status).toBe(404);
