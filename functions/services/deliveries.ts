@@ -180,6 +180,9 @@ export async function postSigned(url: string, secret: string, body: string): Pro
       'x-signature': `sha256=${await hmacSha256Hex(secret, body)}`,
     },
     body,
+    // A redirect is not an acknowledgement: following it would turn the POST into a GET
+    // elsewhere and take that answer's 2xx for the patch's.
+    redirect: 'manual',
     signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
   await res.body?.cancel().catch(() => undefined);

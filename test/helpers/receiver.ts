@@ -38,6 +38,8 @@ export interface Receiver {
    * with `matching`, only requests whose path and body it accepts count.
    */
   failNext(n: number, matching?: (req: { path: string; body: unknown }) => boolean): void;
+  /** Like {@link failNext}, but answers 302 to {@link REDIRECT_PATH} instead of 500. */
+  redirectNext(n: number, matching?: (req: { path: string; body: unknown }) => boolean): void;
   /** Tells whether `req` carries `X-Signature: sha256=<hex HMAC-SHA256(rawBody, secret)>`. */
   verifySignature(req: ReceivedRequest, secret: string): boolean;
   close(): Promise<void>;
@@ -56,12 +58,19 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Where {@link Receiver.redirectNext} sends the sender. */
+export const REDIRECT_PATH = '/moved';
+
 /** Starts a receiver on a free port of 127.0.0.1. */
 export async function startReceiver(): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const taken = new Set<number>();
   const waiters = new Set<Waiter>();
-  const failures: Array<{ left: number; matching: (req: { path: string; body: unknown }) => boolean }> = [];
+  const failures: Array<{
+    left: number;
+    status: number;
+    matching: (req: { path: string; body: unknown }) => boolean;
+  }> = [];
 
   const offer = (req: ReceivedRequest): void => {
     for (const waiter of waiters) {
@@ -82,7 +91,7 @@ export async function startReceiver(): Promise<Receiver> {
       const body = parseJson(rawBody);
       const failure = failures.find((f) => f.left > 0 && f.matching({ path, body }));
       if (failure) failure.left--;
-      const status = failure ? 500 : 200;
+      const status = failure?.status ?? 200;
       const received: ReceivedRequest = {
         method: req.method ?? 'GET',
         path,
@@ -93,7 +102,10 @@ export async function startReceiver(): Promise<Receiver> {
         index: requests.length,
       };
       requests.push(received);
-      res.writeHead(status, { 'content-type': 'application/json' });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        ...(status === 302 ? { location: REDIRECT_PATH } : {}),
+      });
       res.end(status === 200 ? '{"ok":true}' : '{"error":"induced failure"}');
       offer(received);
     });
@@ -132,7 +144,10 @@ export async function startReceiver(): Promise<Receiver> {
       });
     },
     failNext(n, matching = () => true) {
-      failures.push({ left: n, matching });
+      failures.push({ left: n, status: 500, matching });
+    },
+    redirectNext(n, matching = () => true) {
+      failures.push({ left: n, status: 302, matching });
     },
     verifySignature(req, secret) {
       const header = req.headers['x-signature'];
