@@ -124,7 +124,13 @@ authAppsRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
-    const row = await createAuthApp(getDb(c), c.get('config'), project.id, c.req.valid('json'));
+    const row = await createAuthApp(
+      getDb(c),
+      c.get('config'),
+      c.env.PROVISIONING,
+      project.id,
+      c.req.valid('json'),
+    );
     return c.json(toAuthAppBody(c.get('config'), row), 201);
   },
 );

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
   type ConnectionsWorld,
+  createAuthApp,
   createDatabase,
   createSite,
   deliveriesOf,
@@ -15,7 +16,7 @@ import {
   seed,
   startConnectionsWorld,
 } from '../helpers/connections';
-import type { ReceivedRequest } from '../helpers/receiver';
+import { REDIRECT_PATH, type ReceivedRequest } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
 interface Patch {
@@ -77,6 +78,28 @@ describe('live patches', () => {
         (r) => forSite(site.id, 200)(r) && (r.body as Patch).reason === 'connect',
       ),
     ).toHaveLength(1);
+  });
+
+  it('a redirect is not an acknowledgement: the patch is sent again, and the redirect never followed', async () => {
+    const site = await createSite(s.as, s.project.id);
+    const db = await createDatabase(s.as, s.project.id);
+    world.receiver.redirectNext(1, (r) => (r.body as Patch | undefined)?.site_id === site.id);
+    expect((await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    const first = await world.receiver.next(forSite(site.id), 15_000);
+    const second = await world.receiver.next(forSite(site.id), 20_000);
+    expect([first.status, second.status]).toEqual([302, 200]);
+    expect(world.receiver.requests.filter((r) => r.path === REDIRECT_PATH)).toEqual([]);
+    const [row] = await deliveriesOf(site.id);
+    expect(row).toMatchObject({ status: 'delivered', attempts: 2 });
+  });
+
+  it("a new auth app's initial connection reaches the project's only site at once, not with the reconciler", async () => {
+    const one = await seed(world.worker.baseUrl, 1);
+    const site = one.sites[0]?.id as string;
+    const app = await createAuthApp(one.as, one.project.id);
+    const patch = (await world.receiver.next(forSite(site, 200), 10_000)).body as Patch;
+    expect(patch.reason).toBe('connect');
+    expect(patch.set.SERVICE_AUTH_APP_ID).toBe(app.name);
   });
 
   it('disconnecting the first database moves DATABASE_URL to the next earliest, as a live patch', async () => {

@@ -11,6 +11,8 @@ import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import type { Bindings, Config } from '../../env';
 import { ApiError, conflict } from '../../lib/errors';
 import { isUuid, newId, newSecret } from '../../lib/ids';
+import type { ProvisioningMessage } from '../../queues/messages';
+import { enqueueDeliveries } from '../deliveries';
 import { connectNewService } from '../initial-connection';
 import { assertNameFree } from '../names';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
@@ -72,10 +74,14 @@ const isUniqueViolation = (err: unknown): boolean => {
   return false;
 };
 
-/** Creates an auth app with a fresh server key, connected to the project's only site if it has one. */
+/**
+ * Creates an auth app with a fresh server key, connected to the project's only site if it has
+ * one; that site's live patch is enqueued once the app is committed.
+ */
 export async function createAuthApp(
   db: Db,
   config: Config,
+  queue: Queue<ProvisioningMessage>,
   projectId: string,
   input: { app_id: string; name?: string },
 ): Promise<AuthAppRow> {
@@ -99,8 +105,9 @@ export async function createAuthApp(
     'app_id',
   );
   const serverKeyCiphertext = await config.keyring.encrypt(newSecret('serverKey'));
+  let created: { app: AuthAppRow; deliveryIds: string[] };
   try {
-    return await db.transaction(async (tx) => {
+    created = await db.transaction(async (tx) => {
       const [row] = await tx
         .insert(authApps)
         .values({
@@ -112,13 +119,15 @@ export async function createAuthApp(
         })
         .returning();
       const app = row as AuthAppRow;
-      await connectNewService(tx, config, projectId, 'auth_app', app.id, app.appId);
-      return app;
+      const deliveryIds = await connectNewService(tx, config, projectId, 'auth_app', app.id, app.appId);
+      return { app, deliveryIds };
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw taken();
     throw err;
   }
+  await enqueueDeliveries(queue, created.deliveryIds);
+  return created.app;
 }
 
 /** Lists a project's auth apps, oldest first. */
