@@ -65,6 +65,21 @@ async function canLogin(url: string): Promise<boolean> {
   }
 }
 
+/** Waits until the cluster has no role `role`, failing after `timeoutMs`. */
+async function roleDropped(role: string, timeoutMs: number): Promise<void> {
+  const su = await superuser();
+  try {
+    await eventually(
+      async () => (await su.query('select 1 from pg_roles where rolname = $1', [role])).rowCount,
+      (n) => n === 0,
+      timeoutMs,
+      `role ${role} dropped`,
+    );
+  } finally {
+    await su.end();
+  }
+}
+
 async function connect(p: Seeded, i: number, resourceId: string, level?: string) {
   const res = await p.as.post(`${base(p)}/sites/${site(p, i)}/connections`, {
     kind: 'database',
@@ -180,17 +195,7 @@ describe('apps log in with their own role', () => {
     const res = await s.as.delete(`${base(s)}/sites/${site(s, 2)}/connections/database/${dbId}`);
     expect(res.body).toEqual({ removed: true });
     const role = new URL(url).username;
-    const su = await superuser();
-    try {
-      await eventually(
-        async () => (await su.query('select 1 from pg_roles where rolname = $1', [role])).rowCount,
-        (n) => n === 0,
-        30_000,
-        `role ${role} dropped`,
-      );
-    } finally {
-      await su.end();
-    }
+    await roleDropped(role, 30_000);
     expect(await state(session, 'select 1')).not.toBeNull();
     expect(await canLogin(url)).toBe(false);
     expect(await canLogin(await databaseUrl(s, 1))).toBe(true);
@@ -207,19 +212,8 @@ describe('apps log in with their own role', () => {
     const session = await open(url);
     expect(await state(session, 'select 1')).toBeNull();
     expect((await s.as.delete(`${base(s)}/sites/${site(s, 3)}`)).status).toBe(200);
-    const role = new URL(url).username;
-    const su = await superuser();
-    try {
-      // Well inside the reconciler's grace period for cleanups: the queue did it.
-      await eventually(
-        async () => (await su.query('select 1 from pg_roles where rolname = $1', [role])).rowCount,
-        (n) => n === 0,
-        20_000,
-        `role ${role} dropped`,
-      );
-    } finally {
-      await su.end();
-    }
+    // Well inside the reconciler's grace period for cleanups: the queue did it.
+    await roleDropped(new URL(url).username, 20_000);
     expect(await state(session, 'select 1')).not.toBeNull();
     expect(await canLogin(url)).toBe(false);
   });
