@@ -139,13 +139,14 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     // and callers no connection route accepts (project API keys) are refused before it is read.
     const { type } = caller.principal;
     if (type === 'anonymous' || type === 'invalid') throw unauthorized();
-    if (CONNECTION_PATH.test(c.req.path)) connectionCaller(caller.principal);
+    const connectionRoute = CONNECTION_PATH.test(c.req.path);
+    if (connectionRoute) connectionCaller(caller.principal);
     // So is the project, read with the caller: an unknown one (or one the account is not a
     // member of) is 404, and a read member changing connections 403, before any body check.
     const { membership } = caller;
     if (type === 'account' && membership && (!membership.project || !membership.role))
       throw notFound('project');
-    if (membership?.role && CONNECTION_PATH.test(c.req.path) && c.req.method !== 'GET') {
+    if (membership?.role && connectionRoute && c.req.method !== 'GET') {
       requireRole(membership.role, 'write');
     }
     c.set('principal', caller.principal);

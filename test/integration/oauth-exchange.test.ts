@@ -161,12 +161,18 @@ describe('code exchange', () => {
     expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
   });
 
-  it('enabling the user again lets their next code through', async () => {
+  /** A new GitHub user signed in once: its account (for more codes), id and admin path. */
+  async function signedInUser() {
     const account = githubAccount();
     const first = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
     const session = await exchange(app.slug, { code: first.code, code_verifier: first.verifier });
     const userId = (session.body as unknown as Session).user.id as string;
     const userPath = `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`;
+    return { account, userId, userPath };
+  }
+
+  it('enabling the user again lets their next code through', async () => {
+    const { account, userId, userPath } = await signedInUser();
     const pending = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
     expect((await app.admin.patch(userPath, { disabled: true })).status).toBe(200);
     expect((await exchange(app.slug, { code: pending.code, code_verifier: pending.verifier })).status).toBe(
@@ -180,11 +186,7 @@ describe('code exchange', () => {
   });
 
   it('a code issued before a disable stays refused once the user is enabled again; new codes give working sessions', async () => {
-    const account = githubAccount();
-    const first = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
-    const session = await exchange(app.slug, { code: first.code, code_verifier: first.verifier });
-    const userId = (session.body as unknown as Session).user.id as string;
-    const userPath = `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`;
+    const { account, userPath } = await signedInUser();
     const refresh = (token: string) =>
       api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, { refresh_token: token });
 
@@ -208,10 +210,7 @@ describe('code exchange', () => {
   });
 
   it('400 invalid_grant: a code of a user deleted since it was issued', async () => {
-    const account = githubAccount();
-    const first = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
-    const session = await exchange(app.slug, { code: first.code, code_verifier: first.verifier });
-    const userId = (session.body as unknown as Session).user.id as string;
+    const { account, userId } = await signedInUser();
     const pending = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
     const gone = await app.admin.delete(
       `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`,
