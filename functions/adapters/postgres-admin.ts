@@ -17,7 +17,7 @@ export const literal = (value: string): string => `'${value.replace(/'/g, "''")}
  * `PASSWORD '<SCRAM verifier>'`: the server stores the verifier as given, and the password
  * itself never reaches it, so no server log (a failed statement is logged with its text) can hold it.
  */
-const passwordClause = async (password: string): Promise<string> =>
+export const passwordClause = async (password: string): Promise<string> =>
   `PASSWORD ${literal(await scramVerifier(password))}`;
 
 /** The two database levels as the cluster sees them. */
@@ -73,6 +73,27 @@ const privilegesLock = (db: string): string =>
 
 /** The functions that create a large object; every role may call them unless told otherwise. */
 const LARGE_OBJECT_CREATORS = ['lo_create(oid)', 'lo_creat(integer)', 'lo_from_bytea(oid, bytea)'];
+
+/**
+ * The statements that create connection login role `name` on `db` at `level`, its password
+ * given as a `PASSWORD ...` clause (exported so the benchmark's baseline runs exactly these).
+ */
+export function createLoginStatements(
+  db: string,
+  name: string,
+  passwordSql: string,
+  level: PgLevel,
+): string[] {
+  return [
+    `CREATE ROLE ${ident(name)} LOGIN ${passwordSql}`,
+    // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
+    `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
+    // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
+    privilegesLock(db),
+    `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
+    ...levelStatements(db, name, level),
+  ];
+}
 
 /**
  * Leaves creating large objects to the shared owner: any role may create them by default, which
@@ -214,15 +235,7 @@ export class PostgresAdmin {
       const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {
         // One round trip: a multi-statement simple query is one implicit transaction (all or nothing).
-        const statements = [
-          `CREATE ROLE ${ident(name)} LOGIN ${passwordSql}`,
-          // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
-          `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
-          // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
-          privilegesLock(db),
-          `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
-          ...levelStatements(db, name, level),
-        ];
+        const statements = createLoginStatements(db, name, passwordSql, level);
         await this.run((client) => client.query(statements.join(';\n')));
         return { name, password };
       } catch (err) {

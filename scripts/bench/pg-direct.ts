@@ -6,9 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-
-const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;
+import { createLoginStatements, ident, passwordClause } from '../../functions/adapters/postgres-admin';
 
 /** Opens a client on `url`, runs `work`, always closes it. */
 export async function withPg<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -68,34 +66,25 @@ export async function loginRolesInGroup(adminUrl: string, group: string): Promis
   return Number(res.rows[0]?.n ?? 0);
 }
 
-/** The connect-level login statements for role `name` acting as `owner`. */
-function loginStatements(name: string, owner: string): string[] {
-  const password = randomBytes(24).toString('base64url');
-  return [
-    'BEGIN',
-    `CREATE ROLE ${ident(name)} LOGIN PASSWORD ${literal(password)}`,
-    `COMMENT ON ROLE ${ident(name)} IS ${literal(`bench baseline role, created ${new Date().toISOString()}`)}`,
-    `GRANT ${ident(owner)} TO ${ident(name)}`,
-    `ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`,
-    'COMMIT',
-  ];
-}
-
 /**
- * Times `count` logins made with the connect-level statements, one after another, in ms each.
- * `fresh`: a new connection per login (as the Worker opens one), else one open connection.
- * The roles (named `bench_…`, outside the reconciler's `c_` pattern) are dropped afterwards.
+ * Times `count` logins made with the Worker's own connect-level statements (the adapter's
+ * `createLoginStatements`, its password a SCRAM verifier computed in the timed section as the
+ * Worker computes it), one after another, in ms each. `fresh`: a new connection per login (as
+ * the Worker opens one), else one open connection. The roles (named `bench_…`, outside the
+ * reconciler's `c_` pattern) are dropped afterwards.
  */
 export async function timeDirectLogins(
   adminUrl: string,
-  owner: string,
+  db: string,
   count: number,
   fresh: boolean,
 ): Promise<number[]> {
   const names = Array.from({ length: count }, () => `bench_${randomBytes(5).toString('hex')}`);
   const times: number[] = [];
   const runOne = async (client: pg.Client, name: string): Promise<void> => {
-    for (const sql of loginStatements(name, owner)) await client.query(sql);
+    const password = await passwordClause(randomBytes(24).toString('base64url'));
+    const statements = createLoginStatements(db, name, password, 'connect');
+    await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
   };
   try {
     if (fresh) {
@@ -115,7 +104,13 @@ export async function timeDirectLogins(
     }
   } finally {
     await withPg(adminUrl, async (c) => {
-      for (const name of names) await c.query(`DROP ROLE IF EXISTS ${ident(name)}`);
+      const made = await c.query<{ name: string }>(
+        'SELECT rolname::text AS name FROM pg_roles WHERE rolname = ANY($1)',
+        [names],
+      );
+      // DROP OWNED first: it revokes the role's CONNECT on the database, which would block the drop.
+      for (const { name } of made.rows)
+        await c.query(`DROP OWNED BY ${ident(name)}; DROP ROLE ${ident(name)}`);
     });
   }
   return times;

@@ -39,9 +39,9 @@ export const pgConnectScenario: Scenario<State> = {
       requests: paths.map((path) => ({ method: 'POST', path, headers, body })),
       expectStatus: [201],
     });
-    const owner = `${await physicalNameOf(ctx.stack.metadataUrl, databaseId)}_rw`;
-    const open = await timeDirectLogins(ctx.stack.adminUrl, owner, CONNECTS, false);
-    const fresh = await timeDirectLogins(ctx.stack.adminUrl, owner, CONNECTS, true);
+    const db = await physicalNameOf(ctx.stack.metadataUrl, databaseId);
+    const open = await timeDirectLogins(ctx.stack.adminUrl, db, CONNECTS, false);
+    const fresh = await timeDirectLogins(ctx.stack.adminUrl, db, CONNECTS, true);
     const direct = measurement(
       open,
       open.reduce((a, b) => a + b, 0),
