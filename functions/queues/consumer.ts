@@ -24,8 +24,12 @@ export type MessageHandler<T extends ProvisioningMessage['type']> = (
 /** Registered handlers, one per message type. */
 export type Handlers = { [T in ProvisioningMessage['type']]?: MessageHandler<T> };
 
+/** The longest backoff between two tries of one message. */
+export const MAX_RETRY_DELAY_SECONDS = 300;
+
 /** Backoff before the n-th retry: 2, 4, 8 ... seconds, at most five minutes. */
-export const retryDelaySeconds = (attempts: number): number => Math.min(300, 2 ** Math.max(1, attempts));
+export const retryDelaySeconds = (attempts: number): number =>
+  Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(1, attempts));
 
 /** Runs each message through its handler; failures retry with backoff. */
 export async function consumeProvisioning(

@@ -11,6 +11,7 @@ import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { hmacSha256Hex } from '../lib/crypto';
 import { newId } from '../lib/ids';
+import { MAX_RETRY_DELAY_SECONDS } from '../queues/consumer';
 import type { ProvisioningMessage } from '../queues/messages';
 import { deriveSiteEnv } from './connections/derive';
 
@@ -209,8 +210,15 @@ export async function deliverRuntimePatch(
   });
 }
 
-/** Pending runtime patches nobody is working on, last tried (or made) over `idleSeconds` ago. */
+/**
+ * Pending runtime patches nobody is working on: idle for `idleSeconds` beyond the backoff the
+ * queue would wait after their last try (consumer.ts `retryDelaySeconds`, the row's attempts
+ * standing for the message's). A patch whose retries are still backing off is left to its own
+ * chain, so a failing receiver is not tried by two chains at once; one whose message was lost,
+ * or dead-lettered after its last retry, is picked up.
+ */
 export async function stalledRuntimePatches(db: DbOrTx, idleSeconds: number, limit = 500): Promise<string[]> {
+  const backoff = sql`least(${MAX_RETRY_DELAY_SECONDS}, power(2, greatest(1, ${deliveries.attempts})))`;
   const rows = await db
     .select({ id: deliveries.id })
     .from(deliveries)
@@ -221,7 +229,7 @@ export async function stalledRuntimePatches(db: DbOrTx, idleSeconds: number, lim
         or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
         lt(
           sql`coalesce(${deliveries.lastAttemptAt}, ${deliveries.createdAt})`,
-          sql`now() - make_interval(secs => ${idleSeconds})`,
+          sql`now() - make_interval(secs => ${backoff} + ${idleSeconds})`,
         ),
       ),
     )

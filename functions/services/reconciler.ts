@@ -14,7 +14,10 @@ export interface ReconcilerContext {
   queue: Queue<ProvisioningMessage>;
 }
 
-/** A delivery nobody touched for this long is sent again (its message was lost or dead-lettered). */
+/**
+ * A delivery nobody touched for this long past its retry backoff is sent again (its message was
+ * lost or dead-lettered).
+ */
 export const STALLED_AFTER_SECONDS = 60;
 
 /** A repair step; returns how many things it acted on. */

@@ -162,4 +162,46 @@ describe('live patches', () => {
     expect(patch.reason).toBe('connect');
     expect(Object.keys(patch.set)).toContain('DATABASE_URL');
   });
+
+  it('the reconciler leaves a patch whose retries are still backing off to its own retry chain', async () => {
+    const pendingPatch = async () => {
+      const site = await createSite(s.as, s.project.id);
+      const db = await createDatabase(s.as, s.project.id);
+      // The shared Worker has no RUNTIME_PATCH_URL: its patch is kept pending.
+      const res = await api(inject('baseUrl'), s.token).post(conns(s, site.id), {
+        kind: 'database',
+        resource_id: db.id,
+      });
+      expect(res.status).toBe(201);
+      const [row] = await deliveriesOf(site.id);
+      return { site: site.id, id: row?.id as string };
+    };
+    const backingOff = await pendingPatch();
+    const lost = await pendingPatch();
+    // Tried 8 times, last 2 minutes ago: the queue waits 256 s before its next retry.
+    await metadata(
+      `update deliveries set attempts = 8, last_attempt_at = now() - interval '2 minutes',
+         created_at = now() - interval '10 minutes' where id = $1`,
+      [backingOff.id],
+    );
+    // Never tried, made 5 minutes ago: its message was lost.
+    await metadata(`update deliveries set created_at = now() - interval '5 minutes' where id = $1`, [
+      lost.id,
+    ]);
+    await triggerScheduled(world.worker.baseUrl);
+    // Both would be enqueued together, the older first, and the consumer takes a batch in order:
+    // once the lost one has arrived, the backing-off one would have been tried already.
+    await world.receiver.next(forSite(lost.site, 200));
+    expect(world.receiver.requests.some(forSite(backingOff.site))).toBe(false);
+    const [untouched] = await deliveriesOf(backingOff.site);
+    expect(untouched).toMatchObject({ status: 'pending', attempts: 8 });
+
+    // Past its backoff (the chain was dead-lettered or lost), it is sent again.
+    await metadata(`update deliveries set last_attempt_at = now() - interval '10 minutes' where id = $1`, [
+      backingOff.id,
+    ]);
+    await triggerScheduled(world.worker.baseUrl);
+    const patch = (await world.receiver.next(forSite(backingOff.site, 200))).body as Patch;
+    expect(Object.keys(patch.set)).toContain('DATABASE_URL');
+  });
 });
