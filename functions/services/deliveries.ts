@@ -210,21 +210,29 @@ export async function deliverRuntimePatch(
   });
 }
 
+/** A delivery nobody touched for this long past its retry backoff is sent again by the reconciler. */
+export const STALLED_AFTER_SECONDS = 60;
+
 /**
- * Pending runtime patches nobody is working on: idle for `idleSeconds` beyond the backoff the
+ * Pending deliveries of `kind` nobody is working on: idle for `idleSeconds` beyond the backoff the
  * queue would wait after their last try (consumer.ts `retryDelaySeconds`, the row's attempts
  * standing for the message's). A patch whose retries are still backing off is left to its own
  * chain, so a failing receiver is not tried by two chains at once; one whose message was lost,
  * or dead-lettered after its last retry, is picked up.
  */
-export async function stalledRuntimePatches(db: DbOrTx, idleSeconds: number, limit = 500): Promise<string[]> {
+export async function stalledDeliveries(
+  db: DbOrTx,
+  kind: DeliveryRow['kind'],
+  idleSeconds = STALLED_AFTER_SECONDS,
+  limit = 500,
+): Promise<string[]> {
   const backoff = sql`least(${MAX_RETRY_DELAY_SECONDS}, power(2, greatest(1, ${deliveries.attempts})))`;
   const rows = await db
     .select({ id: deliveries.id })
     .from(deliveries)
     .where(
       and(
-        eq(deliveries.kind, 'runtime_patch'),
+        eq(deliveries.kind, kind),
         eq(deliveries.status, 'pending'),
         or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
         lt(

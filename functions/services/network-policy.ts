@@ -6,13 +6,13 @@
  * got acknowledged. Unacknowledged deliveries are re-sent each minute, so the network converges
  * within two minutes of any connection change.
  */
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { connections, databases, deliveries } from '../../db/schema';
 import type { Config } from '../env';
 import { newId } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
-import { enqueueDeliveries, postSigned, sendClaimed } from './deliveries';
+import { enqueueDeliveries, postSigned, sendClaimed, stalledDeliveries } from './deliveries';
 
 /** Whether policies have somewhere to go (else they stay pending, per CONTRACT §1). */
 export const networkPolicyConfigured = (config: Config): boolean =>
@@ -76,24 +76,10 @@ export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly strin
   return rows.map((r) => r.id);
 }
 
-/** Pending policy deliveries nobody holds, for re-sending. */
-async function pendingPolicies(db: DbOrTx, limit = 500): Promise<string[]> {
-  const rows = await db
-    .select({ id: deliveries.id })
-    .from(deliveries)
-    .where(
-      and(
-        eq(deliveries.kind, 'network_policy'),
-        eq(deliveries.status, 'pending'),
-        or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
-      ),
-    )
-    .orderBy(deliveries.createdAt)
-    .limit(limit);
-  return rows.map((r) => r.id);
-}
-
-/** The reconciler step: records drift, then (re)enqueues every pending policy. */
+/**
+ * The reconciler step: records drift and enqueues it, and re-enqueues policies whose message
+ * was lost or dead-lettered (not those whose retries are still backing off).
+ */
 export async function reconcileNetworkPolicies(
   db: DbOrTx,
   config: Config,
@@ -101,7 +87,7 @@ export async function reconcileNetworkPolicies(
 ): Promise<number> {
   const fresh = await recordPolicyDrift(db);
   if (!networkPolicyConfigured(config)) return fresh.length;
-  const pending = await pendingPolicies(db);
+  const pending = [...fresh, ...(await stalledDeliveries(db, 'network_policy'))];
   await enqueueDeliveries(queue, pending);
   return pending.length;
 }

@@ -5,7 +5,7 @@
 import type { Db } from '../../db/client';
 import type { Config } from '../env';
 import type { ProvisioningMessage } from '../queues/messages';
-import { enqueueDeliveries, runtimePatchConfigured, stalledRuntimePatches } from './deliveries';
+import { enqueueDeliveries, runtimePatchConfigured, stalledDeliveries } from './deliveries';
 
 /** What the reconciler works with. */
 export interface ReconcilerContext {
@@ -14,12 +14,6 @@ export interface ReconcilerContext {
   queue: Queue<ProvisioningMessage>;
 }
 
-/**
- * A delivery nobody touched for this long past its retry backoff is sent again (its message was
- * lost or dead-lettered).
- */
-export const STALLED_AFTER_SECONDS = 60;
-
 /** A repair step; returns how many things it acted on. */
 export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number>;
 
@@ -27,7 +21,7 @@ export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number>;
 export const resendRuntimePatches: ReconcilerStep = async ({ db, config, queue }) => {
   // Without a receiver they are kept pending on purpose; resending would only churn.
   if (!runtimePatchConfigured(config)) return 0;
-  const ids = await stalledRuntimePatches(db, STALLED_AFTER_SECONDS);
+  const ids = await stalledDeliveries(db, 'runtime_patch');
   await enqueueDeliveries(queue, ids);
   return ids.length;
 };
