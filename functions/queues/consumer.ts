@@ -24,10 +24,13 @@ export type MessageHandler<T extends ProvisioningMessage['type']> = (
 /** Registered handlers, one per message type. */
 export type Handlers = { [T in ProvisioningMessage['type']]?: MessageHandler<T> };
 
-/** The longest backoff between two tries of one message. */
-export const MAX_RETRY_DELAY_SECONDS = 300;
+/**
+ * The longest backoff between two tries of one message: a receiver back after an outage gets
+ * what is pending within a minute (network policies promise about two minutes).
+ */
+export const MAX_RETRY_DELAY_SECONDS = 60;
 
-/** Backoff before the n-th retry: 2, 4, 8 ... seconds, at most five minutes. */
+/** Backoff before the n-th retry: 2, 4, 8 ... seconds, at most a minute. */
 export const retryDelaySeconds = (attempts: number): number =>
   Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(1, attempts));
 

@@ -211,7 +211,7 @@ export async function deliverRuntimePatch(
 }
 
 /** A delivery nobody touched for this long past its retry backoff is sent again by the reconciler. */
-export const STALLED_AFTER_SECONDS = 60;
+export const STALLED_AFTER_SECONDS = 30;
 
 /**
  * Pending deliveries of `kind` nobody is working on: idle for `idleSeconds` beyond the backoff the

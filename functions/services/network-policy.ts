@@ -3,8 +3,9 @@
  * the sites connected to it. The minute reconciler compares each database's desired set with
  * the last acknowledged one and records a `network_policy` delivery when they differ; the
  * consumer derives `allowed_site_ids` when it sends, POSTs it signed, and stores the set it
- * got acknowledged. Unacknowledged deliveries are re-sent each minute, so the network converges
- * within two minutes of any connection change.
+ * got acknowledged. An unacknowledged delivery is retried at least once a minute (the queue's
+ * backoff stops at a minute; the reconciler re-sends one whose message was lost or
+ * dead-lettered), so the network converges within about two minutes of any connection change.
  */
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';

@@ -178,9 +178,9 @@ describe('live patches', () => {
     };
     const backingOff = await pendingPatch();
     const lost = await pendingPatch();
-    // Tried 8 times, last 2 minutes ago: the queue waits 256 s before its next retry.
+    // Tried 8 times, last 75 s ago: the queue waits a minute before its next retry, so it is not idle yet.
     await metadata(
-      `update deliveries set attempts = 8, last_attempt_at = now() - interval '2 minutes',
+      `update deliveries set attempts = 8, last_attempt_at = now() - interval '75 seconds',
          created_at = now() - interval '10 minutes' where id = $1`,
       [backingOff.id],
     );
