@@ -33,6 +33,22 @@ const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
 const conns = (p: Seeded, site: string) => `${base(p)}/sites/${site}/connections`;
 const forSite = (site: string, status?: number) => (r: ReceivedRequest) =>
   (r.body as Patch | undefined)?.site_id === site && (status === undefined || r.status === status);
+/**
+ * Connects a new site to a new database through the shared Worker, which has no
+ * RUNTIME_PATCH_URL: its patch stays pending, never tried.
+ */
+async function pendingPatch(): Promise<{ site: string; id: string }> {
+  const site = await createSite(s.as, s.project.id);
+  const db = await createDatabase(s.as, s.project.id);
+  const res = await api(inject('baseUrl'), s.token).post(conns(s, site.id), {
+    kind: 'database',
+    resource_id: db.id,
+  });
+  expect(res.status).toBe(201);
+  const [row] = await deliveriesOf(site.id);
+  expect(row).toMatchObject({ status: 'pending', attempts: 0 });
+  return { site: site.id, id: row?.id as string };
+}
 async function effective(site: string): Promise<Record<string, string>> {
   return (await s.as.get<{ vars: Record<string, string> }>(`${base(s)}/sites/${site}/env/effective`)).body
     .vars;
@@ -143,39 +159,18 @@ describe('live patches', () => {
   });
 
   it('the minute reconciler re-sends a patch that is still undelivered', async () => {
-    const site = await createSite(s.as, s.project.id);
-    const db = await createDatabase(s.as, s.project.id);
-    // The shared Worker has no RUNTIME_PATCH_URL: its patch is kept pending.
-    const res = await api(inject('baseUrl'), s.token).post(conns(s, site.id), {
-      kind: 'database',
-      resource_id: db.id,
-    });
-    expect(res.status).toBe(201);
-    const [pending] = await deliveriesOf(site.id);
-    expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
+    const pending = await pendingPatch();
     // As if its message had been lost a while ago.
     await metadata(`update deliveries set created_at = now() - interval '5 minutes' where id = $1`, [
-      pending?.id,
+      pending.id,
     ]);
     await triggerScheduled(world.worker.baseUrl);
-    const patch = (await world.receiver.next(forSite(site.id, 200))).body as Patch;
+    const patch = (await world.receiver.next(forSite(pending.site, 200))).body as Patch;
     expect(patch.reason).toBe('connect');
     expect(Object.keys(patch.set)).toContain('DATABASE_URL');
   });
 
   it('the reconciler leaves a patch whose retries are still backing off to its own retry chain', async () => {
-    const pendingPatch = async () => {
-      const site = await createSite(s.as, s.project.id);
-      const db = await createDatabase(s.as, s.project.id);
-      // The shared Worker has no RUNTIME_PATCH_URL: its patch is kept pending.
-      const res = await api(inject('baseUrl'), s.token).post(conns(s, site.id), {
-        kind: 'database',
-        resource_id: db.id,
-      });
-      expect(res.status).toBe(201);
-      const [row] = await deliveriesOf(site.id);
-      return { site: site.id, id: row?.id as string };
-    };
     const backingOff = await pendingPatch();
     const lost = await pendingPatch();
     // Tried 8 times, last 75 s ago: the queue waits a minute before its next retry, so it is not idle yet.
