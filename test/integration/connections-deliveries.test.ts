@@ -16,6 +16,7 @@ import {
   seed,
   startConnectionsWorld,
 } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
 import { REDIRECT_PATH, type ReceivedRequest } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
@@ -48,6 +49,19 @@ async function pendingPatch(): Promise<{ site: string; id: string }> {
   const [row] = await deliveriesOf(site.id);
   expect(row).toMatchObject({ status: 'pending', attempts: 0 });
   return { site: site.id, id: row?.id as string };
+}
+/**
+ * The site's first delivery once its outcome is recorded: the consumer writes it after the
+ * receiver has answered, so a test that saw the answer may still find the row pending.
+ */
+async function recordedOutcome(site: string) {
+  const [row] = await eventually(
+    () => deliveriesOf(site),
+    ([r]) => r !== undefined && r.status !== 'pending',
+    10_000,
+    'the delivery outcome recorded',
+  );
+  return row;
 }
 async function effective(site: string): Promise<Record<string, string>> {
   return (await s.as.get<{ vars: Record<string, string> }>(`${base(s)}/sites/${site}/env/effective`)).body
@@ -84,7 +98,7 @@ describe('live patches', () => {
       unset: [],
       reason: 'connect',
     });
-    const [row] = await deliveriesOf(site.id);
+    const row = await recordedOutcome(site.id);
     expect(row).toMatchObject({ status: 'delivered', attempts: 3 });
     // A later change's patch arrives after it; the first one never came again.
     await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id, level: 'read-only' });
@@ -105,7 +119,7 @@ describe('live patches', () => {
     const second = await world.receiver.next(forSite(site.id), 20_000);
     expect([first.status, second.status]).toEqual([302, 200]);
     expect(world.receiver.requests.filter((r) => r.path === REDIRECT_PATH)).toEqual([]);
-    const [row] = await deliveriesOf(site.id);
+    const row = await recordedOutcome(site.id);
     expect(row).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
