@@ -57,8 +57,8 @@ const PatchSchema = z
       .object({
         google: z
           .object({
-            enabled: z.boolean(),
-            client_id: clientId,
+            enabled: z.boolean().optional(),
+            client_id: clientId.optional(),
             client_secret: clientSecret.optional(),
             native_client_ids: z
               .object({ ios: nativeId.optional(), android: nativeId.optional() })
@@ -69,7 +69,11 @@ const PatchSchema = z
           .nullable()
           .optional(),
         github: z
-          .object({ enabled: z.boolean(), client_id: clientId, client_secret: clientSecret.optional() })
+          .object({
+            enabled: z.boolean().optional(),
+            client_id: clientId.optional(),
+            client_secret: clientSecret.optional(),
+          })
           .strict()
           .nullable()
           .optional(),

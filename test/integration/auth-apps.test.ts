@@ -243,6 +243,28 @@ describe('PATCH an auth app', () => {
     expect(res.body).toMatchObject({ error: { field: 'providers.github.client_secret' } });
   });
 
+  it('{enabled:false} alone turns a provider off and keeps its client id and secret; a new provider needs its client id', async () => {
+    const fresh = await owner();
+    const created = await fresh.admin.post<{ id: string }>(`/api/v1/projects/${fresh.projectId}/auth-apps`, {
+      app_id: uniqueName('app'),
+    });
+    const appPath = `/api/v1/projects/${fresh.projectId}/auth-apps/${created.body.id}`;
+    const missing = await fresh.admin.patch(appPath, { providers: { google: { enabled: false } } });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ error: { field: 'providers.google.client_id' } });
+    const on = await fresh.admin.patch(appPath, {
+      providers: { google: { enabled: true, client_id: 'web-1', client_secret: 'google-secret-1' } },
+    });
+    expect(on.status).toBe(200);
+    const off = await fresh.admin.patch(appPath, { providers: { google: { enabled: false } } });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({
+      providers: { google: { enabled: false, client_id: 'web-1', client_secret_set: true } },
+    });
+    const back = await fresh.admin.patch(appPath, { providers: { google: { enabled: true } } });
+    expect(back.body).toMatchObject({ providers: { google: { enabled: true, client_id: 'web-1' } } });
+  });
+
   it('sets the user limit and native client IDs, removes a provider with null', async () => {
     const res = await app.admin.patch(path(), {
       user_limit: 5,

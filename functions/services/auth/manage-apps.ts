@@ -148,15 +148,19 @@ export async function findAuthApp(db: Queryable, idOrAppId: string): Promise<Aut
   return row;
 }
 
-/** Provider settings as PATCH takes them; `null` removes a provider. */
+/**
+ * Provider settings as PATCH takes them; `null` removes a provider. A field left out keeps the
+ * provider's current value (`{enabled:false}` turns a provider off); a new provider needs
+ * `enabled` and `client_id`.
+ */
 export interface ProvidersPatch {
   google?: {
-    enabled: boolean;
-    client_id: string;
+    enabled?: boolean;
+    client_id?: string;
     client_secret?: string;
     native_client_ids?: { ios?: string | null; android?: string | null };
   } | null;
-  github?: { enabled: boolean; client_id: string; client_secret?: string } | null;
+  github?: { enabled?: boolean; client_id?: string; client_secret?: string } | null;
 }
 
 /** A PATCH of an auth app. */
@@ -190,25 +194,33 @@ function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: Provid
       delete nextSecrets[name];
       continue;
     }
+    const current = row.providers[name];
+    const enabled = given.enabled ?? current?.enabled;
+    const clientId = given.client_id ?? current?.client_id;
+    if (enabled === undefined || clientId === undefined) {
+      const field = enabled === undefined ? 'enabled' : 'client_id';
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        `providers.${name}.${field}: required to add ${name}`,
+        `providers.${name}.${field}`,
+      );
+    }
     if (given.client_secret !== undefined) nextSecrets[name] = given.client_secret;
-    if (given.enabled && !nextSecrets[name]) {
+    if (enabled && !nextSecrets[name]) {
       throw new ApiError(
         'VALIDATION_FAILED',
         `providers.${name}.client_secret: required to enable ${name}`,
         `providers.${name}.client_secret`,
       );
     }
+    const settings = { enabled, client_id: clientId };
     if (name === 'github') {
-      providers.github = { enabled: given.enabled, client_id: given.client_id };
+      providers.github = settings;
       continue;
     }
     const google = given as NonNullable<ProvidersPatch['google']>;
     const ids = nativeIds(google.native_client_ids, row.providers.google?.native_client_ids);
-    providers.google = {
-      enabled: google.enabled,
-      client_id: google.client_id,
-      ...(ids ? { native_client_ids: ids } : {}),
-    };
+    providers.google = { ...settings, ...(ids ? { native_client_ids: ids } : {}) };
   }
   return { providers, secrets: nextSecrets };
 }
