@@ -90,6 +90,15 @@ describe('code exchange', () => {
     expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
   });
 
+  it('404 unknown app: an exchange for an app that does not exist, as on every auth route', async () => {
+    const { verifier } = await pkcePair();
+    const res = await exchange(`no-such-app-${randomBytes(4).toString('hex')}`, {
+      code: randomBytes(32).toString('base64url'),
+      code_verifier: verifier,
+    });
+    expect([res.status, res.body]).toEqual([404, { error: 'unknown app' }]);
+  });
+
   it('400 invalid_grant: reused code', async () => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
     expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(200);

@@ -8,7 +8,7 @@ import { z } from '../../lib/openapi';
 import { enabledProvider, googleAudiences, loadEnabledApp } from '../../services/auth/apps';
 import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
 import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
-import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
+import { appExists, issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
 import {
   AppParam,
@@ -37,6 +37,7 @@ const body = <T extends z.ZodType>(schema: T) => ({
 const errors = {
   400: oauthJson(OAuthErrorSchema, 'invalid request or grant'),
   403: oauthJson(OAuthErrorSchema, 'account disabled, user limit reached or app disabled'),
+  404: oauthJson(OAuthErrorSchema, 'unknown app'),
   429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
 };
 
@@ -79,6 +80,9 @@ tokenRoutes.openapi(
     const input = c.req.valid('json');
     const counted = c.get('countedExchange');
     const taken = counted?.presented ? counted.taken : await redeemCounted(c.env, appSlug, input.code);
+    // Only a code that redeemed nothing costs a lookup: an app that does not exist is 404, as on
+    // every auth route, rather than the invalid_grant of a wrong code.
+    if (!taken && !(await appExists(getReadDb(c), appSlug))) throw new OAuthError(404, 'unknown app');
     const session = await exchangeCode(c.get('config'), appSlug, input, taken);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
