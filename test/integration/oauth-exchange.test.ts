@@ -268,6 +268,7 @@ describe('code exchange', () => {
     });
     expect(raw.status).toBe(400);
     expect(typeof (raw.body as { error: unknown }).error).toBe('string');
+    expect(raw.body).toMatchObject({ code: 'invalid_request' });
     const missing = await exchange(app.slug, { code: 'x' });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ code: 'invalid_request' });
