@@ -69,6 +69,28 @@ export function createPool(url: string, wsProxy: string | undefined): Pool {
 }
 
 /**
+ * Runs `work` while holding Postgres's session advisory lock named `key`, on a pooled connection
+ * of its own, so callers that take the same key run one after another. The lock is released
+ * when `work` settles (and by Postgres itself if the connection drops).
+ */
+export async function withAdvisoryLock<T>(db: Db, key: string, work: () => Promise<T>): Promise<T> {
+  const client = await (db as Db & { $client: Pool }).$client.connect();
+  let broken = false;
+  try {
+    await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [key]);
+    try {
+      return await work();
+    } finally {
+      await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => {
+        broken = true;
+      });
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
  * Opens one pooled connection ahead of use, so its set-up (WebSocket, startup, authentication)
  * overlaps other work; resolves once it waits idle in the pool. A failure is left for the
  * first real statement to report.

@@ -113,7 +113,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const { connections: desired } = c.req.valid('json');
-    const result = await retryOnConcurrentChange(async () => {
+    const result = await retryOnConcurrentChange(c, async () => {
       const ctx = await site(c, params, 'write');
       const plan = planReplace(ctx, desired);
       const written = await applyPlan(connectionDeps(c), plan);
@@ -136,7 +136,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const want = c.req.valid('json');
-    const result = await retryOnConcurrentChange(async () => {
+    const result = await retryOnConcurrentChange(c, async () => {
       const ctx = await site(c, params, 'write');
       const plan = planConnect(ctx, want);
       const written = await applyPlan(connectionDeps(c), plan);
@@ -163,7 +163,7 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const removed = await retryOnConcurrentChange(async () => {
+    const removed = await retryOnConcurrentChange(c, async () => {
       const ctx = await site(c, params, 'write');
       const plan = isUuid(params.resourceId)
         ? planDisconnect(ctx, params.kind as Kind, params.resourceId)
@@ -190,7 +190,7 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    await retryOnConcurrentChange(async () => {
+    await retryOnConcurrentChange(c, async () => {
       const ctx = await site(c, params, 'write');
       await applyPlan(connectionDeps(c), planRotate(ctx, params.kind as Kind, params.resourceId));
     });

@@ -125,7 +125,7 @@ for (const [prefix, kind] of [
     async (c) => {
       const id = c.req.valid('param').id;
       const { sites: desired } = c.req.valid('json');
-      const result = await retryOnConcurrentChange(async () => {
+      const result = await retryOnConcurrentChange(c, async () => {
         const { resource, projectId } = await loadService(c, kind, id, 'write');
         const scope = await readServiceScope(getReadDb(c), projectId);
         const plan = planServiceSites(projectId, resource, scope, desired);

@@ -30,6 +30,7 @@ async function initialPlan(db: DbOrTx, projectId: string, resource: ResourceInfo
   const before = await readProjectConnections(db, projectId, { siteId: only.id });
   const plan = emptyPlan(projectId, before);
   plan.adds.push({ siteId: only.id, siteSlug: only.slug, resource, level: defaultLevel(resource.kind) });
+  plan.rereadUnderLock = true;
   return plan;
 }
 

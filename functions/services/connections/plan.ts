@@ -34,6 +34,12 @@ export interface Plan {
   levels: LevelItem[];
   removes: ConnectionInfo[];
   rotates: ConnectionInfo[];
+  /**
+   * Set when the plan only adds services created by this very request, which no other request
+   * can have connected: the write then re-reads `before` under the site's lock instead of
+   * refusing a site whose other connections changed meanwhile.
+   */
+  rereadUnderLock?: boolean;
 }
 
 /** A plan that changes nothing. */

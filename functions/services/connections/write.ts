@@ -13,12 +13,13 @@ import { newId } from '../../lib/ids';
 import { recordPatches } from '../deliveries';
 import { recomputeManagedKey } from '../managed-key';
 import type { ConnectionInfo } from './model';
-import { affectedSites, hasCredential, reasonFor, sitePatchNames } from './plan';
+import { affectedSites, hasCredential, type Plan, reasonFor, sitePatchNames } from './plan';
 import type { Prepared } from './prepare';
+import { readProjectConnections } from './queries';
 
 /** Another request changed the same sites first; the caller may re-read and try again. */
 export class ConcurrentChange extends ApiError {
-  constructor() {
+  constructor(readonly projectId: string) {
     super('CONFLICT', 'the connections changed while this request ran; retry');
   }
 }
@@ -32,12 +33,19 @@ export interface Written {
 
 const list = (items: SQL[]): SQL => sql.join(items, sql`, `);
 
-/** Locks the sites and checks their connections are still what the plan was made from. */
-async function lockAndVerify(tx: Tx, prepared: Prepared, sites: string[]): Promise<void> {
+/** Locks the sites' rows, so changes to one site's connections commit one after another. */
+async function lockSites(tx: Tx, sites: string[]): Promise<void> {
   const ids = list(sites.map((s) => sql`${s}::uuid`));
   await tx.execute(sql`select id from sites where id in (${ids}) order by id for update`);
-  // A separate statement: under READ COMMITTED it reads after the lock, seeing what the
-  // previous holder committed (one statement would keep its pre-lock snapshot).
+}
+
+/**
+ * Checks, after `lockSites`, that the sites' connections are still what the plan was made from.
+ * A separate statement: under READ COMMITTED it reads after the lock, seeing what the previous
+ * holder committed (one statement would keep its pre-lock snapshot).
+ */
+async function verifyUnchanged(tx: Tx, prepared: Prepared, sites: string[]): Promise<void> {
+  const ids = list(sites.map((s) => sql`${s}::uuid`));
   const result = await tx.execute<{
     id: string;
     level: string;
@@ -57,7 +65,14 @@ async function lockAndVerify(tx: Tx, prepared: Prepared, sites: string[]): Promi
       const r = now.get(c.id);
       return r !== undefined && r.level === c.level && r.credential_name === c.credentialName;
     });
-  if (!same) throw new ConcurrentChange();
+  if (!same) throw new ConcurrentChange(prepared.plan.projectId);
+}
+
+/** Brings a plan of new services' connections up to date with the sites as locked now. */
+async function rereadBefore(tx: Tx, plan: Plan, sites: string[]): Promise<void> {
+  const current: ConnectionInfo[] = [];
+  for (const siteId of sites) current.push(...(await readProjectConnections(tx, plan.projectId, { siteId })));
+  plan.before = current;
 }
 
 /** Creation times for new connections: after every connection the site already has, in plan order. */
@@ -101,7 +116,7 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
     .values(rows)
     .onConflictDoNothing()
     .returning({ id: connections.id });
-  if (done.length !== rows.length) throw new ConcurrentChange();
+  if (done.length !== rows.length) throw new ConcurrentChange(plan.projectId);
   return rows.map((r, i) => {
     const a = plan.adds[i] as (typeof plan.adds)[number];
     return {
@@ -164,7 +179,9 @@ export async function writePlan(tx: Tx, config: Config, prepared: Prepared): Pro
   const { plan } = prepared;
   const sites = affectedSites(plan);
   if (sites.length === 0) return { inserted: [], deliveryIds: [], cleanupIds: [] };
-  await lockAndVerify(tx, prepared, sites);
+  await lockSites(tx, sites);
+  if (plan.rereadUnderLock) await rereadBefore(tx, plan, sites);
+  else await verifyUnchanged(tx, prepared, sites);
   const inserted = await insertAdds(tx, config, prepared);
   await updateLevels(tx, prepared);
   await storeRotations(tx, config, prepared);
