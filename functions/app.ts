@@ -97,6 +97,22 @@ async function drainUnreadBody(req: Request): Promise<void> {
   }
 }
 
+const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/**
+ * Every request body of the API is JSON (CONTRACT §3), so a body sent without a JSON media type
+ * (curl -d's form type, fetch's text/plain, none at all) is read as JSON rather than refused:
+ * one that is not JSON still gets the 400 of a malformed body. Cookie-authenticated writes from
+ * another site are refused before any body is read, so this opens no cross-site route.
+ */
+function bodyReadAsJson(req: Request): Request {
+  if (!req.body || req.headers.get('content-length') === '0') return req;
+  if (JSON_MEDIA_TYPE.test(req.headers.get('content-type') ?? '')) return req;
+  const headers = new Headers(req.headers);
+  headers.set('content-type', 'application/json');
+  return new Request(req, { headers });
+}
+
 /** Builds the Worker's fetch app. */
 export function buildApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -104,6 +120,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.use('*', async (c, next) => {
     c.set('requestId', c.req.header('cf-ray') ?? newId());
     c.set('config', loadConfig(c.env));
+    c.req.raw = bodyReadAsJson(c.req.raw);
     try {
       await next();
       await drainUnreadBody(c.req.raw);

@@ -39,6 +39,15 @@ export const AvailableSchema = z
   })
   .openapi('AvailableConnection');
 
+/**
+ * Fields of the objects a GET returns that a request may carry back unchanged: ignored, so a
+ * client can PUT what it read; every other unknown field is still refused (a typo is a 400).
+ */
+export const readOnlyFields = <K extends string>(...names: K[]) =>
+  Object.fromEntries(
+    names.map((n) => [n, z.unknown().optional().openapi({ description: 'read-only; ignored' })]),
+  ) as Record<K, z.ZodOptional<z.ZodUnknown>>;
+
 /** A kind path or body field; an unknown kind is a 400. */
 export const KindSchema = z.enum(KINDS).openapi({ description: 'database, bucket or auth_app' });
 

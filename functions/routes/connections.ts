@@ -20,6 +20,7 @@ import {
   connectionDeps,
   KindSchema,
   LevelSchema,
+  readOnlyFields,
   retryOnConcurrentChange,
 } from './connection-schemas';
 import { access, ProjectParam } from './shared';
@@ -30,7 +31,12 @@ const SiteParams = ProjectParam.extend({
 });
 const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
 const Desired = z
-  .object({ kind: KindSchema, resource_id: z.string().max(100), level: LevelSchema.optional() })
+  .object({
+    kind: KindSchema,
+    resource_id: z.string().max(100),
+    level: LevelSchema.optional(),
+    ...readOnlyFields('site_id', 'site_slug', 'resource_name', 'env_names', 'created_at'),
+  })
   .strict();
 const tags = ['connections'];
 

@@ -80,7 +80,16 @@ deploysRoutes.openapi(
     summary: 'Deploy the site with freshly derived variables',
     request: {
       params: SiteParams,
-      body: { content: { 'application/json': { schema: z.object({}).strict() } }, required: false },
+      body: {
+        content: {
+          'application/json': {
+            schema: z
+              .object({})
+              .openapi({ description: '{}; fields a platform adds (a ref, a message) are ignored' }),
+          },
+        },
+        required: false,
+      },
     },
     responses: { 201: json(DeploySchema, 'the deploy') },
   }),

@@ -19,6 +19,14 @@ const VarsSchema = z
   )
   .openapi('Vars');
 
+/** The variables of a PUT: `__proto__`, which a record cannot hold (it would vanish), is refused. */
+const VarsInput = z.preprocess((input, ctx) => {
+  if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
+    ctx.addIssue({ code: 'custom', path: ['__proto__'], message: '__proto__ cannot be a variable name' });
+  }
+  return input;
+}, VarsSchema);
+
 /** Loads site `:siteId` of the project, or 404. */
 export async function loadSite(c: Context<AppEnv>, projectId: string, siteId: string) {
   const id = requireUuid(siteId, 'site');
@@ -55,7 +63,7 @@ envRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/env',
     tags: ['variables'],
     summary: "Replace the site's user-set variables",
-    request: { params: SiteParams, ...jsonBody(z.object({ vars: VarsSchema }).strict()) },
+    request: { params: SiteParams, ...jsonBody(z.object({ vars: VarsInput }).strict()) },
     responses: { 200: json(z.object({ vars: VarsSchema }), 'the variables') },
   }),
   async (c) => {

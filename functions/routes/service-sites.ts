@@ -19,7 +19,7 @@ import {
   serviceSites,
   serviceSitesAfter,
 } from '../services/connections/service-plans';
-import { connectionDeps, LevelSchema, retryOnConcurrentChange } from './connection-schemas';
+import { connectionDeps, LevelSchema, readOnlyFields, retryOnConcurrentChange } from './connection-schemas';
 import { access } from './shared';
 
 const ServiceSiteSchema = z
@@ -35,7 +35,15 @@ const SitesBody = z.object({ sites: z.array(ServiceSiteSchema) });
 const PutBody = z
   .object({
     sites: z
-      .array(z.object({ site_id: z.string().max(100), level: LevelSchema.optional() }).strict())
+      .array(
+        z
+          .object({
+            site_id: z.string().max(100),
+            level: LevelSchema.optional(),
+            ...readOnlyFields('site_slug', 'env_names', 'created_at'),
+          })
+          .strict(),
+      )
       .max(1000),
   })
   .strict();
