@@ -57,16 +57,12 @@ function errorResponse(c: Context<AppEnv>, err: Error): Response {
   }
   if (err instanceof HTTPException && err.status < 500) {
     const message = err.message || 'invalid request';
-    if (c.req.path.startsWith('/v1/')) {
-      // A body that is not JSON is as much the client's to fix as one missing a field.
-      const code = err.status === 400 ? { code: 'invalid_request' } : {};
-      return c.json({ error: message, ...code }, err.status);
-    }
+    if (c.req.path.startsWith('/v1/')) return c.json({ error: message }, err.status);
     return c.json({ error: { code: 'BAD_REQUEST', message, field: 'body' } }, 400);
   }
   if (isUnstorableText(err)) {
     const message = 'text in the path or body may not contain NUL characters';
-    if (c.req.path.startsWith('/v1/')) return c.json({ error: message, code: 'invalid_request' }, 400);
+    if (c.req.path.startsWith('/v1/')) return c.json({ error: message }, 400);
     return c.json({ error: { code: 'BAD_REQUEST', message } }, 400);
   }
   const requestId = c.get('requestId') ?? newId();

@@ -66,10 +66,7 @@ describe('starting a sign-in', () => {
     const res = await start(withPkce('myapp://evil'));
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
-    expect(res.body).toEqual({
-      error: 'redirect_uri is not a registered origin of this app',
-      code: 'invalid_request',
-    });
+    expect(res.body).toEqual({ error: 'redirect_uri is not a registered origin of this app' });
   });
 
   for (const [trick, uris] of Object.entries(REFUSED_REDIRECTS)) {
@@ -105,16 +102,13 @@ describe('starting a sign-in', () => {
   it('a provider that is not enabled is refused', async () => {
     const off = await createTestAuthApp(worker.baseUrl, { github: false });
     const res = await start(withPkce('myapp://auth'), 'github', off.slug);
-    expect([res.status, res.body]).toEqual([
-      400,
-      { error: 'provider github is not enabled for this app', code: 'invalid_request' },
-    ]);
+    expect([res.status, res.body]).toEqual([400, { error: 'provider github is not enabled for this app' }]);
   });
 
   it('an unknown provider is 400 naming it, an unknown app 404', async () => {
     const apple = await start(withPkce('myapp://auth'), 'apple');
     expect([apple.status, apple.headers.get('location')]).toEqual([400, null]);
-    expect(apple.body).toMatchObject({ error: expect.stringMatching(/^provider/), code: 'invalid_request' });
+    expect(apple.body).toEqual({ error: expect.stringMatching(/^provider/) });
     expect((await start(withPkce('myapp://auth'), 'google', 'no-such-app-here')).status).toBe(404);
   });
 });
@@ -217,7 +211,7 @@ describe('the callback', () => {
     for (const query of queries) {
       const res = await callback('github', query);
       expect([res.status, res.headers.get('location')]).toEqual([400, null]);
-      expect(res.body).toMatchObject({ code: 'invalid_request' });
+      expect(res.body).toEqual({ error: expect.any(String) });
     }
   });
 

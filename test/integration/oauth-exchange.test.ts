@@ -261,17 +261,24 @@ describe('code exchange', () => {
     expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('malformed bodies are 400 in the OAuth shape', async () => {
+  it('a body that is not JSON is 400 with a message and no code (the table names none for it)', async () => {
     const raw = await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/exchange`, undefined, {
       rawBody: '{not json',
       headers: asClient(),
     });
     expect(raw.status).toBe(400);
+    expect(Object.keys(raw.body as object)).toEqual(['error']);
     expect(typeof (raw.body as { error: unknown }).error).toBe('string');
-    expect(raw.body).toMatchObject({ code: 'invalid_request' });
-    const missing = await exchange(app.slug, { code: 'x' });
-    expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('a code sent without its verifier is invalid_grant and burnt, as with a wrong verifier', async () => {
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const missing = await exchange(app.slug, { code });
+    expect([missing.status, missing.body]).toEqual([400, INVALID_GRANT]);
+    const late = await exchange(app.slug, { code, code_verifier: verifier });
+    expect([late.status, late.body]).toEqual([400, INVALID_GRANT]);
+    const noCode = await exchange(app.slug, { code_verifier: verifier });
+    expect([noCode.status, noCode.body]).toEqual([400, INVALID_GRANT]);
   });
 
   it('a body sent without a Content-Length (chunked) is exchanged all the same', async () => {

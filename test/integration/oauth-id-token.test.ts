@@ -221,6 +221,7 @@ describe('id-token error table', () => {
       { headers: asClient() },
     );
     expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'provider must be google' });
   });
 
   it('400: provider google disabled', async () => {

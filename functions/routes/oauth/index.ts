@@ -43,7 +43,7 @@ oauthRoutes.use(
   bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new OAuthError(400, `body larger than ${MAX_BODY_BYTES} bytes`, 'invalid_request');
+      throw new OAuthError(400, `body larger than ${MAX_BODY_BYTES} bytes`);
     },
   }),
 );

@@ -10,7 +10,8 @@ import { validationError, z } from '../../lib/openapi';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * A route group whose validation failures answer `{"error","code":"invalid_request"}` with 400;
+ * A route group whose validation failures answer 400 `{"error":"<what is wrong>"}` (no `code`:
+ * the specification's table names one only for invalid_grant and invalid_token);
  * a path naming no possible app is the 404 of an unknown app, as on every auth route.
  */
 export function oauthGroup(): OpenAPIHono<AppEnv> {
@@ -19,7 +20,7 @@ export function oauthGroup(): OpenAPIHono<AppEnv> {
       if (result.success) return;
       if (result.error.issues.some((issue) => issue.path[0] === 'appSlug'))
         throw new OAuthError(404, 'unknown app');
-      throw new OAuthError(400, validationError(result.error).message, 'invalid_request');
+      throw new OAuthError(400, validationError(result.error).message);
     },
   });
 }
@@ -27,8 +28,8 @@ export function oauthGroup(): OpenAPIHono<AppEnv> {
 /** `{appSlug}`: an auth app's app_id. */
 export const AppParam = z.object({ appSlug: z.string().regex(SERVICE_NAME_RE, 'an auth app id') });
 
-/** A 400 of the OAuth routes for a request the client must fix. */
-export const invalidRequest = (message: string) => new OAuthError(400, message, 'invalid_request');
+/** A 400 of the OAuth routes for a request the client must fix (no `code`, as the table gives). */
+export const invalidRequest = (message: string) => new OAuthError(400, message);
 
 /** The client a request is counted against (CF-Connecting-IP, or CLIENT_IP_HEADER in local runs). */
 export function clientOf(c: Context<AppEnv>): string {

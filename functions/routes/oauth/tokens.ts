@@ -41,10 +41,16 @@ const errors = {
   429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
 };
 
+// A missing code is an unknown one, a missing verifier a wrong one: the exchange's one 400 is
+// invalid_grant (and a code presented without its verifier is burnt, as with a wrong one).
 const ExchangeBody = z.object({
-  code: z.string().max(200),
+  code: z.string().max(200).default('').openapi({ description: 'the one-time code (required)' }),
   // Any string: one outside the verifier rules is a wrong verifier (invalid_grant, code burnt).
-  code_verifier: z.string().max(1024),
+  code_verifier: z
+    .string()
+    .max(1024)
+    .default('')
+    .openapi({ description: 'the PKCE verifier of the challenge sent at sign-in (required)' }),
   redirect_uri: z.string().max(2048).optional(),
 });
 
