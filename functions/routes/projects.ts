@@ -112,7 +112,10 @@ projectsRoutes.openapi(
     tags: ['projects'],
     summary: 'Grant a role (admin; owner to grant or change owner)',
     request: { params: MemberParams, ...jsonBody(z.object({ role: z.enum(ROLES) }).strict()) },
-    responses: { 200: json(z.object({ account_id: z.string(), role: z.enum(ROLES) }), 'the membership') },
+    responses: {
+      200: json(z.object({ account_id: z.string(), role: z.enum(ROLES) }), 'the membership'),
+      ...errorResponses(409),
+    },
   }),
   async (c) => {
     const params = c.req.valid('param');
@@ -163,7 +166,10 @@ projectsRoutes.openapi(
     tags: ['projects'],
     summary: 'Remove a member',
     request: { params: MemberParams },
-    responses: { 200: json(z.object({ removed: z.boolean() }), 'whether a member was removed') },
+    responses: {
+      200: json(z.object({ removed: z.boolean() }), 'whether a member was removed'),
+      ...errorResponses(409),
+    },
   }),
   async (c) => {
     const params = c.req.valid('param');

@@ -98,4 +98,12 @@ describe('error responses in the OpenAPI document', () => {
       );
     }
   });
+
+  it("member changes document 409 (a project's last owner cannot be demoted or removed)", async () => {
+    const { paths } = await doc();
+    const member = paths['/api/v1/projects/{id}/members/{accountId}'];
+    for (const method of ['put', 'delete'] as const) {
+      expect(Object.keys(member?.[method]?.responses ?? {}), method).toContain('409');
+    }
+  });
 });
