@@ -43,6 +43,66 @@ export interface Resolved {
 export const projectRefCondition = (ref: string) =>
   isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : SLUG_RE.test(ref) ? eq(projects.slug, ref) : sql`false`;
 
+/** How a request names its project: not at all, by id or by slug (anything else names none). */
+type ProjectRefKind = 'none' | 'id' | 'slug';
+
+const refKind = (ref: string | undefined): ProjectRefKind =>
+  ref === undefined ? 'none' : isUuid(ref) ? 'id' : SLUG_RE.test(ref) ? 'slug' : 'none';
+
+/** The caller lookup of one kind of project reference, built once (`$hash`, `$ref`). */
+function prepareCallerQuery(db: Queryable, kind: ProjectRefKind) {
+  const named =
+    kind === 'id'
+      ? eq(projects.id, sql.placeholder('ref'))
+      : kind === 'slug'
+        ? eq(projects.slug, sql.placeholder('ref'))
+        : sql`false`;
+  return db
+    .select({
+      id: accountTokens.id,
+      accountId: accountTokens.accountId,
+      kind: accountTokens.kind,
+      project: projects,
+      role: projectMembers.role,
+    })
+    .from(accountTokens)
+    .leftJoin(projects, named)
+    .leftJoin(
+      projectMembers,
+      and(eq(projectMembers.projectId, projects.id), eq(projectMembers.accountId, accountTokens.accountId)),
+    )
+    .where(
+      and(
+        eq(accountTokens.tokenHash, sql.placeholder('hash')),
+        isNull(accountTokens.revokedAt),
+        or(isNull(accountTokens.expiresAt), gt(accountTokens.expiresAt, sql`now()`)),
+      ),
+    )
+    .limit(1)
+    .prepare(`caller_${kind}`);
+}
+
+/**
+ * Built queries per database handle: the lookup runs on every management request, and building
+ * it through drizzle cost more CPU than the rest of a small request.
+ */
+const callerQueries = new WeakMap<Queryable, Map<ProjectRefKind, ReturnType<typeof prepareCallerQuery>>>();
+
+function callerQuery(db: Queryable, ref: string | undefined) {
+  const kind = refKind(ref);
+  let built = callerQueries.get(db);
+  if (!built) {
+    built = new Map();
+    callerQueries.set(db, built);
+  }
+  let query = built.get(kind);
+  if (!query) {
+    query = prepareCallerQuery(db, kind);
+    built.set(kind, query);
+  }
+  return query;
+}
+
 /**
  * Resolves a presented credential; unknown, revoked or expired ones are `invalid`. When the
  * request names a project (`projectRef`), an account's role there comes back from the same
@@ -57,28 +117,10 @@ export async function resolveCaller(
   if (!token?.startsWith(TOKEN_PREFIX.account) && !token?.startsWith(TOKEN_PREFIX.session)) {
     return { principal: await resolvePrincipal(db, config, token) };
   }
-  const [row] = await db()
-    .select({
-      id: accountTokens.id,
-      accountId: accountTokens.accountId,
-      kind: accountTokens.kind,
-      project: projects,
-      role: projectMembers.role,
-    })
-    .from(accountTokens)
-    .leftJoin(projects, projectRef ? projectRefCondition(projectRef) : sql`false`)
-    .leftJoin(
-      projectMembers,
-      and(eq(projectMembers.projectId, projects.id), eq(projectMembers.accountId, accountTokens.accountId)),
-    )
-    .where(
-      and(
-        eq(accountTokens.tokenHash, await sha256Hex(token)),
-        isNull(accountTokens.revokedAt),
-        or(isNull(accountTokens.expiresAt), gt(accountTokens.expiresAt, new Date())),
-      ),
-    )
-    .limit(1);
+  const [row] = await callerQuery(db(), projectRef).execute({
+    hash: await sha256Hex(token),
+    ref: projectRef?.toLowerCase() ?? '',
+  });
   if (!row) return { principal: { type: 'invalid' } };
   const principal: Principal = {
     type: 'account',
