@@ -69,23 +69,24 @@ export function createPool(url: string, wsProxy: string | undefined): Pool {
 }
 
 /**
- * Runs `work` while holding Postgres's session advisory lock named `key`, on a pooled connection
- * of its own, so callers that take the same key run one after another. The lock is released
- * when `work` settles (and by Postgres itself if the connection drops).
+ * Runs `work` while holding Postgres's advisory lock named `key`, so callers that take the same
+ * key run one after another. The lock is transaction-scoped, held by an open transaction on a
+ * pooled connection of its own: that pins one server connection even behind a transaction-mode
+ * pooler (a session lock there could be taken and released on different server connections), and
+ * Postgres lets it go if the connection drops.
  */
 export async function withAdvisoryLock<T>(db: Db, key: string, work: () => Promise<T>): Promise<T> {
   const client = await (db as Db & { $client: Pool }).$client.connect();
   let broken = false;
   try {
-    await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [key]);
-    try {
-      return await work();
-    } finally {
-      await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => {
-        broken = true;
-      });
-    }
+    await client.query('begin');
+    await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+    return await work();
   } finally {
+    // The transaction wrote nothing: ending it releases the lock.
+    await client.query('rollback').catch(() => {
+      broken = true;
+    });
     client.release(broken);
   }
 }
