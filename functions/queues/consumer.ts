@@ -30,6 +30,9 @@ export type Handlers = { [T in ProvisioningMessage['type']]?: MessageHandler<T> 
  */
 export const MAX_RETRY_DELAY_SECONDS = 60;
 
+/** Retries of a provisioning message before the dead-letter queue: wrangler.toml's `max_retries`. */
+export const MAX_RETRIES = 10;
+
 /** Backoff before the n-th retry: 2, 4, 8 ... seconds, at most a minute. */
 export const retryDelaySeconds = (attempts: number): number =>
   Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(1, attempts));
@@ -56,13 +59,22 @@ export async function consumeProvisioning(
   }
 }
 
-/** Records every dead-lettered message so an operator (and the reconciler) can see it. */
+/**
+ * Records every dead-lettered message so an operator (and the reconciler) can see it, with the
+ * tries it had on the provisioning queue: a message reaches the dead-letter queue only after
+ * its first try and every retry failed (the dead-letter queue's own `attempts` starts again at 1).
+ */
 export async function recordDeadLetters(batch: MessageBatch<ProvisioningMessage>, db: Db): Promise<void> {
   if (batch.messages.length === 0) return;
   await db
     .insert(deadLetters)
     .values(
-      batch.messages.map((m) => ({ id: newId(), queue: batch.queue, body: m.body, attempts: m.attempts })),
+      batch.messages.map((m) => ({
+        id: newId(),
+        queue: batch.queue,
+        body: m.body,
+        attempts: MAX_RETRIES + 1,
+      })),
     );
   for (const m of batch.messages) m.ack();
 }
