@@ -1,5 +1,5 @@
 /** Who is calling: resolved once per request from the Bearer token or the console's cookie. */
-import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, type Placeholder, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { type ApiKeyCapabilities, accountTokens, apiKeys, projectMembers, projects } from '../../db/schema';
 import { SLUG_RE } from '../domain/names';
@@ -39,24 +39,20 @@ export interface Resolved {
   membership?: Membership;
 }
 
-/** Matches the project a request names by id or slug; a reference that can be neither matches none. */
-export const projectRefCondition = (ref: string) =>
-  isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : SLUG_RE.test(ref) ? eq(projects.slug, ref) : sql`false`;
-
 /** How a request names its project: not at all, by id or by slug (anything else names none). */
 type ProjectRefKind = 'none' | 'id' | 'slug';
 
 const refKind = (ref: string | undefined): ProjectRefKind =>
   ref === undefined ? 'none' : isUuid(ref) ? 'id' : SLUG_RE.test(ref) ? 'slug' : 'none';
 
+const matchProject = (kind: ProjectRefKind, ref: string | Placeholder) =>
+  kind === 'id' ? eq(projects.id, ref) : kind === 'slug' ? eq(projects.slug, ref) : sql`false`;
+
+/** Matches the project a request names by id or slug; a reference that can be neither matches none. */
+export const projectRefCondition = (ref: string) => matchProject(refKind(ref), ref.toLowerCase());
+
 /** The caller lookup of one kind of project reference, built once (`$hash`, `$ref`). */
 function prepareCallerQuery(db: Queryable, kind: ProjectRefKind) {
-  const named =
-    kind === 'id'
-      ? eq(projects.id, sql.placeholder('ref'))
-      : kind === 'slug'
-        ? eq(projects.slug, sql.placeholder('ref'))
-        : sql`false`;
   return db
     .select({
       id: accountTokens.id,
@@ -66,7 +62,7 @@ function prepareCallerQuery(db: Queryable, kind: ProjectRefKind) {
       role: projectMembers.role,
     })
     .from(accountTokens)
-    .leftJoin(projects, named)
+    .leftJoin(projects, matchProject(kind, sql.placeholder('ref')))
     .leftJoin(
       projectMembers,
       and(eq(projectMembers.projectId, projects.id), eq(projectMembers.accountId, accountTokens.accountId)),
