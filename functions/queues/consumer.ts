@@ -66,15 +66,13 @@ export async function consumeProvisioning(
  */
 export async function recordDeadLetters(batch: MessageBatch<ProvisioningMessage>, db: Db): Promise<void> {
   if (batch.messages.length === 0) return;
-  await db
-    .insert(deadLetters)
-    .values(
-      batch.messages.map((m) => ({
-        id: newId(),
-        queue: batch.queue,
-        body: m.body,
-        attempts: MAX_RETRIES + 1,
-      })),
-    );
+  await db.insert(deadLetters).values(
+    batch.messages.map((m) => ({
+      id: newId(),
+      queue: batch.queue,
+      body: m.body,
+      attempts: MAX_RETRIES + 1,
+    })),
+  );
   for (const m of batch.messages) m.ack();
 }
