@@ -8,7 +8,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
-import { getDb, getReadDb } from '../../context';
+import { getReadDb } from '../../context';
 import { challengeProblem } from '../../domain/pkce';
 import { isHttpsRedirect, matchRedirectUri } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
@@ -142,7 +142,6 @@ browserRoutes.openapi(
       throw invalidRequest('redirect_uri is no longer a registered origin of this app');
     }
     const location = await finishSignIn({
-      db: getDb(c),
       reads,
       env: c.env,
       config: c.get('config'),

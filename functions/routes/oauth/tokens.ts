@@ -1,7 +1,7 @@
 /** The token routes of an auth app: code exchange, native ID-token sign-in, refresh and logout. */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type AppEnv, getDb, getReadDb } from '../../context';
+import { type AppEnv, getReadDb } from '../../context';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
@@ -133,7 +133,7 @@ tokenRoutes.openapi(
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
-    const signIn = await signInIdentity(getDb(c), app.id, asProviderIdentity(result.identity), reads);
+    const signIn = await signInIdentity(reads, app.id, asProviderIdentity(result.identity));
     if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
     const session = await issueSession(reads, c.get('config'), appSlug, signIn.user);
     c.header('Cache-Control', 'no-store');

@@ -3,7 +3,7 @@
  * user, then build where the browser goes next. Every failure from here on goes back to the
  * app's registered redirect_uri as error=<message>.
  */
-import type { Db, Queryable } from '../../../db/client';
+import type { ReadDb } from '../../../db/client';
 import { isHttpsRedirect } from '../../domain/redirect-uris';
 import type { Bindings, Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
@@ -17,10 +17,8 @@ import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
 
 /** What finishing a sign-in needs. */
 export interface FinishSignIn {
-  /** For a first sign-in's transaction. */
-  db: Db;
-  /** For one-shot statements (HTTP). */
-  reads: Queryable;
+  /** One-shot statements and batches over HTTP. */
+  reads: ReadDb;
   env: Bindings;
   config: Config;
   app: AuthAppRow;
@@ -64,7 +62,7 @@ export async function finishSignIn(input: FinishSignIn): Promise<string> {
   const { record } = input;
   try {
     const who = await identify(input);
-    const result = await signInIdentity(input.db, input.app.id, who, input.reads);
+    const result = await signInIdentity(input.reads, input.app.id, who);
     if (!result.ok) return errorLocation(record, REFUSAL_MESSAGE[result.refusal]);
     if (record.challenge) {
       const refreshCiphertext = await prepareCodeSession(input.reads, input.config, result.user);

@@ -2,8 +2,8 @@
  * End users of an auth app: finding the user a provider identity signs in as, linking it to an
  * existing user by verified e-mail, or creating one within the app's user limit.
  */
-import { and, count, eq, isNull } from 'drizzle-orm';
-import type { Db, Queryable, Tx } from '../../../db/client';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import type { Db, Queryable, ReadDb, Tx } from '../../../db/client';
 import { authApps, authIdentities, authRefreshTokens, authUsers } from '../../../db/schema';
 import { newId } from '../../lib/ids';
 import type { Provider } from './apps';
@@ -57,12 +57,9 @@ export function toUserBody(
   };
 }
 
-async function byIdentity(
-  db: Queryable | Tx,
-  appId: string,
-  who: ProviderIdentity,
-): Promise<AuthUserRow | undefined> {
-  const [row] = await db
+/** The user a provider identity signs in as, if it is known (a query to await or batch). */
+function identityQuery(db: Queryable, appId: string, who: ProviderIdentity) {
+  return db
     .select({ user: authUsers })
     .from(authIdentities)
     .innerJoin(authUsers, eq(authUsers.id, authIdentities.userId))
@@ -74,86 +71,84 @@ async function byIdentity(
       ),
     )
     .limit(1);
-  return row?.user;
-}
-
-async function linkOrCreate(
-  tx: Tx,
-  appId: string,
-  who: ProviderIdentity,
-): Promise<{ ok: true; user: AuthUserRow } | { ok: false; refusal: SignInRefusal }> {
-  // One sign-up at a time per app: the user limit and the e-mail link stay exact under races.
-  const [app] = await tx
-    .select({ userLimit: authApps.userLimit })
-    .from(authApps)
-    .where(eq(authApps.id, appId))
-    .for('update');
-  const known = await byIdentity(tx, appId, who);
-  if (known) return known.disabled ? { ok: false, refusal: 'disabled' } : { ok: true, user: known };
-  const [existing] = await tx
-    .select()
-    .from(authUsers)
-    .where(and(eq(authUsers.authAppId, appId), eq(authUsers.email, who.email)))
-    .limit(1);
-  if (existing) {
-    // An unverified address proves nothing about who owns the existing account.
-    if (!who.emailVerified) return { ok: false, refusal: 'unverified_email' };
-    if (existing.disabled) return { ok: false, refusal: 'disabled' };
-    await tx
-      .insert(authIdentities)
-      .values({ authAppId: appId, provider: who.provider, subject: who.subject, userId: existing.id });
-    const providers = existing.providers.includes(who.provider)
-      ? existing.providers
-      : [...existing.providers, who.provider];
-    const [user] = await tx
-      .update(authUsers)
-      .set({
-        providers,
-        emailVerified: true,
-        name: existing.name ?? who.name,
-        avatarUrl: existing.avatarUrl ?? who.avatarUrl,
-      })
-      .where(eq(authUsers.id, existing.id))
-      .returning();
-    return { ok: true, user: user as AuthUserRow };
-  }
-  if (app?.userLimit !== null && app?.userLimit !== undefined) {
-    const [row] = await tx.select({ n: count() }).from(authUsers).where(eq(authUsers.authAppId, appId));
-    if ((row?.n ?? 0) >= app.userLimit) return { ok: false, refusal: 'user_limit' };
-  }
-  const [user] = await tx
-    .insert(authUsers)
-    .values({
-      id: newId(),
-      authAppId: appId,
-      email: who.email,
-      emailVerified: who.emailVerified,
-      name: who.name,
-      avatarUrl: who.avatarUrl,
-      providers: [who.provider],
-    })
-    .returning();
-  const created = user as AuthUserRow;
-  await tx
-    .insert(authIdentities)
-    .values({ authAppId: appId, provider: who.provider, subject: who.subject, userId: created.id });
-  return { ok: true, user: created };
 }
 
 /**
- * The user `who` signs in as. A returning identity costs one query (on `reads`, which may be the
- * HTTP handle); a new one is linked to the user with the same e-mail only when the provider
- * verified it, else a user is created within the app's limit, in a transaction on `db`.
+ * Links `who` to the user with the same e-mail (only when the provider verified it, and not to
+ * a disabled user), or creates a user within the app's limit; one statement, answering the
+ * refusal or null. It must run after the app row is locked, as its own statement, so it reads
+ * what earlier sign-ups of the app committed (a statement keeps the snapshot it started with).
+ */
+function linkOrCreate(appId: string, who: ProviderIdentity): SQL {
+  const provider = JSON.stringify([who.provider]);
+  return sql`
+    WITH known AS (
+      SELECT u.disabled FROM auth_identities i JOIN auth_users u ON u.id = i.user_id
+      WHERE i.auth_app_id = ${appId}::uuid AND i.provider = ${who.provider} AND i.subject = ${who.subject}
+    ), existing AS (
+      SELECT u.id, u.disabled FROM auth_users u
+      WHERE u.auth_app_id = ${appId}::uuid AND u.email = ${who.email} AND NOT EXISTS (SELECT 1 FROM known)
+    ), linkable AS (
+      SELECT e.id FROM existing e WHERE ${who.emailVerified}::boolean AND NOT e.disabled
+    ), linked_identity AS (
+      INSERT INTO auth_identities (auth_app_id, provider, subject, user_id)
+      SELECT ${appId}::uuid, ${who.provider}, ${who.subject}, l.id FROM linkable l
+    ), linked AS (
+      UPDATE auth_users u SET
+        providers = CASE WHEN u.providers @> ${provider}::jsonb THEN u.providers
+                         ELSE u.providers || ${provider}::jsonb END,
+        email_verified = true,
+        name = coalesce(u.name, ${who.name}),
+        avatar_url = coalesce(u.avatar_url, ${who.avatarUrl})
+      FROM linkable l WHERE u.id = l.id
+      RETURNING u.id
+    ), room AS (
+      SELECT a.user_limit IS NULL
+          OR (SELECT count(*) FROM auth_users c WHERE c.auth_app_id = a.id) < a.user_limit AS ok
+      FROM auth_apps a WHERE a.id = ${appId}::uuid
+    ), created AS (
+      INSERT INTO auth_users (id, auth_app_id, email, email_verified, name, avatar_url, providers)
+      SELECT ${newId()}::uuid, ${appId}::uuid, ${who.email}, ${who.emailVerified}::boolean,
+             ${who.name}, ${who.avatarUrl}, ${provider}::jsonb
+      WHERE NOT EXISTS (SELECT 1 FROM known) AND NOT EXISTS (SELECT 1 FROM existing)
+        AND coalesce((SELECT ok FROM room), false)
+      RETURNING id
+    ), created_identity AS (
+      INSERT INTO auth_identities (auth_app_id, provider, subject, user_id)
+      SELECT ${appId}::uuid, ${who.provider}, ${who.subject}, c.id FROM created c
+    )
+    SELECT CASE
+      WHEN EXISTS (SELECT 1 FROM known) THEN CASE WHEN (SELECT disabled FROM known) THEN 'disabled' END
+      WHEN EXISTS (SELECT 1 FROM existing) THEN CASE
+        WHEN NOT ${who.emailVerified}::boolean THEN 'unverified_email'
+        WHEN (SELECT disabled FROM existing) THEN 'disabled' END
+      WHEN EXISTS (SELECT 1 FROM created) THEN NULL
+      ELSE 'user_limit' END AS refusal`;
+}
+
+/**
+ * The user `who` signs in as. A returning identity costs one query; a new one is linked to the
+ * user with the same e-mail only when the provider verified it, else a user is created within
+ * the app's limit. That is one HTTP batch, a transaction without a connection to open: the app's
+ * row is locked first, so sign-ups of one app run one after another and the limit and the
+ * e-mail link stay exact under races.
  */
 export async function signInIdentity(
-  db: Db,
+  db: ReadDb,
   appId: string,
   who: ProviderIdentity,
-  reads: Queryable = db,
 ): Promise<{ ok: true; user: AuthUserRow } | { ok: false; refusal: SignInRefusal }> {
-  const known = await byIdentity(reads, appId, who);
-  if (known) return known.disabled ? { ok: false, refusal: 'disabled' } : { ok: true, user: known };
-  return db.transaction((tx) => linkOrCreate(tx, appId, who));
+  const [known] = await identityQuery(db, appId, who);
+  if (known) return known.user.disabled ? { ok: false, refusal: 'disabled' } : { ok: true, user: known.user };
+  const [, outcome, [after]] = await db.batch([
+    db.select({ id: authApps.id }).from(authApps).where(eq(authApps.id, appId)).for('update'),
+    db.execute<{ refusal: SignInRefusal | null }>(linkOrCreate(appId, who)),
+    identityQuery(db, appId, who),
+  ]);
+  const refusal = outcome.rows[0]?.refusal ?? null;
+  if (refusal) return { ok: false, refusal };
+  if (!after) throw new Error('a sign-in was recorded but its user is missing');
+  return { ok: true, user: after.user };
 }
 
 /** Marks every refresh token of a user revoked (on disable). */
