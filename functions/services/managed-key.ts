@@ -2,9 +2,9 @@
  * The managed platform key of a site (PLATFORM_API_KEY): a project API key whose capabilities
  * are derived from the site's connections, recomputed inside every transaction that changes them.
  */
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Tx } from '../../db/client';
-import { type ApiKeyCapabilities, apiKeys, connections, sites } from '../../db/schema';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { rowsOf, type Tx } from '../../db/client';
+import { type ApiKeyCapabilities, apiKeys, sites } from '../../db/schema';
 import { MANAGED_KEY_NAME } from '../domain/variables';
 import type { Config } from '../env';
 import { sha256Hex } from '../lib/crypto';
@@ -44,24 +44,30 @@ function sameCapabilities(a: ApiKeyCapabilities, b: ApiKeyCapabilities): boolean
   );
 }
 
-/** Mints, narrows, widens or revokes the site's managed key to match its connections. */
+/**
+ * Mints, narrows, widens or revokes the site's managed key to match its connections. The caller
+ * holds the site's row lock (taken in an earlier statement of `tx`), so two concurrent changes
+ * cannot both mint a key and this one statement reads what the previous holder committed.
+ */
 export async function recomputeManagedKey(tx: Tx, config: Config, siteId: string): Promise<ManagedKeyChange> {
-  // Serialises recomputes of one site, so two concurrent changes cannot both mint a key.
-  const [site] = await tx
-    .select({ id: sites.id, projectId: sites.projectId, slug: sites.slug })
-    .from(sites)
-    .where(eq(sites.id, siteId))
-    .for('update');
-  const [current] = await tx
-    .select({ id: apiKeys.id, capabilities: apiKeys.capabilities })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.siteId, siteId), isNull(apiKeys.revokedAt)));
-  const conns = site
-    ? await tx
-        .select({ kind: connections.kind, resourceId: connections.resourceId, level: connections.level })
-        .from(connections)
-        .where(eq(connections.siteId, siteId))
-    : [];
+  const [row] = await rowsOf<{
+    project_id: string | null;
+    slug: string | null;
+    current: { id: string; capabilities: ApiKeyCapabilities } | null;
+    conns: Array<[string, string, string]> | null;
+  }>(
+    tx,
+    sql`
+    select s.project_id, s.slug,
+      (select json_build_object('id', k.id, 'capabilities', k.capabilities) from api_keys k
+        where k.site_id = x.id and k.revoked_at is null limit 1) as current,
+      (select json_agg(json_build_array(c.kind, c.resource_id, c.level)) from connections c
+        where c.site_id = s.id) as conns
+    from (select ${siteId}::uuid as id) x left join sites s on s.id = x.id`,
+  );
+  const site = row?.project_id && row.slug ? { projectId: row.project_id, slug: row.slug } : null;
+  const current = row?.current ?? null;
+  const conns = (row?.conns ?? []).map(([kind, resourceId, level]) => ({ kind, resourceId, level }));
   const wanted = capabilitiesOf(conns);
 
   if (!wanted || !site) {
@@ -98,6 +104,8 @@ export async function replaceManagedKey(
   config: Config,
   key: { id: string; projectId: string; siteId: string },
 ): Promise<string[] | null> {
+  // The site first, as every change of its connections locks it: the same order, no deadlock.
+  await tx.select({ id: sites.id }).from(sites).where(eq(sites.id, key.siteId)).for('update');
   const revoked = await tx
     .update(apiKeys)
     .set({ revokedAt: new Date() })
