@@ -92,7 +92,8 @@ bucketsRoutes.openapi(
       .from(buckets)
       .where(and(eq(buckets.id, id), eq(buckets.projectId, project.id), isNull(buckets.deletedAt)));
     if (!row) throw notFound('bucket');
-    await deleteBucket(db, c.get('config'), row, c.env.PROVISIONING);
+    const config = c.get('config');
+    await deleteBucket({ db, config, adapters: buildAdapters(config), queue: c.env.PROVISIONING }, row);
     return c.json({ deleted: true as const }, 200);
   },
 );

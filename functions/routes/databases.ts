@@ -142,7 +142,8 @@ databasesRoutes.openapi(
     const { project } = await access(c, params.id, 'write');
     const row = await loadDatabase(c, project.id, params.dbId);
     const config = c.get('config');
-    await deleteDatabase(getDb(c), config, buildAdapters(config), row, c.env.PROVISIONING);
+    const deps = { db: getDb(c), config, adapters: buildAdapters(config), queue: c.env.PROVISIONING };
+    await deleteDatabase(deps, row);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -1,6 +1,7 @@
 /** Sites of a project (CONTRACT §4). */
 import { and, eq } from 'drizzle-orm';
 import { sites } from '../../db/schema';
+import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getReadDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { conflict, notFound } from '../lib/errors';
@@ -91,8 +92,10 @@ sitesRoutes.openapi(
       return ids;
     });
     if (!cleanupIds) throw notFound('site');
-    // The credentials go at once, as on a disconnect (the reconciler retries what fails).
-    await afterCommit(c.env.PROVISIONING, { inserted: [], deliveryIds: [], cleanupIds });
+    // The credentials go at once, as on a disconnect (the queue retries what fails).
+    const config = c.get('config');
+    const deps = { db, config, adapters: buildAdapters(config), queue: c.env.PROVISIONING };
+    await afterCommit(deps, { inserted: [], deliveryIds: [], cleanupIds });
     return c.json({ deleted: true as const }, 200);
   },
 );

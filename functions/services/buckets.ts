@@ -7,7 +7,7 @@ import type { Config } from '../env';
 import { newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
 import { provisionBucket } from './bucket-provisioning';
-import { afterCommit, type StagedPlan } from './connections/apply';
+import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
 import { removeServiceConnections } from './connections/service-removal';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
@@ -73,14 +73,10 @@ export async function createBucket(
 
 /**
  * Marks a bucket deleted and removes its connections as disconnects do; their own keys and the
- * bucket's key are queued for removal. The objects stay at the provider.
+ * bucket's key are removed at once (what fails, through the queue). The objects stay at the provider.
  */
-export async function deleteBucket(
-  db: Db,
-  config: Config,
-  row: BucketRow,
-  queue: Queue<ProvisioningMessage>,
-): Promise<void> {
+export async function deleteBucket(deps: CommitDeps, row: BucketRow): Promise<void> {
+  const { db, config } = deps;
   const written = await db.transaction(async (tx) => {
     // Disconnects every site first (live patches, managed keys, own keys queued for deletion).
     const removal = await removeServiceConnections(tx, config, row.projectId, 'bucket', row.id);
@@ -91,5 +87,5 @@ export async function deleteBucket(
       .returning({ id: credentialCleanups.id });
     return { ...removal, cleanupIds: [...removal.cleanupIds, ...(cleanup ? [cleanup.id] : [])] };
   });
-  await afterCommit(queue, written);
+  await afterCommit(deps, written);
 }

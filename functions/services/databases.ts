@@ -1,13 +1,13 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
-import { connections, databases } from '../../db/schema';
+import { connections, credentialCleanups, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { unavailable } from '../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
-import { afterCommit, type StagedPlan } from './connections/apply';
+import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
 import { removeServiceConnections } from './connections/service-removal';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
@@ -134,18 +134,14 @@ export async function setDatabaseRunning(
 }
 
 /** Deletes a database for real, then marks its record deleted and removes its connections. */
-export async function deleteDatabase(
-  db: Db,
-  config: Config,
-  adapters: Adapters,
-  row: DatabaseRow,
-  queue: Queue<ProvisioningMessage>,
-): Promise<void> {
+export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promise<void> {
+  const { db, config, adapters } = deps;
   const conns = await db
     .select({ name: connections.credentialName })
     .from(connections)
     .where(eq(connections.resourceId, row.id));
   const loginRoles = [row.mainUser, ...conns.map((c) => c.name).filter((n): n is string => !!n)];
+  const dropped = row.engine === 'postgresql' || adapters.mongodb !== null;
   if (row.engine === 'postgresql') {
     try {
       await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
@@ -166,7 +162,13 @@ export async function deleteDatabase(
     // Disconnects every site first (live patches, managed keys), as DELETE of each connection does.
     const removal = await removeServiceConnections(tx, config, row.projectId, 'database', row.id);
     await tx.update(databases).set({ deletedAt: new Date() }).where(eq(databases.id, row.id));
-    return removal;
+    if (!dropped || removal.cleanupIds.length === 0) return removal;
+    // Their roles or users went with the database above: nothing is left to clean up.
+    await tx
+      .update(credentialCleanups)
+      .set({ doneAt: new Date() })
+      .where(inArray(credentialCleanups.id, removal.cleanupIds));
+    return { ...removal, cleanupIds: [] };
   });
-  await afterCommit(queue, written);
+  await afterCommit(deps, written);
 }

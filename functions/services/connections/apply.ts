@@ -1,20 +1,56 @@
 /** Runs a plan: outside work first, then one transaction, then the queue; undone on failure. */
 import { type Tx, warmUp } from '../../../db/client';
-import type { ProvisioningMessage } from '../../queues/messages';
+import { mapLimit } from '../../lib/map-limit';
+import { runCredentialCleanup } from '../credential-cleanup';
 import type { CredentialTarget } from '../credentials';
 import { enqueueDeliveries, sendInBatches } from '../deliveries';
 import { isNoop, type Plan } from './plan';
 import { type ConnectionDeps, type Prepared, prepare } from './prepare';
 import { storeRotations, type Written, writePlan } from './write';
 
-/** Enqueues what a committed plan produced: its live patches and its credential cleanups. */
-export async function afterCommit(queue: Queue<ProvisioningMessage>, written: Written): Promise<void> {
-  await enqueueDeliveries(queue, written.deliveryIds);
-  if (written.cleanupIds.length === 0) return;
+/** How long a request waits for one credential to go before leaving it to the queue. */
+const DROP_NOW_MS = 10_000;
+
+/**
+ * Drops the credentials of committed cleanups now, so a disconnected app's credential stops
+ * working (its open sessions end) before the request answers; returns the cleanups that did
+ * not finish, for the queue.
+ */
+async function dropNow(deps: CommitDeps, cleanupIds: string[]): Promise<string[]> {
+  const failed: string[] = [];
+  await mapLimit(cleanupIds, async (cleanupId) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('still running')), DROP_NOW_MS);
+    });
+    try {
+      await Promise.race([runCredentialCleanup(deps.db, deps.config, deps.adapters, cleanupId), late]);
+    } catch (err) {
+      console.error('dropping a credential at once failed; the queue retries it:', (err as Error).message);
+      failed.push(cleanupId);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+  return failed;
+}
+
+/** What finishing a committed plan needs. */
+export type CommitDeps = Pick<ConnectionDeps, 'db' | 'config' | 'adapters' | 'queue'>;
+
+/**
+ * Finishes what a committed plan produced: enqueues its live patches and drops the credentials
+ * it disconnected at once; a drop that fails is left to the queue (retried with backoff, then
+ * the reconciler), as the cleanup rows are already committed.
+ */
+export async function afterCommit(deps: CommitDeps, written: Written): Promise<void> {
+  await enqueueDeliveries(deps.queue, written.deliveryIds);
+  const left = await dropNow(deps, written.cleanupIds);
+  if (left.length === 0) return;
   try {
     await sendInBatches(
-      queue,
-      written.cleanupIds.map((cleanupId) => ({ type: 'cleanup-credential', cleanupId })),
+      deps.queue,
+      left.map((cleanupId) => ({ type: 'cleanup-credential', cleanupId })),
     );
   } catch (err) {
     console.error(
@@ -43,7 +79,7 @@ export async function applyPlan(deps: ConnectionDeps, plan: Plan): Promise<Writt
     }
     throw err;
   }
-  await afterCommit(deps.queue, written);
+  await afterCommit(deps, written);
   return written;
 }
 
@@ -70,7 +106,7 @@ export async function stagePlan(
       written = await writePlan(tx, deps.config, prepared);
     },
     async commit() {
-      if (written) await afterCommit(deps.queue, written);
+      if (written) await afterCommit(deps, written);
     },
     abort: () => prepared.undo(),
   };

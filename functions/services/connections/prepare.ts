@@ -8,6 +8,7 @@ import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../env';
 import { newId } from '../../lib/ids';
+import { mapLimit } from '../../lib/map-limit';
 import type { ProvisioningMessage } from '../../queues/messages';
 import {
   type CreatedCredential,
@@ -40,22 +41,6 @@ export interface Prepared {
   rotated: Map<string, RotatedCredential>;
   /** Reverses the outside work (best effort; what cannot be dropped is queued for cleanup). */
   undo(): Promise<void>;
-}
-
-/** How many outside calls run at once. */
-const PARALLEL = 8;
-
-async function mapLimit<T, R>(items: readonly T[], work: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(PARALLEL, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T, i);
-    }
-  });
-  await Promise.all(lanes);
-  return out;
 }
 
 /** Drops credentials made for nothing; those that cannot be dropped now are queued for cleanup. */
