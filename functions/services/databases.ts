@@ -1,7 +1,7 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
-import { connections, credentialCleanups, databases } from '../../db/schema';
+import { connections, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { unavailable } from '../lib/errors';
@@ -141,7 +141,6 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
     .from(connections)
     .where(eq(connections.resourceId, row.id));
   const loginRoles = [row.mainUser, ...conns.map((c) => c.name).filter((n): n is string => !!n)];
-  const dropped = row.engine === 'postgresql' || adapters.mongodb !== null;
   if (row.engine === 'postgresql') {
     try {
       await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
@@ -162,13 +161,7 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
     // Disconnects every site first (live patches, managed keys), as DELETE of each connection does.
     const removal = await removeServiceConnections(tx, config, row.projectId, 'database', row.id);
     await tx.update(databases).set({ deletedAt: new Date() }).where(eq(databases.id, row.id));
-    if (!dropped || removal.cleanupIds.length === 0) return removal;
-    // Their roles or users went with the database above: nothing is left to clean up.
-    await tx
-      .update(credentialCleanups)
-      .set({ doneAt: new Date() })
-      .where(inArray(credentialCleanups.id, removal.cleanupIds));
-    return { ...removal, cleanupIds: [] };
+    return removal;
   });
   await afterCommit(deps, written);
 }
