@@ -5,4 +5,5 @@
 export type ProvisioningMessage =
   | { type: 'deliver'; deliveryId: string }
   | { type: 'cleanup-credential'; cleanupId: string }
-  | { type: 'switch-credentials'; projectId: string };
+  /** `includeLegacy` false: only connections waiting for a stopped database (absent: legacy sites too). */
+  | { type: 'switch-credentials'; projectId: string; includeLegacy?: boolean };

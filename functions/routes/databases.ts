@@ -123,6 +123,15 @@ for (const action of ['stop', 'start'] as const) {
       const row = await loadDatabase(c, project.id, params.dbId);
       const config = c.get('config');
       const updated = await setDatabaseRunning(getDb(c), buildAdapters(config), row, action === 'start');
+      if (action === 'start') {
+        // Apps that connected while it was stopped get their own credentials now, by live patch
+        // (the minute reconciler does it too, should this message be lost).
+        await c.env.PROVISIONING.send({
+          type: 'switch-credentials',
+          projectId: project.id,
+          includeLegacy: false,
+        }).catch((err: Error) => console.error('queueing the switch after a start failed:', err.message));
+      }
       return c.json(toDatabase(updated), 200);
     },
   );

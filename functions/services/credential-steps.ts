@@ -29,10 +29,10 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
 export const cleanupCredentialHandler: MessageHandler<'cleanup-credential'> = (m, ctx) =>
   runCredentialCleanup(ctx.db, ctx.config, buildAdapters(ctx.config), m.cleanupId);
 
-/** `switch-credentials`: move the project's shared connections (legacy sites included) to their own. */
+/** `switch-credentials`: move the project's shared connections (legacy sites too, unless told not) to their own. */
 export const switchCredentialsHandler: MessageHandler<'switch-credentials'> = async (m, ctx) => {
   await switchSharedConnections(
     { db: ctx.db, config: ctx.config, adapters: buildAdapters(ctx.config), queue: ctx.env.PROVISIONING },
-    { projectId: m.projectId, includeLegacy: true },
+    { projectId: m.projectId, includeLegacy: m.includeLegacy ?? true },
   );
 };

@@ -131,6 +131,25 @@ describe('shared credentials', () => {
     expect((patch.body as { set: Record<string, string> }).set.DATABASE_URL).toBe(url);
   });
 
+  it('starting the database switches those connections within seconds, without the minute reconciler', async () => {
+    const p = await seed(world.worker.baseUrl, 2);
+    const db = await createDatabase(p.as, p.project.id);
+    expect((await p.as.post(`${base(p)}/databases/${db.id}/stop`)).status).toBe(200);
+    expect((await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    expect(await modeOf(site(p, 1), db.id)).toBe('shared');
+    expect((await p.as.post(`${base(p)}/databases/${db.id}/start`)).status).toBe(200);
+    // No reconcile(): the start queued the switch itself.
+    const patch = await world.receiver.next((r) => {
+      const b = r.body as { site_id?: string; reason?: string };
+      return b.site_id === site(p, 1) && b.reason === 'credential';
+    }, 15_000);
+    expect(await modeOf(site(p, 1), db.id)).toBe('own');
+    const url = (patch.body as { set: Record<string, string> }).set.DATABASE_URL as string;
+    const login = loginOf(url);
+    expect(login.user).toMatch(/^c_[a-z0-9]{8}$/);
+    expect(await canLogin(login.db, login.user, login.password)).toBe(true);
+  });
+
   it('a standalone MongoDB hands its shared user to apps, and rotate answers 409', async () => {
     const p = await seed(world.worker.baseUrl, 2);
     const db = await createDatabase(p.as, p.project.id, 'mongodb', { replica_set: false });
