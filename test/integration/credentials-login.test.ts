@@ -4,6 +4,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
 import {
   type ConnectionsWorld,
   createDatabase,
@@ -12,7 +13,9 @@ import {
   seed,
   startConnectionsWorld,
 } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
 import { superuser } from '../helpers/pg-login';
+import { startExtraWorker, triggerScheduled } from '../helpers/worker';
 
 const DENIED = '42501';
 let world: ConnectionsWorld;
@@ -64,7 +67,6 @@ async function canLogin(url: string): Promise<boolean> {
   }
 }
 
-/** Waits until the cluster has no role `role`, failing after `timeoutMs`. */
 /** Whether a role of that name exists on the cluster now. */
 async function roleExists(role: string): Promise<boolean> {
   const su = await superuser();
@@ -200,6 +202,44 @@ describe('apps log in with their own role', () => {
       [role],
     );
     expect(cleanup?.done).toBe(true);
+  });
+
+  it('a disconnect while the cluster is unreachable answers 200; the drop is retried until it happens', async () => {
+    await connect(other, 1, otherDbId);
+    const url = await databaseUrl(other, 1);
+    const role = new URL(url).username;
+    const broken = await startExtraWorker({
+      CUSTOMER_DB_ADMIN_URL: 'postgres://nobody:x@127.0.0.1:9/postgres',
+    });
+    try {
+      const res = await api(broken.baseUrl, other.token).delete(
+        `${base(other)}/sites/${site(other, 1)}/connections/database/${otherDbId}`,
+      );
+      expect([res.status, res.body]).toEqual([200, { removed: true }]);
+    } finally {
+      await broken.stop();
+    }
+    // Not dropped yet, and recorded as still to do.
+    expect(await roleExists(role)).toBe(true);
+    const [pending] = await metadata<{ done: boolean; attempts: number }>(
+      'select done_at is not null as done, attempts from credential_cleanups where credential_name = $1',
+      [role],
+    );
+    expect(pending).toMatchObject({ done: false });
+    expect(pending?.attempts).toBeGreaterThanOrEqual(1);
+    // Its queue message went with the stopped Worker: the reconciler sends it again.
+    await metadata(
+      "update credential_cleanups set created_at = now() - interval '2 minutes' where credential_name = $1",
+      [role],
+    );
+    await triggerScheduled(world.worker.baseUrl);
+    await eventually(
+      () => roleExists(role),
+      (exists) => !exists,
+      30_000,
+      `role ${role} dropped`,
+    );
+    expect(await canLogin(url)).toBe(false);
   });
 
   it('deleting the site drops its roles at once and ends their sessions', async () => {
