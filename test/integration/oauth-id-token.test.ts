@@ -176,6 +176,13 @@ describe('accepted tokens', () => {
     );
   });
 
+  it("a forged token naming a known account's subject is refused (the user is trusted only after verifying)", async () => {
+    const c = claims();
+    expect((await signIn({ id_token: await standIn.signIdToken(c) })).status).toBe(200);
+    const forged = await signIn({ id_token: await standIn.signWithOtherKey(c) });
+    expect([forged.status, forged.body]).toEqual([401, { error: 'invalid id token', code: 'invalid_token' }]);
+  });
+
   it('many sign-ins fetch the JWKS no more after the first', async () => {
     const before = standIn.jwksFetches();
     expect(before).toBeGreaterThanOrEqual(1);

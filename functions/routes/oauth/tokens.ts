@@ -1,15 +1,16 @@
 /** The token routes of an auth app: code exchange, native ID-token sign-in, refresh and logout. */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { decodeJwt } from 'jose';
 import { type AppEnv, getReadDb } from '../../context';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { enabledProvider, googleAudiences, loadEnabledApp } from '../../services/auth/apps';
+import { enabledApp, enabledProvider, googleAudiences } from '../../services/auth/apps';
 import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
 import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
 import { appExists, issueSession, logout, refreshSession } from '../../services/auth/sessions';
-import { REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
+import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
 import {
   AppParam,
   invalidRequest,
@@ -122,9 +123,12 @@ tokenRoutes.openapi(
     const { appSlug } = c.req.valid('param');
     const input = c.req.valid('json');
     if (input.provider !== 'google') throw invalidRequest('provider must be google');
-    // One-shot statements over HTTP; only a first sign-in opens a transaction.
+    // One-shot statements over HTTP. The app and the user of the subject the token claims are
+    // read together; that user is trusted only once the token is verified for that subject.
     const reads = getReadDb(c);
-    const app = await loadEnabledApp(reads, appSlug);
+    const claimed = claimedSubject(input.id_token);
+    const lookup = await loadAppAndIdentity(reads, appSlug, 'google', claimed);
+    const app = enabledApp(lookup.app);
     if (!enabledProvider(app, 'google'))
       throw new OAuthError(400, 'provider google is not enabled for this app');
     const nonces = input.nonce === undefined ? undefined : [input.nonce, await sha256Hex(input.nonce)];
@@ -133,13 +137,25 @@ tokenRoutes.openapi(
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
-    const signIn = await signInIdentity(reads, app.id, asProviderIdentity(result.identity));
+    const who = asProviderIdentity(result.identity);
+    const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
+    const signIn = await signInIdentity(reads, app.id, who, lookedUp);
     if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
     const session = await issueSession(reads, c.get('config'), appSlug, signIn.user);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },
 );
+
+/** The subject an ID token claims, read without verifying it ('' when it cannot be read). */
+function claimedSubject(idToken: string): string {
+  try {
+    const sub = decodeJwt(idToken).sub;
+    return typeof sub === 'string' ? sub : '';
+  } catch {
+    return '';
+  }
+}
 
 const RefreshBody = z.object({ refresh_token: z.string().min(1).max(200) });
 

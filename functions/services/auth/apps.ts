@@ -14,12 +14,17 @@ export type Provider = 'google' | 'github';
 /** Provider client secrets, kept encrypted in one JSON document. */
 export type ProviderSecrets = Partial<Record<Provider, string>>;
 
-/** Loads an enabled app by slug; 404 when there is none, 403 when it is disabled. */
-export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
-  const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
+/** The app a slug named, when it exists and is enabled: 404 when there is none, 403 when it is disabled. */
+export function enabledApp(app: AuthAppRow | undefined): AuthAppRow {
   if (!app) throw new OAuthError(404, 'unknown app');
   if (!app.enabled) throw new OAuthError(403, 'this app is disabled');
   return app;
+}
+
+/** Loads an enabled app by slug (see `enabledApp`). */
+export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
+  const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  return enabledApp(app);
 }
 
 /** Decrypts the app's provider client secrets. */

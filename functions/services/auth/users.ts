@@ -6,7 +6,7 @@ import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db, Queryable, ReadDb, Tx } from '../../../db/client';
 import { authApps, authIdentities, authRefreshTokens, authUsers } from '../../../db/schema';
 import { newId } from '../../lib/ids';
-import type { Provider } from './apps';
+import type { AuthAppRow, Provider } from './apps';
 
 /** An auth user row. */
 export type AuthUserRow = typeof authUsers.$inferSelect;
@@ -127,7 +127,36 @@ function linkOrCreate(appId: string, who: ProviderIdentity): SQL {
 }
 
 /**
- * The user `who` signs in as. A returning identity costs one query; a new one is linked to the
+ * An app by slug and the user a provider identity signs in as there, in one query: an ID-token
+ * sign-in looks both up before the token is verified, with the subject the token claims, and
+ * trusts the user only if the verified subject is the same.
+ */
+export async function loadAppAndIdentity(
+  db: Queryable,
+  slug: string,
+  provider: Provider,
+  claimedSubject: string,
+): Promise<{ app: AuthAppRow | undefined; known: AuthUserRow | null }> {
+  const [row] = await db
+    .select({ app: authApps, user: authUsers })
+    .from(authApps)
+    .leftJoin(
+      authIdentities,
+      and(
+        eq(authIdentities.authAppId, authApps.id),
+        eq(authIdentities.provider, provider),
+        eq(authIdentities.subject, claimedSubject),
+      ),
+    )
+    .leftJoin(authUsers, eq(authUsers.id, authIdentities.userId))
+    .where(eq(authApps.appId, slug))
+    .limit(1);
+  return { app: row?.app, known: row?.user ?? null };
+}
+
+/**
+ * The user `who` signs in as. A returning identity costs one query (none when the caller
+ * already looked it up: `lookedUp`); a new one is linked to the
  * user with the same e-mail only when the provider verified it, else a user is created within
  * the app's limit. That is one HTTP batch, a transaction without a connection to open: the app's
  * row is locked first, so sign-ups of one app run one after another and the limit and the
@@ -137,9 +166,10 @@ export async function signInIdentity(
   db: ReadDb,
   appId: string,
   who: ProviderIdentity,
+  lookedUp?: { known: AuthUserRow | null },
 ): Promise<{ ok: true; user: AuthUserRow } | { ok: false; refusal: SignInRefusal }> {
-  const [known] = await identityQuery(db, appId, who);
-  if (known) return known.user.disabled ? { ok: false, refusal: 'disabled' } : { ok: true, user: known.user };
+  const known = lookedUp ? lookedUp.known : ((await identityQuery(db, appId, who))[0]?.user ?? null);
+  if (known) return known.disabled ? { ok: false, refusal: 'disabled' } : { ok: true, user: known };
   const [, outcome, [after]] = await db.batch([
     db.select({ id: authApps.id }).from(authApps).where(eq(authApps.id, appId)).for('update'),
     db.execute<{ refusal: SignInRefusal | null }>(linkOrCreate(appId, who)),
