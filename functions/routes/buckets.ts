@@ -7,6 +7,7 @@ import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { type BucketRow, createBucket, deleteBucket, listBuckets } from '../services/buckets';
+import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
 const BucketSchema = z
@@ -92,8 +93,7 @@ bucketsRoutes.openapi(
       .from(buckets)
       .where(and(eq(buckets.id, id), eq(buckets.projectId, project.id), isNull(buckets.deletedAt)));
     if (!row) throw notFound('bucket');
-    const config = c.get('config');
-    await deleteBucket({ db, config, adapters: buildAdapters(config), queue: c.env.PROVISIONING }, row);
+    await deleteBucket(connectionDeps(c), row);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -14,6 +14,7 @@ import {
   listDatabases,
   setDatabaseRunning,
 } from '../services/databases';
+import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
 const DatabaseSchema = z
@@ -150,9 +151,7 @@ databasesRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'write');
     const row = await loadDatabase(c, project.id, params.dbId);
-    const config = c.get('config');
-    const deps = { db: getDb(c), config, adapters: buildAdapters(config), queue: c.env.PROVISIONING };
-    await deleteDatabase(deps, row);
+    await deleteDatabase(connectionDeps(c), row);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -1,7 +1,6 @@
 /** Sites of a project (CONTRACT §4). */
 import { and, eq } from 'drizzle-orm';
 import { sites } from '../../db/schema';
-import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getReadDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { conflict, notFound } from '../lib/errors';
@@ -9,6 +8,7 @@ import { newId } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { afterCommit } from '../services/connections/apply';
 import { removeSiteConnections } from '../services/site-removal';
+import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, requireUuid } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
@@ -93,9 +93,7 @@ sitesRoutes.openapi(
     });
     if (!cleanupIds) throw notFound('site');
     // The credentials go at once, as on a disconnect (the queue retries what fails).
-    const config = c.get('config');
-    const deps = { db, config, adapters: buildAdapters(config), queue: c.env.PROVISIONING };
-    await afterCommit(deps, { inserted: [], deliveryIds: [], cleanupIds });
+    await afterCommit(connectionDeps(c), { inserted: [], deliveryIds: [], cleanupIds });
     return c.json({ deleted: true as const }, 200);
   },
 );
