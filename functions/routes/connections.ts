@@ -161,6 +161,8 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}',
     tags,
     summary: 'Disconnect one service (removed:false when it was not connected)',
+    description:
+      "The connection's own credential is deleted before the answer (its open sessions end); if the outside system cannot be reached, the deletion is retried in the background.",
     request: { params: OneParams },
     responses: {
       200: json(z.object({ removed: z.boolean() }), 'whether a connection was removed'),

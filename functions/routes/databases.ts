@@ -115,6 +115,10 @@ for (const action of ['stop', 'start'] as const) {
       path: `/projects/{id}/databases/{dbId}/${action}`,
       tags: ['databases'],
       summary: action === 'stop' ? 'Stop a database (refuses new logins)' : 'Start a stopped database',
+      description:
+        action === 'stop'
+          ? 'Apps connected while it is stopped get the main user until it runs again.'
+          : 'Apps connected while it was stopped switch to their own credentials within seconds, by live patch.',
       request: { params: DbParams },
       responses: { 200: json(DatabaseSchema, 'the database with its new status') },
     }),
