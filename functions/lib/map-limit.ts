@@ -1,5 +1,5 @@
 /** How many outside calls one request runs at once. */
-export const OUTSIDE_PARALLEL = 8;
+const OUTSIDE_PARALLEL = 8;
 
 /** Maps `items` through `work`, at most `limit` at a time, keeping their order. */
 export async function mapLimit<T, R>(

@@ -101,7 +101,6 @@ function linkOrCreate(appId: string, who: ProviderIdentity): SQL {
         name = coalesce(u.name, ${who.name}),
         avatar_url = coalesce(u.avatar_url, ${who.avatarUrl})
       FROM linkable l WHERE u.id = l.id
-      RETURNING u.id
     ), room AS (
       SELECT a.user_limit IS NULL
           OR (SELECT count(*) FROM auth_users c WHERE c.auth_app_id = a.id) < a.user_limit AS ok
