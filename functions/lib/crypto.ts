@@ -15,8 +15,12 @@ function fromBase64url(text: string): Uint8Array {
   return out;
 }
 
+const HEX_PAIRS = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
 function toHex(buffer: ArrayBuffer): string {
-  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  let hex = '';
+  for (const b of new Uint8Array(buffer)) hex += HEX_PAIRS[b];
+  return hex;
 }
 
 /** SHA-256 of a string, as lower-case hex. */

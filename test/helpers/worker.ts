@@ -14,6 +14,11 @@ import { type LocalWorker, startWorker } from '../../scripts/local/worker';
 export interface ExtraWorker extends LocalWorker {
   /** Same as `url`: `http://127.0.0.1:<port>`. */
   baseUrl: string;
+  /**
+   * Stops this Worker and starts it again on the same port with the same Durable Object
+   * storage, as a redeploy or an eviction would: every object starts afresh from storage.
+   */
+  restart(): Promise<ExtraWorker>;
 }
 
 /**
@@ -26,30 +31,43 @@ export async function startExtraWorker(
   opts: { configPath?: string } = {},
 ): Promise<ExtraWorker> {
   const port = await freePort();
-  const local = `http://127.0.0.1:${port}`;
   const persistDir = await mkdtemp(join(tmpdir(), 'tether-extra-worker-'));
-  const logFile =
-    process.env.TETHER_TEST_LOGS === '1' ? undefined : join(inject('logDir'), `extra-worker-${port}.log`);
   try {
-    const worker = await startWorker({
-      port,
-      persistDir,
-      logFile,
-      env: { ...inject('workerEnv'), PUBLIC_BASE_URL: local, PUBLIC_AUTH_URL: local, ...env },
-      configPath: opts.configPath,
-    });
-    return {
-      ...worker,
-      baseUrl: worker.url,
-      async stop() {
-        await worker.stop();
-        await rm(persistDir, { recursive: true, force: true });
-      },
-    };
+    return await startOn(port, persistDir, env, opts.configPath);
   } catch (err) {
     await rm(persistDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+async function startOn(
+  port: number,
+  persistDir: string,
+  env: Record<string, string>,
+  configPath: string | undefined,
+): Promise<ExtraWorker> {
+  const local = `http://127.0.0.1:${port}`;
+  const logFile =
+    process.env.TETHER_TEST_LOGS === '1' ? undefined : join(inject('logDir'), `extra-worker-${port}.log`);
+  const worker = await startWorker({
+    port,
+    persistDir,
+    logFile,
+    env: { ...inject('workerEnv'), PUBLIC_BASE_URL: local, PUBLIC_AUTH_URL: local, ...env },
+    configPath,
+  });
+  return {
+    ...worker,
+    baseUrl: worker.url,
+    async stop() {
+      await worker.stop();
+      await rm(persistDir, { recursive: true, force: true });
+    },
+    async restart() {
+      await worker.stop();
+      return startOn(port, persistDir, env, configPath);
+    },
+  };
 }
 
 /**
