@@ -20,6 +20,8 @@ import { resolveCaller, SESSION_COOKIE } from './services/principal';
 const MAX_BODY_BYTES = 256 * 1024;
 /** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
 const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
+/** Project routes whose changes need the admin role: members and API keys. */
+const ADMIN_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:members|api-keys)(?:\/|$)/;
 /** The six connection routes of the specification. */
 const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
 
@@ -159,12 +161,13 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     const connectionRoute = CONNECTION_PATH.test(c.req.path);
     if (connectionRoute) connectionCaller(caller.principal);
     // So is the project, read with the caller: an unknown one (or one the account is not a
-    // member of) is 404, and a read member changing connections 403, before any body check.
+    // member of) is 404, and a member changing what their role does not reach 403, before any
+    // body check.
     const { membership } = caller;
     if (type === 'account' && membership && (!membership.project || !membership.role))
       throw notFound('project');
-    if (membership?.role && connectionRoute && c.req.method !== 'GET') {
-      requireRole(membership.role, 'write');
+    if (membership?.role && c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      requireRole(membership.role, ADMIN_PATH.test(c.req.path) ? 'admin' : 'write');
     }
     c.set('principal', caller.principal);
     if (caller.membership) c.set('membership', caller.membership);

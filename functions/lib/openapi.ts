@@ -3,7 +3,7 @@
  * failures become 400 `VALIDATION_FAILED` naming the field.
  */
 import { createRoute, OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
-import type { Env } from 'hono';
+import type { Context, Env } from 'hono';
 import { ApiError } from './errors';
 
 /** Formats a zod issue path as `a.b[0].c`. */
@@ -30,6 +30,20 @@ export function routeGroup<E extends Env>(): OpenAPIHono<E> {
       if (!result.success) throw validationError(result.error);
     },
   });
+}
+
+/**
+ * The validation hook of a route whose handler first finds what its path names (a site, a
+ * service, an auth app): a request that fails validation gets that lookup's 404 or 403 first,
+ * as a valid one would, and only then its 400. A valid request pays nothing for it.
+ */
+export function pathBeforeBody<E extends Env>(lookup: (c: Context<E>) => Promise<unknown>) {
+  return (result: { success: boolean; error?: z.ZodError }, c: Context<E>): Promise<never> | undefined => {
+    if (result.success) return undefined;
+    return lookup(c).then(() => {
+      throw validationError(result.error as z.ZodError);
+    });
+  };
 }
 
 /** A JSON response entry of a route's `responses`. */

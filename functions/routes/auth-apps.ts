@@ -4,7 +4,7 @@ import { type AppEnv, getDb, getReadDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { deleteUser, listUsers, setUserDisabled } from '../services/auth/admin-users';
 import type { AuthAppRow } from '../services/auth/apps';
 import {
@@ -105,6 +105,13 @@ async function appAccess(
   return app;
 }
 
+/** A body that fails validation is 400 only for an auth app the caller may change. */
+const appBeforeBody = (allowKey: boolean) =>
+  pathBeforeBody<AppEnv>((c) => {
+    const { id = '', authAppId = '' } = c.req.param();
+    return appAccess(c, { id, authAppId }, 'write', allowKey);
+  });
+
 export const authAppsRoutes = routeGroup<AppEnv>();
 
 authAppsRoutes.openapi(
@@ -169,6 +176,7 @@ authAppsRoutes.openapi(
     const app = await appAccess(c, c.req.valid('param'), 'write', false);
     return c.json(await updateAuthApp(getDb(c), c.env, c.get('config'), app, c.req.valid('json')), 200);
   },
+  appBeforeBody(false),
 );
 
 authAppsRoutes.openapi(
@@ -209,6 +217,7 @@ authAppsRoutes.openapi(
       200,
     );
   },
+  appBeforeBody(true),
 );
 
 authAppsRoutes.openapi(

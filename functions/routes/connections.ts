@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { type AppEnv, getReadDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import { projectListing, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
@@ -44,6 +44,12 @@ function site(c: Context<AppEnv>, params: { id: string; siteId: string }, role: 
   // One-shot reads go over HTTP: the listing is the caller lookup plus this, two round trips.
   return siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, role);
 }
+
+/** A body that fails validation is 400 only for a site the caller may change: 404 and 403 come first. */
+const siteBeforeBody = pathBeforeBody<AppEnv>((c) => {
+  const { id = '', siteId = '' } = c.req.param();
+  return site(c, { id, siteId }, 'write');
+});
 
 export const connectionsRoutes = routeGroup<AppEnv>();
 
@@ -127,6 +133,7 @@ connectionsRoutes.openapi(
     });
     return c.json({ connections: result }, 200);
   },
+  siteBeforeBody,
 );
 
 connectionsRoutes.openapi(
@@ -153,6 +160,7 @@ connectionsRoutes.openapi(
     });
     return c.json(result as NonNullable<typeof result>, 201);
   },
+  siteBeforeBody,
 );
 
 connectionsRoutes.openapi(

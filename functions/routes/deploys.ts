@@ -10,7 +10,7 @@ import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getReadDb } from '../context';
 import { notFound } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
-import { apiRoute, json, routeGroup, z } from '../lib/openapi';
+import { apiRoute, json, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { deriveSiteEnv } from '../services/connections/derive';
 import { siteAccess } from '../services/connections/site-access';
 import { switchLegacyNow } from '../services/credential-switch';
@@ -98,6 +98,10 @@ deploysRoutes.openapi(
     const ctx = await siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, 'write');
     return c.json(await deploy(c, ctx.site.id, null, ctx.project.id), 201);
   },
+  pathBeforeBody<AppEnv>((c) => {
+    const { id = '', siteId = '' } = c.req.param();
+    return siteAccess(getReadDb(c), c.get('principal'), id, siteId, 'write');
+  }),
 );
 
 deploysRoutes.openapi(

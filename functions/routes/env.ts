@@ -5,7 +5,7 @@ import { sites } from '../../db/schema';
 import { type AppEnv, getReadDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
 import { badRequest, notFound } from '../lib/errors';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { readUserVars } from '../services/user-vars';
 import { access, ProjectParam, requireUuid } from './shared';
 
@@ -79,4 +79,8 @@ envRoutes.openapi(
       .where(eq(sites.id, site.id));
     return c.json({ vars }, 200);
   },
+  pathBeforeBody<AppEnv>(async (c) => {
+    const { id = '', siteId = '' } = c.req.param();
+    await loadSite(c, (await access(c, id, 'write')).project.id, siteId);
+  }),
 );

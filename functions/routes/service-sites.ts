@@ -10,7 +10,7 @@ import type { Role } from '../domain/roles';
 import { familyOf } from '../domain/variables';
 import { ApiError, notFound } from '../lib/errors';
 import { isUuid } from '../lib/ids';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import type { ResourceInfo } from '../services/connections/model';
 import {
@@ -142,5 +142,6 @@ for (const [prefix, kind] of [
       });
       return c.json({ sites: result }, 200);
     },
+    pathBeforeBody<AppEnv>((c) => loadService(c, kind, c.req.param('id') ?? '', 'write')),
   );
 }

@@ -319,6 +319,53 @@ describe('error bodies', () => {
     }
   });
 
+  it('what the path names is checked before the body: a role too low is 403 and an unknown site, service or auth app 404, whatever the body', async () => {
+    const as = api().as(ownerToken);
+    const site = await as.post<{ id: string }>(`/api/v1/projects/${project.id}/sites`, {
+      slug: uniqueName('s'),
+    });
+    const db = await as.post<{ id: string }>(`/api/v1/projects/${project.id}/databases`, {
+      name: uniqueName('d'),
+      engine: 'postgresql',
+    });
+    const app = await as.post<{ id: string }>(`/api/v1/projects/${project.id}/auth-apps`, {
+      app_id: uniqueName('a'),
+    });
+    expect([site.status, db.status, app.status]).toEqual([201, 201, 201]);
+    const unknown = '11111111-1111-1111-1111-111111111111';
+    const p = `/projects/${project.id}`;
+    const badBody = { nonsense: true };
+    // [method, path that exists, the same path naming something unknown]
+    const routes = [
+      ['POST', `${p}/sites/${site.body.id}/connections`, `${p}/sites/${unknown}/connections`],
+      ['PUT', `${p}/sites/${site.body.id}/connections`, `${p}/sites/${unknown}/connections`],
+      ['PUT', `${p}/sites/${site.body.id}/env`, `${p}/sites/${unknown}/env`],
+      ['POST', `${p}/sites/${site.body.id}/deploys`, `${p}/sites/${unknown}/deploys`],
+      ['PUT', `/databases/${db.body.id}/sites`, `/databases/${unknown}/sites`],
+      ['PATCH', `${p}/auth-apps/${app.body.id}`, `${p}/auth-apps/${unknown}`],
+    ] as const;
+    for (const [method, known, missing] of routes) {
+      const body = method === 'POST' && known.endsWith('/deploys') ? ['not an object'] : badBody;
+      expect((await raw('owner', method, known, body)).status, `${method} ${known}`).toBe(400);
+      expect((await raw('owner', method, missing, body)).status, `${method} ${missing}`).toBe(404);
+      expect((await raw('read', method, known, body)).status, `read: ${method} ${known}`).toBe(403);
+    }
+    for (const [method, path] of [
+      ['POST', `${p}/sites`],
+      ['POST', `${p}/databases`],
+      ['POST', `${p}/auth-apps`],
+    ] as const) {
+      expect((await raw('read', method, path, badBody)).status, `read: ${method} ${path}`).toBe(403);
+    }
+    for (const [method, path] of [
+      ['POST', `${p}/api-keys`],
+      ['PUT', `${p}/members/${unknown}`],
+    ] as const) {
+      expect((await raw('write', method, path, badBody)).status, `write: ${method} ${path}`).toBe(403);
+      expect((await raw('admin', method, path, badBody)).status, `admin: ${method} ${path}`).toBe(400);
+    }
+  });
+
   it('the console cookie cannot make a change from another site (403); a Bearer session can', async () => {
     const session = headers.session?.authorization?.slice(7) as string;
     const create = (extra: Record<string, string>) =>
