@@ -120,7 +120,7 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${address.port}`,
     requests,
-    next(predicate = () => true, timeoutMs = 10_000) {
+    next(predicate = () => true, timeoutMs = 20_000) {
       const found = requests.find((req) => !taken.has(req.index) && predicate(req));
       if (found) {
         taken.add(found.index);

@@ -174,10 +174,9 @@ describe('live patches', () => {
 
   it('the minute reconciler re-sends a patch that is still undelivered', async () => {
     const pending = await pendingPatch();
-    // As if its message had been lost a while ago.
-    await metadata(`update deliveries set created_at = now() - interval '5 minutes' where id = $1`, [
-      pending.id,
-    ]);
+    // As if its message had been lost long ago: older than other files' stalled patches, which
+    // the reconciler re-sends too (the metadata database is shared), so it is sent first.
+    await metadata(`update deliveries set created_at = now() - interval '1 day' where id = $1`, [pending.id]);
     await triggerScheduled(world.worker.baseUrl);
     const patch = (await world.receiver.next(forSite(pending.site, 200))).body as Patch;
     expect(patch.reason).toBe('connect');
@@ -190,13 +189,11 @@ describe('live patches', () => {
     // Tried 8 times, last 75 s ago: the queue waits a minute before its next retry, so it is not idle yet.
     await metadata(
       `update deliveries set attempts = 8, last_attempt_at = now() - interval '75 seconds',
-         created_at = now() - interval '10 minutes' where id = $1`,
+         created_at = now() - interval '2 days' where id = $1`,
       [backingOff.id],
     );
-    // Never tried, made 5 minutes ago: its message was lost.
-    await metadata(`update deliveries set created_at = now() - interval '5 minutes' where id = $1`, [
-      lost.id,
-    ]);
+    // Never tried, made a day ago: its message was lost.
+    await metadata(`update deliveries set created_at = now() - interval '1 day' where id = $1`, [lost.id]);
     await triggerScheduled(world.worker.baseUrl);
     // Both would be enqueued together, the older first, and the consumer takes a batch in order:
     // once the lost one has arrived, the backing-off one would have been tried already.
