@@ -5,6 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import type { AppEnv } from '../../context';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
@@ -35,7 +36,23 @@ const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
+/**
+ * The token routes, logout and the JWKS answer scripts of any origin (CORS without credentials):
+ * a web app or a webview (Capacitor, Ionic) exchanges, signs in and refreshes from its own
+ * origin, and what proves such a request is in its body (code and verifier, ID token, refresh
+ * token), never a cookie. Preflights are answered before any counting.
+ */
+const callableFromScripts = cors({
+  origin: '*',
+  allowMethods: ['GET', 'POST'],
+  allowHeaders: ['Content-Type'],
+  exposeHeaders: ['Retry-After'],
+  maxAge: 86400,
+});
+
 export const oauthRoutes = oauthGroup();
+for (const path of ['/:appSlug/oauth/*', '/:appSlug/logout', '/:appSlug/.well-known/jwks.json'])
+  oauthRoutes.use(path, callableFromScripts);
 oauthRoutes.use('/:appSlug/oauth/exchange', countedExchange);
 oauthRoutes.use('/:appSlug/oauth/id-token', countedIdToken);
 oauthRoutes.use(
