@@ -14,6 +14,8 @@ import { type LocalWorker, startWorker } from '../../scripts/local/worker';
 export interface ExtraWorker extends LocalWorker {
   /** Same as `url`: `http://127.0.0.1:<port>`. */
   baseUrl: string;
+  /** Where the Worker's console output goes; undefined with TETHER_TEST_LOGS=1 (the terminal). */
+  logFile: string | undefined;
   /**
    * Stops this Worker and starts it again on the same port with the same Durable Object
    * storage, as a redeploy or an eviction would: every object starts afresh from storage.
@@ -59,6 +61,7 @@ async function startOn(
   return {
     ...worker,
     baseUrl: worker.url,
+    logFile,
     async stop() {
       await worker.stop();
       await rm(persistDir, { recursive: true, force: true });
