@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { type AppEnv, getReadDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
-import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import { projectListing, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
@@ -23,7 +23,7 @@ import {
   readOnlyFields,
   retryOnConcurrentChange,
 } from './connection-schemas';
-import { access, ProjectParam } from './shared';
+import { access, ProjectParam, siteBeforeBody } from './shared';
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const SiteParams = ProjectParam.extend({
@@ -44,12 +44,6 @@ function site(c: Context<AppEnv>, params: { id: string; siteId: string }, role: 
   // One-shot reads go over HTTP: the listing is the caller lookup plus this, two round trips.
   return siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, role);
 }
-
-/** A body that fails validation is 400 only for a site the caller may change: 404 and 403 come first. */
-const siteBeforeBody = pathBeforeBody<AppEnv>((c) => {
-  const { id = '', siteId = '' } = c.req.param();
-  return site(c, { id, siteId }, 'write');
-});
 
 export const connectionsRoutes = routeGroup<AppEnv>();
 

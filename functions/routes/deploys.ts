@@ -10,11 +10,11 @@ import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getReadDb } from '../context';
 import { notFound } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
-import { apiRoute, json, pathBeforeBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { deriveSiteEnv } from '../services/connections/derive';
 import { siteAccess } from '../services/connections/site-access';
 import { switchLegacyNow } from '../services/credential-switch';
-import { ProjectParam } from './shared';
+import { ProjectParam, siteBeforeBody } from './shared';
 
 const SiteParams = ProjectParam.extend({ siteId: z.string() });
 const DeploySchema = z
@@ -98,10 +98,7 @@ deploysRoutes.openapi(
     const ctx = await siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, 'write');
     return c.json(await deploy(c, ctx.site.id, null, ctx.project.id), 201);
   },
-  pathBeforeBody<AppEnv>((c) => {
-    const { id = '', siteId = '' } = c.req.param();
-    return siteAccess(getReadDb(c), c.get('principal'), id, siteId, 'write');
-  }),
+  siteBeforeBody,
 );
 
 deploysRoutes.openapi(

@@ -5,9 +5,9 @@ import { sites } from '../../db/schema';
 import { type AppEnv, getReadDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
 import { badRequest, notFound } from '../lib/errors';
-import { apiRoute, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { readUserVars } from '../services/user-vars';
-import { access, ProjectParam, requireUuid } from './shared';
+import { access, ProjectParam, requireUuid, siteBeforeBody } from './shared';
 
 /** `:id` and `:siteId`. */
 export const SiteParams = ProjectParam.extend({ siteId: z.string() });
@@ -79,8 +79,5 @@ envRoutes.openapi(
       .where(eq(sites.id, site.id));
     return c.json({ vars }, 200);
   },
-  pathBeforeBody<AppEnv>(async (c) => {
-    const { id = '', siteId = '' } = c.req.param();
-    await loadSite(c, (await access(c, id, 'write')).project.id, siteId);
-  }),
+  siteBeforeBody,
 );

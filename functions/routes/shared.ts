@@ -5,8 +5,9 @@ import { type AppEnv, getReadDb } from '../context';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
 import { isUuid } from '../lib/ids';
-import { z } from '../lib/openapi';
+import { pathBeforeBody, z } from '../lib/openapi';
 import { type ProjectAccess, projectAccess } from '../services/access';
+import { siteAccess } from '../services/connections/site-access';
 
 /** `:id`, a project id or slug. */
 export const ProjectParam = z.object({ id: z.string().min(1) });
@@ -20,6 +21,15 @@ export function access(
 ): Promise<ProjectAccess> {
   return projectAccess(getReadDb(c), c.get('principal'), idOrSlug, { role, keyMay }, c.get('membership'));
 }
+
+/**
+ * The validation hook of a site's write routes: a body that fails validation is 400 only for a
+ * site the caller may change; the 404 of an unknown site and the 403 of a key come first.
+ */
+export const siteBeforeBody = pathBeforeBody<AppEnv>((c) => {
+  const { id = '', siteId = '' } = c.req.param();
+  return siteAccess(getReadDb(c), c.get('principal'), id, siteId, 'write');
+});
 
 /** A timestamp as ISO 8601 UTC. */
 export const iso = (date: Date): string => date.toISOString();
