@@ -176,3 +176,16 @@ export async function oneTimeCode(
   if (!code) throw new Error(`no code in ${location}`);
   return { code, verifier };
 }
+
+/** Disables the app's newest user: the one the latest sign-in of a fresh account created. */
+export async function disableNewestUser(app: TestAuthApp): Promise<void> {
+  const users = await app.admin.get<{ users: Array<{ id: string }> }>(
+    `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users?limit=1000`,
+  );
+  const newest = users.body.users.at(-1) as { id: string };
+  const res = await app.admin.patch(
+    `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${newest.id}`,
+    { disabled: true },
+  );
+  expect(res.status).toBe(200);
+}

@@ -9,6 +9,7 @@ import { api } from '../helpers/api';
 import {
   asClient,
   createTestAuthApp,
+  disableNewestUser,
   githubAccount,
   githubSignIn,
   oneTimeCode,
@@ -154,18 +155,8 @@ describe('code exchange', () => {
 
   it('403 Account is disabled: checked at exchange time', async () => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const users = await app.admin.get<{ users: Array<{ id: string }> }>(
-      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users?limit=1000`,
-    );
     // The newest user is the one this code stands for.
-    const newest = users.body.users.at(-1) as { id: string };
-    const disabled = await app.admin.patch(
-      `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${newest.id}`,
-      {
-        disabled: true,
-      },
-    );
-    expect(disabled.status).toBe(200);
+    await disableNewestUser(app);
     const res = await exchange(app.slug, { code, code_verifier: verifier });
     expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
   });

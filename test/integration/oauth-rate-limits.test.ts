@@ -1,11 +1,20 @@
 /**
  * Rate limits of the auth service: 20 exchanges and 10 ID-token sign-ins per client, 600 of
  * each per app, per 15 minutes; exact under concurrent load, counted before any other work,
- * 429 with Retry-After in seconds. Clients are named by CLIENT_IP_HEADER.
+ * 429 with Retry-After in seconds. Clients are named by CLIENT_IP_HEADER. The objects keep
+ * their windows, codes and blocks in storage: they sweep what expired, and a restart of the
+ * Worker loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, api } from '../helpers/api';
-import { asClient, createTestAuthApp, newClient, startOAuthWorker } from '../helpers/oauth';
+import {
+  asClient,
+  createTestAuthApp,
+  disableNewestUser,
+  newClient,
+  oneTimeCode,
+  startOAuthWorker,
+} from '../helpers/oauth';
 import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
 import type { ExtraWorker } from '../helpers/worker';
 
@@ -186,5 +195,30 @@ describe('Durable Object state', () => {
     expect(await store.redeem('expired')).toBeNull();
     expect(await store.redeem('live')).toEqual({ value: '{"ok":true}', block: null });
     expect(await store.redeem('live')).toBeNull();
+  });
+
+  // A restart of the Worker (a redeploy, an eviction) starts every object afresh from storage.
+  it('after a restart of the Worker, spent rate windows stay spent (exchange and id-token); other clients start from zero', async () => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const exchanger = newClient();
+    const signer = newClient();
+    for (let i = 0; i < 20; i++) expect((await exchange(app.slug, exchanger)).status).toBe(400);
+    for (let i = 0; i < 10; i++) expect((await idToken(app.slug, signer)).status).toBe(401);
+    worker = await worker.restart();
+    const refusedExchange = await exchange(app.slug, exchanger);
+    expect(refusedExchange.status).toBe(429);
+    expect(Number(refusedExchange.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await idToken(app.slug, signer)).status).toBe(429);
+    expect((await exchange(app.slug, newClient())).status).toBe(400);
+    expect((await idToken(app.slug, newClient())).status).toBe(401);
+  });
+
+  it("after a restart of the Worker, a code issued before its user was disabled is still 403 'Account is disabled'", async () => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    await disableNewestUser(app);
+    worker = await worker.restart();
+    const res = await exchange(app.slug, newClient(), { code, code_verifier: verifier });
+    expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
   });
 });
