@@ -183,7 +183,10 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     info: {
       title: 'Tether management API',
       version: '1.0.0',
-      description: 'Connections between sites and services. Errors: {"error":{"code","message"}}.',
+      description:
+        'Connections between sites and services. Errors: {"error":{"code","message"}}, checked in the ' +
+        'order 401 (credentials), 403 (a key or the operator where not allowed), 404 (the project), ' +
+        '403 (the role), 404 (what the path names), then 400 (the body).',
     },
   });
 
