@@ -186,7 +186,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
       description:
         'Connections between sites and services. Errors: {"error":{"code","message"}}, checked in the ' +
         'order 401 (credentials), 403 (a key or the operator where not allowed), 404 (the project), ' +
-        '403 (the role), 404 (what the path names), then 400 (the body).',
+        '403 (the role), 404 (the site, service or auth app the path names), then 400 (the body).',
     },
   });
 

@@ -155,9 +155,8 @@ export async function loadAppAndIdentity(
 
 /**
  * The user `who` signs in as. A returning identity costs one query (none when the caller
- * already looked it up: `lookedUp`); a new one is linked to the
- * user with the same e-mail only when the provider verified it, else a user is created within
- * the app's limit. That is one HTTP batch, a transaction without a connection to open: the app's
+ * already looked it up: `lookedUp`); a new one is linked to the user with the same e-mail only
+ * when the provider verified it, else a user is created within the app's limit. That is one HTTP batch, a transaction without a connection to open: the app's
  * row is locked first, so sign-ups of one app run one after another and the limit and the
  * e-mail link stay exact under races.
  */
