@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../scripts/local/net';
 import { startLocalStack } from '../scripts/local/stack';
+import { chromiumExecutable } from './helpers/browser';
 
 declare module 'vitest' {
   /** Values the global setup hands to test files (`inject('baseUrl')`). */
@@ -49,7 +50,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ? undefined
       : join(logDir, `worker-${Date.now()}-${process.pid}.log`);
 
-  const stack = await startLocalStack({ port: await freePort(), dataDir, workerLogFile });
+  // The packaged Chromium is unpacked here, once, while the stack starts, so the end-to-end
+  // files running side by side find it ready.
+  const [stack] = await Promise.all([
+    startLocalStack({ port: await freePort(), dataDir, workerLogFile }),
+    chromiumExecutable(),
+  ]);
   if (workerLogFile) console.log(`[tether] shared Worker at ${stack.baseUrl}, console in ${workerLogFile}`);
 
   project.provide('baseUrl', stack.baseUrl);

@@ -4,38 +4,24 @@
  * a mobile OS hands it to the app. The PKCE verifier and challenge come from oauth4webapi; the
  * code is then exchanged for a session.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import Provider from 'oidc-provider';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { api } from '../helpers/api';
+import { launchChromiumContext } from '../helpers/browser';
 import { asClient, createTestAuthApp, paramsOf, type TestAuthApp } from '../helpers/oauth';
 import { type ExtraWorker, startExtraWorker } from '../helpers/worker';
-
-const CHROMIUM_ARGS = [
-  // Nothing outside this machine resolves (the provider's sign-in page imports a web font).
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let issuer: string;
 let oidcServer: Server;
 let worker: ExtraWorker;
 let app: TestAuthApp;
 let browser: BrowserContext;
-let userDataDir: string;
+let closeBrowser: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   const oidcPort = await freePort();
@@ -86,17 +72,13 @@ beforeAll(async () => {
   oidcServer = createServer(provider.callback());
   await new Promise<void>((resolve) => oidcServer.listen(oidcPort, '127.0.0.1', resolve));
 
-  userDataDir = await mkdtemp(join(tmpdir(), 'tether-chromium-'));
-  browser = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  const launched = await launchChromiumContext();
+  browser = launched.context;
+  closeBrowser = launched.close;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await rm(userDataDir, { recursive: true, force: true });
+  await closeBrowser?.();
   await new Promise((resolve) => oidcServer?.close(resolve));
   oidcServer?.closeAllConnections();
   await worker?.stop();
