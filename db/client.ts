@@ -1,6 +1,6 @@
 /**
  * The one way to reach Postgres: the Neon serverless driver under drizzle. One-shot queries go
- * over HTTP (`ReadDb`: one round trip, no connection set-up, as Neon recommends at the edge);
+ * over HTTP (`HttpDb`: one round trip, no connection set-up, as Neon recommends at the edge);
  * interactive transactions go over a WebSocket pool (`Db`).
  */
 import { neon, neonConfig, Pool } from '@neondatabase/serverless';
@@ -17,7 +17,7 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Either a database or a transaction. */
 export type DbOrTx = Db | Tx;
 /** A database for one-shot statements over HTTP (no interactive transactions). */
-export type ReadDb = NeonHttpDatabase<typeof schema>;
+export type HttpDb = NeonHttpDatabase<typeof schema>;
 /** Anything that runs drizzle queries: a pool, a transaction or the HTTP driver. */
 export type Queryable = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** Runs one statement and returns its rows. */
@@ -33,19 +33,19 @@ export function configureNeonHttp(endpoint: string | undefined): void {
 }
 
 /** HTTP handles by connection string and endpoint: they hold no connection, so an isolate keeps them. */
-const readDbs = new Map<string, ReadDb>();
+const httpDbs = new Map<string, HttpDb>();
 
 /**
  * A drizzle handle whose every statement is one HTTP request. Building one walks the whole
  * schema, so each isolate builds it once per database and reuses it across requests.
  */
-export function createReadDb(url: string, httpEndpoint: string | undefined): ReadDb {
+export function createHttpDb(url: string, httpEndpoint: string | undefined): HttpDb {
   configureNeonHttp(httpEndpoint);
   const key = `${httpEndpoint ?? ''} ${url}`;
-  let db = readDbs.get(key);
+  let db = httpDbs.get(key);
   if (!db) {
     db = drizzleHttp(neon(url), { schema });
-    readDbs.set(key, db);
+    httpDbs.set(key, db);
   }
   return db;
 }

@@ -5,7 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { pgCode } from './adapters/postgres-admin';
-import { type AppEnv, closeDb, getReadDb } from './context';
+import { type AppEnv, closeDb, getHttpDb } from './context';
 import { loadConfig } from './env';
 import { isCrossSiteWrite } from './lib/cross-site';
 import { ApiError, forbidden, notFound, unauthorized } from './lib/errors';
@@ -153,7 +153,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
       );
     }
     const projectRef = PROJECT_PATH.exec(c.req.path)?.[1];
-    const caller = await resolveCaller(() => getReadDb(c), c.get('config'), bearerOf(c), projectRef);
+    const caller = await resolveCaller(() => getHttpDb(c), c.get('config'), bearerOf(c), projectRef);
     // Who is calling is settled before what is asked: no credentials is a 401 whatever the body,
     // and callers no connection route accepts (project API keys) are refused before it is read.
     const { type } = caller.principal;

@@ -1,7 +1,7 @@
 /** The Hono environment shared by every route: bindings, parsed config, lazy database, caller. */
 import type { Pool } from '@neondatabase/serverless';
 import type { Context } from 'hono';
-import { createDb, createPool, createReadDb, type Db, type ReadDb } from '../db/client';
+import { createDb, createHttpDb, createPool, type Db, type HttpDb } from '../db/client';
 import type { Bindings, Config } from './env';
 import type { CountedExchange } from './services/auth/exchange';
 import type { Membership, Principal } from './services/principal';
@@ -19,7 +19,7 @@ export interface AppVariables {
 /** The type parameter of every Hono app and route of the Worker. */
 export interface AppEnv {
   Bindings: Bindings;
-  Variables: AppVariables & { dbHandle?: { db: Db; pool: Pool }; readDb?: ReadDb };
+  Variables: AppVariables & { dbHandle?: { db: Db; pool: Pool }; httpDb?: HttpDb };
 }
 
 /** The request's database, opened on first use and closed when the response is done. */
@@ -38,12 +38,12 @@ export function getDb(c: Context<AppEnv>): Db {
  * The request's one-shot query handle (HTTP, no connection set-up). Use it for reads and
  * single statements; use `getDb` for transactions.
  */
-export function getReadDb(c: Context<AppEnv>): ReadDb {
-  let db = c.get('readDb');
+export function getHttpDb(c: Context<AppEnv>): HttpDb {
+  let db = c.get('httpDb');
   if (!db) {
     const config = c.get('config');
-    db = createReadDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT);
-    c.set('readDb', db);
+    db = createHttpDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT);
+    c.set('httpDb', db);
   }
   return db;
 }

@@ -1,7 +1,7 @@
 /** Accounts, account tokens and dashboard sessions (CONTRACT §3). */
 import { and, eq, isNull } from 'drizzle-orm';
 import { accounts, accountTokens } from '../../db/schema';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { sha256Hex } from '../lib/crypto';
 import { conflict, forbidden, notFound, unauthorized } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
@@ -75,7 +75,7 @@ accountsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    const [row] = await getReadDb(c)
+    const [row] = await getHttpDb(c)
       .select({ id: accounts.id, email: accounts.email, name: accounts.name })
       .from(accounts)
       .where(eq(accounts.id, accountId));
@@ -98,7 +98,7 @@ accountsRoutes.openapi(
     const { name } = c.req.valid('json');
     const token = newSecret('account');
     const id = newId();
-    await getReadDb(c)
+    await getHttpDb(c)
       .insert(accountTokens)
       .values({ id, accountId, kind: 'token', name: name ?? null, tokenHash: await sha256Hex(token) });
     return c.json({ id, token }, 201);
@@ -118,7 +118,7 @@ accountsRoutes.openapi(
     const accountId = requireAccount(c.get('principal'), 'token');
     const { tokenId } = c.req.valid('param');
     if (!isUuid(tokenId)) throw notFound('token');
-    const revoked = await getReadDb(c)
+    const revoked = await getHttpDb(c)
       .update(accountTokens)
       .set({ revokedAt: new Date() })
       .where(
@@ -147,7 +147,7 @@ accountsRoutes.openapi(
     const accountId = requireAccount(c.get('principal'), 'token');
     const token = newSecret('session');
     const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-    await getReadDb(c)
+    await getHttpDb(c)
       .insert(accountTokens)
       .values({ id: newId(), accountId, kind: 'session', tokenHash: await sha256Hex(token), expiresAt });
     return c.json({ token, expires_at: expiresAt.toISOString() }, 201);

@@ -2,7 +2,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { apiKeys, authApps } from '../../db/schema';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { sha256Hex } from '../lib/crypto';
 import { badRequest, notFound } from '../lib/errors';
 import { newId, newSecret } from '../lib/ids';
@@ -72,7 +72,7 @@ apiKeysRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'admin');
     const { name, capabilities } = c.req.valid('json');
-    const db = getReadDb(c);
+    const db = getHttpDb(c);
     const auth = await resolveAuthApps(db, project.id, capabilities.auth ?? []);
     const caps = {
       ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),
@@ -99,7 +99,7 @@ apiKeysRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'admin');
-    const rows = await getReadDb(c)
+    const rows = await getHttpDb(c)
       .select()
       .from(apiKeys)
       .where(and(eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))
@@ -135,7 +135,7 @@ apiKeysRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'admin');
     const keyId = requireUuid(params.keyId, 'API key');
-    const [managed] = await getReadDb(c)
+    const [managed] = await getHttpDb(c)
       .select({ id: apiKeys.id, projectId: apiKeys.projectId, siteId: apiKeys.siteId })
       .from(apiKeys)
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
@@ -146,7 +146,7 @@ apiKeysRoutes.openapi(
       await enqueueDeliveries(c.env.PROVISIONING, deliveryIds);
       return c.json({ revoked: true as const }, 200);
     }
-    const revoked = await getReadDb(c)
+    const revoked = await getHttpDb(c)
       .update(apiKeys)
       .set({ revokedAt: new Date() })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))

@@ -1,6 +1,6 @@
 /** Auth apps of a project and their end users (CONTRACT §4). */
 import type { Context } from 'hono';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
@@ -96,7 +96,7 @@ async function appAccess(
   role: Role,
   allowKey: boolean,
 ): Promise<AuthAppRow> {
-  const app = await findAuthApp(getReadDb(c), params.authAppId);
+  const app = await findAuthApp(getHttpDb(c), params.authAppId);
   const keyMay = allowKey
     ? (caps: { auth?: string[] }) => app !== undefined && (caps.auth?.includes(app.id) ?? false)
     : undefined;
@@ -158,7 +158,7 @@ authAppsRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read');
     const config = c.get('config');
-    const rows = await listAuthApps(getReadDb(c), project.id);
+    const rows = await listAuthApps(getHttpDb(c), project.id);
     return c.json({ auth_apps: await Promise.all(rows.map((row) => describeAuthApp(config, row))) }, 200);
   },
 );
@@ -196,7 +196,7 @@ authAppsRoutes.openapi(
   }),
   async (c) => {
     const app = await appAccess(c, c.req.valid('param'), 'write', true);
-    return c.json({ users: await listUsers(getReadDb(c), app.id, c.req.valid('query')) }, 200);
+    return c.json({ users: await listUsers(getHttpDb(c), app.id, c.req.valid('query')) }, 200);
   },
 );
 

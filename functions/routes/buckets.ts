@@ -2,7 +2,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { buckets } from '../../db/schema';
 import { buildAdapters } from '../adapters';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -70,7 +70,7 @@ bucketsRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read', (caps) => caps.storage === true);
-    return c.json({ buckets: (await listBuckets(getReadDb(c), project.id)).map(toBucket) }, 200);
+    return c.json({ buckets: (await listBuckets(getHttpDb(c), project.id)).map(toBucket) }, 200);
   },
 );
 

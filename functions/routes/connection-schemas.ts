@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { withAdvisoryLock } from '../../db/client';
 import { buildAdapters } from '../adapters';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { KINDS, LEVELS } from '../domain/levels';
 import { z } from '../lib/openapi';
 import type { ConnectionDeps } from '../services/connections/prepare';
@@ -62,7 +62,7 @@ export function connectionDeps(c: Context<AppEnv>): ConnectionDeps {
   const config = c.get('config');
   return {
     db: getDb(c),
-    reads: getReadDb(c),
+    reads: getHttpDb(c),
     config,
     adapters: buildAdapters(config),
     queue: c.env.PROVISIONING,

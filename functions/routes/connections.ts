@@ -4,7 +4,7 @@
  * could widen its own powers.
  */
 import type { Context } from 'hono';
-import { type AppEnv, getReadDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -42,7 +42,7 @@ const tags = ['connections'];
 
 function site(c: Context<AppEnv>, params: { id: string; siteId: string }, role: 'read' | 'write') {
   // One-shot reads go over HTTP: the listing is the caller lookup plus this, two round trips.
-  return siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, role);
+  return siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, role);
 }
 
 export const connectionsRoutes = routeGroup<AppEnv>();
@@ -66,7 +66,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read');
     const q = c.req.valid('query');
-    const connections = await projectListing(getReadDb(c), project.id, {
+    const connections = await projectListing(getHttpDb(c), project.id, {
       siteId: q.site_id?.toLowerCase(),
       kind: q.kind,
       resourceId: q.resource_id?.toLowerCase(),

@@ -3,7 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { databases } from '../../db/schema';
 import { buildAdapters } from '../adapters';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -41,7 +41,7 @@ const DbParams = ProjectParam.extend({ dbId: z.string() });
 
 async function loadDatabase(c: Context<AppEnv>, projectId: string, dbId: string): Promise<DatabaseRow> {
   const id = requireUuid(dbId, 'database');
-  const [row] = await getReadDb(c)
+  const [row] = await getHttpDb(c)
     .select()
     .from(databases)
     .where(and(eq(databases.id, id), eq(databases.projectId, projectId), isNull(databases.deletedAt)));
@@ -103,7 +103,7 @@ databasesRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read', (caps) => caps.databases === true);
-    const rows = await listDatabases(getReadDb(c), project.id);
+    const rows = await listDatabases(getHttpDb(c), project.id);
     return c.json({ databases: rows.map(toDatabase) }, 200);
   },
 );

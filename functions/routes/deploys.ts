@@ -7,7 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deploys } from '../../db/schema';
 import { buildAdapters } from '../adapters';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { notFound } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
@@ -30,7 +30,7 @@ const tags = ['deploys'];
 /** The site's effective variables now; 404 when the site went away meanwhile. */
 async function effective(c: Context<AppEnv>, siteId: string): Promise<Record<string, string>> {
   const config = c.get('config');
-  const env = await deriveSiteEnv(getReadDb(c), config, buildAdapters(config), siteId);
+  const env = await deriveSiteEnv(getHttpDb(c), config, buildAdapters(config), siteId);
   if (!env) throw notFound('site');
   return env.effective;
 }
@@ -44,7 +44,7 @@ async function deploy(c: Context<AppEnv>, siteId: string, rollbackOf: string | n
     projectId,
   );
   const names = Object.keys(await effective(c, siteId)).sort();
-  const [row] = await getReadDb(c)
+  const [row] = await getHttpDb(c)
     .insert(deploys)
     .values({ id: newId(), siteId, rollbackOf, envNames: names })
     .returning();
@@ -67,7 +67,7 @@ deploysRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const ctx = await siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, 'write');
+    const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
     return c.json({ vars: await effective(c, ctx.site.id) }, 200);
   },
 );
@@ -95,7 +95,7 @@ deploysRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const ctx = await siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, 'write');
+    const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
     return c.json(await deploy(c, ctx.site.id, null, ctx.project.id), 201);
   },
   siteBeforeBody,
@@ -112,10 +112,10 @@ deploysRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const ctx = await siteAccess(getReadDb(c), c.get('principal'), params.id, params.siteId, 'write');
+    const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
     if (!isUuid(params.deployId)) throw notFound('deploy');
     const deployId = params.deployId.toLowerCase();
-    const [target] = await getReadDb(c)
+    const [target] = await getHttpDb(c)
       .select({ id: deploys.id })
       .from(deploys)
       .where(and(eq(deploys.id, deployId), eq(deploys.siteId, ctx.site.id)));

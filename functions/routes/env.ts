@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { sites } from '../../db/schema';
-import { type AppEnv, getReadDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
 import { badRequest, notFound } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -30,7 +30,7 @@ const VarsInput = z.preprocess((input, ctx) => {
 /** Loads site `:siteId` of the project, or 404. */
 export async function loadSite(c: Context<AppEnv>, projectId: string, siteId: string) {
   const id = requireUuid(siteId, 'site');
-  const [site] = await getReadDb(c)
+  const [site] = await getHttpDb(c)
     .select()
     .from(sites)
     .where(and(eq(sites.id, id), eq(sites.projectId, projectId)));
@@ -73,7 +73,7 @@ envRoutes.openapi(
     const { vars } = c.req.valid('json');
     if (Object.keys(vars).length > 500) throw badRequest('vars: at most 500 variables', 'vars');
     const config = c.get('config');
-    await getReadDb(c)
+    await getHttpDb(c)
       .update(sites)
       .set({ varsCiphertext: await config.keyring.encrypt(JSON.stringify(vars)) })
       .where(eq(sites.id, site.id));

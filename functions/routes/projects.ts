@@ -2,7 +2,7 @@
 import { and, count, eq, ne } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { accounts, projectMembers, projects } from '../../db/schema';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SLUG_RE, slugify } from '../domain/names';
 import { ROLES, roleAtLeast } from '../domain/roles';
 import { ApiError, conflict, forbidden, notFound } from '../lib/errors';
@@ -78,7 +78,7 @@ projectsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    const rows = await getReadDb(c)
+    const rows = await getHttpDb(c)
       .select({ project: projects, role: projectMembers.role })
       .from(projectMembers)
       .innerJoin(projects, eq(projects.id, projectMembers.projectId))

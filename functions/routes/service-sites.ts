@@ -5,7 +5,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { buckets, databases } from '../../db/schema';
-import { type AppEnv, getReadDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { familyOf } from '../domain/variables';
 import { ApiError, notFound } from '../lib/errors';
@@ -59,7 +59,7 @@ async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, ro
     and(eq(t.id, id.toLowerCase()), isNull(t.deletedAt));
   const [row] =
     kind === 'database'
-      ? await getReadDb(c)
+      ? await getHttpDb(c)
           .select({
             id: databases.id,
             projectId: databases.projectId,
@@ -69,7 +69,7 @@ async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, ro
           })
           .from(databases)
           .where(where(databases))
-      : await getReadDb(c)
+      : await getHttpDb(c)
           .select({
             id: buckets.id,
             projectId: buckets.projectId,
@@ -117,7 +117,7 @@ for (const [prefix, kind] of [
     }),
     async (c) => {
       const { resource, projectId } = await loadService(c, kind, c.req.valid('param').id, 'read');
-      return c.json({ sites: await serviceSites(getReadDb(c), resource, projectId) }, 200);
+      return c.json({ sites: await serviceSites(getHttpDb(c), resource, projectId) }, 200);
     },
   );
 
@@ -135,7 +135,7 @@ for (const [prefix, kind] of [
       const { sites: desired } = c.req.valid('json');
       const result = await retryOnConcurrentChange(c, async () => {
         const { resource, projectId } = await loadService(c, kind, id, 'write');
-        const scope = await readServiceScope(getReadDb(c), projectId);
+        const scope = await readServiceScope(getHttpDb(c), projectId);
         const plan = planServiceSites(projectId, resource, scope, desired);
         const written = await applyPlan(connectionDeps(c), plan);
         return serviceSitesAfter(plan, resource, written.inserted);

@@ -1,7 +1,7 @@
 /** Pieces every project route uses: the `:id` parameter, access checks and ISO timestamps. */
 import type { Context } from 'hono';
 import type { ApiKeyCapabilities } from '../../db/schema';
-import { type AppEnv, getReadDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
 import { isUuid } from '../lib/ids';
@@ -19,7 +19,7 @@ export function access(
   role: Role,
   keyMay?: (capabilities: ApiKeyCapabilities) => boolean,
 ): Promise<ProjectAccess> {
-  return projectAccess(getReadDb(c), c.get('principal'), idOrSlug, { role, keyMay }, c.get('membership'));
+  return projectAccess(getHttpDb(c), c.get('principal'), idOrSlug, { role, keyMay }, c.get('membership'));
 }
 
 /**
@@ -28,7 +28,7 @@ export function access(
  */
 export const siteBeforeBody = pathBeforeBody<AppEnv>((c) => {
   const { id = '', siteId = '' } = c.req.param();
-  return siteAccess(getReadDb(c), c.get('principal'), id, siteId, 'write');
+  return siteAccess(getHttpDb(c), c.get('principal'), id, siteId, 'write');
 });
 
 /** A timestamp as ISO 8601 UTC. */

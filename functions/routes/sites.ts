@@ -1,7 +1,7 @@
 /** Sites of a project (CONTRACT §4). */
 import { and, eq } from 'drizzle-orm';
 import { sites } from '../../db/schema';
-import { type AppEnv, getDb, getReadDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
@@ -33,7 +33,7 @@ sitesRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
     const { slug } = c.req.valid('json');
-    const [row] = await getReadDb(c)
+    const [row] = await getHttpDb(c)
       .insert(sites)
       .values({ id: newId(), projectId: project.id, slug })
       .onConflictDoNothing()
@@ -54,7 +54,7 @@ sitesRoutes.openapi(
   }),
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'read');
-    const rows = await getReadDb(c)
+    const rows = await getHttpDb(c)
       .select({ id: sites.id, slug: sites.slug, createdAt: sites.createdAt })
       .from(sites)
       .where(eq(sites.projectId, project.id))

@@ -4,13 +4,14 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
+import type { ProjectRow } from '../../db/rows';
 import { type ApiKeyCapabilities, projectMembers, projects } from '../../db/schema';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors';
 import { type Membership, type Principal, projectRefCondition } from './principal';
 
 /** A project row as the API shows it. */
-export type Project = typeof projects.$inferSelect;
+export type Project = ProjectRow;
 
 /** Throws 401 for no or bad credentials; returns the account id of an account caller, else 403. */
 export function requireAccount(principal: Principal, only?: 'token'): string {

@@ -1,6 +1,7 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
+import type { BucketRow } from '../../db/rows';
 import { buckets, credentialCleanups } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
@@ -12,8 +13,7 @@ import { removeServiceConnections } from './connections/service-removal';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
-/** A bucket row. */
-export type BucketRow = typeof buckets.$inferSelect;
+export type { BucketRow };
 
 /** Lists the project's live buckets. */
 export function listBuckets(db: Queryable, projectId: string): Promise<BucketRow[]> {

@@ -7,14 +7,13 @@
  * What `name` and `secret` are per kind: PostgreSQL role name and password; MongoDB user name and
  * password; bucket access key id and secret access key.
  */
+import type { BucketRow, DatabaseRow } from '../../db/rows';
 import type { Adapters } from '../adapters';
 import { AtlasError } from '../adapters/mongodb-admin';
 import type { BucketLevel } from '../domain/bucket-policy';
 import type { Config } from '../env';
 import { ApiError, unavailable } from '../lib/errors';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
-import type { BucketRow } from './buckets';
-import type { DatabaseRow } from './databases';
 
 /** The service a credential is for. */
 export type CredentialTarget =

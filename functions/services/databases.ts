@@ -1,6 +1,7 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
+import type { DatabaseRow } from '../../db/rows';
 import { connections, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
@@ -12,8 +13,7 @@ import { removeServiceConnections } from './connections/service-removal';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
-/** A database row. */
-export type DatabaseRow = typeof databases.$inferSelect;
+export type { DatabaseRow };
 
 /**
  * The physical name on the cluster: the name plus a random suffix, since clusters are shared.

@@ -11,7 +11,7 @@
  *   and redeem a code, here an unknown one) and nothing else.
  */
 import { sql } from 'drizzle-orm';
-import { createReadDb } from '../../db/client';
+import { createHttpDb } from '../../db/client';
 import { type Bindings, loadConfig } from '../../functions/env';
 import worker from '../../functions/index';
 import type { ProvisioningMessage } from '../../functions/queues/messages';
@@ -28,7 +28,7 @@ const json = (body: unknown, status = 200): Response =>
 
 async function ceiling(request: Request, env: Bindings, path: string): Promise<Response> {
   const config = loadConfig(env);
-  const reads = () => createReadDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT);
+  const reads = () => createHttpDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT);
   const [route, arg = ''] = path.slice(PREFIX.length).split('/');
   if (route === 'sql' && request.method === 'GET') {
     const result = await reads().execute(sql`select 1 as one`);

@@ -8,7 +8,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
-import { getReadDb } from '../../context';
+import { getHttpDb } from '../../context';
 import { challengeProblem } from '../../domain/pkce';
 import { isHttpsRedirect, matchRedirectUri } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
@@ -68,7 +68,7 @@ browserRoutes.openapi(
   async (c) => {
     const { appSlug, provider } = c.req.valid('param');
     const query = c.req.valid('query');
-    const app = await loadEnabledApp(getReadDb(c), appSlug);
+    const app = await loadEnabledApp(getHttpDb(c), appSlug);
     if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
       throw invalidRequest('redirect_uri is not a registered origin of this app');
     }
@@ -133,7 +133,7 @@ browserRoutes.openapi(
     const record = query.state ? await takeState(c.env, appSlug, query.state) : null;
     if (!record || record.provider !== provider)
       throw invalidRequest('unknown, used or expired sign-in state');
-    const reads = getReadDb(c);
+    const reads = getHttpDb(c);
     const app = await loadEnabledApp(reads, appSlug).catch((err: unknown) => {
       throw err instanceof OAuthError ? invalidRequest('this app can no longer sign in') : err;
     });

@@ -1,6 +1,6 @@
 /** The public keys that verify an app's access tokens. */
 import { createRoute } from '@hono/zod-openapi';
-import { getReadDb } from '../../context';
+import { getHttpDb } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { appExists } from '../../services/auth/sessions';
@@ -23,7 +23,7 @@ jwksRoutes.openapi(
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
-    if (!(await appExists(getReadDb(c), appSlug))) throw new OAuthError(404, 'unknown app');
+    if (!(await appExists(getHttpDb(c), appSlug))) throw new OAuthError(404, 'unknown app');
     const { publicJwks } = await signingKeys(c.get('config').AUTH_SIGNING_JWK);
     c.header('Cache-Control', 'public, max-age=3600');
     return c.json({ keys: publicJwks as Record<string, unknown>[] }, 200);

@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { decodeJwt } from 'jose';
-import { type AppEnv, getReadDb } from '../../context';
+import { type AppEnv, getHttpDb } from '../../context';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
@@ -89,7 +89,7 @@ tokenRoutes.openapi(
     const taken = counted?.presented ? counted.taken : await redeemCounted(c.env, appSlug, input.code);
     // Only a code that redeemed nothing costs a lookup: an app that does not exist is 404, as on
     // every auth route, rather than the invalid_grant of a wrong code.
-    if (!taken && !(await appExists(getReadDb(c), appSlug))) throw new OAuthError(404, 'unknown app');
+    if (!taken && !(await appExists(getHttpDb(c), appSlug))) throw new OAuthError(404, 'unknown app');
     const session = await exchangeCode(c.get('config'), appSlug, input, taken);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
@@ -125,7 +125,7 @@ tokenRoutes.openapi(
     if (input.provider !== 'google') throw invalidRequest('provider must be google');
     // One-shot statements over HTTP. The app and the user of the subject the token claims are
     // read together; that user is trusted only once the token is verified for that subject.
-    const reads = getReadDb(c);
+    const reads = getHttpDb(c);
     const claimed = claimedSubject(input.id_token);
     const lookup = await loadAppAndIdentity(reads, appSlug, 'google', claimed);
     const app = enabledApp(lookup.app);
@@ -171,7 +171,7 @@ tokenRoutes.openapi(
   async (c) => {
     const { appSlug } = c.req.valid('param');
     const session = await refreshSession(
-      getReadDb(c),
+      getHttpDb(c),
       c.get('config'),
       appSlug,
       c.req.valid('json').refresh_token,
@@ -191,7 +191,7 @@ tokenRoutes.openapi(
     responses: { 200: oauthJson(z.object({ ok: z.literal(true) }), 'signed out (also for unknown tokens)') },
   }),
   async (c) => {
-    await logout(getReadDb(c), c.req.valid('param').appSlug, c.req.valid('json').refresh_token);
+    await logout(getHttpDb(c), c.req.valid('param').appSlug, c.req.valid('json').refresh_token);
     return c.json({ ok: true as const }, 200);
   },
 );

@@ -1,12 +1,12 @@
 /** The auth app an OAuth route names by its slug, with its provider settings and secrets. */
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
+import type { AuthAppRow } from '../../../db/rows';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
 
-/** An auth app row. */
-export type AuthAppRow = typeof authApps.$inferSelect;
+export type { AuthAppRow };
 
 /** The sign-in providers. */
 export type Provider = 'google' | 'github';

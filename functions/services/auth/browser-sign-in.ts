@@ -3,7 +3,7 @@
  * user, then build where the browser goes next. Every failure from here on goes back to the
  * app's registered redirect_uri as error=<message>.
  */
-import type { ReadDb } from '../../../db/client';
+import type { HttpDb } from '../../../db/client';
 import { isHttpsRedirect } from '../../domain/redirect-uris';
 import type { Bindings, Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
@@ -18,7 +18,7 @@ import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
 /** What finishing a sign-in needs. */
 export interface FinishSignIn {
   /** One-shot statements and batches over HTTP. */
-  reads: ReadDb;
+  reads: HttpDb;
   env: Bindings;
   config: Config;
   app: AuthAppRow;

@@ -3,13 +3,13 @@
  * existing user by verified e-mail, or creating one within the app's user limit.
  */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Db, Queryable, ReadDb, Tx } from '../../../db/client';
+import type { Db, HttpDb, Queryable, Tx } from '../../../db/client';
+import type { AuthAppRow, AuthUserRow } from '../../../db/rows';
 import { authApps, authIdentities, authRefreshTokens, authUsers } from '../../../db/schema';
 import { newId } from '../../lib/ids';
-import type { AuthAppRow, Provider } from './apps';
+import type { Provider } from './apps';
 
-/** An auth user row. */
-export type AuthUserRow = typeof authUsers.$inferSelect;
+export type { AuthUserRow };
 
 /** The user object of session bodies and the admin routes. */
 export interface UserBody {
@@ -161,7 +161,7 @@ export async function loadAppAndIdentity(
  * e-mail link stay exact under races.
  */
 export async function signInIdentity(
-  db: ReadDb,
+  db: HttpDb,
   appId: string,
   who: ProviderIdentity,
   lookedUp?: { known: AuthUserRow | null },
