@@ -1,9 +1,12 @@
 /**
  * A proxy for both Neon transports that counts SQL round trips to `database`:
- * - WebSocket-to-TCP (NEON_WS_PROXY): every ReadyForQuery ('Z') the server sends after a
- *   connection's startup ends one round trip;
- * - SQL over HTTP (NEON_HTTP_ENDPOINT): every POST /sql is one round trip; it is forwarded to
- *   the stack's own endpoint.
+ * - WebSocket-to-TCP (NEON_WS_PROXY): opening a connection (upgrade, startup, authentication,
+ *   up to the first ReadyForQuery) is one round trip, and every later ReadyForQuery ('Z') the
+ *   server sends ends one more;
+ * - SQL over HTTP (NEON_HTTP_ENDPOINT): every POST /sql (one statement, or one batch) is one
+ *   round trip; it is forwarded to the stack's own endpoint.
+ * Each round trip is kept as a time interval, so {@link CountingProxy.sequential} can tell how
+ * many a request waited for one after another (trips that overlap in time cost one wait).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -17,6 +20,11 @@ export interface CountingProxy {
   httpEndpoint: string;
   /** Round trips to `database` since the last reset. */
   count(): number;
+  /**
+   * Sequential round trips since the last reset: the longest chain of trips each of which
+   * started after the one before it ended (trips sent side by side count once).
+   */
+  sequential(): number;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -32,20 +40,39 @@ function databaseOf(startup: Buffer): string | undefined {
   return undefined;
 }
 
+/** One round trip, from when the client sent it to when the answer was complete. */
+interface Trip {
+  start: number;
+  end: number;
+}
+
+/** Length of the longest chain of trips that do not overlap in time (earliest-end greedy). */
+export function longestChain(trips: readonly Trip[]): number {
+  let chain = 0;
+  let freeAt = Number.NEGATIVE_INFINITY;
+  for (const t of [...trips].sort((a, b) => a.end - b.end)) {
+    if (t.start >= freeAt) {
+      chain++;
+      freeAt = t.end;
+    }
+  }
+  return chain;
+}
+
 /** Forwards one SQL-over-HTTP request to `endpoint`, counting it when it names `database`. */
 async function forwardSql(req: IncomingMessage, res: ServerResponse, endpoint: string, counted: () => void) {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
-  const target = headers['neon-connection-string'] ?? '';
-  if (target) counted();
   const upstream = await fetch(endpoint, { method: 'POST', headers, body: Buffer.concat(chunks) });
   const out: Record<string, string> = {};
   upstream.headers.forEach((v, k) => {
     if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
   });
-  res.writeHead(upstream.status, out).end(Buffer.from(await upstream.arrayBuffer()));
+  const body = Buffer.from(await upstream.arrayBuffer());
+  counted();
+  res.writeHead(upstream.status, out).end(body);
 }
 
 /**
@@ -57,15 +84,17 @@ export async function startCountingProxy(
   database: string,
   httpEndpoint: string,
 ): Promise<CountingProxy> {
-  let count = 0;
+  let trips: Trip[] = [];
   const server = createServer((req, res) => {
     if (req.method !== 'POST' || !req.url?.startsWith('/sql')) {
       res.writeHead(426).end();
       return;
     }
+    const start = performance.now();
     const onDatabase = () => {
       const url = req.headers['neon-connection-string'];
-      if (typeof url === 'string' && new URL(url).pathname.slice(1) === database) count++;
+      if (typeof url === 'string' && new URL(url).pathname.slice(1) === database)
+        trips.push({ start, end: performance.now() });
     };
     forwardSql(req, res, httpEndpoint, onDatabase).catch(() => res.destroy());
   });
@@ -79,10 +108,13 @@ export async function startCountingProxy(
     let counted: boolean | undefined; // undefined until the startup message is read
     let sslByte = false;
     let serverBuf = Buffer.alloc(0);
-    let readies = 0;
+    // The open trip: from the upgrade to the first ReadyForQuery, then from the first message
+    // the client sends after a ReadyForQuery to the next one.
+    let tripStart: number | undefined = performance.now();
 
     ws.on('message', (data) => {
       const chunk = toBuffer(data);
+      tripStart ??= performance.now();
       if (counted === undefined) {
         clientBuf = Buffer.concat([clientBuf, chunk]);
         while (counted === undefined && clientBuf.length >= 8) {
@@ -105,8 +137,8 @@ export async function startCountingProxy(
         const len = serverBuf.readInt32BE(1);
         if (serverBuf.length < len + 1) break;
         if (serverBuf[0] === 0x5a) {
-          // The first ReadyForQuery ends the startup, not a query.
-          if (readies++ > 0 && counted) count++;
+          if (counted) trips.push({ start: tripStart ?? performance.now(), end: performance.now() });
+          tripStart = undefined;
         }
         serverBuf = serverBuf.subarray(len + 1);
       }
@@ -126,9 +158,10 @@ export async function startCountingProxy(
   return {
     url: `127.0.0.1:${address.port}/v1`,
     httpEndpoint: `http://127.0.0.1:${address.port}/sql`,
-    count: () => count,
+    count: () => trips.length,
+    sequential: () => longestChain(trips),
     reset: () => {
-      count = 0;
+      trips = [];
     },
     stop: () =>
       new Promise<void>((resolve) => {
