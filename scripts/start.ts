@@ -4,13 +4,14 @@
  * CONTRACT.md section 1 from the environment.
  */
 import { resolve } from 'node:path';
+import { isPortFree } from './local/net';
 import { takeOverStopSignals } from './local/signals';
 import { type LocalStack, startLocalStack } from './local/stack';
 
 function parsePort(raw: string | undefined): number {
   const port = Number(raw ?? 8787);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new Error(`PORT must be a TCP port number, got ${JSON.stringify(raw)}`);
+    throw new Error(`PORT must be a TCP port number (1-65535), got ${JSON.stringify(raw)}`);
   }
   return port;
 }
@@ -18,6 +19,11 @@ function parsePort(raw: string | undefined): number {
 async function main(): Promise<void> {
   const port = parsePort(process.env.PORT);
   const dataDir = resolve(process.env.DATA_DIR || '.data');
+  if (!(await isPortFree(port))) {
+    throw new Error(
+      `port ${port} is in use on 127.0.0.1: stop what uses it, or choose another port with PORT=${port === 8787 ? 8788 : port + 1} npm start`,
+    );
+  }
 
   const starting = startLocalStack({ port, dataDir, cron: true });
   let stopping = false;
@@ -63,11 +69,24 @@ async function main(): Promise<void> {
   if (publicBase !== stack.baseUrl || publicAuth !== stack.authUrl) {
     lines.push(`  public URLs:     ${publicBase} (base), ${publicAuth} (auth)`);
   }
-  lines.push('Press Ctrl-C to stop.', '');
+  lines.push('', ...nextSteps(stack.baseUrl, stack.operatorToken), '', 'Press Ctrl-C to stop.', '');
   console.log(lines.join('\n'));
 }
 
+/** What to paste next: an account made with the operator token, then the CLI's login. */
+function nextSteps(baseUrl: string, operatorToken: string): string[] {
+  const readToken = `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token'`;
+  return [
+    'Next, in another terminal in this folder (any e-mail will do):',
+    `  TOKEN=$(curl -sf -X POST ${baseUrl}/api/v1/accounts -H 'authorization: Bearer ${operatorToken}' -d '{"email":"dev@example.com"}' | ${readToken})`,
+    `  npx tether login --api ${baseUrl} --token "$TOKEN"`,
+    '  npx tether --help',
+  ];
+}
+
 main().catch((err: unknown) => {
-  console.error('[tether] failed to start:', err instanceof Error ? err.message : err);
+  // One line for people; the stack's own details (a log tail) follow only when there are some.
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`[tether] cannot start: ${message}`);
   process.exit(1);
 });
