@@ -280,6 +280,40 @@ export const connections = pgTable(
   ],
 );
 
+/**
+ * A named principal (CONTRACT §7): an outside system's own credential on a database or bucket,
+ * provisioned like a connection's (a `c_` role or user, or a bucket key) but held by no site.
+ * `credentialName` is the username or access key id; the secret is kept encrypted so the
+ * reconciler can restore a role that went missing. A revoked principal keeps its row (so a
+ * second DELETE answers `revoked:false`) and frees its name.
+ */
+export const principals = pgTable(
+  'principals',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
+    resourceId: uuid('resource_id').notNull(),
+    name: text('name').notNull(),
+    level: text('level').notNull(),
+    credentialName: text('credential_name').notNull(),
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    allowedSources: jsonb('allowed_sources').$type<string[]>().notNull().default([]),
+    expiresAt: tstz('expires_at'),
+    revokedAt: tstz('revoked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('principals_resource_name_uq')
+      .on(t.kind, t.resourceId, t.name)
+      .where(sql`${t.revokedAt} is null`),
+    index('principals_resource_idx').on(t.resourceId),
+    index('principals_credential_idx').on(t.credentialName),
+  ],
+);
+
 /** Credentials that must be removed from an outside system (after disconnect, delete or a failed step). */
 export const credentialCleanups = pgTable('credential_cleanups', {
   id: uuid('id').primaryKey(),

@@ -1,6 +1,7 @@
 /** Every management route group, mounted under /api/v1. */
 import type { AppEnv } from '../context';
 import { routeGroup } from '../lib/openapi';
+import { accessRoutes } from './access';
 import { accountsRoutes } from './accounts';
 import { apiKeysRoutes } from './api-keys';
 import { authAppsRoutes } from './auth-apps';
@@ -28,6 +29,7 @@ for (const group of [
   serviceSitesRoutes,
   deploysRoutes,
   tunnelRoutes,
+  accessRoutes,
 ]) {
   managementRoutes.route('/', group);
 }

@@ -1,0 +1,77 @@
+/** The Access section of a database, bucket or auth app (CONTRACT §7): who reaches the service. */
+import { type AppEnv, getReadDb } from '../context';
+import { apiRoute, json, routeGroup, z } from '../lib/openapi';
+import { type AccessKind, accessListing } from '../services/access/listing';
+import { ProjectParam } from './shared';
+
+const AccessSiteSchema = z
+  .object({ site_id: z.string(), site_slug: z.string(), level: z.string().nullable() })
+  .openapi('AccessSite');
+
+/** A principal as listed: never its secret. */
+export const PrincipalSummarySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    level: z.string(),
+    allowed_sources: z.array(z.string()),
+    expires_at: z.string().nullable(),
+    expired: z.boolean().openapi({ description: 'past expires_at; listed until the reconciler removes it' }),
+    created_at: z.string(),
+    username: z.string().optional().openapi({ description: 'database principals: the c_ user' }),
+    access_key_id: z.string().optional().openapi({ description: 'bucket principals: the key id' }),
+  })
+  .openapi('PrincipalSummary');
+
+const RestrictedKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    capabilities: z.record(z.string(), z.unknown()),
+    managed: z.boolean().openapi({ description: "true for a site's managed PLATFORM_API_KEY" }),
+    site_id: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('RestrictedKey');
+
+const ROUTES: Array<{ kind: AccessKind; segment: string; param: string }> = [
+  { kind: 'database', segment: 'databases', param: 'dbId' },
+  { kind: 'bucket', segment: 'buckets', param: 'bucketId' },
+  { kind: 'auth_app', segment: 'auth-apps', param: 'authAppId' },
+];
+
+export const accessRoutes = routeGroup<AppEnv>();
+
+for (const { kind, segment, param } of ROUTES) {
+  const extra =
+    kind === 'auth_app'
+      ? { api_keys: z.array(RestrictedKeySchema) }
+      : { principals: z.array(PrincipalSummarySchema) };
+  accessRoutes.openapi(
+    apiRoute({
+      method: 'get',
+      path: `/projects/{id}/${segment}/{${param}}/access`,
+      tags: ['access'],
+      summary: `Who reaches this ${kind === 'auth_app' ? 'auth app' : kind} (read role)`,
+      description:
+        kind === 'auth_app'
+          ? 'Every site of the project with its level (null: not connected), and the project keys whose `auth` capability names this app (managed site keys marked `managed:true`). One metadata round trip.'
+          : 'Every site of the project with its level (null: not connected), and the live principals (never a secret; an expired one stays listed with `expired:true` until the reconciler removes it). One metadata round trip.',
+      request: { params: ProjectParam.extend({ [param]: z.string() }) },
+      responses: {
+        200: json(z.object({ sites: z.array(AccessSiteSchema), ...extra }), 'the access listing'),
+      },
+    }),
+    async (c) => {
+      const params: Record<string, string | undefined> = c.req.param();
+      const listing = await accessListing(
+        getReadDb(c),
+        c.get('principal'),
+        params.id ?? '',
+        kind,
+        params[param] ?? '',
+      );
+      return c.json(listing, 200);
+    },
+  );
+}

@@ -1,0 +1,164 @@
+/**
+ * The Access listing of a database, bucket or auth app (CONTRACT §7): every site of the project
+ * with its level (null when not connected), plus the service's live principals (database,
+ * bucket) or the project keys restricted to it (auth app). The caller's role, the service and
+ * everything listed come back in one SQL statement; checks then run in the API's order (401,
+ * 403 for keys, 404 project, 403 role, 404 service).
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type Queryable, rowsOf } from '../../../db/client';
+import type { ApiKeyCapabilities } from '../../../db/schema';
+import { SLUG_RE } from '../../domain/names';
+import type { Role } from '../../domain/roles';
+import { notFound } from '../../lib/errors';
+import { isUuid } from '../../lib/ids';
+import { requireAccount } from '../access';
+import { requireRole } from '../connections/site-access';
+import type { Principal } from '../principal';
+
+/** A service with an Access listing. */
+export type AccessKind = 'database' | 'bucket' | 'auth_app';
+
+/** One site of the project and its level on the service. */
+export interface AccessSite {
+  site_id: string;
+  site_slug: string;
+  level: string | null;
+}
+
+/** A principal as listings show it: never a secret. */
+export interface PrincipalSummary {
+  id: string;
+  name: string;
+  level: string;
+  allowed_sources: string[];
+  expires_at: string | null;
+  expired: boolean;
+  created_at: string;
+  username?: string;
+  access_key_id?: string;
+}
+
+/** A project key whose `auth` capability names the auth app. */
+export interface RestrictedKey {
+  id: string;
+  name: string;
+  capabilities: ApiKeyCapabilities;
+  managed: boolean;
+  site_id: string | null;
+  created_at: string;
+}
+
+/** The answer of GET …/access. */
+export type AccessListing =
+  | { sites: AccessSite[]; principals: PrincipalSummary[] }
+  | { sites: AccessSite[]; api_keys: RestrictedKey[] };
+
+const SERVICE_TABLE: Record<AccessKind, SQL> = {
+  database: sql.raw('select d.id from databases d where d.deleted_at is null and d.id = '),
+  bucket: sql.raw('select d.id from buckets d where d.deleted_at is null and d.id = '),
+  auth_app: sql.raw('select d.id from auth_apps d where d.id = '),
+};
+const WHAT: Record<AccessKind, string> = { database: 'database', bucket: 'bucket', auth_app: 'auth app' };
+
+type PrincipalTuple = [string, string, string, string[], string | null, string, string];
+type KeyTuple = [string, string, ApiKeyCapabilities, string | null, string];
+
+const isoOf = (value: string): string => new Date(value).toISOString();
+
+/** Turns a principal row (as JSON) into its listing shape; `now` decides `expired`. */
+export function principalSummary(
+  kind: 'database' | 'bucket',
+  [id, name, level, sources, expiresAt, createdAt, credentialName]: PrincipalTuple,
+  now = Date.now(),
+): PrincipalSummary {
+  const expires = expiresAt ? isoOf(expiresAt) : null;
+  return {
+    id,
+    name,
+    level,
+    allowed_sources: sources,
+    expires_at: expires,
+    expired: expires !== null && Date.parse(expires) <= now,
+    created_at: isoOf(createdAt),
+    ...(kind === 'database' ? { username: credentialName } : { access_key_id: credentialName }),
+  };
+}
+
+/** The SQL that aggregates a service's live principals as {@link PrincipalTuple}s. */
+export const livePrincipalsJson = (kind: 'database' | 'bucket', serviceId: SQL): SQL => sql`
+  (select json_agg(json_build_array(x.id, x.name, x.level, x.allowed_sources, x.expires_at, x.created_at,
+                                    x.credential_name) order by x.created_at, x.name)
+     from principals x where x.kind = ${kind} and x.resource_id = ${serviceId} and x.revoked_at is null)`;
+
+/**
+ * The Access listing of service `serviceId` of project `idOrSlug`, for an account holding at
+ * least the read role. Project API keys are refused (403); a service of another project is 404.
+ */
+export async function accessListing(
+  db: Queryable,
+  caller: Principal,
+  idOrSlug: string,
+  kind: AccessKind,
+  serviceId: string,
+): Promise<AccessListing> {
+  const accountId = requireAccount(caller);
+  const projectCond = isUuid(idOrSlug)
+    ? sql`pr.id = ${idOrSlug.toLowerCase()}::uuid`
+    : SLUG_RE.test(idOrSlug)
+      ? sql`pr.slug = ${idOrSlug}`
+      : sql`false`;
+  const service = isUuid(serviceId) ? serviceId.toLowerCase() : null;
+  const extra =
+    kind === 'auth_app'
+      ? sql`(select json_agg(json_build_array(k.id, k.name, k.capabilities, k.site_id, k.created_at)
+                             order by k.created_at, k.name)
+               from api_keys k
+              where k.project_id = (select id from p) and k.revoked_at is null
+                and k.capabilities -> 'auth' @> jsonb_build_array((select id from svc)::text))`
+      : livePrincipalsJson(kind, sql`(select id from svc)`);
+  const [row] = await rowsOf<{
+    project: [string, Role] | null;
+    service: string | null;
+    sites: Array<[string, string, string | null]> | null;
+    extra: PrincipalTuple[] | KeyTuple[] | null;
+  }>(
+    db,
+    sql`
+    with p as (
+      select pr.id, m.role from projects pr
+      join project_members m on m.project_id = pr.id and m.account_id = ${accountId}::uuid
+      where ${projectCond} limit 1
+    ),
+    svc as (${SERVICE_TABLE[kind]}${service}::uuid and d.project_id = (select id from p))
+    select
+      (select json_build_array(p.id, p.role) from p) as project,
+      (select id from svc) as service,
+      (select json_agg(json_build_array(s.id, s.slug, c.level) order by s.created_at, s.slug)
+         from sites s
+         left join connections c on c.site_id = s.id and c.kind = ${kind} and c.resource_id = (select id from svc)
+        where s.project_id = (select id from p)) as sites,
+      ${extra} as extra`,
+  );
+  if (!row?.project) throw notFound('project');
+  requireRole(row.project[1], 'read');
+  if (!row.service) throw notFound(WHAT[kind]);
+  const sites = (row.sites ?? []).map(([site_id, site_slug, level]) => ({ site_id, site_slug, level }));
+  if (kind === 'auth_app') {
+    const keys = (row.extra ?? []) as KeyTuple[];
+    return {
+      sites,
+      api_keys: keys.map(([id, name, capabilities, siteId, createdAt]) => ({
+        id,
+        name,
+        capabilities,
+        managed: siteId !== null,
+        site_id: siteId,
+        created_at: isoOf(createdAt),
+      })),
+    };
+  }
+  const now = Date.now();
+  const tuples = (row.extra ?? []) as PrincipalTuple[];
+  return { sites, principals: tuples.map((t) => principalSummary(kind, t, now)) };
+}
