@@ -1,5 +1,5 @@
 /** The Access section of a database, bucket or auth app (CONTRACT §7): who reaches the service. */
-import { type AppEnv, getReadDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { type AccessKind, accessListing } from '../services/access/listing';
 import { ProjectParam } from './shared';
@@ -65,7 +65,7 @@ for (const { kind, segment, param } of ROUTES) {
     async (c) => {
       const params: Record<string, string | undefined> = c.req.param();
       const listing = await accessListing(
-        getReadDb(c),
+        getHttpDb(c),
         c.get('principal'),
         params.id ?? '',
         kind,
