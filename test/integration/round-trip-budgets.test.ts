@@ -101,6 +101,10 @@ const OVER_BUDGET: Record<string, number> = {
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback': 7,
   'GET /api/v1/projects/{id}/sites/{siteId}/tunnel/{dbId}': 4,
   'GET /v1/{appSlug}/auth/{provider}/callback': 3,
+  // The caller lookup, then the whole listing in one statement (services/access/listing.ts).
+  'GET /api/v1/projects/{id}/databases/{dbId}/access': 2,
+  'GET /api/v1/projects/{id}/buckets/{bucketId}/access': 2,
+  'GET /api/v1/projects/{id}/auth-apps/{authAppId}/access': 2,
 };
 
 let proxy: CountingProxy;
