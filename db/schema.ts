@@ -15,6 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { Level } from '../functions/domain/levels';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -265,7 +266,7 @@ export const connections = pgTable(
       .references(() => sites.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['database', 'bucket', 'auth_app'] }).notNull(),
     resourceId: uuid('resource_id').notNull(),
-    level: text('level').notNull(),
+    level: text('level').$type<Level>().notNull(),
     credentialMode: text('credential_mode', { enum: ['own', 'shared', 'none'] })
       .notNull()
       .default('none'),

@@ -3,8 +3,9 @@
  * Pure, so it can be proven with an IAM policy evaluator over every action, bucket and level.
  */
 
-/** A bucket level as the storage provider sees it. */
-export type BucketLevel = 'read' | 'read-write';
+import type { BucketLevel } from './levels';
+
+export type { BucketLevel };
 
 /** Actions each level allows. Deliberately no bucket-level action other than ListBucket. */
 export const BUCKET_ACTIONS: Record<BucketLevel, { bucket: string[]; objects: string[] }> = {

@@ -11,6 +11,16 @@ export const LEVELS = {
 
 /** A level of some kind. */
 export type Level = (typeof LEVELS)[Kind][number];
+/** The levels of kind `K`. */
+export type LevelOf<K extends Kind> = (typeof LEVELS)[K][number];
+/** A database connection's level. */
+export type DatabaseLevel = LevelOf<'database'>;
+/** A bucket connection's level. */
+export type BucketLevel = LevelOf<'bucket'>;
+/** An auth app connection's level. */
+export type AuthAppLevel = LevelOf<'auth_app'>;
+/** A level with the kind it belongs to: narrowing `kind` narrows `level`. */
+export type KindLevel = { [K in Kind]: { kind: K; level: LevelOf<K> } }[Kind];
 
 /**
  * The level a connection gets when none is given: what connections have always granted

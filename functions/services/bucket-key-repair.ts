@@ -10,7 +10,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { buckets, connections, deliveries } from '../../db/schema';
 import { type CredentialHolder, installOwnCredential, type SwitchDeps } from './credential-switch';
-import { createConnectionCredential } from './credentials';
+import { createConnectionCredential } from './credentials/connection-credential';
 import { enqueueDeliveries } from './deliveries';
 
 /** How long after a site's last connection change its keys are left alone. */

@@ -10,7 +10,7 @@ import { buckets, credentialCleanups, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import type { ProvisioningMessage } from '../queues/messages';
-import { type CredentialTarget, dropCredential } from './credentials';
+import { type CredentialTarget, dropCredential } from './credentials/connection-credential';
 
 /** The service a credential belongs to, deleted ones included (their credentials still go). */
 export async function loadTargetAnyState(

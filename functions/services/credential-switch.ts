@@ -10,6 +10,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { connections, deliveries, sites } from '../../db/schema';
 import type { Adapters } from '../adapters';
+import type { Level } from '../domain/levels';
 import type { Config } from '../env';
 import type { ProvisioningMessage } from '../queues/messages';
 import { deriveSiteEnv } from './connections/derive';
@@ -19,7 +20,7 @@ import {
   createConnectionCredential,
   dropCredential,
   usesSharedCredential,
-} from './credentials';
+} from './credentials/connection-credential';
 import { enqueueDeliveries, recordPatches } from './deliveries';
 
 /** What a switch needs. */
@@ -45,7 +46,7 @@ export interface CredentialHolder {
   id: string;
   projectId: string;
   siteId: string;
-  level: string;
+  level: Level;
   credentialMode: 'own' | 'shared' | 'none';
   credentialName: string | null;
 }

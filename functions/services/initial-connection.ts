@@ -16,7 +16,7 @@ import { emptyPlan, type Plan } from './connections/plan';
 import type { ConnectionDeps, Prepared } from './connections/prepare';
 import { readProjectConnections } from './connections/queries';
 import { writePlan } from './connections/write';
-import type { CredentialTarget } from './credentials';
+import type { CredentialTarget } from './credentials/connection-credential';
 
 /** The plan connecting a new service to the project's only site, or null when it has not exactly one. */
 async function initialPlan(db: DbOrTx, projectId: string, resource: ResourceInfo): Promise<Plan | null> {

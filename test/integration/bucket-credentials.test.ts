@@ -2,10 +2,12 @@
  * Bucket keys through the AWS IAM/S3 adapter against the IAM/S3 stand-in, whose S3 side
  * authorises every request by evaluating the key's inline policy: keys are used for real.
  */
+
 import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import { AwsS3Admin } from '../../functions/adapters/s3-admin';
+import type { BucketLevel } from '../../functions/domain/levels';
 import { type Bindings, loadConfig } from '../../functions/env';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import type { BucketRow } from '../../functions/services/buckets';
@@ -15,7 +17,7 @@ import {
   dropCredential,
   rotateCredential,
   setCredentialLevel,
-} from '../../functions/services/credentials';
+} from '../../functions/services/credentials/connection-credential';
 import { freePort } from '../../scripts/local/net';
 import { type AwsStandIn, startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
 
@@ -55,7 +57,7 @@ async function s3As(key: { name: string; secret: string }, method: string, path:
   return res.status;
 }
 
-async function own(level: string) {
+async function own(level: BucketLevel) {
   const made = await createConnectionCredential(adapters, config(), target(), level);
   if (made.mode !== 'own') throw new Error('expected an own key');
   return made;

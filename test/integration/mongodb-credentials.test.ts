@@ -2,9 +2,11 @@
  * MongoDB connection users through the Atlas Administration API adapter, against the Atlas
  * stand-in that checks every request against the documented wire shape.
  */
+
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import { ATLAS_MEDIA_TYPE, AtlasMongoAdmin } from '../../functions/adapters/mongodb-admin';
+import type { DatabaseLevel } from '../../functions/domain/levels';
 import { type Bindings, loadConfig } from '../../functions/env';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import {
@@ -13,7 +15,7 @@ import {
   dropCredential,
   rotateCredential,
   setCredentialLevel,
-} from '../../functions/services/credentials';
+} from '../../functions/services/credentials/connection-credential';
 import type { DatabaseRow } from '../../functions/services/databases';
 import { freePort } from '../../scripts/local/net';
 import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
@@ -43,7 +45,7 @@ function target(over: Partial<DatabaseRow> = {}): CredentialTarget {
   };
 }
 
-async function own(level: string) {
+async function own(level: DatabaseLevel) {
   const made = await createConnectionCredential(adapters, config(), target(), level);
   if (made.mode !== 'own') throw new Error('expected an own user');
   return made;

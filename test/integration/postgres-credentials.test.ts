@@ -2,12 +2,14 @@
  * Per-connection PostgreSQL credentials on the real local cluster, through the admin adapter and
  * the credentials service, with apps logging in for real.
  */
+
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import type { PostgresAdmin } from '../../functions/adapters/postgres-admin';
+import type { DatabaseLevel } from '../../functions/domain/levels';
 import { type Bindings, loadConfig } from '../../functions/env';
 import { ApiError } from '../../functions/lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
@@ -17,7 +19,7 @@ import {
   dropCredential,
   rotateCredential,
   setCredentialLevel,
-} from '../../functions/services/credentials';
+} from '../../functions/services/credentials/connection-credential';
 import type { DatabaseRow } from '../../functions/services/databases';
 import { freePort } from '../../scripts/local/net';
 import { eventually } from '../helpers/eventually';
@@ -54,7 +56,7 @@ const target = (over: Partial<DatabaseRow> = {}): CredentialTarget => ({
   resource: dbRow(over),
 });
 
-async function own(level: string): Promise<{ name: string; secret: string }> {
+async function own(level: DatabaseLevel): Promise<{ name: string; secret: string }> {
   const made = await createConnectionCredential(adapters, config(), target(), level);
   if (made.mode !== 'own') throw new Error('expected an own credential');
   return made;

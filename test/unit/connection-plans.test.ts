@@ -1,5 +1,7 @@
 /** Plans for one site's connections: validation first, then exactly the diff. */
+
 import { describe, expect, it } from 'vitest';
+import type { Level } from '../../functions/domain/levels';
 import type { ApiError } from '../../functions/lib/errors';
 import type { ConnectionInfo, ResourceInfo } from '../../functions/services/connections/model';
 import { isNoop, sitePatchNames } from '../../functions/services/connections/plan';
@@ -23,7 +25,7 @@ const resource = (n: number, kind: ResourceInfo['kind'], available = true): Reso
 });
 const conn = (
   r: ResourceInfo,
-  level: string,
+  level: Level,
   mode: ConnectionInfo['credentialMode'],
   at: number,
 ): ConnectionInfo => ({

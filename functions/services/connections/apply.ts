@@ -2,7 +2,7 @@
 import { type Tx, warmUp } from '../../../db/client';
 import { mapLimit } from '../../lib/map-limit';
 import { runCredentialCleanup } from '../credential-cleanup';
-import type { CredentialTarget } from '../credentials';
+import type { CredentialTarget } from '../credentials/connection-credential';
 import { enqueueDeliveries, sendInBatches } from '../deliveries';
 import { isNoop, type Plan } from './plan';
 import { type ConnectionDeps, type Prepared, prepare } from './prepare';

@@ -1,5 +1,5 @@
 /** The shapes connection services share, and the connection object of the API. */
-import type { Kind } from '../../domain/levels';
+import type { Kind, Level } from '../../domain/levels';
 import {
   connectionEnvNames,
   type Engine,
@@ -31,7 +31,7 @@ export interface ConnectionInfo {
   resourceId: string;
   resourceName: string;
   family: Family;
-  level: string;
+  level: Level;
   credentialMode: 'own' | 'shared' | 'none';
   credentialName: string | null;
   createdAt: Date;

@@ -6,9 +6,9 @@
 import { inArray } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
 import { buckets, databases } from '../../../db/schema';
-import type { Kind } from '../../domain/levels';
+import type { Kind, Level } from '../../domain/levels';
 import { type NamedConnection, patchNames } from '../../domain/variables';
-import type { CredentialTarget } from '../credentials';
+import type { CredentialTarget } from '../credentials/connection-credential';
 import type { PatchReason } from '../deliveries';
 import { type ConnectionInfo, connectionKey, named, type ResourceInfo } from './model';
 
@@ -17,13 +17,13 @@ export interface AddItem {
   siteId: string;
   siteSlug: string;
   resource: ResourceInfo;
-  level: string;
+  level: Level;
 }
 
 /** A level change of an existing connection. */
 export interface LevelItem {
   conn: ConnectionInfo;
-  level: string;
+  level: Level;
 }
 
 /** What to change. `before` holds every current connection of each site the plan touches. */

@@ -6,6 +6,7 @@
 import type { Db, Queryable } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
+import type { Level } from '../../domain/levels';
 import type { Config } from '../../env';
 import { newId } from '../../lib/ids';
 import { mapLimit } from '../../lib/map-limit';
@@ -18,7 +19,7 @@ import {
   type RotatedCredential,
   rotateCredential,
   setCredentialLevel,
-} from '../credentials';
+} from '../credentials/connection-credential';
 import { sendInBatches } from '../deliveries';
 import { hasCredential, loadTargets, type Plan } from './plan';
 
@@ -94,7 +95,7 @@ export async function prepare(
   };
 
   const made: Array<{ target: CredentialTarget; name: string }> = [];
-  const releveled: Array<{ target: CredentialTarget; name: string; level: string }> = [];
+  const releveled: Array<{ target: CredentialTarget; name: string; level: Level }> = [];
   const undo = async () => {
     await mapLimit(releveled, (r) =>
       setCredentialLevel(deps.adapters, deps.config, r.target, r.name, r.level).catch((err: Error) =>

@@ -4,7 +4,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Queryable, rowsOf } from '../../../db/client';
-import type { Kind } from '../../domain/levels';
+import type { Kind, Level } from '../../domain/levels';
 import { SLUG_RE } from '../../domain/names';
 import type { Role } from '../../domain/roles';
 import type { Engine } from '../../domain/variables';
@@ -43,7 +43,7 @@ type ConnectionJson = {
   resource_id: string;
   resource_name: string;
   engine: Engine | null;
-  level: string;
+  level: Level;
   credential_mode: ConnectionInfo['credentialMode'];
   credential_name: string | null;
   created_at: string | Date;
@@ -84,7 +84,7 @@ type ConnectionTuple = [
   resourceId: string,
   name: string,
   engine: Engine | null,
-  level: string,
+  level: Level,
   mode: ConnectionInfo['credentialMode'],
   credentialName: string | null,
   createdAt: string,

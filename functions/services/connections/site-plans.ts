@@ -2,7 +2,7 @@
  * Plans for one site's connections: connect (or change level), disconnect, replace the whole
  * set, rotate. Each validates first and throws the API's 4xx before anything is touched.
  */
-import { defaultLevel, isLevelOf, type Kind, LEVELS } from '../../domain/levels';
+import { defaultLevel, isLevelOf, type Kind, LEVELS, type Level } from '../../domain/levels';
 import { ApiError, badRequest, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, connectionKey, type ResourceInfo } from './model';
@@ -19,7 +19,7 @@ export interface DesiredConnection {
 const KIND_WORD: Record<Kind, string> = { database: 'database', bucket: 'bucket', auth_app: 'auth app' };
 
 /** The level to use, or 400 when the kind does not accept it. */
-export function levelFor(kind: Kind, level: string | undefined, field: string): string {
+export function levelFor(kind: Kind, level: string | undefined, field: string): Level {
   if (level === undefined) return defaultLevel(kind);
   if (!isLevelOf(kind, level)) {
     throw badRequest(`${field}: a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`, field);
@@ -54,7 +54,7 @@ function changeLevel(
   plan: Plan,
   existing: ConnectionInfo,
   resource: ResourceInfo,
-  level: string,
+  level: Level,
   field: string,
 ) {
   if (existing.level === level) return;

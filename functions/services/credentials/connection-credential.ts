@@ -1,0 +1,122 @@
+/**
+ * A connection's own credential at the outside system: a PostgreSQL login role or MongoDB user
+ * `c_` + 8 of [a-z0-9], or an S3 key scoped to one bucket, made by the provisioner of the
+ * service's kind (provisioner.ts). A connection served by its service's shared credential gets
+ * none. Every function either finishes at the outside system or throws SERVICE_UNAVAILABLE (503)
+ * having left nothing behind there; callers write their rows only after it returns.
+ */
+import type { BucketRow, DatabaseRow } from '../../../db/rows';
+import type { Adapters } from '../../adapters';
+import { type BucketLevel, type DatabaseLevel, isLevelOf, type Level } from '../../domain/levels';
+import type { Config } from '../../env';
+import { unavailable } from '../../lib/errors';
+import { bucketProvisioner } from './bucket';
+import { mongoProvisioner } from './mongodb';
+import { postgresProvisioner } from './postgres';
+import type { BucketProvisioner, Credential, DatabaseProvisioner } from './provisioner';
+
+/** The service a credential is for. */
+export type CredentialTarget =
+  | { kind: 'database'; resource: DatabaseRow }
+  | { kind: 'bucket'; resource: BucketRow };
+
+/** A credential target with the provisioner of its kind. */
+export type ProvisionedTarget =
+  | { kind: 'database'; resource: DatabaseRow; provisioner: DatabaseProvisioner }
+  | { kind: 'bucket'; resource: BucketRow; provisioner: BucketProvisioner };
+
+/** A provisioned target with a level of its own kind. */
+type LeveledTarget =
+  | (ProvisionedTarget & { kind: 'database'; level: DatabaseLevel })
+  | (ProvisionedTarget & { kind: 'bucket'; level: BucketLevel });
+
+/** A connection's credential: its own, or the service's shared one. */
+export type CreatedCredential = ({ mode: 'own' } & Credential) | { mode: 'shared' };
+
+/** A credential after rotation. `name` changes only for a bucket key (IAM cannot re-secret a key id). */
+export type RotatedCredential = Credential;
+
+/**
+ * Whether connections to this service are served by its shared credential right now: a
+ * standalone MongoDB always, any database while it is stopped (until it runs again).
+ */
+export function usesSharedCredential(target: CredentialTarget): boolean {
+  if (target.kind === 'bucket') return false;
+  const db = target.resource;
+  return (db.engine === 'mongodb' && !db.replicaSet) || db.status !== 'running' || db.deletedAt !== null;
+}
+
+/** The provisioner of the target's kind (and engine); 503 when the deployment configures none. */
+export function provisionerFor(adapters: Adapters, target: CredentialTarget): ProvisionedTarget {
+  if (target.kind === 'bucket') {
+    if (!adapters.s3) throw unavailable('no storage admin system is configured (IAM_ACCESS_KEY_ID)');
+    return { ...target, provisioner: bucketProvisioner(adapters.s3) };
+  }
+  if (target.resource.engine === 'postgresql') {
+    return { ...target, provisioner: postgresProvisioner(adapters.postgres) };
+  }
+  if (!adapters.mongodb) throw unavailable('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+  return { ...target, provisioner: mongoProvisioner(adapters.mongodb) };
+}
+
+/**
+ * Pairs the target with `level`. Levels are checked against their kind where a request names
+ * them (site-plans.ts), and stored only after: a level of another kind here is a bug.
+ */
+function atLevel(adapters: Adapters, target: CredentialTarget, level: Level): LeveledTarget {
+  if (!isLevelOf(target.kind, level)) throw new Error(`level ${level} is not a ${target.kind} level`);
+  return { ...provisionerFor(adapters, target), level } as LeveledTarget;
+}
+
+/** Creates the connection's own credential at `level`, or reports that the shared one serves it. */
+export async function createConnectionCredential(
+  adapters: Adapters,
+  _config: Config,
+  target: CredentialTarget,
+  level: Level,
+): Promise<CreatedCredential> {
+  if (usesSharedCredential(target)) return { mode: 'shared' };
+  const p = atLevel(adapters, target, level);
+  const made =
+    p.kind === 'bucket'
+      ? await p.provisioner.create(p.resource, p.level)
+      : await p.provisioner.create(p.resource, p.level);
+  return { mode: 'own', ...made };
+}
+
+/** Changes what the credential may do; its name and secret stay. */
+export async function setCredentialLevel(
+  adapters: Adapters,
+  _config: Config,
+  target: CredentialTarget,
+  name: string,
+  level: Level,
+): Promise<void> {
+  const p = atLevel(adapters, target, level);
+  if (p.kind === 'bucket') await p.provisioner.setLevel(p.resource, name, p.level);
+  else await p.provisioner.setLevel(p.resource, name, p.level);
+}
+
+/** Gives the credential a new secret (and, for a bucket key, a new key id); nothing else changes. */
+export function rotateCredential(
+  adapters: Adapters,
+  _config: Config,
+  target: CredentialTarget,
+  name: string,
+): Promise<RotatedCredential> {
+  const p = provisionerFor(adapters, target);
+  return p.kind === 'bucket'
+    ? p.provisioner.rotate(p.resource, name)
+    : p.provisioner.rotate(p.resource, name);
+}
+
+/** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
+export function dropCredential(
+  adapters: Adapters,
+  _config: Config,
+  target: CredentialTarget,
+  name: string,
+): Promise<void> {
+  const p = provisionerFor(adapters, target);
+  return p.kind === 'bucket' ? p.provisioner.drop(p.resource, name) : p.provisioner.drop(p.resource, name);
+}

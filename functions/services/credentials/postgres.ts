@@ -1,0 +1,29 @@
+/** Connection credentials on PostgreSQL: login roles `c_` + 8 of [a-z0-9] on the customer cluster. */
+import type { PostgresAdmin } from '../../adapters/postgres-admin';
+import { randomPassword } from '../../lib/ids';
+import { type DatabaseProvisioner, outside } from './provisioner';
+
+/** The provisioner of PostgreSQL login roles through `admin`. */
+export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
+  return {
+    async create(db, level) {
+      const login = await outside('prepare the database role', () =>
+        admin.createLogin(db.physicalName, level, true),
+      );
+      return { name: login.name, secret: login.password };
+    },
+    async setLevel(db, name, level) {
+      await outside('change the database role', () =>
+        admin.setLoginLevel(db.physicalName, name, level, db.status === 'running'),
+      );
+    },
+    async rotate(_db, name) {
+      const secret = randomPassword();
+      await outside('replace the database password', () => admin.setLoginPassword(name, secret));
+      return { name, secret };
+    },
+    async drop(db, name) {
+      await outside('delete the database role', () => admin.dropLogin(db.physicalName, name));
+    },
+  };
+}

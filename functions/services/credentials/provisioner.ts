@@ -1,0 +1,50 @@
+/**
+ * One interface for the credentials Tether makes at outside systems, one implementation per
+ * kind of system (postgres.ts, mongodb.ts, bucket.ts). A provisioner takes a level of its own
+ * kind, already validated where the request came in: it never checks a level again.
+ *
+ * What `name` and `secret` are per kind: PostgreSQL role name and password; MongoDB user name and
+ * password; bucket access key id and secret access key.
+ */
+import type { BucketRow, DatabaseRow } from '../../../db/rows';
+import type { BucketLevel, DatabaseLevel, Level } from '../../domain/levels';
+import { ApiError, unavailable } from '../../lib/errors';
+
+/** A credential at an outside system. */
+export interface Credential {
+  name: string;
+  secret: string;
+}
+
+/**
+ * Credentials on one kind of service `R` at levels `L`. Every method either finishes at the
+ * outside system or throws SERVICE_UNAVAILABLE (503) having left nothing behind there, so
+ * callers write their rows only after it returns.
+ */
+export interface CredentialProvisioner<R, L extends Level> {
+  /** Creates a credential at `level`. */
+  create(resource: R, level: L): Promise<Credential>;
+  /** Changes what the credential may do; its name and secret stay. */
+  setLevel(resource: R, name: string, level: L): Promise<void>;
+  /** Gives the credential a new secret; `name` changes only for a bucket key (IAM cannot re-secret a key id). */
+  rotate(resource: R, name: string): Promise<Credential>;
+  /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
+  drop(resource: R, name: string): Promise<void>;
+}
+
+/** Credentials on a database (PostgreSQL or MongoDB). */
+export type DatabaseProvisioner = CredentialProvisioner<DatabaseRow, DatabaseLevel>;
+/** Credentials on a bucket. */
+export type BucketProvisioner = CredentialProvisioner<BucketRow, BucketLevel>;
+
+/** Runs outside-system work, turning any failure into a 503 that says nothing was changed. */
+export async function outside<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // The message of a driver or provider error never carries the secret we sent.
+    console.error(`${what} failed:`, (err as Error).message);
+    throw unavailable(`the service could not ${what}; nothing was changed, retry later`);
+  }
+}
