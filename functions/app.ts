@@ -8,22 +8,17 @@ import { pgCode } from './adapters/postgres-admin';
 import { type AppEnv, closeDb, getHttpDb } from './context';
 import { loadConfig } from './env';
 import { isCrossSiteWrite } from './lib/cross-site';
-import { ApiError, forbidden, notFound, unauthorized } from './lib/errors';
+import { ApiError, forbidden } from './lib/errors';
 import { newId } from './lib/ids';
 import { OAuthError } from './lib/oauth-error';
 import { routeGroup } from './lib/openapi';
 import { managementRoutes } from './routes';
 import { oauthRoutes } from './routes/oauth';
-import { connectionCaller, requireRole } from './services/connections/site-access';
-import { resolveCaller, SESSION_COOKIE } from './services/principal';
+import { readsWithCaller } from './routes/shared';
+import { admitCaller, PROJECT_PATH } from './services/caller-admission';
+import { callerRead, resolveCaller, SESSION_COOKIE } from './services/principal';
 
 const MAX_BODY_BYTES = 256 * 1024;
-/** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
-const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
-/** Project routes whose changes need the admin role: members and API keys. */
-const ADMIN_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:members|api-keys)(?:\/|$)/;
-/** The six connection routes of the specification. */
-const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
 
 function bearerOf(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('authorization');
@@ -153,22 +148,17 @@ export function buildApp(): OpenAPIHono<AppEnv> {
       );
     }
     const projectRef = PROJECT_PATH.exec(c.req.path)?.[1];
-    const caller = await resolveCaller(() => getHttpDb(c), c.get('config'), bearerOf(c), projectRef);
-    // Who is calling is settled before what is asked: no credentials is a 401 whatever the body,
-    // and callers no connection route accepts (project API keys) are refused before it is read.
-    const { type } = caller.principal;
-    if (type === 'anonymous' || type === 'invalid') throw unauthorized();
-    const connectionRoute = CONNECTION_PATH.test(c.req.path);
-    if (connectionRoute) connectionCaller(caller.principal);
-    // So is the project, read with the caller: an unknown one (or one the account is not a
-    // member of) is 404, and a member changing what their role does not reach 403, before any
-    // body check.
-    const { membership } = caller;
-    if (type === 'account' && membership && (!membership.project || !membership.role))
-      throw notFound('project');
-    if (membership?.role && c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      requireRole(membership.role, ADMIN_PATH.test(c.req.path) ? 'admin' : 'write');
+    // A read whose handler sends the caller lookup with its own query (routes/shared.ts
+    // readWithCaller) gets it pending: one round trip for both.
+    if (readsWithCaller(c)) {
+      const read = await callerRead(c.get('config'), bearerOf(c), projectRef);
+      if ('statement' in read) {
+        c.set('pendingCaller', read);
+        return next();
+      }
     }
+    const caller = await resolveCaller(getHttpDb(c), c.get('config'), bearerOf(c), projectRef);
+    admitCaller(caller, c.req.method, c.req.path);
     c.set('principal', caller.principal);
     if (caller.membership) c.set('membership', caller.membership);
     return next();

@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { createDb, createHttpDb, createPool, type Db, type HttpDb } from '../db/client';
 import type { Bindings, Config } from './env';
 import type { CountedExchange } from './services/auth/exchange';
-import type { Membership, Principal } from './services/principal';
+import type { CallerRead, Membership, Principal } from './services/principal';
 
 export interface AppVariables {
   config: Config;
@@ -12,6 +12,8 @@ export interface AppVariables {
   principal: Principal;
   /** The caller's membership in the project the path names, when read with the caller. */
   membership?: Membership;
+  /** A read's caller lookup, left for its handler to send with its own query (routes/shared.ts). */
+  pendingCaller?: Extract<CallerRead, { statement: unknown }>;
   /** The code exchange's count, with its code redeemed when the body could be read (oauth/index.ts). */
   countedExchange?: CountedExchange;
 }

@@ -12,7 +12,12 @@ import { applyPlan } from '../services/connections/apply';
 import { projectListing, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
 import { afterOf } from '../services/connections/plan';
-import { type SiteContext, siteAccess } from '../services/connections/site-access';
+import {
+  type SiteContext,
+  siteAccess,
+  siteFromRows,
+  siteReadStatement,
+} from '../services/connections/site-access';
 import { planConnect, planDisconnect, planReplace, planRotate } from '../services/connections/site-plans';
 import {
   AvailableSchema,
@@ -23,7 +28,7 @@ import {
   readOnlyFields,
   retryOnConcurrentChange,
 } from './connection-schemas';
-import { access, ProjectParam, siteBeforeBody } from './shared';
+import { access, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const SiteParams = ProjectParam.extend({
@@ -81,6 +86,7 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
     summary: "A site's connections and the services it could connect",
+    middleware: [readsCaller],
     request: { params: SiteParams },
     responses: {
       200: json(
@@ -89,7 +95,11 @@ connectionsRoutes.openapi(
       ),
     },
   }),
-  async (c) => c.json(siteListing(await site(c, c.req.valid('param'), 'read')), 200),
+  async (c) => {
+    const { id, siteId } = c.req.valid('param');
+    const [rows = []] = await readWithCaller(c, [siteReadStatement(id, siteId)]);
+    return c.json(siteListing(siteFromRows(c.get('principal'), c.get('membership'), rows, 'read')), 200);
+  },
 );
 
 /** The site's connection objects after a plan, from what was read and what was written. */

@@ -1,5 +1,6 @@
 /** Pieces every project route uses: the `:id` parameter, access checks and ISO timestamps. */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
 import type { ApiKeyCapabilities } from '../../db/schema';
 import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
@@ -7,7 +8,9 @@ import { notFound } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { pathBeforeBody, z } from '../lib/openapi';
 import { type ProjectAccess, projectAccess } from '../services/access';
+import { admitCaller } from '../services/caller-admission';
 import { siteAccess } from '../services/connections/site-access';
+import { resolveCallerWith, type Statement } from '../services/principal';
 
 /** `:id`, a project id or slug. */
 export const ProjectParam = z.object({ id: z.string().min(1) });
@@ -20,6 +23,39 @@ export function access(
   keyMay?: (capabilities: ApiKeyCapabilities) => boolean,
 ): Promise<ProjectAccess> {
   return projectAccess(getHttpDb(c), c.get('principal'), idOrSlug, { role, keyMay }, c.get('membership'));
+}
+
+/**
+ * The route middleware of a read whose handler calls {@link readWithCaller} before anything
+ * that needs the caller (`apiRoute({ ..., middleware: [readsCaller] })`): the API's middleware
+ * sees it among the matched routes and leaves the caller's lookup to the handler. It does
+ * nothing itself.
+ */
+export const readsCaller: MiddlewareHandler<AppEnv> = (_c, next) => next();
+
+/** Whether the route the request matched reads its caller with its own query. */
+export function readsWithCaller(c: Context<AppEnv>): boolean {
+  return matchedRoutes(c).some((r) => r.handler === readsCaller);
+}
+
+/**
+ * Runs `statements` and, when the caller is still to be read, its lookup with them: one round
+ * trip. The caller is admitted (401, 403, 404 of the project, as the middleware would) before
+ * any row is returned; `c.get('principal')` and `c.get('membership')` are set after it.
+ */
+export async function readWithCaller(
+  c: Context<AppEnv>,
+  statements: readonly Statement[],
+): Promise<Array<Array<Record<string, unknown>>>> {
+  const pending = c.get('pendingCaller');
+  c.set('pendingCaller', undefined);
+  const { caller, rows } = await resolveCallerWith(getHttpDb(c), pending, statements);
+  if (caller) {
+    admitCaller(caller, c.req.method, c.req.path);
+    c.set('principal', caller.principal);
+    if (caller.membership) c.set('membership', caller.membership);
+  }
+  return rows;
 }
 
 /**

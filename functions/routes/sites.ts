@@ -7,9 +7,10 @@ import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { afterCommit } from '../services/connections/apply';
+import { type SiteTuple, sitesOfProject } from '../services/reads';
 import { removeSiteConnections } from '../services/site-removal';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, requireUuid } from './shared';
+import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: typeof sites.$inferSelect) => ({ id: s.id, slug: s.slug, created_at: iso(s.createdAt) });
@@ -49,18 +50,17 @@ sitesRoutes.openapi(
     path: '/projects/{id}/sites',
     tags: ['sites'],
     summary: "The project's sites",
+    middleware: [readsCaller],
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ sites: z.array(SiteSchema) }), 'the sites') },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'read');
-    const rows = await getHttpDb(c)
-      .select({ id: sites.id, slug: sites.slug, createdAt: sites.createdAt })
-      .from(sites)
-      .where(eq(sites.projectId, project.id))
-      .orderBy(sites.createdAt, sites.id);
+    const ref = c.req.valid('param').id;
+    const [[row] = []] = await readWithCaller(c, [sitesOfProject(ref)]);
+    await access(c, ref, 'read');
+    const listed = (row?.sites ?? []) as SiteTuple[];
     return c.json(
-      { sites: rows.map((s) => ({ id: s.id, slug: s.slug, created_at: iso(s.createdAt) })) },
+      { sites: listed.map(([id, slug, at]) => ({ id, slug, created_at: iso(new Date(at)) })) },
       200,
     );
   },

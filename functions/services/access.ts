@@ -54,7 +54,8 @@ export async function projectAccess(
   if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
   if (principal.type === 'api_key') {
     if (!need.keyMay) throw forbidden('project API keys cannot use this route');
-    const project = await findProject(db, idOrSlug);
+    const project =
+      prefetched?.ref === idOrSlug ? (prefetched.project ?? undefined) : await findProject(db, idOrSlug);
     if (!project || project.id !== principal.projectId) throw notFound('project');
     if (!need.keyMay(principal.capabilities))
       throw forbidden('this API key lacks the capability for this route');

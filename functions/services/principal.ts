@@ -1,12 +1,15 @@
 /** Who is calling: resolved once per request from the Bearer token or the console's cookie. */
 import { and, eq, gt, isNull, or, type Placeholder, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client';
-import { type ApiKeyCapabilities, accountTokens, apiKeys, projectMembers, projects } from '../../db/schema';
+import { type HttpDb, type Queryable, runBatch, type Statement } from '../../db/client';
+import { type ApiKeyCapabilities, accountTokens, apiKeys, projects } from '../../db/schema';
 import { SLUG_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import type { Config } from '../env';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { isUuid, TOKEN_PREFIX } from '../lib/ids';
+
+/** One statement of a batch, as routes hand their reads to {@link resolveCallerWith}. */
+export type { Statement };
 
 /** The caller of a management route. */
 export type Principal =
@@ -51,81 +54,144 @@ const matchProject = (kind: ProjectRefKind, ref: string | Placeholder) =>
 /** Matches the project a request names by id or slug; a reference that can be neither matches none. */
 export const projectRefCondition = (ref: string) => matchProject(refKind(ref), ref.toLowerCase());
 
-/** The caller lookup of one kind of project reference, built once (`$hash`, `$ref`). */
-function prepareCallerQuery(db: Queryable, kind: ProjectRefKind) {
-  return db
-    .select({
-      id: accountTokens.id,
-      accountId: accountTokens.accountId,
-      kind: accountTokens.kind,
-      project: projects,
-      role: projectMembers.role,
-    })
-    .from(accountTokens)
-    .leftJoin(projects, matchProject(kind, sql.placeholder('ref')))
-    .leftJoin(
-      projectMembers,
-      and(eq(projectMembers.projectId, projects.id), eq(projectMembers.accountId, accountTokens.accountId)),
-    )
-    .where(
-      and(
-        eq(accountTokens.tokenHash, sql.placeholder('hash')),
-        isNull(accountTokens.revokedAt),
-        or(isNull(accountTokens.expiresAt), gt(accountTokens.expiresAt, sql`now()`)),
-      ),
-    )
-    .limit(1)
-    .prepare(`caller_${kind}`);
-}
+/** A project as the caller statement returns it: id, slug, name, created_at. */
+type ProjectTuple = [string, string, string, string];
+
+/** The `projects` row join condition for how a request names its project (`$2` is the reference). */
+const PROJECT_JOIN: Record<ProjectRefKind, string> = {
+  id: 'p.id = $2::uuid',
+  slug: 'p.slug = $2',
+  none: 'false',
+};
+
+const PROJECT_COLUMNS =
+  'case when p.id is null then null else json_build_array(p.id, p.slug, p.name, p.created_at) end as project';
+
+const ACCOUNT_CALLER = (kind: ProjectRefKind) => `
+  select t.id, t.account_id, t.kind, ${PROJECT_COLUMNS}, m.role
+    from account_tokens t
+    left join projects p on ${PROJECT_JOIN[kind]}
+    left join project_members m on m.project_id = p.id and m.account_id = t.account_id
+   where t.token_hash = $1 and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
+   limit 1`;
+
+const KEY_CALLER = (kind: ProjectRefKind) => `
+  select k.id, k.project_id, k.capabilities, k.site_id, ${PROJECT_COLUMNS}
+    from api_keys k
+    left join projects p on ${PROJECT_JOIN[kind]}
+   where k.key_hash = $1 and k.revoked_at is null
+   limit 1`;
+
+/** The caller statements, built once per kind of project reference. */
+const CALLER_TEXT = {
+  account: { id: ACCOUNT_CALLER('id'), slug: ACCOUNT_CALLER('slug'), none: ACCOUNT_CALLER('none') },
+  api_key: { id: KEY_CALLER('id'), slug: KEY_CALLER('slug'), none: KEY_CALLER('none') },
+};
 
 /**
- * Built queries per database handle: the lookup runs on every management request, and building
- * it through drizzle cost more CPU than the rest of a small request.
+ * SQL for the id of the project `ref` names, as `$<n>` in a statement that passes the
+ * reference (lower-cased) as that parameter: a uuid as itself, a slug through `projects`.
+ * A reference that can be neither names no project (null).
  */
-const callerQueries = new WeakMap<Queryable, Map<ProjectRefKind, ReturnType<typeof prepareCallerQuery>>>();
-
-function callerQuery(db: Queryable, ref: string | undefined) {
+export function projectIdSql(ref: string, n: number): { sql: string; param: string | null } {
   const kind = refKind(ref);
-  let built = callerQueries.get(db);
-  if (!built) {
-    built = new Map();
-    callerQueries.set(db, built);
-  }
-  let query = built.get(kind);
-  if (!query) {
-    query = prepareCallerQuery(db, kind);
-    built.set(kind, query);
-  }
-  return query;
+  if (kind === 'id') return { sql: `$${n}::uuid`, param: ref.toLowerCase() };
+  if (kind === 'slug')
+    return { sql: `(select id from projects where slug = $${n})`, param: ref.toLowerCase() };
+  return { sql: `$${n}::uuid`, param: null };
 }
 
 /**
- * Resolves a presented credential; unknown, revoked or expired ones are `invalid`. When the
- * request names a project (`projectRef`), an account's role there comes back from the same
- * query, so a project route needs no second round trip for its access check.
+ * The caller lookup as a statement to send with a route's own reads (one round trip for both),
+ * and how to read its rows. Credentials that need no lookup (none, the operator token, an
+ * unknown kind) are resolved at once.
+ */
+export type CallerRead =
+  | { resolved: Resolved }
+  | { statement: Statement; decode(rows: ReadonlyArray<Record<string, unknown>>): Resolved };
+
+/** Builds the {@link CallerRead} of `token`, with the membership of `projectRef` when given. */
+export async function callerRead(
+  config: Config,
+  token: string | undefined,
+  projectRef?: string,
+): Promise<CallerRead> {
+  const callerKind =
+    token?.startsWith(TOKEN_PREFIX.account) || token?.startsWith(TOKEN_PREFIX.session)
+      ? 'account'
+      : token?.startsWith(TOKEN_PREFIX.apiKey)
+        ? 'api_key'
+        : undefined;
+  if (!token || !callerKind)
+    return { resolved: { principal: await resolvePrincipal(() => never(), config, token) } };
+  const kind = refKind(projectRef);
+  const params: unknown[] = [await sha256Hex(token)];
+  if (kind !== 'none') params.push(projectRef?.toLowerCase());
+  const statement = { text: CALLER_TEXT[callerKind][kind], params };
+  return {
+    statement,
+    decode(rows) {
+      const row = rows[0];
+      if (!row) return { principal: { type: 'invalid' } };
+      const tuple = row.project as ProjectTuple | null;
+      const project = tuple
+        ? { id: tuple[0], slug: tuple[1], name: tuple[2], createdAt: new Date(tuple[3]) }
+        : null;
+      const principal: Principal =
+        callerKind === 'account'
+          ? {
+              type: 'account',
+              accountId: row.account_id as string,
+              tokenId: row.id as string,
+              via: row.kind === 'session' ? 'session' : 'token',
+            }
+          : {
+              type: 'api_key',
+              keyId: row.id as string,
+              projectId: row.project_id as string,
+              capabilities: row.capabilities as ApiKeyCapabilities,
+              siteId: (row.site_id as string | null) ?? null,
+            };
+      if (projectRef === undefined) return { principal };
+      const role = callerKind === 'account' ? ((row.role as Role | null) ?? null) : null;
+      return { principal, membership: { ref: projectRef, project, role } };
+    },
+  };
+}
+
+/**
+ * Resolves the caller of a request: one statement, with the membership of `projectRef` when
+ * the request names a project, so a project route needs no second round trip for its check.
  */
 export async function resolveCaller(
-  db: () => Queryable,
+  db: HttpDb,
   config: Config,
   token: string | undefined,
   projectRef?: string,
 ): Promise<Resolved> {
-  if (!token?.startsWith(TOKEN_PREFIX.account) && !token?.startsWith(TOKEN_PREFIX.session)) {
-    return { principal: await resolvePrincipal(db, config, token) };
-  }
-  const [row] = await callerQuery(db(), projectRef).execute({
-    hash: await sha256Hex(token),
-    ref: projectRef?.toLowerCase() ?? '',
-  });
-  if (!row) return { principal: { type: 'invalid' } };
-  const principal: Principal = {
-    type: 'account',
-    accountId: row.accountId,
-    tokenId: row.id,
-    via: row.kind === 'session' ? 'session' : 'token',
-  };
-  if (!projectRef) return { principal };
-  return { principal, membership: { ref: projectRef, project: row.project, role: row.role } };
+  const read = await callerRead(config, token, projectRef);
+  if ('resolved' in read) return read.resolved;
+  return read.decode((await runBatch(db, [read.statement]))[0] ?? []);
+}
+
+/**
+ * Runs a pending caller lookup (when there is one) and `statements` in one round trip; returns
+ * the caller and the rows of each statement. The rows are the caller's to see only once it is
+ * admitted.
+ */
+export async function resolveCallerWith(
+  db: HttpDb,
+  read: Extract<CallerRead, { statement: Statement }> | undefined,
+  statements: readonly Statement[],
+): Promise<{ caller?: Resolved; rows: Array<Array<Record<string, unknown>>> }> {
+  if (!read) return { rows: statements.length > 0 ? await runBatch(db, statements) : [] };
+  const [callerRows = [], ...rows] = await runBatch(db, [read.statement, ...statements]);
+  return { caller: read.decode(callerRows), rows };
+}
+
+/** For credentials that are settled without a database. */
+function never(): Queryable {
+  throw new Error('this credential needs no lookup');
 }
 
 /** Resolves a presented credential; unknown, revoked or expired ones are `invalid`. */

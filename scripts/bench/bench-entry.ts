@@ -36,7 +36,7 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   }
   if (route === 'caller' && request.method === 'GET') {
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-    const { principal, membership } = await resolveCaller(reads, config, token, arg);
+    const { principal, membership } = await resolveCaller(reads(), config, token, arg);
     return json({ caller: principal.type, role: membership?.role ?? null });
   }
   if (route === 'redeem' && request.method === 'POST') {

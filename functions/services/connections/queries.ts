@@ -92,41 +92,41 @@ type ConnectionTuple = [
 
 /** Everything a site route needs, as read in one statement. */
 export interface SiteSnapshot {
-  project: { id: string; slug: string; role: Role } | null;
+  /** The project; `role` is null when it was read without an account (the caller lookup has it). */
+  project: { id: string; slug: string; role: Role | null } | null;
   site: { id: string; slug: string } | null;
   connections: ConnectionInfo[];
   resources: ResourceInfo[];
 }
 
+/** The row of the site snapshot statement. */
+interface SnapshotRow {
+  project: [string, string, Role | null] | null;
+  site: [string, string] | null;
+  connections: ConnectionTuple[] | null;
+  resources: ResourceTuple[] | null;
+}
+
 /**
- * Reads, in one round trip, the caller's membership of project `idOrSlug`, site `siteId` of it,
- * the site's connections and the project's services.
+ * The statement behind {@link readSiteSnapshot}: project `idOrSlug` (with `accountId`'s role
+ * there; without an account, the project alone, its role left to the caller lookup sent with
+ * it), site `siteId` of it, the site's connections and the project's services.
  */
-export async function readSiteSnapshot(
-  db: Queryable,
-  accountId: string,
-  idOrSlug: string,
-  siteId: string,
-): Promise<SiteSnapshot> {
+export function siteSnapshotStatement(accountId: string | null, idOrSlug: string, siteId: string): SQL {
   const projectCond = isUuid(idOrSlug)
     ? sql`pr.id = ${idOrSlug.toLowerCase()}::uuid`
     : SLUG_RE.test(idOrSlug)
       ? sql`pr.slug = ${idOrSlug}`
       : sql`false`;
   const site = isUuid(siteId) ? siteId.toLowerCase() : null;
-  const [row] = await rowsOf<{
-    project: [string, string, Role] | null;
-    site: [string, string] | null;
-    connections: ConnectionTuple[] | null;
-    resources: ResourceTuple[] | null;
-  }>(
-    db,
-    sql`
-    with p as (
-      select pr.id, pr.slug, m.role from projects pr
+  const project =
+    accountId === null
+      ? sql`select pr.id, pr.slug, null::text as role from projects pr where ${projectCond} limit 1`
+      : sql`select pr.id, pr.slug, m.role from projects pr
       join project_members m on m.project_id = pr.id and m.account_id = ${accountId}::uuid
-      where ${projectCond} limit 1
-    ),
+      where ${projectCond} limit 1`;
+  return sql`
+    with p as (${project}),
     st as (select s.id, s.slug from sites s join p on s.project_id = p.id where s.id = ${site}::uuid)
     select
       (select json_build_array(p.id, p.slug, p.role) from p) as project,
@@ -136,11 +136,15 @@ export async function readSiteSnapshot(
          from connections c ${SERVICE_JOINS}
          where c.site_id = (select id from st) and ${SERVICE_NAME} is not null) as connections,
       (select json_agg(json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at))
-         from (${resourcesOf(sql`(select id from p)`)}) r) as resources`,
-  );
-  const project = row?.project ? { id: row.project[0], slug: row.project[1], role: row.project[2] } : null;
-  const st = row?.site ? { id: row.site[0], slug: row.site[1] } : null;
-  const connections = (row?.connections ?? []).map(
+         from (${resourcesOf(sql`(select id from p)`)}) r) as resources`;
+}
+
+/** Reads the row of {@link siteSnapshotStatement}. */
+export function decodeSiteSnapshot(row: unknown): SiteSnapshot {
+  const r = row as SnapshotRow | undefined;
+  const project = r?.project ? { id: r.project[0], slug: r.project[1], role: r.project[2] } : null;
+  const st = r?.site ? { id: r.site[0], slug: r.site[1] } : null;
+  const connections = (r?.connections ?? []).map(
     ([id, kind, resourceId, name, engine, level, mode, credentialName, createdAt]): ConnectionInfo => ({
       id,
       projectId: project?.id ?? '',
@@ -156,7 +160,21 @@ export async function readSiteSnapshot(
       createdAt: new Date(createdAt),
     }),
   );
-  return { project, site: st, connections, resources: (row?.resources ?? []).map(toResource) };
+  return { project, site: st, connections, resources: (r?.resources ?? []).map(toResource) };
+}
+
+/**
+ * Reads, in one round trip, the caller's membership of project `idOrSlug`, site `siteId` of it,
+ * the site's connections and the project's services.
+ */
+export async function readSiteSnapshot(
+  db: Queryable,
+  accountId: string,
+  idOrSlug: string,
+  siteId: string,
+): Promise<SiteSnapshot> {
+  const [row] = await rowsOf<SnapshotRow>(db, siteSnapshotStatement(accountId, idOrSlug, siteId));
+  return decodeSiteSnapshot(row);
 }
 
 /** Filters of the project-wide connection listing. */

@@ -4,12 +4,12 @@
  * keys, 404 project, 403 role, 404 site).
  */
 
-import type { Queryable } from '../../../db/client';
+import { type Queryable, type Statement, statementOf } from '../../../db/client';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../../lib/errors';
-import type { Principal } from '../principal';
+import type { Membership, Principal } from '../principal';
 import type { ConnectionInfo, ResourceInfo } from './model';
-import { readSiteSnapshot } from './queries';
+import { decodeSiteSnapshot, readSiteSnapshot, type SiteSnapshot, siteSnapshotStatement } from './queries';
 
 /** A site the caller may use at the needed role, with its connections and the project's services. */
 export interface SiteContext {
@@ -46,8 +46,34 @@ export async function siteAccess(
 ): Promise<SiteContext> {
   const accountId = connectionCaller(principal);
   const snap = await readSiteSnapshot(db, accountId, idOrSlug, siteId);
+  if (!snap.project?.role) throw notFound('project');
+  return siteContext(snap, snap.project.role, role);
+}
+
+/** The statement of a site read sent with its caller's lookup (see {@link siteFromRows}). */
+export function siteReadStatement(idOrSlug: string, siteId: string): Statement {
+  return statementOf(siteSnapshotStatement(null, idOrSlug, siteId));
+}
+
+/**
+ * Checks the caller read with {@link siteReadStatement} (its project and role there, already
+ * admitted) and returns the site the rows hold, as {@link siteAccess} would.
+ */
+export function siteFromRows(
+  principal: Principal,
+  membership: Membership | undefined,
+  rows: ReadonlyArray<Record<string, unknown>>,
+  role: Role,
+): SiteContext {
+  connectionCaller(principal);
+  const snap = decodeSiteSnapshot(rows[0]);
+  if (!membership?.role || !snap.project) throw notFound('project');
+  return siteContext(snap, membership.role, role);
+}
+
+function siteContext(snap: SiteSnapshot, held: Role, role: Role): SiteContext {
   if (!snap.project) throw notFound('project');
-  requireRole(snap.project.role, role);
+  requireRole(held, role);
   if (!snap.site) throw notFound('site');
   return {
     project: { id: snap.project.id, slug: snap.project.slug },

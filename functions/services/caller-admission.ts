@@ -1,0 +1,31 @@
+/**
+ * Whether a resolved caller may go on to the route it asked for, in the order the API promises:
+ * 401 (no or bad credentials), 403 (a caller the route never accepts), 404 (the project), 403
+ * (the role). The same rules whether the caller was read before the route or with its read.
+ */
+import { notFound, unauthorized } from '../lib/errors';
+import { connectionCaller, requireRole } from './connections/site-access';
+import type { Resolved } from './principal';
+
+/** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
+export const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
+/** Project routes whose changes need the admin role: members and API keys. */
+const ADMIN_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:members|api-keys)(?:\/|$)/;
+/** The six connection routes of the specification. */
+const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
+
+/** Throws the error a caller gets before its route runs, if any. */
+export function admitCaller(caller: Resolved, method: string, path: string): void {
+  const { type } = caller.principal;
+  if (type === 'anonymous' || type === 'invalid') throw unauthorized();
+  // Callers no connection route accepts (project API keys) are refused before the body is read.
+  if (CONNECTION_PATH.test(path)) connectionCaller(caller.principal);
+  // An unknown project (or one the account is not a member of) is 404, and a member changing
+  // what their role does not reach 403, before any body check.
+  const { membership } = caller;
+  if (type === 'account' && membership && (!membership.project || !membership.role))
+    throw notFound('project');
+  if (membership?.role && method !== 'GET' && method !== 'HEAD') {
+    requireRole(membership.role, ADMIN_PATH.test(path) ? 'admin' : 'write');
+  }
+}
