@@ -80,7 +80,9 @@ function nextSteps(baseUrl: string, operatorToken: string): string[] {
     'Next, in another terminal in this folder (any e-mail will do):',
     `  TOKEN=$(curl -sf -X POST ${baseUrl}/api/v1/accounts -H 'authorization: Bearer ${operatorToken}' -d '{"email":"dev@example.com"}' | ${readToken})`,
     `  npx tether login --api ${baseUrl} --token "$TOKEN"`,
-    '  npx tether --help',
+    '  npx tether projects create Shop && npx tether link shop',
+    '  npx tether sites create web && npx tether db create main && npx tether env pull',
+    '  (npm install -g . puts tether on your PATH; npx tether --help lists every command)',
   ];
 }
 

@@ -8,10 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAccount } from './commands/account.mjs';
+import { registerAuth } from './commands/auth.mjs';
+import { registerCompletion } from './commands/completion.mjs';
 import { registerConnections } from './commands/connections.mjs';
 import { registerDb } from './commands/db.mjs';
 import { registerEnv } from './commands/env.mjs';
 import { registerLink } from './commands/link.mjs';
+import { registerProjects, registerSites } from './commands/projects.mjs';
+import { registerBucket } from './commands/services.mjs';
 import { examples } from './lib/context.mjs';
 import { ApiRefusal, CliError, EXIT } from './lib/errors.mjs';
 import { fail } from './lib/output.mjs';
@@ -19,7 +23,9 @@ import { fail } from './lib/output.mjs';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
 const program = new Command('tether')
-  .description('Connect sites to databases, buckets and auth apps; pull variables; tunnel databases.')
+  .description(
+    'Create projects, sites, databases, buckets and auth apps; connect them; pull variables; tunnel databases.',
+  )
   .version(String(pkg.version))
   .option(
     '-p, --project <project>',
@@ -30,10 +36,13 @@ const program = new Command('tether')
     'after',
     `${examples([
       'tether login --token tth_at_...',
-      'tether link my-shop --site web',
+      'tether projects create Shop && tether link shop',
+      'tether sites create web',
+      'tether db create main',
       'tether connections',
       'tether connect database main --level read-only',
       'tether env pull',
+      'tether rotate database main',
       'tether connect --local',
     ])}
 Environment: TETHER_TOKEN, TETHER_API_URL and TETHER_PROJECT override the stored settings.
@@ -42,10 +51,21 @@ Exit codes: 0 success, 1 usage error, 2 the API refused (its message is shown), 
   );
 
 registerAccount(program);
+registerProjects(program);
+registerSites(program);
 registerLink(program);
 registerConnections(program);
 registerEnv(program);
 registerDb(program);
+registerBucket(program);
+registerAuth(program);
+registerCompletion(program);
+
+// A reader that stops early (`tether completion bash | head`) is no failure of the tool.
+process.stdout.on('error', (err) => {
+  if (/** @type {NodeJS.ErrnoException} */ (err).code === 'EPIPE') process.exit(0);
+  throw err;
+});
 
 try {
   await program.parseAsync(process.argv);

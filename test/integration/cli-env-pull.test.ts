@@ -87,7 +87,8 @@ describe('tether env pull', () => {
   it('the file is readable only by the user, even when it existed with wider permissions', async () => {
     const file = join(h.cwd, 'wide.env');
     await writeFile(file, 'OLD=1\n', { mode: 0o644 });
-    const res = await runCli(h, ['env', 'pull', 'wide.env']);
+    // A file tether did not write is replaced only with --yes.
+    const res = await runCli(h, ['env', 'pull', 'wide.env', '--yes']);
     expect(res.code).toBe(0);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(parse(await readFile(file, 'utf8')).OLD).toBeUndefined();

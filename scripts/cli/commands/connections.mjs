@@ -3,7 +3,7 @@
 import { seg } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { printJson, printTable, say } from '../lib/output.mjs';
+import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
 import {
   checkLevel,
@@ -113,7 +113,7 @@ export function registerConnections(program) {
         const ctx = await contextOf(cmd);
         if (opts.local) {
           if (kindArg !== undefined) throw new UsageError('connect --local takes no kind or name');
-          await runLocalTunnels(ctx, { site: opts.site, port: opts.port, out: opts.out });
+          await runLocalTunnels(ctx, { site: opts.site, port: opts.port, out: opts.out, yes: opts.yes });
           return;
         }
         if (kindArg === undefined || name === undefined) {
@@ -193,6 +193,46 @@ export function registerConnections(program) {
           say(`Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}.`);
         else
           say(`${kindLabel(kind)} ${service.name} was not connected to site ${site.slug}; nothing changed.`);
+      },
+    );
+
+  program
+    .command('rotate')
+    .description(
+      "give a site's connection to a database or bucket a new credential secret (the app gets it by live patch)",
+    )
+    .argument('<kind>', 'database or bucket')
+    .argument('<name>', "the database's or bucket's name")
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option('--json', 'print the outcome as JSON')
+    .addHelpText(
+      'after',
+      examples(['tether rotate database main', 'tether rotate bucket uploads --site web']),
+    )
+    .action(
+      async (
+        /** @type {string} */ kindArg,
+        /** @type {string} */ name,
+        /** @type {{ site?: string, json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        const kind = parseKind(kindArg);
+        if (kind === 'auth_app') throw new UsageError('an auth app connection has no credential to rotate');
+        const ctx = await contextOf(cmd);
+        const api = ctx.api();
+        const project = projectOf(ctx.settings);
+        const site = await resolveSite(api, ctx.settings, opts.site);
+        const service = await resolveService(api, ctx.settings, kind, name);
+        const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}/rotate`;
+        await withProgress(
+          `Rotating the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}`,
+          () => api.post(path),
+        );
+        if (opts.json) printJson({ rotated: true, site: site.slug, kind, name: service.name });
+        else
+          say(
+            `Rotated the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}; the running app receives it by live patch (run tether env pull for your local copy).`,
+          );
       },
     );
 }

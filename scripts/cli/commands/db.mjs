@@ -4,6 +4,7 @@ import { seg } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
 import { resolveService, resolveSite } from '../lib/resolve.mjs';
+import { registerDatabaseCommands } from './services.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
@@ -26,8 +27,17 @@ function printSites(sites) {
 export function registerDb(program) {
   const db = program
     .command('db')
-    .description('databases')
-    .addHelpText('after', examples(['tether db sites main', 'tether db sites main --add admin-panel']));
+    .description('databases (create, list, stop, start, delete, their sites)')
+    .addHelpText(
+      'after',
+      examples([
+        'tether db create main',
+        'tether db ls',
+        'tether db stop main',
+        'tether db sites main --add admin-panel',
+      ]),
+    );
+  registerDatabaseCommands(db);
   db.command('sites')
     .description('list the sites a database is connected to, or add one at the default level')
     .argument('<db>', "the database's name")

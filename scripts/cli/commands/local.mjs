@@ -4,7 +4,7 @@
  * tunnelled through the API, and a local env file whose database URLs point at those ports.
  */
 import { refusalOf, seg } from '../lib/api.mjs';
-import { writeEnvFile } from '../lib/env-file.mjs';
+import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printTable, say, warn } from '../lib/output.mjs';
 import { listServices, projectOf, resolveSite } from '../lib/resolve.mjs';
@@ -45,7 +45,7 @@ function untilStopped() {
 /**
  * Opens the tunnels, writes the env file and runs until Ctrl-C.
  * @param {Context} ctx
- * @param {{ site?: string, port: string, out: string }} opts
+ * @param {{ site?: string, port: string, out: string, yes?: boolean }} opts
  */
 export async function runLocalTunnels(ctx, opts) {
   const first = parsePort(opts.port);
@@ -94,12 +94,17 @@ export async function runLocalTunnels(ctx, opts) {
       }
       rows.push([c.resource_name, `127.0.0.1:${listener.port}`, rewritten.join('\n')]);
     }
-    const written = await writeEnvFile(opts.out, vars, [
-      `Variables of site ${site.slug} (project ${project}) for local work, written by tether connect --local.`,
-      'Database URLs point at local tunnels that run while tether connect --local does. Secrets: do not commit.',
-    ]);
+    const written = await writeEnvFile(
+      opts.out,
+      vars,
+      envFileHeader(
+        'connect --local',
+        `Variables of site ${site.slug} (project ${project}) for local work; database URLs point at tunnels open while it runs. Secrets: do not commit`,
+      ),
+      { yes: opts.yes },
+    );
     printTable(['DATABASE', 'LOCAL ADDRESS', 'VARIABLES'], rows);
-    say(`Wrote ${written}. Tunnels are open; press Ctrl-C to stop.`);
+    say(`Wrote ${written.file}. Tunnels are open; press Ctrl-C to stop.`);
     await untilStopped();
   } finally {
     await stopAll();

@@ -20,6 +20,7 @@ function debug(line) {
  *   get: <T>(path: string) => Promise<T>,
  *   post: <T>(path: string, body?: unknown) => Promise<T>,
  *   put: <T>(path: string, body?: unknown) => Promise<T>,
+ *   patch: <T>(path: string, body?: unknown) => Promise<T>,
  *   del: <T>(path: string) => Promise<T>,
  *   request: (method: string, path: string, body?: unknown) => Promise<Response>,
  * }} Api
@@ -133,6 +134,7 @@ export function createApi(opts) {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body ?? {}),
     put: (path, body) => call('PUT', path, body),
+    patch: (path, body) => call('PATCH', path, body),
     del: (path) => call('DELETE', path),
   };
 }

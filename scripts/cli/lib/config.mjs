@@ -149,7 +149,8 @@ export async function loadSettings(flags, opts = {}) {
   return {
     apiUrl: normaliseApiUrl(env.TETHER_API_URL || stored.api_url || DEFAULT_API_URL),
     token: env.TETHER_TOKEN || stored.token,
-    project: flags.project || env.TETHER_PROJECT || link?.project_id,
+    // The slug, so that messages name the project as people know it (the API takes either).
+    project: flags.project || env.TETHER_PROJECT || link?.project_slug,
     link,
   };
 }

@@ -1,7 +1,18 @@
 // @ts-check
 /**
  * Writes variables in dotenv syntax that the `dotenv` package reads back to exactly the same
- * values. dotenv's parser has no general escape: single quotes and backticks keep everything
+ * values, in a file that a POSIX shell may also source (`set -a; . ./.env`) without ever
+ * executing anything from a value.
+ *
+ * For shells: a value goes on a line of its own only in a form a shell reads back exactly and
+ * literally: bare from a safe set of characters, in single quotes (everything literal in both),
+ * or in double quotes without `$`, backtick, backslash or `"`, under a name that is a shell
+ * identifier. Every other entry (backticks would run commands, a quote dotenv cannot escape...)
+ * goes into one block at the end of the file, inside `: <<'TETHER_DOTENV_ONLY'` ... a quoted
+ * here-document that a shell skips unread, while dotenv reads its lines as usual. A shell thus
+ * leaves those few variables unset, and the caller says which.
+ *
+ * For dotenv: dotenv's parser has no general escape: single quotes and backticks keep everything
  * literally (newlines included), double quotes turn only `\n` and `\r` into line breaks, an
  * unquoted value ends at `#` or a line break and is trimmed, and every carriage return in the
  * file becomes a line feed before parsing. So each value gets the first form that holds it,
@@ -14,6 +25,24 @@ const QUOTES = /** @type {const} */ (["'", '"', '`']);
 const KEY_RE = /^[\w.-]+$/;
 /** Unquoted values that need no thought at all: URLs, ids, numbers, base64. */
 const PLAIN_RE = /^[\w.:/@%+,=?&~-]+$/;
+/** Names a shell assigns (any other `NAME=value` line would be run as a command). */
+const SHELL_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Unquoted values a shell reads literally too (no `&`, `?`, `~`: background, glob, home). */
+const SHELL_PLAIN_RE = /^[\w.:/@%+,=-]+$/;
+/** The here-document that hides dotenv-only entries from shells. */
+const DOTENV_ONLY = 'TETHER_DOTENV_ONLY';
+
+/**
+ * `value` in a form that dotenv and a shell both read back exactly, or undefined.
+ * @param {string} value
+ */
+function shellAndDotenv(value) {
+  if (SHELL_PLAIN_RE.test(value)) return value;
+  if (value.includes('\r') || value.endsWith('\\')) return undefined;
+  if (!value.includes("'")) return `'${value}'`;
+  if (!/[$`\\"]/.test(value)) return `"${value}"`;
+  return undefined;
+}
 
 /** Some values cannot be written so that dotenv reads them back exactly. */
 export class UnrepresentableError extends Error {
@@ -117,8 +146,23 @@ function pickTailQuote(value, after) {
  * @param {string[]} [header]
  */
 export function formatDotenv(vars, header = []) {
+  return formatEnvFile(vars, header).text;
+}
+
+/**
+ * The file text for `vars` and the names a shell sourcing it leaves unset (written for dotenv
+ * only). Throws {@link UnrepresentableError} naming every variable dotenv could not read back.
+ * @param {Record<string, string>} vars
+ * @param {string[]} [header]
+ * @returns {{ text: string, dotenvOnly: string[] }}
+ */
+export function formatEnvFile(vars, header = []) {
   /** @type {string[]} */
   const lines = header.map((h) => `# ${h.replace(/[\r\n\u2028\u2029]/g, ' ')}`);
+  /** @type {string[]} */
+  const hidden = [];
+  /** @type {string[]} */
+  const dotenvOnly = [];
   /** @type {Array<[string, string]>} */
   const tail = [];
   /** @type {string[]} */
@@ -129,17 +173,36 @@ export function formatDotenv(vars, header = []) {
       failed.push(name);
       continue;
     }
+    const both = SHELL_KEY_RE.test(name) ? shellAndDotenv(value) : undefined;
+    if (both !== undefined) {
+      lines.push(`${name}=${both}`);
+      continue;
+    }
+    dotenvOnly.push(name);
     const text = encodeValue(value);
-    if (text !== undefined) lines.push(`${name}=${text}`);
+    if (text !== undefined) hidden.push(`${name}=${text}`);
     else if (value.endsWith('\\')) tail.push([name, value]);
     else failed.push(name);
   }
   const end = tailLines(tail);
   failed.push(...end.failed);
+  const block = [...hidden, ...end.lines];
+  // The block ends at a line that is exactly the delimiter: no value may hold such a line.
+  const clash = dotenvOnly.filter((n) => (vars[n] ?? '').split(/\r\n|\r|\n/).includes(DOTENV_ONLY));
+  failed.push(...clash);
   if (failed.length > 0) throw new UnrepresentableError(failed.sort());
-  const text = `${[...lines, ...end.lines].join('\n')}\n`;
+  if (block.length > 0) {
+    lines.push(
+      '# Only dotenv reads the entries below; a shell sourcing this file skips them (their values',
+      '# hold characters no shell quoting shares with dotenv, e.g. backticks).',
+      `: <<'${DOTENV_ONLY}'`,
+      ...block,
+      DOTENV_ONLY,
+    );
+  }
+  const text = `${lines.join('\n')}\n`;
   assertReadsBack(text, vars);
-  return text;
+  return { text, dotenvOnly };
 }
 
 /**

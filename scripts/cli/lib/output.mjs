@@ -68,3 +68,40 @@ export function warn(text) {
 export function fail(text) {
   process.stderr.write(`${stderrColours.red('error:')} ${text}\n`);
 }
+
+/**
+ * Runs `work` and, when it takes over a second, says so on stderr: on a terminal a line that
+ * counts the seconds and is cleared at the end, otherwise one line when it starts to wait and
+ * one when it is done. Quick work prints nothing.
+ * @template T
+ * @param {string} label what is being done, e.g. `Creating database main`
+ * @param {() => Promise<T>} work
+ * @returns {Promise<T>}
+ */
+export async function withProgress(label, work) {
+  const started = Date.now();
+  const tty = process.stderr.isTTY === true;
+  /** @type {NodeJS.Timeout | undefined} */
+  let ticker;
+  let shown = false;
+  const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
+  const show = () => {
+    shown = true;
+    if (tty) process.stderr.write(`\r${label}… ${seconds()} s`);
+    else process.stderr.write(`${label}…\n`);
+  };
+  const first = setTimeout(() => {
+    show();
+    if (tty) ticker = setInterval(show, 200);
+  }, 1000);
+  let outcome = 'failed';
+  try {
+    const result = await work();
+    outcome = 'done';
+    return result;
+  } finally {
+    clearTimeout(first);
+    if (ticker) clearInterval(ticker);
+    if (shown) process.stderr.write(`${tty ? '\r\x1b[K' : ''}${label}: ${outcome} after ${seconds()} s\n`);
+  }
+}

@@ -1,0 +1,264 @@
+// @ts-check
+/** `tether auth create|ls|origins|provider|set`: auth apps and their settings. */
+import { text } from 'node:stream/consumers';
+import { seg } from '../lib/api.mjs';
+import { contextOf, examples } from '../lib/context.mjs';
+import { UsageError } from '../lib/errors.mjs';
+import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
+import { projectOf, resolveService } from '../lib/resolve.mjs';
+
+/**
+ * @typedef {import('commander').Command} Command
+ * @typedef {{ enabled: boolean, client_id: string, client_secret_set: boolean,
+ *   native_client_ids?: { ios?: string, android?: string } }} ProviderSettings
+ * @typedef {{ id: string, app_id: string, name: string | null, enabled: boolean,
+ *   allowed_origins: string[], user_limit: number | null, auth_url?: string,
+ *   providers: { google?: ProviderSettings, github?: ProviderSettings } }} AuthAppFull
+ */
+
+/** @param {string} value */
+const collect = (value, /** @type {string[]} */ previous = []) => [...previous, value];
+
+/**
+ * The auth app `appId` of the project in use, with its path.
+ * @param {Command} cmd
+ * @param {string} appId
+ */
+async function authApp(cmd, appId) {
+  const ctx = await contextOf(cmd);
+  const api = ctx.api();
+  const project = projectOf(ctx.settings);
+  const found = await resolveService(api, ctx.settings, 'auth_app', appId);
+  /** @type {{ auth_apps: AuthAppFull[] }} */
+  const { auth_apps } = await api.get(`/api/v1/projects/${seg(project)}/auth-apps`);
+  const app = /** @type {AuthAppFull} */ (auth_apps.find((a) => a.id === found.id));
+  return { api, project, app, path: `/api/v1/projects/${seg(project)}/auth-apps/${seg(found.id)}` };
+}
+
+/**
+ * @param {AuthAppFull} app
+ * @returns {string}
+ */
+function providersOf(app) {
+  return (
+    Object.entries(app.providers ?? {})
+      .map(([name, p]) => `${name}${p?.enabled ? '' : ' (off)'}`)
+      .join(', ') || 'none'
+  );
+}
+
+/** @param {AuthAppFull} app */
+function describeApp(app) {
+  say(`Auth app ${app.app_id}${app.name ? ` ("${app.name}")` : ''}: ${app.enabled ? 'enabled' : 'disabled'}`);
+  say(`  allowed origins: ${app.allowed_origins.join(', ') || 'none'}`);
+  say(`  providers:       ${providersOf(app)}`);
+  say(`  user limit:      ${app.user_limit ?? 'none'}`);
+  if (app.auth_url) say(`  auth URL:        ${app.auth_url}`);
+}
+
+/** @param {Command} program */
+export function registerAuth(program) {
+  const auth = program
+    .command('auth')
+    .description('auth apps: create, list, and their settings (origins, providers)')
+    .addHelpText(
+      'after',
+      examples([
+        'tether auth create shop-login',
+        'tether auth origins shop-login --add myapp://auth',
+        'tether auth provider shop-login google --client-id <id> --client-secret - --enable',
+        'tether auth ls',
+      ]),
+    );
+
+  auth
+    .command('create')
+    .description('create an auth app (connected at once when the project has exactly one site)')
+    .argument('<app_id>', 'the app id, which is also its path under {auth_url}/v1/')
+    .option('--name <name>', 'a display name')
+    .option('--json', 'print the API answer as JSON')
+    .action(
+      async (/** @type {string} */ appId, /** @type {{ name?: string, json?: boolean }} */ opts, cmd) => {
+        const ctx = await contextOf(cmd);
+        const project = projectOf(ctx.settings);
+        /** @type {AuthAppFull} */
+        const created = await withProgress(`Creating auth app ${appId}`, () =>
+          ctx.api().post(`/api/v1/projects/${seg(project)}/auth-apps`, {
+            app_id: appId,
+            ...(opts.name ? { name: opts.name } : {}),
+          }),
+        );
+        if (opts.json) return printJson(created);
+        say(`Created auth app ${created.app_id} in project ${project}.`);
+        say(
+          `Next: tether auth origins ${created.app_id} --add <your app's redirect origin>, then tether auth provider.`,
+        );
+      },
+    );
+
+  auth
+    .command('ls')
+    .description("list the project's auth apps with their origins and providers")
+    .option('--json', 'print the API answer as JSON')
+    .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
+      const ctx = await contextOf(cmd);
+      const project = projectOf(ctx.settings);
+      /** @type {{ auth_apps: AuthAppFull[] }} */
+      const listing = await ctx.api().get(`/api/v1/projects/${seg(project)}/auth-apps`);
+      if (opts.json) return printJson(listing);
+      if (listing.auth_apps.length === 0)
+        return say(`Project ${project} has no auth apps: tether auth create <app_id>`);
+      printTable(
+        ['APP ID', 'ENABLED', 'ALLOWED ORIGINS', 'PROVIDERS'],
+        listing.auth_apps.map((a) => [
+          a.app_id,
+          a.enabled ? 'yes' : 'no',
+          a.allowed_origins.join('\n'),
+          providersOf(a),
+        ]),
+      );
+    });
+
+  auth
+    .command('origins')
+    .description("show or change an auth app's allowed origins (where sign-ins may return)")
+    .argument('<app_id>', 'the auth app')
+    .option('--add <origin>', 'allow this origin (repeatable)', collect)
+    .option('--remove <origin>', 'stop allowing this origin (repeatable)', collect)
+    .option('--json', 'print the app as JSON')
+    .addHelpText(
+      'after',
+      examples([
+        'tether auth origins shop-login',
+        'tether auth origins shop-login --add myapp://auth --add https://shop.example.com',
+      ]),
+    )
+    .action(
+      async (
+        /** @type {string} */ appId,
+        /** @type {{ add?: string[], remove?: string[], json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        const { api, app, path } = await authApp(cmd, appId);
+        let after = app;
+        if (opts.add || opts.remove) {
+          const removing = new Set(opts.remove ?? []);
+          const origins = [...app.allowed_origins.filter((o) => !removing.has(o))];
+          for (const o of opts.add ?? []) if (!origins.includes(o)) origins.push(o);
+          after = await withProgress(`Saving origins of ${app.app_id}`, () =>
+            api.patch(path, { allowed_origins: origins }),
+          );
+        }
+        if (opts.json) return printJson(after);
+        say(`Allowed origins of ${after.app_id}: ${after.allowed_origins.join(', ') || 'none'}`);
+      },
+    );
+
+  auth
+    .command('provider')
+    .description("set up, change or remove an auth app's Google or GitHub sign-in")
+    .argument('<app_id>', 'the auth app')
+    .argument('<provider>', 'google or github')
+    .option('--client-id <id>', "the provider's (web) OAuth client id")
+    .option('--client-secret <secret>', 'its client secret (`-` reads it from stdin)')
+    .option('--ios-client-id <id>', 'google: the iOS client id (for native ID tokens)')
+    .option('--android-client-id <id>', 'google: the Android client id (for native ID tokens)')
+    .option('--enable', 'turn the provider on')
+    .option('--disable', 'turn the provider off (keeps its settings)')
+    .option('--remove', 'remove the provider and its settings')
+    .option('--json', 'print the app as JSON')
+    .addHelpText(
+      'after',
+      examples([
+        'pass show google-secret | tether auth provider shop-login google --client-id 123.apps.googleusercontent.com --client-secret - --enable',
+        'tether auth provider shop-login github --disable',
+      ]),
+    )
+    .action(
+      async (
+        /** @type {string} */ appId,
+        /** @type {string} */ provider,
+        /** @type {{ clientId?: string, clientSecret?: string, iosClientId?: string, androidClientId?: string,
+         *   enable?: boolean, disable?: boolean, remove?: boolean, json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        if (provider !== 'google' && provider !== 'github')
+          throw new UsageError(`unknown provider "${provider}": use google or github`);
+        if (opts.enable && opts.disable) throw new UsageError('choose --enable or --disable, not both');
+        if (provider === 'github' && (opts.iosClientId || opts.androidClientId)) {
+          throw new UsageError('native client ids are for google only');
+        }
+        /** @type {Record<string, unknown> | null} */
+        let change = null;
+        if (!opts.remove) {
+          const secret = opts.clientSecret === '-' ? (await text(process.stdin)).trim() : opts.clientSecret;
+          const native = {
+            ...(opts.iosClientId ? { ios: opts.iosClientId } : {}),
+            ...(opts.androidClientId ? { android: opts.androidClientId } : {}),
+          };
+          change = {
+            ...(opts.enable ? { enabled: true } : opts.disable ? { enabled: false } : {}),
+            ...(opts.clientId ? { client_id: opts.clientId } : {}),
+            ...(secret ? { client_secret: secret } : {}),
+            ...(Object.keys(native).length > 0 ? { native_client_ids: native } : {}),
+          };
+          if (Object.keys(change).length === 0) {
+            throw new UsageError(
+              'nothing to change: give --client-id, --client-secret, --enable, --disable or --remove',
+            );
+          }
+        }
+        const { api, app, path } = await authApp(cmd, appId);
+        /** @type {AuthAppFull} */
+        const after = await withProgress(`Saving ${provider} of ${app.app_id}`, () =>
+          api.patch(path, { providers: { [provider]: change } }),
+        );
+        if (opts.json) return printJson(after);
+        const now = after.providers?.[provider];
+        say(
+          now
+            ? `${provider} sign-in of ${after.app_id}: ${now.enabled ? 'enabled' : 'off'}, client id ${now.client_id}, secret ${now.client_secret_set ? 'set' : 'not set'}.`
+            : `Removed ${provider} from ${after.app_id}.`,
+        );
+      },
+    );
+
+  auth
+    .command('set')
+    .description("show or change an auth app's name, enabled state and user limit")
+    .argument('<app_id>', 'the auth app')
+    .option('--name <name>', 'a display name')
+    .option('--enable', 'enable the app')
+    .option('--disable', 'disable the app (sign-ins and outstanding codes are refused)')
+    .option('--user-limit <n>', 'most end users (`none` for no limit)')
+    .option('--json', 'print the app as JSON')
+    .action(
+      async (
+        /** @type {string} */ appId,
+        /** @type {{ name?: string, enable?: boolean, disable?: boolean, userLimit?: string, json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        if (opts.enable && opts.disable) throw new UsageError('choose --enable or --disable, not both');
+        /** @type {Record<string, unknown>} */
+        const change = {};
+        if (opts.name !== undefined) change.name = opts.name;
+        if (opts.enable || opts.disable) change.enabled = Boolean(opts.enable);
+        if (opts.userLimit !== undefined) {
+          const n = Number(opts.userLimit);
+          if (opts.userLimit !== 'none' && !(Number.isInteger(n) && n > 0)) {
+            throw new UsageError(`--user-limit takes a positive whole number or none, not ${opts.userLimit}`);
+          }
+          change.user_limit = opts.userLimit === 'none' ? null : n;
+        }
+        const { api, app, path } = await authApp(cmd, appId);
+        const after =
+          Object.keys(change).length === 0
+            ? app
+            : /** @type {AuthAppFull} */ (
+                await withProgress(`Saving ${app.app_id}`, () => api.patch(path, change))
+              );
+        if (opts.json) return printJson(after);
+        describeApp(after);
+      },
+    );
+}
