@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { pgCode } from './adapters/postgres-admin';
+import { consoleApp } from './console';
 import { type AppEnv, closeDb, getHttpDb } from './context';
 import { loadConfig } from './env';
 import { isCrossSiteWrite } from './lib/cross-site';
@@ -113,7 +114,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.use('*', async (c, next) => {
     c.set('requestId', c.req.header('cf-ray') ?? newId());
     c.set('config', loadConfig(c.env));
-    c.req.raw = bodyReadAsJson(c.req.raw);
+    if (!c.req.path.startsWith('/console')) c.req.raw = bodyReadAsJson(c.req.raw);
     try {
       await next();
       await drainUnreadBody(c.req.raw);
@@ -128,6 +129,11 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/', (c) => c.redirect('/console', 302));
+  app.route(
+    '/console',
+    consoleApp((req, env, ctx) => app.fetch(req, env, ctx)),
+  );
 
   const api = routeGroup<AppEnv>();
   api.use(

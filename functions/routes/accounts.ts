@@ -153,3 +153,25 @@ accountsRoutes.openapi(
     return c.json({ token, expires_at: expiresAt.toISOString() }, 201);
   },
 );
+
+accountsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/account/session',
+    tags: ['accounts'],
+    summary: 'End the calling dashboard session (the console\'s Sign out)',
+    responses: { 200: json(z.object({ revoked: z.literal(true) }), 'the session no longer works') },
+  }),
+  async (c) => {
+    const principal = c.get('principal');
+    const accountId = requireAccount(principal);
+    if (principal.type !== 'account' || principal.via !== 'session') {
+      throw forbidden('only a dashboard session can end itself; revoke an account token by its id');
+    }
+    await getHttpDb(c)
+      .update(accountTokens)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(accountTokens.id, principal.tokenId), eq(accountTokens.accountId, accountId)));
+    return c.json({ revoked: true as const }, 200);
+  },
+);

@@ -1,0 +1,102 @@
+/**
+ * The console's only script, served from /console/assets (CSP `script-src 'self'`, no inline
+ * script). Progressive enhancement: every page works without it. It turns forms marked
+ * `data-confirm` (and level changes to admin) into an in-page dialog, submits a row's level as
+ * soon as it is chosen, and narrows the connect form's levels to the chosen service's kind.
+ */
+export const CLIENT_SCRIPT = `(() => {
+  'use strict';
+  const dialog = document.createElement('dialog');
+  dialog.setAttribute('aria-labelledby', 'confirm-dialog-title');
+  dialog.className = 'dialog';
+  const title = document.createElement('h2');
+  title.id = 'confirm-dialog-title';
+  const note = document.createElement('p');
+  note.textContent = 'Nothing changes until you confirm.';
+  const actions = document.createElement('div');
+  actions.className = 'actions';
+  const confirmButton = document.createElement('button');
+  confirmButton.type = 'button';
+  confirmButton.className = 'danger';
+  confirmButton.textContent = 'Confirm';
+  const cancelButton = document.createElement('button');
+  cancelButton.type = 'button';
+  cancelButton.textContent = 'Cancel';
+  actions.append(confirmButton, cancelButton);
+  dialog.append(title, note, actions);
+  let pending = null;
+
+  function questionOf(form) {
+    if (form.dataset.confirm) return form.dataset.confirm;
+    const level = form.elements.namedItem('level');
+    if (form.dataset.confirmAdmin && level && level.value === 'admin' && form.dataset.current !== 'admin') {
+      return form.dataset.confirmAdmin;
+    }
+    return null;
+  }
+
+  function close(confirmed) {
+    const form = pending;
+    pending = null;
+    dialog.close();
+    if (!form) return;
+    if (confirmed) {
+      const field = document.createElement('input');
+      field.type = 'hidden';
+      field.name = 'confirm';
+      field.value = 'yes';
+      form.append(field);
+      form.submit();
+    } else {
+      const level = form.elements.namedItem('level');
+      if (level && form.dataset.current && level.value !== form.dataset.current) level.value = form.dataset.current;
+      const opener = form.querySelector('button, select');
+      if (opener) opener.focus();
+    }
+  }
+  confirmButton.addEventListener('click', () => close(true));
+  cancelButton.addEventListener('click', () => close(false));
+  dialog.addEventListener('cancel', (event) => {
+    event.preventDefault();
+    close(false);
+  });
+
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
+    const question = questionOf(form);
+    if (!question) return;
+    event.preventDefault();
+    pending = form;
+    title.textContent = question;
+    if (!dialog.isConnected) document.body.append(dialog);
+    dialog.showModal();
+    cancelButton.focus();
+  });
+
+  document.addEventListener('change', (event) => {
+    const target = event.target;
+    if (!(target instanceof HTMLSelectElement)) return;
+    if (target.dataset.autosubmit !== undefined && target.form) {
+      target.form.requestSubmit();
+      return;
+    }
+    if (target.dataset.narrows) narrowLevels(target);
+  });
+
+  function narrowLevels(service) {
+    const levels = document.getElementById(service.dataset.narrows);
+    if (!levels) return;
+    const chosen = service.selectedOptions[0];
+    const kind = chosen ? chosen.dataset.kind : undefined;
+    for (const option of levels.options) {
+      const fits = !option.dataset.kind || !kind || option.dataset.kind === kind;
+      option.hidden = !fits;
+      option.disabled = !fits;
+    }
+    if (levels.selectedOptions[0] && levels.selectedOptions[0].disabled) levels.value = '';
+  }
+  for (const service of document.querySelectorAll('select[data-narrows]')) narrowLevels(service);
+  for (const button of document.querySelectorAll('[data-enhanced-hide]')) button.hidden = true;
+})();
+`;

@@ -1,0 +1,27 @@
+/**
+ * The console under /console: server-rendered pages (hono/jsx) that call the management API in
+ * process with the signed-in dashboard session, so every rule stays the API's own.
+ */
+import { Hono } from 'hono';
+import type { Fetcher } from './api';
+import { assetRoutes } from './assets';
+import type { ConsoleEnv } from './env';
+import { consoleError, consoleNotFound } from './errors';
+import { projectPages } from './pages/project';
+import { projectsPages } from './pages/projects';
+import { siteConnectionsPages } from './pages/site-connections';
+import { securityHeaders } from './security';
+import { requireSession, sessionRoutes } from './session';
+
+/** Builds the console; `fetcher` is the Worker's own app, which the pages call for every read and change. */
+export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
+  const ui = new Hono<ConsoleEnv>();
+  ui.use('*', securityHeaders);
+  ui.route('/', assetRoutes);
+  ui.route('/', sessionRoutes(fetcher));
+  ui.use('*', requireSession(fetcher));
+  for (const pages of [projectsPages, projectPages, siteConnectionsPages]) ui.route('/', pages);
+  ui.notFound(consoleNotFound);
+  ui.onError(consoleError);
+  return ui;
+}

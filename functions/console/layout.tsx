@@ -1,0 +1,147 @@
+/** The page shell every console page shares: header with breadcrumbs and `Sign out`, the flash, the main area. */
+import type { Child } from 'hono/jsx';
+import { ASSET_PATHS } from './assets';
+import type { Flash } from './flash';
+
+/** One step of the breadcrumb trail. */
+export interface Crumb {
+  href: string;
+  label: string;
+}
+
+export interface LayoutProps {
+  title: string;
+  crumbs?: Crumb[];
+  /** The CSRF token; absent on the sign-in page (no session, no `Sign out`). */
+  csrf?: string;
+  flash?: Flash;
+  children?: Child;
+}
+
+/** The CSRF field every state-changing form carries. */
+export const CsrfField = ({ csrf }: { csrf: string }) => <input type="hidden" name="_csrf" value={csrf} />;
+
+/** The outcome of the last form, announced to screen readers. */
+export function FlashMessage({ flash }: { flash?: Flash }) {
+  if (!flash) return null;
+  return flash.kind === 'error' ? (
+    <p class="flash error" role="alert">
+      {flash.text}
+    </p>
+  ) : (
+    <p class="flash notice" role="status">
+      {flash.text}
+    </p>
+  );
+}
+
+export function Layout({ title, crumbs = [], csrf, flash, children }: LayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · Tether console`}</title>
+        <link rel="stylesheet" href={ASSET_PATHS.css} />
+        <script src={ASSET_PATHS.js} defer />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/console">
+            Tether
+          </a>
+          {crumbs.length > 0 && (
+            <nav aria-label="Breadcrumb">
+              <ol class="crumbs">
+                {crumbs.map((crumb) => (
+                  <li>
+                    <a href={crumb.href}>{crumb.label}</a>
+                  </li>
+                ))}
+              </ol>
+            </nav>
+          )}
+          {csrf && (
+            <form method="post" action="/console/logout" class="signout">
+              <CsrfField csrf={csrf} />
+              <button type="submit">Sign out</button>
+            </form>
+          )}
+        </header>
+        <main>
+          <h1>{title}</h1>
+          <FlashMessage flash={flash} />
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** A form whose change needs a confirmation first: a dialog with the script, a confirmation page without. */
+export function ConfirmForm(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  /** What the dialog asks. */
+  question: string;
+  fields?: Record<string, string>;
+  /** An accessible name other than the button's text (e.g. naming the row). */
+  ariaLabel?: string;
+  danger?: boolean;
+}) {
+  return (
+    <form method="post" action={props.action} data-confirm={props.question} class="inline">
+      <CsrfField csrf={props.csrf} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button
+        type="submit"
+        class={props.danger === false ? undefined : 'danger'}
+        aria-label={props.ariaLabel}
+      >
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** The confirmation page a dangerous form leads to without the script: nothing has changed yet. */
+export function ConfirmPage(props: {
+  title: string;
+  question: string;
+  action: string;
+  fields: Record<string, string>;
+  back: string;
+  csrf: string;
+  crumbs?: Crumb[];
+}) {
+  const back = new URL(props.back, 'http://console.invalid');
+  return (
+    <Layout title={props.title} crumbs={props.crumbs} csrf={props.csrf}>
+      <section role="dialog" aria-modal="true" aria-labelledby="confirm-title" class="dialog">
+        <h2 id="confirm-title">{props.question}</h2>
+        <p>Nothing changes until you confirm.</p>
+        <div class="actions">
+          <form method="post" action={props.action}>
+            <CsrfField csrf={props.csrf} />
+            {Object.entries(props.fields).map(([name, value]) => (
+              <input type="hidden" name={name} value={value} />
+            ))}
+            <input type="hidden" name="confirm" value="yes" />
+            <button type="submit" class="danger">
+              Confirm
+            </button>
+          </form>
+          <form method="get" action={back.pathname}>
+            {[...back.searchParams].map(([name, value]) => (
+              <input type="hidden" name={name} value={value} />
+            ))}
+            <button type="submit">Cancel</button>
+          </form>
+        </div>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,166 @@
+/** A project: its sites, databases, buckets and auth apps, each with a create form for writers. */
+import { Hono } from 'hono';
+import { act, consolePath, formOf } from '../actions';
+import { path } from '../api';
+import { type ConsoleEnv, signedIn } from '../env';
+import { CsrfField, Layout } from '../layout';
+import { canWrite } from '../roles';
+import type { AuthApp, Bucket, Database, Project, Site } from '../types';
+
+export const projectPages = new Hono<ConsoleEnv>();
+
+/** The link text of an auth app: its name, with its app id when they differ. */
+export const authAppLabel = (a: Pick<AuthApp, 'name' | 'app_id'>): string =>
+  a.name && a.name !== a.app_id ? `${a.name} (${a.app_id})` : a.app_id;
+
+projectPages.get('/projects/:p', async (c) => {
+  const { api, csrf, flash } = signedIn(c);
+  const p = c.req.param('p');
+  const [project, { sites }, { databases }, { buckets }, { auth_apps }] = await Promise.all([
+    api.get<Project>(path`/projects/${p}`),
+    api.get<{ sites: Site[] }>(path`/projects/${p}/sites`),
+    api.get<{ databases: Database[] }>(path`/projects/${p}/databases`),
+    api.get<{ buckets: Bucket[] }>(path`/projects/${p}/buckets`),
+    api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
+  ]);
+  const writer = canWrite(project);
+  const base = `/console/projects/${encodeURIComponent(project.slug)}`;
+  const CreateForm = (props: { what: string; action: string; children: unknown }) =>
+    writer ? (
+      <form method="post" action={`${base}/${props.action}`} class="row">
+        <CsrfField csrf={csrf} />
+        {props.children}
+        <button type="submit">{`Create ${props.what}`}</button>
+      </form>
+    ) : null;
+  return c.html(
+    <Layout title={project.name} crumbs={[{ href: base, label: project.name }]} csrf={csrf} flash={flash}>
+      <p class="hint">
+        Slug <code>{project.slug}</code> · your role: {project.role}
+      </p>
+      <section class="card" aria-labelledby="sites-heading">
+        <h2 id="sites-heading">Sites</h2>
+        {sites.length === 0 ? <p>No sites yet.</p> : null}
+        <ul>
+          {sites.map((s) => (
+            <li>
+              <a href={consolePath.site(project.slug, s.id)}>{s.slug}</a>
+            </li>
+          ))}
+        </ul>
+        <CreateForm what="site" action="sites">
+          <label>
+            Slug
+            <input type="text" name="slug" required pattern="[a-z0-9][a-z0-9-]{0,62}" />
+          </label>
+        </CreateForm>
+      </section>
+      <section class="card" aria-labelledby="databases-heading">
+        <h2 id="databases-heading">Databases</h2>
+        {databases.length === 0 ? <p>No databases yet.</p> : null}
+        <ul>
+          {databases.map((d) => (
+            <li>
+              <a href={consolePath.service(project.slug, 'databases', d.id)}>{d.name}</a>{' '}
+              <span class="hint">
+                {d.engine} · {d.status}
+              </span>
+            </li>
+          ))}
+        </ul>
+        <CreateForm what="database" action="databases">
+          <label>
+            Name
+            <input type="text" name="name" required />
+          </label>
+          <label>
+            Engine
+            <select name="engine">
+              <option value="postgresql">PostgreSQL</option>
+              <option value="mongodb">MongoDB</option>
+            </select>
+          </label>
+        </CreateForm>
+      </section>
+      <section class="card" aria-labelledby="buckets-heading">
+        <h2 id="buckets-heading">Buckets</h2>
+        {buckets.length === 0 ? <p>No buckets yet.</p> : null}
+        <ul>
+          {buckets.map((b) => (
+            <li>
+              <a href={consolePath.service(project.slug, 'buckets', b.id)}>{b.name}</a>{' '}
+              <span class="hint">{b.region}</span>
+            </li>
+          ))}
+        </ul>
+        <CreateForm what="bucket" action="buckets">
+          <label>
+            Name
+            <input type="text" name="name" required />
+          </label>
+          <label>
+            Region <span class="hint">(optional)</span>
+            <input type="text" name="region" />
+          </label>
+        </CreateForm>
+      </section>
+      <section class="card" aria-labelledby="auth-apps-heading">
+        <h2 id="auth-apps-heading">Auth apps</h2>
+        {auth_apps.length === 0 ? <p>No auth apps yet.</p> : null}
+        <ul>
+          {auth_apps.map((a) => (
+            <li>
+              <a href={consolePath.service(project.slug, 'auth-apps', a.id)}>{authAppLabel(a)}</a>{' '}
+              <span class="hint">{a.enabled ? 'enabled' : 'disabled'}</span>
+            </li>
+          ))}
+        </ul>
+        <CreateForm what="auth app" action="auth-apps">
+          <label>
+            App ID
+            <input type="text" name="app_id" required />
+          </label>
+          <label>
+            Display name <span class="hint">(optional)</span>
+            <input type="text" name="name" />
+          </label>
+        </CreateForm>
+      </section>
+    </Layout>,
+  );
+});
+
+/** What each create form sends to the API. */
+const CREATES: Record<
+  string,
+  { body: (f: Record<string, string>) => Record<string, unknown>; what: string }
+> = {
+  sites: { what: 'site', body: (f) => ({ slug: f.slug ?? '' }) },
+  databases: { what: 'database', body: (f) => ({ name: f.name ?? '', engine: f.engine ?? 'postgresql' }) },
+  buckets: {
+    what: 'bucket',
+    body: (f) => ({ name: f.name ?? '', ...(f.region ? { region: f.region } : {}) }),
+  },
+  'auth-apps': {
+    what: 'auth app',
+    body: (f) => ({ app_id: f.app_id ?? '', ...(f.name ? { name: f.name } : {}) }),
+  },
+};
+
+projectPages.post('/projects/:p/:collection{sites|databases|buckets|auth-apps}', async (c) => {
+  const { api } = signedIn(c);
+  const { p, collection } = c.req.param();
+  const create = CREATES[collection];
+  if (!create) return c.notFound();
+  const form = await formOf(c);
+  return act(
+    c,
+    consolePath.project(p),
+    async () => {
+      const body = create.body(form);
+      await api.post(`${path`/projects/${p}`}/${collection}`, body);
+      return `Created ${create.what} ${String(body.slug ?? body.name ?? body.app_id)}.`;
+    },
+    collection,
+  );
+});

@@ -1,0 +1,81 @@
+/** The projects the signed-in account belongs to, and a form to create one. */
+import { Hono } from 'hono';
+import { act, consolePath, formOf } from '../actions';
+import { type ConsoleEnv, signedIn } from '../env';
+import { CsrfField, Layout } from '../layout';
+import type { Project } from '../types';
+
+export const projectsPages = new Hono<ConsoleEnv>();
+
+projectsPages.get('/', async (c) => {
+  const { api, csrf, flash } = signedIn(c);
+  const { projects } = await api.get<{ projects: Project[] }>('/projects');
+  return c.html(
+    <Layout title="Projects" csrf={csrf} flash={flash}>
+      <section class="card" aria-labelledby="projects-heading">
+        <h2 id="projects-heading">Your projects</h2>
+        {projects.length === 0 ? (
+          <p>No projects yet. Create one below.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="stack-sm">
+              <thead>
+                <tr>
+                  <th scope="col">Project</th>
+                  <th scope="col">Slug</th>
+                  <th scope="col">Your role</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {projects.map((p) => (
+                  <tr>
+                    <td>
+                      <a href={consolePath.project(p.slug)}>{p.name}</a>
+                    </td>
+                    <td>
+                      <code>{p.slug}</code>
+                    </td>
+                    <td>{p.role ?? ''}</td>
+                    <td>
+                      <time datetime={p.created_at}>{p.created_at}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="card" aria-labelledby="create-project-heading">
+        <h2 id="create-project-heading">Create a project</h2>
+        <form method="post" action="/console/projects" class="row">
+          <CsrfField csrf={csrf} />
+          <label>
+            Name
+            <input type="text" name="name" required maxlength={100} />
+          </label>
+          <label>
+            Slug <span class="hint">(optional)</span>
+            <input type="text" name="slug" pattern="[a-z0-9][a-z0-9-]{0,62}" />
+          </label>
+          <button type="submit">Create project</button>
+        </form>
+      </section>
+    </Layout>,
+  );
+});
+
+projectsPages.post('/projects', async (c) => {
+  const { api } = signedIn(c);
+  const form = await formOf(c);
+  let created: Project | undefined;
+  const answer = await act(c, '/console', async () => {
+    created = await api.post<Project>('/projects', {
+      name: form.name ?? '',
+      ...(form.slug ? { slug: form.slug } : {}),
+    });
+    return `Created project ${created.name}.`;
+  });
+  return created ? c.redirect(consolePath.project(created.slug), 303) : answer;
+});

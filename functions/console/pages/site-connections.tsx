@@ -1,0 +1,311 @@
+/** A site's Connections tab: its connections (change level, disconnect, rotate) and what it could connect. */
+import { Hono } from 'hono';
+import { LEVELS } from '../../domain/levels';
+import { act, consolePath, formOf, unconfirmed } from '../actions';
+import { path } from '../api';
+import { type ConsoleEnv, signedIn } from '../env';
+import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { canWrite } from '../roles';
+import { type Available, type Connection, KIND_LABEL, KIND_SEGMENT, type Kind } from '../types';
+import { loadSite, SitePage } from './site-shell';
+
+export const siteConnectionsPages = new Hono<ConsoleEnv>();
+
+const ROOT = '/projects/:p/sites/:s';
+
+/** The connection's level, changeable in place: submitted on choice with the script, by its button without. */
+export function LevelForm(props: {
+  action: string;
+  csrf: string;
+  kind: Kind;
+  resourceId: string;
+  level: string;
+  name: string;
+  extra?: Record<string, string>;
+}) {
+  return (
+    <form
+      method="post"
+      action={props.action}
+      class="inline"
+      data-current={props.level}
+      data-confirm-admin={props.kind === 'auth_app' ? `Raise ${props.name} to admin?` : undefined}
+    >
+      <CsrfField csrf={props.csrf} />
+      <input type="hidden" name="kind" value={props.kind} />
+      <input type="hidden" name="resource_id" value={props.resourceId} />
+      {Object.entries(props.extra ?? {}).map(([k, v]) => (
+        <input type="hidden" name={k} value={v} />
+      ))}
+      <select name="level" aria-label="Level" data-autosubmit>
+        {LEVELS[props.kind].map((l) => (
+          <option value={l} selected={l === props.level}>
+            {l}
+          </option>
+        ))}
+      </select>
+      <button type="submit" data-enhanced-hide>
+        Change level
+      </button>
+    </form>
+  );
+}
+
+siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
+  const { api, csrf, flash } = signedIn(c);
+  const { p, s } = c.req.param();
+  const [{ project, site }, listing] = await Promise.all([
+    loadSite(api, p, s),
+    api.get<{ connections: Connection[]; available: Available[] }>(
+      path`/projects/${p}/sites/${s}/connections`,
+    ),
+  ]);
+  const writer = canWrite(project);
+  const action = (what: string) => consolePath.site(project.slug, site.id, `connections/${what}`);
+  const kinds = [...new Set(listing.available.map((a) => a.kind))];
+  return c.html(
+    <SitePage project={project} site={site} tab="connections" csrf={csrf} flash={flash}>
+      <section class="card" aria-labelledby="connections-heading">
+        <h2 id="connections-heading">Connections</h2>
+        {listing.connections.length === 0 ? (
+          <p>This site is connected to nothing yet.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="stack-sm">
+              <thead>
+                <tr>
+                  <th scope="col">Service</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Level</th>
+                  <th scope="col">Variables</th>
+                  <th scope="col">Connected</th>
+                  {writer && <th scope="col">Change</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {listing.connections.map((conn) => (
+                  <tr>
+                    <td>
+                      <a href={consolePath.service(project.slug, KIND_SEGMENT[conn.kind], conn.resource_id)}>
+                        {conn.resource_name}
+                      </a>
+                    </td>
+                    <td>{KIND_LABEL[conn.kind]}</td>
+                    <td>{conn.level}</td>
+                    <td class="names">{conn.env_names.join(' ')}</td>
+                    <td>
+                      <time datetime={conn.created_at}>{conn.created_at}</time>
+                    </td>
+                    {writer && (
+                      <td>
+                        <LevelForm
+                          action={action('level')}
+                          csrf={csrf}
+                          kind={conn.kind}
+                          resourceId={conn.resource_id}
+                          level={conn.level}
+                          name={conn.resource_name}
+                        />{' '}
+                        <ConfirmForm
+                          action={action('disconnect')}
+                          csrf={csrf}
+                          label="Disconnect"
+                          question={`Disconnect ${conn.resource_name} from ${site.slug}?`}
+                          fields={{
+                            kind: conn.kind,
+                            resource_id: conn.resource_id,
+                            name: conn.resource_name,
+                          }}
+                        />{' '}
+                        {conn.kind !== 'auth_app' && (
+                          <ConfirmForm
+                            action={action('rotate')}
+                            csrf={csrf}
+                            label="Rotate credential"
+                            question={`Give ${site.slug}'s credential for ${conn.resource_name} a new secret?`}
+                            fields={{
+                              kind: conn.kind,
+                              resource_id: conn.resource_id,
+                              name: conn.resource_name,
+                            }}
+                            danger={false}
+                          />
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="card" aria-labelledby="available-heading">
+        <h2 id="available-heading">Available services</h2>
+        {listing.available.length === 0 ? (
+          <p>Every service of the project is connected (or there are none).</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="stack-sm">
+              <thead>
+                <tr>
+                  <th scope="col">Service</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Levels</th>
+                  <th scope="col">Connecting adds</th>
+                </tr>
+              </thead>
+              <tbody>
+                {listing.available.map((a) => (
+                  <tr>
+                    <td>{a.resource_name}</td>
+                    <td>{KIND_LABEL[a.kind]}</td>
+                    <td>{a.levels.join(', ')}</td>
+                    <td class="names">{a.env_names.join(' ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {writer && listing.available.length > 0 && (
+          <form method="post" action={action('connect')} class="row">
+            <CsrfField csrf={csrf} />
+            <label>
+              Service
+              <select name="service" required data-narrows="connect-level">
+                {kinds.map((kind) => (
+                  <optgroup label={KIND_LABEL[kind]}>
+                    {listing.available
+                      .filter((a) => a.kind === kind)
+                      .map((a) => (
+                        <option value={`${a.kind}:${a.resource_id}`} data-kind={a.kind}>
+                          {a.resource_name}
+                        </option>
+                      ))}
+                  </optgroup>
+                ))}
+              </select>
+            </label>
+            <label>
+              Level
+              <select name="level" id="connect-level">
+                <option value="">default</option>
+                {kinds.flatMap((kind) =>
+                  LEVELS[kind].map((l) => (
+                    <option value={l} data-kind={kind}>
+                      {l}
+                    </option>
+                  )),
+                )}
+              </select>
+            </label>
+            <button type="submit">Connect</button>
+          </form>
+        )}
+      </section>
+    </SitePage>,
+  );
+});
+
+/** `kind:resource_id` of the Service combobox. */
+function serviceOf(value: string | undefined): { kind: string; resource_id: string } {
+  const [kind = '', resourceId = ''] = (value ?? '').split(':');
+  return { kind, resource_id: resourceId };
+}
+
+siteConnectionsPages.post(`${ROOT}/connections/connect`, async (c) => {
+  const { api } = signedIn(c);
+  const { p, s } = c.req.param();
+  const form = await formOf(c);
+  const target = serviceOf(form.service);
+  return act(c, consolePath.site(p, s), async () => {
+    const conn = await api.post<Connection>(path`/projects/${p}/sites/${s}/connections`, {
+      ...target,
+      ...(form.level ? { level: form.level } : {}),
+    });
+    return `Connected ${conn.resource_name} at ${conn.level}.`;
+  });
+});
+
+siteConnectionsPages.post(`${ROOT}/connections/level`, async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, s } = c.req.param();
+  const form = await formOf(c);
+  const back = consolePath.site(p, s);
+  if (form.level === 'admin' && unconfirmed(form)) {
+    return c.html(
+      <ConfirmPage
+        title="Raise to admin"
+        question="Raise this connection to admin? The site's managed key may then administer the app's end users."
+        action={consolePath.site(p, s, 'connections/level')}
+        fields={{ kind: form.kind ?? '', resource_id: form.resource_id ?? '', level: 'admin' }}
+        back={back}
+        csrf={csrf}
+      />,
+    );
+  }
+  return act(c, back, async () => {
+    const conn = await api.post<Connection>(path`/projects/${p}/sites/${s}/connections`, {
+      kind: form.kind ?? '',
+      resource_id: form.resource_id ?? '',
+      level: form.level ?? '',
+    });
+    return `${conn.resource_name} is now at ${conn.level}.`;
+  });
+});
+
+siteConnectionsPages.post(`${ROOT}/connections/:action{disconnect|rotate}`, async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, s, action } = c.req.param();
+  const form = await formOf(c);
+  const back = consolePath.site(p, s);
+  const name = form.name ?? 'this service';
+  if (unconfirmed(form)) {
+    const question =
+      action === 'disconnect'
+        ? `Disconnect ${name}?`
+        : `Give this site's credential for ${name} a new secret?`;
+    return c.html(
+      <ConfirmPage
+        title={action === 'disconnect' ? 'Disconnect' : 'Rotate credential'}
+        question={question}
+        action={consolePath.site(p, s, `connections/${action}`)}
+        fields={{ kind: form.kind ?? '', resource_id: form.resource_id ?? '', name }}
+        back={back}
+        csrf={csrf}
+      />,
+    );
+  }
+  const one = path`/projects/${p}/sites/${s}/connections/${form.kind ?? ''}/${form.resource_id ?? ''}`;
+  return act(c, back, async () => {
+    if (action === 'rotate') {
+      await api.post(`${one}/rotate`);
+      return `The credential for ${name} has a new secret; the app gets it by live patch.`;
+    }
+    const { removed } = await api.delete<{ removed: boolean }>(one);
+    return removed ? `Disconnected ${name}.` : `${name} was not connected.`;
+  });
+});
+
+siteConnectionsPages.post(`${ROOT}/delete`, async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, s } = c.req.param();
+  const form = await formOf(c);
+  if (unconfirmed(form)) {
+    return c.html(
+      <ConfirmPage
+        title="Delete site"
+        question="Delete this site and all its connections?"
+        action={consolePath.site(p, s, 'delete')}
+        fields={{}}
+        back={consolePath.site(p, s)}
+        csrf={csrf}
+      />,
+    );
+  }
+  return act(c, consolePath.project(p), async () => {
+    await api.delete(path`/projects/${p}/sites/${s}`);
+    return 'Deleted the site.';
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Signing in and out. `/console/login` trades an account token for a dashboard session (the
+ * API's own POST /account/sessions) kept in the `tether_session` cookie; `Sign out` ends that
+ * session on the server. Every other console page needs the session and leads back to itself
+ * after signing in.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import { ApiFailure, ConsoleApi, type Fetcher } from './api';
+import type { ConsoleContext, ConsoleEnv } from './env';
+import { takeFlash } from './flash';
+import { Layout } from './layout';
+import {
+  clearSessionCookie,
+  csrfToken,
+  requireCsrf,
+  requireSameOrigin,
+  safeReturnPath,
+  sessionCookie,
+  setSessionCookie,
+} from './security';
+
+function LoginPage({ next, error }: { next: string; error?: string }) {
+  return (
+    <Layout title="Sign in" flash={error ? { kind: 'error', text: error } : undefined}>
+      <section class="card">
+        <form method="post" action="/console/login" class="stack">
+          <input type="hidden" name="next" value={next} />
+          <label>
+            Account token
+            <input type="password" name="token" required autocomplete="off" spellcheck={false} />
+            <span class="hint">An account token (tth_at_…), as the operator handed it to you.</span>
+          </label>
+          <div>
+            <button type="submit">Sign in</button>
+          </div>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+/** Where a page without a session sends the browser: the login page, remembering the way back. */
+export function loginRedirect(c: ConsoleContext): Response {
+  const url = new URL(c.req.url);
+  const back = c.req.method === 'GET' ? `${url.pathname}${url.search}` : url.pathname;
+  const next = safeReturnPath(back);
+  return c.redirect(
+    next === '/console' ? '/console/login' : `/console/login?next=${encodeURIComponent(next)}`,
+    303,
+  );
+}
+
+/** The login and logout routes. */
+export function sessionRoutes(fetcher: Fetcher): Hono<ConsoleEnv> {
+  const routes = new Hono<ConsoleEnv>();
+
+  routes.get('/login', (c) => c.html(<LoginPage next={safeReturnPath(c.req.query('next'))} />));
+
+  routes.post('/login', async (c) => {
+    requireSameOrigin(c, c.get('config').PUBLIC_BASE_URL);
+    const form = await c.req.parseBody();
+    const token = typeof form.token === 'string' ? form.token.trim() : '';
+    const next = safeReturnPath(typeof form.next === 'string' ? form.next : undefined);
+    try {
+      const session = await ConsoleApi.of(c, fetcher, token).post<{ token: string; expires_at: string }>(
+        '/account/sessions',
+      );
+      setSessionCookie(c, session.token, new Date(session.expires_at));
+      return c.redirect(next, 303);
+    } catch (err) {
+      if (!(err instanceof ApiFailure) || err.status >= 500) throw err;
+      const error =
+        err.status === 403
+          ? 'Sign in with an account token (tth_at_…), not a session token or an API key.'
+          : 'That account token was not accepted: it is unknown or revoked.';
+      return c.html(<LoginPage next={next} error={error} />, 401);
+    }
+  });
+
+  routes.post('/logout', async (c) => {
+    requireSameOrigin(c, c.get('config').PUBLIC_BASE_URL);
+    const session = sessionCookie(c);
+    if (session) {
+      const form = await c.req.parseBody();
+      await requireCsrf(session, typeof form._csrf === 'string' ? form._csrf : undefined);
+      try {
+        await ConsoleApi.of(c, fetcher, session).delete('/account/session');
+      } catch (err) {
+        // An expired or already revoked session is as signed out as it gets.
+        if (!(err instanceof ApiFailure) || err.status !== 401) throw err;
+      }
+    }
+    clearSessionCookie(c);
+    return c.redirect('/console/login', 303);
+  });
+
+  return routes;
+}
+
+/** Every page after this needs a session: sets the API client, the CSRF token and the flash; checks form posts. */
+export function requireSession(fetcher: Fetcher): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
+    const session = sessionCookie(c);
+    if (!session) return loginRedirect(c);
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      requireSameOrigin(c, c.get('config').PUBLIC_BASE_URL);
+      const form = await c.req.parseBody();
+      await requireCsrf(session, typeof form._csrf === 'string' ? form._csrf : undefined);
+    } else {
+      c.set('flash', takeFlash(c));
+    }
+    c.set('session', session);
+    c.set('csrf', await csrfToken(session));
+    c.set('api', ConsoleApi.of(c, fetcher, session));
+    return next();
+  };
+}

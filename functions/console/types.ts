@@ -1,0 +1,117 @@
+/** The shapes of the management API's answers, as the console reads them (CONTRACT §3-5, §7). */
+import type { Kind } from '../domain/levels';
+import type { Role } from '../domain/roles';
+
+export type { Kind };
+
+export interface Project {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: string;
+  role?: Role;
+}
+export interface Site {
+  id: string;
+  slug: string;
+  created_at: string;
+}
+export interface Database {
+  id: string;
+  name: string;
+  engine: 'postgresql' | 'mongodb';
+  replica_set: boolean;
+  status: 'running' | 'stopped';
+  created_at: string;
+}
+export interface Bucket {
+  id: string;
+  name: string;
+  region: string;
+  created_at: string;
+}
+export interface ProviderView {
+  enabled: boolean;
+  client_id: string;
+  client_secret_set: boolean;
+  native_client_ids?: { ios?: string; android?: string };
+}
+export interface AuthApp {
+  id: string;
+  app_id: string;
+  name: string | null;
+  enabled: boolean;
+  allowed_origins: string[];
+  user_limit: number | null;
+  providers: { google?: ProviderView; github?: ProviderView };
+  auth_url: string;
+  created_at: string;
+}
+export interface Connection {
+  site_id: string;
+  site_slug: string;
+  kind: Kind;
+  resource_id: string;
+  resource_name: string;
+  level: string;
+  env_names: string[];
+  created_at: string;
+}
+export interface Available {
+  kind: Kind;
+  resource_id: string;
+  resource_name: string;
+  levels: string[];
+  env_names: string[];
+}
+export interface Deploy {
+  id: string;
+  rollback_of?: string | null;
+  created_at: string;
+  env_names: string[];
+}
+export interface Principal {
+  id: string;
+  name: string;
+  level: string;
+  allowed_sources: string[];
+  expires_at: string | null;
+  expired?: boolean;
+  created_at: string;
+  username?: string;
+  access_key_id?: string;
+}
+export interface ApiKey {
+  id: string;
+  name: string;
+  capabilities: { storage?: boolean; databases?: boolean; auth?: string[] };
+  managed?: boolean;
+  site_id?: string | null;
+  created_at?: string;
+}
+export interface AccessListing {
+  sites: { site_id: string; site_slug: string; level: string | null }[];
+  principals?: Principal[];
+  api_keys?: ApiKey[];
+}
+export interface AuthUser {
+  id: string;
+  email: string;
+  disabled: boolean;
+  created_at?: string;
+  name?: string | null;
+}
+
+/** How a kind is named to people. */
+export const KIND_LABEL: Record<Kind, string> = {
+  database: 'database',
+  bucket: 'bucket',
+  auth_app: 'auth app',
+};
+
+/** The console path segment of each kind. */
+export const KIND_SEGMENT: Record<Kind, string> = {
+  database: 'databases',
+  bucket: 'buckets',
+  auth_app: 'auth-apps',
+};
