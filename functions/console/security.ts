@@ -28,7 +28,8 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   c.res.headers.set('Content-Security-Policy', CSP);
   c.res.headers.set('X-Frame-Options', 'DENY');
   c.res.headers.set('X-Content-Type-Options', 'nosniff');
-  c.res.headers.set('Referrer-Policy', 'no-referrer');
+  // Not no-referrer: with it Chromium sends `Origin: null` on form posts, which the same-origin check refuses.
+  c.res.headers.set('Referrer-Policy', 'same-origin');
   if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
 };
 

@@ -25,11 +25,19 @@ function LoginPage({ next, error }: { next: string; error?: string }) {
       <section class="card">
         <form method="post" action="/console/login" class="stack">
           <input type="hidden" name="next" value={next} />
-          <label>
-            Account token
-            <input type="password" name="token" required autocomplete="off" spellcheck={false} />
-            <span class="hint">An account token (tth_at_…), as the operator handed it to you.</span>
-          </label>
+          <label for="token">Account token</label>
+          <input
+            id="token"
+            type="password"
+            name="token"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            aria-describedby="token-hint"
+          />
+          <p id="token-hint" class="hint">
+            An account token (tth_at_…), as the operator handed it to you.
+          </p>
           <div>
             <button type="submit">Sign in</button>
           </div>

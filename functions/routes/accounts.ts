@@ -159,7 +159,7 @@ accountsRoutes.openapi(
     method: 'delete',
     path: '/account/session',
     tags: ['accounts'],
-    summary: 'End the calling dashboard session (the console\'s Sign out)',
+    summary: "End the calling dashboard session (the console's Sign out)",
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'the session no longer works') },
   }),
   async (c) => {

@@ -248,6 +248,10 @@ const WRITES: Record<string, () => Promise<Call>> = {
     return { method: 'DELETE', path: `/api/v1/account/tokens/${t.body.id}` };
   },
   'POST /api/v1/account/sessions': async () => ({ method: 'POST', path: '/api/v1/account/sessions' }),
+  'DELETE /api/v1/account/session': async () => {
+    const session = await s.as.post<{ token: string }>('/api/v1/account/sessions');
+    return { method: 'DELETE', path: '/api/v1/account/session', as: api(worker.baseUrl, session.body.token) };
+  },
   'POST /api/v1/projects': async () => ({
     method: 'POST',
     path: '/api/v1/projects',

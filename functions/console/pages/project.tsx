@@ -1,9 +1,9 @@
 /** A project: its sites, databases, buckets and auth apps, each with a create form for writers. */
 import { Hono } from 'hono';
-import { act, consolePath, formOf } from '../actions';
+import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../env';
-import { CsrfField, Layout } from '../layout';
+import { ConfirmPage, CsrfField, Layout } from '../layout';
 import { canWrite } from '../roles';
 import type { AuthApp, Bucket, Database, Project, Site } from '../types';
 
@@ -99,8 +99,8 @@ projectPages.get('/projects/:p', async (c) => {
             <input type="text" name="name" required />
           </label>
           <label>
-            Region <span class="hint">(optional)</span>
-            <input type="text" name="region" />
+            Region
+            <input type="text" name="region" placeholder="optional" />
           </label>
         </CreateForm>
       </section>
@@ -121,8 +121,8 @@ projectPages.get('/projects/:p', async (c) => {
             <input type="text" name="app_id" required />
           </label>
           <label>
-            Display name <span class="hint">(optional)</span>
-            <input type="text" name="name" />
+            Display name
+            <input type="text" name="name" placeholder="optional" />
           </label>
         </CreateForm>
       </section>
@@ -163,4 +163,26 @@ projectPages.post('/projects/:p/:collection{sites|databases|buckets|auth-apps}',
     },
     collection,
   );
+});
+
+projectPages.post('/projects/:p/sites/:s/delete', async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, s } = c.req.param();
+  const form = await formOf(c);
+  if (unconfirmed(form)) {
+    return c.html(
+      <ConfirmPage
+        title="Delete site"
+        question="Delete this site and all its connections?"
+        action={consolePath.site(p, s, 'delete')}
+        fields={{}}
+        back={consolePath.site(p, s)}
+        csrf={csrf}
+      />,
+    );
+  }
+  return act(c, consolePath.project(p), async () => {
+    await api.delete(path`/projects/${p}/sites/${s}`);
+    return 'Deleted the site.';
+  });
 });

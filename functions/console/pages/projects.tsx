@@ -56,8 +56,8 @@ projectsPages.get('/', async (c) => {
             <input type="text" name="name" required maxlength={100} />
           </label>
           <label>
-            Slug <span class="hint">(optional)</span>
-            <input type="text" name="slug" pattern="[a-z0-9][a-z0-9-]{0,62}" />
+            Slug
+            <input type="text" name="slug" pattern="[a-z0-9][a-z0-9-]{0,62}" placeholder="optional" />
           </label>
           <button type="submit">Create project</button>
         </form>

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { LEVELS } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
+import { LevelForm } from '../controls';
 import { type ConsoleEnv, signedIn } from '../env';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
@@ -12,44 +13,6 @@ import { loadSite, SitePage } from './site-shell';
 export const siteConnectionsPages = new Hono<ConsoleEnv>();
 
 const ROOT = '/projects/:p/sites/:s';
-
-/** The connection's level, changeable in place: submitted on choice with the script, by its button without. */
-export function LevelForm(props: {
-  action: string;
-  csrf: string;
-  kind: Kind;
-  resourceId: string;
-  level: string;
-  name: string;
-  extra?: Record<string, string>;
-}) {
-  return (
-    <form
-      method="post"
-      action={props.action}
-      class="inline"
-      data-current={props.level}
-      data-confirm-admin={props.kind === 'auth_app' ? `Raise ${props.name} to admin?` : undefined}
-    >
-      <CsrfField csrf={props.csrf} />
-      <input type="hidden" name="kind" value={props.kind} />
-      <input type="hidden" name="resource_id" value={props.resourceId} />
-      {Object.entries(props.extra ?? {}).map(([k, v]) => (
-        <input type="hidden" name={k} value={v} />
-      ))}
-      <select name="level" aria-label="Level" data-autosubmit>
-        {LEVELS[props.kind].map((l) => (
-          <option value={l} selected={l === props.level}>
-            {l}
-          </option>
-        ))}
-      </select>
-      <button type="submit" data-enhanced-hide>
-        Change level
-      </button>
-    </form>
-  );
-}
 
 siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
   const { api, csrf, flash } = signedIn(c);
@@ -285,27 +248,5 @@ siteConnectionsPages.post(`${ROOT}/connections/:action{disconnect|rotate}`, asyn
     }
     const { removed } = await api.delete<{ removed: boolean }>(one);
     return removed ? `Disconnected ${name}.` : `${name} was not connected.`;
-  });
-});
-
-siteConnectionsPages.post(`${ROOT}/delete`, async (c) => {
-  const { api, csrf } = signedIn(c);
-  const { p, s } = c.req.param();
-  const form = await formOf(c);
-  if (unconfirmed(form)) {
-    return c.html(
-      <ConfirmPage
-        title="Delete site"
-        question="Delete this site and all its connections?"
-        action={consolePath.site(p, s, 'delete')}
-        fields={{}}
-        back={consolePath.site(p, s)}
-        csrf={csrf}
-      />,
-    );
-  }
-  return act(c, consolePath.project(p), async () => {
-    await api.delete(path`/projects/${p}/sites/${s}`);
-    return 'Deleted the site.';
   });
 });
