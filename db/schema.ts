@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   boolean,
   index,
   integer,
@@ -40,9 +41,14 @@ export const accountTokens = pgTable(
     tokenHash: text('token_hash').notNull().unique(),
     expiresAt: tstz('expires_at'),
     revokedAt: tstz('revoked_at'),
+    /** A session: the account token that minted it (the session dies with it). */
+    mintedBy: uuid('minted_by').references((): AnyPgColumn => accountTokens.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
-  (t) => [index('account_tokens_account_idx').on(t.accountId)],
+  (t) => [
+    index('account_tokens_account_idx').on(t.accountId),
+    index('account_tokens_minted_by_idx').on(t.mintedBy),
+  ],
 );
 
 export const projects = pgTable('projects', {
@@ -166,6 +172,8 @@ export interface AuthProvidersConfig {
     enabled: boolean;
     client_id: string;
     native_client_ids?: { ios?: string; android?: string };
+    /** Accept a token's nonce without one in the request (iOS SDKs that set their own); CONTRACT §9. */
+    skip_nonce_check?: boolean;
   };
   github?: { enabled: boolean; client_id: string };
 }
@@ -185,8 +193,32 @@ export const authApps = pgTable('auth_apps', {
   providerSecretsCiphertext: text('provider_secrets_ciphertext'),
   /** SERVICE_AUTH_SERVER_KEY, encrypted. */
   serverKeyCiphertext: text('server_key_ciphertext').notNull(),
+  /** Accept only ID tokens bound to a nonce Tether issued (CONTRACT §9). */
+  requireIssuedNonce: boolean('require_issued_nonce').notNull().default(false),
   createdAt: createdAt(),
 });
+
+/**
+ * The keys that sign an auth app's access tokens: each app has its own, so one app's JWKS never
+ * verifies another app's tokens. The private JWK is encrypted; the newest live key signs and
+ * every key not retired is published.
+ */
+export const authSigningKeys = pgTable(
+  'auth_signing_keys',
+  {
+    /** The key's `kid`. */
+    id: uuid('id').primaryKey(),
+    authAppId: uuid('auth_app_id')
+      .notNull()
+      .references(() => authApps.id, { onDelete: 'cascade' }),
+    alg: text('alg').notNull(),
+    publicJwk: jsonb('public_jwk').$type<Record<string, unknown>>().notNull(),
+    privateJwkCiphertext: text('private_jwk_ciphertext').notNull(),
+    retiredAt: tstz('retired_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('auth_signing_keys_app_idx').on(t.authAppId)],
+);
 
 export const authUsers = pgTable(
   'auth_users',
@@ -203,7 +235,11 @@ export const authUsers = pgTable(
     providers: jsonb('providers').$type<string[]>().notNull().default([]),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('auth_users_app_email_uq').on(t.authAppId, t.email)],
+  // One verified user per address; an unverified identity gets a user of its own (no pre-hijacking).
+  (t) => [
+    uniqueIndex('auth_users_app_verified_email_uq').on(t.authAppId, t.email).where(sql`${t.emailVerified}`),
+    index('auth_users_app_email_idx').on(t.authAppId, t.email),
+  ],
 );
 
 /**

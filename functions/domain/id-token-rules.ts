@@ -19,6 +19,10 @@ export interface IdTokenIdentity {
   emailVerified: boolean;
   name: string | null;
   picture: string | null;
+  /** The token's `nonce` claim, when it carries one (an issued nonce is burnt by it). */
+  nonce: string | null;
+  /** The token's `exp`, in seconds since the epoch. */
+  expiresAt: number;
 }
 
 /** What the claims are checked against. */
@@ -29,10 +33,14 @@ export interface IdTokenExpectations {
   nowSeconds: number;
   /**
    * The nonce values the token may carry (native sign-in: the client's nonce and its SHA-256 hex,
-   * as SDKs differ; browser flow: the one we sent). Undefined when the request had none: a token
-   * that carries one is still accepted, since iOS SDKs set a nonce they do not expose.
+   * as SDKs differ; browser flow: the one we sent). Undefined when the request had none.
    */
   nonces?: readonly string[];
+  /**
+   * Accept a token's nonce when the request sent none (the Google provider's `skip_nonce_check`,
+   * for iOS SDKs that set a nonce they do not expose). Off unless set: CONTRACT §9.
+   */
+  skipNonceCheck?: boolean;
 }
 
 const invalid = (reason: string): IdTokenProblem => ({ kind: 'invalid', reason });
@@ -63,14 +71,21 @@ function audienceProblem(
   return null;
 }
 
-function nonceProblem(
-  claims: Record<string, unknown>,
-  nonces: readonly string[] | undefined,
-): IdTokenProblem | null {
-  if (nonces === undefined) return null;
+/**
+ * CONTRACT §9: a token's nonce must match the request's (raw or SHA-256 hex), a request nonce
+ * needs one in the token, and a token nonce without a request nonce passes only with
+ * `skipNonceCheck`.
+ */
+function nonceProblem(claims: Record<string, unknown>, expect: IdTokenExpectations): IdTokenProblem | null {
   const carried = claims.nonce;
-  if (!isString(carried)) return invalid('a nonce was sent but the token carries none');
-  if (!nonces.includes(carried)) return invalid('nonce does not match');
+  if (carried !== undefined && !isString(carried)) return invalid('the nonce claim is not a string');
+  if (expect.nonces === undefined) {
+    if (carried !== undefined && !expect.skipNonceCheck)
+      return invalid('the token carries a nonce but the request sent none');
+    return null;
+  }
+  if (carried === undefined) return invalid('a nonce was sent but the token carries none');
+  if (!expect.nonces.includes(carried)) return invalid('nonce does not match');
   return null;
 }
 
@@ -92,7 +107,7 @@ export function checkIdTokenClaims(
     return fail(invalid('the token is not valid yet'));
   }
   if (!isString(claims.sub)) return fail(invalid('sub is missing'));
-  const nonce = nonceProblem(claims, expect.nonces);
+  const nonce = nonceProblem(claims, expect);
   if (nonce) return fail(nonce);
   if (!isString(claims.email)) return fail({ kind: 'no_email', reason: 'the token carries no e-mail' });
   return {
@@ -104,6 +119,8 @@ export function checkIdTokenClaims(
       emailVerified: claims.email_verified === true || claims.email_verified === 'true',
       name: isString(claims.name) ? claims.name : null,
       picture: isString(claims.picture) ? claims.picture : null,
+      nonce: isString(claims.nonce) ? claims.nonce : null,
+      expiresAt: claims.exp,
     },
   };
 }

@@ -1,18 +1,52 @@
 /**
- * Allowed origins of an auth app and the exact matching of a redirect_uri against them.
+ * Allowed origins of an auth app and the matching of a redirect_uri against them (CONTRACT §9).
  *
- * Registration accepts two forms: a custom scheme `<scheme>://<host>` (no path, port, query or
- * wildcard) and an https origin of a verified-link domain, optionally with a path and optionally
- * with a `*.` leftmost label. Matching is string equality against the normalised entries, so
- * userinfo tricks, backslashes, percent-encoding, case changes, extra paths and lookalike hosts
- * can never match: nothing is parsed leniently on the way to a redirect.
+ * Registration accepts a custom scheme `<scheme>://<host>` (no path, port, query or wildcard),
+ * an https origin of a verified-link domain (optionally with a path and a `*.` leftmost label),
+ * and the loopback origins `http://127.0.0.1`, `http://[::1]` and `http://localhost` for
+ * development (RFC 8252, 7.3). A redirect_uri matches when it parses as a URL whose origin
+ * (scheme, host, port) is a registered one; any path and query may follow (under the entry's
+ * path, when the entry has one). Userinfo, a fragment, and a host written in any other way than
+ * the registered one (case aside: percent-encoding, IP spellings, IDNA, a trailing dot) are
+ * refused: the text and the WHATWG parse a browser makes must both name the same host.
  */
 
 /** Schemes that are never an allowed origin, whatever follows them. */
 export const REFUSED_SCHEMES = ['file', 'javascript', 'data', 'blob', 'about', 'vbscript', 'ftp'] as const;
 
+/**
+ * Schemes a browser or the OS handles itself: a "custom scheme" named like one of these would
+ * hand the code to the browser (intent:// launches any Android app, chrome:// its own pages).
+ */
+export const BROWSER_INTERNAL_SCHEMES = [
+  'intent',
+  'android-app',
+  'content',
+  'chrome',
+  'chrome-extension',
+  'chrome-search',
+  'chrome-untrusted',
+  'devtools',
+  'edge',
+  'brave',
+  'opera',
+  'vivaldi',
+  'moz-extension',
+  'resource',
+  'safari-extension',
+  'safari-web-extension',
+  'ms-browser-extension',
+  'view-source',
+  'filesystem',
+  'jar',
+  'wyciwyg',
+] as const;
+
 /** Web schemes other than https: a plain-text redirect would leak the code or the tokens. */
 const INSECURE_WEB_SCHEMES = ['http', 'ws', 'wss'];
+
+/** Loopback hosts that may be registered over http (RFC 8252, 7.3); they match on any port. */
+export const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'] as const;
 
 /** At most this many origins per app, each at most this long. */
 export const MAX_ORIGINS = 50;
@@ -26,7 +60,7 @@ const PORT_RE = /^[1-9][0-9]{0,4}$/;
 const PATH_RE = /^(?:\/[A-Za-z0-9\-._~!$&'()+,;=:@]+)+\/?$/;
 
 /** How an allowed origin is used. */
-export type OriginKind = 'custom_scheme' | 'https';
+export type OriginKind = 'custom_scheme' | 'https' | 'loopback';
 
 /** The outcome of checking one origin for registration. */
 export type OriginCheck = { ok: true; origin: string; kind: OriginKind } | { ok: false; reason: string };
@@ -57,7 +91,7 @@ function checkHttps(authority: string, rest: string): OriginCheck {
   const host = wildcard ? rawHost.slice(2) : rawHost;
   if (host.includes('*'))
     return refuse('a wildcard may only be the whole leftmost label (https://*.example.com)');
-  if (!DOMAIN_RE.test(host) || host.length > 253 || /^[0-9.]+$/.test(host)) {
+  if (!DOMAIN_RE.test(host) || host.length > 253 || !readsAsDomain(host)) {
     return refuse('a verified link needs a domain name such as https://app.example.com (no IP address)');
   }
   if (wildcard && host.split('.').length < 2) return refuse('a wildcard needs a registrable domain below it');
@@ -70,6 +104,41 @@ function checkHttps(authority: string, rest: string): OriginCheck {
   const portPart = port === undefined || port === '443' ? '' : `:${port}`;
   const path = rest === '/' ? '' : rest;
   return { ok: true, origin: `https://${wildcard ? '*.' : ''}${host}${portPart}${path}`, kind: 'https' };
+}
+
+/**
+ * Whether a browser reads `host` as this very domain name: the WHATWG parser turns hosts whose
+ * last label is a number (`1.2.3.4`, `0x7f.0.0.1`, `app.123`) into IPv4 addresses or refuses them.
+ */
+function readsAsDomain(host: string): boolean {
+  const last = host.slice(host.lastIndexOf('.') + 1);
+  if (/^(?:[0-9]+|0x[0-9a-f]*)$/.test(last)) return false;
+  return hostnameOf(`https://${host}`) === host;
+}
+
+/** The hostname a WHATWG URL parser (as in browsers) reads in `url`, or null when it refuses it. */
+function hostnameOf(url: string): string | null {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}
+
+const LOOPBACK_RE = /^(127\.0\.0\.1|\[::1\]|localhost)(?::([1-9][0-9]{0,4}))?$/;
+
+/** An http loopback origin for development; any port given is dropped, as every port matches. */
+function checkLoopback(authority: string, rest: string): OriginCheck {
+  const match = LOOPBACK_RE.exec(authority.toLowerCase());
+  if (!match) {
+    return refuse(
+      'http is allowed only for the loopback origins http://127.0.0.1, http://[::1] and http://localhost; use an https verified link or a custom scheme',
+    );
+  }
+  if (match[2] !== undefined && Number(match[2]) > 65535)
+    return refuse('the port must be a number from 1 to 65535');
+  if (rest !== '' && rest !== '/') return refuse('a loopback origin has no path (any path may follow it)');
+  return { ok: true, origin: `http://${match[1]}`, kind: 'loopback' };
 }
 
 /** Checks one origin for registration; returns its normalised form or why it is refused. */
@@ -86,7 +155,9 @@ export function checkAllowedOrigin(raw: string): OriginCheck {
   const scheme = (match[1] as string).toLowerCase();
   if ((REFUSED_SCHEMES as readonly string[]).includes(scheme))
     return refuse(`the ${scheme} scheme is refused`);
-  if (INSECURE_WEB_SCHEMES.includes(scheme)) {
+  if ((BROWSER_INTERNAL_SCHEMES as readonly string[]).includes(scheme))
+    return refuse(`the ${scheme} scheme is refused: the browser or the system handles it itself`);
+  if (scheme !== 'http' && INSECURE_WEB_SCHEMES.includes(scheme)) {
     return refuse(`${scheme} is not allowed: use an https verified link or a custom scheme`);
   }
   const afterScheme = raw.slice(match[0].length);
@@ -101,6 +172,7 @@ export function checkAllowedOrigin(raw: string): OriginCheck {
   const rest = slash < 0 ? '' : hierarchical.slice(slash);
   if (authority.includes('@')) return refuse('userinfo (user@host) is not allowed');
   if (authority === '') return refuse('a host is required');
+  if (scheme === 'http') return checkLoopback(authority, rest);
   return scheme === 'https' ? checkHttps(authority, rest) : checkCustomScheme(scheme, authority, rest);
 }
 
@@ -119,31 +191,75 @@ export function checkAllowedOrigins(
   return { ok: true, origins };
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Whether an https entry names an origin only (no path), so `entry/` is the same URL. */
-function hasNoPath(entry: string): boolean {
-  return entry.indexOf('/', 'https://'.length) < 0;
+/** A URL's origin and path as both its text and a browser's parser read them. */
+interface ParsedUri {
+  scheme: string;
+  host: string;
+  /** '' for the scheme's default port. */
+  port: string;
+  path: string;
 }
 
-function matchesEntry(uri: string, entry: string): boolean {
-  const trailing = entry.startsWith('https://') && hasNoPath(entry) ? '/?' : '';
-  if (!entry.startsWith('https://*.')) return uri === entry || (trailing !== '' && uri === `${entry}/`);
-  // A wildcard entry matches by pattern only, so the literal `*` host never matches it.
-  const below = entry.slice('https://*.'.length);
-  return new RegExp(`^https://${LABEL}\\.${escapeRegExp(below)}${trailing}$`).test(uri);
+const URI_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^#]*)$/;
+const AUTHORITY_RE = /^(\[[0-9a-f:.]+\]|[a-z0-9._~!$&'()*+,;=-]+)(?::([0-9]{1,5}))?$/;
+
+/**
+ * Parses an absolute URL with an authority. Null for a fragment, userinfo, percent-encoding or
+ * anything else in the host, and for a host the WHATWG parser reads differently than its text
+ * (case aside), so the host that matched is the host the browser goes to.
+ */
+function parseUri(uri: string): ParsedUri | null {
+  if (uri.length === 0 || uri.length > MAX_ORIGIN_LENGTH) return null;
+  if (/[^\x21-\x7e]/.test(uri) || uri.includes('\\')) return null;
+  const match = URI_RE.exec(uri);
+  if (!match) return null;
+  const authority = AUTHORITY_RE.exec((match[2] as string).toLowerCase());
+  if (!authority) return null;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  const host = authority[1] as string;
+  if (url.username !== '' || url.password !== '' || url.hostname.toLowerCase() !== host) return null;
+  const scheme = (match[1] as string).toLowerCase();
+  // The parser drops a default port (https://host:443 is https://host); any other must be the text's.
+  if (authority[2] !== undefined && url.port !== '' && url.port !== String(Number(authority[2]))) return null;
+  return { scheme, host, port: url.port, path: url.pathname };
+}
+
+/** Whether `host` is one DNS label followed by `.below`. */
+function isOneLabelBelow(host: string, below: string): boolean {
+  if (!host.endsWith(`.${below}`)) return false;
+  return new RegExp(`^${LABEL}$`).test(host.slice(0, -below.length - 1));
+}
+
+function matchesEntry(uri: ParsedUri, entry: string): boolean {
+  const registered = parseUri(entry.replace('://*.', '://wildcard.'));
+  if (!registered || registered.scheme !== uri.scheme) return false;
+  const wildcard = entry.startsWith('https://*.');
+  const hostMatches = wildcard
+    ? isOneLabelBelow(uri.host, registered.host.slice('wildcard.'.length))
+    : uri.host === registered.host;
+  if (!hostMatches) return false;
+  const loopback = uri.scheme === 'http' && (LOOPBACK_HOSTS as readonly string[]).includes(uri.host);
+  if (!loopback && uri.port !== registered.port) return false;
+  // An entry with a path admits that path and anything below it.
+  const base = registered.path === '/' ? '' : registered.path;
+  return base === '' || uri.path === base || uri.path.startsWith(`${base}/`);
 }
 
 /**
- * The registered origin `redirectUri` matches exactly, or null. The only equivalence allowed is
- * the empty path of an https origin written as `/`; a wildcard entry stands for exactly one
- * DNS label and never for a custom scheme (registration refuses those).
+ * The registered origin `redirectUri` matches, or null (CONTRACT §9): same scheme, host (case
+ * aside) and port, any path and query after it; a loopback entry matches on any port; a
+ * wildcard entry stands for exactly one DNS label and never for a custom scheme.
  */
 export function matchRedirectUri(redirectUri: string, registered: readonly string[]): string | null {
-  if (redirectUri.length === 0 || redirectUri.length > MAX_ORIGIN_LENGTH) return null;
-  if (/[^\x21-\x7e]/.test(redirectUri)) return null;
-  return registered.find((entry) => matchesEntry(redirectUri, entry)) ?? null;
+  const uri = parseUri(redirectUri);
+  if (!uri) return null;
+  return registered.find((entry) => matchesEntry(uri, entry)) ?? null;
 }
 
 /** Whether a redirect target is an https URL (the only kind the web fragment flow may send tokens to). */
-export const isHttpsRedirect = (redirectUri: string): boolean => redirectUri.startsWith('https://');
+export const isHttpsRedirect = (redirectUri: string): boolean => /^https:\/\//i.test(redirectUri);

@@ -16,6 +16,13 @@ export interface Redeemed {
   block: string | null;
 }
 
+/** The value of an issued nonce's record, and of it once a sign-in burnt it. */
+export const ISSUED_NONCE = 'issued';
+export const BURNT_NONCE = 'burnt';
+
+/** What burning an issued nonce found: burnt now, burnt before, or no nonce of ours. */
+export type NonceBurn = 'burnt' | 'reused' | 'unknown';
+
 /** The subject that stands for every record of the object. */
 export const EVERY_SUBJECT = '*';
 
@@ -105,6 +112,58 @@ export class OneTimeCodes extends DurableObject<object> {
     // No checks (a request counted earlier) opens no window to sweep.
     if (Number.isFinite(resetsAt)) await this.wakeBy(resetsAt);
     return { decision, redeemed };
+  }
+
+  /**
+   * Counts one request against `checks` (all or nothing) and, when it is allowed, keeps an issued
+   * nonce under `hash` for `ttlMs`: the nonce route costs one call.
+   */
+  async countAndIssue(
+    checks: RateCheck[],
+    windowMs: number,
+    hash: string,
+    ttlMs: number,
+  ): Promise<RateDecision> {
+    const now = Date.now();
+    const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, checks, windowMs, now);
+    if (!decision.allowed) return decision;
+    this.ctx.storage.sql.exec(
+      'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, NULL, ?, ?)',
+      hash,
+      ISSUED_NONCE,
+      now + ttlMs,
+      now,
+    );
+    await this.wakeBy(Math.min(resetsAt, now + ttlMs));
+    return decision;
+  }
+
+  /**
+   * Burns the live issued nonce stored under one of `hashes` (the hashes a token's nonce claim
+   * may stand for), remembering it as burnt until `keepUntil` so the token cannot be replayed
+   * while it is still valid. One synchronous step: of concurrent sign-ins exactly one burns it.
+   */
+  burnNonce(hashes: string[], keepUntil: number): NonceBurn {
+    if (hashes.length === 0) return 'unknown';
+    const sql = this.ctx.storage.sql;
+    const now = Date.now();
+    const rows = sql
+      .exec<{ hash: string; value: string; expires_at: number }>(
+        `SELECT hash, value, expires_at FROM records WHERE hash IN (${hashes.map(() => '?').join(', ')})`,
+        ...hashes,
+      )
+      .toArray()
+      .filter((row) => row.expires_at > now);
+    if (rows.some((row) => row.value === BURNT_NONCE)) return 'reused';
+    const issued = rows.find((row) => row.value === ISSUED_NONCE);
+    if (!issued) return 'unknown';
+    sql.exec(
+      'UPDATE records SET value = ?, expires_at = ? WHERE hash = ?',
+      BURNT_NONCE,
+      Math.max(issued.expires_at, keepUntil),
+      issued.hash,
+    );
+    return 'burnt';
   }
 
   /** Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked. */

@@ -27,11 +27,19 @@ const AuthAppSchema = z
     enabled: z.boolean(),
     allowed_origins: z.array(z.string()),
     user_limit: z.number().int().nullable(),
+    require_issued_nonce: z.boolean().openapi({
+      description:
+        'accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (CONTRACT §9)',
+    }),
     providers: z.object({
       google: z
         .object({
           ...ProviderView,
           native_client_ids: z.object({ ios: z.string(), android: z.string() }).partial().optional(),
+          skip_nonce_check: z.boolean().openapi({
+            description:
+              "accept a token's nonce without one in the request (iOS SDKs that set their own); off by default",
+          }),
         })
         .optional(),
       github: z.object(ProviderView).optional(),
@@ -53,6 +61,7 @@ const PatchSchema = z
     enabled: z.boolean().optional(),
     allowed_origins: z.array(z.string().max(2048)).max(50).optional(),
     user_limit: z.number().int().min(0).max(100_000_000).nullable().optional(),
+    require_issued_nonce: z.boolean().optional(),
     providers: z
       .object({
         google: z
@@ -64,6 +73,7 @@ const PatchSchema = z
               .object({ ios: nativeId.optional(), android: nativeId.optional() })
               .strict()
               .optional(),
+            skip_nonce_check: z.boolean().optional(),
           })
           .strict()
           .nullable()

@@ -15,7 +15,7 @@ import {
   type TestProject,
   uniqueName,
 } from './api';
-import type { GithubAccount, ProviderStandIn } from './provider-stand-in';
+import { type GithubAccount, type ProviderStandIn, STAND_IN_ISSUER } from './provider-stand-in';
 import { type ExtraWorker, startExtraWorker } from './worker';
 
 /** The header the test Workers take the client from. */
@@ -188,4 +188,24 @@ export async function disableNewestUser(app: TestAuthApp): Promise<void> {
     { disabled: true },
   );
   expect(res.status).toBe(200);
+}
+
+let claimsMade = 0;
+
+/** Claims of a valid Google ID token for audience `aud`, of a fresh Google account unless `over` names one. */
+export function googleClaims(aud: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  const now = Math.floor(Date.now() / 1000);
+  claimsMade++;
+  return {
+    iss: STAND_IN_ISSUER,
+    aud,
+    sub: `google-${Date.now()}-${claimsMade}`,
+    email: `person-${Date.now()}-${claimsMade}@example.test`,
+    email_verified: true,
+    name: 'Native Person',
+    picture: 'https://pictures.example/p.png',
+    iat: now - 5,
+    exp: now + 3600,
+    ...over,
+  };
 }

@@ -46,6 +46,7 @@ describe('creating and listing auth apps', () => {
       enabled: true,
       allowed_origins: [],
       user_limit: null,
+      require_issued_nonce: false,
       providers: {},
       auth_url: `${worker.baseUrl}/v1/${slug}`,
       created_at: expect.stringMatching(/Z$/),
@@ -173,6 +174,11 @@ describe('PATCH an auth app', () => {
     ['vbscript://x', /vbscript scheme is refused/],
     ['ftp://files.example.com', /ftp scheme is refused/],
     ['http://app.example.com', /https/],
+    // Issue 16: a browser reads this host as 127.0.0.1, and these schemes belong to the browser or the OS.
+    ['https://0x7f.0.0.1', /no IP address/],
+    ['intent://scan', /intent scheme is refused/],
+    ['chrome://settings', /chrome scheme is refused/],
+    ['chrome-extension://abc', /chrome-extension scheme is refused/],
   ])('refuses the origin %s with a 400 that says why, changing nothing', async (origin, reason) => {
     const res = await app.admin.patch(path(), {
       allowed_origins: ['https://ok.example.com', origin],
@@ -185,6 +191,21 @@ describe('PATCH an auth app', () => {
       `/api/v1/projects/${app.project.id}/auth-apps`,
     );
     expect(list.body.auth_apps[0]).toMatchObject({ allowed_origins: ['myapp://auth'], enabled: true });
+  });
+
+  it('§9: the loopback origins may be registered for development, without their port', async () => {
+    const res = await app.admin.patch(path(), {
+      allowed_origins: ['http://127.0.0.1:8080', 'http://[::1]', 'http://LOCALHOST:3000/', 'myapp://auth'],
+    });
+    expect(res.status, res.text).toBe(200);
+    expect((res.body as { allowed_origins: string[] }).allowed_origins).toEqual([
+      'http://127.0.0.1',
+      'http://[::1]',
+      'http://localhost',
+      'myapp://auth',
+    ]);
+    const back = await app.admin.patch(path(), { allowed_origins: ['myapp://auth'] });
+    expect(back.status).toBe(200);
   });
 
   it('normalises and de-duplicates origins', async () => {

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';
+import { ACCEPTED_REDIRECTS, CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';
 import { api } from '../helpers/api';
 import {
   asClient,
@@ -82,6 +82,39 @@ describe('starting a sign-in', () => {
       }
     });
   }
+
+  it('§9: every accepted redirect of the corpus (any path and query, case aside) starts a sign-in', async () => {
+    for (const uri of ACCEPTED_REDIRECTS) {
+      const res = await start(withPkce(uri), 'github');
+      expect(res.status, JSON.stringify(uri)).toBe(302);
+    }
+  });
+
+  it('§9: the code comes back to the very URL given, its own query kept and a planted code replaced', async () => {
+    const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
+      ...withPkce('https://app.example.com/native/cb?next=%2Fhome&code=planted'),
+      state: 's1',
+    });
+    expect(location).toMatch(
+      /^https:\/\/app\.example\.com\/native\/cb\?next=%2Fhome&code=[A-Za-z0-9_-]{43}&state=s1$/,
+    );
+  });
+
+  it('§9: a registered loopback origin matches on any port (RFC 8252, 7.3); other loopback spellings do not', async () => {
+    const dev = await createTestAuthApp(worker.baseUrl, { origins: ['http://127.0.0.1', 'http://[::1]'] });
+    const location = await githubSignIn(
+      worker.baseUrl,
+      standIn,
+      dev.slug,
+      withPkce('http://127.0.0.1:53211/cb'),
+    );
+    expect(location).toMatch(/^http:\/\/127\.0\.0\.1:53211\/cb\?code=[A-Za-z0-9_-]{43}$/);
+    expect((await start(withPkce('http://[::1]:8080/'), 'github', dev.slug)).status).toBe(302);
+    for (const uri of ['http://localhost:8080/', 'http://0x7f.0.0.1:8080/', 'http://127.0.0.1.nip.io:80/']) {
+      const res = await start(withPkce(uri), 'github', dev.slug);
+      expect([res.status, res.headers.get('location')], uri).toEqual([400, null]);
+    }
+  });
 
   it('plain and missing code_challenge_method are refused', async () => {
     for (const method of ['plain', undefined]) {

@@ -11,11 +11,12 @@ import {
   asClient,
   createTestAuthApp,
   githubAccount,
+  googleClaims,
   oneTimeCode,
   startOAuthWorker,
   type TestAuthApp,
 } from '../helpers/oauth';
-import { type ProviderStandIn, STAND_IN_ISSUER, startProviderStandIn } from '../helpers/provider-stand-in';
+import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
 import type { ExtraWorker } from '../helpers/worker';
 
 let standIn: ProviderStandIn;
@@ -34,25 +35,8 @@ afterAll(async () => {
 });
 
 const INVALID = { error: 'invalid id token', code: 'invalid_token' };
-let counter = 0;
-
 /** Claims of a valid token for the app (a fresh Google account unless `sub` is given). */
-function claims(over: Record<string, unknown> = {}): Record<string, unknown> {
-  const now = Math.floor(Date.now() / 1000);
-  counter++;
-  return {
-    iss: STAND_IN_ISSUER,
-    aud: app.google.web,
-    sub: `google-${Date.now()}-${counter}`,
-    email: `person-${Date.now()}-${counter}@example.test`,
-    email_verified: true,
-    name: 'Native Person',
-    picture: 'https://pictures.example/p.png',
-    iat: now - 5,
-    exp: now + 3600,
-    ...over,
-  };
-}
+const claims = (over: Record<string, unknown> = {}) => googleClaims(app.google.web, over);
 
 const signIn = (body: Record<string, unknown>, slug = app.slug) =>
   api(worker.baseUrl).post(
@@ -160,10 +144,36 @@ describe('accepted tokens', () => {
     ).toBe(200);
   });
 
-  it('a token carrying a nonce is accepted when the request sent none (iOS SDKs)', async () => {
-    expect((await signIn({ id_token: await standIn.signIdToken(claims({ nonce: 'sdk-set' })) })).status).toBe(
-      200,
+  // CONTRACT §9 (issue 16): a nonce in the token proves nothing when the request simply omits it.
+  it('a token carrying a nonce is 401 when the request sent none, unless the Google provider skips the check (iOS SDKs)', async () => {
+    const own = await createTestAuthApp(worker.baseUrl);
+    const token = () => standIn.signIdToken(claims({ aud: own.google.ios, nonce: 'sdk-set' }));
+    expect(await signIn({ id_token: await token() }, own.slug).then((r) => [r.status, r.body])).toEqual([
+      401,
+      INVALID,
+    ]);
+    const path = `/api/v1/projects/${own.project.id}/auth-apps/${own.id}`;
+    const on = await own.admin.patch(path, { providers: { google: { skip_nonce_check: true } } });
+    expect(on.status, on.text).toBe(200);
+    expect(on.body).toMatchObject({
+      providers: { google: { skip_nonce_check: true, client_id: own.google.web } },
+    });
+    expect((await signIn({ id_token: await token() }, own.slug)).status).toBe(200);
+    // The switch never admits a request nonce that does not match.
+    expect((await signIn({ id_token: await token(), nonce: 'another' }, own.slug)).status).toBe(401);
+    const off = await own.admin.patch(path, { providers: { google: { skip_nonce_check: false } } });
+    expect(off.body).toMatchObject({ providers: { google: { skip_nonce_check: false } } });
+    expect((await signIn({ id_token: await token() }, own.slug)).status).toBe(401);
+  });
+
+  it('skip_nonce_check is off by default and echoed in the app', async () => {
+    const list = await app.admin.get<{ auth_apps: Array<Record<string, unknown>> }>(
+      `/api/v1/projects/${app.project.id}/auth-apps`,
     );
+    expect(list.body.auth_apps[0]).toMatchObject({
+      require_issued_nonce: false,
+      providers: { google: { skip_nonce_check: false } },
+    });
   });
 
   it('a returning Google account signs in as the same user', async () => {

@@ -46,6 +46,15 @@ describe('redirect parameters', () => {
       'myapp://auth?code=a+b%26c',
     );
   });
+  it("keeps the redirect_uri's own query and replaces parameters of the same names (§9: any query may follow)", () => {
+    expect(
+      withParams('https://app.example.com/cb?next=%2Fhome&code=planted&state=x', '?', {
+        code: 'real',
+        state: undefined,
+      }),
+    ).toBe('https://app.example.com/cb?next=%2Fhome&code=real');
+    expect(withParams('myapp://auth/cb?', '?', { error: 'no' })).toBe('myapp://auth/cb?error=no');
+  });
   it('puts web tokens in the fragment', () => {
     expect(withParams('https://app.example.com', '#', { access_token: 't', state: 's' })).toBe(
       'https://app.example.com#access_token=t&state=s',

@@ -57,6 +57,8 @@ describe('ID-token claims', () => {
         emailVerified: true,
         name: 'A Person',
         picture: 'https://example.com/p.png',
+        nonce: null,
+        expiresAt: NOW + 3600,
       },
     });
   });
@@ -115,7 +117,21 @@ describe('ID-token nonce', () => {
   it('refuses a token without nonce when the request sent one', () => {
     expect(reason(claims(), withNonce)?.reason).toMatch(/nonce/);
   });
-  it('accepts a token carrying a nonce when the request sent none (iOS SDKs)', () => {
-    expect(reason(claims({ nonce: 'set-by-the-sdk' }))).toBeNull();
+  // CONTRACT §9 (issue 16): a nonce in the token proves nothing unless the request names it.
+  it('refuses a token carrying a nonce when the request sent none', () => {
+    expect(reason(claims({ nonce: 'set-by-the-sdk' }))?.reason).toMatch(/request sent none/);
+  });
+  it('accepts a token carrying a nonce without one in the request only with skip_nonce_check (iOS SDKs)', () => {
+    expect(reason(claims({ nonce: 'set-by-the-sdk' }), { ...expect0, skipNonceCheck: true })).toBeNull();
+    // The switch never lets a mismatching request nonce through.
+    expect(reason(claims({ nonce: 'other' }), { ...withNonce, skipNonceCheck: true })?.reason).toMatch(
+      /nonce/,
+    );
+  });
+  it('refuses a nonce claim that is not a string', () =>
+    expect(reason(claims({ nonce: 42 }), { ...expect0, skipNonceCheck: true })?.reason).toMatch(/nonce/));
+  it('hands the token nonce on (issued nonces are burnt by it)', () => {
+    const ok = checkIdTokenClaims(claims({ nonce: raw }), withNonce);
+    expect(ok.ok && ok.identity.nonce).toBe(raw);
   });
 });

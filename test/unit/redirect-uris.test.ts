@@ -30,6 +30,37 @@ describe('allowed-origin registration', () => {
     });
   });
 
+  it.each([
+    ['http://127.0.0.1', 'http://127.0.0.1'],
+    ['http://127.0.0.1:8080', 'http://127.0.0.1'],
+    ['http://[::1]', 'http://[::1]'],
+    ['http://[::1]:3000/', 'http://[::1]'],
+    ['http://LOCALHOST', 'http://localhost'],
+  ])('accepts the loopback origin %s as %s (every port matches it)', (raw, origin) => {
+    expect(checkAllowedOrigin(raw)).toEqual({ ok: true, origin, kind: 'loopback' });
+  });
+  it.each([
+    'http://127.0.0.2',
+    'http://localhost.example.com',
+    'http://0x7f.0.0.1',
+    'http://[0:0:0:0:0:0:0:1]',
+    'http://127.0.0.1/callback',
+    'http://10.0.0.1',
+  ])('http is refused for %s (only the three loopback origins)', (raw) => {
+    expect(reasonOf(raw)).toMatch(/loopback|path/);
+  });
+
+  // Issue 16: the no-IP rule looked at the text only; a browser reads these as IPv4 addresses.
+  it.each(['https://0x7f.0.0.1', 'https://0x7f000001.example.0x1', 'https://app.123', 'https://1.2.3.4.5'])(
+    'a host a browser reads as an IP address is refused: %s',
+    (raw) => expect(reasonOf(raw)).toMatch(/no IP address/),
+  );
+  it.each(['intent', 'chrome', 'chrome-extension', 'moz-extension', 'view-source', 'android-app', 'Intent'])(
+    'the browser-internal %s scheme is refused',
+    (scheme) =>
+      expect(reasonOf(`${scheme}://host`)).toMatch(new RegExp(`${scheme.toLowerCase()} scheme is refused`)),
+  );
+
   it('a custom scheme needs a host: three slashes are invalid', () => {
     expect(reasonOf('myapp:///callback')).toMatch(/three slashes/);
     expect(reasonOf('myapp://')).toMatch(/host is required/);
@@ -94,4 +125,29 @@ describe('redirect_uri matching', () => {
   }
   it('matches nothing when nothing is registered', () =>
     expect(matchRedirectUri('myapp://auth', [])).toBeNull());
+  it('answers the registered entry that matched', () => {
+    expect(matchRedirectUri('https://app.example.com/x?y=1', CORPUS_ORIGINS)).toBe('https://app.example.com');
+    expect(matchRedirectUri('https://pr-1.preview.example.com/a', CORPUS_ORIGINS)).toBe(
+      'https://*.preview.example.com',
+    );
+  });
+  it.each([
+    ['http://127.0.0.1', 'http://127.0.0.1:51234/callback'],
+    ['http://127.0.0.1', 'http://127.0.0.1/'],
+    ['http://[::1]', 'http://[::1]:8080/cb?x=1'],
+    ['http://localhost', 'http://LOCALHOST:3000/'],
+  ])('the loopback origin %s matches %s on any port (RFC 8252, 7.3)', (entry, uri) =>
+    expect(matchRedirectUri(uri, [entry])).toBe(entry),
+  );
+  it.each([
+    ['http://127.0.0.1', 'http://127.0.0.1.example.com:8080/'],
+    ['http://127.0.0.1', 'http://0x7f.0.0.1:8080/'],
+    ['http://127.0.0.1', 'http://2130706433/'],
+    ['http://127.0.0.1', 'https://127.0.0.1:8080/'],
+    ['http://[::1]', 'http://[0:0:0:0:0:0:0:1]:8080/'],
+    ['http://localhost', 'http://localhost.:3000/'],
+    ['http://localhost', 'http://user@localhost:3000/'],
+    ['http://localhost', 'http://localhost:3000/#x'],
+    ['http://localhost', 'http://127.0.0.1:3000/'],
+  ])('the loopback origin %s refuses %s', (entry, uri) => expect(matchRedirectUri(uri, [entry])).toBeNull());
 });

@@ -13,6 +13,7 @@ import { countExchange } from '../../services/auth/exchange';
 import { countIdTokenRequest } from '../../services/auth/rate-limit';
 import { browserRoutes } from './browser';
 import { jwksRoutes } from './jwks';
+import { nonceRoutes } from './nonce';
 import { clientOf, MAX_BODY_BYTES, oauthGroup } from './shared';
 import { tokenRoutes, wellFormedExchange } from './tokens';
 
@@ -64,4 +65,4 @@ oauthRoutes.use(
     },
   }),
 );
-for (const group of [tokenRoutes, browserRoutes, jwksRoutes]) oauthRoutes.route('/', group);
+for (const group of [tokenRoutes, nonceRoutes, browserRoutes, jwksRoutes]) oauthRoutes.route('/', group);

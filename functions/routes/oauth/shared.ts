@@ -2,6 +2,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
+import { clientKey } from '../../domain/client-key';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
@@ -31,9 +32,12 @@ export const AppParam = z.object({ appSlug: z.string().regex(SERVICE_NAME_RE, 'a
 /** A 400 of the OAuth routes for a request the client must fix (no `code`, as the table gives). */
 export const invalidRequest = (message: string) => new OAuthError(400, message);
 
-/** The client a request is counted against (CF-Connecting-IP, or CLIENT_IP_HEADER in local runs). */
+/**
+ * The client a request is counted against (CF-Connecting-IP, or CLIENT_IP_HEADER in local runs),
+ * keyed so an attacker cannot vary it cheaply: an IPv6 address counts by its /64.
+ */
 export function clientOf(c: Context<AppEnv>): string {
-  return c.req.header(c.get('config').CLIENT_IP_HEADER)?.trim().slice(0, 64) || 'unknown';
+  return clientKey(c.req.header(c.get('config').CLIENT_IP_HEADER) ?? '');
 }
 
 /** An OAuth error body in the OpenAPI document. */

@@ -9,6 +9,7 @@ import { z } from '../../lib/openapi';
 import { enabledApp, enabledProvider, googleAudiences } from '../../services/auth/apps';
 import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
 import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
+import { enforceIssuedNonce } from '../../services/auth/nonces';
 import { appExists, issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
 import {
@@ -108,7 +109,10 @@ tokenRoutes.openapi(
         z.object({
           provider: z.string().max(40),
           id_token: z.string().max(16384),
-          nonce: z.string().min(1).max(512).optional(),
+          nonce: z.string().min(1).max(512).optional().openapi({
+            description:
+              "the nonce given to the provider SDK (one from /oauth/nonce, or the client's own); required when the token carries one, unless the Google provider's skip_nonce_check is on",
+          }),
         }),
       ),
     },
@@ -132,11 +136,18 @@ tokenRoutes.openapi(
     if (!enabledProvider(app, 'google'))
       throw new OAuthError(400, 'provider google is not enabled for this app');
     const nonces = input.nonce === undefined ? undefined : [input.nonce, await sha256Hex(input.nonce)];
-    const result = await verifyGoogleIdToken(c.get('config'), input.id_token, googleAudiences(app), nonces);
+    const result = await verifyGoogleIdToken(
+      c.get('config'),
+      input.id_token,
+      googleAudiences(app),
+      nonces,
+      app.providers.google?.skip_nonce_check === true,
+    );
     if (!result.ok) {
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
+    await enforceIssuedNonce(c.env, appSlug, app.requireIssuedNonce, result.identity);
     const who = asProviderIdentity(result.identity);
     const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
     const signIn = await signInIdentity(reads, app.id, who, lookedUp);

@@ -30,15 +30,24 @@ export interface FinishSignIn {
   client: () => Promise<{ clientId: string; clientSecret: string }>;
 }
 
-/** `base` with parameters appended after `?` (query) or `#` (fragment). */
+/**
+ * `base` with parameters added to its query (`?`) or put in the fragment (`#`). A redirect_uri
+ * may carry a query of its own (CONTRACT §9): parameters of the same names are replaced, so the
+ * app never reads a `code` or `error` the link itself brought.
+ */
 export function withParams(
   base: string,
   mark: '?' | '#',
   params: Record<string, string | undefined>,
 ): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) search.set(name, value);
-  return `${base}${mark}${search.toString()}`;
+  const q = base.indexOf('?');
+  const path = mark === '?' && q >= 0 ? base.slice(0, q) : base;
+  const search = new URLSearchParams(mark === '?' && q >= 0 ? base.slice(q + 1) : '');
+  const own = new URLSearchParams();
+  for (const name of Object.keys(params)) search.delete(name);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) own.set(name, value);
+  const query = mark === '?' ? [search.toString(), own.toString()].filter((p) => p !== '').join('&') : '';
+  return mark === '?' ? `${path}?${query}` : `${base}#${own.toString()}`;
 }
 
 const errorLocation = (record: StateRecord, message: string) =>

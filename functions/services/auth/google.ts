@@ -62,6 +62,7 @@ export async function verifyGoogleIdToken(
   token: string,
   audiences: readonly string[],
   nonces: readonly string[] | undefined,
+  skipNonceCheck = false,
 ): Promise<IdTokenResult> {
   const invalid = (reason: string): IdTokenResult => ({ ok: false, problem: { kind: 'invalid', reason } });
   let header: ReturnType<typeof decodeProtectedHeader>;
@@ -91,6 +92,7 @@ export async function verifyGoogleIdToken(
     audiences,
     nowSeconds: Math.floor(Date.now() / 1000),
     nonces,
+    skipNonceCheck,
   });
 }
 

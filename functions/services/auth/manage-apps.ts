@@ -26,8 +26,12 @@ export interface AuthAppBody {
   enabled: boolean;
   allowed_origins: string[];
   user_limit: number | null;
+  require_issued_nonce: boolean;
   providers: {
-    google?: AuthProvidersConfig['google'] & { client_secret_set: boolean };
+    google?: NonNullable<AuthProvidersConfig['google']> & {
+      skip_nonce_check: boolean;
+      client_secret_set: boolean;
+    };
     github?: AuthProvidersConfig['github'] & { client_secret_set: boolean };
   };
   auth_url: string;
@@ -42,7 +46,11 @@ export function toAuthAppBody(
 ): AuthAppBody {
   const providers: AuthAppBody['providers'] = {};
   if (row.providers.google)
-    providers.google = { ...row.providers.google, client_secret_set: Boolean(secretsSet.google) };
+    providers.google = {
+      ...row.providers.google,
+      skip_nonce_check: row.providers.google.skip_nonce_check === true,
+      client_secret_set: Boolean(secretsSet.google),
+    };
   if (row.providers.github)
     providers.github = { ...row.providers.github, client_secret_set: Boolean(secretsSet.github) };
   return {
@@ -52,6 +60,7 @@ export function toAuthAppBody(
     enabled: row.enabled,
     allowed_origins: row.allowedOrigins,
     user_limit: row.userLimit,
+    require_issued_nonce: row.requireIssuedNonce,
     providers,
     auth_url: `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${row.appId}`,
     created_at: row.createdAt.toISOString(),
@@ -159,6 +168,7 @@ export interface ProvidersPatch {
     client_id?: string;
     client_secret?: string;
     native_client_ids?: { ios?: string | null; android?: string | null };
+    skip_nonce_check?: boolean;
   } | null;
   github?: { enabled?: boolean; client_id?: string; client_secret?: string } | null;
 }
@@ -169,6 +179,7 @@ export interface AuthAppPatch {
   enabled?: boolean;
   allowed_origins?: string[];
   user_limit?: number | null;
+  require_issued_nonce?: boolean;
   providers?: ProvidersPatch;
 }
 
@@ -220,7 +231,8 @@ function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: Provid
     }
     const google = given as NonNullable<ProvidersPatch['google']>;
     const ids = nativeIds(google.native_client_ids, row.providers.google?.native_client_ids);
-    providers.google = { ...settings, ...(ids ? { native_client_ids: ids } : {}) };
+    const skip = google.skip_nonce_check ?? row.providers.google?.skip_nonce_check ?? false;
+    providers.google = { ...settings, ...(ids ? { native_client_ids: ids } : {}), skip_nonce_check: skip };
   }
   return { providers, secrets: nextSecrets };
 }
@@ -237,6 +249,7 @@ export async function updateAuthApp(
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.enabled !== undefined) set.enabled = patch.enabled;
   if (patch.user_limit !== undefined) set.userLimit = patch.user_limit;
+  if (patch.require_issued_nonce !== undefined) set.requireIssuedNonce = patch.require_issued_nonce;
   if (patch.allowed_origins !== undefined) {
     const checked = checkAllowedOrigins(patch.allowed_origins);
     if (!checked.ok) {
