@@ -1,6 +1,6 @@
 /** POST /{appSlug}/oauth/nonce: a single-use nonce for a native sign-in (CONTRACT §9). */
 import { createRoute } from '@hono/zod-openapi';
-import { getReadDb } from '../../context';
+import { getHttpDb } from '../../context';
 import { z } from '../../lib/openapi';
 import { loadEnabledApp } from '../../services/auth/apps';
 import { issueNonce, NONCE_TTL_SECONDS } from '../../services/auth/nonces';
@@ -29,7 +29,7 @@ nonceRoutes.openapi(
   async (c) => {
     const { appSlug } = c.req.valid('param');
     // The app is looked up first, so a made-up slug never gets a Durable Object.
-    await loadEnabledApp(getReadDb(c), appSlug);
+    await loadEnabledApp(getHttpDb(c), appSlug);
     const issued = await issueNonce(c.env, appSlug, clientOf(c));
     c.header('Cache-Control', 'no-store');
     return c.json(issued, 201);
