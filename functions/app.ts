@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
-import { pgCode } from './adapters/postgres-admin';
+import { pgCode } from './adapters/postgres-sql';
 import { consoleApp } from './console';
 import { type AppEnv, closeDb, getHttpDb } from './context';
 import { loadConfig } from './env';

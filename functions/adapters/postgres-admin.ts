@@ -1,105 +1,38 @@
 /**
  * The PostgreSQL cluster that hosts customer databases, reached with an admin URL through the
  * Neon serverless driver (in production any Postgres behind a Neon-compatible WebSocket
- * endpoint, a Neon project included; locally the stack's own cluster through its proxy).
+ * endpoint, a Neon project included; locally the stack's own cluster through its proxy). The
+ * admin needs no superuser rights: CREATEROLE, CREATEDB and pg_signal_backend (README, "The
+ * customer cluster's admin role").
  */
-import { Client } from '@neondatabase/serverless';
-import { configureNeon } from '../../db/client';
+import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
-import { scramVerifier } from '../lib/scram';
+import { withAdminSession } from './postgres-session';
+import {
+  createLoginStatements,
+  grantReaderExistingSql,
+  ident,
+  LARGE_OBJECT_CREATORS,
+  LOGIN_COMMENT,
+  levelStatements,
+  literal,
+  type PgLevel,
+  passwordClause,
+  pgCode,
+  privilegesLock,
+  rolesOf,
+  TERMINATE_SESSIONS_OF_ROLE,
+} from './postgres-sql';
 
-/** Quotes an identifier for SQL (names are validated before they get here; this is defence in depth). */
-export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-/** Quotes a string literal for SQL. */
-export const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;
-
-/**
- * `PASSWORD '<SCRAM verifier>'`: the server stores the verifier as given, and the password
- * itself never reaches it, so no server log (a failed statement is logged with its text) can hold it.
- */
-export const passwordClause = async (password: string): Promise<string> =>
-  `PASSWORD ${literal(await scramVerifier(password))}`;
-
-/** The two database levels as the cluster sees them. */
-export type PgLevel = 'read-only' | 'connect';
-
-/** Prefix of the comment that stamps a connection role with its creation time. */
-const LOGIN_COMMENT = 'tether connection role, created ';
-
-/** The SQLSTATE of a driver error, if it has one. */
-export const pgCode = (err: unknown): string | undefined =>
-  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
-    ? err.code
-    : undefined;
-
-/** SQLSTATEs worth a quick retry when connecting: too many connections, cannot connect now. */
-const TRANSIENT = new Set(['53300', '57P03']);
-
-/** Role names derived from a database's physical name. */
-export const rolesOf = (db: string) => ({ owner: `${db}_rw`, reader: `${db}_ro` });
-
-/**
- * Grants for one level. Connect acts as the shared owner: its sessions start as `<db>_rw`, so
- * what the app creates belongs to `<db>_rw` and another connect-level app can alter it. The
- * login role itself does not inherit `<db>_rw`'s rights (NOINHERIT): a session that steps back
- * with `SET ROLE NONE` can create nothing and take over nothing under its own name, so no
- * object ever escapes the shared owner or outlives a move to read-only. Read-only inherits the
- * reader group's SELECT rights and nothing else.
- */
-function levelStatements(db: string, name: string, level: PgLevel): string[] {
-  const { owner, reader } = rolesOf(db);
-  if (level === 'connect') {
-    return [
-      `ALTER ROLE ${ident(name)} NOINHERIT`,
-      `GRANT ${ident(owner)} TO ${ident(name)}`,
-      `ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`,
-    ];
-  }
-  return [
-    `ALTER ROLE ${ident(name)} INHERIT`,
-    `GRANT ${ident(reader)} TO ${ident(name)}`,
-    `ALTER ROLE ${ident(name)} RESET role`,
-  ];
-}
-
-/**
- * Serialises privilege changes on one database (its CONNECT grants, its objects' grants and
- * owners): PostgreSQL fails concurrent GRANTs on one object with "tuple concurrently updated",
- * which parallel connects to one database would meet. Sent first in a statement batch (one
- * implicit transaction), the lock is held until that batch commits.
- */
-const privilegesLock = (db: string): string =>
-  `SELECT pg_advisory_xact_lock(hashtextextended(${literal(`tether privileges ${db}`)}, 0))`;
-
-/** The functions that create a large object; every role may call them unless told otherwise. */
-const LARGE_OBJECT_CREATORS = ['lo_create(oid)', 'lo_creat(integer)', 'lo_from_bytea(oid, bytea)'];
-
-/**
- * The statements that create connection login role `name` on `db` at `level`, its password
- * given as a `PASSWORD ...` clause (exported so the benchmark's baseline runs exactly these).
- */
-export function createLoginStatements(
-  db: string,
-  name: string,
-  passwordSql: string,
-  level: PgLevel,
-): string[] {
-  return [
-    `CREATE ROLE ${ident(name)} LOGIN ${passwordSql}`,
-    // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
-    `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
-    // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
-    privilegesLock(db),
-    `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
-    ...levelStatements(db, name, level),
-  ];
-}
+const ROLE_EXISTS =
+  'SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.name';
 
 /**
  * Leaves creating large objects to the shared owner: any role may create them by default, which
  * would let a read-only app write data after all. It needs the right to revoke from PUBLIC on
- * pg_catalog's functions; a managed cluster whose admin lacks it keeps PostgreSQL's default
- * (logged), rather than failing the database's creation.
+ * pg_catalog's functions (the local stack gives its admin that right in template1); a managed
+ * cluster whose admin lacks it keeps PostgreSQL's default (logged), rather than failing the
+ * database's creation.
  */
 async function restrictLargeObjects(client: Client, owner: string): Promise<void> {
   const fns = `FUNCTION ${LARGE_OBJECT_CREATORS.join(', ')}`;
@@ -122,36 +55,12 @@ export class PostgresAdmin {
     private readonly wsProxy: string | undefined,
   ) {}
 
-  /** Opens a client on `database` (or the admin database), runs `work`, always closes it. */
-  async run<T>(work: (client: Client) => Promise<T>, database?: string): Promise<T> {
-    configureNeon(this.wsProxy);
-    const url = new URL(this.adminUrl);
-    if (database) url.pathname = `/${database}`;
-    // A dropped connection also emits 'error'; unheard, it would be an uncaught exception (a 500)
-    // instead of the rejected query or connect the caller already handles.
-    const open = () => {
-      const c = new Client({ connectionString: url.toString() });
-      c.on('error', () => undefined);
-      return c;
-    };
-    let client = open();
-    // A full cluster (too many clients) or one still starting is transient: retry briefly with jitter.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.connect();
-        break;
-      } catch (err) {
-        // A client whose connect failed is finished; a retry needs a new one.
-        if (!TRANSIENT.has(pgCode(err) ?? '') || attempt >= 8) throw err;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 25 * 2 ** attempt));
-        client = open();
-      }
-    }
-    try {
-      return await work(client);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+  /**
+   * Opens an admin session on `database` (or the admin database), runs `work`, always closes it;
+   * the session's `search_path` and `lock_timeout` are pinned before its first statement.
+   */
+  run<T>(work: (client: Client) => Promise<T>, database?: string): Promise<T> {
+    return withAdminSession(this.adminUrl, this.wsProxy, work, database);
   }
 
   /** The host and port apps use to reach the cluster. */
@@ -263,14 +172,14 @@ export class PostgresAdmin {
     await this.run(async (client) => {
       await client.query(statements.join(';\n'));
       // After the commit above, so a session that reconnects at once already gets the new grants.
-      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [name]);
+      await client.query(TERMINATE_SESSIONS_OF_ROLE, [name]);
     });
   }
 
   /** Gives a login role a new password; open sessions stay, the old password stops working. */
   async setLoginPassword(name: string, password: string): Promise<void> {
     await this.run(async (client) => {
-      const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name]);
+      const found = await client.query(ROLE_EXISTS, [name]);
       if (found.rowCount === 0) throw new Error(`role ${name} does not exist`);
       await client.query(`ALTER ROLE ${ident(name)} ${await passwordClause(password)}`);
     });
@@ -282,10 +191,10 @@ export class PostgresAdmin {
    */
   async dropLogin(db: string, name: string): Promise<void> {
     const dependent = await this.run(async (client) => {
-      const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name]);
+      const found = await client.query(ROLE_EXISTS, [name]);
       if (found.rowCount === 0) return false;
       await client.query(`ALTER ROLE ${ident(name)} NOLOGIN`);
-      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [name]);
+      await client.query(TERMINATE_SESSIONS_OF_ROLE, [name]);
       const revoke = `REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`;
       await client.query(`${privilegesLock(db)};\n${revoke}`).catch((err) => {
         // The database itself may be gone already; the role is dropped all the same.
@@ -322,13 +231,13 @@ export class PostgresAdmin {
   async listLogins(): Promise<Array<{ name: string; groups: string[]; createdAt: Date | null }>> {
     return this.run(async (client) => {
       const result = await client.query<{ name: string; groups: string[] | null; comment: string | null }>(
-        `SELECT r.rolname::text AS name,
-                array_agg(g.rolname::text) FILTER (WHERE g.rolname IS NOT NULL) AS groups,
-                shobj_description(r.oid, 'pg_authid') AS comment
-           FROM pg_roles r
-           LEFT JOIN pg_auth_members m ON m.member = r.oid
-           LEFT JOIN pg_roles g ON g.oid = m.roleid
-          WHERE r.rolname ~ '^c_[a-z0-9]{8}$'
+        `SELECT r.rolname::pg_catalog.text AS name,
+                pg_catalog.array_agg(g.rolname::pg_catalog.text) FILTER (WHERE g.rolname IS NOT NULL) AS groups,
+                pg_catalog.shobj_description(r.oid, 'pg_authid') AS comment
+           FROM pg_catalog.pg_roles r
+           LEFT JOIN pg_catalog.pg_auth_members m ON m.member OPERATOR(pg_catalog.=) r.oid
+           LEFT JOIN pg_catalog.pg_roles g ON g.oid OPERATOR(pg_catalog.=) m.roleid
+          WHERE r.rolname::pg_catalog.text OPERATOR(pg_catalog.~) '^c_[a-z0-9]{8}$'
           GROUP BY r.oid, r.rolname`,
       );
       return result.rows.map((row) => {
@@ -344,26 +253,9 @@ export class PostgresAdmin {
     });
   }
 
-  /**
-   * Makes sure the reader group may read what already exists in every schema (default privileges
-   * cover what `<db>_rw` creates later; this covers objects made any other way). Idempotent.
-   */
+  /** Lets the reader group read what already exists in every schema of `db` (idempotent). */
   private async grantReaderExisting(db: string): Promise<void> {
-    const { reader } = rolesOf(db);
-    await this.run(async (client) => {
-      await client.query(`${privilegesLock(db)};
-DO $$
-DECLARE s text;
-BEGIN
-  FOR s IN SELECT nspname FROM pg_namespace
-            WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND left(nspname, 3) <> 'pg_'
-  LOOP
-    EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', s, ${literal(reader)});
-    EXECUTE format('GRANT SELECT ON ALL TABLES IN SCHEMA %I TO %I', s, ${literal(reader)});
-    EXECUTE format('GRANT SELECT ON ALL SEQUENCES IN SCHEMA %I TO %I', s, ${literal(reader)});
-  END LOOP;
-END $$`);
-    }, db);
+    await this.run((client) => client.query(grantReaderExistingSql(db)), db);
   }
 
   /** Stops (refuses new logins, ends sessions) or starts a database. */
@@ -371,7 +263,10 @@ END $$`);
     await this.run(async (client) => {
       await client.query(`ALTER DATABASE ${ident(db)} WITH ALLOW_CONNECTIONS ${running ? 'true' : 'false'}`);
       if (!running) {
-        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [db]);
+        await client.query(
+          'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.datname OPERATOR(pg_catalog.=) $1::pg_catalog.name',
+          [db],
+        );
       }
     });
   }

@@ -12,7 +12,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { connections, credentialCleanups, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
-import { pgCode } from '../adapters/postgres-admin';
+import { pgCode } from '../adapters/postgres-sql';
 import type { Config } from '../env';
 
 /** How old an unnamed credential must be before it counts as an orphan. */

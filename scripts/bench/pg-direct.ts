@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createLoginStatements, ident, passwordClause } from '../../functions/adapters/postgres-admin';
+import { createLoginStatements, ident, passwordClause } from '../../functions/adapters/postgres-sql';
 
 /** Opens a client on `url`, runs `work`, always closes it. */
 export async function withPg<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -116,6 +116,22 @@ async function clearStaleServer(pgDir: string, log: (line: string) => void): Pro
   if (isAlive(pid)) throw new Error(`could not stop orphaned postgres pid ${pid}`);
 }
 
+/**
+ * Host rules use `scram-sha-256`: a cluster initialised by an earlier version with `password`
+ * (clear text on the wire) is rewritten before it starts.
+ */
+async function requireScram(pgDir: string): Promise<void> {
+  const file = join(pgDir, 'pg_hba.conf');
+  const rules = await readFile(file, 'utf8');
+  const scram = rules
+    .split('\n')
+    .map((line) =>
+      line.trimStart().startsWith('#') ? line : line.replace(/\b(password|md5)\s*$/, 'scram-sha-256'),
+    )
+    .join('\n');
+  if (scram !== rules) await writeFile(file, scram);
+}
+
 /** Reads the password kept in the data folder, creating it on first use. */
 async function loadPassword(dataDir: string): Promise<string> {
   const file = join(dataDir, 'pg-password');
@@ -222,9 +238,10 @@ async function ensureClusterOwner(pgDir: string, runner: PgRunner): Promise<void
 
 /**
  * Starts (initialising on first use) the embedded PostgreSQL cluster in `${dataDir}/pg`.
- * The cluster listens on 127.0.0.1 only, has no Unix socket, and uses password auth for
- * the `postgres` superuser. Keeping the port of the previous run (when free) keeps stored
- * connection strings valid across restarts. Runs as any user (see pg-process.ts).
+ * The cluster listens on 127.0.0.1 only, has no Unix socket, and asks every role for a
+ * SCRAM-SHA-256 password (never `password`, which sends it in clear text). Keeping the port
+ * of the previous run (when free) keeps stored connection strings valid across restarts.
+ * Runs as any user (see pg-process.ts).
  */
 export async function startPostgres(opts: PostgresOptions): Promise<PostgresHandle> {
   const dataDir = resolve(opts.dataDir);
@@ -271,7 +288,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
         bins.initdb,
         [
           `--pgdata=${pgDir}`,
-          '--auth=password',
+          '--auth=scram-sha-256',
           '--username=postgres',
           `--pwfile=${pwFile}`,
           '--encoding=UTF8',
@@ -286,6 +303,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
       await rm(pwFile, { force: true });
     }
   }
+  await requireScram(pgDir);
   // max_connections: every Worker request opens its own connections (metadata pool plus the
   // admin one for credentials); a hosted cluster puts a pooler in front, the local one has room.
   const server = await startServer(

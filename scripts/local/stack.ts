@@ -5,7 +5,8 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { migrateMetadata } from './migrate';
+import { prepareClusterAdmin } from './cluster-admin';
+import { METADATA_DATABASE, migrateMetadata } from './migrate';
 import { startPostgres } from './postgres';
 import { startStandIns } from './stand-ins';
 import { type LocalWorker, startWorker } from './worker';
@@ -41,8 +42,10 @@ export interface LocalStack {
   /** Where the auth routes answer (`{auth_url}`): the same Worker. */
   authUrl: string;
   operatorToken: string;
-  /** Superuser URL of the cluster (what the Worker gets as CUSTOMER_DB_ADMIN_URL). */
+  /** Superuser URL of the cluster (the stack's own setup and tests' inspection only). */
   adminUrl: string;
+  /** URL of `tether_admin`, the non-superuser admin of customer databases (CUSTOMER_DB_ADMIN_URL). */
+  customerAdminUrl: string;
   /** URL of the migrated metadata database (DATABASE_URL). */
   metadataUrl: string;
   pgPort: number;
@@ -157,6 +160,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const proxy = await startWsProxy({ targetPort: pg.port });
     cleanups.push(() => proxy.stop());
     const metadataUrl = await migrateMetadata(pg.adminUrl);
+    const customerAdminUrl = await prepareClusterAdmin(pg.adminUrl, dataDir, METADATA_DATABASE);
     const standIns = await startStandIns(dataDir, { ...fromProcessEnv(), ...opts.env });
     cleanups.push(() => standIns.stop());
 
@@ -167,7 +171,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       PUBLIC_AUTH_URL: local,
       ...fromProcessEnv(),
       DATABASE_URL: metadataUrl,
-      CUSTOMER_DB_ADMIN_URL: pg.adminUrl,
+      CUSTOMER_DB_ADMIN_URL: customerAdminUrl,
       NEON_WS_PROXY: proxy.url,
       NEON_HTTP_ENDPOINT: proxy.httpEndpoint,
       ...standIns.env,
@@ -205,6 +209,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       authUrl: worker.url,
       operatorToken: env.OPERATOR_TOKEN ?? secrets.OPERATOR_TOKEN,
       adminUrl: pg.adminUrl,
+      customerAdminUrl,
       metadataUrl,
       pgPort: pg.port,
       wsProxyUrl: proxy.url,

@@ -8,8 +8,11 @@ import { inject } from 'vitest';
 import ws from 'ws';
 import { PostgresAdmin } from '../../functions/adapters/postgres-admin';
 
-/** A PostgresAdmin on the shared stack's cluster, usable from a Node test. */
-export function localPostgresAdmin(adminUrl: string = inject('adminUrl')): PostgresAdmin {
+/** The Worker's own admin of customer databases (`tether_admin`, not superuser). */
+export const customerAdminUrl = (): string => inject('workerEnv').CUSTOMER_DB_ADMIN_URL as string;
+
+/** A PostgresAdmin on the shared stack's cluster as the Worker's admin role, usable from a Node test. */
+export function localPostgresAdmin(adminUrl: string = customerAdminUrl()): PostgresAdmin {
   neonConfig.webSocketConstructor = ws;
   return new PostgresAdmin(adminUrl, inject('wsProxyUrl'));
 }
@@ -44,6 +47,16 @@ export async function canLogin(database: string, user: string, password: string)
 /** A session to the cluster as its superuser (for inspecting roles and grants). */
 export async function superuser(database = 'postgres'): Promise<pg.Client> {
   const url = new URL(inject('adminUrl'));
+  url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** A session as the cluster's admin role (`tether_admin`, what the Worker uses), e.g. to make roles as Tether would. */
+export async function clusterAdmin(database = 'postgres'): Promise<pg.Client> {
+  const url = new URL(customerAdminUrl());
   url.pathname = `/${database}`;
   const client = new pg.Client({ connectionString: url.toString() });
   client.on('error', () => undefined);

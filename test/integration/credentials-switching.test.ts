@@ -15,7 +15,7 @@ import {
   startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
-import { canLogin, superuser } from '../helpers/pg-login';
+import { canLogin, clusterAdmin, superuser } from '../helpers/pg-login';
 import { type Receiver, startReceiver } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
@@ -257,11 +257,17 @@ describe('drift repair', () => {
     try {
       const orphan = `c_${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
       const pending = `c_${Math.random().toString(36).slice(2, 10).padEnd(8, '1')}`;
-      for (const name of [orphan, pending]) {
-        await su.query(`create role ${name} login password 'x-${name}' in role ${physical}_rw`);
-        await su.query(
-          `comment on role ${name} is 'tether connection role, created 2020-01-01T00:00:00.000Z'`,
-        );
+      // Made as Tether makes them: by the cluster's admin role, which then may drop them.
+      const admin = await clusterAdmin();
+      try {
+        for (const name of [orphan, pending]) {
+          await admin.query(`create role ${name} login password 'x-${name}' in role ${physical}_rw`);
+          await admin.query(
+            `comment on role ${name} is 'tether connection role, created 2020-01-01T00:00:00.000Z'`,
+          );
+        }
+      } finally {
+        await admin.end();
       }
       // A cleanup recorded two minutes ago whose queue message was lost.
       await metadata(

@@ -81,10 +81,8 @@ beforeAll(async () => {
   admin = localPostgresAdmin();
   adapters = { postgres: admin, mongodb: null, s3: null };
   await admin.createDatabase(physical, mainUser, mainPassword);
-  // A table made outside the shared owner (by the superuser) before any read-only app exists.
-  const su = await superuser(physical);
-  await su.query('CREATE TABLE made_by_admin (id int)');
-  await su.end();
+  // A table made outside the shared owner (by the cluster's admin role) before any read-only app exists.
+  await admin.run((c) => c.query('CREATE TABLE public.made_by_admin (id int)'), physical);
 });
 
 afterAll(async () => {

@@ -1,0 +1,122 @@
+/**
+ * The SQL text Tether's cluster admin sends: quoting, the role layout of a customer database and
+ * the statements that give a login role its level. Every function and catalog it names is
+ * schema-qualified (STYLE.md habit 12): these statements run with the admin's rights inside
+ * databases whose `public` schema a tenant owns.
+ */
+import { scramVerifier } from '../lib/scram';
+
+/** Quotes an identifier for SQL (names are validated before they get here; this is defence in depth). */
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+/** Quotes a string literal for SQL. */
+export const literal = (value: string): string => `'${value.replace(/'/g, "''")}'`;
+
+/**
+ * `PASSWORD '<SCRAM verifier>'`: the server stores the verifier as given, and the password
+ * itself never reaches it, so no server log (a failed statement is logged with its text) can hold it.
+ */
+export const passwordClause = async (password: string): Promise<string> =>
+  `PASSWORD ${literal(await scramVerifier(password))}`;
+
+/** The two database levels as the cluster sees them. */
+export type PgLevel = 'read-only' | 'connect';
+
+/** Prefix of the comment that stamps a connection role with its creation time. */
+export const LOGIN_COMMENT = 'tether connection role, created ';
+
+/** The SQLSTATE of a driver error, if it has one. */
+export const pgCode = (err: unknown): string | undefined =>
+  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
+    ? err.code
+    : undefined;
+
+/** Role names derived from a database's physical name. */
+export const rolesOf = (db: string) => ({ owner: `${db}_rw`, reader: `${db}_ro` });
+
+/**
+ * Grants for one level. Connect acts as the shared owner: its sessions start as `<db>_rw`, so
+ * what the app creates belongs to `<db>_rw` and another connect-level app can alter it. The
+ * login role itself does not inherit `<db>_rw`'s rights (NOINHERIT): a session that steps back
+ * with `SET ROLE NONE` can create nothing and take over nothing under its own name, so no
+ * object ever escapes the shared owner or outlives a move to read-only. Read-only inherits the
+ * reader group's SELECT rights and nothing else.
+ */
+export function levelStatements(db: string, name: string, level: PgLevel): string[] {
+  const { owner, reader } = rolesOf(db);
+  if (level === 'connect') {
+    return [
+      `ALTER ROLE ${ident(name)} NOINHERIT`,
+      `GRANT ${ident(owner)} TO ${ident(name)}`,
+      `ALTER ROLE ${ident(name)} SET role = ${literal(owner)}`,
+    ];
+  }
+  return [
+    `ALTER ROLE ${ident(name)} INHERIT`,
+    `GRANT ${ident(reader)} TO ${ident(name)}`,
+    `ALTER ROLE ${ident(name)} RESET role`,
+  ];
+}
+
+/**
+ * Serialises privilege changes on one database (its CONNECT grants, its objects' grants and
+ * owners): PostgreSQL fails concurrent GRANTs on one object with "tuple concurrently updated",
+ * which parallel connects to one database would meet. Sent first in a statement batch (one
+ * implicit transaction), the lock is held until that batch commits. Advisory locks belong to the
+ * database they are taken in, so a tenant can reach this one only in its own database, and the
+ * admin session's `lock_timeout` bounds any wait on it.
+ */
+export const privilegesLock = (db: string): string =>
+  `SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(${literal(`tether privileges ${db}`)}, 0::pg_catalog.int8))`;
+
+/** The functions that create a large object; every role may call them unless told otherwise. */
+export const LARGE_OBJECT_CREATORS = [
+  'pg_catalog.lo_create(pg_catalog.oid)',
+  'pg_catalog.lo_creat(pg_catalog.int4)',
+  'pg_catalog.lo_from_bytea(pg_catalog.oid, pg_catalog.bytea)',
+];
+
+/**
+ * The statements that create connection login role `name` on `db` at `level`, its password
+ * given as a `PASSWORD ...` clause (exported so the benchmark's baseline runs exactly these).
+ */
+export function createLoginStatements(
+  db: string,
+  name: string,
+  passwordSql: string,
+  level: PgLevel,
+): string[] {
+  return [
+    `CREATE ROLE ${ident(name)} LOGIN ${passwordSql}`,
+    // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
+    `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
+    // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
+    privilegesLock(db),
+    `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
+    ...levelStatements(db, name, level),
+  ];
+}
+
+/**
+ * Makes sure the reader group may read what already exists in every schema (default privileges
+ * cover what `<db>_rw` creates later; this covers objects made any other way). Idempotent.
+ */
+export function grantReaderExistingSql(db: string): string {
+  const reader = literal(rolesOf(db).reader);
+  return `${privilegesLock(db)};
+DO $$
+DECLARE s pg_catalog.text;
+BEGIN
+  FOR s IN SELECT n.nspname::pg_catalog.text FROM pg_catalog.pg_namespace n
+            WHERE NOT (n.nspname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog', 'information_schema']::pg_catalog.text[]))
+              AND NOT (n.nspname::pg_catalog.text OPERATOR(pg_catalog.^@) 'pg_'::pg_catalog.text)
+  LOOP
+    EXECUTE pg_catalog.format('GRANT USAGE ON SCHEMA %I TO %I', s, ${reader}::pg_catalog.text);
+    EXECUTE pg_catalog.format('GRANT SELECT ON ALL TABLES IN SCHEMA %I TO %I', s, ${reader}::pg_catalog.text);
+    EXECUTE pg_catalog.format('GRANT SELECT ON ALL SEQUENCES IN SCHEMA %I TO %I', s, ${reader}::pg_catalog.text);
+  END LOOP;
+END $$`;
+}
+
+/** The statements that end every session of login role `$1` (a parameter). */
+export const TERMINATE_SESSIONS_OF_ROLE =
+  'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.usename OPERATOR(pg_catalog.=) $1::pg_catalog.name';
