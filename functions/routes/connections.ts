@@ -32,7 +32,7 @@ import { access, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } fro
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const SiteParams = ProjectParam.extend({
-  siteId: z.string().openapi({ description: 'a site uuid of the project' }),
+  siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
 });
 const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
 const Desired = z

@@ -16,7 +16,9 @@ import { siteAccess } from '../services/connections/site-access';
 import { switchLegacyNow } from '../services/credential-switch';
 import { ProjectParam, siteBeforeBody } from './shared';
 
-const SiteParams = ProjectParam.extend({ siteId: z.string() });
+const SiteParams = ProjectParam.extend({
+  siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
+});
 const DeploySchema = z
   .object({
     id: z.string(),

@@ -4,13 +4,16 @@ import type { Context } from 'hono';
 import { sites } from '../../db/schema';
 import { type AppEnv, getHttpDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
+import { siteRef } from '../domain/names';
 import { badRequest, notFound } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { readUserVars } from '../services/user-vars';
-import { access, ProjectParam, requireUuid, siteBeforeBody } from './shared';
+import { access, ProjectParam, siteBeforeBody } from './shared';
 
 /** `:id` and `:siteId`. */
-export const SiteParams = ProjectParam.extend({ siteId: z.string() });
+export const SiteParams = ProjectParam.extend({
+  siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
+});
 
 const VarsSchema = z
   .record(
@@ -27,13 +30,16 @@ const VarsInput = z.preprocess((input, ctx) => {
   return input;
 }, VarsSchema);
 
-/** Loads site `:siteId` of the project, or 404. */
+/** Loads site `:siteId` (its id or its slug) of the project, or 404. */
 export async function loadSite(c: Context<AppEnv>, projectId: string, siteId: string) {
-  const id = requireUuid(siteId, 'site');
+  const ref = siteRef(siteId);
+  if (ref === null) throw notFound('site');
   const [site] = await getHttpDb(c)
     .select()
     .from(sites)
-    .where(and(eq(sites.id, id), eq(sites.projectId, projectId)));
+    .where(
+      and('id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug), eq(sites.projectId, projectId)),
+    );
   if (!site) throw notFound('site');
   return site;
 }

@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import { sites } from '../../db/schema';
 import { type AppEnv, getDb, getHttpDb } from '../context';
-import { SLUG_RE } from '../domain/names';
+import { SLUG_RE, siteRef } from '../domain/names';
 import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -10,7 +10,7 @@ import { afterCommit } from '../services/connections/apply';
 import { type SiteTuple, sitesOfProject } from '../services/reads';
 import { removeSiteConnections } from '../services/site-removal';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
+import { access, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: typeof sites.$inferSelect) => ({ id: s.id, slug: s.slug, created_at: iso(s.createdAt) });
@@ -72,19 +72,26 @@ sitesRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}',
     tags: ['sites'],
     summary: 'Delete a site; its connections and their credentials go with it',
-    request: { params: ProjectParam.extend({ siteId: z.string() }) },
+    request: {
+      params: ProjectParam.extend({
+        siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
+      }),
+    },
     responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
   }),
   async (c) => {
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'write');
-    const siteId = requireUuid(params.siteId, 'site');
+    const ref = siteRef(params.siteId);
+    if (ref === null) throw notFound('site');
     const db = getDb(c);
     const cleanupIds = await db.transaction(async (tx) => {
       const [site] = await tx
         .select({ id: sites.id })
         .from(sites)
-        .where(and(eq(sites.id, siteId), eq(sites.projectId, project.id)))
+        .where(
+          and('id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug), eq(sites.projectId, project.id)),
+        )
         .for('update');
       if (!site) return null;
       const ids = await removeSiteConnections(tx, site.id);

@@ -5,7 +5,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Queryable, rowsOf } from '../../../db/client';
 import type { Kind, Level } from '../../domain/levels';
-import { SLUG_RE } from '../../domain/names';
+import { SLUG_RE, siteRef } from '../../domain/names';
 import type { Role } from '../../domain/roles';
 import type { Engine } from '../../domain/variables';
 import { isUuid } from '../../lib/ids';
@@ -118,7 +118,9 @@ export function siteSnapshotStatement(accountId: string | null, idOrSlug: string
     : SLUG_RE.test(idOrSlug)
       ? sql`pr.slug = ${idOrSlug}`
       : sql`false`;
-  const site = isUuid(siteId) ? siteId.toLowerCase() : null;
+  const ref = siteRef(siteId);
+  const siteCond =
+    ref === null ? sql`false` : 'id' in ref ? sql`s.id = ${ref.id}::uuid` : sql`s.slug = ${ref.slug}`;
   const project =
     accountId === null
       ? sql`select pr.id, pr.slug, null::text as role from projects pr where ${projectCond} limit 1`
@@ -127,7 +129,7 @@ export function siteSnapshotStatement(accountId: string | null, idOrSlug: string
       where ${projectCond} limit 1`;
   return sql`
     with p as (${project}),
-    st as (select s.id, s.slug from sites s join p on s.project_id = p.id where s.id = ${site}::uuid)
+    st as (select s.id, s.slug from sites s join p on s.project_id = p.id where ${siteCond})
     select
       (select json_build_array(p.id, p.slug, p.role) from p) as project,
       (select json_build_array(st.id, st.slug) from st) as site,
