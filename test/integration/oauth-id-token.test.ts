@@ -230,6 +230,60 @@ describe('linking by e-mail', () => {
   });
 });
 
+describe('account pre-hijacking (issue 16)', () => {
+  const exchangeUser = async (code: string, verifier: string) => {
+    const res = await api(worker.baseUrl).post<{ user: { id: string; providers: string[] } }>(
+      `/v1/${app.slug}/oauth/exchange`,
+      { code, code_verifier: verifier },
+      { headers: asClient() },
+    );
+    expect(res.status, res.text).toBe(200);
+    return res.body.user;
+  };
+
+  it("an unverified sign-up with a victim's address never shares the user the victim's verified sign-ins make", async () => {
+    const account = githubAccount();
+    const email = account.emails[1]?.email as string;
+    // The attacker gets a Google token for the victim's address that Google has not verified.
+    const attackerClaims = claims({ email, email_verified: false });
+    const attacker = await signIn({ id_token: await standIn.signIdToken(attackerClaims) });
+    expect(attacker.status, attacker.text).toBe(200);
+    const attackerUser = (attacker.body as { user: { id: string; email_verified: boolean } }).user;
+    expect(attackerUser.email_verified).toBe(false);
+
+    // The victim signs in with GitHub (verified): a user of their own, not the attacker's.
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const victim = await exchangeUser(code, verifier);
+    expect(victim.id).not.toBe(attackerUser.id);
+    expect(victim.providers).toEqual(['github']);
+
+    // A verified Google sign-in of the victim links to the victim's user, never to the attacker's.
+    const google = await signIn({ id_token: await standIn.signIdToken(claims({ email })) });
+    expect((google.body as { user: { id: string } }).user.id).toBe(victim.id);
+
+    // The attacker's identity still reaches only the attacker's own user.
+    const again = await signIn({ id_token: await standIn.signIdToken(attackerClaims) });
+    expect((again.body as { user: { id: string; providers: string[] } }).user).toMatchObject({
+      id: attackerUser.id,
+      providers: ['google'],
+    });
+  });
+
+  it('two unverified identities with one address get a user each', async () => {
+    const email = `shared-${Date.now()}@example.test`;
+    const first = await signIn({
+      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
+    });
+    const second = await signIn({
+      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
+    });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect((second.body as { user: { id: string } }).user.id).not.toBe(
+      (first.body as { user: { id: string } }).user.id,
+    );
+  });
+});
+
 describe('id-token error table', () => {
   it('400: provider not google', async () => {
     const res = await api(worker.baseUrl).post(

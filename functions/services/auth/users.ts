@@ -74,10 +74,13 @@ function identityQuery(db: Queryable, appId: string, who: ProviderIdentity) {
 }
 
 /**
- * Links `who` to the user with the same e-mail (only when the provider verified it, and not to
- * a disabled user), or creates a user within the app's limit; one statement, answering the
- * refusal or null. It must run after the app row is locked, as its own statement, so it reads
- * what earlier sign-ups of the app committed (a statement keeps the snapshot it started with).
+ * Links `who` to the verified user with the same e-mail (only when the provider verified it
+ * too, and not to a disabled user), or creates a user within the app's limit; one statement,
+ * answering the refusal or null. An identity whose e-mail is not verified is never linked and
+ * never linked to: it gets a user of its own (refused while a verified user holds the address),
+ * so nobody can pre-register a victim's address and share the account they make later. It must
+ * run after the app row is locked, as its own statement, so it reads what earlier sign-ups of
+ * the app committed (a statement keeps the snapshot it started with).
  */
 function linkOrCreate(appId: string, who: ProviderIdentity): SQL {
   const provider = JSON.stringify([who.provider]);
@@ -87,7 +90,8 @@ function linkOrCreate(appId: string, who: ProviderIdentity): SQL {
       WHERE i.auth_app_id = ${appId}::uuid AND i.provider = ${who.provider} AND i.subject = ${who.subject}
     ), existing AS (
       SELECT u.id, u.disabled FROM auth_users u
-      WHERE u.auth_app_id = ${appId}::uuid AND u.email = ${who.email} AND NOT EXISTS (SELECT 1 FROM known)
+      WHERE u.auth_app_id = ${appId}::uuid AND u.email = ${who.email} AND u.email_verified
+        AND NOT EXISTS (SELECT 1 FROM known)
     ), linkable AS (
       SELECT e.id FROM existing e WHERE ${who.emailVerified}::boolean AND NOT e.disabled
     ), linked_identity AS (
@@ -97,7 +101,6 @@ function linkOrCreate(appId: string, who: ProviderIdentity): SQL {
       UPDATE auth_users u SET
         providers = CASE WHEN u.providers @> ${provider}::jsonb THEN u.providers
                          ELSE u.providers || ${provider}::jsonb END,
-        email_verified = true,
         name = coalesce(u.name, ${who.name}),
         avatar_url = coalesce(u.avatar_url, ${who.avatarUrl})
       FROM linkable l WHERE u.id = l.id
