@@ -3,20 +3,19 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
-import { HTTPException } from 'hono/http-exception';
-import { pgCode } from './adapters/postgres-sql';
 import { consoleApp } from './console';
 import { type AppEnv, closeDb, getHttpDb } from './context';
-import { loadConfig } from './env';
 import { isCrossSiteWrite } from './lib/cross-site';
 import { ApiError, forbidden } from './lib/errors';
 import { newId } from './lib/ids';
-import { OAuthError } from './lib/oauth-error';
+import { withRequestId } from './lib/logger';
 import { routeGroup } from './lib/openapi';
+import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
 import { oauthRoutes } from './routes/oauth';
 import { readsWithCaller } from './routes/shared';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
+import { buildServices } from './services/container';
 import { callerRead, resolveCaller, SESSION_COOKIE } from './services/principal';
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -28,44 +27,6 @@ function bearerOf(c: Context<AppEnv>): string | undefined {
     return match?.[1] ?? '\u0000malformed';
   }
   return getCookie(c, SESSION_COOKIE);
-}
-
-/** SQLSTATEs of text Postgres cannot store (a NUL character): the request's fault, whatever field carried it. */
-const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
-
-/** Whether `err`, or an error it wraps (drizzle wraps the driver's), is one of those. */
-function isUnstorableText(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++, e = (e as { cause?: unknown }).cause) {
-    if (UNSTORABLE_TEXT.has(pgCode(e) ?? '')) return true;
-  }
-  return false;
-}
-
-function errorResponse(c: Context<AppEnv>, err: Error): Response {
-  if (err instanceof OAuthError) {
-    if (err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
-    return c.json(err.code ? { error: err.message, code: err.code } : { error: err.message }, err.status);
-  }
-  if (err instanceof ApiError) {
-    return c.json(
-      { error: { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) } },
-      err.status,
-    );
-  }
-  if (err instanceof HTTPException && err.status < 500) {
-    const message = err.message || 'invalid request';
-    if (c.req.path.startsWith('/v1/')) return c.json({ error: message }, err.status);
-    return c.json({ error: { code: 'BAD_REQUEST', message, field: 'body' } }, 400);
-  }
-  if (isUnstorableText(err)) {
-    const message = 'text in the path or body may not contain NUL characters';
-    if (c.req.path.startsWith('/v1/')) return c.json({ error: message }, 400);
-    return c.json({ error: { code: 'BAD_REQUEST', message } }, 400);
-  }
-  const requestId = c.get('requestId') ?? newId();
-  console.error(`request ${requestId} failed:`, err instanceof Error ? err.stack : String(err));
-  return c.json({ error: { code: 'INTERNAL', message: 'internal error', request_id: requestId } }, 500);
 }
 
 /** How much of a body nobody read is drained before answering; larger ones are abandoned. */
@@ -112,20 +73,29 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use('*', async (c, next) => {
-    c.set('requestId', c.req.header('cf-ray') ?? newId());
-    c.set('config', loadConfig(c.env));
+    const requestId = c.req.header('cf-ray') ?? newId();
+    c.set('requestId', requestId);
     if (!c.req.path.startsWith('/console')) c.req.raw = bodyReadAsJson(c.req.raw);
-    try {
-      await next();
-      await drainUnreadBody(c.req.raw);
-    } finally {
-      const done = closeDb(c);
+    await withRequestId(requestId, async () => {
       try {
-        c.executionCtx.waitUntil(done);
-      } catch {
-        await done;
+        // The composition root: a missing variable, secret or binding is answered 500 BAD_ENVIRONMENT here.
+        const services = buildServices(c.env);
+        c.set('services', services);
+        c.set('config', services.config);
+        await next();
+      } catch (err) {
+        // Hono hands only Errors to the error handler; anything else thrown reaches it wrapped.
+        throw asError(err);
+      } finally {
+        await drainUnreadBody(c.req.raw);
+        const done = closeDb(c);
+        try {
+          c.executionCtx.waitUntil(done);
+        } catch {
+          await done;
+        }
       }
-    }
+    });
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
@@ -190,6 +160,6 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     if (c.req.path.startsWith('/v1/')) return c.json({ error: 'not found' }, 404);
     return c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
   });
-  app.onError((err, c) => errorResponse(c, err));
+  app.onError(onError);
   return app;
 }

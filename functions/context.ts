@@ -4,9 +4,12 @@ import type { Context } from 'hono';
 import { createDb, createHttpDb, createPool, type Db, type HttpDb } from '../db/client';
 import type { Bindings, Config } from './env';
 import type { CountedExchange } from './services/auth/exchange';
+import type { Services } from './services/container';
 import type { CallerRead, Membership, Principal } from './services/principal';
 
 export interface AppVariables {
+  /** Adapters, Durable Object clients and receivers, built once per request (services/container.ts). */
+  services: Services;
   config: Config;
   requestId: string;
   principal: Principal;

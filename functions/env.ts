@@ -1,6 +1,8 @@
 /**
- * The Worker's environment, parsed once per isolate with zod. A missing binding or secret is a
- * clear startup error instead of an `undefined` deep inside a handler.
+ * The Worker's environment, parsed once per isolate with zod: the variables and secrets
+ * (`loadConfig`) and the Durable Object and Queue bindings (`loadBindings`). A missing or
+ * malformed one is an {@link EnvironmentError} naming it, answered as 500 BAD_ENVIRONMENT,
+ * instead of an `undefined` deep inside a handler.
  */
 import { z } from 'zod';
 import { Keyring } from './lib/crypto';
@@ -14,6 +16,17 @@ export interface Bindings {
   RATE_COUNTERS: DurableObjectNamespace<RateCounter>;
   PROVISIONING: Queue<ProvisioningMessage>;
   [name: string]: unknown;
+}
+
+/** The environment lacks a variable, secret or binding, or one is malformed. */
+export class EnvironmentError extends Error {
+  /** The names of the variables or bindings at fault. */
+  readonly names: string[];
+
+  constructor(names: string[]) {
+    super(`Tether configuration is incomplete or malformed: ${names.join(', ')}`);
+    this.names = names;
+  }
 }
 
 const optionalUrl = z.string().url().optional();
@@ -41,7 +54,11 @@ const ConfigSchema = z.object({
   RUNTIME_PATCH_SECRET: z.string().optional(),
   NETWORK_POLICY_URL: optionalUrl,
   NETWORK_POLICY_SECRET: z.string().optional(),
-  MONGODB_ADMIN_URL: optionalUrl,
+  MONGODB_ADMIN_URL: z
+    .string()
+    .url()
+    .regex(/\/groups\/[^/]+\/*$/, 'must end in /api/atlas/v2/groups/<groupId>')
+    .optional(),
   MONGODB_ADMIN_KEY: z.string().optional(),
   MONGODB_PUBLIC_HOST: z.string().default('mongodb.local:27017'),
   STORAGE_ENDPOINT: z.string().url().default('https://s3.amazonaws.com'),
@@ -51,12 +68,57 @@ const ConfigSchema = z.object({
   IAM_SECRET_ACCESS_KEY: z.string().optional(),
 });
 
-/** The parsed configuration plus derived helpers. */
-export type Config = z.infer<typeof ConfigSchema> & { keyring: Keyring; googleIssuers: string[] };
+type ParsedVars = z.infer<typeof ConfigSchema>;
+
+/** Where signed deliveries of one kind go: the receiver's URL and the secret they are signed with. */
+export interface ReceiverTarget {
+  url: string;
+  secret: string;
+}
+
+/** The variables that come in pairs: both given or neither. */
+type Paired =
+  | 'RUNTIME_PATCH_URL'
+  | 'RUNTIME_PATCH_SECRET'
+  | 'NETWORK_POLICY_URL'
+  | 'NETWORK_POLICY_SECRET'
+  | 'MONGODB_ADMIN_URL'
+  | 'MONGODB_ADMIN_KEY'
+  | 'IAM_ACCESS_KEY_ID'
+  | 'IAM_SECRET_ACCESS_KEY';
+
+/** The parsed configuration; each optional pair is one value, or null when neither half is set. */
+export type Config = Omit<ParsedVars, Paired> & {
+  keyring: Keyring;
+  googleIssuers: string[];
+  /** The runtime-patch receiver (CONTRACT §6); null: patches stay pending. */
+  runtimePatch: ReceiverTarget | null;
+  /** The network-policy receiver (CONTRACT §6); null: policies stay pending. */
+  networkPolicy: ReceiverTarget | null;
+  /** The MongoDB Atlas Admin API: its project URL and `<clientId>:<clientSecret>`. */
+  mongodbAdmin: { url: string; key: string } | null;
+  /** The storage account's admin key (S3 and IAM). */
+  iam: { accessKeyId: string; secretAccessKey: string } | null;
+};
+
+/** Both halves of a pair, or null when neither is set; one half alone is named as missing. */
+function pair<A extends Paired, B extends Paired>(
+  vars: ParsedVars,
+  a: A,
+  b: B,
+  missing: string[],
+): [string, string] | null {
+  const first = vars[a];
+  const second = vars[b];
+  if (first && second) return [first, second];
+  if (first) missing.push(b);
+  if (second) missing.push(a);
+  return null;
+}
 
 let cached: { source: unknown; config: Config } | undefined;
 
-/** Parses the environment (cached per isolate); throws naming every missing or malformed variable. */
+/** Parses the variables and secrets (cached per isolate); throws an EnvironmentError naming each one at fault. */
 export function loadConfig(env: Bindings): Config {
   if (cached?.source === env) return cached.config;
   const stringVars: Record<string, unknown> = {};
@@ -64,17 +126,74 @@ export function loadConfig(env: Bindings): Config {
     if (typeof v === 'string' && v !== '') stringVars[k] = v;
   }
   const parsed = ConfigSchema.safeParse(stringVars);
-  if (!parsed.success) {
-    const names = parsed.error.issues.map((i) => i.path.join('.')).join(', ');
-    throw new Error(`Tether configuration is incomplete or malformed: ${names}`);
-  }
+  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => i.path.join('.')));
+  const vars = parsed.data;
+  const missing: string[] = [];
+  const runtimePatch = pair(vars, 'RUNTIME_PATCH_URL', 'RUNTIME_PATCH_SECRET', missing);
+  const networkPolicy = pair(vars, 'NETWORK_POLICY_URL', 'NETWORK_POLICY_SECRET', missing);
+  const mongodbAdmin = pair(vars, 'MONGODB_ADMIN_URL', 'MONGODB_ADMIN_KEY', missing);
+  const iam = pair(vars, 'IAM_ACCESS_KEY_ID', 'IAM_SECRET_ACCESS_KEY', missing);
+  if (missing.length > 0) throw new EnvironmentError(missing);
+  const {
+    RUNTIME_PATCH_URL,
+    RUNTIME_PATCH_SECRET,
+    NETWORK_POLICY_URL,
+    NETWORK_POLICY_SECRET,
+    MONGODB_ADMIN_URL,
+    MONGODB_ADMIN_KEY,
+    IAM_ACCESS_KEY_ID,
+    IAM_SECRET_ACCESS_KEY,
+    ...rest
+  } = vars;
   const config: Config = {
-    ...parsed.data,
-    keyring: new Keyring(parsed.data.ENCRYPTION_KEYS),
-    googleIssuers: parsed.data.GOOGLE_ISSUERS.split(',')
+    ...rest,
+    keyring: new Keyring(vars.ENCRYPTION_KEYS),
+    googleIssuers: vars.GOOGLE_ISSUERS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    runtimePatch: runtimePatch && { url: runtimePatch[0], secret: runtimePatch[1] },
+    networkPolicy: networkPolicy && { url: networkPolicy[0], secret: networkPolicy[1] },
+    mongodbAdmin: mongodbAdmin && { url: mongodbAdmin[0], key: mongodbAdmin[1] },
+    iam: iam && { accessKeyId: iam[0], secretAccessKey: iam[1] },
   };
   cached = { source: env, config };
   return config;
+}
+
+/** A Durable Object namespace binding, as far as its use here needs. */
+const durableObjectNamespace = z.custom<DurableObjectNamespace>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as DurableObjectNamespace).idFromName === 'function' &&
+    typeof (v as DurableObjectNamespace).get === 'function',
+);
+
+/** A Queue producer binding. */
+const queueProducer = z.custom<Queue>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Queue).send === 'function' &&
+    typeof (v as Queue).sendBatch === 'function',
+);
+
+const BindingsSchema = z.object({
+  ONE_TIME_CODES: durableObjectNamespace,
+  RATE_COUNTERS: durableObjectNamespace,
+  PROVISIONING: queueProducer,
+});
+
+/** The Durable Object and Queue bindings, checked to be there. */
+export type CheckedBindings = Pick<Bindings, 'ONE_TIME_CODES' | 'RATE_COUNTERS' | 'PROVISIONING'>;
+
+/** Checks the Durable Object and Queue bindings; throws an EnvironmentError naming each one missing. */
+export function loadBindings(env: Bindings): CheckedBindings {
+  const parsed = BindingsSchema.safeParse(env);
+  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => i.path.join('.')));
+  return {
+    ONE_TIME_CODES: env.ONE_TIME_CODES,
+    RATE_COUNTERS: env.RATE_COUNTERS,
+    PROVISIONING: env.PROVISIONING,
+  };
 }

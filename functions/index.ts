@@ -3,11 +3,11 @@
  * provisioning queue and its dead-letter queue, `scheduled` runs the minute reconciler.
  */
 import { createDb, createPool } from '../db/client';
-import { buildAdapters } from './adapters';
 import { buildApp } from './app';
-import { type Bindings, loadConfig } from './env';
+import type { Bindings } from './env';
 import { consumeProvisioning, type Handlers, recordDeadLetters } from './queues/consumer';
 import type { ProvisioningMessage } from './queues/messages';
+import { buildServices, type Services } from './services/container';
 import {
   CREDENTIAL_STEPS,
   cleanupCredentialHandler,
@@ -27,12 +27,12 @@ const app = buildApp();
 const handlers: Handlers = {
   // Runtime patches; a delivery of another kind is not claimed here and is left to its own sender.
   deliver: async (m, ctx) => {
-    await deliverRuntimePatch(ctx.db, ctx.config, buildAdapters(ctx.config), m.deliveryId);
-    await deliverNetworkPolicy(ctx.db, ctx.config, m.deliveryId);
-    await policiesAfterChange(ctx.db, ctx.env.PROVISIONING, m.deliveryId);
+    await deliverRuntimePatch(ctx.db, ctx.config, ctx.adapters, ctx.receivers, m.deliveryId);
+    await deliverNetworkPolicy(ctx.db, ctx.receivers, m.deliveryId);
+    await policiesAfterChange(ctx.db, ctx.queue, m.deliveryId);
     // A connection change on a project with legacy sites switches them to their own credentials.
     await switchLegacyAfterChange(
-      { db: ctx.db, config: ctx.config, adapters: buildAdapters(ctx.config), queue: ctx.env.PROVISIONING },
+      { db: ctx.db, config: ctx.config, adapters: ctx.adapters, queue: ctx.queue },
       m.deliveryId,
     );
   },
@@ -40,11 +40,15 @@ const handlers: Handlers = {
   'switch-credentials': switchCredentialsHandler,
 };
 
-async function withDb<T>(env: Bindings, work: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
-  const config = loadConfig(env);
-  const pool = createPool(config.DATABASE_URL, config.NEON_WS_PROXY);
+/** Runs `work` with the environment's services and a database pool, closed afterwards. */
+async function withServices<T>(
+  env: Bindings,
+  work: (ctx: Services & { db: ReturnType<typeof createDb> }) => Promise<T>,
+): Promise<T> {
+  const services = buildServices(env);
+  const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
   try {
-    return await work(createDb(pool));
+    return await work({ ...services, db: createDb(pool) });
   } finally {
     await pool.end().catch(() => undefined);
   }
@@ -54,16 +58,13 @@ export default {
   fetch: app.fetch,
 
   async queue(batch: MessageBatch<ProvisioningMessage>, env: Bindings): Promise<void> {
-    await withDb(env, async (db) => {
-      if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, db);
-      return consumeProvisioning(batch, { db, config: loadConfig(env), env }, handlers);
+    await withServices(env, async (ctx) => {
+      if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, ctx.db);
+      return consumeProvisioning(batch, ctx, handlers);
     });
   },
 
   async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
-    const config = loadConfig(env);
-    await withDb(env, (db) =>
-      runReconciler({ db, config, queue: env.PROVISIONING }, { ...RECONCILER_STEPS, ...CREDENTIAL_STEPS }),
-    );
+    await withServices(env, (ctx) => runReconciler(ctx, { ...RECONCILER_STEPS, ...CREDENTIAL_STEPS }));
   },
 } satisfies ExportedHandler<Bindings, ProvisioningMessage>;

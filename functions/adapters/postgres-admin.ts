@@ -7,6 +7,7 @@
  */
 import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
+import { log } from '../lib/logger';
 import { withAdminSession } from './postgres-session';
 import {
   createLoginStatements,
@@ -44,7 +45,7 @@ async function restrictLargeObjects(client: Client, owner: string): Promise<void
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     if (pgCode(err) !== '42501') throw err;
-    console.warn('large objects stay creatable by every role: the admin may not revoke on pg_catalog');
+    log.warn('large objects stay creatable by every role: the admin may not revoke on pg_catalog');
   }
 }
 

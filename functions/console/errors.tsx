@@ -2,6 +2,7 @@
 import type { ErrorHandler } from 'hono';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { log } from '../lib/logger';
 import { ApiFailure } from './api';
 import type { ConsoleContext, ConsoleEnv } from './env';
 import { Layout } from './layout';
@@ -39,7 +40,7 @@ export const consoleError: ErrorHandler<ConsoleEnv> = (err, c) => {
   }
   if (err instanceof ApiError && err.status === 403) return page(c, 403, 'Not allowed', err.message);
   const requestId = c.get('requestId') ?? newId();
-  console.error(`console request ${requestId} failed:`, err instanceof Error ? err.stack : String(err));
+  log.failure(`console request ${requestId} failed:`, err);
   return page(c, 500, 'Something went wrong', `The console could not show this page (request ${requestId}).`);
 };
 

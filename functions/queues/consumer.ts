@@ -4,16 +4,13 @@
  */
 import type { Db } from '../../db/client';
 import { deadLetters } from '../../db/schema';
-import type { Bindings, Config } from '../env';
 import { newId } from '../lib/ids';
+import { log } from '../lib/logger';
+import type { Services } from '../services/container';
 import type { ProvisioningMessage } from './messages';
 
-/** What a message handler gets. */
-export interface ConsumerContext {
-  db: Db;
-  config: Config;
-  env: Bindings;
-}
+/** What a message handler gets: the services and a database. */
+export type ConsumerContext = Services & { db: Db };
 
 /** Handles one message type; throwing retries the message. */
 export type MessageHandler<T extends ProvisioningMessage['type']> = (
@@ -50,10 +47,7 @@ export async function consumeProvisioning(
       await handler(message.body as never, ctx);
       message.ack();
     } catch (err) {
-      console.error(
-        `provisioning ${message.body.type} failed (attempt ${message.attempts}):`,
-        (err as Error).message,
-      );
+      log.error(`provisioning ${message.body.type} failed (attempt ${message.attempts}):`, err);
       message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
     }
   }

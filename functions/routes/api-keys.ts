@@ -143,7 +143,7 @@ apiKeysRoutes.openapi(
       const site = { ...managed, siteId: managed.siteId };
       const deliveryIds = await getDb(c).transaction((tx) => replaceManagedKey(tx, c.get('config'), site));
       if (deliveryIds === null) throw notFound('API key');
-      await enqueueDeliveries(c.env.PROVISIONING, deliveryIds);
+      await enqueueDeliveries(c.get('services').queue, deliveryIds);
       return c.json({ revoked: true as const }, 200);
     }
     const revoked = await getHttpDb(c)

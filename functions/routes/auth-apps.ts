@@ -148,7 +148,7 @@ authAppsRoutes.openapi(
     const row = await createAuthApp(
       getDb(c),
       c.get('config'),
-      c.env.PROVISIONING,
+      c.get('services').queue,
       project.id,
       c.req.valid('json'),
     );
@@ -184,7 +184,10 @@ authAppsRoutes.openapi(
   }),
   async (c) => {
     const app = await appAccess(c, c.req.valid('param'), 'write', false);
-    return c.json(await updateAuthApp(getDb(c), c.env, c.get('config'), app, c.req.valid('json')), 200);
+    return c.json(
+      await updateAuthApp(getDb(c), c.get('services').codes, c.get('config'), app, c.req.valid('json')),
+      200,
+    );
   },
   appBeforeBody(false),
 );
@@ -223,7 +226,13 @@ authAppsRoutes.openapi(
     const params = c.req.valid('param');
     const app = await appAccess(c, params, 'write', true);
     return c.json(
-      await setUserDisabled(getDb(c), c.env, app, params.userId, c.req.valid('json').disabled),
+      await setUserDisabled(
+        getDb(c),
+        c.get('services').codes,
+        app,
+        params.userId,
+        c.req.valid('json').disabled,
+      ),
       200,
     );
   },
@@ -242,7 +251,7 @@ authAppsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const app = await appAccess(c, params, 'write', true);
-    await deleteUser(getDb(c), c.env, app, params.userId);
+    await deleteUser(getDb(c), c.get('services').codes, app, params.userId);
     return c.json({ deleted: true as const }, 200);
   },
 );

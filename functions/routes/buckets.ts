@@ -1,7 +1,6 @@
 /** Storage buckets of a project (CONTRACT §4). */
 import { and, eq, isNull } from 'drizzle-orm';
 import { buckets } from '../../db/schema';
-import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
@@ -50,10 +49,10 @@ bucketsRoutes.openapi(
     const row = await createBucket(
       getDb(c),
       config,
-      buildAdapters(config),
+      c.get('services').adapters,
       project.id,
       c.req.valid('json'),
-      c.env.PROVISIONING,
+      c.get('services').queue,
     );
     return c.json(toBucket(row), 201);
   },

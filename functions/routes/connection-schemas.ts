@@ -1,7 +1,6 @@
 /** Schemas and helpers the connection route groups share. */
 import type { Context } from 'hono';
 import { withAdvisoryLock } from '../../db/client';
-import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { KINDS, LEVELS } from '../domain/levels';
 import { z } from '../lib/openapi';
@@ -64,8 +63,8 @@ export function connectionDeps(c: Context<AppEnv>): ConnectionDeps {
     db: getDb(c),
     reads: getHttpDb(c),
     config,
-    adapters: buildAdapters(config),
-    queue: c.env.PROVISIONING,
+    adapters: c.get('services').adapters,
+    queue: c.get('services').queue,
   };
 }
 

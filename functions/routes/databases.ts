@@ -2,10 +2,10 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { databases } from '../../db/schema';
-import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
+import { log } from '../lib/logger';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import {
   createDatabase,
@@ -78,7 +78,7 @@ databasesRoutes.openapi(
     const row = await createDatabase(
       getDb(c),
       config,
-      buildAdapters(config),
+      c.get('services').adapters,
       project.id,
       {
         name: body.name,
@@ -86,7 +86,7 @@ databasesRoutes.openapi(
         // Only MongoDB has replica sets; they are the default there.
         replicaSet: body.engine === 'mongodb' ? (body.replica_set ?? true) : false,
       },
-      c.env.PROVISIONING,
+      c.get('services').queue,
     );
     return c.json(toDatabase(row), 201);
   },
@@ -126,16 +126,18 @@ for (const action of ['stop', 'start'] as const) {
       const params = c.req.valid('param');
       const { project } = await access(c, params.id, 'write');
       const row = await loadDatabase(c, project.id, params.dbId);
-      const config = c.get('config');
-      const updated = await setDatabaseRunning(getDb(c), buildAdapters(config), row, action === 'start');
+      const updated = await setDatabaseRunning(getDb(c), c.get('services').adapters, row, action === 'start');
       if (action === 'start') {
         // Apps that connected while it was stopped get their own credentials now, by live patch
         // (the minute reconciler does it too, should this message be lost).
-        await c.env.PROVISIONING.send({
-          type: 'switch-credentials',
-          projectId: project.id,
-          includeLegacy: false,
-        }).catch((err: Error) => console.error('queueing the switch after a start failed:', err.message));
+        await c
+          .get('services')
+          .queue.send({
+            type: 'switch-credentials',
+            projectId: project.id,
+            includeLegacy: false,
+          })
+          .catch((err: Error) => log.error('queueing the switch after a start failed:', err));
       }
       return c.json(toDatabase(updated), 200);
     },

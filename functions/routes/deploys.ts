@@ -6,7 +6,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deploys } from '../../db/schema';
-import { buildAdapters } from '../adapters';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { notFound } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
@@ -32,7 +31,7 @@ const tags = ['deploys'];
 /** The site's effective variables now; 404 when the site went away meanwhile. */
 async function effective(c: Context<AppEnv>, siteId: string): Promise<Record<string, string>> {
   const config = c.get('config');
-  const env = await deriveSiteEnv(getHttpDb(c), config, buildAdapters(config), siteId);
+  const env = await deriveSiteEnv(getHttpDb(c), config, c.get('services').adapters, siteId);
   if (!env) throw notFound('site');
   return env.effective;
 }
@@ -42,7 +41,7 @@ async function deploy(c: Context<AppEnv>, siteId: string, rollbackOf: string | n
   const config = c.get('config');
   // Legacy sites switch to their own credentials at their next deploy, which then hands them.
   await switchLegacyNow(
-    { db: getDb(c), config, adapters: buildAdapters(config), queue: c.env.PROVISIONING },
+    { db: getDb(c), config, adapters: c.get('services').adapters, queue: c.get('services').queue },
     projectId,
   );
   const names = Object.keys(await effective(c, siteId)).sort();

@@ -5,7 +5,6 @@
  * OpenAPI document by hand.
  */
 import type { Context } from 'hono';
-import { buildAdapters } from '../adapters';
 import { servePostgresTunnel } from '../adapters/postgres-tunnel';
 import { type AppEnv, getDb } from '../context';
 import { ApiError } from '../lib/errors';
@@ -51,7 +50,7 @@ tunnelRoutes.get('/projects/:id/sites/:siteId/tunnel/:dbId', async (c: Context<A
   const site = await loadSite(c, project.id, params.siteId);
   const dbId = requireUuid(params.dbId, 'database');
   const config = c.get('config');
-  const target = await tunnelTarget(getDb(c), config, buildAdapters(config), project.id, site.id, dbId);
+  const target = await tunnelTarget(getDb(c), config, c.get('services').adapters, project.id, site.id, dbId);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     c.header('Upgrade', 'websocket');
     throw new ApiError('UPGRADE_REQUIRED', 'this route opens a WebSocket: send Upgrade: websocket');

@@ -5,6 +5,7 @@
  */
 import type { Adapters } from '../adapters';
 import { unavailable } from '../lib/errors';
+import { log } from '../lib/logger';
 
 /** A bucket made at the provider, with a way to take it back. */
 export interface ProvisionedBucket {
@@ -25,13 +26,11 @@ export async function provisionBucket(
   try {
     await s3.createBucket(physicalName, region);
   } catch (err) {
-    console.error('creating a bucket failed:', (err as Error).message);
+    log.error('creating a bucket failed:', err);
     throw unavailable('the storage provider could not create the bucket; nothing was changed, retry later');
   }
   const undoBucket = () =>
-    s3
-      .deleteBucket(physicalName, region)
-      .catch((e: Error) => console.error('removing a new bucket failed:', e.message));
+    s3.deleteBucket(physicalName, region).catch((e: Error) => log.error('removing a new bucket failed:', e));
   try {
     // `b_` keeps the bucket's own key apart from connections' `c_` keys (and from orphan repair).
     const key = await s3.createKey(physicalName, 'read-write', 'b_');
@@ -41,12 +40,12 @@ export async function provisionBucket(
       async undo() {
         await s3
           .dropUser(key.userName)
-          .catch((e: Error) => console.error('removing a new bucket key failed:', e.message));
+          .catch((e: Error) => log.error('removing a new bucket key failed:', e));
         await undoBucket();
       },
     };
   } catch (err) {
-    console.error('creating a bucket key failed:', (err as Error).message);
+    log.error('creating a bucket key failed:', err);
     await undoBucket();
     throw unavailable(
       'the storage provider could not create the bucket key; nothing was changed, retry later',

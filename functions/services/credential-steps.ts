@@ -3,7 +3,6 @@
  * this issue's work. The Worker's `scheduled` runs {@link CREDENTIAL_STEPS} next to the
  * delivery steps; its `queue` dispatches `cleanup-credential` and `switch-credentials` here.
  */
-import { buildAdapters } from '../adapters';
 import type { MessageHandler } from '../queues/consumer';
 import { replaceMissingBucketKeys } from './bucket-key-repair';
 import { resendCredentialCleanups, runCredentialCleanup } from './credential-cleanup';
@@ -15,24 +14,24 @@ import type { ReconcilerStep } from './reconciler';
 /** Reconciler steps of per-connection credentials and network policies. */
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
-  'remove-orphaned-credentials': ({ db, config }) => removeOrphans(db, buildAdapters(config)),
-  'restore-missing-credentials': ({ db, config }) => restoreMissing(db, config, buildAdapters(config)),
-  'replace-missing-bucket-keys': ({ db, config, queue }) =>
-    replaceMissingBucketKeys({ db, config, adapters: buildAdapters(config), queue }),
+  'remove-orphaned-credentials': ({ db, adapters }) => removeOrphans(db, adapters),
+  'restore-missing-credentials': ({ db, config, adapters }) => restoreMissing(db, config, adapters),
+  'replace-missing-bucket-keys': ({ db, config, adapters, queue }) =>
+    replaceMissingBucketKeys({ db, config, adapters, queue }),
   // A database that was stopped when an app connected now runs: the app gets its own credential.
-  'switch-shared-credentials': ({ db, config, queue }) =>
-    switchSharedConnections({ db, config, adapters: buildAdapters(config), queue }, { includeLegacy: false }),
-  'network-policies': ({ db, config, queue }) => reconcileNetworkPolicies(db, config, queue),
+  'switch-shared-credentials': ({ db, config, adapters, queue }) =>
+    switchSharedConnections({ db, config, adapters, queue }, { includeLegacy: false }),
+  'network-policies': ({ db, receivers, queue }) => reconcileNetworkPolicies(db, receivers, queue),
 };
 
 /** `cleanup-credential`: drop the credential a cleanup row names. */
 export const cleanupCredentialHandler: MessageHandler<'cleanup-credential'> = (m, ctx) =>
-  runCredentialCleanup(ctx.db, ctx.config, buildAdapters(ctx.config), m.cleanupId);
+  runCredentialCleanup(ctx.db, ctx.config, ctx.adapters, m.cleanupId);
 
 /** `switch-credentials`: move the project's shared connections (legacy sites too, unless told not) to their own. */
 export const switchCredentialsHandler: MessageHandler<'switch-credentials'> = async (m, ctx) => {
   await switchSharedConnections(
-    { db: ctx.db, config: ctx.config, adapters: buildAdapters(ctx.config), queue: ctx.env.PROVISIONING },
+    { db: ctx.db, config: ctx.config, adapters: ctx.adapters, queue: ctx.queue },
     { projectId: m.projectId, includeLegacy: m.includeLegacy ?? true },
   );
 };

@@ -12,6 +12,7 @@ import { connections, deliveries, sites } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Level } from '../domain/levels';
 import type { Config } from '../env';
+import { log } from '../lib/logger';
 import type { ProvisioningMessage } from '../queues/messages';
 import { deriveSiteEnv } from './connections/derive';
 import { loadTargetAnyState } from './credential-cleanup';
@@ -97,7 +98,7 @@ export async function installOwnCredential(
     });
   } catch (err) {
     await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
-      console.error(`dropping an unused credential failed; the reconciler removes orphans: ${e.message}`),
+      log.error('dropping an unused credential failed; the reconciler removes orphans:', e),
     );
     if (err instanceof InstallRaced) return [];
     throw err;
@@ -187,10 +188,10 @@ export async function switchLegacyNow(deps: SwitchDeps, projectId: string): Prom
   try {
     await switchSharedConnections(deps, { projectId, includeLegacy: true });
   } catch (err) {
-    console.error('switching legacy credentials failed; queued for retry:', (err as Error).message);
+    log.error('switching legacy credentials failed; queued for retry:', err);
     await deps.queue
       .send({ type: 'switch-credentials', projectId })
-      .catch((e: Error) => console.error('queueing the legacy switch failed:', e.message));
+      .catch((e: Error) => log.error('queueing the legacy switch failed:', e));
   }
 }
 

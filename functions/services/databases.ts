@@ -7,6 +7,7 @@ import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { unavailable } from '../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
+import { log } from '../lib/logger';
 import type { ProvisioningMessage } from '../queues/messages';
 import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
 import { removeServiceConnections } from './connections/service-removal';
@@ -57,7 +58,7 @@ export async function createDatabase(
     try {
       await adapters.postgres.createDatabase(physicalName, mainUser, mainPassword);
     } catch (err) {
-      console.error('creating a database on the cluster failed:', (err as Error).message);
+      log.error('creating a database on the cluster failed:', err);
       throw unavailable(
         'the database cluster could not create the database; nothing was changed, retry later',
       );
@@ -68,7 +69,7 @@ export async function createDatabase(
       if (!adapters.mongodb) throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
       await adapters.mongodb.createUser(physicalName, mainUser, mainPassword, 'connect');
     } catch (err) {
-      console.error('creating a MongoDB user failed:', (err as Error).message);
+      log.error('creating a MongoDB user failed:', err);
       throw unavailable(
         'the MongoDB admin system could not create the database user; nothing was changed, retry later',
       );
@@ -121,7 +122,7 @@ export async function setDatabaseRunning(
     try {
       await adapters.postgres.setRunning(row.physicalName, running);
     } catch (err) {
-      console.error('stopping or starting a database failed:', (err as Error).message);
+      log.error('stopping or starting a database failed:', err);
       throw unavailable('the database cluster is unreachable; retry later');
     }
   }
@@ -145,7 +146,7 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
     try {
       await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
     } catch (err) {
-      console.error('dropping a database failed:', (err as Error).message);
+      log.error('dropping a database failed:', err);
       throw unavailable('the database cluster is unreachable; nothing was changed, retry later');
     }
   } else if (adapters.mongodb) {
@@ -153,7 +154,7 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
       // Idempotent, so a retry after a partial failure finishes the job.
       for (const user of loginRoles) await adapters.mongodb.dropUser(user);
     } catch (err) {
-      console.error('dropping MongoDB users failed:', (err as Error).message);
+      log.error('dropping MongoDB users failed:', err);
       throw unavailable('the MongoDB admin system is unreachable; retry later');
     }
   }

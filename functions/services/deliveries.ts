@@ -7,10 +7,10 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { deliveries } from '../../db/schema';
-import type { Adapters } from '../adapters';
+import type { Adapters, Receivers } from '../adapters';
 import type { Config } from '../env';
-import { hmacSha256Hex } from '../lib/crypto';
 import { newId } from '../lib/ids';
+import { log } from '../lib/logger';
 import { MAX_RETRY_DELAY_SECONDS } from '../queues/consumer';
 import type { ProvisioningMessage } from '../queues/messages';
 import { deriveSiteEnv } from './connections/derive';
@@ -29,8 +29,6 @@ export interface PatchRecord {
 
 /** How long a consumer holds a delivery it is sending. */
 const CLAIM_SECONDS = 60;
-/** How long a POST to the runtime may take. */
-const SEND_TIMEOUT_MS = 10_000;
 
 /** Records patches (skipping empty ones) in one statement; returns the new deliveries' ids. */
 export async function recordPatches(tx: DbOrTx, patches: readonly PatchRecord[]): Promise<string[]> {
@@ -78,13 +76,9 @@ export async function enqueueDeliveries(
       deliveryIds.map((deliveryId) => ({ type: 'deliver', deliveryId })),
     );
   } catch (err) {
-    console.error('enqueueing deliveries failed; the reconciler will resend them:', (err as Error).message);
+    log.error('enqueueing deliveries failed; the reconciler will resend them:', err);
   }
 }
-
-/** Whether runtime patches have somewhere to go (else they stay pending). */
-export const runtimePatchConfigured = (config: Config): boolean =>
-  Boolean(config.RUNTIME_PATCH_URL && config.RUNTIME_PATCH_SECRET);
 
 type DeliveryRow = typeof deliveries.$inferSelect;
 
@@ -172,24 +166,6 @@ export async function patchBody(
   });
 }
 
-/** POSTs `body` signed with `secret` (X-Signature: sha256=<hex HMAC>); throws unless 2xx. */
-export async function postSigned(url: string, secret: string, body: string): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-signature': `sha256=${await hmacSha256Hex(secret, body)}`,
-    },
-    body,
-    // A redirect is not an acknowledgement: following it would turn the POST into a GET
-    // elsewhere and take that answer's 2xx for the patch's.
-    redirect: 'manual',
-    signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-  });
-  await res.body?.cancel().catch(() => undefined);
-  if (res.status < 200 || res.status > 299) throw new Error(`the receiver answered ${res.status}`);
-}
-
 /**
  * Sends one runtime-patch delivery (the `deliver` message handler). Throws to have the queue
  * retry it with backoff; a delivery already sent, or held by another consumer, is left alone.
@@ -198,14 +174,16 @@ export async function deliverRuntimePatch(
   db: DbOrTx,
   config: Config,
   adapters: Adapters,
+  receivers: Receivers,
   deliveryId: string,
 ): Promise<void> {
-  if (!runtimePatchConfigured(config)) return;
+  const receiver = receivers.runtimePatch;
+  if (!receiver) return;
   await sendClaimed(db, deliveryId, 'runtime_patch', async (row) => {
     const body = await patchBody(db, config, adapters, row);
     // The site is gone; there is no app left to patch.
     if (body === null) return { sent: false, reason: 'site deleted' };
-    await postSigned(config.RUNTIME_PATCH_URL as string, config.RUNTIME_PATCH_SECRET as string, body);
+    await receiver.send(body);
     return { sent: true };
   });
 }

@@ -10,14 +10,10 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { connections, databases, deliveries } from '../../db/schema';
-import type { Config } from '../env';
+import type { Receivers } from '../adapters';
 import { newId } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
-import { enqueueDeliveries, postSigned, sendClaimed, stalledDeliveries } from './deliveries';
-
-/** Whether policies have somewhere to go (else they stay pending, per CONTRACT §1). */
-export const networkPolicyConfigured = (config: Config): boolean =>
-  Boolean(config.NETWORK_POLICY_URL && config.NETWORK_POLICY_SECRET);
+import { enqueueDeliveries, sendClaimed, stalledDeliveries } from './deliveries';
 
 /** The sites allowed to reach a database now: those connected to it, sorted. */
 export async function allowedSiteIds(db: DbOrTx, databaseId: string): Promise<string[]> {
@@ -83,11 +79,12 @@ export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly strin
  */
 export async function reconcileNetworkPolicies(
   db: DbOrTx,
-  config: Config,
+  receivers: Receivers,
   queue: Queue<ProvisioningMessage>,
 ): Promise<number> {
   const fresh = await recordPolicyDrift(db);
-  if (!networkPolicyConfigured(config)) return fresh.length;
+  // Without a receiver they are kept pending (CONTRACT §1).
+  if (!receivers.networkPolicy) return fresh.length;
   const pending = [...fresh, ...(await stalledDeliveries(db, 'network_policy'))];
   await enqueueDeliveries(queue, pending);
   return pending.length;
@@ -97,8 +94,13 @@ export async function reconcileNetworkPolicies(
  * Sends one policy delivery (the `deliver` handler, for kind network_policy). Throws to have the
  * queue retry with backoff; a delivery already sent or held by another consumer is left alone.
  */
-export async function deliverNetworkPolicy(db: DbOrTx, config: Config, deliveryId: string): Promise<void> {
-  if (!networkPolicyConfigured(config)) return;
+export async function deliverNetworkPolicy(
+  db: DbOrTx,
+  receivers: Receivers,
+  deliveryId: string,
+): Promise<void> {
+  const receiver = receivers.networkPolicy;
+  if (!receiver) return;
   const row = await sendClaimed(db, deliveryId, 'network_policy', async (claimed) => {
     const [database] = await db
       .select({ deletedAt: databases.deletedAt })
@@ -110,7 +112,7 @@ export async function deliverNetworkPolicy(db: DbOrTx, config: Config, deliveryI
       project_id: claimed.projectId,
       allowed_site_ids: allowed,
     });
-    await postSigned(config.NETWORK_POLICY_URL as string, config.NETWORK_POLICY_SECRET as string, body);
+    await receiver.send(body);
     // The acknowledged set is what the next reconciler run compares against.
     return { sent: true, record: { setNames: allowed } };
   });

@@ -3,24 +3,20 @@
  * step runs on its own, so one failing step never stops the others.
  */
 import type { Db } from '../../db/client';
-import type { Config } from '../env';
-import type { ProvisioningMessage } from '../queues/messages';
-import { enqueueDeliveries, runtimePatchConfigured, stalledDeliveries } from './deliveries';
+import { log } from '../lib/logger';
+import type { Services } from './container';
+import { enqueueDeliveries, stalledDeliveries } from './deliveries';
 
-/** What the reconciler works with. */
-export interface ReconcilerContext {
-  db: Db;
-  config: Config;
-  queue: Queue<ProvisioningMessage>;
-}
+/** What the reconciler works with: the services and a database. */
+export type ReconcilerContext = Services & { db: Db };
 
 /** A repair step; returns how many things it acted on. */
 export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number>;
 
 /** Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer crashed). */
-export const resendRuntimePatches: ReconcilerStep = async ({ db, config, queue }) => {
+export const resendRuntimePatches: ReconcilerStep = async ({ db, receivers, queue }) => {
   // Without a receiver they are kept pending on purpose; resending would only churn.
-  if (!runtimePatchConfigured(config)) return 0;
+  if (!receivers.runtimePatch) return 0;
   const ids = await stalledDeliveries(db, 'runtime_patch');
   await enqueueDeliveries(queue, ids);
   return ids.length;
@@ -41,7 +37,7 @@ export async function runReconciler(
     try {
       out[name] = await step(ctx);
     } catch (err) {
-      console.error(`reconciler step ${name} failed:`, (err as Error).message);
+      log.error(`reconciler step ${name} failed:`, err);
       out[name] = -1;
     }
   }

@@ -17,6 +17,7 @@ import worker from '../../functions/index';
 import type { ProvisioningMessage } from '../../functions/queues/messages';
 import { countAndRedeemCode } from '../../functions/services/auth/one-time-codes';
 import { RATE_WINDOW_MS } from '../../functions/services/auth/rate-limit';
+import { buildServices } from '../../functions/services/container';
 import { resolveCaller } from '../../functions/services/principal';
 
 export { OneTimeCodes, RateCounter } from '../../functions/index';
@@ -42,7 +43,13 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   if (route === 'redeem' && request.method === 'POST') {
     // The exchange's two windows (client and app) with limits never reached: its writes, never a 429.
     const checks = ['client:bench', 'app'].map((key) => ({ key, limit: Number.MAX_SAFE_INTEGER }));
-    const { taken } = await countAndRedeemCode(env, arg, checks, RATE_WINDOW_MS, crypto.randomUUID());
+    const { taken } = await countAndRedeemCode(
+      buildServices(env).codes,
+      arg,
+      checks,
+      RATE_WINDOW_MS,
+      crypto.randomUUID(),
+    );
     return json({ redeemed: taken !== null });
   }
   return json({ error: 'no such ceiling' }, 404);

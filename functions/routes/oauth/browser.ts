@@ -82,7 +82,7 @@ browserRoutes.openapi(
     const client = await providerClient(c, app, provider);
     const nonce = provider === 'google' ? newNonce() : undefined;
     const verifier = newNonce();
-    const state = await issueState(c.env, appSlug, {
+    const state = await issueState(c.get('services').codes, appSlug, {
       appId: app.id,
       provider,
       redirectUri: query.redirect_uri,
@@ -130,7 +130,7 @@ browserRoutes.openapi(
   async (c) => {
     const { appSlug, provider } = c.req.valid('param');
     const query = c.req.valid('query');
-    const record = query.state ? await takeState(c.env, appSlug, query.state) : null;
+    const record = query.state ? await takeState(c.get('services').codes, appSlug, query.state) : null;
     if (!record || record.provider !== provider)
       throw invalidRequest('unknown, used or expired sign-in state');
     const reads = getHttpDb(c);
@@ -143,7 +143,7 @@ browserRoutes.openapi(
     }
     const location = await finishSignIn({
       reads,
-      env: c.env,
+      codes: c.get('services').codes,
       config: c.get('config'),
       app,
       slug: appSlug,

@@ -25,7 +25,7 @@ function countedSlug(slug: string | undefined): string {
 
 const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
-  await countIdTokenRequest(c.env, countedSlug(c.req.param('appSlug')), clientOf(c));
+  await countIdTokenRequest(c.get('services').rateLimiter, countedSlug(c.req.param('appSlug')), clientOf(c));
   return next();
 };
 
@@ -33,7 +33,10 @@ const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
   const slug = countedSlug(c.req.param('appSlug'));
   const input = await wellFormedExchange(c);
-  c.set('countedExchange', await countExchange(c.env, slug, clientOf(c), input?.code ?? null));
+  c.set(
+    'countedExchange',
+    await countExchange(c.get('services').codes, slug, clientOf(c), input?.code ?? null),
+  );
   return next();
 };
 

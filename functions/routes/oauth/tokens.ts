@@ -87,7 +87,9 @@ tokenRoutes.openapi(
     const { appSlug } = c.req.valid('param');
     const input = c.req.valid('json');
     const counted = c.get('countedExchange');
-    const taken = counted?.presented ? counted.taken : await redeemCounted(c.env, appSlug, input.code);
+    const taken = counted?.presented
+      ? counted.taken
+      : await redeemCounted(c.get('services').codes, appSlug, input.code);
     // Only a code that redeemed nothing costs a lookup: an app that does not exist is 404, as on
     // every auth route, rather than the invalid_grant of a wrong code.
     if (!taken && !(await appExists(getHttpDb(c), appSlug))) throw new OAuthError(404, 'unknown app');

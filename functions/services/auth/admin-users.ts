@@ -6,7 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { authUsers } from '../../../db/schema';
-import type { Bindings } from '../../env';
+import type { CodeStore } from '../../adapters/code-store';
 import { ApiError, notFound } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { AuthAppRow } from './apps';
@@ -61,7 +61,7 @@ const byId = (appId: string, userId: string) =>
  */
 export async function setUserDisabled(
   db: Db,
-  env: Bindings,
+  codes: CodeStore,
   app: AuthAppRow,
   userId: string,
   disabled: boolean,
@@ -74,8 +74,8 @@ export async function setUserDisabled(
     return toAdminUser(row);
   });
   const store = disabled
-    ? blockCodes(env, app.appId, user.id, 'disabled')
-    : unblockNewCodes(env, app.appId, user.id);
+    ? blockCodes(codes, app.appId, user.id, 'disabled')
+    : unblockNewCodes(codes, app.appId, user.id);
   await store.catch(() => {
     throw storeUnavailable();
   });
@@ -86,19 +86,19 @@ export async function setUserDisabled(
  * Deletes a user with their identities and sessions (cascade). Their codes are blocked first,
  * and unblocked again if the delete fails, so a failure leaves nothing behind.
  */
-export async function deleteUser(db: Db, env: Bindings, app: AuthAppRow, userId: string): Promise<void> {
+export async function deleteUser(db: Db, codes: CodeStore, app: AuthAppRow, userId: string): Promise<void> {
   if (!isUuid(userId)) throw notFound('user');
   const id = userId.toLowerCase();
   const [exists] = await db.select({ id: authUsers.id }).from(authUsers).where(byId(app.id, id)).limit(1);
   if (!exists) throw notFound('user');
-  await blockCodes(env, app.appId, id, 'deleted', DELETED_BLOCK_MS).catch(() => {
+  await blockCodes(codes, app.appId, id, 'deleted', DELETED_BLOCK_MS).catch(() => {
     throw new ApiError('SERVICE_UNAVAILABLE', 'the sign-in store could not be reached; nothing was deleted');
   });
   try {
     const [row] = await db.delete(authUsers).where(byId(app.id, id)).returning({ id: authUsers.id });
     if (!row) throw notFound('user');
   } catch (err) {
-    await unblockCodes(env, app.appId, id).catch(() => undefined);
+    await unblockCodes(codes, app.appId, id).catch(() => undefined);
     throw err;
   }
 }

@@ -4,8 +4,10 @@
  * app's registered redirect_uri as error=<message>.
  */
 import type { HttpDb } from '../../../db/client';
+import type { CodeStore } from '../../adapters/code-store';
 import { isHttpsRedirect } from '../../domain/redirect-uris';
-import type { Bindings, Config } from '../../env';
+import type { Config } from '../../env';
+import { log } from '../../lib/logger';
 import { OAuthError } from '../../lib/oauth-error';
 import type { AuthAppRow } from './apps';
 import { githubIdentity } from './github';
@@ -19,7 +21,7 @@ import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
 export interface FinishSignIn {
   /** One-shot statements and batches over HTTP. */
   reads: HttpDb;
-  env: Bindings;
+  codes: CodeStore;
   config: Config;
   app: AuthAppRow;
   slug: string;
@@ -76,7 +78,7 @@ export async function finishSignIn(input: FinishSignIn): Promise<string> {
     if (record.challenge) {
       const refreshCiphertext = await prepareCodeSession(input.reads, input.config, result.user);
       if (refreshCiphertext === null) return errorLocation(record, REFUSAL_MESSAGE.disabled);
-      const code = await issueCode(input.env, input.slug, {
+      const code = await issueCode(input.codes, input.slug, {
         appId: input.app.id,
         userId: result.user.id,
         challenge: record.challenge,
@@ -100,10 +102,7 @@ export async function finishSignIn(input: FinishSignIn): Promise<string> {
   } catch (err) {
     if (err instanceof ProviderFailure || err instanceof OAuthError)
       return errorLocation(record, err.message);
-    console.error(
-      'sign-in failed after the provider callback:',
-      err instanceof Error ? err.stack : String(err),
-    );
+    log.failure('sign-in failed after the provider callback:', err);
     return errorLocation(record, 'Sign-in failed; try again');
   }
 }

@@ -5,8 +5,10 @@
  * blocks set by a disable, a deletion or a disabled app in the same step that burns the code. So
  * the exchange costs one object call and no Postgres round trip at all.
  */
+
+import type { CodeStore } from '../../adapters/code-store';
 import { isCodeVerifier } from '../../domain/pkce';
-import type { Bindings, Config } from '../../env';
+import type { Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
 import { countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
 import { enforce, RATE_WINDOW_MS, rateChecks } from './rate-limit';
@@ -33,13 +35,13 @@ export interface CountedExchange {
  * verifier burns it; a refused request burns nothing.
  */
 export async function countExchange(
-  env: Bindings,
+  codes: CodeStore,
   slug: string,
   client: string,
   code: string | null,
 ): Promise<CountedExchange> {
   const { decision, taken } = await countAndRedeemCode(
-    env,
+    codes,
     slug,
     rateChecks('exchange', client),
     RATE_WINDOW_MS,
@@ -53,8 +55,8 @@ export async function countExchange(
  * Redeems the code of a request that was already counted without it (its body could not be read
  * before validation), counting nothing more.
  */
-export async function redeemCounted(env: Bindings, slug: string, code: string): Promise<TakenCode | null> {
-  return (await countAndRedeemCode(env, slug, [], RATE_WINDOW_MS, code)).taken;
+export async function redeemCounted(codes: CodeStore, slug: string, code: string): Promise<TakenCode | null> {
+  return (await countAndRedeemCode(codes, slug, [], RATE_WINDOW_MS, code)).taken;
 }
 
 /** Turns a redeemed code and its verifier into a session; every unusable code is invalid_grant. */

@@ -6,9 +6,10 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
+import type { CodeStore } from '../../adapters/code-store';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
-import type { Bindings, Config } from '../../env';
+import type { Config } from '../../env';
 import { ApiError, conflict } from '../../lib/errors';
 import { isUuid, newId, newSecret } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
@@ -240,7 +241,7 @@ function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: Provid
 /** Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. */
 export async function updateAuthApp(
   db: Db,
-  env: Bindings,
+  codes: CodeStore,
   config: Config,
   row: AuthAppRow,
   patch: AuthAppPatch,
@@ -271,8 +272,8 @@ export async function updateAuthApp(
   if (patch.enabled !== undefined) {
     // Codes are redeemed without Postgres: a disabled app's outstanding codes are blocked where they live.
     const store = patch.enabled
-      ? unblockCodes(env, row.appId, null)
-      : blockCodes(env, row.appId, null, 'app_disabled');
+      ? unblockCodes(codes, row.appId, null)
+      : blockCodes(codes, row.appId, null, 'app_disabled');
     await store.catch(() => {
       throw new ApiError(
         'SERVICE_UNAVAILABLE',

@@ -6,7 +6,7 @@
  * A code looked up under another app's slug is simply not there. Provider sign-in state, which
  * no limit bounds, is spread over 16 objects per app by the hash's first hex digit.
  */
-import type { Bindings } from '../../env';
+import type { CodeStore } from '../../adapters/code-store';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
 import type { RateCheck, RateDecision } from '../../objects/fixed-window';
@@ -63,12 +63,10 @@ export interface TakenCode {
 }
 
 /** The object holding an app's one-time codes, their blocks and the exchange's rate windows. */
-const codesOf = (env: Bindings, slug: string) =>
-  env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(`codes:${slug}`));
+const codesOf = (codes: CodeStore, slug: string) => codes.scope(`codes:${slug}`);
 
 /** The object holding the provider sign-in state whose hash starts with `digit`. */
-const statesOf = (env: Bindings, slug: string, digit: string) =>
-  env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(`state:${slug}:${digit}`));
+const statesOf = (codes: CodeStore, slug: string, digit: string) => codes.scope(`state:${slug}:${digit}`);
 
 /** A new secret and its hash (the key it is stored under). */
 async function newSecretWithHash(): Promise<{ secret: string; hash: string }> {
@@ -81,9 +79,9 @@ const hashOf = (secret: string): Promise<string> | null =>
   SECRET_RE.test(secret) ? sha256Hex(secret) : null;
 
 /** Issues a one-time code for 120 seconds. */
-export async function issueCode(env: Bindings, slug: string, record: CodeRecord): Promise<string> {
+export async function issueCode(codes: CodeStore, slug: string, record: CodeRecord): Promise<string> {
   const { secret, hash } = await newSecretWithHash();
-  await codesOf(env, slug).issue(hash, JSON.stringify(record), CODE_TTL_MS, record.userId);
+  await codesOf(codes, slug).issue(hash, JSON.stringify(record), CODE_TTL_MS, record.userId);
   return secret;
 }
 
@@ -93,14 +91,14 @@ export async function issueCode(env: Bindings, slug: string, record: CodeRecord)
  * time within its lifetime, null ever after. Burnt either way; a refused request burns nothing.
  */
 export async function countAndRedeemCode(
-  env: Bindings,
+  codes: CodeStore,
   slug: string,
   checks: RateCheck[],
   windowMs: number,
   code: string | null,
 ): Promise<{ decision: RateDecision; taken: TakenCode | null }> {
   const hash = code === null ? null : await hashOf(code);
-  const { decision, redeemed } = await codesOf(env, slug).countAndRedeem(checks, windowMs, hash);
+  const { decision, redeemed } = await codesOf(codes, slug).countAndRedeem(checks, windowMs, hash);
   const taken =
     redeemed === null
       ? null
@@ -109,17 +107,17 @@ export async function countAndRedeemCode(
 }
 
 /** Keeps the provider sign-in state; returns the `state` value sent to the provider. */
-export async function issueState(env: Bindings, slug: string, record: StateRecord): Promise<string> {
+export async function issueState(codes: CodeStore, slug: string, record: StateRecord): Promise<string> {
   const { secret, hash } = await newSecretWithHash();
-  await statesOf(env, slug, hash.slice(0, 1)).issue(hash, JSON.stringify(record), STATE_TTL_MS, null);
+  await statesOf(codes, slug, hash.slice(0, 1)).issue(hash, JSON.stringify(record), STATE_TTL_MS, null);
   return secret;
 }
 
 /** Takes the provider sign-in state (single use). */
-export async function takeState(env: Bindings, slug: string, state: string): Promise<StateRecord | null> {
+export async function takeState(codes: CodeStore, slug: string, state: string): Promise<StateRecord | null> {
   const hash = await hashOf(state);
   if (hash === null) return null;
-  const taken = await statesOf(env, slug, hash.slice(0, 1)).redeem(hash);
+  const taken = await statesOf(codes, slug, hash.slice(0, 1)).redeem(hash);
   return taken === null ? null : (JSON.parse(taken.value) as StateRecord);
 }
 
@@ -128,18 +126,18 @@ export async function takeState(env: Bindings, slug: string, state: string): Pro
  * until unblocked. Outstanding codes are refused from then on.
  */
 export async function blockCodes(
-  env: Bindings,
+  codes: CodeStore,
   slug: string,
   userId: string | null,
   reason: CodeBlock,
   ttlMs: number | null = null,
 ): Promise<void> {
-  await codesOf(env, slug).block(userId ?? EVERY_SUBJECT, reason, ttlMs);
+  await codesOf(codes, slug).block(userId ?? EVERY_SUBJECT, reason, ttlMs);
 }
 
 /** Lifts a block set by {@link blockCodes}. */
-export async function unblockCodes(env: Bindings, slug: string, userId: string | null): Promise<void> {
-  await codesOf(env, slug).unblock(userId ?? EVERY_SUBJECT);
+export async function unblockCodes(codes: CodeStore, slug: string, userId: string | null): Promise<void> {
+  await codesOf(codes, slug).unblock(userId ?? EVERY_SUBJECT);
 }
 
 /**
@@ -147,8 +145,8 @@ export async function unblockCodes(env: Bindings, slug: string, userId: string |
  * carry refresh tokens the disable revoked, so they stay refused (invalid_grant) until they
  * expire: a client never gets a session whose refresh token is already dead.
  */
-export async function unblockNewCodes(env: Bindings, slug: string, userId: string): Promise<void> {
-  await codesOf(env, slug).liftForNewRecords(userId, 'disabled', 'revoked', CODE_TTL_MS);
+export async function unblockNewCodes(codes: CodeStore, slug: string, userId: string): Promise<void> {
+  await codesOf(codes, slug).liftForNewRecords(userId, 'disabled', 'revoked', CODE_TTL_MS);
 }
 
 /** Whether BASE64URL(SHA-256(verifier)) equals the challenge, compared in constant time. */

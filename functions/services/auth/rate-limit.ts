@@ -4,7 +4,7 @@
  * codes (see exchange.ts). Either way a single call checks and counts the client's limit and
  * the app's together, exactly, before any other work.
  */
-import type { Bindings } from '../../env';
+import type { RateLimiter } from '../../adapters/rate-limiter';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RateCheck, RateDecision } from '../../objects/fixed-window';
 
@@ -39,7 +39,6 @@ export function enforce(decision: RateDecision): void {
  * Retry-After when either limit is spent. A refused request counts against neither limit, so
  * one noisy client cannot spend the app's budget.
  */
-export async function countIdTokenRequest(env: Bindings, slug: string, client: string): Promise<void> {
-  const counter = env.RATE_COUNTERS.get(env.RATE_COUNTERS.idFromName(`id-token:${slug}`));
-  enforce(await counter.take(rateChecks('id-token', client), RATE_WINDOW_MS));
+export async function countIdTokenRequest(limiter: RateLimiter, slug: string, client: string): Promise<void> {
+  enforce(await limiter.take(`id-token:${slug}`, rateChecks('id-token', client), RATE_WINDOW_MS));
 }

@@ -1,5 +1,6 @@
 /** Runs a plan: outside work first, then one transaction, then the queue; undone on failure. */
 import { type Tx, warmUp } from '../../../db/client';
+import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
 import { runCredentialCleanup } from '../credential-cleanup';
 import type { CredentialTarget } from '../credentials/connection-credential';
@@ -26,7 +27,7 @@ async function dropNow(deps: CommitDeps, cleanupIds: string[]): Promise<string[]
     try {
       await Promise.race([runCredentialCleanup(deps.db, deps.config, deps.adapters, cleanupId), late]);
     } catch (err) {
-      console.error('dropping a credential at once failed; the queue retries it:', (err as Error).message);
+      log.error('dropping a credential at once failed; the queue retries it:', err);
       failed.push(cleanupId);
     } finally {
       clearTimeout(timer);
@@ -53,10 +54,7 @@ export async function afterCommit(deps: CommitDeps, written: Written): Promise<v
       left.map((cleanupId) => ({ type: 'cleanup-credential', cleanupId })),
     );
   } catch (err) {
-    console.error(
-      'enqueueing credential cleanups failed; the reconciler retries them:',
-      (err as Error).message,
-    );
+    log.error('enqueueing credential cleanups failed; the reconciler retries them:', err);
   }
 }
 
@@ -74,7 +72,7 @@ export async function applyPlan(deps: ConnectionDeps, plan: Plan): Promise<Writt
     // A rotation cannot be undone: keep the secret the credential now has, or the app loses it.
     if (prepared.rotated.size > 0) {
       await storeRotations(deps.db, deps.config, prepared).catch((e: Error) =>
-        console.error('storing a rotated credential failed; rotate again:', e.message),
+        log.error('storing a rotated credential failed; rotate again:', e),
       );
     }
     throw err;

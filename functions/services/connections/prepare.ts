@@ -9,6 +9,7 @@ import type { Adapters } from '../../adapters';
 import type { Level } from '../../domain/levels';
 import type { Config } from '../../env';
 import { newId } from '../../lib/ids';
+import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
 import type { ProvisioningMessage } from '../../queues/messages';
 import {
@@ -64,10 +65,7 @@ async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTar
       rows.map((r) => ({ type: 'cleanup-credential', cleanupId: r.id })),
     );
   } catch (err) {
-    console.error(
-      'recording credential cleanups failed; the reconciler finds orphans:',
-      (err as Error).message,
-    );
+    log.error('recording credential cleanups failed; the reconciler finds orphans:', err);
   }
 }
 
@@ -99,7 +97,7 @@ export async function prepare(
   const undo = async () => {
     await mapLimit(releveled, (r) =>
       setCredentialLevel(deps.adapters, deps.config, r.target, r.name, r.level).catch((err: Error) =>
-        console.error(`restoring the level of ${r.name} failed:`, err.message),
+        log.error(`restoring the level of ${r.name} failed:`, err),
       ),
     );
     await dropAll(deps, made);

@@ -9,6 +9,7 @@
 import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { BucketLevel, DatabaseLevel, Level } from '../../domain/levels';
 import { ApiError, unavailable } from '../../lib/errors';
+import { log } from '../../lib/logger';
 
 /** A credential at an outside system. */
 export interface Credential {
@@ -44,7 +45,7 @@ export async function outside<T>(what: string, work: () => Promise<T>): Promise<
   } catch (err) {
     if (err instanceof ApiError) throw err;
     // The message of a driver or provider error never carries the secret we sent.
-    console.error(`${what} failed:`, (err as Error).message);
+    log.error(`${what} failed:`, err);
     throw unavailable(`the service could not ${what}; nothing was changed, retry later`);
   }
 }

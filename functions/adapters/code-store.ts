@@ -1,0 +1,53 @@
+/**
+ * The client of the OneTimeCodes Durable Objects: single-use records kept under the hash of
+ * their secret, the blocks that stop them from being redeemed, and the exchange's rate windows.
+ * Services name a scope (one object each) and never touch the namespace binding themselves.
+ */
+import type { RateCheck, RateDecision } from '../objects/fixed-window';
+import type { OneTimeCodes, Redeemed } from '../objects/one-time-codes';
+
+/** One scope of records: the calls of one OneTimeCodes object. */
+export interface CodeScope {
+  /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject`. */
+  issue(hash: string, value: string, ttlMs: number, subject: string | null): Promise<void>;
+  /** Takes the record under `hash` (single use), with any block on its subject. */
+  redeem(hash: string): Promise<Redeemed | null>;
+  /** Counts one request against `checks` and, when allowed, redeems `hash` in the same step. */
+  countAndRedeem(
+    checks: RateCheck[],
+    windowMs: number,
+    hash: string | null,
+  ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }>;
+  /** Blocks redemption of `subject`'s records, for `ttlMs` or until unblocked. */
+  block(subject: string, reason: string, ttlMs: number | null): Promise<void>;
+  /** Lifts a block. */
+  unblock(subject: string): Promise<void>;
+  /** Lifts `subject`'s block `from` for new records; older ones stay refused as `reason`. */
+  liftForNewRecords(subject: string, from: string, reason: string, ttlMs: number): Promise<void>;
+}
+
+/** Where one-time codes and sign-in state are kept. */
+export interface CodeStore {
+  /** The scope named `name` (for example `codes:<app slug>`). */
+  scope(name: string): CodeScope;
+}
+
+/** The production CodeStore: one OneTimeCodes Durable Object per scope name. */
+export class DurableObjectCodeStore implements CodeStore {
+  constructor(private readonly namespace: DurableObjectNamespace<OneTimeCodes>) {}
+
+  scope(name: string): CodeScope {
+    const stub = this.namespace.get(this.namespace.idFromName(name));
+    return {
+      issue: (hash, value, ttlMs, subject) => stub.issue(hash, value, ttlMs, subject),
+      redeem: (hash) => stub.redeem(hash),
+      countAndRedeem: (checks, windowMs, hash) => stub.countAndRedeem(checks, windowMs, hash),
+      block: (subject, reason, ttlMs) => stub.block(subject, reason, ttlMs),
+      unblock: async (subject) => {
+        await stub.unblock(subject);
+      },
+      liftForNewRecords: (subject, from, reason, ttlMs) =>
+        stub.liftForNewRecords(subject, from, reason, ttlMs),
+    };
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Receivers of signed deliveries (CONTRACT §6): the runtime that patches running apps, and the
+ * network that applies database policies. Both take a signed JSON POST and acknowledge with 2xx.
+ * Locally and in tests they are real HTTP servers (test/helpers/receiver.ts), so there is no
+ * stand-in here.
+ */
+import type { ReceiverTarget } from '../env';
+import { signatureHeaders } from '../lib/signature';
+
+/** How long a POST to a receiver may take. */
+const SEND_TIMEOUT_MS = 10_000;
+
+/** Somewhere a delivery is sent; `send` throws unless the receiver acknowledged it. */
+export interface Receiver {
+  send(body: string): Promise<void>;
+}
+
+/** The production Receiver: a JSON POST signed with the receiver's secret; throws unless 2xx. */
+export class SignedHttpReceiver implements Receiver {
+  constructor(private readonly target: ReceiverTarget) {}
+
+  async send(body: string): Promise<void> {
+    const res = await fetch(this.target.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await signatureHeaders(this.target.secret, body)) },
+      body,
+      // A redirect is not an acknowledgement: following it would turn the POST into a GET
+      // elsewhere and take that answer's 2xx for the patch's.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+    });
+    await res.body?.cancel().catch(() => undefined);
+    if (res.status < 200 || res.status > 299) throw new Error(`the receiver answered ${res.status}`);
+  }
+}
