@@ -2,22 +2,18 @@
  * The whole local service: embedded PostgreSQL, the WebSocket proxy the Neon driver needs,
  * the metadata migrations and the Worker under Miniflare.
  */
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { prepareClusterAdmin } from './cluster-admin';
 import { METADATA_DATABASE, migrateMetadata } from './migrate';
 import { startPostgres } from './postgres';
+import { type GeneratedSecrets, generateSecrets } from './secrets';
 import { startStandIns } from './stand-ins';
 import { type LocalWorker, startWorker } from './worker';
 import { startWsProxy } from './ws-proxy';
 
 /** Secrets generated once per data folder and kept in `${dataDir}/secrets.json`. */
-export interface LocalSecrets {
-  OPERATOR_TOKEN: string;
-  ENCRYPTION_KEYS: string;
-  AUTH_SIGNING_JWK: string;
-}
+export type LocalSecrets = GeneratedSecrets;
 
 /** Options for {@link startLocalStack}. */
 export interface LocalStackOptions {
@@ -84,29 +80,6 @@ export const PASSTHROUGH_VARS = [
   'STORAGE_ENDPOINT',
   'STORAGE_DEFAULT_REGION',
 ] as const;
-
-/** A new operator token: `tth_op_` and 43 base64url characters (32 random bytes). */
-export function generateOperatorToken(): string {
-  return `tth_op_${randomBytes(32).toString('base64url')}`;
-}
-
-/** A new ES256 private JWK (JSON text) whose `kid` is its RFC 7638 thumbprint. */
-export function generateSigningJwk(): string {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const thumbprint = createHash('sha256')
-    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
-    .digest('base64url');
-  return JSON.stringify({ ...jwk, kid: thumbprint, alg: 'ES256', use: 'sig' });
-}
-
-function generateSecrets(): LocalSecrets {
-  return {
-    OPERATOR_TOKEN: generateOperatorToken(),
-    ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    AUTH_SIGNING_JWK: generateSigningJwk(),
-  };
-}
 
 /**
  * Reads `${dataDir}/secrets.json`, creating it (mode 0600) on first use and filling in any
