@@ -17,7 +17,7 @@ export async function formOf(c: ConsoleContext): Promise<Record<string, string>>
 export const unconfirmed = (form: Record<string, string>): boolean => form.confirm !== 'yes';
 
 /**
- * Runs `change` and answers with a 303 back to `back`: its notice when it worked, the API's
+ * Runs `change` and answers with a 303 back to `back`: its notice (if any) when it worked, the API's
  * reason when it was refused (a 401 still leads to the login page).
  */
 export async function act(
@@ -27,7 +27,8 @@ export async function act(
   formName?: string,
 ): Promise<Response> {
   try {
-    return redirectWith(c, back, { kind: 'notice', text: await change() });
+    const text = await change();
+    return redirectWith(c, back, text ? { kind: 'notice', text } : undefined);
   } catch (err) {
     if (err instanceof ApiFailure && err.status !== 401 && err.status < 500) {
       return redirectWith(c, back, { kind: 'error', text: err.message, form: formName });

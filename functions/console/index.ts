@@ -7,8 +7,13 @@ import type { Fetcher } from './api';
 import { assetRoutes } from './assets';
 import type { ConsoleEnv } from './env';
 import { consoleError, consoleNotFound } from './errors';
+import { accessPages } from './pages/access';
+import { authAppPages } from './pages/auth-app';
+import { authUserPages } from './pages/auth-users';
+import { principalPages } from './pages/principals';
 import { projectPages } from './pages/project';
 import { projectsPages } from './pages/projects';
+import { servicePages } from './pages/service';
 import { siteConnectionsPages } from './pages/site-connections';
 import { securityHeaders } from './security';
 import { requireSession, sessionRoutes } from './session';
@@ -20,7 +25,18 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
   ui.route('/', assetRoutes);
   ui.route('/', sessionRoutes(fetcher));
   ui.use('*', requireSession(fetcher));
-  for (const pages of [projectsPages, projectPages, siteConnectionsPages]) ui.route('/', pages);
+  for (const pages of [
+    projectsPages,
+    projectPages,
+    siteConnectionsPages,
+    servicePages,
+    accessPages,
+    principalPages,
+    authAppPages,
+    authUserPages,
+  ]) {
+    ui.route('/', pages);
+  }
   ui.notFound(consoleNotFound);
   ui.onError(consoleError);
   return ui;

@@ -147,7 +147,7 @@ const CREATES: Record<
   },
 };
 
-projectPages.post('/projects/:p/:collection{sites|databases|buckets|auth-apps}', async (c) => {
+projectPages.post('/projects/:p/:collection{(?:sites|databases|buckets|auth-apps)}', async (c) => {
   const { api } = signedIn(c);
   const { p, collection } = c.req.param();
   const create = CREATES[collection];

@@ -218,7 +218,7 @@ siteConnectionsPages.post(`${ROOT}/connections/level`, async (c) => {
   });
 });
 
-siteConnectionsPages.post(`${ROOT}/connections/:action{disconnect|rotate}`, async (c) => {
+siteConnectionsPages.post(`${ROOT}/connections/:action{(?:disconnect|rotate)}`, async (c) => {
   const { api, csrf } = signedIn(c);
   const { p, s, action } = c.req.param();
   const form = await formOf(c);

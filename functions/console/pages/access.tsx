@@ -1,0 +1,147 @@
+/**
+ * The Access section of a database, bucket or auth-app page: every site of the project with its
+ * level or `not connected`, connected, changed or disconnected from here through the same
+ * connection routes a site's Connections tab uses.
+ */
+import { Hono } from 'hono';
+import { DEFAULT_LEVEL, LEVELS } from '../../domain/levels';
+import { act, consolePath, formOf, unconfirmed } from '../actions';
+import { path } from '../api';
+import { LevelForm } from '../controls';
+import { type ConsoleEnv, signedIn } from '../env';
+import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { canWrite } from '../roles';
+import { type AccessListing, KIND_SEGMENT, type Kind, type Project } from '../types';
+
+export const accessPages = new Hono<ConsoleEnv>();
+
+const SEGMENT_KIND: Record<string, Kind> = {
+  databases: 'database',
+  buckets: 'bucket',
+  'auth-apps': 'auth_app',
+};
+
+/** The Access heading and its table of sites. */
+export function AccessSection(props: {
+  project: Project;
+  kind: Kind;
+  resourceId: string;
+  name: string;
+  listing: AccessListing;
+  csrf: string;
+}) {
+  const { project, kind, resourceId, csrf } = props;
+  const writer = canWrite(project);
+  const action = (what: string) =>
+    `${consolePath.service(project.slug, KIND_SEGMENT[kind], resourceId)}/access/${what}`;
+  return (
+    <section class="card" aria-labelledby="access-heading">
+      <h2 id="access-heading">Access</h2>
+      {props.listing.sites.length === 0 ? (
+        <p>The project has no sites yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="stack-sm">
+            <thead>
+              <tr>
+                <th scope="col">Site</th>
+                <th scope="col">Level</th>
+                {writer && <th scope="col">Change</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {props.listing.sites.map((s) => (
+                <tr>
+                  <td>
+                    <a href={consolePath.site(project.slug, s.site_id)}>{s.site_slug}</a>
+                  </td>
+                  <td>{s.level ?? 'not connected'}</td>
+                  {writer && (
+                    <td>
+                      {s.level ? (
+                        <>
+                          <LevelForm
+                            action={action('level')}
+                            csrf={csrf}
+                            kind={kind}
+                            resourceId={resourceId}
+                            level={s.level}
+                            name={`${s.site_slug}'s connection`}
+                            extra={{ site_id: s.site_id }}
+                          />{' '}
+                          <ConfirmForm
+                            action={action('disconnect')}
+                            csrf={csrf}
+                            label="Disconnect"
+                            question={`Disconnect ${s.site_slug} from ${props.name}?`}
+                            fields={{ site_id: s.site_id, kind, resource_id: resourceId, name: s.site_slug }}
+                          />
+                        </>
+                      ) : (
+                        <form method="post" action={action('connect')} class="inline">
+                          <CsrfField csrf={csrf} />
+                          <input type="hidden" name="site_id" value={s.site_id} />
+                          <input type="hidden" name="kind" value={kind} />
+                          <input type="hidden" name="resource_id" value={resourceId} />
+                          <select name="level" aria-label="Level">
+                            {LEVELS[kind].map((l) => (
+                              <option value={l} selected={l === DEFAULT_LEVEL[kind]}>
+                                {l}
+                              </option>
+                            ))}
+                          </select>
+                          <button type="submit">Connect</button>
+                        </form>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const ROOT = '/projects/:p/:seg{(?:databases|buckets|auth-apps)}/:id/access';
+
+accessPages.post(`${ROOT}/:action{(?:connect|level|disconnect)}`, async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, seg, id, action } = c.req.param();
+  const kind = SEGMENT_KIND[seg] ?? 'database';
+  const form = await formOf(c);
+  const back = consolePath.service(p, seg, id);
+  const siteId = form.site_id ?? '';
+  const needsConfirm = action === 'disconnect' || (action === 'level' && form.level === 'admin');
+  if (needsConfirm && unconfirmed(form)) {
+    return c.html(
+      <ConfirmPage
+        title={action === 'disconnect' ? 'Disconnect' : 'Raise to admin'}
+        question={
+          action === 'disconnect'
+            ? `Disconnect ${form.name ?? 'this site'}?`
+            : "Raise this site's connection to admin? Its managed key may then administer the app's end users."
+        }
+        action={`${back}/access/${action}`}
+        fields={{ site_id: siteId, level: form.level ?? '', name: form.name ?? '' }}
+        back={back}
+        csrf={csrf}
+      />,
+    );
+  }
+  return act(c, back, async () => {
+    if (action === 'disconnect') {
+      const { removed } = await api.delete<{ removed: boolean }>(
+        path`/projects/${p}/sites/${siteId}/connections/${kind}/${id}`,
+      );
+      return removed ? 'Disconnected.' : 'That site was not connected.';
+    }
+    const conn = await api.post<{ site_slug: string; level: string }>(
+      path`/projects/${p}/sites/${siteId}/connections`,
+      { kind, resource_id: id, ...(form.level ? { level: form.level } : {}) },
+    );
+    return `${conn.site_slug} is connected at ${conn.level}.`;
+  });
+});

@@ -1,0 +1,107 @@
+/** An auth app's page: its Access section, the project keys restricted to it, its Settings and its Users. */
+import { Hono } from 'hono';
+import { act, consolePath, formOf } from '../actions';
+import { ApiFailure, type ConsoleApi, path } from '../api';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../env';
+import type { Flash } from '../flash';
+import { Layout } from '../layout';
+import { canWrite } from '../roles';
+import type { AccessListing, AuthApp, AuthUser, Project } from '../types';
+import { AccessSection } from './access';
+import { patchOf, type SettingsDraft, SettingsSection } from './auth-settings';
+import { UsersSection } from './auth-users';
+import { authAppLabel } from './project';
+
+export const authAppPages = new Hono<ConsoleEnv>();
+
+async function loadApp(api: ConsoleApi, p: string, id: string) {
+  const [project, { auth_apps }, listing, users] = await Promise.all([
+    api.get<Project>(path`/projects/${p}`),
+    api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
+    api.get<AccessListing>(path`/projects/${p}/auth-apps/${id}/access`),
+    api.getIfAllowed<{ users: AuthUser[] }>(path`/projects/${p}/auth-apps/${id}/users`),
+  ]);
+  const app = auth_apps.find((a) => a.id === id.toLowerCase());
+  if (!app) throw new ApiFailure(404, 'NOT_FOUND', 'auth app not found');
+  return { project, app, listing, users: users?.users };
+}
+
+async function renderPage(
+  c: ConsoleContext,
+  settings?: { draft: SettingsDraft; error: { message: string; field?: string } },
+  flash?: Flash,
+) {
+  const { api, csrf } = signedIn(c);
+  const { p = '', id = '' } = c.req.param();
+  const { project, app, listing, users } = await loadApp(api, p, id);
+  const base = consolePath.service(project.slug, 'auth-apps', app.id);
+  const writer = canWrite(project);
+  const keys = listing.api_keys ?? [];
+  return c.html(
+    <Layout
+      title={`Auth app ${authAppLabel(app)}`}
+      crumbs={[
+        { href: consolePath.project(project.slug), label: project.name },
+        { href: base, label: authAppLabel(app) },
+      ]}
+      csrf={csrf}
+      flash={flash}
+    >
+      <p class="hint">
+        {app.enabled ? 'enabled' : 'disabled'} · auth URL <code>{app.auth_url}</code>
+      </p>
+      <AccessSection
+        project={project}
+        kind="auth_app"
+        resourceId={app.id}
+        name={app.app_id}
+        listing={listing}
+        csrf={csrf}
+      />
+      <section class="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Project keys restricted to this app</h2>
+        {keys.length === 0 ? (
+          <p>No project key may administer this app's users.</p>
+        ) : (
+          <ul>
+            {keys.map((k) => (
+              <li>
+                {k.name} {k.managed ? <span class="hint">(managed key of a site)</span> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <SettingsSection
+        app={app}
+        action={`${base}/settings`}
+        csrf={csrf}
+        writer={writer}
+        draft={settings?.draft}
+        error={settings?.error}
+      />
+      <UsersSection users={users} base={base} csrf={csrf} writer={writer} />
+    </Layout>,
+    settings ? 400 : 200,
+  );
+}
+
+authAppPages.get('/projects/:p/auth-apps/:id', (c) => renderPage(c, undefined, signedIn(c).flash));
+
+authAppPages.post('/projects/:p/auth-apps/:id/settings', async (c) => {
+  const { api } = signedIn(c);
+  const { p, id } = c.req.param();
+  const draft = await formOf(c);
+  const { auth_apps } = await api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`);
+  const app = auth_apps.find((a) => a.id === id.toLowerCase());
+  if (!app) throw new ApiFailure(404, 'NOT_FOUND', 'auth app not found');
+  try {
+    await api.patch(path`/projects/${p}/auth-apps/${id}`, patchOf(app, draft));
+  } catch (err) {
+    if (!(err instanceof ApiFailure) || err.status !== 400) throw err;
+    // Shown again as typed, with the refusal beside the field (secrets are never sent back).
+    const { google_client_secret: _g, github_client_secret: _h, ...kept } = draft;
+    return renderPage(c, { draft: kept, error: { message: err.message, field: err.field } });
+  }
+  return act(c, consolePath.service(p, 'auth-apps', id), async () => 'Settings saved.');
+});

@@ -1,0 +1,221 @@
+/**
+ * External principals of a database or bucket (CONTRACT §7): listed for every member, created,
+ * rotated and revoked by admins. A new or rotated secret is shown on the answer page once and
+ * never again.
+ */
+import { Hono } from 'hono';
+import { LEVELS } from '../../domain/levels';
+import { act, consolePath, formOf, unconfirmed } from '../actions';
+import { path } from '../api';
+import { type ConsoleEnv, signedIn } from '../env';
+import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
+import { canAdmin } from '../roles';
+import type { Principal, Project } from '../types';
+
+export const principalPages = new Hono<ConsoleEnv>();
+
+/** The principals table and, for admins, the create form. */
+export function PrincipalsSection(props: {
+  project: Project;
+  kind: 'database' | 'bucket';
+  segment: string;
+  resourceId: string;
+  principals: Principal[];
+  csrf: string;
+}) {
+  const { project, kind, csrf } = props;
+  const admin = canAdmin(project);
+  const base = `${consolePath.service(project.slug, props.segment, props.resourceId)}/principals`;
+  return (
+    <section class="card" aria-labelledby="principals-heading">
+      <h2 id="principals-heading">External principals</h2>
+      <p class="hint">
+        Named credentials for systems outside the project, each with its level, sources and expiry.
+      </p>
+      {props.principals.length === 0 ? (
+        <p>No external principals.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="stack-sm">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">{kind === 'database' ? 'User' : 'Access key ID'}</th>
+                <th scope="col">Level</th>
+                <th scope="col">Allowed sources</th>
+                <th scope="col">Expires</th>
+                {admin && <th scope="col">Change</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {props.principals.map((pr) => (
+                <tr>
+                  <td>{pr.name}</td>
+                  <td>
+                    <code>{pr.username ?? pr.access_key_id ?? ''}</code>
+                  </td>
+                  <td>{pr.level}</td>
+                  <td>{pr.allowed_sources.length ? pr.allowed_sources.join(', ') : 'any'}</td>
+                  <td>{pr.expires_at ? `${pr.expires_at}${pr.expired ? ' (expired)' : ''}` : 'never'}</td>
+                  {admin && (
+                    <td>
+                      <ConfirmForm
+                        action={`${base}/${encodeURIComponent(pr.id)}/rotate`}
+                        csrf={csrf}
+                        label="Rotate"
+                        question={`Give ${pr.name} a new secret? The current one stops working.`}
+                        fields={{ name: pr.name }}
+                        danger={false}
+                      />{' '}
+                      <ConfirmForm
+                        action={`${base}/${encodeURIComponent(pr.id)}/revoke`}
+                        csrf={csrf}
+                        label="Revoke"
+                        question={`Revoke ${pr.name}? Its credential stops working at once.`}
+                        fields={{ name: pr.name }}
+                      />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {admin && (
+        <form method="post" action={base} class="row">
+          <CsrfField csrf={csrf} />
+          <label>
+            Name
+            <input type="text" name="name" required />
+          </label>
+          <label>
+            Allowed sources
+            <input type="text" name="allowed_sources" placeholder="203.0.113.0/24, 2001:db8::/32" />
+          </label>
+          <label>
+            Expires
+            <input type="text" name="expires_at" placeholder="YYYY-MM-DD or ISO 8601" />
+          </label>
+          <label>
+            Level
+            <select name="level">
+              {LEVELS[kind].map((l) => (
+                <option value={l}>{l}</option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">Create principal</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** `2026-12-31` or a local date-time as the form gives them, as ISO 8601 UTC; anything else as typed. */
+export function expiryOf(text: string): string {
+  const trimmed = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) return `${trimmed}T00:00:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(trimmed)) return `${trimmed}:00Z`;
+  return trimmed;
+}
+
+/** The page that shows a secret once. */
+export function SecretPage(props: {
+  title: string;
+  back: string;
+  csrf: string;
+  values: Record<string, unknown>;
+}) {
+  return (
+    <Layout title={props.title} csrf={props.csrf}>
+      <section class="card" aria-labelledby="secret-heading">
+        <h2 id="secret-heading">Copy it now: it is not shown again</h2>
+        <dl>
+          {Object.entries(props.values)
+            .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+            .map(([k, v]) => (
+              <>
+                <dt>{k}</dt>
+                <dd class="secret">{String(v)}</dd>
+              </>
+            ))}
+        </dl>
+        <p>
+          <a href={props.back}>Done</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+const ROOT = '/projects/:p/:seg{(?:databases|buckets)}/:id/principals';
+
+principalPages.post(ROOT, async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, seg, id } = c.req.param();
+  const form = await formOf(c);
+  const back = consolePath.service(p, seg, id);
+  const sources = (form.allowed_sources ?? '').split(/[\s,]+/).filter(Boolean);
+  let created: Record<string, unknown> | undefined;
+  const refused = await act(
+    c,
+    back,
+    async () => {
+      created = await api.post<Record<string, unknown>>(
+        `${path`/projects/${p}`}/${seg}/${path`${id}`}/principals`,
+        {
+          name: form.name ?? '',
+          level: form.level ?? '',
+          ...(sources.length ? { allowed_sources: sources } : {}),
+          ...(form.expires_at?.trim() ? { expires_at: expiryOf(form.expires_at) } : {}),
+        },
+      );
+      return '';
+    },
+    'principal',
+  );
+  if (!created) return refused;
+  return c.html(
+    <SecretPage
+      title={`Principal ${String(created.name)} created`}
+      back={back}
+      csrf={csrf}
+      values={created}
+    />,
+  );
+});
+
+principalPages.post(`${ROOT}/:principalId/:action{(?:rotate|revoke)}`, async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, seg, id, principalId, action } = c.req.param();
+  const form = await formOf(c);
+  const back = consolePath.service(p, seg, id);
+  const name = form.name ?? 'this principal';
+  const target = `${path`/projects/${p}`}/${seg}/${path`${id}/principals/${principalId}`}`;
+  if (unconfirmed(form)) {
+    return c.html(
+      <ConfirmPage
+        title={action === 'revoke' ? 'Revoke principal' : 'Rotate principal'}
+        question={action === 'revoke' ? `Revoke ${name}?` : `Give ${name} a new secret?`}
+        action={`${back}/principals/${encodeURIComponent(principalId)}/${action}`}
+        fields={{ name }}
+        back={back}
+        csrf={csrf}
+      />,
+    );
+  }
+  if (action === 'revoke') {
+    return act(c, back, async () => {
+      const { revoked } = await api.delete<{ revoked: boolean }>(target);
+      return revoked ? `Revoked ${name}.` : `${name} was already revoked.`;
+    });
+  }
+  let rotated: Record<string, unknown> | undefined;
+  const refused = await act(c, back, async () => {
+    rotated = await api.post<Record<string, unknown>>(`${target}/rotate`);
+    return '';
+  });
+  if (!rotated) return refused;
+  return c.html(<SecretPage title={`New secret for ${name}`} back={back} csrf={csrf} values={rotated} />);
+});
