@@ -13,6 +13,8 @@ const READY_LIMIT_MS = 120_000;
 export interface Peer {
   origin: string;
   requests: LoadRequest[];
+  /** The peer's process, for its CPU time. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -52,7 +54,7 @@ export async function startPeer(count: number): Promise<Peer> {
       });
     });
     const { origin, requests } = JSON.parse(await readFile(outPath, 'utf8')) as Peer;
-    return { origin, requests, stop };
+    return { origin, requests, stop, pid: child.pid };
   } catch (err) {
     await stop();
     throw err;

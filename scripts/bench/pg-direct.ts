@@ -67,6 +67,42 @@ export async function loginRolesInGroup(adminUrl: string, group: string): Promis
 }
 
 /**
+ * The wall time of `count` logins made at once, each on its own new connection with the
+ * Worker's connect-level statements (as {@link timeDirectLogins}): what 100 parallel connects
+ * to one database cannot beat. The roles are dropped afterwards.
+ */
+export async function timeParallelDirectLogins(adminUrl: string, db: string, count: number): Promise<number> {
+  const names = Array.from({ length: count }, () => `bench_${randomBytes(5).toString('hex')}`);
+  try {
+    const t0 = performance.now();
+    await Promise.all(
+      names.map((name) =>
+        withPg(adminUrl, async (client) => {
+          const password = await passwordClause(randomBytes(24).toString('base64url'));
+          const statements = createLoginStatements(db, name, password, 'connect');
+          await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
+        }),
+      ),
+    );
+    return performance.now() - t0;
+  } finally {
+    await dropRoles(adminUrl, names);
+  }
+}
+
+/** Drops the `bench_` roles of `names` that exist. */
+async function dropRoles(adminUrl: string, names: readonly string[]): Promise<void> {
+  await withPg(adminUrl, async (c) => {
+    const made = await c.query<{ name: string }>(
+      'SELECT rolname::text AS name FROM pg_roles WHERE rolname = ANY($1)',
+      [names],
+    );
+    // DROP OWNED first: it revokes the role's CONNECT on the database, which would block the drop.
+    for (const { name } of made.rows) await c.query(`DROP OWNED BY ${ident(name)}; DROP ROLE ${ident(name)}`);
+  });
+}
+
+/**
  * Times `count` logins made with the Worker's own connect-level statements (the adapter's
  * `createLoginStatements`, its password a SCRAM verifier computed in the timed section as the
  * Worker computes it), one after another, in ms each. `fresh`: a new connection per login (as
@@ -103,15 +139,7 @@ export async function timeDirectLogins(
       });
     }
   } finally {
-    await withPg(adminUrl, async (c) => {
-      const made = await c.query<{ name: string }>(
-        'SELECT rolname::text AS name FROM pg_roles WHERE rolname = ANY($1)',
-        [names],
-      );
-      // DROP OWNED first: it revokes the role's CONNECT on the database, which would block the drop.
-      for (const { name } of made.rows)
-        await c.query(`DROP OWNED BY ${ident(name)}; DROP ROLE ${ident(name)}`);
-    });
+    await dropRoles(adminUrl, names);
   }
   return times;
 }

@@ -2,7 +2,8 @@
  * `npm run bench`: starts a fresh local stack, measures the floor (GET /healthz) and every
  * scenario from a separate load-generator process, prints a table and writes
  * bench-results/<timestamp>.json. Options: --only <text> (scenarios whose name contains it;
- * the floor always runs), --duration <s> (default 10), --connections <n> (default 10).
+ * the floor always runs), --duration <s> (default 10), --connections <n> (default 10), --rtt
+ * <ms> (the delay the SQL-over-HTTP stand-in adds to each request in the latency runs, 20).
  */
 import { execFileSync } from 'node:child_process';
 import { access, constants, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { freePort } from '../local/net';
 import { startLocalStack } from '../local/stack';
 import { createBenchAccount } from './api';
 import { measureBundle } from './bundle-size';
+import { cpuPerRequest, readCpu } from './cpu';
 import { startFakeGoogle } from './fake-google';
 import { runLoad } from './load';
 import { runScenario } from './runner';
@@ -27,21 +29,30 @@ const CLIENT_IP_HEADER = 'x-bench-client-ip';
 /** The production Worker plus the ceiling routes (bench-entry.ts). */
 const BENCH_ENTRY = fileURLToPath(new URL('./bench-entry.ts', import.meta.url));
 
-function settingsFromArgs(): { only?: string; durationSec: number; connections: number; warmupSec: number } {
+function settingsFromArgs(): {
+  only?: string;
+  durationSec: number;
+  connections: number;
+  warmupSec: number;
+  rttMs: number;
+} {
   const { values } = parseArgs({
     options: {
       only: { type: 'string' },
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '10' },
+      rtt: { type: 'string', default: '20' },
     },
   });
+  const rttMs = Number(values.rtt);
+  if (!(rttMs >= 0 && rttMs <= 200)) throw new Error('--rtt must be 0 to 200 milliseconds');
   const durationSec = Number(values.duration);
   const connections = Number(values.connections);
   if (!(durationSec > 0 && durationSec <= 60)) throw new Error('--duration must be 1 to 60 seconds');
   if (!(Number.isInteger(connections) && connections > 0 && connections <= 100)) {
     throw new Error('--connections must be an integer from 1 to 100');
   }
-  return { only: values.only, durationSec, connections, warmupSec: Math.min(2, durationSec / 5) };
+  return { only: values.only, durationSec, connections, warmupSec: Math.min(2, durationSec / 5), rttMs };
 }
 
 function gitCommit(): string | undefined {
@@ -108,7 +119,13 @@ async function main(): Promise<void> {
       google,
       clientIpHeader: CLIENT_IP_HEADER,
       routes: await openApiRoutes(stack.baseUrl),
-      load: (spec) => runLoad({ url: stack.baseUrl, timeoutSec: 10, ...spec }),
+      load: async ({ peerPid, ...spec }) => {
+        const before = readCpu(peerPid);
+        const m = await runLoad({ url: stack.baseUrl, timeoutSec: 10, ...spec });
+        return { ...m, cpu: cpuPerRequest(before, readCpu(peerPid), m.requests) };
+      },
+      setSqlRtt: (ms) => stack.setSqlRtt(ms),
+      rttMs: settings.rttMs,
     };
     console.log(`worker (workerd via Miniflare) at ${stack.baseUrl}; load from a child process`);
     const floorRows = await runScenario(ctx, floorScenario);

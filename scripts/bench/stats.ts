@@ -28,6 +28,8 @@ export interface Measurement {
   statusCounts: Record<string, number>;
   /** Every latency sample, when the run was asked to keep them (to combine runs). */
   samples?: number[];
+  /** CPU milliseconds per response of each process group during the run (scripts/bench/cpu.ts). */
+  cpu?: Partial<Record<'workerd' | 'postgres' | 'standIns' | 'peer', number>>;
 }
 
 /** One target a row is held to. */

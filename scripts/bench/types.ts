@@ -60,8 +60,12 @@ export interface BenchContext {
   settings: { connections: number; durationSec: number; warmupSec: number };
   /** Runs load from a separate Node process and returns what it measured. */
   load(
-    spec: Omit<LoadSpec, 'url' | 'timeoutSec'> & { url?: string; timeoutSec?: number },
+    spec: Omit<LoadSpec, 'url' | 'timeoutSec'> & { url?: string; timeoutSec?: number; peerPid?: number },
   ): Promise<Measurement>;
+  /** Sets the wait every SQL-over-HTTP request adds (the distance to the database), in ms. */
+  setSqlRtt(ms: number): void;
+  /** The added SQL delay of the latency runs (`--rtt`, 20 ms by default). */
+  rttMs: number;
   /** The floor of this run (GET /healthz), once measured. */
   floor?: Measurement;
   /** The local stand-in for Google's OpenID endpoints the Worker is pointed at. */

@@ -3,6 +3,11 @@
  * to `https://<host>/sql` in production). It runs each request on a pooled `pg` connection to
  * the local cluster, so one-shot queries from the Worker cost one loopback HTTP round trip
  * instead of a new WebSocket, Postgres login and query. Only the local cluster's port is served.
+ *
+ * `delayMs` adds a fixed wait to every request before it is answered: the distance from an edge
+ * Worker to the one region where Postgres lives (1 to 100 ms in production), which loopback does
+ * not have. `npm run bench` sets it to measure latency at a realistic distance; the stack takes
+ * it from TETHER_SQL_RTT_MS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pg from 'pg';
@@ -46,7 +51,11 @@ const ISOLATION: Record<string, string> = {
 export class SqlOverHttp {
   private readonly pools = new Map<string, pg.Pool>();
 
-  constructor(private readonly targetPort: number) {}
+  constructor(
+    private readonly targetPort: number,
+    /** Milliseconds every request waits before its answer (0: none). */
+    public delayMs = 0,
+  ) {}
 
   /** Whether this request is for the SQL endpoint. */
   static matches(req: IncomingMessage): boolean {
@@ -64,14 +73,17 @@ export class SqlOverHttp {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SqlQuery | { queries: SqlQuery[] };
+    const delayed = this.delayMs > 0 ? wait(this.delayMs) : undefined;
     const client = await pool.connect();
     try {
       const result =
         'queries' in body
           ? { results: await this.batch(client, body.queries, req) }
           : await run(client, body);
+      await delayed;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
     } catch (err) {
+      await delayed;
       const fields: Record<string, unknown> = { message: (err as Error).message };
       for (const f of ERROR_FIELDS) fields[f] = (err as unknown as Record<string, unknown>)[f];
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(fields));
@@ -121,6 +133,8 @@ export class SqlOverHttp {
     this.pools.clear();
   }
 }
+
+const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function run(client: pg.PoolClient, q: SqlQuery) {
   const result = await client.query({

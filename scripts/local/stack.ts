@@ -29,6 +29,11 @@ export interface LocalStackOptions {
   workerLogFile?: string;
   /** Worker entry point, functions/index.ts by default. */
   entry?: string;
+  /**
+   * Milliseconds every SQL-over-HTTP request waits before its answer, standing for the distance
+   * from the edge to the database; TETHER_SQL_RTT_MS, else 0.
+   */
+  sqlRttMs?: number;
 }
 
 /** A running local stack. */
@@ -50,6 +55,8 @@ export interface LocalStack {
   /** The complete variable set the Worker runs with. */
   env: Record<string, string>;
   worker: LocalWorker;
+  /** Changes the wait every SQL-over-HTTP request adds (see {@link LocalStackOptions.sqlRttMs}). */
+  setSqlRtt(ms: number): void;
   /** Stops the Worker, the proxy and PostgreSQL, in that order; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -130,7 +137,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const secrets = await loadSecrets(dataDir);
     const pg = await startPostgres({ dataDir });
     cleanups.push(() => pg.stop());
-    const proxy = await startWsProxy({ targetPort: pg.port });
+    const sqlDelayMs = opts.sqlRttMs ?? Number(process.env.TETHER_SQL_RTT_MS || 0);
+    if (!(Number.isFinite(sqlDelayMs) && sqlDelayMs >= 0))
+      throw new Error('TETHER_SQL_RTT_MS: milliseconds, 0 or more');
+    const proxy = await startWsProxy({ targetPort: pg.port, sqlDelayMs });
     cleanups.push(() => proxy.stop());
     const metadataUrl = await migrateMetadata(pg.adminUrl);
     const customerAdminUrl = await prepareClusterAdmin(pg.adminUrl, dataDir, METADATA_DATABASE);
@@ -186,6 +196,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       metadataUrl,
       pgPort: pg.port,
       wsProxyUrl: proxy.url,
+      setSqlRtt: (ms) => proxy.setSqlDelay(ms),
       env,
       worker,
       stop() {

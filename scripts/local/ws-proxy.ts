@@ -12,6 +12,8 @@ import { SqlOverHttp } from './sql-over-http';
 export interface WsProxyOptions {
   /** The only TCP port (on 127.0.0.1) the proxy forwards to: the PostgreSQL port. */
   targetPort: number;
+  /** Milliseconds every SQL-over-HTTP request waits before its answer (see sql-over-http.ts). */
+  sqlDelayMs?: number;
 }
 
 /** A running proxy. */
@@ -22,6 +24,8 @@ export interface WsProxyHandle {
   url: string;
   /** `http://127.0.0.1:<port>/sql`: the value for the Worker's `NEON_HTTP_ENDPOINT`. */
   httpEndpoint: string;
+  /** Changes the wait every SQL-over-HTTP request adds before its answer. */
+  setSqlDelay(ms: number): void;
   /** Closes the listener and every open tunnel; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -85,7 +89,7 @@ function tunnel(ws: WebSocket, targetPort: number): Socket {
  * proxy can never serve as an open relay.
  */
 export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxyHandle> {
-  const sql = new SqlOverHttp(opts.targetPort);
+  const sql = new SqlOverHttp(opts.targetPort, opts.sqlDelayMs ?? 0);
   const server = createServer((req, res) => {
     if (SqlOverHttp.matches(req)) {
       sql.handle(req, res).catch(() => res.destroy());
@@ -118,6 +122,9 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxyHandle>
     port: address.port,
     url: `127.0.0.1:${address.port}/v1`,
     httpEndpoint: `http://127.0.0.1:${address.port}/sql`,
+    setSqlDelay(ms) {
+      sql.delayMs = ms;
+    },
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.terminate();

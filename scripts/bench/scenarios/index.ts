@@ -1,17 +1,15 @@
 /** Every scenario after the floor, in the order they run. Add new ones here. */
 import type { Scenario } from '../types';
-import { connectionsListScenario } from './connections-list';
 import { connectionsPutScenario } from './connections-put';
 import { oauthExchangeScenario } from './oauth-exchange';
 import { oauthIdTokenScenario } from './oauth-id-token';
 import { pgConnectScenario } from './pg-connect';
 import { pgParallelScenario } from './pg-parallel';
-import { sitesScenario } from './sites';
+import { readsScenario } from './reads';
 
 /** Scenarios run after the floor. */
 export const scenarios: Scenario[] = [
-  sitesScenario,
-  connectionsListScenario,
+  readsScenario,
   connectionsPutScenario,
   pgConnectScenario,
   pgParallelScenario,

@@ -1,0 +1,168 @@
+/**
+ * The management API's reads (issue 19): GET a project's 100 sites and GET a site's 50
+ * connections among 200 services, each measured twice in one run.
+ * - Throughput, beside the ceiling "one SQL round trip" (select 1 through the Worker's HTTP
+ *   query path, nothing else): a read must reach >= 0.70x of it, and the site's connections
+ *   <= 1 ms of workerd CPU per request.
+ * - Latency at a realistic distance: one request at a time with the SQL-over-HTTP stand-in
+ *   adding `--rtt` ms (20 by default) to every round trip; p50 must stay within one delay plus
+ *   5 ms, which a read can only do with one sequential round trip.
+ */
+import { createProject, inParallel } from '../api';
+import { atLeastRatio, holds, type Measurement, ratio } from '../stats';
+import type { BenchContext, LoadRequest, ResultRow, Scenario } from '../types';
+import { readCeilings } from './ceilings';
+import { connectionsPath, createBuckets, createDatabases, createSites } from './fixtures';
+
+const SITES = 100;
+const DATABASES = 150;
+const BUCKETS = 50;
+const CONNECTED = 50;
+/** Sequential requests of each latency run. */
+const LATENCY_REQUESTS = 100;
+/** The most one read may add to the delay of its one round trip, at p50. */
+const LATENCY_SLACK_MS = 5;
+/** Workerd CPU per request of a site's connections. */
+const CPU_TARGET_MS = 1;
+/** Throughput of a read against one SQL round trip alone. */
+const CEILING_SHARE = 0.7;
+
+interface State {
+  sitesPath: string;
+  connectionsPath: string;
+  projectId: string;
+}
+
+async function setupSites(ctx: BenchContext): Promise<string> {
+  const projectId = await createProject(ctx.api, 'bench sites');
+  const slugs = Array.from({ length: SITES }, (_, i) => `site-${String(i).padStart(3, '0')}`);
+  await inParallel(slugs, 8, (slug) => ctx.api.call('POST', `/api/v1/projects/${projectId}/sites`, { slug }));
+  const path = `/api/v1/projects/${projectId}/sites`;
+  const listed = await ctx.api.call<{ sites: unknown[] }>('GET', path);
+  if (listed.sites.length !== SITES)
+    throw new Error(`expected ${SITES} sites, listed ${listed.sites.length}`);
+  return path;
+}
+
+async function setupConnections(ctx: BenchContext): Promise<{ path: string; projectId: string }> {
+  const projectId = await createProject(ctx.api, 'bench connections list');
+  // Services first, while the project has no site, so no initial connection is made.
+  const databases = await createDatabases(ctx.api, projectId, DATABASES);
+  await createBuckets(ctx.api, projectId, BUCKETS);
+  const [siteId] = await createSites(ctx.api, projectId, 1, 'listed');
+  const path = connectionsPath(projectId, siteId as string);
+  const desired = databases.slice(0, CONNECTED).map((id) => ({ kind: 'database', resource_id: id }));
+  await ctx.api.call('PUT', path, { connections: desired });
+  const listing = await ctx.api.call<{ connections: unknown[] }>('GET', path);
+  if (listing.connections.length !== CONNECTED)
+    throw new Error(`expected ${CONNECTED} connections, listed ${listing.connections.length}`);
+  return { path, projectId };
+}
+
+/** One read at full speed. */
+function throughput(ctx: BenchContext, request: LoadRequest): Promise<Measurement> {
+  return ctx.load({
+    connections: ctx.settings.connections,
+    mode: 'cycle',
+    durationSec: ctx.settings.durationSec,
+    warmupSec: ctx.settings.warmupSec,
+    requests: [request],
+    expectStatus: [200],
+  });
+}
+
+/** One read at a time, with the SQL delay already set. */
+function latency(ctx: BenchContext, request: LoadRequest): Promise<Measurement> {
+  return ctx.load({
+    connections: 1,
+    mode: 'once',
+    requests: Array.from({ length: LATENCY_REQUESTS }, () => request),
+    expectStatus: [200],
+  });
+}
+
+/** Reads against one SQL round trip, at full speed and at a distance. */
+export const readsScenario: Scenario<State> = {
+  name: 'reads: GET sites (100), GET site connections (50 of 200)',
+  issue: 19,
+  target: `>= ${CEILING_SHARE}x one SQL round trip; p50 <= rtt + ${LATENCY_SLACK_MS} ms; <= ${CPU_TARGET_MS} ms workerd CPU`,
+  requires: [
+    'GET /api/v1/projects/{id}/sites',
+    'GET /api/v1/projects/{id}/sites/{siteId}/connections',
+    'PUT /api/v1/projects/{id}/sites/{siteId}/connections',
+  ],
+  async setup(ctx) {
+    const sitesPath = await setupSites(ctx);
+    const { path, projectId } = await setupConnections(ctx);
+    return { sitesPath, connectionsPath: path, projectId };
+  },
+  async measure(ctx, state) {
+    const authorization = ctx.api.authorization;
+    const reads = [
+      {
+        name: 'GET sites (100 sites)',
+        request: { method: 'GET', path: state.sitesPath, headers: { authorization } },
+      },
+      {
+        name: 'GET site connections (50 of 200)',
+        request: { method: 'GET', path: state.connectionsPath, headers: { authorization } },
+        cpuTarget: CPU_TARGET_MS,
+      },
+    ];
+    const ceilingRows = await readCeilings(ctx, this.issue, state.projectId);
+    const sqlCeiling = ceilingRows[0]?.measurement;
+    const rows: ResultRow[] = [];
+    for (const read of reads) {
+      const m = await throughput(ctx, read.request);
+      const checks = [
+        atLeastRatio(ratio(m.rps, sqlCeiling?.rps), CEILING_SHARE, 'one SQL round trip'),
+        holds('no errors', m.errors === 0, String(m.errors)),
+      ];
+      const cpu = m.cpu?.workerd;
+      if (read.cpuTarget !== undefined)
+        checks.push(
+          holds(
+            `<= ${read.cpuTarget} ms workerd CPU/req`,
+            cpu !== undefined && cpu <= read.cpuTarget,
+            cpu === undefined ? 'not measured' : `${cpu.toFixed(3)} ms`,
+          ),
+        );
+      rows.push({
+        scenario: read.name,
+        issue: this.issue,
+        measurement: m,
+        checks,
+        note: `CPU ms/req is the run's mean (workerd's CPU time over its responses), which bounds its p50 from above`,
+      });
+    }
+    rows.push(...ceilingRows);
+    ctx.setSqlRtt(ctx.rttMs);
+    try {
+      const limit = ctx.rttMs + LATENCY_SLACK_MS;
+      for (const read of reads) {
+        const m = await latency(ctx, read.request);
+        rows.push({
+          scenario: `${read.name}, 1 at a time, +${ctx.rttMs} ms SQL`,
+          issue: this.issue,
+          measurement: m,
+          floorRatio: null,
+          checks: [
+            holds(`p50 <= ${limit} ms`, m.latency.p50 <= limit, `${m.latency.p50.toFixed(1)} ms`),
+            holds('no errors', m.errors === 0, String(m.errors)),
+          ],
+        });
+      }
+      const sql = await latency(ctx, { method: 'GET', path: '/__bench/sql' });
+      rows.push({
+        scenario: `ceiling: one SQL round trip, 1 at a time, +${ctx.rttMs} ms SQL`,
+        issue: this.issue,
+        measurement: sql,
+        floorRatio: null,
+        checks: [holds('no errors', sql.errors === 0, String(sql.errors))],
+      });
+    } finally {
+      ctx.setSqlRtt(0);
+    }
+    return rows;
+  },
+};
