@@ -3,11 +3,12 @@
  * over HTTP (`HttpDb`: one round trip, no connection set-up, as Neon recommends at the edge);
  * interactive transactions go over a WebSocket pool (`Db`).
  */
-import { type NeonQueryFunction, neon, neonConfig, Pool } from '@neondatabase/serverless';
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
-import { type PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 
 /** A drizzle database over the metadata schema. */
@@ -27,36 +28,19 @@ export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
   return result.rows as T[];
 }
 
-/** One statement of a batch: SQL text with `$n` placeholders and their values. */
-export interface Statement {
-  text: string;
-  params: unknown[];
-}
-
-const dialect = new PgDialect();
-
-/** A drizzle `sql` template as a {@link Statement}. */
-export function statementOf(query: SQL): Statement {
-  const built = dialect.sqlToQuery(query);
-  return { text: built.sql, params: built.params };
-}
+/** A query to send in a batch: any drizzle query not yet awaited, or `db.execute(sql)`. */
+export type BatchQuery = BatchItem<'pg'>;
 
 /**
- * Runs `statements` over HTTP in one round trip: a single statement alone, several as one
- * non-interactive transaction (Neon's `transaction([...])`), so they read one snapshot. Rows
- * come back as objects keyed by column name, per statement. Raw text, no query builder: these
- * run on every read, where building a drizzle query cost more CPU than the rest of the request.
+ * Runs `queries` over HTTP in one round trip: one alone, several as one non-interactive
+ * transaction (Neon's `transaction([...])`, drizzle's `batch`), so they read one snapshot.
+ * Returns what each would have returned awaited alone (`db.execute` gives `{ rows }`).
  */
-export async function runBatch(
-  db: HttpDb,
-  statements: readonly Statement[],
-): Promise<Array<Array<Record<string, unknown>>>> {
-  const client = (db as HttpDb & { $client: NeonQueryFunction<false, false> }).$client;
-  if (statements.length === 1) {
-    const [only] = statements as [Statement];
-    return [await client.query(only.text, only.params)];
-  }
-  return client.transaction(statements.map((s) => client.query(s.text, s.params)));
+export async function runBatch(db: HttpDb, queries: readonly BatchQuery[]): Promise<unknown[]> {
+  const [first, ...rest] = queries;
+  if (first === undefined) return [];
+  if (rest.length === 0) return [await first];
+  return db.batch([first, ...rest]);
 }
 
 /** Sends one-shot queries to a local SQL-over-HTTP endpoint when one is configured. */

@@ -128,7 +128,7 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     // readWithCaller) gets it pending: one round trip for both.
     if (readsWithCaller(c)) {
       const read = await callerRead(c.get('config'), bearerOf(c), projectRef);
-      if ('statement' in read) {
+      if ('query' in read) {
         c.set('pendingCaller', read);
         return next();
       }

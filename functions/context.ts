@@ -16,7 +16,7 @@ export interface AppVariables {
   /** The caller's membership in the project the path names, when read with the caller. */
   membership?: Membership;
   /** A read's caller lookup, left for its handler to send with its own query (routes/shared.ts). */
-  pendingCaller?: Extract<CallerRead, { statement: unknown }>;
+  pendingCaller?: Extract<CallerRead, { query: unknown }>;
   /** The code exchange's count, with its code redeemed when the body could be read (oauth/index.ts). */
   countedExchange?: CountedExchange;
 }

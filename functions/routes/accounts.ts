@@ -7,6 +7,7 @@ import { conflict, forbidden, notFound, unauthorized } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { requireAccount } from '../services/access';
+import { callerAccount, readsCaller, readWithCaller } from './shared';
 
 /** Dashboard sessions last twelve hours. */
 const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -71,14 +72,17 @@ accountsRoutes.openapi(
     path: '/account',
     tags: ['accounts'],
     summary: 'The calling account',
+    middleware: [readsCaller],
     responses: { 200: json(AccountSchema, 'the account') },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
-    const [row] = await getHttpDb(c)
-      .select({ id: accounts.id, email: accounts.email, name: accounts.name })
-      .from(accounts)
-      .where(eq(accounts.id, accountId));
+    const [[row]] = await readWithCaller(c, [
+      getHttpDb(c)
+        .select({ id: accounts.id, email: accounts.email, name: accounts.name })
+        .from(accounts)
+        .where(eq(accounts.id, callerAccount(c))),
+    ]);
+    requireAccount(c.get('principal'));
     if (!row) throw notFound('account');
     return c.json(row, 200);
   },

@@ -1,4 +1,5 @@
 /** Project API keys (CONTRACT §3). Managed site keys are listed and marked, never shown. */
+
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { apiKeys, authApps } from '../../db/schema';
@@ -9,7 +10,8 @@ import { newId, newSecret } from '../lib/ids';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { enqueueDeliveries } from '../services/deliveries';
 import { replaceManagedKey } from '../services/managed-key';
-import { access, iso, ProjectParam, requireUuid } from './shared';
+import { projectIdOf } from '../services/principal';
+import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const CapabilitiesSchema = z
   .object({
@@ -94,16 +96,20 @@ apiKeysRoutes.openapi(
     path: '/projects/{id}/api-keys',
     tags: ['api-keys'],
     summary: "The project's live API keys, managed site keys included and marked (values never shown)",
+    middleware: [readsCaller],
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ api_keys: z.array(ApiKeySchema) }), 'the keys') },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'admin');
-    const rows = await getHttpDb(c)
-      .select()
-      .from(apiKeys)
-      .where(and(eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))
-      .orderBy(apiKeys.createdAt);
+    const ref = c.req.valid('param').id;
+    const [rows] = await readWithCaller(c, [
+      getHttpDb(c)
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.projectId, projectIdOf(ref)), isNull(apiKeys.revokedAt)))
+        .orderBy(apiKeys.createdAt),
+    ]);
+    await access(c, ref, 'admin');
     return c.json(
       {
         api_keys: rows.map((k) => ({

@@ -15,8 +15,9 @@ import {
   toAuthAppBody,
   updateAuthApp,
 } from '../services/auth/manage-apps';
+import { projectIdOf } from '../services/principal';
 import { UserSchema } from './oauth/shared';
-import { access, ProjectParam } from './shared';
+import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const ProviderView = { enabled: z.boolean(), client_id: z.string(), client_secret_set: z.boolean() };
 const AuthAppSchema = z
@@ -162,13 +163,15 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps',
     tags: ['auth-apps'],
     summary: "The project's auth apps (no secrets)",
+    middleware: [readsCaller],
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ auth_apps: z.array(AuthAppSchema) }), 'the auth apps') },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'read');
+    const ref = c.req.valid('param').id;
+    const [rows] = await readWithCaller(c, [listAuthApps(getHttpDb(c), projectIdOf(ref))]);
+    await access(c, ref, 'read');
     const config = c.get('config');
-    const rows = await listAuthApps(getHttpDb(c), project.id);
     return c.json({ auth_apps: await Promise.all(rows.map((row) => describeAuthApp(config, row))) }, 200);
   },
 );

@@ -1,4 +1,5 @@
 /** Storage buckets of a project (CONTRACT §4). */
+
 import { and, eq, isNull } from 'drizzle-orm';
 import { buckets } from '../../db/schema';
 import { type AppEnv, getDb, getHttpDb } from '../context';
@@ -6,8 +7,9 @@ import { SERVICE_NAME_RE } from '../domain/names';
 import { notFound } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { type BucketRow, createBucket, deleteBucket, listBuckets } from '../services/buckets';
+import { projectIdOf } from '../services/principal';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, requireUuid } from './shared';
+import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const BucketSchema = z
   .object({ id: z.string(), name: z.string(), region: z.string(), created_at: z.string() })
@@ -64,12 +66,15 @@ bucketsRoutes.openapi(
     path: '/projects/{id}/buckets',
     tags: ['buckets'],
     summary: "The project's buckets (read role, or a key with the storage capability)",
+    middleware: [readsCaller],
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ buckets: z.array(BucketSchema) }), 'the buckets') },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'read', (caps) => caps.storage === true);
-    return c.json({ buckets: (await listBuckets(getHttpDb(c), project.id)).map(toBucket) }, 200);
+    const ref = c.req.valid('param').id;
+    const [rows] = await readWithCaller(c, [listBuckets(getHttpDb(c), projectIdOf(ref))]);
+    await access(c, ref, 'read', (caps) => caps.storage === true);
+    return c.json({ buckets: rows.map(toBucket) }, 200);
   },
 );
 

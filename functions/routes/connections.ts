@@ -16,7 +16,7 @@ import {
   type SiteContext,
   siteAccess,
   siteFromRows,
-  siteReadStatement,
+  siteReadQuery,
 } from '../services/connections/site-access';
 import { planConnect, planDisconnect, planReplace, planRotate } from '../services/connections/site-plans';
 import {
@@ -97,8 +97,8 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const { id, siteId } = c.req.valid('param');
-    const [rows = []] = await readWithCaller(c, [siteReadStatement(id, siteId)]);
-    return c.json(siteListing(siteFromRows(c.get('principal'), c.get('membership'), rows, 'read')), 200);
+    const [answer] = await readWithCaller(c, [siteReadQuery(getHttpDb(c), id, siteId)]);
+    return c.json(siteListing(siteFromRows(c.get('principal'), c.get('membership'), answer, 'read')), 200);
   },
 );
 

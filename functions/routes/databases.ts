@@ -1,4 +1,5 @@
 /** Databases of a project (CONTRACT §4). */
+
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { databases } from '../../db/schema';
@@ -14,8 +15,9 @@ import {
   listDatabases,
   setDatabaseRunning,
 } from '../services/databases';
+import { projectIdOf } from '../services/principal';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, requireUuid } from './shared';
+import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const DatabaseSchema = z
   .object({
@@ -98,12 +100,14 @@ databasesRoutes.openapi(
     path: '/projects/{id}/databases',
     tags: ['databases'],
     summary: "The project's databases (read role, or a key with the databases capability)",
+    middleware: [readsCaller],
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ databases: z.array(DatabaseSchema) }), 'the databases') },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'read', (caps) => caps.databases === true);
-    const rows = await listDatabases(getHttpDb(c), project.id);
+    const ref = c.req.valid('param').id;
+    const [rows] = await readWithCaller(c, [listDatabases(getHttpDb(c), projectIdOf(ref))]);
+    await access(c, ref, 'read', (caps) => caps.databases === true);
     return c.json({ databases: rows.map(toDatabase) }, 200);
   },
 );

@@ -9,7 +9,7 @@ import { ApiError, conflict, forbidden, notFound } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { requireAccount } from '../services/access';
-import { access, iso, ProjectParam, requireUuid } from './shared';
+import { access, callerAccount, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const ProjectSchema = z
   .object({
@@ -74,16 +74,19 @@ projectsRoutes.openapi(
     path: '/projects',
     tags: ['projects'],
     summary: 'Projects the caller belongs to',
+    middleware: [readsCaller],
     responses: { 200: json(z.object({ projects: z.array(ProjectSchema) }), 'the projects') },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
-    const rows = await getHttpDb(c)
-      .select({ project: projects, role: projectMembers.role })
-      .from(projectMembers)
-      .innerJoin(projects, eq(projects.id, projectMembers.projectId))
-      .where(eq(projectMembers.accountId, accountId))
-      .orderBy(projects.createdAt);
+    const [rows] = await readWithCaller(c, [
+      getHttpDb(c)
+        .select({ project: projects, role: projectMembers.role })
+        .from(projectMembers)
+        .innerJoin(projects, eq(projects.id, projectMembers.projectId))
+        .where(eq(projectMembers.accountId, callerAccount(c)))
+        .orderBy(projects.createdAt),
+    ]);
+    requireAccount(c.get('principal'));
     return c.json({ projects: rows.map((r) => toProject(r.project, r.role)) }, 200);
   },
 );

@@ -1,4 +1,5 @@
 /** Pieces every project route uses: the `:id` parameter, access checks and ISO timestamps. */
+import type { SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { ApiKeyCapabilities } from '../../db/schema';
@@ -10,7 +11,7 @@ import { pathBeforeBody, z } from '../lib/openapi';
 import { type ProjectAccess, projectAccess } from '../services/access';
 import { admitCaller } from '../services/caller-admission';
 import { siteAccess } from '../services/connections/site-access';
-import { resolveCallerWith, type Statement } from '../services/principal';
+import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/principal';
 
 /** `:id`, a project id or slug. */
 export const ProjectParam = z.object({ id: z.string().min(1) });
@@ -39,23 +40,32 @@ export function readsWithCaller(c: Context<AppEnv>): boolean {
 }
 
 /**
- * Runs `statements` and, when the caller is still to be read, its lookup with them: one round
- * trip. The caller is admitted (401, 403, 404 of the project, as the middleware would) before
- * any row is returned; `c.get('principal')` and `c.get('membership')` are set after it.
+ * SQL for the calling account's id, for a query sent with the caller's lookup; call it before
+ * {@link readWithCaller}. Null for a caller that is not an account.
  */
-export async function readWithCaller(
+export function callerAccount(c: Context<AppEnv>): SQL {
+  return callerAccountId(c.get('pendingCaller'), c.get('principal'));
+}
+
+/**
+ * Runs `queries` (built on `getHttpDb(c)`, not awaited) and, when the caller is still to be
+ * read, its lookup with them: one round trip. The caller is admitted (401, 403, 404 of the
+ * project, as the middleware would) before any answer is returned; `c.get('principal')` and
+ * `c.get('membership')` are set after it. Returns what each query returned.
+ */
+export async function readWithCaller<T extends readonly BatchQuery[]>(
   c: Context<AppEnv>,
-  statements: readonly Statement[],
-): Promise<Array<Array<Record<string, unknown>>>> {
+  queries: [...T],
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const pending = c.get('pendingCaller');
   c.set('pendingCaller', undefined);
-  const { caller, rows } = await resolveCallerWith(getHttpDb(c), pending, statements);
+  const { caller, answers } = await resolveCallerWith(getHttpDb(c), pending, queries);
   if (caller) {
     admitCaller(caller, c.req.method, c.req.path);
     c.set('principal', caller.principal);
     if (caller.membership) c.set('membership', caller.membership);
   }
-  return rows;
+  return answers as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
 /**

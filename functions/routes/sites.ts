@@ -7,7 +7,7 @@ import { conflict, notFound } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { afterCommit } from '../services/connections/apply';
-import { type SiteTuple, sitesOfProject } from '../services/reads';
+import { sitesOfProject } from '../services/reads';
 import { removeSiteConnections } from '../services/site-removal';
 import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
@@ -56,9 +56,9 @@ sitesRoutes.openapi(
   }),
   async (c) => {
     const ref = c.req.valid('param').id;
-    const [[row] = []] = await readWithCaller(c, [sitesOfProject(ref)]);
+    const [answer] = await readWithCaller(c, [sitesOfProject(getHttpDb(c), ref)]);
     await access(c, ref, 'read');
-    const listed = (row?.sites ?? []) as SiteTuple[];
+    const listed = answer.rows[0]?.sites ?? [];
     return c.json(
       { sites: listed.map(([id, slug, at]) => ({ id, slug, created_at: iso(new Date(at)) })) },
       200,

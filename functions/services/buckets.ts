@@ -1,5 +1,5 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
 import type { BucketRow } from '../../db/rows';
 import { buckets, credentialCleanups } from '../../db/schema';
@@ -16,7 +16,7 @@ import { assertNameFree } from './names';
 export type { BucketRow };
 
 /** Lists the project's live buckets. */
-export function listBuckets(db: Queryable, projectId: string): Promise<BucketRow[]> {
+export function listBuckets(db: Queryable, projectId: string | SQL) {
   return db
     .select()
     .from(buckets)

@@ -1,5 +1,5 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
 import type { DatabaseRow } from '../../db/rows';
 import { connections, databases } from '../../db/schema';
@@ -27,7 +27,7 @@ export function physicalDatabaseName(name: string): string {
 }
 
 /** Lists the project's live databases. */
-export function listDatabases(db: Queryable, projectId: string): Promise<DatabaseRow[]> {
+export function listDatabases(db: Queryable, projectId: string | SQL) {
   return db
     .select()
     .from(databases)

@@ -1,6 +1,6 @@
 /** Who is calling: resolved once per request from the Bearer token or the console's cookie. */
-import { and, eq, gt, isNull, or, type Placeholder, sql } from 'drizzle-orm';
-import { type HttpDb, type Queryable, runBatch, type Statement } from '../../db/client';
+import { and, eq, gt, isNull, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../db/client';
 import { type ApiKeyCapabilities, accountTokens, apiKeys, projects } from '../../db/schema';
 import { SLUG_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
@@ -8,8 +8,8 @@ import type { Config } from '../env';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { isUuid, TOKEN_PREFIX } from '../lib/ids';
 
-/** One statement of a batch, as routes hand their reads to {@link resolveCallerWith}. */
-export type { Statement };
+/** A query sent with the caller's lookup (see {@link resolveCallerWith}). */
+export type { BatchQuery };
 
 /** The caller of a management route. */
 export type Principal =
@@ -57,58 +57,59 @@ export const projectRefCondition = (ref: string) => matchProject(refKind(ref), r
 /** A project as the caller statement returns it: id, slug, name, created_at. */
 type ProjectTuple = [string, string, string, string];
 
-/** The `projects` row join condition for how a request names its project (`$2` is the reference). */
-const PROJECT_JOIN: Record<ProjectRefKind, string> = {
-  id: 'p.id = $2::uuid',
-  slug: 'p.slug = $2',
-  none: 'false',
-};
-
-const PROJECT_COLUMNS =
-  'case when p.id is null then null else json_build_array(p.id, p.slug, p.name, p.created_at) end as project';
-
-const ACCOUNT_CALLER = (kind: ProjectRefKind) => `
-  select t.id, t.account_id, t.kind, ${PROJECT_COLUMNS}, m.role
-    from account_tokens t
-    left join projects p on ${PROJECT_JOIN[kind]}
-    left join project_members m on m.project_id = p.id and m.account_id = t.account_id
-   where t.token_hash = $1 and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
-   limit 1`;
-
-const KEY_CALLER = (kind: ProjectRefKind) => `
-  select k.id, k.project_id, k.capabilities, k.site_id, ${PROJECT_COLUMNS}
-    from api_keys k
-    left join projects p on ${PROJECT_JOIN[kind]}
-   where k.key_hash = $1 and k.revoked_at is null
-   limit 1`;
-
-/** The caller statements, built once per kind of project reference. */
-const CALLER_TEXT = {
-  account: { id: ACCOUNT_CALLER('id'), slug: ACCOUNT_CALLER('slug'), none: ACCOUNT_CALLER('none') },
-  api_key: { id: KEY_CALLER('id'), slug: KEY_CALLER('slug'), none: KEY_CALLER('none') },
-};
-
-/**
- * SQL for the id of the project `ref` names, as `$<n>` in a statement that passes the
- * reference (lower-cased) as that parameter: a uuid as itself, a slug through `projects`.
- * A reference that can be neither names no project (null).
- */
-export function projectIdSql(ref: string, n: number): { sql: string; param: string | null } {
-  const kind = refKind(ref);
-  if (kind === 'id') return { sql: `$${n}::uuid`, param: ref.toLowerCase() };
-  if (kind === 'slug')
-    return { sql: `(select id from projects where slug = $${n})`, param: ref.toLowerCase() };
-  return { sql: `$${n}::uuid`, param: null };
+/** The `projects` join of how a request names its project (`ref`, lower-cased). */
+function projectJoin(kind: ProjectRefKind, ref: string): SQL {
+  if (kind === 'id') return sql`p.id = ${ref}::uuid`;
+  if (kind === 'slug') return sql`p.slug = ${ref}`;
+  return sql`false`;
 }
 
+const PROJECT_COLUMNS = sql.raw(
+  'case when p.id is null then null else json_build_array(p.id, p.slug, p.name, p.created_at) end as project',
+);
+
+const accountCaller = (hash: string, join: SQL) => sql`
+  select t.id, t.account_id, t.kind, ${PROJECT_COLUMNS}, m.role
+    from account_tokens t
+    left join projects p on ${join}
+    left join project_members m on m.project_id = p.id and m.account_id = t.account_id
+   where t.token_hash = ${hash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
+   limit 1`;
+
+const keyCaller = (hash: string, join: SQL) => sql`
+  select k.id, k.project_id, k.capabilities, k.site_id, ${PROJECT_COLUMNS}
+    from api_keys k
+    left join projects p on ${join}
+   where k.key_hash = ${hash} and k.revoked_at is null
+   limit 1`;
+
 /**
- * The caller lookup as a statement to send with a route's own reads (one round trip for both),
- * and how to read its rows. Credentials that need no lookup (none, the operator token, an
+ * SQL for the id of the project `ref` names, for a read sent with the caller's lookup: a uuid
+ * as itself, a slug through `projects`; a reference that can be neither names none (null).
+ */
+export function projectIdOf(ref: string): SQL {
+  const kind = refKind(ref);
+  if (kind === 'id') return sql`${ref.toLowerCase()}::uuid`;
+  if (kind === 'slug') return sql`(select id from projects where slug = ${ref.toLowerCase()})`;
+  return sql`null::uuid`;
+}
+
+/** Rows as `db.execute` returns them. */
+type Rows = { rows: Array<Record<string, unknown>> };
+
+/**
+ * The caller lookup as a query to send with a route's own reads (one round trip for both),
+ * and how to read its answer. Credentials that need no lookup (none, the operator token, an
  * unknown kind) are resolved at once.
  */
 export type CallerRead =
   | { resolved: Resolved }
-  | { statement: Statement; decode(rows: ReadonlyArray<Record<string, unknown>>): Resolved };
+  | {
+      query: SQL;
+      decode(answer: unknown): Resolved;
+      /** SQL for the calling account's id (null for a key), for reads sent with the lookup. */
+      accountId: SQL;
+    };
 
 /** Builds the {@link CallerRead} of `token`, with the membership of `projectRef` when given. */
 export async function callerRead(
@@ -124,14 +125,16 @@ export async function callerRead(
         : undefined;
   if (!token || !callerKind)
     return { resolved: { principal: await resolvePrincipal(() => never(), config, token) } };
-  const kind = refKind(projectRef);
-  const params: unknown[] = [await sha256Hex(token)];
-  if (kind !== 'none') params.push(projectRef?.toLowerCase());
-  const statement = { text: CALLER_TEXT[callerKind][kind], params };
+  const hash = await sha256Hex(token);
+  const join = projectJoin(refKind(projectRef), projectRef?.toLowerCase() ?? '');
   return {
-    statement,
-    decode(rows) {
-      const row = rows[0];
+    query: callerKind === 'account' ? accountCaller(hash, join) : keyCaller(hash, join),
+    accountId:
+      callerKind === 'account'
+        ? sql`(select t.account_id from account_tokens t where t.token_hash = ${hash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now()))`
+        : sql`null::uuid`,
+    decode(answer) {
+      const row = (answer as Rows).rows[0];
       if (!row) return { principal: { type: 'invalid' } };
       const tuple = row.project as ProjectTuple | null;
       const project = tuple
@@ -171,22 +174,31 @@ export async function resolveCaller(
 ): Promise<Resolved> {
   const read = await callerRead(config, token, projectRef);
   if ('resolved' in read) return read.resolved;
-  return read.decode((await runBatch(db, [read.statement]))[0] ?? []);
+  return read.decode(await db.execute(read.query));
 }
 
 /**
- * Runs a pending caller lookup (when there is one) and `statements` in one round trip; returns
- * the caller and the rows of each statement. The rows are the caller's to see only once it is
- * admitted.
+ * Runs a pending caller lookup (when there is one) and `queries` in one round trip; returns
+ * the caller and what each query returned. The answers are the caller's to see only once it
+ * is admitted.
  */
 export async function resolveCallerWith(
   db: HttpDb,
-  read: Extract<CallerRead, { statement: Statement }> | undefined,
-  statements: readonly Statement[],
-): Promise<{ caller?: Resolved; rows: Array<Array<Record<string, unknown>>> }> {
-  if (!read) return { rows: statements.length > 0 ? await runBatch(db, statements) : [] };
-  const [callerRows = [], ...rows] = await runBatch(db, [read.statement, ...statements]);
-  return { caller: read.decode(callerRows), rows };
+  read: Extract<CallerRead, { query: SQL }> | undefined,
+  queries: readonly BatchQuery[],
+): Promise<{ caller?: Resolved; answers: unknown[] }> {
+  if (!read) return { answers: await runBatch(db, queries) };
+  const [callerAnswer, ...answers] = await runBatch(db, [db.execute(read.query), ...queries]);
+  return { caller: read.decode(callerAnswer), answers };
+}
+
+/**
+ * SQL for the calling account's id in a read sent with the caller's lookup (`pending`), or
+ * for the account already resolved; null for any other caller (whose read is then refused).
+ */
+export function callerAccountId(pending: CallerRead | undefined, principal: Principal | undefined): SQL {
+  if (pending && 'query' in pending) return pending.accountId;
+  return principal?.type === 'account' ? sql`${principal.accountId}::uuid` : sql`null::uuid`;
 }
 
 /** For credentials that are settled without a database. */

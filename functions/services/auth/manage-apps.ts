@@ -3,7 +3,7 @@
  * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
  */
 
-import { eq } from 'drizzle-orm';
+import { eq, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
@@ -141,7 +141,7 @@ export async function createAuthApp(
 }
 
 /** Lists a project's auth apps, oldest first. */
-export function listAuthApps(db: Queryable, projectId: string): Promise<AuthAppRow[]> {
+export function listAuthApps(db: Queryable, projectId: string | SQL) {
   return db
     .select()
     .from(authApps)

@@ -4,7 +4,7 @@
  * keys, 404 project, 403 role, 404 site).
  */
 
-import { type Queryable, type Statement, statementOf } from '../../../db/client';
+import type { HttpDb, Queryable } from '../../../db/client';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../../lib/errors';
 import type { Membership, Principal } from '../principal';
@@ -50,23 +50,23 @@ export async function siteAccess(
   return siteContext(snap, snap.project.role, role);
 }
 
-/** The statement of a site read sent with its caller's lookup (see {@link siteFromRows}). */
-export function siteReadStatement(idOrSlug: string, siteId: string): Statement {
-  return statementOf(siteSnapshotStatement(null, idOrSlug, siteId));
+/** The query of a site read sent with its caller's lookup (see {@link siteFromRows}). */
+export function siteReadQuery(db: HttpDb, idOrSlug: string, siteId: string) {
+  return db.execute(siteSnapshotStatement(null, idOrSlug, siteId));
 }
 
 /**
- * Checks the caller read with {@link siteReadStatement} (its project and role there, already
+ * Checks the caller read with {@link siteReadQuery} (its project and role there, already
  * admitted) and returns the site the rows hold, as {@link siteAccess} would.
  */
 export function siteFromRows(
   principal: Principal,
   membership: Membership | undefined,
-  rows: ReadonlyArray<Record<string, unknown>>,
+  answer: unknown,
   role: Role,
 ): SiteContext {
   connectionCaller(principal);
-  const snap = decodeSiteSnapshot(rows[0]);
+  const snap = decodeSiteSnapshot((answer as { rows: unknown[] }).rows[0]);
   if (!membership?.role || !snap.project) throw notFound('project');
   return siteContext(snap, membership.role, role);
 }
