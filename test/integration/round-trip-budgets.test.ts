@@ -458,6 +458,11 @@ const AUTH: Record<string, () => Promise<Call>> = {
     );
     return signIn();
   },
+  'POST /v1/{appSlug}/oauth/nonce': async () => ({
+    method: 'POST',
+    path: `/v1/${app.slug}/oauth/nonce`,
+    headers: asClient(),
+  }),
   'POST /v1/{appSlug}/oauth/refresh': async () => ({
     method: 'POST',
     path: `/v1/${app.slug}/oauth/refresh`,
