@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const starting = startLocalStack({ port, dataDir, cron: true });
+  const starting = startLocalStack({ port, dataDir, cron: true, signInStandIn: true });
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -64,6 +64,11 @@ async function main(): Promise<void> {
     `  data dir:        ${dataDir}`,
     `  health:          ${stack.baseUrl}/healthz`,
   ];
+  if (stack.signInStandInUrl) {
+    lines.push(
+      `  sign-in:         ${stack.signInStandInUrl} stands in for Google and GitHub (any client id and secret; pick a test user)`,
+    );
+  }
   const publicBase = stack.env.PUBLIC_BASE_URL;
   const publicAuth = stack.env.PUBLIC_AUTH_URL;
   if (publicBase !== stack.baseUrl || publicAuth !== stack.authUrl) {

@@ -34,6 +34,11 @@ export interface LocalStackOptions {
    * from the edge to the database; TETHER_SQL_RTT_MS, else 0.
    */
   sqlRttMs?: number;
+  /**
+   * Run the local Google and GitHub sign-in stand-in for providers whose endpoints are not
+   * given (what `npm start` does). Default false.
+   */
+  signInStandIn?: boolean;
 }
 
 /** A running local stack. */
@@ -54,6 +59,8 @@ export interface LocalStack {
   wsProxyUrl: string;
   /** The complete variable set the Worker runs with. */
   env: Record<string, string>;
+  /** The local Google/GitHub sign-in stand-in, when it runs. */
+  signInStandInUrl?: string;
   worker: LocalWorker;
   /** Changes the wait every SQL-over-HTTP request adds (see {@link LocalStackOptions.sqlRttMs}). */
   setSqlRtt(ms: number): void;
@@ -144,7 +151,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     cleanups.push(() => proxy.stop());
     const metadataUrl = await migrateMetadata(pg.adminUrl);
     const customerAdminUrl = await prepareClusterAdmin(pg.adminUrl, dataDir, METADATA_DATABASE);
-    const standIns = await startStandIns(dataDir, { ...fromProcessEnv(), ...opts.env });
+    const standIns = await startStandIns(
+      dataDir,
+      { ...fromProcessEnv(), ...opts.env },
+      { signIn: opts.signInStandIn ?? false },
+    );
     cleanups.push(() => standIns.stop());
 
     const local = `http://127.0.0.1:${opts.port}`;
@@ -198,6 +209,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       wsProxyUrl: proxy.url,
       setSqlRtt: (ms) => proxy.setSqlDelay(ms),
       env,
+      ...(standIns.signInUrl ? { signInStandInUrl: standIns.signInUrl } : {}),
       worker,
       stop() {
         stopped ??= unwind();

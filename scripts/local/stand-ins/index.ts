@@ -1,16 +1,23 @@
 /**
  * Starts the stand-ins the local stack needs for outside systems that cannot run on this
  * machine: the MongoDB Atlas Admin API (unless MONGODB_ADMIN_URL is given) and AWS IAM/S3
- * (unless IAM_ACCESS_KEY_ID is given). Their state is kept in `${dataDir}/stand-ins/`.
+ * (unless IAM_ACCESS_KEY_ID is given), and with `signIn`, Google's and GitHub's sign-in
+ * (each unless one of its endpoints is given). Their state is kept in `${dataDir}/stand-ins/`.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startAwsStandIn } from './aws-stand-in';
 import { startAtlasStandIn } from './mongodb-atlas-stand-in';
+import { startSignInStandIn } from './sign-in-stand-in';
+
+const GOOGLE_VARS = ['GOOGLE_AUTHORIZE_URL', 'GOOGLE_TOKEN_URL', 'GOOGLE_JWKS_URL', 'GOOGLE_ISSUERS'];
+const GITHUB_VARS = ['GITHUB_AUTHORIZE_URL', 'GITHUB_TOKEN_URL', 'GITHUB_API_URL'];
 
 /** Running stand-ins and the Worker variables that point at them. */
 export interface StandIns {
   env: Record<string, string>;
+  /** Where the sign-in stand-in answers, when it runs. */
+  signInUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -18,11 +25,13 @@ export interface StandIns {
 export async function startStandIns(
   dataDir: string,
   given: Record<string, string | undefined>,
+  opts: { signIn?: boolean } = {},
 ): Promise<StandIns> {
   const dir = join(dataDir, 'stand-ins');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const env: Record<string, string> = {};
   const stops: Array<() => Promise<void>> = [];
+  let signInUrl: string | undefined;
   try {
     if (!given.MONGODB_ADMIN_URL) {
       const atlas = await startAtlasStandIn({ stateFile: join(dir, 'mongodb-atlas.json') });
@@ -38,12 +47,24 @@ export async function startStandIns(
       env.IAM_ACCESS_KEY_ID = aws.accessKeyId;
       env.IAM_SECRET_ACCESS_KEY = aws.secretAccessKey;
     }
+    const google = !GOOGLE_VARS.some((name) => given[name]);
+    const github = !GITHUB_VARS.some((name) => given[name]);
+    if (opts.signIn && (google || github)) {
+      const signIn = await startSignInStandIn();
+      stops.push(() => signIn.stop());
+      for (const [name, value] of Object.entries(signIn.env)) {
+        if ((google && GOOGLE_VARS.includes(name)) || (github && GITHUB_VARS.includes(name)))
+          env[name] = value;
+      }
+      signInUrl = signIn.url;
+    }
   } catch (err) {
     for (const stop of stops) await stop().catch(() => undefined);
     throw err;
   }
   return {
     env,
+    ...(signInUrl ? { signInUrl } : {}),
     async stop() {
       for (const stop of stops) await stop().catch(() => undefined);
     },

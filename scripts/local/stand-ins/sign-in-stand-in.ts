@@ -1,0 +1,282 @@
+/**
+ * A local stand-in for Google's and GitHub's sign-in, so the browser sign-in can be finished on
+ * a machine with no internet: `npm start` runs it when no provider endpoint is configured.
+ * Never part of the production path.
+ *
+ * Google is an OpenID Connect provider here (authorization code with PKCE and nonce, RS256 ID
+ * tokens, a JWKS); GitHub is its OAuth app flow (code, token, `/user`, `/user/emails`). Both
+ * show one page where you pick a test user. Any client id and secret an auth app is given is
+ * accepted (the point is to try an app without registering one anywhere), but everything the
+ * real providers check in a request is checked: the redirect URI and client id of the code,
+ * single use, expiry, and the PKCE verifier.
+ *
+ * Written here rather than with `oidc-provider` (which the tests use as a real provider): that
+ * library serves registered clients with fixed ids, secrets and redirect URIs, while a local
+ * default must take whatever an auth app is configured with, and GitHub is not OpenID anyway.
+ * Tokens are signed with `jose`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+
+/** A person you can sign in as. */
+export interface TestUser {
+  id: string;
+  email: string;
+  name: string;
+  /** Whether the provider vouches for the address (an unverified one shows the linking rules). */
+  verified: boolean;
+}
+
+/** The people the picker offers. */
+export const TEST_USERS: readonly TestUser[] = [
+  { id: '100000000000000000001', email: 'alice@example.com', name: 'Alice Example', verified: true },
+  { id: '100000000000000000002', email: 'bob@example.com', name: 'Bob Example', verified: true },
+  { id: '100000000000000000003', email: 'unverified@example.com', name: 'Una Verified', verified: false },
+];
+
+type Provider = 'google' | 'github';
+
+interface PendingCode {
+  provider: Provider;
+  user: TestUser;
+  clientId: string;
+  redirectUri: string;
+  nonce: string | undefined;
+  challenge: string | undefined;
+  expires: number;
+}
+
+/** A running stand-in. */
+export interface SignInStandIn {
+  url: string;
+  /** Worker variables pointing Google and GitHub here. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const CODE_TTL_MS = 60_000;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+function sendHtml(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action *",
+  });
+  res.end(html);
+}
+
+/** The page that lists the test users; each button posts the request back with the user. */
+function pickerPage(provider: Provider, params: URLSearchParams): string {
+  const hidden = [...params.entries()]
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
+  const title = provider === 'google' ? 'Google' : 'GitHub';
+  const buttons = TEST_USERS.map(
+    (u) =>
+      `<li><button type="submit" name="user" value="${u.id}">${escapeHtml(u.name)} &lt;${escapeHtml(u.email)}&gt;${u.verified ? '' : ' (e-mail not verified)'}</button></li>`,
+  ).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Sign in with ${title} (local stand-in)</title>
+<style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}
+ul{list-style:none;padding:0}li{margin:.5rem 0}button{font:inherit;width:100%;padding:.75rem;text-align:left;cursor:pointer}</style></head>
+<body><h1>Sign in with ${title}</h1>
+<p>This is Tether's local stand-in for ${title}: no real account is used. Pick a test user.</p>
+<form method="post" action="/${provider}/authorize">${hidden}<ul>${buttons}</ul></form>
+<form method="post" action="/${provider}/authorize">${hidden}<input type="hidden" name="user" value="deny">
+<button type="submit">Cancel (the app gets access_denied)</button></form></body></html>`;
+}
+
+function isUrl(text: string): boolean {
+  try {
+    new URL(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function s256(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url');
+}
+
+/** Starts the stand-in on 127.0.0.1 (a free port unless given). */
+export async function startSignInStandIn(opts: { port?: number } = {}): Promise<SignInStandIn> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const kid = `local-${randomBytes(6).toString('hex')}`;
+  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const codes = new Map<string, PendingCode>();
+  const githubTokens = new Map<string, TestUser>();
+  let origin = '';
+
+  /** The authorization request's own errors, as the providers show them: a page, no redirect. */
+  const checkAuthorize = (params: URLSearchParams): string | undefined => {
+    if (!params.get('client_id')) return 'client_id is missing';
+    const redirect = params.get('redirect_uri');
+    if (!redirect || !isUrl(redirect)) return 'redirect_uri is missing or not a URL';
+    const method = params.get('code_challenge_method');
+    if (params.get('code_challenge') && method !== 'S256') return 'code_challenge_method must be S256';
+    return undefined;
+  };
+
+  const authorize = async (provider: Provider, req: IncomingMessage, res: ServerResponse, url: URL) => {
+    const params = req.method === 'POST' ? await readForm(req) : url.searchParams;
+    const problem = checkAuthorize(params);
+    if (problem)
+      return sendHtml(res, 400, `<!doctype html><p>Bad sign-in request: ${escapeHtml(problem)}</p>`);
+    const back = new URL(params.get('redirect_uri') ?? '');
+    const state = params.get('state');
+    if (state !== null) back.searchParams.set('state', state);
+    if (req.method !== 'POST') return sendHtml(res, 200, pickerPage(provider, params));
+    const choice = params.get('user');
+    const user = TEST_USERS.find((u) => u.id === choice);
+    if (!user) {
+      back.searchParams.set('error', 'access_denied');
+    } else {
+      const code = randomBytes(24).toString('base64url');
+      codes.set(code, {
+        provider,
+        user,
+        clientId: params.get('client_id') ?? '',
+        redirectUri: params.get('redirect_uri') ?? '',
+        nonce: params.get('nonce') ?? undefined,
+        challenge: params.get('code_challenge') ?? undefined,
+        expires: Date.now() + CODE_TTL_MS,
+      });
+      back.searchParams.set('code', code);
+    }
+    res.writeHead(303, { location: back.toString() });
+    res.end();
+  };
+
+  /** Redeems a code once; the error the real token endpoints give otherwise. */
+  const redeem = (provider: Provider, form: URLSearchParams): PendingCode | string => {
+    const code = form.get('code') ?? '';
+    const pending = codes.get(code);
+    codes.delete(code);
+    if (!pending || pending.provider !== provider || pending.expires < Date.now()) return 'invalid_grant';
+    if (pending.clientId !== form.get('client_id') || !form.get('client_secret')) return 'invalid_client';
+    if (pending.redirectUri !== form.get('redirect_uri')) return 'invalid_grant';
+    if (pending.challenge !== undefined && s256(form.get('code_verifier') ?? '') !== pending.challenge) {
+      return 'invalid_grant';
+    }
+    return pending;
+  };
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://stand-in');
+      const path = url.pathname;
+      if (path === '/google/authorize' || path === '/github/authorize') {
+        return await authorize(path.startsWith('/google') ? 'google' : 'github', req, res, url);
+      }
+      if (req.method === 'GET' && path === '/google/.well-known/openid-configuration') {
+        return sendJson(res, 200, {
+          issuer: `${origin}/google`,
+          authorization_endpoint: `${origin}/google/authorize`,
+          token_endpoint: `${origin}/google/token`,
+          jwks_uri: `${origin}/google/certs`,
+          response_types_supported: ['code'],
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          code_challenge_methods_supported: ['S256'],
+        });
+      }
+      if (req.method === 'GET' && path === '/google/certs') return sendJson(res, 200, { keys: [jwk] });
+      if (req.method === 'POST' && path === '/google/token') {
+        const form = await readForm(req);
+        if (form.get('grant_type') !== 'authorization_code') {
+          return sendJson(res, 400, { error: 'unsupported_grant_type' });
+        }
+        const pending = redeem('google', form);
+        if (typeof pending === 'string') return sendJson(res, 400, { error: pending });
+        const now = Math.floor(Date.now() / 1000);
+        const { user } = pending;
+        const idToken = await new SignJWT({
+          email: user.email,
+          email_verified: user.verified,
+          name: user.name,
+          ...(pending.nonce ? { nonce: pending.nonce } : {}),
+        })
+          .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+          .setIssuer(`${origin}/google`)
+          .setAudience(pending.clientId)
+          .setSubject(user.id)
+          .setIssuedAt(now)
+          .setExpirationTime(now + 3600)
+          .sign(privateKey);
+        return sendJson(res, 200, {
+          access_token: `local-${randomBytes(16).toString('hex')}`,
+          id_token: idToken,
+          token_type: 'Bearer',
+          expires_in: 3600,
+        });
+      }
+      if (req.method === 'POST' && path === '/github/token') {
+        const pending = redeem('github', await readForm(req));
+        // GitHub answers a bad code with 200 and an error member.
+        if (typeof pending === 'string') return sendJson(res, 200, { error: 'bad_verification_code' });
+        const token = `gho_local${randomBytes(16).toString('hex')}`;
+        githubTokens.set(token, pending.user);
+        return sendJson(res, 200, {
+          access_token: token,
+          token_type: 'bearer',
+          scope: 'read:user,user:email',
+        });
+      }
+      if (req.method === 'GET' && (path === '/github/api/user' || path === '/github/api/user/emails')) {
+        const user = githubTokens.get((req.headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
+        if (!user) return sendJson(res, 401, { message: 'Bad credentials' });
+        if (path.endsWith('/emails')) {
+          return sendJson(res, 200, [
+            { email: user.email, primary: true, verified: user.verified, visibility: null },
+          ]);
+        }
+        return sendJson(res, 200, {
+          id: Number(user.id.slice(-6)),
+          login: user.email.split('@')[0],
+          name: user.name,
+          email: user.verified ? user.email : null,
+        });
+      }
+      sendJson(res, 404, { error: 'not_found' });
+    })().catch((err: unknown) => sendJson(res, 500, { error: String(err) }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: origin,
+    env: {
+      GOOGLE_AUTHORIZE_URL: `${origin}/google/authorize`,
+      GOOGLE_TOKEN_URL: `${origin}/google/token`,
+      GOOGLE_JWKS_URL: `${origin}/google/certs`,
+      GOOGLE_ISSUERS: `${origin}/google`,
+      GITHUB_AUTHORIZE_URL: `${origin}/github/authorize`,
+      GITHUB_TOKEN_URL: `${origin}/github/token`,
+      GITHUB_API_URL: `${origin}/github/api`,
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
