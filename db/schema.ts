@@ -178,6 +178,17 @@ export interface AuthProvidersConfig {
   github?: { enabled: boolean; client_id: string };
 }
 
+/** One signing key of an auth app, as stored (the private JWK only as ciphertext). */
+export interface StoredSigningKey {
+  kid: string;
+  alg: string;
+  /** The public JWK (kty, crv, x, y, kid, alg, use). */
+  public_jwk: Record<string, unknown>;
+  /** The private JWK as JSON, encrypted with the service's keyring. */
+  private_jwk_ciphertext: string;
+  created_at: string;
+}
+
 export const authApps = pgTable('auth_apps', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id')
@@ -195,30 +206,14 @@ export const authApps = pgTable('auth_apps', {
   serverKeyCiphertext: text('server_key_ciphertext').notNull(),
   /** Accept only ID tokens bound to a nonce Tether issued (CONTRACT §9). */
   requireIssuedNonce: boolean('require_issued_nonce').notNull().default(false),
+  /**
+   * The keys that sign this app's access tokens, newest first: the first signs, all are
+   * published in the app's JWKS, and no other app's key is. Private halves encrypted. Kept on the
+   * app row so every route that reads the app has its key without another round trip.
+   */
+  signingKeys: jsonb('signing_keys').$type<StoredSigningKey[]>().notNull().default([]),
   createdAt: createdAt(),
 });
-
-/**
- * The keys that sign an auth app's access tokens: each app has its own, so one app's JWKS never
- * verifies another app's tokens. The private JWK is encrypted; the newest live key signs and
- * every key not retired is published.
- */
-export const authSigningKeys = pgTable(
-  'auth_signing_keys',
-  {
-    /** The key's `kid`. */
-    id: uuid('id').primaryKey(),
-    authAppId: uuid('auth_app_id')
-      .notNull()
-      .references(() => authApps.id, { onDelete: 'cascade' }),
-    alg: text('alg').notNull(),
-    publicJwk: jsonb('public_jwk').$type<Record<string, unknown>>().notNull(),
-    privateJwkCiphertext: text('private_jwk_ciphertext').notNull(),
-    retiredAt: tstz('retired_at'),
-    createdAt: createdAt(),
-  },
-  (t) => [index('auth_signing_keys_app_idx').on(t.authAppId)],
-);
 
 export const authUsers = pgTable(
   'auth_users',

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
+import { metadata } from '../helpers/connections';
 import {
   asClient,
   createTestAuthApp,
@@ -80,6 +81,53 @@ describe('code exchange', () => {
     expect(protectedHeader.alg).toBe('ES256');
     expect(payload.sub).toBe(session.user.id);
     expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(900);
+  });
+
+  // Issue 16: one key signed every app's tokens, so a relying party that forgot `aud` accepted another tenant's.
+  it("each app signs with its own key: app A's access token does not verify with app B's JWKS", async () => {
+    const other = await createTestAuthApp(worker.baseUrl);
+    const sessionOf = async (slug: string) => {
+      const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, slug);
+      const res = await exchange(slug, { code, code_verifier: verifier });
+      expect(res.status, res.text).toBe(200);
+      return res.body as unknown as Session;
+    };
+    const jwksOf = async (slug: string) =>
+      (await api(worker.baseUrl).get<{ keys: Array<{ kid: string }> }>(`/v1/${slug}/.well-known/jwks.json`))
+        .body;
+    const [mine, theirs] = [await jwksOf(app.slug), await jwksOf(other.slug)];
+    expect(mine.keys).toHaveLength(1);
+    expect(theirs.keys).toHaveLength(1);
+    expect(mine.keys[0]?.kid).not.toBe(theirs.keys[0]?.kid);
+    const token = (await sessionOf(app.slug)).access_token;
+    await expect(jwtVerify(token, createLocalJWKSet(mine as never))).resolves.toBeTruthy();
+    await expect(jwtVerify(token, createLocalJWKSet(theirs as never))).rejects.toThrow();
+    // The other app's own tokens verify with its own keys (and never with this app's).
+    const otherToken = (await sessionOf(other.slug)).access_token;
+    await expect(jwtVerify(otherToken, createLocalJWKSet(theirs as never))).resolves.toBeTruthy();
+    await expect(jwtVerify(otherToken, createLocalJWKSet(mine as never))).rejects.toThrow();
+  });
+
+  it('an app made before apps had keys of their own gets one on first use; its tokens, refreshed ones too, verify with its JWKS', async () => {
+    const legacy = await createTestAuthApp(worker.baseUrl);
+    await metadata(`UPDATE auth_apps SET signing_keys = '[]'::jsonb WHERE id = $1`, [legacy.id]);
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, legacy.slug);
+    const first = await exchange(legacy.slug, { code, code_verifier: verifier });
+    expect(first.status, first.text).toBe(200);
+    const refreshed = await api(worker.baseUrl).post<Session>(
+      `/v1/${legacy.slug}/oauth/refresh`,
+      { refresh_token: (first.body as unknown as Session).refresh_token },
+      { headers: asClient() },
+    );
+    expect(refreshed.status, refreshed.text).toBe(200);
+    const jwks = await api(worker.baseUrl).get<{ keys: Array<{ kid: string }> }>(
+      `/v1/${legacy.slug}/.well-known/jwks.json`,
+    );
+    expect(jwks.body.keys).toHaveLength(1);
+    for (const token of [(first.body as unknown as Session).access_token, refreshed.body.access_token]) {
+      const { protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body as never));
+      expect(protectedHeader.kid).toBe(jwks.body.keys[0]?.kid);
+    }
   });
 
   it('400 invalid_grant: unknown code', async () => {

@@ -1,42 +1,46 @@
-import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT } from 'jose';
+import { createLocalJWKSet, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import type { Config } from '../../functions/env';
+import { Keyring } from '../../functions/lib/crypto';
 import { withParams } from '../../functions/services/auth/browser-sign-in';
-import { signingKeys } from '../../functions/services/auth/signing-keys';
+import { newSigningKey, publicJwks, signerOf } from '../../functions/services/auth/signing-keys';
 import { toUserBody } from '../../functions/services/auth/users';
 
-async function privateJwk(alg: 'ES256' | 'EdDSA', kid: string) {
-  const { privateKey } = await generateKeyPair(alg, { extractable: true });
-  return { ...(await exportJWK(privateKey)), kid };
-}
+const config = {
+  keyring: new Keyring(`k1:${Buffer.alloc(32, 7).toString('base64url')}`),
+} as unknown as Config;
 
-describe('access-token signing keys', () => {
-  it('signs with the private JWK and publishes only its public half', async () => {
-    const jwk = await privateJwk('ES256', 'k-1');
-    const keys = await signingKeys(JSON.stringify(jwk));
-    expect(keys).toMatchObject({ kid: 'k-1', alg: 'ES256' });
-    expect(keys.publicJwks).toEqual([
-      { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, kid: 'k-1', alg: 'ES256', use: 'sig' },
-    ]);
-    const token = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k-1' }).sign(keys.key);
-    const publicKey = await importJWK(keys.publicJwks[0] as object, 'ES256');
-    await expect(jwtVerify(token, publicKey)).resolves.toBeTruthy();
+describe("an auth app's signing keys", () => {
+  it('a new key signs ES256, publishes only its public half and keeps the private half encrypted', async () => {
+    const stored = await newSigningKey(config);
+    expect(stored.alg).toBe('ES256');
+    expect(stored.public_jwk).toEqual({
+      kty: 'EC',
+      crv: 'P-256',
+      x: expect.any(String),
+      y: expect.any(String),
+      kid: stored.kid,
+      alg: 'ES256',
+      use: 'sig',
+    });
+    expect(JSON.stringify(publicJwks([stored]))).not.toMatch(/"d"/);
+    const privateJwk = JSON.parse(await config.keyring.decrypt(stored.private_jwk_ciphertext)) as {
+      d: string;
+    };
+    expect(stored.private_jwk_ciphertext).not.toContain(privateJwk.d);
+    const signer = await signerOf(config, stored);
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: signer.alg, kid: signer.kid })
+      .sign(signer.key);
+    await expect(jwtVerify(token, await importJWK(stored.public_jwk, 'ES256'))).resolves.toBeTruthy();
   });
 
-  it('takes a key set whose first key signs while every key is published (rotation)', async () => {
-    const next = await privateJwk('EdDSA', 'next');
-    const old = await privateJwk('ES256', 'old');
-    const keys = await signingKeys(JSON.stringify({ keys: [next, old] }));
-    expect(keys).toMatchObject({ kid: 'next', alg: 'EdDSA' });
-    expect(keys.publicJwks.map((k) => k.kid)).toEqual(['next', 'old']);
-    expect(JSON.stringify(keys.publicJwks)).not.toMatch(/"d"/);
-  });
-
-  it('refuses a public key or a key without kid as the signer', async () => {
-    const jwk = await privateJwk('ES256', 'k');
-    const { d: _d, ...publicOnly } = jwk;
-    await expect(signingKeys(JSON.stringify(publicOnly))).rejects.toThrow(/private/);
-    const { kid: _kid, ...noKid } = jwk;
-    await expect(signingKeys(JSON.stringify(noKid))).rejects.toThrow(/kid/);
+  it("one app's key never verifies another app's token", async () => {
+    const [a, b] = [await newSigningKey(config), await newSigningKey(config)];
+    expect(a.kid).not.toBe(b.kid);
+    const signer = await signerOf(config, a);
+    const token = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: a.kid }).sign(signer.key);
+    await expect(jwtVerify(token, createLocalJWKSet({ keys: publicJwks([b]) as JWK[] }))).rejects.toThrow();
   });
 });
 

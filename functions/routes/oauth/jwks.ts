@@ -1,10 +1,9 @@
-/** The public keys that verify an app's access tokens. */
+/** The public keys that verify an app's access tokens: the app's own keys, never another app's. */
 import { createRoute } from '@hono/zod-openapi';
 import { getHttpDb } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { appExists } from '../../services/auth/sessions';
-import { signingKeys } from '../../services/auth/signing-keys';
+import { appPublicKeys } from '../../services/auth/sessions';
 import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 export const jwksRoutes = oauthGroup();
@@ -23,9 +22,9 @@ jwksRoutes.openapi(
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
-    if (!(await appExists(getHttpDb(c), appSlug))) throw new OAuthError(404, 'unknown app');
-    const { publicJwks } = await signingKeys(c.get('config').AUTH_SIGNING_JWK);
+    const keys = await appPublicKeys(getHttpDb(c), c.get('config'), appSlug);
+    if (!keys) throw new OAuthError(404, 'unknown app');
     c.header('Cache-Control', 'public, max-age=3600');
-    return c.json({ keys: publicJwks as Record<string, unknown>[] }, 200);
+    return c.json({ keys }, 200);
   },
 );

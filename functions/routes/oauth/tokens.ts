@@ -154,7 +154,7 @@ tokenRoutes.openapi(
     const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
     const signIn = await signInIdentity(reads, app.id, who, lookedUp);
     if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
-    const session = await issueSession(reads, c.get('config'), appSlug, signIn.user);
+    const session = await issueSession(reads, c.get('config'), app, signIn.user);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },

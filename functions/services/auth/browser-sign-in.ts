@@ -15,6 +15,7 @@ import { googleIdentity } from './google';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
 import { issueSession, prepareCodeSession } from './sessions';
+import { currentSigningKey } from './signing-keys';
 import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
 
 /** What finishing a sign-in needs. */
@@ -85,13 +86,14 @@ export async function finishSignIn(input: FinishSignIn): Promise<string> {
         redirectUri: record.redirectUri,
         user: toUserBody(result.user),
         refreshCiphertext,
+        signingKey: await currentSigningKey(input.reads, input.config, input.app),
       });
       return withParams(record.redirectUri, '?', { code, state: record.clientState });
     }
     // The web flow hands tokens to https origins only; the start route already refused the rest.
     if (!isHttpsRedirect(record.redirectUri))
       return errorLocation(record, 'PKCE is required for this redirect_uri');
-    const session = await issueSession(input.reads, input.config, input.slug, result.user);
+    const session = await issueSession(input.reads, input.config, input.app, result.user);
     return withParams(record.redirectUri, '#', {
       access_token: session.access_token,
       refresh_token: session.refresh_token,

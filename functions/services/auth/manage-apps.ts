@@ -18,6 +18,7 @@ import { connectNewService } from '../initial-connection';
 import { assertNameFree } from '../names';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 import { blockCodes, unblockCodes } from './one-time-codes';
+import { newSigningKey } from './signing-keys';
 
 /** The auth app object of the management API (never a secret). */
 export interface AuthAppBody {
@@ -115,6 +116,8 @@ export async function createAuthApp(
     'app_id',
   );
   const serverKeyCiphertext = await config.keyring.encrypt(newSecret('serverKey'));
+  // Each app signs its tokens with a key of its own (issue 16).
+  const signingKey = await newSigningKey(config);
   let created: { app: AuthAppRow; deliveryIds: string[] };
   try {
     created = await db.transaction(async (tx) => {
@@ -126,6 +129,7 @@ export async function createAuthApp(
           appId: input.app_id,
           name: input.name ?? null,
           serverKeyCiphertext,
+          signingKeys: [signingKey],
         })
         .returning();
       const app = row as AuthAppRow;

@@ -6,6 +6,7 @@
  * A code looked up under another app's slug is simply not there. Provider sign-in state, which
  * no limit bounds, is spread over 16 objects per app by the hash's first hex digit.
  */
+import type { StoredSigningKey } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
@@ -33,6 +34,8 @@ export interface CodeRecord {
   redirectUri: string;
   user: UserBody;
   refreshCiphertext: string;
+  /** The app's signing key (private half encrypted), so the exchange signs without Postgres. */
+  signingKey: StoredSigningKey;
 }
 
 /** Why a user's codes may not be redeemed (set by the users admin and app PATCH). */

@@ -1,16 +1,17 @@
 /**
- * Sessions of end users: a short-lived access JWT signed with the service's asymmetric key and
- * an opaque refresh token stored as a hash, rotated on use, whose reuse revokes its family.
+ * Sessions of end users: a short-lived access JWT signed with the app's own key (see
+ * signing-keys.ts) and an opaque refresh token stored as a hash, rotated on use, whose reuse
+ * revokes its family.
  */
 import { eq, sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { type Queryable, rowsOf } from '../../../db/client';
-import { authApps, authRefreshTokens } from '../../../db/schema';
+import { authApps, authRefreshTokens, type StoredSigningKey } from '../../../db/schema';
 import type { Config } from '../../env';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, newSecret } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
-import { signingKeys } from './signing-keys';
+import { currentSigningKey, ensureSigningKeys, publicJwks, signerOf } from './signing-keys';
 import { type AuthUserRow, REFUSAL_MESSAGE, toUserBody, type UserBody } from './users';
 
 /** Access tokens live 15 minutes. */
@@ -35,8 +36,16 @@ export const issuerOf = (config: Config, slug: string): string =>
 export const invalidGrant = (message = 'invalid or expired code') =>
   new OAuthError(400, message, 'invalid_grant');
 
-async function accessToken(config: Config, slug: string, user: UserBody): Promise<string> {
-  const { key, kid, alg } = await signingKeys(config.AUTH_SIGNING_JWK);
+/** What signs an app's tokens: the app's id, slug and keys. */
+export type SigningApp = { id: string; appId: string; signingKeys: StoredSigningKey[] };
+
+async function accessToken(
+  config: Config,
+  slug: string,
+  signingKey: StoredSigningKey,
+  user: UserBody,
+): Promise<string> {
+  const { key, kid, alg } = await signerOf(config, signingKey);
   return new SignJWT({ email: user.email, email_verified: user.email_verified })
     .setProtectedHeader({ alg, kid, typ: 'JWT' })
     .setIssuer(issuerOf(config, slug))
@@ -48,9 +57,15 @@ async function accessToken(config: Config, slug: string, user: UserBody): Promis
     .sign(key);
 }
 
-async function body(config: Config, slug: string, user: UserBody, refresh: string): Promise<SessionBody> {
+async function body(
+  config: Config,
+  slug: string,
+  signingKey: StoredSigningKey,
+  user: UserBody,
+  refresh: string,
+): Promise<SessionBody> {
   return {
-    access_token: await accessToken(config, slug, user),
+    access_token: await accessToken(config, slug, signingKey, user),
     refresh_token: refresh,
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     token_type: 'Bearer',
@@ -72,9 +87,10 @@ async function newRefresh() {
 export async function issueSession(
   db: Queryable,
   config: Config,
-  slug: string,
+  app: SigningApp,
   user: AuthUserRow,
 ): Promise<SessionBody> {
+  const signingKey = await currentSigningKey(db, config, app);
   const refresh = await newRefresh();
   await db.insert(authRefreshTokens).values({
     id: newId(),
@@ -84,7 +100,7 @@ export async function issueSession(
     tokenHash: refresh.hash,
     expiresAt: new Date(refresh.expiresAt),
   });
-  return body(config, slug, toUserBody(user), refresh.token);
+  return body(config, app.appId, signingKey, toUserBody(user), refresh.token);
 }
 
 /** Reads a user row selected by raw SQL (snake_case columns). */
@@ -129,13 +145,19 @@ export async function prepareCodeSession(
   return config.keyring.encrypt(refresh.token);
 }
 
-/** The session body for a redeemed one-time code: its refresh token and a fresh access token. */
+/**
+ * The session body for a redeemed one-time code: its refresh token and a fresh access token
+ * signed with the app key the code's record carries (so the exchange needs no Postgres).
+ */
 export async function sessionFromCode(
   config: Config,
   slug: string,
-  record: { user: UserBody; refreshCiphertext: string },
+  record: { user: UserBody; refreshCiphertext: string; signingKey?: StoredSigningKey },
 ): Promise<SessionBody> {
-  return body(config, slug, record.user, await config.keyring.decrypt(record.refreshCiphertext));
+  // A code issued before records carried the app's key (at most 120 s old at a deploy).
+  if (!record.signingKey) throw invalidGrant();
+  const refresh = await config.keyring.decrypt(record.refreshCiphertext);
+  return body(config, slug, record.signingKey, record.user, refresh);
 }
 
 /**
@@ -159,10 +181,10 @@ export async function refreshSession(
       FROM auth_apps a
       WHERE t.token_hash = ${hash} AND a.id = t.auth_app_id AND a.app_id = ${slug} AND a.enabled
         AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
-      RETURNING t.user_id, t.family_id, t.auth_app_id
+      RETURNING t.user_id, t.family_id, t.auth_app_id, a.signing_keys
     ), u AS (
       SELECT users.id, users.email, users.email_verified, users.name, users.avatar_url, users.created_at,
-             users.providers, users.disabled, used.family_id, used.auth_app_id
+             users.providers, users.disabled, used.family_id, used.auth_app_id, used.signing_keys
       FROM auth_users users JOIN used ON users.id = used.user_id
     ), ins AS (
       INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
@@ -177,7 +199,11 @@ export async function refreshSession(
     throw invalidGrant('invalid or expired refresh token');
   }
   if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
-  return body(config, slug, userFromRow(row), next.token);
+  const [signingKey] = await ensureSigningKeys(db, config, {
+    id: String(row.auth_app_id),
+    signingKeys: (row.signing_keys as StoredSigningKey[] | null) ?? [],
+  });
+  return body(config, slug, signingKey as StoredSigningKey, userFromRow(row), next.token);
 }
 
 /**
@@ -218,8 +244,23 @@ export async function logout(db: Queryable, slug: string, token: string): Promis
   await revokeFamilyOf(db, slug, await sha256Hex(token));
 }
 
-/** Whether the app exists (the JWKS route answers 404 for others). */
+/** Whether the app exists (the exchange answers 404 for others). */
 export async function appExists(db: Queryable, slug: string): Promise<boolean> {
   const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
   return row !== undefined;
+}
+
+/** The public keys of the app's JWKS (its own keys only), or undefined when there is no such app. */
+export async function appPublicKeys(
+  db: Queryable,
+  config: Config,
+  slug: string,
+): Promise<Record<string, unknown>[] | undefined> {
+  const [row] = await db
+    .select({ id: authApps.id, signingKeys: authApps.signingKeys })
+    .from(authApps)
+    .where(eq(authApps.appId, slug))
+    .limit(1);
+  if (!row) return undefined;
+  return publicJwks(await ensureSigningKeys(db, config, row));
 }
