@@ -4,8 +4,8 @@
  * interactive transactions go over a WebSocket pool (`Db`).
  */
 import { neon, neonConfig, Pool } from '@neondatabase/serverless';
-import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';

@@ -30,7 +30,7 @@ nonceRoutes.openapi(
     const { appSlug } = c.req.valid('param');
     // The app is looked up first, so a made-up slug never gets a Durable Object.
     await loadEnabledApp(getHttpDb(c), appSlug);
-    const issued = await issueNonce(c.env, appSlug, clientOf(c));
+    const issued = await issueNonce(c.get('services').codes, appSlug, clientOf(c));
     c.header('Cache-Control', 'no-store');
     return c.json(issued, 201);
   },

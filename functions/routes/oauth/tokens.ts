@@ -149,7 +149,7 @@ tokenRoutes.openapi(
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
-    await enforceIssuedNonce(c.env, appSlug, app.requireIssuedNonce, result.identity);
+    await enforceIssuedNonce(c.get('services').codes, appSlug, app.requireIssuedNonce, result.identity);
     const who = asProviderIdentity(result.identity);
     const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
     const signIn = await signInIdentity(reads, app.id, who, lookedUp);

@@ -6,8 +6,9 @@
  * removes them when they expire, and a burnt one is remembered while a token bound to it could
  * still be valid.
  */
+
+import type { CodeStore } from '../../adapters/code-store';
 import type { IdTokenIdentity } from '../../domain/id-token-rules';
-import type { Bindings } from '../../env';
 import { sha256Hex } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
@@ -27,17 +28,16 @@ export const NONCE_LIMITS = { client: 30, app: 100_000 } as const;
 /** How long a burnt nonce is remembered at most: past any Google ID token's lifetime (one hour). */
 const BURNT_MEMORY_CAP_MS = 2 * 3600 * 1000;
 
-const noncesOf = (env: Bindings, slug: string) =>
-  env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(`nonces:${slug}`));
+const noncesOf = (codes: CodeStore, slug: string) => codes.scope(`nonces:${slug}`);
 
 /** Issues a nonce for `client` of app `slug` (429 with Retry-After past the limits). */
 export async function issueNonce(
-  env: Bindings,
+  codes: CodeStore,
   slug: string,
   client: string,
 ): Promise<{ nonce: string; expires_in: number }> {
   const nonce = randomToken(32);
-  const decision = await noncesOf(env, slug).countAndIssue(
+  const decision = await noncesOf(codes, slug).countAndIssue(
     [
       { key: `client:${client}`, limit: NONCE_LIMITS.client },
       { key: 'app', limit: NONCE_LIMITS.app },
@@ -56,7 +56,7 @@ export async function issueNonce(
  * not issue (or one that expired unused).
  */
 export async function burnIssuedNonce(
-  env: Bindings,
+  codes: CodeStore,
   slug: string,
   tokenNonce: string,
   tokenExpiresAtSeconds: number,
@@ -65,7 +65,7 @@ export async function burnIssuedNonce(
   if (/^[0-9a-f]{64}$/.test(tokenNonce)) hashes.push(tokenNonce);
   const now = Date.now();
   const keepUntil = Math.min(Math.max(tokenExpiresAtSeconds * 1000 + 60_000, now), now + BURNT_MEMORY_CAP_MS);
-  return noncesOf(env, slug).burnNonce(hashes, keepUntil);
+  return noncesOf(codes, slug).burnNonce(hashes, keepUntil);
 }
 
 /**
@@ -74,7 +74,7 @@ export async function burnIssuedNonce(
  * nonce Tether issued is refused too. Refusals are 401 invalid_token.
  */
 export async function enforceIssuedNonce(
-  env: Bindings,
+  codes: CodeStore,
   slug: string,
   requireIssued: boolean,
   identity: Pick<IdTokenIdentity, 'nonce' | 'expiresAt'>,
@@ -84,6 +84,6 @@ export async function enforceIssuedNonce(
     if (requireIssued) throw refuse();
     return;
   }
-  const burn = await burnIssuedNonce(env, slug, identity.nonce, identity.expiresAt);
+  const burn = await burnIssuedNonce(codes, slug, identity.nonce, identity.expiresAt);
   if (burn === 'reused' || (burn === 'unknown' && requireIssued)) throw refuse();
 }
