@@ -15,6 +15,8 @@ import { projectPages } from './pages/project';
 import { projectsPages } from './pages/projects';
 import { servicePages } from './pages/service';
 import { siteConnectionsPages } from './pages/site-connections';
+import { siteDeploysPages } from './pages/site-deploys';
+import { siteVariablesPages } from './pages/site-variables';
 import { securityHeaders } from './security';
 import { requireSession, sessionRoutes } from './session';
 
@@ -29,6 +31,8 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
     projectsPages,
     projectPages,
     siteConnectionsPages,
+    siteVariablesPages,
+    siteDeploysPages,
     servicePages,
     accessPages,
     principalPages,

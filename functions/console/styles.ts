@@ -43,6 +43,8 @@ header.top button{background:transparent;border-color:#fff;color:#fff}
 .dialog{background:#fff;border:2px solid #1f2937;border-radius:8px;padding:1rem;max-width:32rem}
 .actions{display:flex;gap:.6rem;flex-wrap:wrap}
 dialog::backdrop{background:rgba(0,0,0,.4)}
+summary{cursor:pointer;color:#0b57d0}
+.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 [hidden]{display:none!important}
 @media (max-width:600px){th,td{padding:.3rem}main{padding:.6rem}table.stack-sm thead{display:none}table.stack-sm tr{display:block;border-bottom:1px solid #d1d5db;padding:.4rem 0}table.stack-sm td{display:block;border:0;padding:.15rem .3rem}}
 `;

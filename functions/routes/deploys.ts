@@ -13,7 +13,8 @@ import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { deriveSiteEnv } from '../services/connections/derive';
 import { siteAccess } from '../services/connections/site-access';
 import { switchLegacyNow } from '../services/credential-switch';
-import { ProjectParam, siteBeforeBody } from './shared';
+import { DEPLOYS_LISTED, type DeployTuple, deploysOfSite } from '../services/deploys';
+import { access, iso, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
 const SiteParams = ProjectParam.extend({
   siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
@@ -70,6 +71,37 @@ deploysRoutes.openapi(
     const params = c.req.valid('param');
     const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
     return c.json({ vars: await effective(c, ctx.site.id) }, 200);
+  },
+);
+
+deploysRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/sites/{siteId}/deploys',
+    tags,
+    summary: `The site's newest deploys (at most ${DEPLOYS_LISTED}), newest first`,
+    middleware: [readsCaller],
+    request: { params: SiteParams },
+    responses: { 200: json(z.object({ deploys: z.array(DeploySchema) }), 'the deploys') },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const [answer] = await readWithCaller(c, [deploysOfSite(getHttpDb(c), params.id, params.siteId)]);
+    await access(c, params.id, 'read');
+    const row = answer.rows[0];
+    if (!row) throw notFound('site');
+    const listed: DeployTuple[] = row.deploys;
+    return c.json(
+      {
+        deploys: listed.map(([id, rollbackOf, at, names]) => ({
+          id,
+          rollback_of: rollbackOf,
+          created_at: iso(new Date(at)),
+          env_names: names,
+        })),
+      },
+      200,
+    );
   },
 );
 

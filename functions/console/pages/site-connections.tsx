@@ -14,6 +14,8 @@ export const siteConnectionsPages = new Hono<ConsoleEnv>();
 
 const ROOT = '/projects/:p/sites/:s';
 
+siteConnectionsPages.get(ROOT, (c) => c.redirect(consolePath.site(c.req.param('p'), c.req.param('s')), 302));
+
 siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
   const { api, csrf, flash } = signedIn(c);
   const { p, s } = c.req.param();
