@@ -4,6 +4,7 @@
  */
 import type { Db } from '../../db/client';
 import { deadLetters } from '../../db/schema';
+import { MAX_RETRIES, retryDelaySeconds } from '../lib/backoff';
 import { newId } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { Services } from '../services/container';
@@ -20,19 +21,6 @@ export type MessageHandler<T extends ProvisioningMessage['type']> = (
 
 /** Registered handlers, one per message type. */
 export type Handlers = { [T in ProvisioningMessage['type']]?: MessageHandler<T> };
-
-/**
- * The longest backoff between two tries of one message: a receiver back after an outage gets
- * what is pending within a minute (network policies promise about two minutes).
- */
-export const MAX_RETRY_DELAY_SECONDS = 60;
-
-/** Retries of a provisioning message before the dead-letter queue: wrangler.toml's `max_retries`. */
-export const MAX_RETRIES = 10;
-
-/** Backoff before the n-th retry: 2, 4, 8 ... seconds, at most a minute. */
-export const retryDelaySeconds = (attempts: number): number =>
-  Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(1, attempts));
 
 /** Runs each message through its handler; failures retry with backoff. */
 export async function consumeProvisioning(

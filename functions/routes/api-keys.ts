@@ -8,8 +8,8 @@ import { sha256Hex } from '../lib/crypto';
 import { badRequest, notFound } from '../lib/errors';
 import { newId, newSecret } from '../lib/ids';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { enqueueDeliveries } from '../services/deliveries';
-import { replaceManagedKey } from '../services/managed-key';
+import { replaceManagedKey } from '../services/credentials/managed-key';
+import { enqueueDeliveries } from '../services/delivery/deliveries';
 import { projectIdOf } from '../services/principal';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 

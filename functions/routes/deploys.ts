@@ -12,7 +12,7 @@ import { isUuid, newId } from '../lib/ids';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { deriveSiteEnv } from '../services/connections/derive';
 import { siteAccess } from '../services/connections/site-access';
-import { switchLegacyNow } from '../services/credential-switch';
+import { switchLegacyNow } from '../services/credentials/switch';
 import { DEPLOYS_LISTED, type DeployTuple, deploysOfSite } from '../services/deploys';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 

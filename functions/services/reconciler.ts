@@ -5,7 +5,7 @@
 import type { Db } from '../../db/client';
 import { log } from '../lib/logger';
 import type { Services } from './container';
-import { enqueueDeliveries, stalledDeliveries } from './deliveries';
+import { enqueueDeliveries, stalledDeliveries } from './delivery/deliveries';
 
 /** What the reconciler works with: the services and a database. */
 export type ReconcilerContext = Services & { db: Db };

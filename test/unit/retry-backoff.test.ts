@@ -1,12 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client';
-import {
-  MAX_RETRIES,
-  MAX_RETRY_DELAY_SECONDS,
-  recordDeadLetters,
-  retryDelaySeconds,
-} from '../../functions/queues/consumer';
+import { MAX_RETRIES, MAX_RETRY_DELAY_SECONDS, retryDelaySeconds } from '../../functions/lib/backoff';
+import { recordDeadLetters } from '../../functions/queues/consumer';
 import type { ProvisioningMessage } from '../../functions/queues/messages';
 
 describe('queue retry backoff', () => {

@@ -13,7 +13,7 @@ import type { Config } from '../../env';
 import { ApiError, conflict } from '../../lib/errors';
 import { isUuid, newId, newSecret } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
-import { enqueueDeliveries } from '../deliveries';
+import { enqueueDeliveries } from '../delivery/deliveries';
 import { connectNewService } from '../initial-connection';
 import { assertNameFree } from '../names';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';

@@ -2,9 +2,9 @@
 import { type Tx, warmUp } from '../../../db/client';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
-import { runCredentialCleanup } from '../credential-cleanup';
+import { runCredentialCleanup } from '../credentials/cleanup';
 import type { CredentialTarget } from '../credentials/connection-credential';
-import { enqueueDeliveries, sendInBatches } from '../deliveries';
+import { enqueueDeliveries, sendInBatches } from '../delivery/deliveries';
 import { isNoop, type Plan } from './plan';
 import { type ConnectionDeps, type Prepared, prepare } from './prepare';
 import { storeRotations, type Written, writePlan } from './write';

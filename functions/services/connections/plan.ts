@@ -9,7 +9,7 @@ import { buckets, databases } from '../../../db/schema';
 import type { Kind, Level } from '../../domain/levels';
 import { type NamedConnection, patchNames } from '../../domain/variables';
 import type { CredentialTarget } from '../credentials/connection-credential';
-import type { PatchReason } from '../deliveries';
+import type { PatchReason } from '../delivery/deliveries';
 import { type ConnectionInfo, connectionKey, named, type ResourceInfo } from './model';
 
 /** A new connection. */

@@ -21,7 +21,7 @@ import {
   rotateCredential,
   setCredentialLevel,
 } from '../credentials/connection-credential';
-import { sendInBatches } from '../deliveries';
+import { sendInBatches } from '../delivery/deliveries';
 import { hasCredential, loadTargets, type Plan } from './plan';
 
 /** What the services of a connection change need. */

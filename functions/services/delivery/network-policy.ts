@@ -8,11 +8,11 @@
  * dead-lettered), so the network converges within about two minutes of any connection change.
  */
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
-import { connections, databases, deliveries } from '../../db/schema';
-import type { Receivers } from '../adapters';
-import { newId } from '../lib/ids';
-import type { ProvisioningMessage } from '../queues/messages';
+import type { DbOrTx } from '../../../db/client';
+import { connections, databases, deliveries } from '../../../db/schema';
+import type { Receivers } from '../../adapters';
+import { newId } from '../../lib/ids';
+import type { ProvisioningMessage } from '../../queues/messages';
 import { enqueueDeliveries, sendClaimed, stalledDeliveries } from './deliveries';
 
 /** The sites allowed to reach a database now: those connected to it, sorted. */
@@ -149,17 +149,12 @@ export async function requestPolicies(
 export async function policiesAfterChange(
   db: DbOrTx,
   queue: Queue<ProvisioningMessage>,
-  deliveryId: string,
+  patch: { projectId: string },
 ): Promise<void> {
-  const [delivery] = await db
-    .select({ kind: deliveries.kind, projectId: deliveries.projectId })
-    .from(deliveries)
-    .where(eq(deliveries.id, deliveryId));
-  if (delivery?.kind !== 'runtime_patch') return;
   const ids = await db
     .select({ id: databases.id })
     .from(databases)
-    .where(eq(databases.projectId, delivery.projectId));
+    .where(eq(databases.projectId, patch.projectId));
   await requestPolicies(
     db,
     queue,

@@ -3,13 +3,13 @@
  * are derived from the site's connections, recomputed inside every transaction that changes them.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { rowsOf, type Tx } from '../../db/client';
-import { type ApiKeyCapabilities, apiKeys, sites } from '../../db/schema';
-import { MANAGED_KEY_NAME } from '../domain/variables';
-import type { Config } from '../env';
-import { sha256Hex } from '../lib/crypto';
-import { newId, newSecret } from '../lib/ids';
-import { recordPatches } from './deliveries';
+import { rowsOf, type Tx } from '../../../db/client';
+import { type ApiKeyCapabilities, apiKeys, sites } from '../../../db/schema';
+import { MANAGED_KEY_NAME } from '../../domain/variables';
+import type { Config } from '../../env';
+import { sha256Hex } from '../../lib/crypto';
+import { newId, newSecret } from '../../lib/ids';
+import { recordPatches } from '../delivery/deliveries';
 
 /** What a recompute did. `changed` is true when PLATFORM_API_KEY itself appeared, changed or went away. */
 export interface ManagedKeyChange {

@@ -9,11 +9,11 @@
  * connection row is still being written is never touched.
  */
 import { and, eq, isNull } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
-import { connections, credentialCleanups, databases } from '../../db/schema';
-import type { Adapters } from '../adapters';
-import { pgCode } from '../adapters/postgres-sql';
-import type { Config } from '../env';
+import type { DbOrTx } from '../../../db/client';
+import { connections, credentialCleanups, databases } from '../../../db/schema';
+import type { Adapters } from '../../adapters';
+import { pgCode } from '../../adapters/postgres-sql';
+import type { Config } from '../../env';
 
 /** How old an unnamed credential must be before it counts as an orphan. */
 export const ORPHAN_GRACE_MS = 10 * 60_000;

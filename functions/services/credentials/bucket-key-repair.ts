@@ -8,10 +8,10 @@
  * a key made a moment ago may not be listed yet.
  */
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import { buckets, connections, deliveries } from '../../db/schema';
-import { type CredentialHolder, installOwnCredential, type SwitchDeps } from './credential-switch';
-import { createConnectionCredential } from './credentials/connection-credential';
-import { enqueueDeliveries } from './deliveries';
+import { buckets, connections, deliveries } from '../../../db/schema';
+import { enqueueDeliveries } from '../delivery/deliveries';
+import { createConnectionCredential } from './connection-credential';
+import { type CredentialHolder, installOwnCredential, type SwitchDeps } from './switch';
 
 /** How long after a site's last connection change its keys are left alone. */
 export const KEY_SETTLE_MS = 5 * 60_000;

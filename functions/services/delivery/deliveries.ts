@@ -5,15 +5,15 @@
  * site's current truth for the names it touches, whatever order copies arrive in.
  */
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
-import { deliveries } from '../../db/schema';
-import type { Adapters, Receivers } from '../adapters';
-import type { Config } from '../env';
-import { newId } from '../lib/ids';
-import { log } from '../lib/logger';
-import { MAX_RETRY_DELAY_SECONDS } from '../queues/consumer';
-import type { ProvisioningMessage } from '../queues/messages';
-import { deriveSiteEnv } from './connections/derive';
+import type { DbOrTx } from '../../../db/client';
+import { deliveries } from '../../../db/schema';
+import type { Adapters, Receivers } from '../../adapters';
+import type { Config } from '../../env';
+import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
+import { newId } from '../../lib/ids';
+import { log } from '../../lib/logger';
+import type { ProvisioningMessage } from '../../queues/messages';
+import { deriveSiteEnv } from '../connections/derive';
 
 /** Why a site's variables changed (CONTRACT §6 `reason`). */
 export type PatchReason = 'connect' | 'disconnect' | 'level' | 'rotate' | 'credential' | 'key';
@@ -193,7 +193,7 @@ export const STALLED_AFTER_SECONDS = 30;
 
 /**
  * Pending deliveries of `kind` nobody is working on: idle for `idleSeconds` beyond the backoff the
- * queue would wait after their last try (consumer.ts `retryDelaySeconds`, the row's attempts
+ * queue would wait after their last try (lib/backoff.ts `retryDelaySeconds`, the row's attempts
  * standing for the message's). A patch whose retries are still backing off is left to its own
  * chain, so a failing receiver is not tried by two chains at once; one whose message was lost,
  * or dead-lettered after its last retry, is picked up.

@@ -7,22 +7,22 @@
  * patch (reason `credential`) are written in one transaction; the app is never restarted.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { connections, deliveries, sites } from '../../db/schema';
-import type { Adapters } from '../adapters';
-import type { Level } from '../domain/levels';
-import type { Config } from '../env';
-import { log } from '../lib/logger';
-import type { ProvisioningMessage } from '../queues/messages';
-import { deriveSiteEnv } from './connections/derive';
-import { loadTargetAnyState } from './credential-cleanup';
+import type { Db } from '../../../db/client';
+import { connections, sites } from '../../../db/schema';
+import type { Adapters } from '../../adapters';
+import type { Level } from '../../domain/levels';
+import type { Config } from '../../env';
+import { log } from '../../lib/logger';
+import type { ProvisioningMessage } from '../../queues/messages';
+import { deriveSiteEnv } from '../connections/derive';
+import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
+import { loadTargetAnyState } from './cleanup';
 import {
   type CredentialTarget,
   createConnectionCredential,
   dropCredential,
   usesSharedCredential,
-} from './credentials/connection-credential';
-import { enqueueDeliveries, recordPatches } from './deliveries';
+} from './connection-credential';
 
 /** What a switch needs. */
 export interface SwitchDeps {
@@ -199,12 +199,12 @@ export async function switchLegacyNow(deps: SwitchDeps, projectId: string): Prom
  * After a connection change (seen as the live patch it produced): a project with legacy sites
  * switches them now. Runs in the consumer, so the change's request never waits for it.
  */
-export async function switchLegacyAfterChange(deps: SwitchDeps, deliveryId: string): Promise<void> {
-  const [delivery] = await deps.db
-    .select({ kind: deliveries.kind, projectId: deliveries.projectId, reason: deliveries.reason })
-    .from(deliveries)
-    .where(eq(deliveries.id, deliveryId));
-  if (delivery?.kind !== 'runtime_patch' || delivery.reason === 'credential') return;
-  if (!(await hasLegacySite(deps.db, delivery.projectId))) return;
-  await switchSharedConnections(deps, { projectId: delivery.projectId, includeLegacy: true });
+export async function switchLegacyAfterChange(
+  deps: SwitchDeps,
+  patch: { projectId: string; reason: string | null },
+): Promise<void> {
+  // A patch that itself handed out credentials is the switch's own doing.
+  if (patch.reason === 'credential') return;
+  if (!(await hasLegacySite(deps.db, patch.projectId))) return;
+  await switchSharedConnections(deps, { projectId: patch.projectId, includeLegacy: true });
 }

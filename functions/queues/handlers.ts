@@ -1,0 +1,45 @@
+/**
+ * The provisioning queue's message handlers, one per message type. A `deliver` message is
+ * dispatched on its delivery's kind, read once: a runtime patch is sent and then followed by
+ * the work a connection change sets off (network policies, legacy credential switches); a
+ * network policy is sent.
+ */
+import { runCredentialCleanup } from '../services/credentials/cleanup';
+import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
+import { deliverRuntimePatch, readDeliveries } from '../services/delivery/deliveries';
+import { deliverNetworkPolicy, policiesAfterChange } from '../services/delivery/network-policy';
+import type { ConsumerContext, Handlers } from './consumer';
+
+/** `deliver`: send the delivery the message names, by its kind. */
+async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> {
+  const [delivery] = await readDeliveries(ctx.db, [deliveryId]);
+  if (!delivery) return;
+  switch (delivery.kind) {
+    case 'runtime_patch':
+      await deliverRuntimePatch(ctx.db, ctx.config, ctx.adapters, ctx.receivers, deliveryId);
+      await policiesAfterChange(ctx.db, ctx.queue, delivery);
+      // A connection change on a project with legacy sites switches them to their own credentials.
+      await switchLegacyAfterChange(
+        { db: ctx.db, config: ctx.config, adapters: ctx.adapters, queue: ctx.queue },
+        delivery,
+      );
+      return;
+    case 'network_policy':
+      await deliverNetworkPolicy(ctx.db, ctx.receivers, deliveryId);
+      return;
+  }
+}
+
+/** Message handlers of the provisioning queue. */
+export const PROVISIONING_HANDLERS: Handlers = {
+  deliver: (m, ctx) => deliver(m.deliveryId, ctx),
+  // Drop the credential a cleanup row names.
+  'cleanup-credential': (m, ctx) => runCredentialCleanup(ctx.db, ctx.config, ctx.adapters, m.cleanupId),
+  // Move the project's shared connections (legacy sites too, unless told not) to their own.
+  'switch-credentials': async (m, ctx) => {
+    await switchSharedConnections(
+      { db: ctx.db, config: ctx.config, adapters: ctx.adapters, queue: ctx.queue },
+      { projectId: m.projectId, includeLegacy: m.includeLegacy ?? true },
+    );
+  },
+};

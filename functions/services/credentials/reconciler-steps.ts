@@ -1,0 +1,23 @@
+/**
+ * The credential and network side of the minute reconciler: the Worker's `scheduled` runs
+ * {@link CREDENTIAL_STEPS} next to the delivery steps.
+ */
+import { reconcileNetworkPolicies } from '../delivery/network-policy';
+import type { ReconcilerStep } from '../reconciler';
+import { replaceMissingBucketKeys } from './bucket-key-repair';
+import { resendCredentialCleanups } from './cleanup';
+import { removeOrphans, restoreMissing } from './drift';
+import { switchSharedConnections } from './switch';
+
+/** Reconciler steps of per-connection credentials and network policies. */
+export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
+  'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
+  'remove-orphaned-credentials': ({ db, adapters }) => removeOrphans(db, adapters),
+  'restore-missing-credentials': ({ db, config, adapters }) => restoreMissing(db, config, adapters),
+  'replace-missing-bucket-keys': ({ db, config, adapters, queue }) =>
+    replaceMissingBucketKeys({ db, config, adapters, queue }),
+  // A database that was stopped when an app connected now runs: the app gets its own credential.
+  'switch-shared-credentials': ({ db, config, adapters, queue }) =>
+    switchSharedConnections({ db, config, adapters, queue }, { includeLegacy: false }),
+  'network-policies': ({ db, receivers, queue }) => reconcileNetworkPolicies(db, receivers, queue),
+};
