@@ -12,6 +12,7 @@ import { withRequestId } from './lib/logger';
 import { routeGroup } from './lib/openapi';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
+import { apiDocsRoutes } from './routes/api-docs';
 import { oauthRoutes } from './routes/oauth';
 import { readsWithCaller } from './routes/shared';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
@@ -105,6 +106,8 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     consoleApp((req, env, ctx) => app.fetch(req, env, ctx)),
   );
 
+  // The reference page is public and needs no caller: it is answered before the API's middleware.
+  app.route('/api/v1', apiDocsRoutes);
   const api = routeGroup<AppEnv>();
   api.use(
     '*',

@@ -8,7 +8,7 @@ import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare';
 import { withoutNewSignalHandlers } from './signals';
 
@@ -63,6 +63,7 @@ export async function bundleWorker(
   entry: string,
   outdir: string,
   define: Record<string, string> = {},
+  textGlobs: string[] = [],
 ): Promise<string> {
   const outfile = join(outdir, 'index.js');
   await build({
@@ -81,9 +82,44 @@ export async function bundleWorker(
     // The module rules wrangler applies by default.
     loader: { '.txt': 'text', '.html': 'text', '.sql': 'text', '.bin': 'binary' },
     define,
+    plugins: textGlobs.length > 0 ? [textModules(textGlobs)] : [],
     logLevel: 'warning',
   });
   return outfile;
+}
+
+/** A glob of wrangler's module rules (`**`, `*`) as a regular expression over a path. */
+function globToRegExp(glob: string): string {
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  return escaped.replace(/\*\*\//g, '(?:.*/)?').replace(/\*/g, '[^/]*');
+}
+
+/**
+ * Loads the files wrangler.toml's Text rules name as strings, as `wrangler deploy` does, so the
+ * local Worker and the deployed one import them alike.
+ */
+function textModules(globs: string[]): Plugin {
+  const filter = new RegExp(`(?:^|/)(?:${globs.map(globToRegExp).join('|')})$`);
+  return {
+    name: 'wrangler-text-rules',
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter }, async (args) => ({
+        contents: await readFile(args.path, 'utf8'),
+        loader: 'text',
+      }));
+    },
+  };
+}
+
+/** The globs of wrangler.toml's own Text rules (its defaults are the loaders above). */
+function customTextGlobs(
+  rules: ReadonlyArray<{ type: string; include: readonly string[] }> | undefined,
+): string[] {
+  const defaults = new Set(['**/*.txt', '**/*.html', '**/*.sql']);
+  return (rules ?? [])
+    .filter((rule) => rule.type === 'Text')
+    .flatMap((rule) => rule.include)
+    .filter((glob) => !defaults.has(glob));
 }
 
 function sendTo(file: string): (stdout: Readable, stderr: Readable) => void {
@@ -113,9 +149,9 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
   await mkdir(outdir, { recursive: true });
   let mf: Miniflare | undefined;
   try {
-    const scriptPath = await bundleWorker(entry, outdir, define);
-    // The bundle is one self-contained module: drop wrangler's module rules.
-    const { modulesRules: _rules, ...bindingsAndFlags } = workerOptions;
+    const { modulesRules, ...bindingsAndFlags } = workerOptions;
+    // The bundle is one self-contained module: wrangler's module rules become esbuild loaders.
+    const scriptPath = await bundleWorker(entry, outdir, define, customTextGlobs(modulesRules));
     const worker: WorkerOptions = {
       ...bindingsAndFlags,
       name: 'tether',
