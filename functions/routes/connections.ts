@@ -9,7 +9,7 @@ import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
-import { projectListing, siteListing } from '../services/connections/listing';
+import { projectListingFrom, projectListingQuery, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
 import { afterOf } from '../services/connections/plan';
 import {
@@ -19,6 +19,7 @@ import {
   siteReadQuery,
 } from '../services/connections/site-access';
 import { planConnect, planDisconnect, planReplace, planRotate } from '../services/connections/site-plans';
+import { projectIdOf } from '../services/principal';
 import {
   AvailableSchema,
   ConnectionSchema,
@@ -58,6 +59,7 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/connections',
     tags,
     summary: "The project's connections; kind plus resource_id answers which apps use a service",
+    middleware: [readsCaller],
     request: {
       params: ProjectParam,
       query: z.object({
@@ -69,14 +71,16 @@ connectionsRoutes.openapi(
     responses: { 200: json(z.object({ connections: z.array(ConnectionSchema) }), 'the connections') },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'read');
+    const ref = c.req.valid('param').id;
     const q = c.req.valid('query');
-    const connections = await projectListing(getHttpDb(c), project.id, {
+    const filter = {
       siteId: q.site_id?.toLowerCase(),
       kind: q.kind,
       resourceId: q.resource_id?.toLowerCase(),
-    });
-    return c.json({ connections }, 200);
+    };
+    const [answer] = await readWithCaller(c, [projectListingQuery(getHttpDb(c), projectIdOf(ref), filter)]);
+    await access(c, ref, 'read');
+    return c.json({ connections: projectListingFrom(answer, filter) }, 200);
   },
 );
 

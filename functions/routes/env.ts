@@ -1,5 +1,6 @@
 /** A site's user-set variables (CONTRACT §5). Derived variables never appear here. */
-import { and, eq } from 'drizzle-orm';
+
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { sites } from '../../db/schema';
 import { type AppEnv, getHttpDb } from '../context';
@@ -7,8 +8,9 @@ import { ENV_NAME_RE } from '../domain/env-names';
 import { siteRef } from '../domain/names';
 import { badRequest, notFound } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { projectIdOf } from '../services/principal';
 import { readUserVars } from '../services/user-vars';
-import { access, ProjectParam, siteBeforeBody } from './shared';
+import { access, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
 /** `:id` and `:siteId`. */
 export const SiteParams = ProjectParam.extend({
@@ -32,16 +34,19 @@ const VarsInput = z.preprocess((input, ctx) => {
 
 /** Loads site `:siteId` (its id or its slug) of the project, or 404. */
 export async function loadSite(c: Context<AppEnv>, projectId: string, siteId: string) {
-  const ref = siteRef(siteId);
-  if (ref === null) throw notFound('site');
-  const [site] = await getHttpDb(c)
-    .select()
-    .from(sites)
-    .where(
-      and('id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug), eq(sites.projectId, projectId)),
-    );
+  const [site] = await siteOfProject(c, projectId, siteId);
   if (!site) throw notFound('site');
   return site;
+}
+
+/** The query for site `siteId` (an id or slug) of the project whose id `projectId` gives. */
+function siteOfProject(c: Context<AppEnv>, projectId: string | SQL, siteId: string) {
+  const ref = siteRef(siteId);
+  const match = ref === null ? sql`false` : 'id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug);
+  return getHttpDb(c)
+    .select()
+    .from(sites)
+    .where(and(match, eq(sites.projectId, projectId)));
 }
 
 export const envRoutes = routeGroup<AppEnv>();
@@ -52,13 +57,15 @@ envRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/env',
     tags: ['variables'],
     summary: "The site's user-set variables",
+    middleware: [readsCaller],
     request: { params: SiteParams },
     responses: { 200: json(z.object({ vars: VarsSchema }), 'the variables') },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const { project } = await access(c, params.id, 'read');
-    const site = await loadSite(c, project.id, params.siteId);
+    const [[site]] = await readWithCaller(c, [siteOfProject(c, projectIdOf(params.id), params.siteId)]);
+    await access(c, params.id, 'read');
+    if (!site) throw notFound('site');
     return c.json({ vars: await readUserVars(c.get('config'), site) }, 200);
   },
 );

@@ -1,6 +1,7 @@
 /** The connection listings: a site's connections with what it could connect, and the project-wide list. */
 
-import type { Queryable } from '../../../db/client';
+import type { SQL } from 'drizzle-orm';
+import type { HttpDb } from '../../../db/client';
 import { KINDS, type Kind, LEVELS } from '../../domain/levels';
 import { availableEnvNamesOf } from '../../domain/variables';
 import {
@@ -10,7 +11,7 @@ import {
   named,
   toConnectionObjects,
 } from './model';
-import { type ConnectionFilter, readProjectConnections } from './queries';
+import { type ConnectionFilter, decodeProjectConnections, projectConnectionsStatement } from './queries';
 import type { SiteContext } from './site-access';
 
 /** An entry of `available`. */
@@ -48,15 +49,24 @@ export function siteListing(ctx: SiteContext): {
 }
 
 /** The project's connections, narrowed by site, kind and resource. */
-export async function projectListing(
-  db: Queryable,
-  projectId: string,
-  filter: ConnectionFilter,
-): Promise<ConnectionObject[]> {
-  const rows = await readProjectConnections(db, projectId, filter);
+/** The project listing of `rows`, every connection of each site with one matching `filter`. */
+export function projectListingOf(rows: ConnectionInfo[], filter: ConnectionFilter): ConnectionObject[] {
   const matches = (c: ConnectionInfo) =>
     (!filter.siteId || c.siteId === filter.siteId) &&
     (!filter.kind || c.kind === filter.kind) &&
     (!filter.resourceId || c.resourceId === filter.resourceId);
   return toConnectionObjects(rows, matches);
+}
+
+/** The query of a project listing sent with its caller's lookup; read its answer with {@link projectListingFrom}. */
+export function projectListingQuery(db: HttpDb, projectId: SQL, filter: ConnectionFilter) {
+  return db.execute(projectConnectionsStatement(projectId, filter));
+}
+
+/** The listing from the answer of {@link projectListingQuery}. */
+export function projectListingFrom(
+  answer: { rows: unknown[] },
+  filter: ConnectionFilter,
+): ConnectionObject[] {
+  return projectListingOf(decodeProjectConnections(answer), filter);
 }

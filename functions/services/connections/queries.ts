@@ -3,7 +3,7 @@
  * (caller's role, site, connections, the project's services) comes back in a single round trip.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Queryable, rowsOf } from '../../../db/client';
+import { type DbOrTx, type Queryable, rowsOf } from '../../../db/client';
 import type { Kind, Level } from '../../domain/levels';
 import { SLUG_RE, siteRef } from '../../domain/names';
 import type { Role } from '../../domain/roles';
@@ -195,21 +195,29 @@ export async function readProjectConnections(
   projectId: string,
   filter: ConnectionFilter = {},
 ): Promise<ConnectionInfo[]> {
-  const match: SQL[] = [sql`m.project_id = ${projectId}::uuid`];
+  return decodeProjectConnections(
+    await (db as DbOrTx).execute(projectConnectionsStatement(sql`${projectId}::uuid`, filter)),
+  );
+}
+
+/** The statement of {@link readProjectConnections}, for the project whose id `projectId` gives. */
+export function projectConnectionsStatement(projectId: SQL, filter: ConnectionFilter = {}): SQL {
+  const match: SQL[] = [sql`m.project_id = ${projectId}`];
   if (filter.siteId) match.push(sql`m.site_id = ${filter.siteId}::uuid`);
   if (filter.kind) match.push(sql`m.kind = ${filter.kind}`);
   if (filter.resourceId) match.push(sql`m.resource_id = ${filter.resourceId}::uuid`);
-  const rows = await rowsOf<ConnectionJson>(
-    db,
-    sql`
+  return sql`
     select c.id, c.project_id, c.site_id, st.slug as site_slug, c.kind, c.resource_id,
            ${SERVICE_NAME} as resource_name, d.engine, c.level, c.credential_mode, c.credential_name,
            c.created_at
     from connections c join sites st on st.id = c.site_id ${SERVICE_JOINS}
     where ${SERVICE_NAME} is not null
-      and c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`,
-  );
-  return rows.map(toConnection);
+      and c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`;
+}
+
+/** Reads the answer of {@link projectConnectionsStatement}. */
+export function decodeProjectConnections(answer: { rows: unknown[] }): ConnectionInfo[] {
+  return (answer.rows as ConnectionJson[]).map(toConnection);
 }
 
 /** The project's services (deleted ones excluded). */
