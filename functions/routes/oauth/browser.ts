@@ -21,12 +21,11 @@ import {
   providerSecrets,
 } from '../../services/auth/apps';
 import { finishSignIn } from '../../services/auth/browser-sign-in';
-import { githubAuthorizeUrl } from '../../services/auth/github';
-import { googleAuthorizeUrl } from '../../services/auth/google';
 import { issueState, newNonce, takeState } from '../../services/auth/one-time-codes';
+import { PROVIDER_NAMES, PROVIDERS } from '../../services/auth/providers';
 import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
-const ProviderParam = AppParam.extend({ provider: z.enum(['google', 'github']) });
+const ProviderParam = AppParam.extend({ provider: z.enum(PROVIDER_NAMES) });
 
 export const browserRoutes = oauthGroup();
 
@@ -80,7 +79,7 @@ browserRoutes.openapi(
       );
     }
     const client = await providerClient(c, app, provider);
-    const nonce = provider === 'google' ? newNonce() : undefined;
+    const nonce = PROVIDERS[provider].sendsNonce ? newNonce() : undefined;
     const verifier = newNonce();
     const state = await issueState(c.get('services').codes, appSlug, {
       appId: app.id,
@@ -92,16 +91,13 @@ browserRoutes.openapi(
       providerVerifier: verifier,
     });
     const config = c.get('config');
-    const common = {
+    const location = await PROVIDERS[provider].authorizeUrl(config, {
       clientId: client.clientId,
       callbackUri: callbackUri(c, appSlug, provider),
       state,
       verifier,
-    };
-    const location =
-      provider === 'google'
-        ? await googleAuthorizeUrl(config, { ...common, nonce: nonce as string })
-        : await githubAuthorizeUrl(config, common);
+      nonce,
+    });
     c.header('Cache-Control', 'no-store');
     return c.redirect(location, 302);
   },

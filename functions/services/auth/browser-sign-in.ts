@@ -10,10 +10,9 @@ import type { Config } from '../../env';
 import { log } from '../../lib/logger';
 import { OAuthError } from '../../lib/oauth-error';
 import type { AuthAppRow } from './apps';
-import { githubIdentity } from './github';
-import { googleIdentity } from './google';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
+import { PROVIDERS } from './providers';
 import { issueSession, prepareCodeSession } from './sessions';
 import { currentSigningKey } from './signing-keys';
 import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
@@ -61,12 +60,13 @@ async function identify(input: FinishSignIn) {
     throw new ProviderFailure(`The provider refused: ${input.providerError}`);
   if (!input.providerCode) throw new ProviderFailure('The provider returned no code');
   const client = await input.client();
-  const common = { ...client, code: input.providerCode, callbackUri: input.callbackUri };
-  const verifier = input.record.providerVerifier ?? '';
-  if (input.record.provider === 'google') {
-    return googleIdentity(input.config, { ...common, verifier, nonce: input.record.nonce ?? '' });
-  }
-  return githubIdentity(input.config, { ...common, verifier });
+  return PROVIDERS[input.record.provider].identify(input.config, {
+    ...client,
+    code: input.providerCode,
+    callbackUri: input.callbackUri,
+    verifier: input.record.providerVerifier ?? '',
+    nonce: input.record.nonce ?? '',
+  });
 }
 
 /** Identifies the user and returns the redirect: code (PKCE), tokens in the fragment (web), or error. */

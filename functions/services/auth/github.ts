@@ -4,6 +4,7 @@
  */
 import type { Config } from '../../env';
 import { sha256Base64url } from '../../lib/crypto';
+import type { SignInProvider } from './provider';
 import { ProviderFailure, providerFetch, providerJson } from './provider-failure';
 import type { ProviderIdentity } from './users';
 
@@ -81,3 +82,10 @@ export async function githubIdentity(
     avatarUrl: typeof user.avatar_url === 'string' ? user.avatar_url : null,
   };
 }
+
+/** GitHub as a sign-in provider: no nonce (GitHub returns no ID token). */
+export const github: SignInProvider = {
+  sendsNonce: false,
+  authorizeUrl: githubAuthorizeUrl,
+  identify: githubIdentity,
+};

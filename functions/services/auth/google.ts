@@ -15,6 +15,7 @@ import {
 import type { Config } from '../../env';
 import { sha256Base64url } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
+import type { SignInProvider } from './provider';
 import { ProviderFailure, providerJson } from './provider-failure';
 import type { ProviderIdentity } from './users';
 
@@ -165,3 +166,13 @@ export function asProviderIdentity(identity: IdTokenIdentity): ProviderIdentity 
     avatarUrl: identity.picture,
   };
 }
+
+/** Google as a sign-in provider: its ID token must echo the nonce sent. */
+export const google: SignInProvider = {
+  sendsNonce: true,
+  authorizeUrl: (config, input) => {
+    if (!input.nonce) throw new Error('a Google sign-in needs a nonce');
+    return googleAuthorizeUrl(config, { ...input, nonce: input.nonce });
+  },
+  identify: googleIdentity,
+};

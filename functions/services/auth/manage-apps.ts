@@ -18,6 +18,7 @@ import { connectNewService } from '../initial-connection';
 import { assertNameFree } from '../names';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 import { blockCodes, unblockCodes } from './one-time-codes';
+import { PROVIDER_NAMES } from './providers';
 import { newSigningKey } from './signing-keys';
 
 /** The auth app object of the management API (never a secret). */
@@ -202,7 +203,7 @@ function nativeIds(
 function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: ProvidersPatch) {
   const providers: AuthProvidersConfig = { ...row.providers };
   const nextSecrets: ProviderSecrets = { ...secrets };
-  for (const name of ['google', 'github'] as const) {
+  for (const name of PROVIDER_NAMES) {
     const given = patch[name];
     if (given === undefined) continue;
     if (given === null) {
