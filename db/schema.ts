@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
+  bigint,
   boolean,
   index,
   integer,
@@ -85,6 +86,8 @@ export const sites = pgTable(
     varsCiphertext: text('vars_ciphertext'),
     /** Set while the site's running app still uses services' shared credentials (before per-connection credentials). */
     legacyCredentials: boolean('legacy_credentials').notNull().default(false),
+    /** The `seq` of the site's last live patch sent (CONTRACT §9: strictly increasing per site). */
+    patchSeq: bigint('patch_seq', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('sites_project_slug_uq').on(t.projectId, t.slug)],
@@ -303,6 +306,8 @@ export const connections = pgTable(
       .default('none'),
     credentialName: text('credential_name'),
     credentialSecretCiphertext: text('credential_secret_ciphertext'),
+    /** Whether it holds its family's plain names (CONTRACT §9: they move only by promote). */
+    holdsPlain: boolean('holds_plain').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [

@@ -1,11 +1,11 @@
 /**
  * Names of the variables a site is handed for its connections (spec, Injected variables).
  *
- * Decision (documented in the README): the unsuffixed names of a family belong to the
- * site's earliest current connection of that family (by created_at, then id). When that
- * connection goes, the next earliest takes them over, and the move reaches the running app
- * as a live patch. Families are per variable set, so a PostgreSQL and a MongoDB database
- * each hold their own plain names (DATABASE_URL and MONGODB_URI never collide).
+ * Decision (CONTRACT §9, documented in the README): one connection of a family at a time holds
+ * its unsuffixed names: the first made while none holds them. Disconnecting it unsets them;
+ * they never move to another live connection by themselves (a running app's DATABASE_URL never
+ * starts pointing at another database), only `promote` moves them. Families are per variable
+ * set, so a PostgreSQL and a MongoDB database each hold their own plain names.
  */
 import type { Kind } from './levels';
 import { variableName } from './names';
@@ -86,22 +86,28 @@ export interface NamedConnection {
   createdAt: number;
   /** Tie-breaker for equal created_at. */
   id: string;
+  /** Whether it holds its family's plain names (stored; see the module's decision). */
+  holdsPlain: boolean;
 }
 
 const byAge = (a: NamedConnection, b: NamedConnection): number =>
   a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** The keys of the connections holding their family's unsuffixed names. */
+/** The keys of the connections holding their family's unsuffixed names (one per family at most). */
 export function plainHolders(conns: readonly NamedConnection[]): Set<string> {
   const seen = new Set<Family>();
   const out = new Set<string>();
   for (const c of [...conns].sort(byAge)) {
-    if (seen.has(c.family)) continue;
+    if (!c.holdsPlain || seen.has(c.family)) continue;
     seen.add(c.family);
     out.add(c.key);
   }
   return out;
 }
+
+/** The families whose plain names some connection holds. */
+export const heldFamilies = (conns: readonly NamedConnection[]): Set<Family> =>
+  new Set(conns.filter((c) => c.holdsPlain).map((c) => c.family));
 
 /**
  * Every injected name of the site and the connection that owns it. Oldest connections claim
@@ -141,9 +147,9 @@ export function availableEnvNamesOf(
   conns: readonly NamedConnection[],
 ): (family: Family, name: string) => string[] {
   const owners = nameOwners(conns);
-  const present = new Set(conns.map((c) => c.family));
+  const held = heldFamilies(conns);
   return (family, name) =>
-    namesWithRoles(family, name, !present.has(family))
+    namesWithRoles(family, name, !held.has(family))
       .map(([n]) => n)
       .filter((n) => !owners.has(n));
 }

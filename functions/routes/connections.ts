@@ -18,7 +18,13 @@ import {
   siteFromRows,
   siteReadQuery,
 } from '../services/connections/site-access';
-import { planConnect, planDisconnect, planReplace, planRotate } from '../services/connections/site-plans';
+import {
+  planConnect,
+  planDisconnect,
+  planPromote,
+  planReplace,
+  planRotate,
+} from '../services/connections/site-plans';
 import { projectIdOf } from '../services/principal';
 import {
   AvailableSchema,
@@ -219,5 +225,33 @@ connectionsRoutes.openapi(
       await applyPlan(connectionDeps(c), planRotate(ctx, params.kind as Kind, params.resourceId));
     });
     return c.body(null, 204);
+  },
+);
+
+connectionsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote',
+    tags,
+    summary:
+      "Give this connection its family's plain names (DATABASE_URL, MONGODB_URI/URL, STORAGE_*, SERVICE_AUTH_*)",
+    description:
+      'Plain names never move to another connection by themselves (CONTRACT §9): disconnecting their holder unsets them. Promote takes them from whichever connection of the family holds them; the running app receives one live patch, reason `promote`. Promoting the holder changes nothing.',
+    request: { params: OneParams },
+    responses: {
+      200: json(ConnectionSchema, 'the connection, now holding the plain names'),
+      ...errorResponses(409),
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const result = await retryOnConcurrentChange(c, async () => {
+      const ctx = await site(c, params, 'write');
+      const plan = planPromote(ctx, params.kind as Kind, params.resourceId);
+      await applyPlan(connectionDeps(c), plan);
+      const key = connectionKey(params.kind as Kind, params.resourceId.toLowerCase());
+      return objectsAfter(ctx, plan, []).find((o) => connectionKey(o.kind, o.resource_id) === key);
+    });
+    return c.json(result as NonNullable<typeof result>, 200);
   },
 );

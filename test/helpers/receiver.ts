@@ -40,8 +40,11 @@ export interface Receiver {
   failNext(n: number, matching?: (req: { path: string; body: unknown }) => boolean): void;
   /** Like {@link failNext}, but answers 302 to {@link REDIRECT_PATH} instead of 500. */
   redirectNext(n: number, matching?: (req: { path: string; body: unknown }) => boolean): void;
-  /** Tells whether `req` carries `X-Signature: sha256=<hex HMAC-SHA256(rawBody, secret)>`. */
-  verifySignature(req: ReceivedRequest, secret: string): boolean;
+  /**
+   * Tells whether `req` carries `X-Signature: t=<unix seconds>,sha256=<hex HMAC-SHA256 of
+   * "<t>.<rawBody>">` (CONTRACT §9) with `t` at most five minutes from now, as a runtime checks it.
+   */
+  verifySignature(req: ReceivedRequest, secret: string, nowMs?: number): boolean;
   close(): Promise<void>;
 }
 
@@ -149,11 +152,14 @@ export async function startReceiver(): Promise<Receiver> {
     redirectNext(n, matching = () => true) {
       failures.push({ left: n, status: 302, matching });
     },
-    verifySignature(req, secret) {
+    verifySignature(req, secret, nowMs = Date.now()) {
       const header = req.headers['x-signature'];
-      if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
-      const expected = Buffer.from(createHmac('sha256', secret).update(req.rawBody).digest('hex'));
-      const given = Buffer.from(header.slice('sha256='.length).toLowerCase());
+      const parts = typeof header === 'string' ? /^t=(\d+),sha256=([0-9a-f]{64})$/.exec(header) : null;
+      if (!parts) return false;
+      const [, t, hex] = parts as unknown as [string, string, string];
+      if (Math.abs(nowMs / 1000 - Number(t)) > 300) return false;
+      const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${req.rawBody}`).digest('hex'));
+      const given = Buffer.from(hex);
       return given.length === expected.length && timingSafeEqual(given, expected);
     },
     close() {

@@ -26,6 +26,7 @@ interface Patch {
   set: Record<string, string>;
   unset: string[];
   reason: string;
+  seq: number;
 }
 
 let world: ConnectionsWorld;
@@ -77,6 +78,89 @@ afterAll(async () => {
 });
 
 describe('live patches', () => {
+  // CONTRACT §9 (issue 16): the signature covers a timestamp, and seq orders a site's patches.
+  it('each patch is signed over "<t>.<body>" with t the send time, and seq rises strictly per site', async () => {
+    const site = await createSite(s.as, s.project.id);
+    const [db1, db2] = [await createDatabase(s.as, s.project.id), await createDatabase(s.as, s.project.id)];
+    expect((await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db1.id })).status).toBe(201);
+    const first = await world.receiver.next(forSite(site.id, 200), 15_000);
+    expect((await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db2.id })).status).toBe(201);
+    const second = await world.receiver.next(forSite(site.id, 200), 15_000);
+    for (const r of [first, second]) {
+      const header = r.headers['x-signature'] as string;
+      expect(header).toMatch(/^t=\d+,sha256=[0-9a-f]{64}$/);
+      expect(Math.abs(Number(/^t=(\d+)/.exec(header)?.[1]) - Date.now() / 1000)).toBeLessThan(300);
+      expect(world.receiver.verifySignature(r, PATCH_SECRET)).toBe(true);
+      // A replay more than five minutes later is refused by a receiver that checks t.
+      expect(world.receiver.verifySignature(r, PATCH_SECRET, Date.now() + 301_000)).toBe(false);
+      // The old form (HMAC of the body alone) is not what is sent.
+      const t = /^t=(\d+)/.exec(header)?.[1];
+      expect(world.receiver.verifySignature({ ...r, rawBody: `${t}.${r.rawBody}` }, PATCH_SECRET)).toBe(
+        false,
+      );
+    }
+    const [a, b] = [first.body as Patch, second.body as Patch];
+    expect(Number.isInteger(a.seq)).toBe(true);
+    expect(b.seq).toBeGreaterThan(a.seq);
+  });
+
+  // CONTRACT §9 (issue 16): a running app's DATABASE_URL never starts pointing at another database.
+  it('disconnecting the holder unsets DATABASE_URL and no other database takes it; promote gives it, in one patch', async () => {
+    const site = await createSite(s.as, s.project.id);
+    const [db1, db2] = [await createDatabase(s.as, s.project.id), await createDatabase(s.as, s.project.id)];
+    for (const db of [db1, db2]) {
+      expect((await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id })).status).toBe(201);
+      await world.receiver.next(forSite(site.id, 200), 15_000);
+    }
+    expect((await s.as.delete(`${conns(s, site.id)}/database/${db1.id}`)).status).toBe(200);
+    const gone = (await world.receiver.next(forSite(site.id, 200), 15_000)).body as Patch;
+    expect(gone.reason).toBe('disconnect');
+    expect(gone.unset).toContain('DATABASE_URL');
+    expect(Object.keys(gone.set)).not.toContain('DATABASE_URL');
+    const listed = await s.as.get<{ connections: Array<{ env_names: string[] }> }>(conns(s, site.id));
+    expect(listed.body.connections.map((c) => c.env_names)).toEqual([
+      [`DATABASE_URL_${db2.name.toUpperCase()}`],
+    ]);
+    expect((await effective(site.id)).DATABASE_URL).toBeUndefined();
+    // A database connected now, while none holds them, takes the plain names.
+    const db3 = await createDatabase(s.as, s.project.id);
+    const third = await s.as.post<{ env_names: string[] }>(conns(s, site.id), {
+      kind: 'database',
+      resource_id: db3.id,
+    });
+    expect(third.body.env_names).toEqual(['DATABASE_URL', `DATABASE_URL_${db3.name.toUpperCase()}`]);
+    await world.receiver.next(forSite(site.id, 200), 15_000);
+    const before = world.receiver.requests.filter(forSite(site.id)).length;
+
+    const promoted = await s.as.post<{ resource_id: string; env_names: string[] }>(
+      `${conns(s, site.id)}/database/${db2.id}/promote`,
+    );
+    expect(promoted.status).toBe(200);
+    expect(promoted.body).toMatchObject({
+      resource_id: db2.id,
+      env_names: ['DATABASE_URL', `DATABASE_URL_${db2.name.toUpperCase()}`],
+    });
+    const patch = (await world.receiver.next(forSite(site.id, 200), 15_000)).body as Patch;
+    const vars = await effective(site.id);
+    expect(patch.reason).toBe('promote');
+    expect(patch.set.DATABASE_URL).toBe(vars[`DATABASE_URL_${db2.name.toUpperCase()}`]);
+    expect(vars.DATABASE_URL).toBe(vars[`DATABASE_URL_${db2.name.toUpperCase()}`]);
+    const after = await s.as.get<{ connections: Array<{ resource_id: string; env_names: string[] }> }>(
+      conns(s, site.id),
+    );
+    expect(after.body.connections.find((c) => c.resource_id === db3.id)?.env_names).toEqual([
+      `DATABASE_URL_${db3.name.toUpperCase()}`,
+    ]);
+    // Promoting the holder again changes nothing and sends nothing.
+    expect((await s.as.post(`${conns(s, site.id)}/database/${db2.id}/promote`)).status).toBe(200);
+    const rows = await deliveriesOf(site.id);
+    expect(rows.filter((r) => r.reason === 'promote')).toHaveLength(1);
+    expect(world.receiver.requests.filter(forSite(site.id)).length).toBe(before + 1);
+    // An unconnected service is 404.
+    const db4 = await createDatabase(s.as, s.project.id);
+    expect((await s.as.post(`${conns(s, site.id)}/database/${db4.id}/promote`)).status).toBe(404);
+  });
+
   it('the runtime fails twice and the patch still arrives once, signed, with the derived values', async () => {
     const site = await createSite(s.as, s.project.id);
     const db = await createDatabase(s.as, s.project.id);
@@ -97,6 +181,7 @@ describe('live patches', () => {
       set: { DATABASE_URL: vars.DATABASE_URL, [n]: vars[n], PLATFORM_API_KEY: vars.PLATFORM_API_KEY },
       unset: [],
       reason: 'connect',
+      seq: expect.any(Number),
     });
     const row = await recordedOutcome(site.id);
     expect(row).toMatchObject({ status: 'delivered', attempts: 3 });
@@ -132,7 +217,8 @@ describe('live patches', () => {
     expect(patch.set.SERVICE_AUTH_APP_ID).toBe(app.name);
   });
 
-  it('disconnecting the first database moves DATABASE_URL to the next earliest, as a live patch', async () => {
+  // CONTRACT §9 replaced the "next earliest takes over" rule: nothing moves by itself.
+  it('disconnecting the first database unsets DATABASE_URL, as a live patch; the second keeps only its own name', async () => {
     const site = await createSite(s.as, s.project.id);
     const one = await createDatabase(s.as, s.project.id);
     const two = await createDatabase(s.as, s.project.id);
@@ -142,15 +228,11 @@ describe('live patches', () => {
     await world.receiver.next(forSite(site.id, 200));
     expect((await s.as.delete(`${conns(s, site.id)}/database/${one.id}`)).body).toEqual({ removed: true });
     const patch = (await world.receiver.next(forSite(site.id, 200))).body as Patch;
-    const vars = await effective(site.id);
     expect(patch.reason).toBe('disconnect');
-    expect(patch.set).toEqual({ DATABASE_URL: vars[`DATABASE_URL_${two.name.toUpperCase()}`] });
-    expect(patch.unset).toEqual([`DATABASE_URL_${one.name.toUpperCase()}`]);
+    expect(patch.set).toEqual({});
+    expect(patch.unset).toEqual(['DATABASE_URL', `DATABASE_URL_${one.name.toUpperCase()}`]);
     const listed = await s.as.get<{ connections: Array<{ env_names: string[] }> }>(conns(s, site.id));
-    expect(listed.body.connections[0]?.env_names).toEqual([
-      'DATABASE_URL',
-      `DATABASE_URL_${two.name.toUpperCase()}`,
-    ]);
+    expect(listed.body.connections[0]?.env_names).toEqual([`DATABASE_URL_${two.name.toUpperCase()}`]);
   });
 
   it('a user value under an injected name is kept, and handed to the app once the injected one goes', async () => {

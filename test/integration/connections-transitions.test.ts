@@ -191,7 +191,7 @@ describe('States and transitions', () => {
 });
 
 describe('deleting a service disconnects it everywhere', () => {
-  it('a deleted database leaves every site with a disconnect patch, moved plain names and no stale key', async () => {
+  it('a deleted database leaves every site with a disconnect patch, its plain names unset (never moved) and no stale key', async () => {
     const [a, b] = s.sites;
     const first = await createDatabase(s.as, s.project.id);
     const second = await createDatabase(s.as, s.project.id);
@@ -209,10 +209,11 @@ describe('deleting a service disconnects it everywhere', () => {
     expect((await s.as.delete(`${base(s)}/databases/${first.id}`)).status).toBe(200);
     const moved = (await deliveriesOf(site.id)).at(-1);
     expect(moved?.reason).toBe('disconnect');
-    expect(moved?.set_names).toEqual(['DATABASE_URL']);
-    expect(moved?.unset_names).toEqual([`DATABASE_URL_${first.name.toUpperCase()}`]);
+    // CONTRACT §9: the plain names never move to another live connection by themselves.
+    expect(moved?.set_names).toEqual([]);
+    expect(moved?.unset_names).toEqual(['DATABASE_URL', `DATABASE_URL_${first.name.toUpperCase()}`]);
     expect((await list(s, site.id)).connections.map((c) => [c.resource_id, c.env_names])).toEqual([
-      [second.id, ['DATABASE_URL', `DATABASE_URL_${second.name.toUpperCase()}`]],
+      [second.id, [`DATABASE_URL_${second.name.toUpperCase()}`]],
     ]);
     expect((await deliveriesOf(lone.id)).at(-1)?.unset_names).toContain('PLATFORM_API_KEY');
     expect((await api(undefined, key).get(`${base(s)}/databases`)).status).toBe(401);

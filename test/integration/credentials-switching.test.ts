@@ -170,8 +170,8 @@ describe('shared credentials', () => {
 /** Makes site `i` a legacy site whose connection to `dbId` is served by the shared user. */
 async function makeLegacy(p: Seeded, i: number, dbId: string): Promise<void> {
   await metadata(
-    `insert into connections (id, project_id, site_id, kind, resource_id, level, credential_mode)
-     values (gen_random_uuid(), $1, $2, 'database', $3, 'connect', 'shared')`,
+    `insert into connections (id, project_id, site_id, kind, resource_id, level, credential_mode, holds_plain)
+     values (gen_random_uuid(), $1, $2, 'database', $3, 'connect', 'shared', true)`,
     [p.project.id, site(p, i), dbId],
   );
   await metadata('update sites set legacy_credentials = true where id = $1', [site(p, i)]);

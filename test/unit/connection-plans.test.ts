@@ -9,6 +9,7 @@ import type { SiteContext } from '../../functions/services/connections/site-acce
 import {
   planConnect,
   planDisconnect,
+  planPromote,
   planReplace,
   planRotate,
 } from '../../functions/services/connections/site-plans';
@@ -28,6 +29,7 @@ const conn = (
   level: Level,
   mode: ConnectionInfo['credentialMode'],
   at: number,
+  holdsPlain = at === 1,
 ): ConnectionInfo => ({
   id: uuid(100 + at),
   projectId: uuid(900),
@@ -40,6 +42,7 @@ const conn = (
   level,
   credentialMode: mode,
   credentialName: mode === 'own' ? `c_${String(at).padStart(8, '0')}` : null,
+  holdsPlain,
   createdAt: new Date(at),
 });
 
@@ -109,13 +112,24 @@ describe('planReplace', () => {
     ];
     expect(status(() => planReplace(ctx(current), twice))).toBe(400);
   });
-  it('the plain names move to the next earliest when the first goes', () => {
+  // CONTRACT §9: the plain names never move to another live connection by themselves.
+  it('the plain names are unset when their holder goes, and move to no other connection', () => {
     const two = [conn(db1, 'connect', 'own', 1), conn(db2, 'connect', 'own', 2)];
     const plan = planReplace(ctx(two), [{ kind: 'database', resource_id: db2.id }]);
     expect(sitePatchNames(plan, uuid(800), [])).toEqual({
-      set: ['DATABASE_URL'],
-      unset: ['DATABASE_URL_SVC1'],
+      set: [],
+      unset: ['DATABASE_URL', 'DATABASE_URL_SVC1'],
     });
+  });
+  it('promote moves the plain names to that connection; promoting the holder is no change', () => {
+    const two = [conn(db1, 'connect', 'own', 1), conn(db2, 'connect', 'own', 2)];
+    const plan = planPromote(ctx(two), 'database', db2.id);
+    expect(sitePatchNames(plan, uuid(800), [])).toEqual({
+      set: ['DATABASE_URL', 'DATABASE_URL_SVC2'],
+      unset: [],
+    });
+    expect(isNoop(planPromote(ctx(two), 'database', db1.id))).toBe(true);
+    expect(status(() => planPromote(ctx(two), 'database', uuid(77)))).toBe(404);
   });
 });
 

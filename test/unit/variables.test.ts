@@ -13,12 +13,20 @@ import {
   suffixedNames,
 } from '../../functions/domain/variables';
 
-const conn = (key: string, family: Family, name: string, createdAt: number): NamedConnection => ({
+/** A connection; by default it claims the plain names (the earliest claimant of a family holds them). */
+const conn = (
+  key: string,
+  family: Family,
+  name: string,
+  createdAt: number,
+  holdsPlain = true,
+): NamedConnection => ({
   key,
   family,
   name,
   createdAt,
   id: `00000000-0000-4000-8000-${String(createdAt).padStart(12, '0')}`,
+  holdsPlain,
 });
 const namesOf = (conns: NamedConnection[], key: string) => connectionEnvNames(conns).get(key);
 
@@ -110,35 +118,50 @@ describe('the first service of each kind holds the unsuffixed names', () => {
     const conns = [conn('p', 'postgresql', 'p', 1), conn('m', 'mongodb', 'm', 2)];
     expect(plainHolders(conns)).toEqual(new Set(['p', 'm']));
   });
-  it('when the first is disconnected, the next earliest takes the plain names over', () => {
+  // CONTRACT §9: a running app's DATABASE_URL never starts pointing at another database by itself.
+  it('when the holder is disconnected its plain names are unset and no other connection takes them', () => {
     const before = [
       conn('a', 'bucket', 'one', 1),
-      conn('b', 'bucket', 'two', 2),
-      conn('c', 'bucket', 'three', 3),
+      conn('b', 'bucket', 'two', 2, false),
+      conn('c', 'bucket', 'three', 3, false),
     ];
     const after = before.filter((c) => c.key !== 'a');
-    expect(namesOf(after, 'b')?.slice(0, 5)).toEqual([
-      'STORAGE_ENDPOINT',
-      'STORAGE_ACCESS_KEY',
-      'STORAGE_SECRET_KEY',
-      'STORAGE_BUCKET',
-      'STORAGE_REGION',
+    expect(namesOf(after, 'b')).toEqual([
+      'STORAGE_TWO_ENDPOINT',
+      'STORAGE_TWO_ACCESS_KEY',
+      'STORAGE_TWO_SECRET_KEY',
+      'STORAGE_TWO_BUCKET',
+      'STORAGE_TWO_REGION',
     ]);
     const moved = patchNames(before, after, new Set());
+    expect(moved.set).toEqual([]);
     expect(moved.unset).toEqual([
+      'STORAGE_ACCESS_KEY',
+      'STORAGE_BUCKET',
+      'STORAGE_ENDPOINT',
       'STORAGE_ONE_ACCESS_KEY',
       'STORAGE_ONE_BUCKET',
       'STORAGE_ONE_ENDPOINT',
       'STORAGE_ONE_REGION',
       'STORAGE_ONE_SECRET_KEY',
-    ]);
-    // The moved plain names are sent again with the new holder's values.
-    expect(moved.set).toEqual([
-      'STORAGE_ACCESS_KEY',
-      'STORAGE_BUCKET',
-      'STORAGE_ENDPOINT',
       'STORAGE_REGION',
       'STORAGE_SECRET_KEY',
+    ]);
+  });
+  it('a promoted connection takes the plain names from the holder, which keeps its suffixed names', () => {
+    const before = [conn('a', 'postgresql', 'one', 1), conn('b', 'postgresql', 'two', 2, false)];
+    const after = [conn('a', 'postgresql', 'one', 1, false), conn('b', 'postgresql', 'two', 2)];
+    expect(namesOf(after, 'a')).toEqual(['DATABASE_URL_ONE']);
+    expect(namesOf(after, 'b')).toEqual(['DATABASE_URL', 'DATABASE_URL_TWO']);
+    expect(patchNames(before, after, new Set(['b']))).toEqual({
+      set: ['DATABASE_URL', 'DATABASE_URL_TWO'],
+      unset: [],
+    });
+  });
+  it('with no holder, a later connection of the family is offered the plain names again', () => {
+    expect(availableEnvNames([conn('a', 'postgresql', 'x', 1, false)], 'postgresql', 'db')).toEqual([
+      'DATABASE_URL',
+      'DATABASE_URL_DB',
     ]);
   });
   it('a name two services would both produce stays with the earlier one', () => {

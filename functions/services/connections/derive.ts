@@ -27,6 +27,7 @@ type DerivationRow = {
   credential_mode: 'own' | 'shared' | 'none';
   credential_name: string | null;
   credential_secret_ciphertext: string | null;
+  holds_plain: boolean;
   created_at: string;
   engine: Engine | null;
   db_name: string | null;
@@ -67,7 +68,7 @@ async function readInputs(db: Queryable, siteId: string) {
          order by created_at desc limit 1) as managed_key,
       (select coalesce(json_agg(x), '[]'::json) from (
         select c.id, c.kind, c.resource_id, c.credential_mode, c.credential_name, c.credential_secret_ciphertext,
-               c.created_at, d.engine, d.name as db_name, d.physical_name as db_physical, d.main_user,
+               c.holds_plain, c.created_at, d.engine, d.name as db_name, d.physical_name as db_physical, d.main_user,
                d.main_password_ciphertext, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
                b.region, b.access_key_id, b.secret_key_ciphertext, a.app_id, a.server_key_ciphertext
         from connections c
@@ -150,7 +151,8 @@ export async function deriveSiteEnv(
     if (name === null) return [];
     const family = familyOf(r.kind, r.engine);
     const key = connectionKey(r.kind, r.resource_id);
-    return [{ row: r, named: { key, family, name, createdAt: new Date(r.created_at).getTime(), id: r.id } }];
+    const createdAt = new Date(r.created_at).getTime();
+    return [{ row: r, named: { key, family, name, createdAt, id: r.id, holdsPlain: r.holds_plain } }];
   });
   const owners = nameOwners(live.map((l) => l.named));
   const holders = plainHolders(live.map((l) => l.named));

@@ -34,6 +34,8 @@ export interface ConnectionInfo {
   level: Level;
   credentialMode: 'own' | 'shared' | 'none';
   credentialName: string | null;
+  /** Whether it holds its family's plain names (CONTRACT §9). */
+  holdsPlain: boolean;
   createdAt: Date;
 }
 
@@ -54,7 +56,10 @@ export const connectionKey = (kind: Kind, resourceId: string): string => `${kind
 
 /** The naming rules' view of a connection. */
 export function named(
-  c: Pick<ConnectionInfo, 'kind' | 'resourceId' | 'family' | 'resourceName' | 'createdAt' | 'id'>,
+  c: Pick<
+    ConnectionInfo,
+    'kind' | 'resourceId' | 'family' | 'resourceName' | 'createdAt' | 'id' | 'holdsPlain'
+  >,
 ): NamedConnection {
   return {
     key: connectionKey(c.kind, c.resourceId),
@@ -62,6 +67,7 @@ export function named(
     name: c.resourceName,
     createdAt: c.createdAt.getTime(),
     id: c.id,
+    holdsPlain: c.holdsPlain,
   };
 }
 

@@ -34,6 +34,8 @@ export interface Plan {
   levels: LevelItem[];
   removes: ConnectionInfo[];
   rotates: ConnectionInfo[];
+  /** Connections that take their family's plain names from whichever sibling holds them. */
+  promotes: ConnectionInfo[];
   /**
    * Set when the plan only adds services created by this very request, which no other request
    * can have connected: the write then re-reads `before` under the site's lock instead of
@@ -50,11 +52,12 @@ export const emptyPlan = (projectId: string, before: ConnectionInfo[]): Plan => 
   levels: [],
   removes: [],
   rotates: [],
+  promotes: [],
 });
 
 /** Whether the plan changes anything. */
 export const isNoop = (p: Plan): boolean =>
-  p.adds.length + p.levels.length + p.removes.length + p.rotates.length === 0;
+  p.adds.length + p.levels.length + p.removes.length + p.rotates.length + p.promotes.length === 0;
 
 /** The sites a plan changes. */
 export function affectedSites(p: Plan): string[] {
@@ -64,6 +67,7 @@ export function affectedSites(p: Plan): string[] {
       ...p.levels.map((l) => l.conn.siteId),
       ...p.removes.map((r) => r.siteId),
       ...p.rotates.map((r) => r.siteId),
+      ...p.promotes.map((r) => r.siteId),
     ]),
   ];
 }
@@ -91,6 +95,7 @@ export function reasonFor(p: Plan, siteId: string): PatchReason {
   if (p.removes.some((r) => r.siteId === siteId)) return 'disconnect';
   if (p.levels.some((l) => l.conn.siteId === siteId)) return 'level';
   if (p.rotates.some((r) => r.siteId === siteId)) return 'rotate';
+  if (p.promotes.some((r) => r.siteId === siteId)) return 'promote';
   return 'key';
 }
 
@@ -98,12 +103,37 @@ export function reasonFor(p: Plan, siteId: string): PatchReason {
 export function afterOf(p: Plan, siteId: string, inserted: readonly ConnectionInfo[]): ConnectionInfo[] {
   const removed = new Set(p.removes.map((r) => r.id));
   const levels = new Map(p.levels.map((l) => [l.conn.id, l.level]));
+  const promoted = p.promotes.filter((c) => c.siteId === siteId);
+  const holds = (c: ConnectionInfo): boolean => {
+    const winner = promoted.find((w) => w.family === c.family);
+    return winner ? winner.id === c.id : c.holdsPlain;
+  };
   return [
     ...p.before
       .filter((c) => c.siteId === siteId && !removed.has(c.id))
-      .map((c) => ({ ...c, level: levels.get(c.id) ?? c.level })),
+      .map((c) => ({ ...c, level: levels.get(c.id) ?? c.level, holdsPlain: holds(c) })),
     ...inserted.filter((c) => c.siteId === siteId),
   ];
+}
+
+/**
+ * Whether each new connection of the plan takes its family's plain names: the first made while
+ * none holds them (CONTRACT §9), in plan order.
+ */
+export function addsHoldingPlain(p: Plan): boolean[] {
+  const held = new Map<string, Set<string>>();
+  for (const siteId of new Set(p.adds.map((a) => a.siteId))) {
+    const families = afterOf(p, siteId, [])
+      .filter((c) => c.holdsPlain)
+      .map((c) => c.family);
+    held.set(siteId, new Set(families));
+  }
+  return p.adds.map((a) => {
+    const families = held.get(a.siteId) as Set<string>;
+    if (families.has(a.resource.family)) return false;
+    families.add(a.resource.family);
+    return true;
+  });
 }
 
 /** The names a site's patch sets and unsets for this plan. */
@@ -119,6 +149,7 @@ export function sitePatchNames(
       .filter((l) => l.conn.siteId === siteId)
       .map((l) => connectionKey(l.conn.kind, l.conn.resourceId)),
     ...p.rotates.filter((r) => r.siteId === siteId).map((r) => connectionKey(r.kind, r.resourceId)),
+    ...p.promotes.filter((r) => r.siteId === siteId).map((r) => connectionKey(r.kind, r.resourceId)),
   ]);
   return patchNames(before, after, touched);
 }

@@ -46,6 +46,7 @@ type ConnectionJson = {
   level: Level;
   credential_mode: ConnectionInfo['credentialMode'];
   credential_name: string | null;
+  holds_plain: boolean;
   created_at: string | Date;
 };
 
@@ -61,6 +62,7 @@ const toConnection = (r: ConnectionJson): ConnectionInfo => ({
   level: r.level,
   credentialMode: r.credential_mode,
   credentialName: r.credential_name,
+  holdsPlain: r.holds_plain,
   createdAt: new Date(r.created_at),
 });
 
@@ -88,6 +90,7 @@ type ConnectionTuple = [
   mode: ConnectionInfo['credentialMode'],
   credentialName: string | null,
   createdAt: string,
+  holdsPlain: boolean,
 ];
 
 /** Everything a site route needs, as read in one statement. */
@@ -134,7 +137,7 @@ export function siteSnapshotStatement(accountId: string | null, idOrSlug: string
       (select json_build_array(p.id, p.slug, p.role) from p) as project,
       (select json_build_array(st.id, st.slug) from st) as site,
       (select json_agg(json_build_array(c.id, c.kind, c.resource_id, ${SERVICE_NAME}, d.engine, c.level,
-                                        c.credential_mode, c.credential_name, c.created_at))
+                                        c.credential_mode, c.credential_name, c.created_at, c.holds_plain))
          from connections c ${SERVICE_JOINS}
          where c.site_id = (select id from st) and ${SERVICE_NAME} is not null) as connections,
       (select json_agg(json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at))
@@ -147,7 +150,18 @@ export function decodeSiteSnapshot(row: unknown): SiteSnapshot {
   const project = r?.project ? { id: r.project[0], slug: r.project[1], role: r.project[2] } : null;
   const st = r?.site ? { id: r.site[0], slug: r.site[1] } : null;
   const connections = (r?.connections ?? []).map(
-    ([id, kind, resourceId, name, engine, level, mode, credentialName, createdAt]): ConnectionInfo => ({
+    ([
+      id,
+      kind,
+      resourceId,
+      name,
+      engine,
+      level,
+      mode,
+      credentialName,
+      createdAt,
+      holdsPlain,
+    ]): ConnectionInfo => ({
       id,
       projectId: project?.id ?? '',
       siteId: st?.id ?? '',
@@ -159,6 +173,7 @@ export function decodeSiteSnapshot(row: unknown): SiteSnapshot {
       level,
       credentialMode: mode,
       credentialName,
+      holdsPlain,
       createdAt: new Date(createdAt),
     }),
   );
@@ -209,7 +224,7 @@ export function projectConnectionsStatement(projectId: SQL, filter: ConnectionFi
   return sql`
     select c.id, c.project_id, c.site_id, st.slug as site_slug, c.kind, c.resource_id,
            ${SERVICE_NAME} as resource_name, d.engine, c.level, c.credential_mode, c.credential_name,
-           c.created_at
+           c.holds_plain, c.created_at
     from connections c join sites st on st.id = c.site_id ${SERVICE_JOINS}
     where ${SERVICE_NAME} is not null
       and c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`;

@@ -126,3 +126,12 @@ export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Pl
   }
   return { ...emptyPlan(ctx.project.id, ctx.connections), rotates: [existing] };
 }
+
+/** Promote: the connection takes its family's plain names (CONTRACT §9); a no-op when it holds them. */
+export function planPromote(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
+  const existing = findConnection(ctx, kind, resourceId);
+  if (!existing) throw notFound(`${KIND_WORD[kind]} connection`);
+  const plan = emptyPlan(ctx.project.id, ctx.connections);
+  if (!existing.holdsPlain) plan.promotes.push(existing);
+  return plan;
+}

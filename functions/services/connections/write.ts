@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids';
 import { recomputeManagedKey } from '../credentials/managed-key';
 import { recordPatches } from '../delivery/deliveries';
 import type { ConnectionInfo } from './model';
-import { affectedSites, hasCredential, type Plan, reasonFor, sitePatchNames } from './plan';
+import { addsHoldingPlain, affectedSites, hasCredential, type Plan, reasonFor, sitePatchNames } from './plan';
 import type { Prepared } from './prepare';
 import { readProjectConnections } from './queries';
 
@@ -50,9 +50,10 @@ async function verifyUnchanged(tx: Tx, prepared: Prepared, sites: string[]): Pro
     id: string;
     level: string;
     credential_name: string | null;
+    holds_plain: boolean;
     site_id: string;
   }>(sql`
-    select c.id, c.level, c.credential_name, c.site_id from connections c
+    select c.id, c.level, c.credential_name, c.holds_plain, c.site_id from connections c
     where c.site_id in (${ids}) and (
       exists (select 1 from databases d where c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null)
       or exists (select 1 from buckets b where c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null)
@@ -63,7 +64,12 @@ async function verifyUnchanged(tx: Tx, prepared: Prepared, sites: string[]): Pro
     now.size === expected.length &&
     expected.every((c) => {
       const r = now.get(c.id);
-      return r !== undefined && r.level === c.level && r.credential_name === c.credentialName;
+      return (
+        r !== undefined &&
+        r.level === c.level &&
+        r.credential_name === c.credentialName &&
+        r.holds_plain === c.holdsPlain
+      );
     });
   if (!same) throw new ConcurrentChange(prepared.plan.projectId);
 }
@@ -93,6 +99,7 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
   const { plan, credentials } = prepared;
   if (plan.adds.length === 0) return [];
   const times = creationTimes(prepared);
+  const holding = addsHoldingPlain(plan);
   const rows = await Promise.all(
     plan.adds.map(async (a, i) => {
       const cred = credentials[i];
@@ -107,6 +114,7 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
         credentialMode: hasCredential(a.resource.kind) ? (own ? 'own' : 'shared') : 'none',
         credentialName: own?.name ?? null,
         credentialSecretCiphertext: own ? await config.keyring.encrypt(own.secret) : null,
+        holdsPlain: holding[i] === true,
         createdAt: times[i] as Date,
       } as const;
     }),
@@ -131,6 +139,7 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
       level: r.level,
       credentialMode: r.credentialMode,
       credentialName: r.credentialName,
+      holdsPlain: r.holdsPlain,
       createdAt: r.createdAt,
     };
   });
@@ -142,6 +151,17 @@ async function updateLevels(tx: Tx, prepared: Prepared): Promise<void> {
   const values = list(levels.map((l) => sql`(${l.conn.id}::uuid, ${l.level})`));
   await tx.execute(sql`
     update connections as c set level = v.level from (values ${values}) as v(id, level) where c.id = v.id`);
+}
+
+/** Gives each promoted connection its family's plain names, taking them from the sibling holding them. */
+async function updatePromotes(tx: Tx, plan: Plan): Promise<void> {
+  for (const winner of plan.promotes) {
+    const family = plan.before
+      .filter((c) => c.siteId === winner.siteId && c.family === winner.family)
+      .map((c) => sql`${c.id}::uuid`);
+    await tx.execute(sql`
+      update connections set holds_plain = (id = ${winner.id}::uuid) where id in (${list(family)})`);
+  }
 }
 
 /** Stores rotated credentials (also used alone when the plan's transaction failed after rotating). */
@@ -184,6 +204,7 @@ export async function writePlan(tx: Tx, config: Config, prepared: Prepared): Pro
   else await verifyUnchanged(tx, prepared, sites);
   const inserted = await insertAdds(tx, config, prepared);
   await updateLevels(tx, prepared);
+  await updatePromotes(tx, plan);
   await storeRotations(tx, config, prepared);
   const cleanupIds = await removeRows(tx, prepared);
 

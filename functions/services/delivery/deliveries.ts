@@ -6,7 +6,7 @@
  */
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { deliveries } from '../../../db/schema';
+import { deliveries, sites } from '../../../db/schema';
 import type { Adapters, Receivers } from '../../adapters';
 import type { Config } from '../../env';
 import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
@@ -16,7 +16,7 @@ import type { ProvisioningMessage } from '../../queues/messages';
 import { deriveSiteEnv } from '../connections/derive';
 
 /** Why a site's variables changed (CONTRACT §6 `reason`). */
-export type PatchReason = 'connect' | 'disconnect' | 'level' | 'rotate' | 'credential' | 'key';
+export type PatchReason = 'connect' | 'disconnect' | 'level' | 'rotate' | 'credential' | 'key' | 'promote';
 
 /** A patch to record: the names it sets and unsets on one site. */
 export interface PatchRecord {
@@ -140,19 +140,46 @@ export async function sendClaimed(
   return row;
 }
 
-/** The body of a live patch: current values for the names the delivery touches. */
+/**
+ * The body of a live patch: current values for the names the delivery touches, and for those of
+ * every earlier patch of the site still pending (one in flight may reach the runtime after this
+ * one and be dropped there as older, so this one carries its names too). `seq` is taken from the
+ * site's counter at send time, so it rises in the order the values were read.
+ */
 export async function patchBody(
   db: DbOrTx,
   config: Config,
   adapters: Adapters,
-  row: Pick<DeliveryRow, 'targetId' | 'projectId' | 'reason' | 'setNames' | 'unsetNames'>,
+  row: Pick<
+    DeliveryRow,
+    'id' | 'targetId' | 'projectId' | 'reason' | 'setNames' | 'unsetNames' | 'createdAt'
+  >,
 ): Promise<string | null> {
+  const [counter] = await db
+    .update(sites)
+    .set({ patchSeq: sql`${sites.patchSeq} + 1` })
+    .where(eq(sites.id, row.targetId))
+    .returning({ seq: sites.patchSeq });
+  if (!counter) return null;
   const env = await deriveSiteEnv(db, config, adapters, row.targetId);
   if (!env) return null;
+  const earlier = await db
+    .select({ setNames: deliveries.setNames, unsetNames: deliveries.unsetNames })
+    .from(deliveries)
+    .where(
+      and(
+        eq(deliveries.kind, 'runtime_patch'),
+        eq(deliveries.targetId, row.targetId),
+        eq(deliveries.status, 'pending'),
+        lt(deliveries.createdAt, row.createdAt),
+      ),
+    );
+  const names = new Set([...row.setNames, ...row.unsetNames]);
+  for (const e of earlier) for (const n of [...e.setNames, ...e.unsetNames]) names.add(n);
   const set: Record<string, string> = {};
   const unset: string[] = [];
   // A name the app should no longer have from us may still hold the user's own value.
-  for (const name of [...new Set([...row.setNames, ...row.unsetNames])].sort()) {
+  for (const name of [...names].sort()) {
     const value = env.effective[name];
     if (value === undefined) unset.push(name);
     else set[name] = value;
@@ -163,6 +190,7 @@ export async function patchBody(
     set,
     unset,
     reason: row.reason ?? 'connect',
+    seq: counter.seq,
   });
 }
 
