@@ -29,6 +29,9 @@ export class EnvironmentError extends Error {
   }
 }
 
+/** The shortest OPERATOR_TOKEN honoured (CONTRACT §9). */
+export const OPERATOR_TOKEN_MIN_LENGTH = 32;
+
 const optionalUrl = z.string().url().optional();
 
 const ConfigSchema = z.object({
@@ -37,7 +40,8 @@ const ConfigSchema = z.object({
   CUSTOMER_DB_PUBLIC_HOST: z.string().optional(),
   NEON_WS_PROXY: z.string().optional(),
   NEON_HTTP_ENDPOINT: z.string().url().optional(),
-  OPERATOR_TOKEN: z.string().min(20),
+  /** CONTRACT §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */
+  OPERATOR_TOKEN: z.string().min(OPERATOR_TOKEN_MIN_LENGTH),
   ENCRYPTION_KEYS: z.string().min(1),
   AUTH_SIGNING_JWK: z.string().min(1),
   PUBLIC_BASE_URL: z.string().url(),

@@ -4,6 +4,7 @@
  * CONTRACT.md section 1 from the environment.
  */
 import { resolve } from 'node:path';
+import { OPERATOR_TOKEN_MIN_LENGTH } from '../functions/env';
 import { isPortFree } from './local/net';
 import { takeOverStopSignals } from './local/signals';
 import { type LocalStack, startLocalStack } from './local/stack';
@@ -16,8 +17,18 @@ function parsePort(raw: string | undefined): number {
   return port;
 }
 
+/** CONTRACT §9: a shorter OPERATOR_TOKEN stops the start, naming the variable. */
+function checkOperatorToken(raw: string | undefined): void {
+  if (raw && raw.length < OPERATOR_TOKEN_MIN_LENGTH) {
+    throw new Error(
+      `OPERATOR_TOKEN must be at least ${OPERATOR_TOKEN_MIN_LENGTH} characters (it has ${raw.length}); unset it to use the generated one`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const port = parsePort(process.env.PORT);
+  checkOperatorToken(process.env.OPERATOR_TOKEN);
   const dataDir = resolve(process.env.DATA_DIR || '.data');
   if (!(await isPortFree(port))) {
     throw new Error(

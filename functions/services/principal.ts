@@ -117,6 +117,9 @@ export async function callerRead(
   token: string | undefined,
   projectRef?: string,
 ): Promise<CallerRead> {
+  // The operator token is honoured as given (CONTRACT §9), whatever it starts with.
+  if (token && timingSafeEqual(token, config.OPERATOR_TOKEN))
+    return { resolved: { principal: { type: 'operator' } } };
   const callerKind =
     token?.startsWith(TOKEN_PREFIX.account) || token?.startsWith(TOKEN_PREFIX.session)
       ? 'account'
@@ -213,9 +216,9 @@ export async function resolvePrincipal(
   token: string | undefined,
 ): Promise<Principal> {
   if (!token) return { type: 'anonymous' };
-  if (token.startsWith(TOKEN_PREFIX.operator)) {
-    return timingSafeEqual(token, config.OPERATOR_TOKEN) ? { type: 'operator' } : { type: 'invalid' };
-  }
+  // Any OPERATOR_TOKEN of 32 or more characters is honoured as given (CONTRACT §9).
+  if (timingSafeEqual(token, config.OPERATOR_TOKEN)) return { type: 'operator' };
+  if (token.startsWith(TOKEN_PREFIX.operator)) return { type: 'invalid' };
   if (token.startsWith(TOKEN_PREFIX.account) || token.startsWith(TOKEN_PREFIX.session)) {
     // Lookup by hash: the secret itself is never compared byte by byte.
     const hash = await sha256Hex(token);
