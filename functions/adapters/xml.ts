@@ -1,36 +1,73 @@
 /**
- * Just enough XML reading for the fixed, flat answers of the AWS IAM Query API and S3 errors
- * (Workers have no DOMParser). Only reads elements by name; never evaluates anything.
+ * Reading the XML answers of the AWS IAM Query API and S3 errors with `fast-xml-parser`
+ * (Workers have no DOMParser). Values stay text (no number or boolean guessing), entities and
+ * character references are decoded, attributes and namespaces are ignored; nothing is ever
+ * evaluated or fetched (a DOCTYPE is refused, so no declared entity is ever expanded).
  */
+import { XMLParser } from 'fast-xml-parser';
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+/** A parsed element: its text, or its children by name (a repeated name gives a list). */
+export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
 
-/** Decodes the five predefined entities and numeric references. */
-export function decodeXml(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref: string) => {
-    if (ref.startsWith('#x') || ref.startsWith('#X'))
-      return String.fromCodePoint(Number.parseInt(ref.slice(2), 16));
-    if (ref.startsWith('#')) return String.fromCodePoint(Number.parseInt(ref.slice(1), 10));
-    return ENTITIES[ref] ?? whole;
-  });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: false,
+  processEntities: true,
+  // Numeric character references (&#x2F;) as well as the five XML entities.
+  htmlEntities: true,
+  // IAM lists hold <member> elements: always a list, also with one member.
+  isArray: (name) => name === 'member',
+});
+
+function parsed(xml: XmlNode): XmlNode {
+  if (typeof xml !== 'string' || !xml.trimStart().startsWith('<')) return xml;
+  // AWS never sends a DOCTYPE; one could only declare entities to expand.
+  if (/<!DOCTYPE/i.test(xml)) throw new Error('response holds a DOCTYPE');
+  return parser.parse(xml) as XmlNode;
 }
 
-/** The text of the first `<tag>` in `xml`; throws when absent unless a fallback is given. */
-export function xmlText(xml: string, tag: string, fallback?: string): string {
-  const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(xml);
-  if (match?.[1] !== undefined) return decodeXml(match[1]);
+/** The first element named `tag` in document order, searched depth-first. */
+function find(node: XmlNode, tag: string): XmlNode | XmlNode[] | undefined {
+  if (typeof node === 'string') return undefined;
+  for (const [name, value] of Object.entries(node)) {
+    if (name === tag) return value;
+    for (const child of Array.isArray(value) ? value : [value]) {
+      const found = find(child, tag);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The text of the first `<tag>` in `xml` (a document or a parsed element); throws when absent unless a fallback is given. */
+export function xmlText(xml: XmlNode, tag: string, fallback?: string): string {
+  const found = find(parsed(xml), tag);
+  const value = Array.isArray(found) ? found[0] : found;
+  if (typeof value === 'string') return value;
+  if (value !== undefined && typeof value === 'object' && Object.keys(value).length === 0) return '';
   if (fallback !== undefined) return fallback;
   throw new Error(`response has no <${tag}>`);
 }
 
 /** The `<member>` elements inside the first `<list>` element. */
-export function xmlMembers(xml: string, list: string): string[] {
-  const inner = new RegExp(`<${list}>([\\s\\S]*?)</${list}>`).exec(xml)?.[1];
-  if (!inner) return [];
-  return [...inner.matchAll(/<member>([\s\S]*?)<\/member>/g)].map((m) => m[1] ?? '');
+export function xmlMembers(xml: XmlNode, list: string): XmlNode[] {
+  const found = find(parsed(xml), list);
+  const container = Array.isArray(found) ? found[0] : found;
+  if (container === undefined || typeof container === 'string') return [];
+  const members = container.member;
+  if (members === undefined) return [];
+  return Array.isArray(members) ? members : [members];
 }
 
 /** Code and message of an AWS error body (IAM `<ErrorResponse><Error>` or S3 `<Error>`). */
 export function xmlError(xml: string): { code: string; message: string } {
-  return { code: xmlText(xml, 'Code', 'Unknown'), message: xmlText(xml, 'Message', '').slice(0, 200) };
+  let doc: XmlNode;
+  try {
+    doc = parsed(xml);
+  } catch {
+    return { code: 'Unknown', message: '' };
+  }
+  return { code: xmlText(doc, 'Code', 'Unknown'), message: xmlText(doc, 'Message', '').slice(0, 200) };
 }
