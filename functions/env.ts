@@ -38,6 +38,10 @@ const ConfigSchema = z.object({
   DATABASE_URL: z.string().min(1),
   CUSTOMER_DB_ADMIN_URL: z.string().min(1),
   CUSTOMER_DB_PUBLIC_HOST: z.string().optional(),
+  /** host[:port] outside systems reach the cluster at (credentials views); default the public host. */
+  CUSTOMER_DB_EXTERNAL_HOST: z.string().optional(),
+  /** host[:port] of the connection pooler (Neon: the `-pooler` endpoint); default the external host. */
+  CUSTOMER_DB_POOLED_HOST: z.string().optional(),
   NEON_WS_PROXY: z.string().optional(),
   NEON_HTTP_ENDPOINT: z.string().url().optional(),
   /** CONTRACT §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */
@@ -65,6 +69,8 @@ const ConfigSchema = z.object({
     .optional(),
   MONGODB_ADMIN_KEY: z.string().optional(),
   MONGODB_PUBLIC_HOST: z.string().default('mongodb.local:27017'),
+  /** Where outside systems reach MongoDB (an Atlas `mongodb+srv://` host); default the public host. */
+  MONGODB_EXTERNAL_HOST: z.string().optional(),
   STORAGE_ENDPOINT: z.string().url().default('https://s3.amazonaws.com'),
   STORAGE_DEFAULT_REGION: z.string().default('us-east-1'),
   IAM_ENDPOINT: z.string().url().default('https://iam.amazonaws.com'),

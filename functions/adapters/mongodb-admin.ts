@@ -35,6 +35,10 @@ export const AtlasCreateUserSchema = z.object({
   password: z.string().min(8),
   roles: z.array(AtlasRoleSchema).min(1),
   labels: z.array(z.object({ key: z.string(), value: z.string() })).optional(),
+  /** Atlas deletes the user at this time (ISO 8601); set for an expiring named principal. */
+  deleteAfterDate: z.string().optional(),
+  /** MongoDB's user restriction: logins only from these CIDRs (a principal's allowlist). */
+  authenticationRestrictions: z.array(z.object({ clientSource: z.array(z.string()).min(1) })).optional(),
 });
 
 /** The body of PATCH /groups/{groupId}/databaseUsers/{databaseName}/{username}. */
@@ -70,12 +74,24 @@ export interface MongoUser {
 
 /** What the services need from a MongoDB admin system. */
 export interface MongoAdmin {
-  createUser(database: string, username: string, password: string, level: MongoLevel): Promise<void>;
+  createUser(
+    database: string,
+    username: string,
+    password: string,
+    level: MongoLevel,
+    limits?: UserLimits,
+  ): Promise<void>;
   setUserLevel(database: string, username: string, level: MongoLevel): Promise<void>;
   setUserPassword(username: string, password: string): Promise<void>;
   /** Idempotent: a missing user is not an error. */
   dropUser(username: string): Promise<void>;
   listUsers(): Promise<MongoUser[]>;
+}
+
+/** A named principal's expiry and source allowlist, enforced by Atlas itself. */
+export interface UserLimits {
+  expiresAt: Date | null;
+  allowedSources: string[];
 }
 
 /** An error answered by the admin API, with its HTTP status and Atlas errorCode. */
@@ -117,7 +133,13 @@ export class AtlasMongoAdmin implements MongoAdmin {
     this.groupId = decodeURIComponent(match[1]);
   }
 
-  async createUser(database: string, username: string, password: string, level: MongoLevel): Promise<void> {
+  async createUser(
+    database: string,
+    username: string,
+    password: string,
+    level: MongoLevel,
+    limits?: UserLimits,
+  ): Promise<void> {
     const body = AtlasCreateUserSchema.parse({
       databaseName: 'admin',
       groupId: this.groupId,
@@ -125,6 +147,10 @@ export class AtlasMongoAdmin implements MongoAdmin {
       password,
       roles: mongoRoles(database, level),
       labels: [{ key: CREATED_LABEL, value: new Date().toISOString() }],
+      ...(limits?.expiresAt ? { deleteAfterDate: limits.expiresAt.toISOString() } : {}),
+      ...(limits?.allowedSources.length
+        ? { authenticationRestrictions: [{ clientSource: limits.allowedSources }] }
+        : {}),
     });
     await this.call('POST', '/databaseUsers', body);
   }

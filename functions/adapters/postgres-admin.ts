@@ -8,6 +8,7 @@
 import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
+import { validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
 import {
   createLoginStatements,
@@ -137,10 +138,12 @@ export class PostgresAdmin {
     running: boolean,
     /** Recreate exactly this login (the reconciler restoring a role that went missing). */
     fixed?: { name: string; password: string },
+    /** When the login stops working (a named principal's expiry), enforced by the server. */
+    validUntil?: Date | null,
   ): Promise<{ name: string; password: string }> {
     if (level === 'read-only' && running) await this.grantReaderExisting(db);
     const password = fixed?.password ?? randomPassword();
-    const passwordSql = await passwordClause(password);
+    const passwordSql = `${await passwordClause(password)}${validUntilClause(validUntil)}`;
     for (let attempt = 0; ; attempt++) {
       const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {

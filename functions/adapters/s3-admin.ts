@@ -10,7 +10,7 @@
  */
 
 import { AwsClient } from 'aws4fetch';
-import { type BucketLevel, bucketPolicy } from '../domain/bucket-policy';
+import { type BucketLevel, bucketPolicy, type KeyLimits } from '../domain/bucket-policy';
 import { storageEndpointFor } from '../domain/storage-endpoint';
 import { randomLowerAlnum } from '../lib/ids';
 import { xmlError, xmlMembers, xmlText } from './xml';
@@ -38,7 +38,7 @@ export interface S3Admin {
   createBucket(bucket: string, region: string): Promise<void>;
   deleteBucket(bucket: string, region: string): Promise<void>;
   /** A new IAM user (name `prefix` + 8 of [a-z0-9]) with the level's policy and one access key; all or nothing. */
-  createKey(bucket: string, level: BucketLevel, prefix: string): Promise<BucketKey>;
+  createKey(bucket: string, level: BucketLevel, prefix: string, limits?: KeyLimits): Promise<BucketKey>;
   setKeyLevel(bucket: string, accessKeyId: string, level: BucketLevel): Promise<void>;
   /** A new key pair for the same user; the old key is deleted once the new one exists. */
   rotateKey(bucket: string, accessKeyId: string): Promise<BucketKey>;
@@ -111,7 +111,12 @@ export class AwsS3Admin implements S3Admin {
     throw await this.failure(res, 'DeleteBucket');
   }
 
-  async createKey(bucket: string, level: BucketLevel, prefix: string): Promise<BucketKey> {
+  async createKey(
+    bucket: string,
+    level: BucketLevel,
+    prefix: string,
+    limits?: KeyLimits,
+  ): Promise<BucketKey> {
     const path = `/tether/${bucket}/`;
     let userName = '';
     for (let attempt = 0; ; attempt++) {
@@ -124,7 +129,7 @@ export class AwsS3Admin implements S3Admin {
       }
     }
     try {
-      await this.putPolicy(userName, bucket, level);
+      await this.putPolicy(userName, bucket, level, limits);
       const xml = await this.iam('CreateAccessKey', { UserName: userName });
       return {
         userName,
@@ -227,11 +232,16 @@ export class AwsS3Admin implements S3Admin {
     return undefined;
   }
 
-  private putPolicy(userName: string, bucket: string, level: BucketLevel): Promise<string> {
+  private putPolicy(
+    userName: string,
+    bucket: string,
+    level: BucketLevel,
+    limits?: KeyLimits,
+  ): Promise<string> {
     return this.iam('PutUserPolicy', {
       UserName: userName,
       PolicyName: POLICY_NAME,
-      PolicyDocument: JSON.stringify(bucketPolicy(bucket, level)),
+      PolicyDocument: JSON.stringify(bucketPolicy(bucket, level, limits)),
     });
   }
 

@@ -10,7 +10,9 @@ import { connectionsRoutes } from './connections';
 import { databasesRoutes } from './databases';
 import { deploysRoutes } from './deploys';
 import { envRoutes } from './env';
+import { principalsRoutes } from './principals';
 import { projectsRoutes } from './projects';
+import { serviceCredentialsRoutes } from './service-credentials';
 import { serviceSitesRoutes } from './service-sites';
 import { sitesRoutes } from './sites';
 import { tunnelRoutes } from './tunnel';
@@ -30,6 +32,8 @@ for (const group of [
   deploysRoutes,
   tunnelRoutes,
   accessRoutes,
+  serviceCredentialsRoutes,
+  principalsRoutes,
 ]) {
   managementRoutes.route('/', group);
 }

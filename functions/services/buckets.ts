@@ -7,6 +7,7 @@ import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
+import { queueBucketKeyCleanups } from './access/principal-removal';
 import { provisionBucket } from './bucket-provisioning';
 import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
 import { removeServiceConnections } from './connections/service-removal';
@@ -81,11 +82,9 @@ export async function deleteBucket(deps: CommitDeps, row: BucketRow): Promise<vo
     // Disconnects every site first (live patches, managed keys, own keys queued for deletion).
     const removal = await removeServiceConnections(tx, config, row.projectId, 'bucket', row.id);
     await tx.update(buckets).set({ deletedAt: new Date() }).where(eq(buckets.id, row.id));
-    const [cleanup] = await tx
-      .insert(credentialCleanups)
-      .values({ id: newId(), kind: 'bucket' as const, resourceId: row.id, credentialName: row.accessKeyId })
-      .returning({ id: credentialCleanups.id });
-    return { ...removal, cleanupIds: [...removal.cleanupIds, ...(cleanup ? [cleanup.id] : [])] };
+    // The bucket's own key and its principals' keys go with it (CONTRACT §7).
+    const cleanups = await queueBucketKeyCleanups(tx, row.id, row.accessKeyId);
+    return { ...removal, cleanupIds: [...removal.cleanupIds, ...cleanups] };
   });
   await afterCommit(deps, written);
 }

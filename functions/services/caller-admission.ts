@@ -10,7 +10,8 @@ import type { Resolved } from './principal';
 /** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
 export const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
 /** Project routes whose changes need the admin role: members and API keys. */
-const ADMIN_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:members|api-keys)(?:\/|$)/;
+const ADMIN_PATH =
+  /^\/api\/v1\/projects\/[^/]+\/(?:members|api-keys|(?:databases|buckets)\/[^/]+\/(?:credentials|principals))(?:\/|$)/;
 /** The six connection routes of the specification. */
 const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
 

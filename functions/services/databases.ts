@@ -9,6 +9,7 @@ import { unavailable } from '../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { ProvisioningMessage } from '../queues/messages';
+import { markDatabaseDeleted, serviceLoginNames } from './access/principal-removal';
 import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
 import { removeServiceConnections } from './connections/service-removal';
 import { stageInitialConnection } from './initial-connection';
@@ -137,11 +138,8 @@ export async function setDatabaseRunning(
 /** Deletes a database for real, then marks its record deleted and removes its connections. */
 export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promise<void> {
   const { db, config, adapters } = deps;
-  const conns = await db
-    .select({ name: connections.credentialName })
-    .from(connections)
-    .where(eq(connections.resourceId, row.id));
-  const loginRoles = [row.mainUser, ...conns.map((c) => c.name).filter((n): n is string => !!n)];
+  // Its connections' and principals' logins go with it (CONTRACT §7: deleting revokes principals).
+  const loginRoles = [row.mainUser, ...(await serviceLoginNames(db, row.id))];
   if (row.engine === 'postgresql') {
     try {
       await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
@@ -161,7 +159,7 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
   const written = await db.transaction(async (tx) => {
     // Disconnects every site first (live patches, managed keys), as DELETE of each connection does.
     const removal = await removeServiceConnections(tx, config, row.projectId, 'database', row.id);
-    await tx.update(databases).set({ deletedAt: new Date() }).where(eq(databases.id, row.id));
+    await markDatabaseDeleted(tx, row.id);
     return removal;
   });
   await afterCommit(deps, written);

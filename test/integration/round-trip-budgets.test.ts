@@ -69,7 +69,8 @@ const OVER_BUDGET: Record<string, number> = {
   'POST /api/v1/projects/{id}/databases': 7,
   'POST /api/v1/projects/{id}/databases/{dbId}/stop': 4,
   'POST /api/v1/projects/{id}/databases/{dbId}/start': 4,
-  'DELETE /api/v1/projects/{id}/databases/{dbId}': 8,
+  // One more since deleting a database revokes its named principals (CONTRACT §7).
+  'DELETE /api/v1/projects/{id}/databases/{dbId}': 9,
   'POST /api/v1/projects/{id}/buckets': 7,
   'DELETE /api/v1/projects/{id}/buckets/{bucketId}': 11,
   'POST /api/v1/projects/{id}/auth-apps': 8,
@@ -95,6 +96,20 @@ const OVER_BUDGET: Record<string, number> = {
   'GET /api/v1/projects/{id}/databases/{dbId}/access': 2,
   'GET /api/v1/projects/{id}/buckets/{bucketId}/access': 2,
   'GET /api/v1/projects/{id}/auth-apps/{authAppId}/access': 2,
+  // The caller lookup, then the service's row (admin GETs of §7).
+  'GET /api/v1/projects/{id}/databases/{dbId}/credentials': 2,
+  'GET /api/v1/projects/{id}/buckets/{bucketId}/credentials': 2,
+  'GET /api/v1/projects/{id}/databases/{dbId}/principals': 2,
+  'GET /api/v1/projects/{id}/buckets/{bucketId}/principals': 2,
+  // Writes of §7 as first built (outside-system work ordered before the rows; issue 19 may tighten).
+  'POST /api/v1/projects/{id}/databases/{dbId}/credentials/rotate': 10,
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/credentials/rotate': 8,
+  'POST /api/v1/projects/{id}/databases/{dbId}/principals': 7,
+  'POST /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}/rotate': 5,
+  'DELETE /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}': 6,
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals': 5,
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}/rotate': 5,
+  'DELETE /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}': 5,
 };
 
 let proxy: CountingProxy;
@@ -221,6 +236,16 @@ function fill(path: string): string | undefined {
 /** Fresh objects for a write that removes or changes what it names. */
 const freshSite = async () => (await createSite(s.as, f.project)).id;
 const base = () => `/api/v1/projects/${f.project}`;
+/** A new principal on the fixture's database or bucket; its id. */
+async function freshPrincipal(segment: 'databases' | 'buckets', serviceId: string): Promise<string> {
+  const level = segment === 'databases' ? 'read-only' : 'read';
+  const res = await s.as.post<{ id: string }>(`${base()}/${segment}/${serviceId}/principals`, {
+    name: uniqueName('p'),
+    level,
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
+}
 
 /** A successful request of every documented write. */
 const WRITES: Record<string, () => Promise<Call>> = {
@@ -365,6 +390,40 @@ const WRITES: Record<string, () => Promise<Call>> = {
     method: 'PUT',
     path: `/api/v1/databases/${f.database.id}/sites`,
     body: { sites: [{ site_id: f.site }] },
+  }),
+  'POST /api/v1/projects/{id}/databases/{dbId}/credentials/rotate': async () => ({
+    method: 'POST',
+    path: `${base()}/databases/${f.database.id}/credentials/rotate`,
+  }),
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/credentials/rotate': async () => ({
+    method: 'POST',
+    path: `${base()}/buckets/${f.bucket.id}/credentials/rotate`,
+  }),
+  'POST /api/v1/projects/{id}/databases/{dbId}/principals': async () => ({
+    method: 'POST',
+    path: `${base()}/databases/${f.database.id}/principals`,
+    body: { name: uniqueName('p'), level: 'read-only' },
+  }),
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals': async () => ({
+    method: 'POST',
+    path: `${base()}/buckets/${f.bucket.id}/principals`,
+    body: { name: uniqueName('p'), level: 'read' },
+  }),
+  'POST /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}/rotate': async () => ({
+    method: 'POST',
+    path: `${base()}/databases/${f.database.id}/principals/${await freshPrincipal('databases', f.database.id)}/rotate`,
+  }),
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}/rotate': async () => ({
+    method: 'POST',
+    path: `${base()}/buckets/${f.bucket.id}/principals/${await freshPrincipal('buckets', f.bucket.id)}/rotate`,
+  }),
+  'DELETE /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}': async () => ({
+    method: 'DELETE',
+    path: `${base()}/databases/${f.database.id}/principals/${await freshPrincipal('databases', f.database.id)}`,
+  }),
+  'DELETE /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}': async () => ({
+    method: 'DELETE',
+    path: `${base()}/buckets/${f.bucket.id}/principals/${await freshPrincipal('buckets', f.bucket.id)}`,
   }),
   'PUT /api/v1/storage/{id}/sites': async () => ({
     method: 'PUT',

@@ -61,7 +61,8 @@ const SERVICE_TABLE: Record<AccessKind, SQL> = {
 };
 const WHAT: Record<AccessKind, string> = { database: 'database', bucket: 'bucket', auth_app: 'auth app' };
 
-type PrincipalTuple = [string, string, string, string[], string | null, string, string];
+/** A principal row as the listing statements return it. */
+export type PrincipalTuple = [string, string, string, string[], string | null, string, string];
 type KeyTuple = [string, string, ApiKeyCapabilities, string | null, string];
 
 const isoOf = (value: string): string => new Date(value).toISOString();

@@ -5,9 +5,9 @@ import { type BucketProvisioner, outside } from './provisioner';
 /** The provisioner of bucket keys through `admin`. */
 export function bucketProvisioner(admin: S3Admin): BucketProvisioner {
   return {
-    async create(bucket, level) {
+    async create(bucket, level, limits) {
       const key = await outside('prepare the bucket key', () =>
-        admin.createKey(bucket.physicalName, level, 'c_'),
+        admin.createKey(bucket.physicalName, level, 'c_', limits),
       );
       return { name: key.accessKeyId, secret: key.secretAccessKey };
     },

@@ -13,7 +13,7 @@ import { unavailable } from '../../lib/errors';
 import { bucketProvisioner } from './bucket';
 import { mongoProvisioner } from './mongodb';
 import { postgresProvisioner } from './postgres';
-import type { BucketProvisioner, Credential, DatabaseProvisioner } from './provisioner';
+import type { BucketProvisioner, Credential, CredentialLimits, DatabaseProvisioner } from './provisioner';
 
 /** The service a credential is for. */
 export type CredentialTarget =
@@ -76,12 +76,23 @@ export async function createConnectionCredential(
   level: Level,
 ): Promise<CreatedCredential> {
   if (usesSharedCredential(target)) return { mode: 'shared' };
+  return { mode: 'own', ...(await createOwnCredential(adapters, target, level)) };
+}
+
+/**
+ * Creates an own credential at `level`, whatever the service's state, through the provisioner
+ * of its kind: connections and named principals (with their `limits`) alike.
+ */
+export function createOwnCredential(
+  adapters: Adapters,
+  target: CredentialTarget,
+  level: Level,
+  limits?: CredentialLimits,
+): Promise<Credential> {
   const p = atLevel(adapters, target, level);
-  const made =
-    p.kind === 'bucket'
-      ? await p.provisioner.create(p.resource, p.level)
-      : await p.provisioner.create(p.resource, p.level);
-  return { mode: 'own', ...made };
+  return p.kind === 'bucket'
+    ? p.provisioner.create(p.resource, p.level, limits)
+    : p.provisioner.create(p.resource, p.level, limits);
 }
 
 /** Changes what the credential may do; its name and secret stay. */

@@ -1,6 +1,6 @@
 /**
  * Repairs drift between connections and the credentials that outside systems hold:
- * - orphans: a `c_` role, user or key user that no connection and no pending cleanup names
+ * - orphans: a `c_` role, user or key user that no connection, named principal or pending cleanup names
  *   (a failed drop, a crash between making a credential and writing its row) is removed;
  * - missing: a connection whose own PostgreSQL role or MongoDB user is gone gets it back with
  *   the same name, password and level, so the app notices nothing (a missing bucket key cannot
@@ -10,7 +10,7 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { connections, credentialCleanups, databases } from '../../../db/schema';
+import { connections, credentialCleanups, databases, principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { pgCode } from '../../adapters/postgres-sql';
 import type { Config } from '../../env';
@@ -29,8 +29,13 @@ async function namedCredentials(db: DbOrTx): Promise<{ database: Set<string>; bu
     .select({ kind: credentialCleanups.kind, name: credentialCleanups.credentialName })
     .from(credentialCleanups)
     .where(isNull(credentialCleanups.doneAt));
+  // Named principals hold `c_` credentials too; a revoked one's is gone (or queued above).
+  const held = await db
+    .select({ kind: principals.kind, name: principals.credentialName })
+    .from(principals)
+    .where(isNull(principals.revokedAt));
   const out = { database: new Set<string>(), bucket: new Set<string>() };
-  for (const r of [...used, ...pending]) {
+  for (const r of [...used, ...pending, ...held]) {
     if (r.name && (r.kind === 'database' || r.kind === 'bucket')) out[r.kind].add(r.name);
   }
   return out;

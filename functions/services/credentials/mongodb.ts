@@ -6,13 +6,13 @@ import { type DatabaseProvisioner, outside } from './provisioner';
 /** The provisioner of MongoDB users through `admin`. */
 export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
   return {
-    create(db, level) {
+    create(db, level, limits) {
       const password = randomPassword();
       return outside('prepare the database user', async () => {
         for (let attempt = 0; ; attempt++) {
           const name = `c_${randomLowerAlnum(8)}`;
           try {
-            await admin.createUser(db.physicalName, name, password, level);
+            await admin.createUser(db.physicalName, name, password, level, limits);
             return { name, secret: password };
           } catch (err) {
             // A taken name answers 409 (USER_ALREADY_EXISTS); draw again.

@@ -6,9 +6,10 @@ import { type DatabaseProvisioner, outside } from './provisioner';
 /** The provisioner of PostgreSQL login roles through `admin`. */
 export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
   return {
-    async create(db, level) {
+    async create(db, level, limits) {
+      // A principal may be made while its database is stopped; a connection never is (it shares).
       const login = await outside('prepare the database role', () =>
-        admin.createLogin(db.physicalName, level, true),
+        admin.createLogin(db.physicalName, level, db.status === 'running', undefined, limits?.expiresAt),
       );
       return { name: login.name, secret: login.password };
     },

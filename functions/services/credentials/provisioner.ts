@@ -18,13 +18,23 @@ export interface Credential {
 }
 
 /**
+ * How long a named principal's credential lives and where it may be used from (CONTRACT §7):
+ * each system enforces them itself (PostgreSQL `VALID UNTIL` and host rules, Atlas
+ * `deleteAfterDate` and `authenticationRestrictions`, IAM `aws:CurrentTime`/`aws:SourceIp`).
+ */
+export interface CredentialLimits {
+  expiresAt: Date | null;
+  allowedSources: string[];
+}
+
+/**
  * Credentials on one kind of service `R` at levels `L`. Every method either finishes at the
  * outside system or throws SERVICE_UNAVAILABLE (503) having left nothing behind there, so
  * callers write their rows only after it returns.
  */
 export interface CredentialProvisioner<R, L extends Level> {
-  /** Creates a credential at `level`. */
-  create(resource: R, level: L): Promise<Credential>;
+  /** Creates a credential at `level` (a named principal's with its `limits`). */
+  create(resource: R, level: L, limits?: CredentialLimits): Promise<Credential>;
   /** Changes what the credential may do; its name and secret stay. */
   setLevel(resource: R, name: string, level: L): Promise<void>;
   /** Gives the credential a new secret; `name` changes only for a bucket key (IAM cannot re-secret a key id). */

@@ -2,6 +2,8 @@
  * The credential and network side of the minute reconciler: the Worker's `scheduled` runs
  * {@link CREDENTIAL_STEPS} next to the delivery steps.
  */
+
+import { removeExpiredPrincipals } from '../access/principal-expiry';
 import { reconcileNetworkPolicies } from '../delivery/network-policy';
 import type { ReconcilerStep } from '../reconciler';
 import { replaceMissingBucketKeys } from './bucket-key-repair';
@@ -19,5 +21,8 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   // A database that was stopped when an app connected now runs: the app gets its own credential.
   'switch-shared-credentials': ({ db, config, adapters, queue }) =>
     switchSharedConnections({ db, config, adapters, queue }, { includeLegacy: false }),
+  // Expired principals are already refused by the systems themselves; now they go for good.
+  'remove-expired-principals': ({ db, config, adapters, queue }) =>
+    removeExpiredPrincipals(db, config, adapters, queue),
   'network-policies': ({ db, receivers, queue }) => reconcileNetworkPolicies(db, receivers, queue),
 };

@@ -15,6 +15,50 @@ import { newId } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
 import { enqueueDeliveries, sendClaimed, stalledDeliveries } from './deliveries';
 
+/**
+ * A database's desired policy as one comparable JSON array (`d` is its row): the connected
+ * sites' ids, sorted, then one `principal:<username>=<allowed_sources>` entry per live named
+ * principal (CONTRACT §6 `principals`). What was acknowledged is stored in the same form.
+ */
+const DESIRED_POLICY = sql.raw(`case when d.deleted_at is null then coalesce(
+        (select jsonb_agg(c.site_id order by c.site_id) from connections c
+          where c.kind = 'database' and c.resource_id = d.id), '[]'::jsonb)
+      || coalesce(
+        (select jsonb_agg('principal:' || x.credential_name || '=' || x.allowed_sources::text
+                          order by x.credential_name)
+           from principals x where x.kind = 'database' and x.resource_id = d.id and x.revoked_at is null),
+        '[]'::jsonb)
+      else '[]'::jsonb end`);
+
+/** A database's policy as sent, and its comparable form. */
+export interface DatabasePolicy {
+  allowedSiteIds: string[];
+  principals: Array<{ username: string; allowed_sources: string[] }>;
+  desired: string[];
+}
+
+/** The policy of database `databaseId` now, in one statement (empty for a deleted one). */
+export async function currentPolicy(db: DbOrTx, databaseId: string): Promise<DatabasePolicy> {
+  const result = await db.execute<{
+    desired: string[] | null;
+    principals: Array<{ username: string; allowed_sources: string[] }> | null;
+  }>(sql`
+    select ${DESIRED_POLICY} as desired,
+      case when d.deleted_at is null then
+        (select json_agg(json_build_object('username', x.credential_name, 'allowed_sources', x.allowed_sources)
+                         order by x.credential_name)
+           from principals x where x.kind = 'database' and x.resource_id = d.id and x.revoked_at is null)
+      end as principals
+    from databases d where d.id = ${databaseId}::uuid`);
+  const row = result.rows[0];
+  const desired = row?.desired ?? [];
+  return {
+    allowedSiteIds: desired.filter((entry) => !entry.startsWith('principal:')),
+    principals: row?.principals ?? [],
+    desired,
+  };
+}
+
 /** The sites allowed to reach a database now: those connected to it, sorted. */
 export async function allowedSiteIds(db: DbOrTx, databaseId: string): Promise<string[]> {
   const rows = await db
@@ -43,10 +87,7 @@ export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly strin
     last: string[] | null;
   }>(sql`
     select d.id, d.project_id,
-      case when d.deleted_at is null then coalesce(
-        (select jsonb_agg(c.site_id order by c.site_id) from connections c
-          where c.kind = 'database' and c.resource_id = d.id), '[]'::jsonb)
-      else '[]'::jsonb end as desired,
+      ${DESIRED_POLICY} as desired,
       (select x.set_names from deliveries x
         where x.kind = 'network_policy' and x.target_id = d.id and x.status = 'delivered'
         order by x.delivered_at desc limit 1) as last
@@ -102,19 +143,16 @@ export async function deliverNetworkPolicy(
   const receiver = receivers.networkPolicy;
   if (!receiver) return;
   const row = await sendClaimed(db, deliveryId, 'network_policy', async (claimed) => {
-    const [database] = await db
-      .select({ deletedAt: databases.deletedAt })
-      .from(databases)
-      .where(eq(databases.id, claimed.targetId));
-    const allowed = database && !database.deletedAt ? await allowedSiteIds(db, claimed.targetId) : [];
+    const policy = await currentPolicy(db, claimed.targetId);
     const body = JSON.stringify({
       database_id: claimed.targetId,
       project_id: claimed.projectId,
-      allowed_site_ids: allowed,
+      allowed_site_ids: policy.allowedSiteIds,
+      principals: policy.principals,
     });
     await receiver.send(body);
     // The acknowledged set is what the next reconciler run compares against.
-    return { sent: true, record: { setNames: allowed } };
+    return { sent: true, record: { setNames: policy.desired } };
   });
   if (!row) return;
   // Older pending copies are now stale; the next drift check records a fresh one if needed.

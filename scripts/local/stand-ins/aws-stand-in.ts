@@ -32,6 +32,8 @@ export interface AwsStandIn {
   secretAccessKey: string;
   /** Read-only view of the state, for tests. */
   state(): State;
+  /** Moves the stand-in's clock (the `aws:CurrentTime` its policies see) by `ms`, for expiry tests. */
+  advanceClock(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -56,7 +58,13 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
     }
     return null;
   };
-  async function allowed(u: IamUser | null, action: string, resource: string): Promise<boolean> {
+  let clockOffset = 0;
+  async function allowed(
+    u: IamUser | null,
+    action: string,
+    resource: string,
+    sourceIp: string,
+  ): Promise<boolean> {
     if (!u) return true;
     const result = await runSimulation(
       {
@@ -70,7 +78,11 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
           principal: `arn:aws:iam::${ACCOUNT}:user${u.path}${u.name}`,
           action,
           resource: { resource, accountId: ACCOUNT },
-          contextVariables: {},
+          // What AWS puts in every request's context: who is asking from where, and when.
+          contextVariables: {
+            'aws:SourceIp': sourceIp,
+            'aws:CurrentTime': new Date(Date.now() + clockOffset).toISOString(),
+          },
         },
       },
       {},
@@ -87,7 +99,9 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
   ): Promise<void> {
     const op = s3Operation(req.method ?? 'GET', url);
     if (!op) throw new AwsFault(501, 'NotImplemented', 'not implemented by the stand-in');
-    if (!(await allowed(u, op.action, op.resource))) throw new AwsFault(403, 'AccessDenied', 'Access Denied');
+    const sourceIp = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    if (!(await allowed(u, op.action, op.resource, sourceIp)))
+      throw new AwsFault(403, 'AccessDenied', 'Access Denied');
     const bucket = op.bucket ? state.buckets[op.bucket] : undefined;
     if (op.name === 'CreateBucket') {
       if (bucket) throw new AwsFault(409, 'BucketAlreadyOwnedByYou', 'bucket exists');
@@ -188,6 +202,9 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
     accessKeyId: admin.id,
     secretAccessKey: admin.secret,
     state: () => structuredClone(state),
+    advanceClock: (ms) => {
+      clockOffset += ms;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

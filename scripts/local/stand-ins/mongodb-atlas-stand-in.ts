@@ -34,7 +34,12 @@ const CreateUser = z
       .array(z.object({ name: z.string(), type: z.enum(['CLUSTER', 'DATA_LAKE', 'STREAM']) }).strict())
       .optional(),
     description: z.string().max(100).optional(),
-    deleteAfterDate: z.string().optional(),
+    deleteAfterDate: z.iso.datetime({ offset: true }).optional(),
+    // MongoDB's user-document restriction (createUser), which Tether's principals rely on for
+    // a source allowlist (CONTRACT §7).
+    authenticationRestrictions: z
+      .array(z.object({ clientSource: z.array(z.string().min(1)).min(1) }).strict())
+      .optional(),
     awsIAMType: z.enum(['NONE', 'USER', 'ROLE']).optional(),
     ldapAuthType: z.enum(['NONE', 'USER', 'GROUP']).optional(),
     oidcAuthType: z.enum(['NONE', 'IDP_GROUP', 'USER']).optional(),
@@ -48,6 +53,8 @@ interface StoredUser {
   databaseName: string;
   roles: Array<z.infer<typeof Role>>;
   labels: Array<z.infer<typeof Label>>;
+  deleteAfterDate?: string;
+  authenticationRestrictions?: Array<{ clientSource: string[] }>;
   /** Kept only so tests can check a login would work; a real cluster keeps a SCRAM verifier. */
   password: string;
 }
@@ -139,6 +146,9 @@ export async function startAtlasStandIn(
       body = JSON.parse(raw);
     }
     requests.push({ method: req.method ?? '', path: url.pathname, body });
+    // Atlas deletes a user once its deleteAfterDate has passed.
+    for (const [name, u] of users)
+      if (u.deleteAfterDate && Date.parse(u.deleteAfterDate) <= Date.now()) users.delete(name);
 
     if (req.method === 'GET' && rest.length === 0) {
       const per = Number(url.searchParams.get('itemsPerPage') ?? 100);
@@ -166,6 +176,10 @@ export async function startAtlasStandIn(
         roles: parsed.data.roles ?? [],
         labels: parsed.data.labels ?? [],
         password: parsed.data.password,
+        ...(parsed.data.deleteAfterDate ? { deleteAfterDate: parsed.data.deleteAfterDate } : {}),
+        ...(parsed.data.authenticationRestrictions
+          ? { authenticationRestrictions: parsed.data.authenticationRestrictions }
+          : {}),
       };
       users.set(u.username, u);
       save();

@@ -1,0 +1,119 @@
+/** The service's own credentials (CONTRACT §7): a database's main user, a bucket's own key. Admin only. */
+import type { Context } from 'hono';
+import { type AppEnv, getDb, getHttpDb } from '../context';
+import { apiRoute, errorResponses, json, routeGroup, z } from '../lib/openapi';
+import { accessDeps } from '../services/access/deps';
+import {
+  bucketCredentials,
+  databaseCredentials,
+  rotateBucketKey,
+  rotateDatabasePassword,
+} from '../services/access/service-credentials';
+import { access, ProjectParam } from './shared';
+
+const DatabaseCredentialsSchema = z
+  .object({
+    user: z.string().openapi({ description: 'the main user, u_…' }),
+    password: z.string(),
+    url: z.string().openapi({ description: 'as apps reach the cluster' }),
+    external_url: z.string().openapi({ description: 'from outside the platform' }),
+    pooled_url: z
+      .string()
+      .openapi({ description: 'through the connection pooler (MongoDB: the external URL)' }),
+  })
+  .openapi('DatabaseCredentials');
+
+const BucketCredentialsSchema = z
+  .object({
+    access_key_id: z.string(),
+    secret_access_key: z.string(),
+    endpoint: z.string(),
+    bucket: z.string(),
+    region: z.string(),
+  })
+  .openapi('BucketCredentials');
+
+const DbParams = ProjectParam.extend({ dbId: z.string() });
+const BucketParams = ProjectParam.extend({ bucketId: z.string() });
+
+/** The project (admin role) and the services' dependencies. */
+async function adminDeps(c: Context<AppEnv>, projectRef: string) {
+  const { project } = await access(c, projectRef, 'admin');
+  return {
+    projectId: project.id,
+    deps: accessDeps(getDb(c), getHttpDb(c), c.get('services')),
+  };
+}
+
+export const serviceCredentialsRoutes = routeGroup<AppEnv>();
+
+serviceCredentialsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/databases/{dbId}/credentials',
+    tags: ['credentials'],
+    summary: "The database's main user u_… with its password and URLs (admin)",
+    request: { params: DbParams },
+    responses: { 200: json(DatabaseCredentialsSchema, 'the main credentials (shown)') },
+  }),
+  async (c) => {
+    const { id, dbId } = c.req.valid('param');
+    const { projectId, deps } = await adminDeps(c, id);
+    return c.json(await databaseCredentials(deps, projectId, dbId), 200);
+  },
+);
+
+serviceCredentialsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/databases/{dbId}/credentials/rotate',
+    tags: ['credentials'],
+    summary: "Give the database's main user a new password (admin)",
+    description:
+      "Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached.",
+    request: { params: DbParams },
+    responses: {
+      200: json(DatabaseCredentialsSchema, 'the new main credentials (shown)'),
+      ...errorResponses(503),
+    },
+  }),
+  async (c) => {
+    const { id, dbId } = c.req.valid('param');
+    const { projectId, deps } = await adminDeps(c, id);
+    return c.json(await rotateDatabasePassword(deps, projectId, dbId), 200);
+  },
+);
+
+serviceCredentialsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/buckets/{bucketId}/credentials',
+    tags: ['credentials'],
+    summary: "The bucket's own key (admin)",
+    request: { params: BucketParams },
+    responses: { 200: json(BucketCredentialsSchema, 'the bucket key (shown)') },
+  }),
+  async (c) => {
+    const { id, bucketId } = c.req.valid('param');
+    const { projectId, deps } = await adminDeps(c, id);
+    return c.json(await bucketCredentials(deps, projectId, bucketId), 200);
+  },
+);
+
+serviceCredentialsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/buckets/{bucketId}/credentials/rotate',
+    tags: ['credentials'],
+    summary: "Replace the bucket's own key (admin)",
+    description:
+      "A new key id and secret; the old key stops working. Apps' own keys do not change. 503 with nothing changed when IAM cannot be reached.",
+    request: { params: BucketParams },
+    responses: { 200: json(BucketCredentialsSchema, 'the new key (shown)'), ...errorResponses(503) },
+  }),
+  async (c) => {
+    const { id, bucketId } = c.req.valid('param');
+    const { projectId, deps } = await adminDeps(c, id);
+    return c.json(await rotateBucketKey(deps, projectId, bucketId), 200);
+  },
+);
