@@ -77,6 +77,8 @@ describe('network policy', () => {
       database_id: db.id,
       project_id: p.project.id,
       allowed_site_ids: [site(p, 0)],
+      // CONTRACT §6: the database's named principals and their allowlists (none here).
+      principals: [],
     });
     const both = [site(p, 0), site(p, 1)].sort();
     // Fail the first send of the new set, armed before the change that sends it at once (a
