@@ -1,16 +1,17 @@
 /** Accounts, account tokens and dashboard sessions (CONTRACT §3). */
-import { and, eq, isNull } from 'drizzle-orm';
-import { accounts, accountTokens } from '../../db/schema';
 import { type AppEnv, getDb, getHttpDb } from '../context';
-import { sha256Hex } from '../lib/crypto';
-import { conflict, forbidden, notFound, unauthorized } from '../lib/errors';
-import { isUuid, newId, newSecret } from '../lib/ids';
+import { forbidden, notFound, unauthorized } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { requireAccount } from '../services/access';
+import {
+  createAccount,
+  endDashboardSession,
+  issueAccountToken,
+  openDashboardSession,
+  readAccount,
+  revokeAccountToken,
+} from '../services/accounts';
 import { callerAccount, readsCaller, readWithCaller } from './shared';
-
-/** Dashboard sessions last twelve hours. */
-const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 const AccountSchema = z
   .object({ id: z.string(), email: z.string(), name: z.string().nullable() })
@@ -41,28 +42,7 @@ accountsRoutes.openapi(
     const principal = c.get('principal');
     if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
     if (principal.type !== 'operator') throw forbidden('only the operator token can create accounts');
-    const { email, name } = c.req.valid('json');
-    const db = getDb(c);
-    const token = newSecret('account');
-    const account = { id: newId(), email, name: name ?? null };
-    const created = await db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(accounts)
-        .values(account)
-        .onConflictDoNothing()
-        .returning({ id: accounts.id });
-      if (inserted.length === 0) return false;
-      await tx.insert(accountTokens).values({
-        id: newId(),
-        accountId: account.id,
-        kind: 'token',
-        name: 'initial',
-        tokenHash: await sha256Hex(token),
-      });
-      return true;
-    });
-    if (!created) throw conflict(`an account with e-mail ${email} already exists`);
-    return c.json({ account, token }, 201);
+    return c.json(await createAccount(getDb(c), c.req.valid('json')), 201);
   },
 );
 
@@ -76,12 +56,7 @@ accountsRoutes.openapi(
     responses: { 200: json(AccountSchema, 'the account') },
   }),
   async (c) => {
-    const [[row]] = await readWithCaller(c, [
-      getHttpDb(c)
-        .select({ id: accounts.id, email: accounts.email, name: accounts.name })
-        .from(accounts)
-        .where(eq(accounts.id, callerAccount(c))),
-    ]);
+    const [[row]] = await readWithCaller(c, [readAccount(getHttpDb(c), callerAccount(c))]);
     requireAccount(c.get('principal'));
     if (!row) throw notFound('account');
     return c.json(row, 200);
@@ -100,12 +75,7 @@ accountsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'), 'token');
     const { name } = c.req.valid('json');
-    const token = newSecret('account');
-    const id = newId();
-    await getHttpDb(c)
-      .insert(accountTokens)
-      .values({ id, accountId, kind: 'token', name: name ?? null, tokenHash: await sha256Hex(token) });
-    return c.json({ id, token }, 201);
+    return c.json(await issueAccountToken(getHttpDb(c), accountId, name), 201);
   },
 );
 
@@ -121,20 +91,7 @@ accountsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'), 'token');
     const { tokenId } = c.req.valid('param');
-    if (!isUuid(tokenId)) throw notFound('token');
-    const revoked = await getHttpDb(c)
-      .update(accountTokens)
-      .set({ revokedAt: new Date() })
-      .where(
-        and(
-          eq(accountTokens.id, tokenId),
-          eq(accountTokens.accountId, accountId),
-          eq(accountTokens.kind, 'token'),
-          isNull(accountTokens.revokedAt),
-        ),
-      )
-      .returning({ id: accountTokens.id });
-    if (revoked.length === 0) throw notFound('token');
+    await revokeAccountToken(getHttpDb(c), accountId, tokenId);
     return c.json({ revoked: true as const }, 200);
   },
 );
@@ -149,11 +106,7 @@ accountsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'), 'token');
-    const token = newSecret('session');
-    const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-    await getHttpDb(c)
-      .insert(accountTokens)
-      .values({ id: newId(), accountId, kind: 'session', tokenHash: await sha256Hex(token), expiresAt });
+    const { token, expiresAt } = await openDashboardSession(getHttpDb(c), accountId);
     return c.json({ token, expires_at: expiresAt.toISOString() }, 201);
   },
 );
@@ -172,10 +125,7 @@ accountsRoutes.openapi(
     if (principal.type !== 'account' || principal.via !== 'session') {
       throw forbidden('only a dashboard session can end itself; revoke an account token by its id');
     }
-    await getHttpDb(c)
-      .update(accountTokens)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(accountTokens.id, principal.tokenId), eq(accountTokens.accountId, accountId)));
+    await endDashboardSession(getHttpDb(c), accountId, principal.tokenId);
     return c.json({ revoked: true as const }, 200);
   },
 );

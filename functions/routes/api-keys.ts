@@ -1,15 +1,8 @@
 /** Project API keys (CONTRACT §3). Managed site keys are listed and marked, never shown. */
 
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Queryable } from '../../db/client';
-import { apiKeys, authApps } from '../../db/schema';
 import { type AppEnv, getDb, getHttpDb } from '../context';
-import { sha256Hex } from '../lib/crypto';
-import { badRequest, notFound } from '../lib/errors';
-import { newId, newSecret } from '../lib/ids';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { replaceManagedKey } from '../services/credentials/managed-key';
-import { enqueueDeliveries } from '../services/delivery/deliveries';
+import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys';
 import { projectIdOf } from '../services/principal';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
@@ -32,23 +25,6 @@ const ApiKeySchema = z
     created_at: z.string(),
   })
   .openapi('ApiKey');
-
-/** Resolves auth apps named by id or app_id to their ids; 400 unless every one is of this project. */
-async function resolveAuthApps(db: Queryable, projectId: string, refs: string[]): Promise<string[]> {
-  if (refs.length === 0) return [];
-  const rows = await db
-    .select({ id: authApps.id, appId: authApps.appId })
-    .from(authApps)
-    .where(eq(authApps.projectId, projectId));
-  const ids = refs.map((ref) => rows.find((r) => r.id === ref.toLowerCase() || r.appId === ref)?.id);
-  if (ids.some((id) => id === undefined)) {
-    throw badRequest(
-      'capabilities.auth: every entry must be an auth app of this project',
-      'capabilities.auth',
-    );
-  }
-  return [...new Set(ids as string[])];
-}
 
 export const apiKeysRoutes = routeGroup<AppEnv>();
 
@@ -74,19 +50,8 @@ apiKeysRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'admin');
     const { name, capabilities } = c.req.valid('json');
-    const db = getHttpDb(c);
-    const auth = await resolveAuthApps(db, project.id, capabilities.auth ?? []);
-    const caps = {
-      ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),
-      ...(capabilities.databases !== undefined ? { databases: capabilities.databases } : {}),
-      ...(auth.length > 0 ? { auth } : {}),
-    };
-    const key = newSecret('apiKey');
-    const id = newId();
-    await db
-      .insert(apiKeys)
-      .values({ id, projectId: project.id, name, keyHash: await sha256Hex(key), capabilities: caps });
-    return c.json({ id, name, key, capabilities: caps }, 201);
+    const made = await createApiKey(getHttpDb(c), project.id, name, capabilities);
+    return c.json({ id: made.id, name, key: made.key, capabilities: made.capabilities }, 201);
   },
 );
 
@@ -102,13 +67,7 @@ apiKeysRoutes.openapi(
   }),
   async (c) => {
     const ref = c.req.valid('param').id;
-    const [rows] = await readWithCaller(c, [
-      getHttpDb(c)
-        .select()
-        .from(apiKeys)
-        .where(and(eq(apiKeys.projectId, projectIdOf(ref)), isNull(apiKeys.revokedAt)))
-        .orderBy(apiKeys.createdAt),
-    ]);
+    const [rows] = await readWithCaller(c, [listApiKeys(getHttpDb(c), projectIdOf(ref))]);
     await access(c, ref, 'admin');
     return c.json(
       {
@@ -141,23 +100,12 @@ apiKeysRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'admin');
     const keyId = requireUuid(params.keyId, 'API key');
-    const [managed] = await getHttpDb(c)
-      .select({ id: apiKeys.id, projectId: apiKeys.projectId, siteId: apiKeys.siteId })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
-    if (managed?.siteId) {
-      const site = { ...managed, siteId: managed.siteId };
-      const deliveryIds = await getDb(c).transaction((tx) => replaceManagedKey(tx, c.get('config'), site));
-      if (deliveryIds === null) throw notFound('API key');
-      await enqueueDeliveries(c.get('services').queue, deliveryIds);
-      return c.json({ revoked: true as const }, 200);
-    }
-    const revoked = await getHttpDb(c)
-      .update(apiKeys)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)))
-      .returning({ id: apiKeys.id });
-    if (revoked.length === 0) throw notFound('API key');
+    const { queue } = c.get('services');
+    await revokeApiKey(
+      { db: getDb(c), http: getHttpDb(c), config: c.get('config'), queue },
+      project.id,
+      keyId,
+    );
     return c.json({ revoked: true as const }, 200);
   },
 );

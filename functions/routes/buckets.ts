@@ -1,12 +1,9 @@
 /** Storage buckets of a project (CONTRACT §4). */
 
-import { and, eq, isNull } from 'drizzle-orm';
-import { buckets } from '../../db/schema';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
-import { notFound } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { type BucketRow, createBucket, deleteBucket, listBuckets } from '../services/buckets';
+import { type BucketRow, createBucket, deleteBucket, findBucket, listBuckets } from '../services/buckets';
 import { projectIdOf } from '../services/principal';
 import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
@@ -91,12 +88,7 @@ bucketsRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'write');
     const id = requireUuid(params.bucketId, 'bucket');
-    const db = getDb(c);
-    const [row] = await db
-      .select()
-      .from(buckets)
-      .where(and(eq(buckets.id, id), eq(buckets.projectId, project.id), isNull(buckets.deletedAt)));
-    if (!row) throw notFound('bucket');
+    const row = await findBucket(getDb(c), project.id, id);
     await deleteBucket(connectionDeps(c), row);
     return c.json({ deleted: true as const }, 200);
   },

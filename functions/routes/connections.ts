@@ -4,7 +4,7 @@
  * could widen its own powers.
  */
 import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -12,6 +12,7 @@ import { applyPlan } from '../services/connections/apply';
 import { projectListingFrom, projectListingQuery, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
 import { afterOf } from '../services/connections/plan';
+import { retryOnConcurrentChange } from '../services/connections/retry';
 import {
   type SiteContext,
   siteAccess,
@@ -33,7 +34,6 @@ import {
   KindSchema,
   LevelSchema,
   readOnlyFields,
-  retryOnConcurrentChange,
 } from './connection-schemas';
 import { access, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
@@ -139,7 +139,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const { connections: desired } = c.req.valid('json');
-    const result = await retryOnConcurrentChange(c, async () => {
+    const result = await retryOnConcurrentChange(getDb(c), async () => {
       const ctx = await site(c, params, 'write');
       const plan = planReplace(ctx, desired);
       const written = await applyPlan(connectionDeps(c), plan);
@@ -163,7 +163,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const want = c.req.valid('json');
-    const result = await retryOnConcurrentChange(c, async () => {
+    const result = await retryOnConcurrentChange(getDb(c), async () => {
       const ctx = await site(c, params, 'write');
       const plan = planConnect(ctx, want);
       const written = await applyPlan(connectionDeps(c), plan);
@@ -193,7 +193,7 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const removed = await retryOnConcurrentChange(c, async () => {
+    const removed = await retryOnConcurrentChange(getDb(c), async () => {
       const ctx = await site(c, params, 'write');
       const plan = isUuid(params.resourceId)
         ? planDisconnect(ctx, params.kind as Kind, params.resourceId)
@@ -220,7 +220,7 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    await retryOnConcurrentChange(c, async () => {
+    await retryOnConcurrentChange(getDb(c), async () => {
       const ctx = await site(c, params, 'write');
       await applyPlan(connectionDeps(c), planRotate(ctx, params.kind as Kind, params.resourceId));
     });

@@ -1,17 +1,15 @@
 /** Databases of a project (CONTRACT §4). */
 
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { databases } from '../../db/schema';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
-import { notFound } from '../lib/errors';
 import { log } from '../lib/logger';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import {
   createDatabase,
   type DatabaseRow,
   deleteDatabase,
+  findDatabase,
   listDatabases,
   setDatabaseRunning,
 } from '../services/databases';
@@ -41,14 +39,8 @@ const toDatabase = (d: DatabaseRow) => ({
 
 const DbParams = ProjectParam.extend({ dbId: z.string() });
 
-async function loadDatabase(c: Context<AppEnv>, projectId: string, dbId: string): Promise<DatabaseRow> {
-  const id = requireUuid(dbId, 'database');
-  const [row] = await getHttpDb(c)
-    .select()
-    .from(databases)
-    .where(and(eq(databases.id, id), eq(databases.projectId, projectId), isNull(databases.deletedAt)));
-  if (!row) throw notFound('database');
-  return row;
+function loadDatabase(c: Context<AppEnv>, projectId: string, dbId: string): Promise<DatabaseRow> {
+  return findDatabase(getHttpDb(c), projectId, requireUuid(dbId, 'database'));
 }
 
 export const databasesRoutes = routeGroup<AppEnv>();

@@ -1,19 +1,17 @@
-/**
- * What a site's app is handed (CONTRACT §5): the effective variables, deploys and rollbacks.
- * Every deploy and every rollback derives the variables afresh, so a rollback gets exactly
- * what a new deploy gets (current credentials and connections, never a stale copy).
- */
-import { and, eq } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { deploys } from '../../db/schema';
+/** What a site's app is handed (CONTRACT §5): the effective variables, deploys and rollbacks. */
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { notFound } from '../lib/errors';
-import { isUuid, newId } from '../lib/ids';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
-import { deriveSiteEnv } from '../services/connections/derive';
 import { siteAccess } from '../services/connections/site-access';
-import { switchLegacyNow } from '../services/credentials/switch';
-import { DEPLOYS_LISTED, type DeployTuple, deploysOfSite } from '../services/deploys';
+import {
+  DEPLOYS_LISTED,
+  type DeployTuple,
+  deploysOfSite,
+  effectiveEnv,
+  findDeploy,
+  recordDeploy,
+} from '../services/deploys';
+import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
 const SiteParams = ProjectParam.extend({
@@ -28,31 +26,6 @@ const DeploySchema = z
   })
   .openapi('Deploy');
 const tags = ['deploys'];
-
-/** The site's effective variables now; 404 when the site went away meanwhile. */
-async function effective(c: Context<AppEnv>, siteId: string): Promise<Record<string, string>> {
-  const config = c.get('config');
-  const env = await deriveSiteEnv(getHttpDb(c), config, c.get('services').adapters, siteId);
-  if (!env) throw notFound('site');
-  return env.effective;
-}
-
-/** Records a deploy of what the site is handed now. */
-async function deploy(c: Context<AppEnv>, siteId: string, rollbackOf: string | null, projectId: string) {
-  const config = c.get('config');
-  // Legacy sites switch to their own credentials at their next deploy, which then hands them.
-  await switchLegacyNow(
-    { db: getDb(c), config, adapters: c.get('services').adapters, queue: c.get('services').queue },
-    projectId,
-  );
-  const names = Object.keys(await effective(c, siteId)).sort();
-  const [row] = await getHttpDb(c)
-    .insert(deploys)
-    .values({ id: newId(), siteId, rollbackOf, envNames: names })
-    .returning();
-  const d = row as typeof deploys.$inferSelect;
-  return { id: d.id, created_at: d.createdAt.toISOString(), env_names: d.envNames };
-}
 
 export const deploysRoutes = routeGroup<AppEnv>();
 
@@ -70,7 +43,8 @@ deploysRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
-    return c.json({ vars: await effective(c, ctx.site.id) }, 200);
+    const vars = await effectiveEnv(getHttpDb(c), c.get('config'), c.get('services').adapters, ctx.site.id);
+    return c.json({ vars }, 200);
   },
 );
 
@@ -129,7 +103,7 @@ deploysRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
-    return c.json(await deploy(c, ctx.site.id, null, ctx.project.id), 201);
+    return c.json(await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, null), 201);
   },
   siteBeforeBody,
 );
@@ -146,16 +120,8 @@ deploysRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
-    if (!isUuid(params.deployId)) throw notFound('deploy');
-    const deployId = params.deployId.toLowerCase();
-    const [target] = await getHttpDb(c)
-      .select({ id: deploys.id })
-      .from(deploys)
-      .where(and(eq(deploys.id, deployId), eq(deploys.siteId, ctx.site.id)));
-    if (!target) throw notFound('deploy');
-    return c.json(
-      { ...(await deploy(c, ctx.site.id, target.id, ctx.project.id)), rollback_of: target.id },
-      201,
-    );
+    const rollbackOf = await findDeploy(getHttpDb(c), ctx.site.id, params.deployId);
+    const made = await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, rollbackOf);
+    return c.json({ ...made, rollback_of: rollbackOf }, 201);
   },
 );

@@ -1,16 +1,13 @@
 /** A site's user-set variables (CONTRACT §5). Derived variables never appear here. */
 
-import { and, eq, type SQL, sql } from 'drizzle-orm';
-import type { Context } from 'hono';
-import { sites } from '../../db/schema';
 import { type AppEnv, getHttpDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
-import { siteRef } from '../domain/names';
 import { badRequest, notFound } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { projectIdOf } from '../services/principal';
-import { readUserVars } from '../services/user-vars';
-import { access, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
+import { siteOfProject } from '../services/sites';
+import { readUserVars, writeUserVars } from '../services/user-vars';
+import { access, loadSite, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
 /** `:id` and `:siteId`. */
 export const SiteParams = ProjectParam.extend({
@@ -32,23 +29,6 @@ const VarsInput = z.preprocess((input, ctx) => {
   return input;
 }, VarsSchema);
 
-/** Loads site `:siteId` (its id or its slug) of the project, or 404. */
-export async function loadSite(c: Context<AppEnv>, projectId: string, siteId: string) {
-  const [site] = await siteOfProject(c, projectId, siteId);
-  if (!site) throw notFound('site');
-  return site;
-}
-
-/** The query for site `siteId` (an id or slug) of the project whose id `projectId` gives. */
-function siteOfProject(c: Context<AppEnv>, projectId: string | SQL, siteId: string) {
-  const ref = siteRef(siteId);
-  const match = ref === null ? sql`false` : 'id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug);
-  return getHttpDb(c)
-    .select()
-    .from(sites)
-    .where(and(match, eq(sites.projectId, projectId)));
-}
-
 export const envRoutes = routeGroup<AppEnv>();
 
 envRoutes.openapi(
@@ -63,7 +43,9 @@ envRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const [[site]] = await readWithCaller(c, [siteOfProject(c, projectIdOf(params.id), params.siteId)]);
+    const [[site]] = await readWithCaller(c, [
+      siteOfProject(getHttpDb(c), projectIdOf(params.id), params.siteId),
+    ]);
     await access(c, params.id, 'read');
     if (!site) throw notFound('site');
     return c.json({ vars: await readUserVars(c.get('config'), site) }, 200);
@@ -85,11 +67,7 @@ envRoutes.openapi(
     const site = await loadSite(c, project.id, params.siteId);
     const { vars } = c.req.valid('json');
     if (Object.keys(vars).length > 500) throw badRequest('vars: at most 500 variables', 'vars');
-    const config = c.get('config');
-    await getHttpDb(c)
-      .update(sites)
-      .set({ varsCiphertext: await config.keyring.encrypt(JSON.stringify(vars)) })
-      .where(eq(sites.id, site.id));
+    await writeUserVars(getHttpDb(c), c.get('config'), site.id, vars);
     return c.json({ vars }, 200);
   },
   siteBeforeBody,

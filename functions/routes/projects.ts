@@ -1,14 +1,10 @@
 /** Projects and their members (CONTRACT §3). */
-import { and, count, eq, ne } from 'drizzle-orm';
-import type { Tx } from '../../db/client';
-import { accounts, projectMembers, projects } from '../../db/schema';
 import { type AppEnv, getDb, getHttpDb } from '../context';
-import { SLUG_RE, slugify } from '../domain/names';
-import { ROLES, roleAtLeast } from '../domain/roles';
-import { ApiError, conflict, forbidden, notFound } from '../lib/errors';
-import { newId, randomLowerAlnum } from '../lib/ids';
+import { SLUG_RE } from '../domain/names';
+import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { requireAccount } from '../services/access';
+import { type Project, requireAccount } from '../services/access';
+import { createProject, listProjects, removeMember, setMember } from '../services/projects';
 import { access, callerAccount, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const ProjectSchema = z
@@ -21,7 +17,7 @@ const ProjectSchema = z
   })
   .openapi('Project');
 
-const toProject = (p: typeof projects.$inferSelect, role?: (typeof ROLES)[number] | null) => ({
+const toProject = (p: Project, role?: (typeof ROLES)[number] | null) => ({
   id: p.id,
   slug: p.slug,
   name: p.name,
@@ -49,22 +45,7 @@ projectsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    const body = c.req.valid('json');
-    const base = slugify(body.name) || 'project';
-    const db = getDb(c);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const slug = body.slug ?? (attempt === 0 ? base : `${base.slice(0, 56)}-${randomLowerAlnum(6)}`);
-      const project = { id: newId(), slug, name: body.name };
-      const created = await db.transaction(async (tx) => {
-        const [row] = await tx.insert(projects).values(project).onConflictDoNothing().returning();
-        if (!row) return undefined;
-        await tx.insert(projectMembers).values({ projectId: row.id, accountId, role: 'owner' });
-        return row;
-      });
-      if (created) return c.json(toProject(created), 201);
-      if (body.slug) throw conflict(`the slug ${body.slug} is taken`);
-    }
-    throw conflict('could not find a free slug; pass one');
+    return c.json(toProject(await createProject(getDb(c), accountId, c.req.valid('json'))), 201);
   },
 );
 
@@ -78,14 +59,7 @@ projectsRoutes.openapi(
     responses: { 200: json(z.object({ projects: z.array(ProjectSchema) }), 'the projects') },
   }),
   async (c) => {
-    const [rows] = await readWithCaller(c, [
-      getHttpDb(c)
-        .select({ project: projects, role: projectMembers.role })
-        .from(projectMembers)
-        .innerJoin(projects, eq(projects.id, projectMembers.projectId))
-        .where(eq(projectMembers.accountId, callerAccount(c)))
-        .orderBy(projects.createdAt),
-    ]);
+    const [rows] = await readWithCaller(c, [listProjects(getHttpDb(c), callerAccount(c))]);
     requireAccount(c.get('principal'));
     return c.json({ projects: rows.map((r) => toProject(r.project, r.role)) }, 200);
   },
@@ -125,42 +99,10 @@ projectsRoutes.openapi(
     const { role } = c.req.valid('json');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    const db = getDb(c);
-    return db.transaction(async (tx) => {
-      const [target] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
-      if (!target) throw notFound('account');
-      const [current] = await tx
-        .select({ role: projectMembers.role })
-        .from(projectMembers)
-        .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.accountId, accountId)))
-        .for('update');
-      const touchesOwner = role === 'owner' || current?.role === 'owner';
-      if (touchesOwner && !roleAtLeast(callerRole ?? 'read', 'owner')) {
-        throw forbidden('only an owner may grant or change the owner role');
-      }
-      if (current?.role === 'owner' && role !== 'owner') await assertAnotherOwner(tx, project.id, accountId);
-      await tx
-        .insert(projectMembers)
-        .values({ projectId: project.id, accountId, role })
-        .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.accountId], set: { role } });
-      return c.json({ account_id: accountId, role }, 200);
-    });
+    await setMember(getDb(c), project.id, callerRole, accountId, role);
+    return c.json({ account_id: accountId, role }, 200);
   },
 );
-
-async function assertAnotherOwner(tx: Tx, projectId: string, leaving: string): Promise<void> {
-  const [row] = await tx
-    .select({ n: count() })
-    .from(projectMembers)
-    .where(
-      and(
-        eq(projectMembers.projectId, projectId),
-        eq(projectMembers.role, 'owner'),
-        ne(projectMembers.accountId, leaving),
-      ),
-    );
-  if (!row || row.n === 0) throw new ApiError('CONFLICT', 'a project must keep at least one owner');
-}
 
 projectsRoutes.openapi(
   apiRoute({
@@ -178,21 +120,7 @@ projectsRoutes.openapi(
     const params = c.req.valid('param');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    return getDb(c).transaction(async (tx) => {
-      const [current] = await tx
-        .select({ role: projectMembers.role })
-        .from(projectMembers)
-        .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.accountId, accountId)))
-        .for('update');
-      if (!current) return c.json({ removed: false }, 200);
-      if (current.role === 'owner') {
-        if (callerRole !== 'owner') throw forbidden('only an owner may remove an owner');
-        await assertAnotherOwner(tx, project.id, accountId);
-      }
-      await tx
-        .delete(projectMembers)
-        .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.accountId, accountId)));
-      return c.json({ removed: true }, 200);
-    });
+    const removed = await removeMember(getDb(c), project.id, callerRole, accountId);
+    return c.json({ removed }, 200);
   },
 );

@@ -2,24 +2,21 @@
  * The older per-service routes, GET and PUT /databases/:id/sites and /storage/:id/sites: one
  * service's connections across the project's sites, authorised through the service's project.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { buckets, databases } from '../../db/schema';
-import { type AppEnv, getHttpDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
-import { familyOf } from '../domain/variables';
 import { ApiError, notFound } from '../lib/errors';
-import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
-import type { ResourceInfo } from '../services/connections/model';
+import { retryOnConcurrentChange } from '../services/connections/retry';
 import {
+  findLiveService,
   planServiceSites,
   readServiceScope,
   serviceSites,
   serviceSitesAfter,
 } from '../services/connections/service-plans';
-import { connectionDeps, LevelSchema, readOnlyFields, retryOnConcurrentChange } from './connection-schemas';
+import { connectionDeps, LevelSchema, readOnlyFields } from './connection-schemas';
 import { access } from './shared';
 
 const ServiceSiteSchema = z
@@ -54,49 +51,15 @@ type ServiceKind = 'database' | 'bucket';
 /** Finds the live service and checks the caller's role on its project (404 hides others' services). */
 async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, role: Role) {
   const what = kind === 'database' ? 'database' : 'bucket';
-  if (!isUuid(id)) throw notFound(what);
-  const where = (t: typeof databases | typeof buckets) =>
-    and(eq(t.id, id.toLowerCase()), isNull(t.deletedAt));
-  const [row] =
-    kind === 'database'
-      ? await getHttpDb(c)
-          .select({
-            id: databases.id,
-            projectId: databases.projectId,
-            name: databases.name,
-            createdAt: databases.createdAt,
-            engine: databases.engine,
-          })
-          .from(databases)
-          .where(where(databases))
-      : await getHttpDb(c)
-          .select({
-            id: buckets.id,
-            projectId: buckets.projectId,
-            name: buckets.name,
-            createdAt: buckets.createdAt,
-            engine: sql<null>`null`,
-          })
-          .from(buckets)
-          .where(where(buckets));
-  if (!row) throw notFound(what);
-  const engine = row.engine;
+  const found = await findLiveService(getHttpDb(c), kind, id);
+  if (!found) throw notFound(what);
   try {
-    await access(c, row.projectId, role);
+    await access(c, found.projectId, role);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) throw notFound(what);
     throw err;
   }
-  const resource: ResourceInfo = {
-    kind,
-    id: row.id,
-    name: row.name,
-    engine,
-    family: familyOf(kind, engine),
-    available: true,
-    createdAt: row.createdAt,
-  };
-  return { resource, projectId: row.projectId };
+  return found;
 }
 
 export const serviceSitesRoutes = routeGroup<AppEnv>();
@@ -133,7 +96,7 @@ for (const [prefix, kind] of [
     async (c) => {
       const id = c.req.valid('param').id;
       const { sites: desired } = c.req.valid('json');
-      const result = await retryOnConcurrentChange(c, async () => {
+      const result = await retryOnConcurrentChange(getDb(c), async () => {
         const { resource, projectId } = await loadService(c, kind, id, 'write');
         const scope = await readServiceScope(getHttpDb(c), projectId);
         const plan = planServiceSites(projectId, resource, scope, desired);

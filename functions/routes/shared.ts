@@ -2,16 +2,16 @@
 import type { SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import type { ApiKeyCapabilities } from '../../db/schema';
 import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { pathBeforeBody, z } from '../lib/openapi';
-import { type ProjectAccess, projectAccess } from '../services/access';
+import { type ApiKeyCapabilities, type ProjectAccess, projectAccess } from '../services/access';
 import { admitCaller } from '../services/caller-admission';
 import { siteAccess } from '../services/connections/site-access';
 import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/principal';
+import { findSite, type SiteRow } from '../services/sites';
 
 /** `:id`, a project id or slug. */
 export const ProjectParam = z.object({ id: z.string().min(1) });
@@ -84,4 +84,9 @@ export const iso = (date: Date): string => date.toISOString();
 export function requireUuid(value: string, what: string): string {
   if (!isUuid(value)) throw notFound(what);
   return value.toLowerCase();
+}
+
+/** Site `:siteId` (its id or its slug) of the project, or 404. */
+export function loadSite(c: Context<AppEnv>, projectId: string, siteId: string): Promise<SiteRow> {
+  return findSite(getHttpDb(c), projectId, siteId);
 }

@@ -1,19 +1,18 @@
 /** Sites of a project (CONTRACT §4). */
-import { and, eq } from 'drizzle-orm';
-import { sites } from '../../db/schema';
-import { type AppEnv, getDb, getHttpDb } from '../context';
-import { SLUG_RE, siteRef } from '../domain/names';
-import { conflict, notFound } from '../lib/errors';
-import { newId } from '../lib/ids';
+import { type AppEnv, getHttpDb } from '../context';
+import { SLUG_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { afterCommit } from '../services/connections/apply';
 import { sitesOfProject } from '../services/reads';
-import { removeSiteConnections } from '../services/site-removal';
+import { createSite, deleteSite } from '../services/sites';
 import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
-const toSite = (s: typeof sites.$inferSelect) => ({ id: s.id, slug: s.slug, created_at: iso(s.createdAt) });
+const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
+  id: s.id,
+  slug: s.slug,
+  created_at: iso(s.createdAt),
+});
 
 export const sitesRoutes = routeGroup<AppEnv>();
 
@@ -34,13 +33,7 @@ sitesRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
     const { slug } = c.req.valid('json');
-    const [row] = await getHttpDb(c)
-      .insert(sites)
-      .values({ id: newId(), projectId: project.id, slug })
-      .onConflictDoNothing()
-      .returning();
-    if (!row) throw conflict(`a site with slug ${slug} already exists in this project`);
-    return c.json(toSite(row), 201);
+    return c.json(toSite(await createSite(getHttpDb(c), project.id, slug)), 201);
   },
 );
 
@@ -82,25 +75,7 @@ sitesRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'write');
-    const ref = siteRef(params.siteId);
-    if (ref === null) throw notFound('site');
-    const db = getDb(c);
-    const cleanupIds = await db.transaction(async (tx) => {
-      const [site] = await tx
-        .select({ id: sites.id })
-        .from(sites)
-        .where(
-          and('id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug), eq(sites.projectId, project.id)),
-        )
-        .for('update');
-      if (!site) return null;
-      const ids = await removeSiteConnections(tx, site.id);
-      await tx.delete(sites).where(eq(sites.id, site.id));
-      return ids;
-    });
-    if (!cleanupIds) throw notFound('site');
-    // The credentials go at once, as on a disconnect (the queue retries what fails).
-    await afterCommit(connectionDeps(c), { inserted: [], deliveryIds: [], cleanupIds });
+    await deleteSite(connectionDeps(c), project.id, params.siteId);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -5,13 +5,12 @@
  * OpenAPI document by hand.
  */
 import type { Context } from 'hono';
-import { servePostgresTunnel } from '../adapters/postgres-tunnel';
 import { type AppEnv, getDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { routeGroup, validationError, z } from '../lib/openapi';
-import { tunnelTarget } from '../services/tunnel';
-import { loadSite, SiteParams } from './env';
-import { access, requireUuid } from './shared';
+import { serveTunnel, tunnelTarget } from '../services/tunnel';
+import { SiteParams } from './env';
+import { access, loadSite, requireUuid } from './shared';
 
 const TunnelParams = SiteParams.extend({ dbId: z.string() });
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
@@ -59,6 +58,6 @@ tunnelRoutes.get('/projects/:id/sites/:siteId/tunnel/:dbId', async (c: Context<A
   const client = pair[0];
   const server = pair[1];
   server.accept();
-  servePostgresTunnel(server, target);
+  serveTunnel(server, target);
   return new Response(null, { status: 101, webSocket: client });
 });

@@ -10,6 +10,8 @@ import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors';
 import { type Membership, type Principal, projectRefCondition } from './principal';
 
+export type { ApiKeyCapabilities };
+
 /** A project row as the API shows it. */
 export type Project = ProjectRow;
 

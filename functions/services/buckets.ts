@@ -5,6 +5,7 @@ import type { BucketRow } from '../../db/rows';
 import { buckets, credentialCleanups } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
+import { notFound } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
 import { queueBucketKeyCleanups } from './access/principal-removal';
@@ -23,6 +24,16 @@ export function listBuckets(db: Queryable, projectId: string | SQL) {
     .from(buckets)
     .where(and(eq(buckets.projectId, projectId), isNull(buckets.deletedAt)))
     .orderBy(buckets.createdAt);
+}
+
+/** Live bucket `id` (a lower-case uuid) of the project, or 404. */
+export async function findBucket(db: Queryable, projectId: string, id: string): Promise<BucketRow> {
+  const [row] = await db
+    .select()
+    .from(buckets)
+    .where(and(eq(buckets.id, id), eq(buckets.projectId, projectId), isNull(buckets.deletedAt)));
+  if (!row) throw notFound('bucket');
+  return row;
 }
 
 /** Creates a bucket record (and the initial connection, whose own key is made first). */

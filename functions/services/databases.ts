@@ -5,7 +5,7 @@ import type { DatabaseRow } from '../../db/rows';
 import { connections, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
-import { unavailable } from '../lib/errors';
+import { notFound, unavailable } from '../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { ProvisioningMessage } from '../queues/messages';
@@ -34,6 +34,16 @@ export function listDatabases(db: Queryable, projectId: string | SQL) {
     .from(databases)
     .where(and(eq(databases.projectId, projectId), isNull(databases.deletedAt)))
     .orderBy(databases.createdAt);
+}
+
+/** Live database `id` (a lower-case uuid) of the project, or 404. */
+export async function findDatabase(db: Queryable, projectId: string, id: string): Promise<DatabaseRow> {
+  const [row] = await db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.id, id), eq(databases.projectId, projectId), isNull(databases.deletedAt)));
+  if (!row) throw notFound('database');
+  return row;
 }
 
 /** Creates a database for real, then its record (and the initial connection), in that order. */

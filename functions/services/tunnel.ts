@@ -3,7 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { connections, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
-import type { TunnelTarget } from '../adapters/postgres-tunnel';
+import { servePostgresTunnel, type TunnelTarget } from '../adapters/postgres-tunnel';
 import type { Config } from '../env';
 import { badRequest, notFound } from '../lib/errors';
 
@@ -57,4 +57,9 @@ export async function tunnelTarget(
     database: row.physicalName,
     tls: clusterWantsTls(config.CUSTOMER_DB_ADMIN_URL),
   };
+}
+
+/** Carries the PostgreSQL wire protocol between the accepted WebSocket and the tunnel's target. */
+export function serveTunnel(socket: WebSocket, target: TunnelTarget): void {
+  servePostgresTunnel(socket, target);
 }

@@ -6,29 +6,16 @@ const graph = importGraph();
 const edges = [...graph].flatMap(([from, targets]) => targets.map((to) => ({ from, to })));
 
 /**
- * Route imports of db/ or adapters/ that issue 15 is still moving into services; the list only
- * shrinks. A route that needs data or an outside system asks a service.
+ * Routes that still build the adapters themselves until the composition root (issue 15, item 1)
+ * hands them over on the context; the list only shrinks. A route that needs data or an outside
+ * system asks a service.
  */
 const NOT_YET_MOVED = new Set([
-  'functions/routes/accounts.ts -> db/schema.ts',
-  'functions/routes/api-keys.ts -> db/client.ts',
-  'functions/routes/api-keys.ts -> db/schema.ts',
-  'functions/routes/buckets.ts -> db/schema.ts',
   'functions/routes/buckets.ts -> functions/adapters/index.ts',
-  'functions/routes/connection-schemas.ts -> db/client.ts',
   'functions/routes/connection-schemas.ts -> functions/adapters/index.ts',
-  'functions/routes/databases.ts -> db/schema.ts',
   'functions/routes/databases.ts -> functions/adapters/index.ts',
-  'functions/routes/deploys.ts -> db/schema.ts',
   'functions/routes/deploys.ts -> functions/adapters/index.ts',
-  'functions/routes/env.ts -> db/schema.ts',
-  'functions/routes/projects.ts -> db/client.ts',
-  'functions/routes/projects.ts -> db/schema.ts',
-  'functions/routes/service-sites.ts -> db/schema.ts',
-  'functions/routes/shared.ts -> db/schema.ts',
-  'functions/routes/sites.ts -> db/schema.ts',
   'functions/routes/tunnel.ts -> functions/adapters/index.ts',
-  'functions/routes/tunnel.ts -> functions/adapters/postgres-tunnel.ts',
 ]);
 
 describe('import rules of functions/', () => {

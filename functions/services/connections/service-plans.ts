@@ -2,15 +2,63 @@
  * The older per-service view: one database's or bucket's connections across the project's
  * sites (GET and PUT /databases/:id/sites, /storage/:id/sites), over the same connections.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
-import { sites } from '../../../db/schema';
+import { buckets, databases, sites } from '../../../db/schema';
+import { familyOf } from '../../domain/variables';
 import { badRequest } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan } from './plan';
 import { readProjectConnections } from './queries';
 import { levelFor } from './site-plans';
+
+/**
+ * The live database or bucket `id` with its project, or undefined (an id that is not a uuid
+ * names nothing). The caller checks the caller's role on that project.
+ */
+export async function findLiveService(
+  db: Queryable,
+  kind: 'database' | 'bucket',
+  id: string,
+): Promise<{ resource: ResourceInfo; projectId: string } | undefined> {
+  if (!isUuid(id)) return undefined;
+  const where = (t: typeof databases | typeof buckets) =>
+    and(eq(t.id, id.toLowerCase()), isNull(t.deletedAt));
+  const [row] =
+    kind === 'database'
+      ? await db
+          .select({
+            id: databases.id,
+            projectId: databases.projectId,
+            name: databases.name,
+            createdAt: databases.createdAt,
+            engine: databases.engine,
+          })
+          .from(databases)
+          .where(where(databases))
+      : await db
+          .select({
+            id: buckets.id,
+            projectId: buckets.projectId,
+            name: buckets.name,
+            createdAt: buckets.createdAt,
+            engine: sql<null>`null`,
+          })
+          .from(buckets)
+          .where(where(buckets));
+  if (!row) return undefined;
+  const resource: ResourceInfo = {
+    kind,
+    id: row.id,
+    name: row.name,
+    engine: row.engine,
+    family: familyOf(kind, row.engine),
+    available: true,
+    createdAt: row.createdAt,
+  };
+  return { resource, projectId: row.projectId };
+}
 
 /** What the per-service routes show of a connection. */
 export interface ServiceSite {

@@ -1,0 +1,105 @@
+/** Accounts, their tokens and dashboard sessions: only hashes of tokens are stored. */
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import type { Db, HttpDb } from '../../db/client';
+import { accounts, accountTokens } from '../../db/schema';
+import { sha256Hex } from '../lib/crypto';
+import { conflict, notFound } from '../lib/errors';
+import { isUuid, newId, newSecret } from '../lib/ids';
+
+/** Dashboard sessions last twelve hours. */
+const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+/** An account as the API shows it. */
+export interface AccountBody {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+/** Creates an account with its first token (shown once); 409 when the e-mail is taken. */
+export async function createAccount(
+  db: Db,
+  body: { email: string; name?: string },
+): Promise<{ account: AccountBody; token: string }> {
+  const token = newSecret('account');
+  const account = { id: newId(), email: body.email, name: body.name ?? null };
+  const created = await db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(accounts)
+      .values(account)
+      .onConflictDoNothing()
+      .returning({ id: accounts.id });
+    if (inserted.length === 0) return false;
+    await tx.insert(accountTokens).values({
+      id: newId(),
+      accountId: account.id,
+      kind: 'token',
+      name: 'initial',
+      tokenHash: await sha256Hex(token),
+    });
+    return true;
+  });
+  if (!created) throw conflict(`an account with e-mail ${body.email} already exists`);
+  return { account, token };
+}
+
+/** The account `accountId` as rows (none when it is gone): a query not yet sent, for batching. */
+export function readAccount(db: HttpDb, accountId: SQL | string) {
+  return db
+    .select({ id: accounts.id, email: accounts.email, name: accounts.name })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+}
+
+/** Issues another account token (shown once). */
+export async function issueAccountToken(
+  db: HttpDb,
+  accountId: string,
+  name: string | undefined,
+): Promise<{ id: string; token: string }> {
+  const token = newSecret('account');
+  const id = newId();
+  await db
+    .insert(accountTokens)
+    .values({ id, accountId, kind: 'token', name: name ?? null, tokenHash: await sha256Hex(token) });
+  return { id, token };
+}
+
+/** Revokes one of the account's live tokens; 404 when it has none by that id. */
+export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId: string): Promise<void> {
+  if (!isUuid(tokenId)) throw notFound('token');
+  const revoked = await db
+    .update(accountTokens)
+    .set({ revokedAt: new Date() })
+    .where(
+      and(
+        eq(accountTokens.id, tokenId),
+        eq(accountTokens.accountId, accountId),
+        eq(accountTokens.kind, 'token'),
+        isNull(accountTokens.revokedAt),
+      ),
+    )
+    .returning({ id: accountTokens.id });
+  if (revoked.length === 0) throw notFound('token');
+}
+
+/** Opens a dashboard session (shown once) that ends after twelve hours. */
+export async function openDashboardSession(
+  db: HttpDb,
+  accountId: string,
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = newSecret('session');
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  await db
+    .insert(accountTokens)
+    .values({ id: newId(), accountId, kind: 'session', tokenHash: await sha256Hex(token), expiresAt });
+  return { token, expiresAt };
+}
+
+/** Ends the account's dashboard session `tokenId` (the console's Sign out). */
+export async function endDashboardSession(db: HttpDb, accountId: string, tokenId: string): Promise<void> {
+  await db
+    .update(accountTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(accountTokens.id, tokenId), eq(accountTokens.accountId, accountId)));
+}

@@ -1,0 +1,96 @@
+/** Project API keys: created with capabilities, listed without values, revoked (managed ones replaced). */
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import type { Db, HttpDb } from '../../db/client';
+import { type ApiKeyCapabilities, apiKeys, authApps } from '../../db/schema';
+import type { Config } from '../env';
+import { sha256Hex } from '../lib/crypto';
+import { badRequest, notFound } from '../lib/errors';
+import { newId, newSecret } from '../lib/ids';
+import type { ProvisioningMessage } from '../queues/messages';
+import { replaceManagedKey } from './credentials/managed-key';
+import { enqueueDeliveries } from './delivery/deliveries';
+
+/** Capabilities as a request asks for them: auth apps named by id or app_id. */
+export interface RequestedCapabilities {
+  storage?: boolean;
+  databases?: boolean;
+  auth?: string[];
+}
+
+/** Resolves auth apps named by id or app_id to their ids; 400 unless every one is of this project. */
+async function resolveAuthApps(db: HttpDb, projectId: string, refs: string[]): Promise<string[]> {
+  if (refs.length === 0) return [];
+  const rows = await db
+    .select({ id: authApps.id, appId: authApps.appId })
+    .from(authApps)
+    .where(eq(authApps.projectId, projectId));
+  const ids = refs.map((ref) => rows.find((r) => r.id === ref.toLowerCase() || r.appId === ref)?.id);
+  if (ids.some((id) => id === undefined)) {
+    throw badRequest(
+      'capabilities.auth: every entry must be an auth app of this project',
+      'capabilities.auth',
+    );
+  }
+  return [...new Set(ids as string[])];
+}
+
+/** Creates a project API key; its value is returned once and only its hash is kept. */
+export async function createApiKey(
+  db: HttpDb,
+  projectId: string,
+  name: string,
+  capabilities: RequestedCapabilities,
+): Promise<{ id: string; key: string; capabilities: ApiKeyCapabilities }> {
+  const auth = await resolveAuthApps(db, projectId, capabilities.auth ?? []);
+  const caps = {
+    ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),
+    ...(capabilities.databases !== undefined ? { databases: capabilities.databases } : {}),
+    ...(auth.length > 0 ? { auth } : {}),
+  };
+  const key = newSecret('apiKey');
+  const id = newId();
+  await db.insert(apiKeys).values({ id, projectId, name, keyHash: await sha256Hex(key), capabilities: caps });
+  return { id, key, capabilities: caps };
+}
+
+/** The project's live keys, managed site keys included, oldest first: a query not yet sent. */
+export function listApiKeys(db: HttpDb, projectId: SQL | string) {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt)))
+    .orderBy(apiKeys.createdAt);
+}
+
+/** What revoking a key touches. */
+export interface RevokeDeps {
+  db: Db;
+  http: HttpDb;
+  config: Config;
+  queue: Queue<ProvisioningMessage>;
+}
+
+/**
+ * Revokes a live key of the project; 404 when there is none by that id. A site's managed key is
+ * replaced at once by a new one, which the site receives by live patch.
+ */
+export async function revokeApiKey(deps: RevokeDeps, projectId: string, keyId: string): Promise<void> {
+  const live = and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt));
+  const [managed] = await deps.http
+    .select({ id: apiKeys.id, projectId: apiKeys.projectId, siteId: apiKeys.siteId })
+    .from(apiKeys)
+    .where(live);
+  if (managed?.siteId) {
+    const site = { ...managed, siteId: managed.siteId };
+    const deliveryIds = await deps.db.transaction((tx) => replaceManagedKey(tx, deps.config, site));
+    if (deliveryIds === null) throw notFound('API key');
+    await enqueueDeliveries(deps.queue, deliveryIds);
+    return;
+  }
+  const revoked = await deps.http
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(live)
+    .returning({ id: apiKeys.id });
+  if (revoked.length === 0) throw notFound('API key');
+}

@@ -1,0 +1,120 @@
+/** Projects and their members: creation with a free slug, listing, and owner-safe role changes. */
+import { and, count, eq, ne, type SQL } from 'drizzle-orm';
+import type { Db, HttpDb, Tx } from '../../db/client';
+import type { ProjectRow } from '../../db/rows';
+import { accounts, projectMembers, projects } from '../../db/schema';
+import { slugify } from '../domain/names';
+import { type Role, roleAtLeast } from '../domain/roles';
+import { ApiError, conflict, forbidden, notFound } from '../lib/errors';
+import { newId, randomLowerAlnum } from '../lib/ids';
+
+/**
+ * Creates a project owned by `accountId`. Without a slug it takes the name's, or that plus a
+ * random suffix when taken; a slug asked for and taken is 409.
+ */
+export async function createProject(
+  db: Db,
+  accountId: string,
+  body: { name: string; slug?: string },
+): Promise<ProjectRow> {
+  const base = slugify(body.name) || 'project';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const slug = body.slug ?? (attempt === 0 ? base : `${base.slice(0, 56)}-${randomLowerAlnum(6)}`);
+    const project = { id: newId(), slug, name: body.name };
+    const created = await db.transaction(async (tx) => {
+      const [row] = await tx.insert(projects).values(project).onConflictDoNothing().returning();
+      if (!row) return undefined;
+      await tx.insert(projectMembers).values({ projectId: row.id, accountId, role: 'owner' });
+      return row;
+    });
+    if (created) return created;
+    if (body.slug) throw conflict(`the slug ${body.slug} is taken`);
+  }
+  throw conflict('could not find a free slug; pass one');
+}
+
+/**
+ * The projects account `accountId` belongs to, oldest first, with its role in each: a query not
+ * yet sent, so a route can batch it with the caller's lookup.
+ */
+export function listProjects(db: HttpDb, accountId: SQL | string) {
+  return db
+    .select({ project: projects, role: projectMembers.role })
+    .from(projectMembers)
+    .innerJoin(projects, eq(projects.id, projectMembers.projectId))
+    .where(eq(projectMembers.accountId, accountId))
+    .orderBy(projects.createdAt);
+}
+
+/** The member's row, locked until the transaction ends. */
+async function lockedMember(tx: Tx, projectId: string, accountId: string) {
+  const [current] = await tx
+    .select({ role: projectMembers.role })
+    .from(projectMembers)
+    .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.accountId, accountId)))
+    .for('update');
+  return current;
+}
+
+/** 409 unless someone other than `leaving` still owns the project. */
+async function assertAnotherOwner(tx: Tx, projectId: string, leaving: string): Promise<void> {
+  const [row] = await tx
+    .select({ n: count() })
+    .from(projectMembers)
+    .where(
+      and(
+        eq(projectMembers.projectId, projectId),
+        eq(projectMembers.role, 'owner'),
+        ne(projectMembers.accountId, leaving),
+      ),
+    );
+  if (!row || row.n === 0) throw new ApiError('CONFLICT', 'a project must keep at least one owner');
+}
+
+/**
+ * Grants `role` to account `accountId` on the project. Only an owner grants or changes the
+ * owner role, and the last owner stays one.
+ */
+export function setMember(
+  db: Db,
+  projectId: string,
+  callerRole: Role | null,
+  accountId: string,
+  role: Role,
+): Promise<void> {
+  return db.transaction(async (tx) => {
+    const [target] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
+    if (!target) throw notFound('account');
+    const current = await lockedMember(tx, projectId, accountId);
+    const touchesOwner = role === 'owner' || current?.role === 'owner';
+    if (touchesOwner && !roleAtLeast(callerRole ?? 'read', 'owner')) {
+      throw forbidden('only an owner may grant or change the owner role');
+    }
+    if (current?.role === 'owner' && role !== 'owner') await assertAnotherOwner(tx, projectId, accountId);
+    await tx
+      .insert(projectMembers)
+      .values({ projectId, accountId, role })
+      .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.accountId], set: { role } });
+  });
+}
+
+/** Removes the member; false when it was none. Only an owner removes an owner, never the last. */
+export function removeMember(
+  db: Db,
+  projectId: string,
+  callerRole: Role | null,
+  accountId: string,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const current = await lockedMember(tx, projectId, accountId);
+    if (!current) return false;
+    if (current.role === 'owner') {
+      if (callerRole !== 'owner') throw forbidden('only an owner may remove an owner');
+      await assertAnotherOwner(tx, projectId, accountId);
+    }
+    await tx
+      .delete(projectMembers)
+      .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.accountId, accountId)));
+    return true;
+  });
+}

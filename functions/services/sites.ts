@@ -1,0 +1,65 @@
+/** Sites of a project: created empty, listed, found, deleted with their connections. */
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { HttpDb } from '../../db/client';
+import type { SiteRow } from '../../db/rows';
+import { sites } from '../../db/schema';
+import { type SiteRef, siteRef } from '../domain/names';
+import { conflict, notFound } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { afterCommit, type CommitDeps } from './connections/apply';
+import { removeSiteConnections } from './site-removal';
+
+export type { SiteRow };
+
+/** Creates a site with no connections; 409 when the project has one by that slug. */
+export async function createSite(db: HttpDb, projectId: string, slug: string): Promise<SiteRow> {
+  const [row] = await db
+    .insert(sites)
+    .values({ id: newId(), projectId, slug })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw conflict(`a site with slug ${slug} already exists in this project`);
+  return row;
+}
+
+/** Where a site is `ref` (its id or its slug) of the project whose id `projectId` gives. */
+function siteIs(projectId: string | SQL, ref: SiteRef) {
+  const match = ref === null ? sql`false` : 'id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug);
+  return and(match, eq(sites.projectId, projectId));
+}
+
+/**
+ * Site `siteId` (its id or its slug) of the project whose id `projectId` gives, as rows (none
+ * when there is no such site): a query not yet sent, so a route can batch it with the caller's lookup.
+ */
+export function siteOfProject(db: HttpDb, projectId: string | SQL, siteId: string) {
+  return db
+    .select()
+    .from(sites)
+    .where(siteIs(projectId, siteRef(siteId)));
+}
+
+/** Site `siteId` (its id or its slug) of the project, or 404. */
+export async function findSite(db: HttpDb, projectId: string, siteId: string): Promise<SiteRow> {
+  const [site] = await siteOfProject(db, projectId, siteId);
+  if (!site) throw notFound('site');
+  return site;
+}
+
+/**
+ * Deletes the site with its connections; their credentials go at once, as on a disconnect (the
+ * queue retries what fails). `siteId` is its id or its slug; 404 when the project has no such site.
+ */
+export async function deleteSite(deps: CommitDeps, projectId: string, siteId: string): Promise<void> {
+  const ref = siteRef(siteId);
+  if (ref === null) throw notFound('site');
+  const cleanupIds = await deps.db.transaction(async (tx) => {
+    const [site] = await tx.select({ id: sites.id }).from(sites).where(siteIs(projectId, ref)).for('update');
+    if (!site) return null;
+    const ids = await removeSiteConnections(tx, site.id);
+    await tx.delete(sites).where(eq(sites.id, site.id));
+    return ids;
+  });
+  if (!cleanupIds) throw notFound('site');
+  await afterCommit(deps, { inserted: [], deliveryIds: [], cleanupIds });
+}
