@@ -245,7 +245,7 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const result = await retryOnConcurrentChange(c, async () => {
+    const result = await retryOnConcurrentChange(getDb(c), async () => {
       const ctx = await site(c, params, 'write');
       const plan = planPromote(ctx, params.kind as Kind, params.resourceId);
       await applyPlan(connectionDeps(c), plan);
