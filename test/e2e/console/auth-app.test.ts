@@ -73,7 +73,7 @@ describe("an auth app's page", { timeout: 120_000 }, () => {
     await page.getByLabel('Google client secret').fill('google-secret');
     await page.getByRole('textbox', { name: 'Native client ID (iOS)' }).fill('ios-client.apps.example');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Settings saved' }).waitFor();
     const saved = await appNow();
     expect(saved.allowed_origins).toEqual(['com.example.app://auth', 'https://app.example.com']);
     expect(saved.user_limit).toBe(25);
@@ -100,7 +100,7 @@ describe("an auth app's page", { timeout: 120_000 }, () => {
     await openApp(page);
     const row = page.getByRole('row').filter({ hasText: email });
     await row.getByRole('button', { name: 'Disable' }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'is disabled' }).waitFor();
     expect((await users()).body.users).toEqual([expect.objectContaining({ email, disabled: true })]);
     await checkPage(page, 'auth-app');
 
@@ -108,7 +108,7 @@ describe("an auth app's page", { timeout: 120_000 }, () => {
     await page.getByRole('dialog').waitFor();
     expect((await users()).body.users).toHaveLength(1);
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Deleted' }).waitFor();
     expect((await users()).body.users).toHaveLength(0);
     await page.context().close();
   });

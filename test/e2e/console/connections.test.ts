@@ -13,6 +13,8 @@ import { createAuthApp, createDatabase, type Seeded, type Service, seed } from '
 import { ARTIFACTS_DIR, checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
+/** A form's change lands after a redirect and the outside system's work; the machine is shared and slow. */
+const POLL = { timeout: 20_000, interval: 200 };
 let browser: Browser;
 let s: Seeded;
 let db: Service;
@@ -59,7 +61,7 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     await form.getByRole('combobox', { name: 'Level' }).selectOption('read-only');
     await form.getByRole('button', { name: 'Connect' }).click();
     const dbRow = page.getByRole('row').filter({ hasText: db.name });
-    await expect.poll(() => dbRow.count()).toBe(1);
+    await expect.poll(() => dbRow.count(), POLL).toBe(1);
     await expect(dbRow.textContent()).resolves.toMatch(/database[\s\S]*read-only[\s\S]*DATABASE_URL/);
     expect(await connectionsOf(siteA().id)).toEqual([
       expect.objectContaining({ resource_id: db.id, level: 'read-only' }),
@@ -68,7 +70,7 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     await form.getByRole('combobox', { name: 'Service' }).selectOption({ label: app.name });
     await form.getByRole('button', { name: 'Connect' }).click();
     const appRow = page.getByRole('row').filter({ hasText: app.name });
-    await expect.poll(() => appRow.count()).toBe(1);
+    await expect.poll(() => appRow.count(), POLL).toBe(1);
     await checkPage(page, 'site-connections');
     // The README's picture (docs/console-connections.png) is a copy of this one.
     await page.screenshot({ path: resolve(ARTIFACTS_DIR, 'readme-connections.png') });
@@ -84,7 +86,7 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     await appRow.getByRole('combobox', { name: 'Level' }).selectOption('admin');
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await expect
-      .poll(async () => (await connectionsOf(siteA().id)).find((c) => c.resource_id === app.id)?.level)
+      .poll(async () => (await connectionsOf(siteA().id)).find((c) => c.resource_id === app.id)?.level, POLL)
       .toBe('admin');
 
     // Disconnect asks first too.
@@ -97,15 +99,17 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     expect((await connectionsOf(siteA().id)).some((c) => c.resource_id === db.id)).toBe(true);
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await expect
-      .poll(async () => (await connectionsOf(siteA().id)).some((c) => c.resource_id === db.id))
+      .poll(async () => (await connectionsOf(siteA().id)).some((c) => c.resource_id === db.id), POLL)
       .toBe(false);
     await expect
-      .poll(() =>
-        page
-          .getByRole('row')
-          .filter({ hasText: db.name })
-          .getByRole('button', { name: 'Disconnect' })
-          .count(),
+      .poll(
+        () =>
+          page
+            .getByRole('row')
+            .filter({ hasText: db.name })
+            .getByRole('button', { name: 'Disconnect' })
+            .count(),
+        POLL,
       )
       .toBe(0);
     await page.context().close();
@@ -141,7 +145,7 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
       .getByRole('button', { name: 'Disconnect' })
       .click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Disconnected' }).waitFor();
     expect((await connectionsOf(site.id)).some((c) => c.resource_id === db.id)).toBe(false);
     await context.close();
   });

@@ -40,7 +40,10 @@ describe('projects and a project', { timeout: 120_000 }, () => {
       for (const [label, value] of Object.entries(fields))
         await form.getByLabel(label, { exact: true }).fill(value);
       await form.getByRole('button', { name: button }).click();
-      await page.getByRole('status').waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: Object.values(fields)[0] ?? '' })
+        .waitFor();
     };
     const site = uniqueName('web');
     const db = uniqueName('db').replace(/-/g, '_');

@@ -12,6 +12,8 @@ import { createBucket, createDatabase, type Seeded, type Service, seed } from '.
 import { checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
+/** A form's change lands after a redirect and the outside system's work; the machine is shared and slow. */
+const POLL = { timeout: 20_000, interval: 200 };
 let browser: Browser;
 let s: Seeded;
 let db: Service;
@@ -52,13 +54,13 @@ describe('database and bucket pages', { timeout: 120_000 }, () => {
 
     await rowA.getByRole('combobox', { name: 'Level' }).selectOption('read-only');
     await rowA.getByRole('button', { name: 'Connect' }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'connected at read-only' }).waitFor();
     expect(await levelOf(a.id, db.id)).toBe('read-only');
     expect(await levelOf(b.id, db.id)).toBeUndefined();
     await expect(rowA.getByRole('cell').nth(1).textContent()).resolves.toBe('read-only');
 
     await rowA.getByRole('combobox', { name: 'Level' }).selectOption('connect');
-    await expect.poll(() => levelOf(a.id, db.id)).toBe('connect');
+    await expect.poll(() => levelOf(a.id, db.id), POLL).toBe('connect');
     await checkPage(page, 'database');
 
     await page
@@ -69,7 +71,7 @@ describe('database and bucket pages', { timeout: 120_000 }, () => {
     await page.getByRole('dialog').waitFor();
     expect(await levelOf(a.id, db.id)).toBe('connect');
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(() => levelOf(a.id, db.id)).toBeUndefined();
+    await expect.poll(() => levelOf(a.id, db.id), POLL).toBeUndefined();
     await page.context().close();
   });
 

@@ -42,7 +42,7 @@ describe('the Variables and Deploys tabs', { timeout: 120_000 }, () => {
     await openTab(page, 'Variables');
     await page.getByRole('textbox', { name: 'Variables' }).fill('FOO=bar\nGREETING=hello = world');
     await page.getByRole('button', { name: 'Save variables' }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     const saved = await s.as.get<{ vars: Record<string, string> }>(`${sitePath}/env`);
     expect(saved.body.vars).toEqual({ FOO: 'bar', GREETING: 'hello = world' });
 
@@ -77,12 +77,12 @@ describe('the Variables and Deploys tabs', { timeout: 120_000 }, () => {
     const page = await signedInPage(browser, baseUrl, s.token);
     await openTab(page, 'Deploys');
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Deployed' }).waitFor();
     const first = await s.as.get<{ deploys: { id: string; env_names: string[] }[] }>(`${sitePath}/deploys`);
     expect(first.body.deploys).toHaveLength(1);
     expect(first.body.deploys[0]?.env_names).toContain('DATABASE_URL');
     await page.getByRole('button', { name: 'Roll back' }).click();
-    await page.getByRole('status').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Rolled back' }).waitFor();
     const after = await s.as.get<{ deploys: { id: string; rollback_of: string | null }[] }>(
       `${sitePath}/deploys`,
     );
