@@ -5,9 +5,11 @@ import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
-import { deleteUser, listUsers, setUserDisabled } from '../services/auth/admin-users';
+import { deleteUser, listUsers, setUserDisabled, toAdminUser } from '../services/auth/admin-users';
 import type { AuthAppRow } from '../services/auth/apps';
 import {
+  authAppIdOf,
+  authAppQuery,
   createAuthApp,
   describeAuthApp,
   findAuthApp,
@@ -107,7 +109,17 @@ async function appAccess(
   role: Role,
   allowKey: boolean,
 ): Promise<AuthAppRow> {
-  const app = await findAuthApp(getHttpDb(c), params.authAppId);
+  return appAllowed(c, params, await findAuthApp(getHttpDb(c), params.authAppId), role, allowKey);
+}
+
+/** Checks the caller may reach `app`, the auth app `params` names, at `role` (or as a key naming it). */
+async function appAllowed(
+  c: Context<AppEnv>,
+  params: { id: string; authAppId: string },
+  app: AuthAppRow | undefined,
+  role: Role,
+  allowKey: boolean,
+): Promise<AuthAppRow> {
   const keyMay = allowKey
     ? (caps: { auth?: string[] }) => app !== undefined && (caps.auth?.includes(app.id) ?? false)
     : undefined;
@@ -208,11 +220,18 @@ authAppsRoutes.openapi(
         offset: z.coerce.number().int().min(0).default(0),
       }),
     },
+    middleware: [readsCaller],
     responses: { 200: json(z.object({ users: z.array(AdminUserSchema) }), 'the users') },
   }),
   async (c) => {
-    const app = await appAccess(c, c.req.valid('param'), 'write', true);
-    return c.json({ users: await listUsers(getHttpDb(c), app.id, c.req.valid('query')) }, 200);
+    const params = c.req.valid('param');
+    const db = getHttpDb(c);
+    const [[app], rows] = await readWithCaller(c, [
+      authAppQuery(db, params.authAppId),
+      listUsers(db, authAppIdOf(params.authAppId), c.req.valid('query')),
+    ]);
+    await appAllowed(c, params, app, 'write', true);
+    return c.json({ users: rows.map(toAdminUser) }, 200);
   },
 );
 

@@ -75,7 +75,6 @@ const OVER_BUDGET: Record<string, number> = {
   'DELETE /api/v1/projects/{id}/buckets/{bucketId}': 11,
   'POST /api/v1/projects/{id}/auth-apps': 8,
   'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}': 4,
-  'GET /api/v1/projects/{id}/auth-apps/{authAppId}/users': 3,
   'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 7,
   'DELETE /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 5,
   'PUT /api/v1/projects/{id}/sites/{siteId}/env': 3,

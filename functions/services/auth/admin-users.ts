@@ -3,7 +3,7 @@
  * redeemed without Postgres, so every change here is also written to the app's code store,
  * where it blocks (or unblocks) the user's codes.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { authUsers } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
@@ -35,19 +35,14 @@ const storeUnavailable = () =>
   );
 
 /** A page of the app's users, oldest first. */
-export async function listUsers(
-  db: Queryable,
-  appId: string,
-  page: { limit: number; offset: number },
-): Promise<AdminUserBody[]> {
-  const rows = await db
+export function listUsers(db: Queryable, appId: string | SQL, page: { limit: number; offset: number }) {
+  return db
     .select()
     .from(authUsers)
     .where(eq(authUsers.authAppId, appId))
     .orderBy(authUsers.createdAt, authUsers.id)
     .limit(page.limit)
     .offset(page.offset);
-  return rows.map(toAdminUser);
 }
 
 const byId = (appId: string, userId: string) =>

@@ -3,7 +3,7 @@
  * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
  */
 
-import { eq, type SQL } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
@@ -156,11 +156,25 @@ export function listAuthApps(db: Queryable, projectId: string | SQL) {
 
 /** Finds an auth app by uuid or app_id (the caller checks it belongs to the project). */
 export async function findAuthApp(db: Queryable, idOrAppId: string): Promise<AuthAppRow | undefined> {
-  // What can be neither is no app (and a NUL byte would not even reach Postgres).
-  if (!isUuid(idOrAppId) && !SERVICE_NAME_RE.test(idOrAppId)) return undefined;
-  const where = isUuid(idOrAppId) ? eq(authApps.id, idOrAppId.toLowerCase()) : eq(authApps.appId, idOrAppId);
-  const [row] = await db.select().from(authApps).where(where).limit(1);
+  const [row] = await authAppQuery(db, idOrAppId);
   return row;
+}
+
+/** The auth app a path names by uuid or app_id (what can be neither names none). */
+function authAppWhere(idOrAppId: string): SQL {
+  // A NUL byte would not even reach Postgres.
+  if (isUuid(idOrAppId)) return eq(authApps.id, idOrAppId.toLowerCase()) as SQL;
+  return SERVICE_NAME_RE.test(idOrAppId) ? (eq(authApps.appId, idOrAppId) as SQL) : sql`false`;
+}
+
+/** The query of {@link findAuthApp}, to send with the caller's lookup (at most one row). */
+export function authAppQuery(db: Queryable, idOrAppId: string) {
+  return db.select().from(authApps).where(authAppWhere(idOrAppId)).limit(1);
+}
+
+/** SQL for the id of the auth app a path names, for a read sent with {@link authAppQuery}. */
+export function authAppIdOf(idOrAppId: string): SQL {
+  return sql`(select ${authApps.id} from ${authApps} where ${authAppWhere(idOrAppId)})`;
 }
 
 /**
