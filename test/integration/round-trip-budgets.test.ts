@@ -82,8 +82,9 @@ const OVER_BUDGET: Record<string, number> = {
   'POST /api/v1/projects/{id}/sites/{siteId}/connections': 11,
   'DELETE /api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}': 15,
   'POST /api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate': 9,
+  'POST /api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote': 9,
   'GET /api/v1/databases/{id}/sites': 4,
-  'PUT /api/v1/databases/{id}/sites': 17,
+  'PUT /api/v1/databases/{id}/sites': 21,
   'GET /api/v1/storage/{id}/sites': 4,
   'PUT /api/v1/storage/{id}/sites': 17,
   'GET /api/v1/projects/{id}/sites/{siteId}/env/effective': 3,
@@ -385,6 +386,13 @@ const WRITES: Record<string, () => Promise<Call>> = {
     method: 'POST',
     path: `${base()}/sites/${f.site}/connections/database/${f.database.id}/rotate`,
   }),
+  'POST /api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote': async () => {
+    const site = await freshSite();
+    const second = await createDatabase(s.as, f.project);
+    for (const db of [f.database, second])
+      await s.as.post(`${base()}/sites/${site}/connections`, { kind: 'database', resource_id: db.id });
+    return { method: 'POST', path: `${base()}/sites/${site}/connections/database/${second.id}/promote` };
+  },
   'PUT /api/v1/databases/{id}/sites': async () => ({
     method: 'PUT',
     path: `/api/v1/databases/${f.database.id}/sites`,
