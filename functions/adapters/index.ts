@@ -1,14 +1,14 @@
 /** The outside systems the services use; built only by services/container.ts. */
 import type { MongoAdmin } from './mongodb-admin';
-import type { PostgresAdmin } from './postgres-admin';
+import type { PostgresAdmin } from './postgres-admin-interface';
 import type { Receiver } from './receiver';
-import type { S3Admin } from './s3-admin';
+import type { StorageAdmin } from './s3-admin';
 
 /** Every outside system the credential work uses; null where the deployment configures none. */
 export interface Adapters {
   postgres: PostgresAdmin;
   mongodb: MongoAdmin | null;
-  s3: S3Admin | null;
+  s3: StorageAdmin | null;
 }
 
 /** The receivers of signed deliveries; null where the deployment configures none (they stay pending). */

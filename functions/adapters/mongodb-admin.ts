@@ -72,7 +72,10 @@ export interface MongoUser {
   createdAt: Date | null;
 }
 
-/** What the services need from a MongoDB admin system. */
+/**
+ * What the services need from a MongoDB admin system. Production: AtlasMongoAdmin; locally it
+ * talks to the wire-compatible stand-in in scripts/local/stand-ins/mongodb-atlas-stand-in.ts.
+ */
 export interface MongoAdmin {
   createUser(
     database: string,

@@ -8,6 +8,7 @@
 import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
+import type { PostgresAdmin } from './postgres-admin-interface';
 import { validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
 import {
@@ -51,7 +52,7 @@ async function restrictLargeObjects(client: Client, owner: string): Promise<void
 }
 
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
-export class PostgresAdmin {
+export class ClusterPostgresAdmin implements PostgresAdmin {
   constructor(
     private readonly adminUrl: string,
     private readonly wsProxy: string | undefined,

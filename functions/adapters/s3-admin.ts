@@ -33,8 +33,12 @@ export interface KeyUser {
   createdAt: Date | null;
 }
 
-/** What the services need from the storage provider. */
-export interface S3Admin {
+/**
+ * What the services need from the storage provider (S3 buckets and IAM key users). Production:
+ * AwsS3Admin; no real IAM runs on a test machine, so locally it talks to the wire-compatible
+ * stand-in in scripts/local/stand-ins/aws-stand-in.ts, never part of the production path.
+ */
+export interface StorageAdmin {
   createBucket(bucket: string, region: string): Promise<void>;
   deleteBucket(bucket: string, region: string): Promise<void>;
   /** A new IAM user (name `prefix` + 8 of [a-z0-9]) with the level's policy and one access key; all or nothing. */
@@ -79,7 +83,7 @@ export interface AwsS3AdminOptions {
 }
 
 /** The AWS (IAM + S3) adapter. */
-export class AwsS3Admin implements S3Admin {
+export class AwsS3Admin implements StorageAdmin {
   private readonly aws: AwsClient;
   private readonly fetcher: typeof fetch;
 

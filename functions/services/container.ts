@@ -6,7 +6,7 @@
 import type { Adapters, Receivers } from '../adapters';
 import { type CodeStore, DurableObjectCodeStore } from '../adapters/code-store';
 import { AtlasMongoAdmin } from '../adapters/mongodb-admin';
-import { PostgresAdmin } from '../adapters/postgres-admin';
+import { ClusterPostgresAdmin } from '../adapters/postgres-admin';
 import { DurableObjectRateLimiter, type RateLimiter } from '../adapters/rate-limiter';
 import { SignedHttpReceiver } from '../adapters/receiver';
 import { AwsS3Admin } from '../adapters/s3-admin';
@@ -32,7 +32,7 @@ export interface Services {
 function buildAdapters(config: Config): Adapters {
   const { mongodbAdmin, iam } = config;
   return {
-    postgres: new PostgresAdmin(config.CUSTOMER_DB_ADMIN_URL, config.NEON_WS_PROXY),
+    postgres: new ClusterPostgresAdmin(config.CUSTOMER_DB_ADMIN_URL, config.NEON_WS_PROXY),
     mongodb: mongodbAdmin && new AtlasMongoAdmin(mongodbAdmin.url, mongodbAdmin.key),
     s3:
       iam &&

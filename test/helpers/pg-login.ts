@@ -6,15 +6,15 @@ import { neonConfig } from '@neondatabase/serverless';
 import pg from 'pg';
 import { inject } from 'vitest';
 import ws from 'ws';
-import { PostgresAdmin } from '../../functions/adapters/postgres-admin';
+import { ClusterPostgresAdmin } from '../../functions/adapters/postgres-admin';
 
 /** The Worker's own admin of customer databases (`tether_admin`, not superuser). */
 export const customerAdminUrl = (): string => inject('workerEnv').CUSTOMER_DB_ADMIN_URL as string;
 
 /** A PostgresAdmin on the shared stack's cluster as the Worker's admin role, usable from a Node test. */
-export function localPostgresAdmin(adminUrl: string = customerAdminUrl()): PostgresAdmin {
+export function localPostgresAdmin(adminUrl: string = customerAdminUrl()): ClusterPostgresAdmin {
   neonConfig.webSocketConstructor = ws;
-  return new PostgresAdmin(adminUrl, inject('wsProxyUrl'));
+  return new ClusterPostgresAdmin(adminUrl, inject('wsProxyUrl'));
 }
 
 /** Opens a session as `user` on `database`; the caller ends it. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
-import type { PostgresAdmin } from '../../functions/adapters/postgres-admin';
+import type { ClusterPostgresAdmin } from '../../functions/adapters/postgres-admin';
 import type { DatabaseLevel } from '../../functions/domain/levels';
 import { type Bindings, loadConfig } from '../../functions/env';
 import { ApiError } from '../../functions/lib/errors';
@@ -27,7 +27,7 @@ import { canLogin, localPostgresAdmin, loginAs, sqlState, superuser } from '../h
 
 const INSUFFICIENT_PRIVILEGE = '42501';
 
-let admin: PostgresAdmin;
+let admin: ClusterPostgresAdmin;
 let adapters: Adapters;
 const config = () => loadConfig(inject('workerEnv') as unknown as Bindings);
 const physical = `pgcred_${randomLowerAlnum(8)}`;

@@ -1,9 +1,9 @@
 /** Connection credentials on a bucket: IAM access keys whose policy reaches that bucket only. */
-import type { S3Admin } from '../../adapters/s3-admin';
+import type { StorageAdmin } from '../../adapters/s3-admin';
 import { type BucketProvisioner, outside } from './provisioner';
 
 /** The provisioner of bucket keys through `admin`. */
-export function bucketProvisioner(admin: S3Admin): BucketProvisioner {
+export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {
   return {
     async create(bucket, level, limits) {
       const key = await outside('prepare the bucket key', () =>

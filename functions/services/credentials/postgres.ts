@@ -1,5 +1,5 @@
 /** Connection credentials on PostgreSQL: login roles `c_` + 8 of [a-z0-9] on the customer cluster. */
-import type { PostgresAdmin } from '../../adapters/postgres-admin';
+import type { PostgresAdmin } from '../../adapters/postgres-admin-interface';
 import { randomPassword } from '../../lib/ids';
 import { type DatabaseProvisioner, outside } from './provisioner';
 

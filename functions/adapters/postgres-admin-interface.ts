@@ -1,0 +1,44 @@
+/**
+ * What the services ask of the PostgreSQL cluster that hosts customer databases. The production
+ * implementation is ClusterPostgresAdmin (postgres-admin.ts); it runs for real locally and in
+ * tests against the stack's own cluster, so there is no stand-in.
+ */
+import type { PgLevel } from './postgres-sql';
+
+/** A login role on the cluster, as the orphan reconciler lists them. */
+export interface PgLogin {
+  name: string;
+  groups: string[];
+  createdAt: Date | null;
+}
+
+/** Admin work on the customer cluster: databases, their groups and per-connection logins. */
+export interface PostgresAdmin {
+  /** The host and port apps use to reach the cluster. */
+  endpoint(publicHost?: string): { host: string; port: string };
+  /** Creates the database, its `<db>_rw` and `<db>_ro` groups and its main user; all or nothing. */
+  createDatabase(db: string, mainUser: string, mainPassword: string): Promise<void>;
+  /** Drops the database and its roles, the given logins included. */
+  dropDatabase(db: string, loginRoles: string[]): Promise<void>;
+  /**
+   * Creates a connection's own login `c_…` at `level` (or recreates `fixed` exactly), working
+   * until `validUntil` when given (a named principal's expiry).
+   */
+  createLogin(
+    db: string,
+    level: PgLevel,
+    running: boolean,
+    fixed?: { name: string; password: string },
+    validUntil?: Date | null,
+  ): Promise<{ name: string; password: string }>;
+  /** Moves a login to `level` and ends its open sessions. */
+  setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void>;
+  /** Gives a login a new password. */
+  setLoginPassword(name: string, password: string): Promise<void>;
+  /** Drops a login, handing what it owns to the database's owner group. */
+  dropLogin(db: string, name: string): Promise<void>;
+  /** Every login Tether created on the cluster. */
+  listLogins(): Promise<PgLogin[]>;
+  /** Stops (no new connections, sessions ended) or starts a database. */
+  setRunning(db: string, running: boolean): Promise<void>;
+}
