@@ -12,11 +12,15 @@ export interface CodeScope {
   issue(hash: string, value: string, ttlMs: number, subject: string | null): Promise<void>;
   /** Takes the record under `hash` (single use), with any block on its subject. */
   redeem(hash: string): Promise<Redeemed | null>;
-  /** Counts one request against `checks` and, when allowed, redeems `hash` in the same step. */
+  /**
+   * Counts one request against `checks` and, when allowed, redeems `hash` in the same step;
+   * `presentedChecks` count only when `hash` names a live record.
+   */
   countAndRedeem(
     checks: RateCheck[],
     windowMs: number,
     hash: string | null,
+    presentedChecks?: RateCheck[],
   ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }>;
   /** Blocks redemption of `subject`'s records, for `ttlMs` or until unblocked. */
   block(subject: string, reason: string, ttlMs: number | null): Promise<void>;
@@ -45,7 +49,8 @@ export class DurableObjectCodeStore implements CodeStore {
     return {
       issue: (hash, value, ttlMs, subject) => stub.issue(hash, value, ttlMs, subject),
       redeem: (hash) => stub.redeem(hash),
-      countAndRedeem: (checks, windowMs, hash) => stub.countAndRedeem(checks, windowMs, hash),
+      countAndRedeem: (checks, windowMs, hash, presentedChecks) =>
+        stub.countAndRedeem(checks, windowMs, hash, presentedChecks),
       block: (subject, reason, ttlMs) => stub.block(subject, reason, ttlMs),
       unblock: async (subject) => {
         await stub.unblock(subject);

@@ -98,15 +98,26 @@ export class OneTimeCodes extends DurableObject<object> {
 
   /**
    * Counts one request against `checks` (all or nothing, as RateCounter.take) and, when it is
-   * allowed and names a record (`hash` not null), redeems that record in the same step. A
-   * refused request redeems nothing, so its code stays usable once the window resets.
+   * allowed and names a record (`hash` not null), redeems that record in the same step. The
+   * `presentedChecks` (the app's window) count only a request that presents a live record, so
+   * requests with made-up codes never spend them. A refused request redeems nothing, so its
+   * code stays usable once the window resets.
    */
   async countAndRedeem(
     checks: RateCheck[],
     windowMs: number,
     hash: string | null,
+    presentedChecks: RateCheck[] = [],
   ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }> {
-    const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, checks, windowMs, Date.now());
+    const now = Date.now();
+    const presents =
+      hash !== null &&
+      presentedChecks.length > 0 &&
+      this.ctx.storage.sql
+        .exec('SELECT 1 FROM records WHERE hash = ? AND expires_at > ?', hash, now)
+        .toArray().length > 0;
+    const counted = presents ? [...checks, ...presentedChecks] : checks;
+    const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, counted, windowMs, now);
     if (!decision.allowed) return { decision, redeemed: null };
     const redeemed = hash === null ? null : this.redeem(hash);
     // No checks (a request counted earlier) opens no window to sweep.

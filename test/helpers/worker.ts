@@ -16,6 +16,8 @@ export interface ExtraWorker extends LocalWorker {
   baseUrl: string;
   /** Where the Worker's console output goes; undefined with TETHER_TEST_LOGS=1 (the terminal). */
   logFile: string | undefined;
+  /** The folder holding this Worker's Durable Object storage (and its bundle). */
+  persistDir: string;
   /**
    * Stops this Worker and starts it again on the same port with the same Durable Object
    * storage, as a redeploy or an eviction would: every object starts afresh from storage.
@@ -62,6 +64,7 @@ async function startOn(
     ...worker,
     baseUrl: worker.url,
     logFile,
+    persistDir,
     async stop() {
       await worker.stop();
       await rm(persistDir, { recursive: true, force: true });

@@ -1,18 +1,24 @@
 /**
  * Rate limits of the auth service: 20 exchanges and 10 ID-token sign-ins per client, 600 of
- * each per app, per 15 minutes; exact under concurrent load, counted before any other work,
- * 429 with Retry-After in seconds. Clients are named by CLIENT_IP_HEADER. The objects keep
+ * each per app, per 15 minutes; exact under concurrent load, clients counted before any other
+ * work (an IPv6 client by its /64), the app's window only by requests that present a live code
+ * or a verified token of the app, 429 with Retry-After in seconds. Clients are named by CLIENT_IP_HEADER. The objects keep
  * their windows, codes and blocks in storage: they sweep what expired, and a restart of the
  * Worker loses nothing.
  */
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, api } from '../helpers/api';
 import {
   asClient,
   createTestAuthApp,
   disableNewestUser,
+  googleClaims,
   newClient,
   oneTimeCode,
+  pkcePair,
   startOAuthWorker,
 } from '../helpers/oauth';
 import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
@@ -48,6 +54,16 @@ async function inBatches(count: number, send: () => Promise<ApiResponse>): Promi
     out.push(...(await Promise.all(Array.from({ length: Math.min(100, count - done) }, send))));
   }
   return out;
+}
+
+let floodCount = 0;
+
+const randomHex = () => randomBytes(2).toString('hex');
+
+/** How many files lie under `dir` (Miniflare keeps one SQLite file per Durable Object). */
+async function countFiles(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).length;
 }
 
 function split(results: ApiResponse[]) {
@@ -105,25 +121,143 @@ describe('per-client limits', () => {
 });
 
 describe('per-app limits', () => {
-  it('exchange: 600 per app, exact, and a noisy client spends only its own 20 of them', async () => {
+  // Issue 16: 600 exchanges with made-up codes from 30 made-up clients spent the app's window
+  // for 15 minutes, locking every user of the app out.
+  it('exchange: a flood of made-up codes from 30 clients spends no app window, and a valid code still gets in', async () => {
     const app = await createTestAuthApp(worker.baseUrl);
-    const noisy = newClient();
-    const first = split(await Promise.all(Array.from({ length: 100 }, () => exchange(app.slug, noisy))));
-    expect(first.passed).toBe(20);
-    const many = split(await inBatches(600, () => exchange(app.slug, newClient())));
-    expect(many.passed).toBe(580);
-    expect(many.limited).toHaveLength(20);
-    for (const res of many.limited) expectRetryAfter(res);
-    // Other apps keep their own budget.
-    const other = await createTestAuthApp(worker.baseUrl);
-    expect((await exchange(other.slug, newClient())).status).toBe(400);
+    const clients = Array.from({ length: 30 }, newClient);
+    const flood = split(await inBatches(600, () => exchange(app.slug, clients[floodCount++ % 30] as string)));
+    expect(flood.passed).toBe(600);
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
+    const res = await exchange(app.slug, newClient(), { code, code_verifier: verifier });
+    expect(res.status, res.text).toBe(200);
   });
 
-  it('id-token: 600 per app, exact', async () => {
+  it('id-token: a flood of forged tokens from 60 clients spends no app window, and a valid token still signs in', async () => {
     const app = await createTestAuthApp(worker.baseUrl);
-    const { passed, limited } = split(await inBatches(650, () => idToken(app.slug, newClient())));
+    const clients = Array.from({ length: 60 }, newClient);
+    const flood = split(await inBatches(600, () => idToken(app.slug, clients[floodCount++ % 60] as string)));
+    expect(flood.passed).toBe(600);
+    const token = await standIn.signIdToken(googleClaims(app.google.web));
+    const res = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/id-token`,
+      { provider: 'google', id_token: token },
+      { headers: asClient() },
+    );
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it('id-token: 600 verified tokens of the app per window, exact; then 429 with Retry-After', async () => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    // One returning Google account, so the sign-ins only open sessions.
+    const claims = googleClaims(app.google.web);
+    const token = await standIn.signIdToken(claims);
+    const send = () =>
+      api(worker.baseUrl).post(
+        `/v1/${app.slug}/oauth/id-token`,
+        { provider: 'google', id_token: token },
+        { headers: asClient() },
+      );
+    const { passed, limited } = split(await inBatches(650, send));
     expect(passed).toBe(600);
     expect(limited).toHaveLength(50);
+    for (const res of limited) expectRetryAfter(res);
+  });
+
+  it('exchange: the app window counts live codes only, exactly (600, at the object)', async () => {
+    const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
+    const store = ns.get(ns.idFromName(`app-window-${newClient()}`)) as unknown as {
+      issue(hash: string, value: string, ttlMs: number): Promise<void>;
+      countAndRedeem(
+        checks: Array<{ key: string; limit: number }>,
+        windowMs: number,
+        hash: string | null,
+        presented: Array<{ key: string; limit: number }>,
+      ): Promise<{ decision: { allowed: boolean }; redeemed: unknown }>;
+    };
+    const app = [{ key: 'app', limit: 3 }];
+    const window = 15 * 60 * 1000;
+    for (let i = 0; i < 10; i++) {
+      const garbage = await store.countAndRedeem(
+        [{ key: `client:${i}`, limit: 20 }],
+        window,
+        `nope-${i}`,
+        app,
+      );
+      expect(garbage.decision.allowed).toBe(true);
+    }
+    for (let i = 0; i < 4; i++) await store.issue(`live-${i}`, '{}', 120_000);
+    const live = [];
+    for (let i = 0; i < 4; i++)
+      live.push(await store.countAndRedeem([{ key: `client:x${i}`, limit: 20 }], window, `live-${i}`, app));
+    expect(live.map((r) => r.decision.allowed)).toEqual([true, true, true, false]);
+    // A refused request burns nothing: the fourth code is still there once the window allows.
+    expect(live[3]?.redeemed).toBeNull();
+  });
+});
+
+describe('clients an attacker cannot multiply', () => {
+  it('exchange: every address of one IPv6 /64 is one client; another /64 is another', async () => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const prefix = `2001:db8:${randomHex()}:${randomHex()}`;
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => exchange(app.slug, `${prefix}:${(i + 1).toString(16)}::1`)),
+    );
+    expect(split(results).passed).toBe(20);
+    expect((await exchange(app.slug, `${prefix}:ffff:ffff:ffff:ffff`)).status).toBe(429);
+    expect((await exchange(app.slug, `2001:db8:${randomHex()}:${randomHex()}::1`)).status).toBe(400);
+  });
+
+  it('/auth/{provider}: 100 sign-in starts per client per 15 minutes, then 429; refused requests do not count', async () => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const client = newClient();
+    const start = async (redirect_uri: string) => {
+      const { challenge } = await pkcePair();
+      const query = new URLSearchParams({
+        redirect_uri,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      return api(worker.baseUrl).get(`/v1/${app.slug}/auth/github?${query}`, { headers: asClient(client) });
+    };
+    for (let i = 0; i < 5; i++) expect((await start('myapp://evil')).status).toBe(400);
+    const results = await inBatches(110, () => start('myapp://auth'));
+    expect(results.filter((r) => r.status === 302)).toHaveLength(100);
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(10);
+    expectRetryAfter(limited[0] as ApiResponse);
+    expect(
+      (
+        await api(worker.baseUrl).get(
+          `/v1/${app.slug}/auth/github?redirect_uri=myapp://auth&code_challenge=${(await pkcePair()).challenge}&code_challenge_method=S256`,
+          { headers: asClient() },
+        )
+      ).status,
+    ).toBe(302);
+  });
+
+  it('an unknown app gets 404 from every counted route and no Durable Object', async () => {
+    const objects = () => countFiles(join(worker.persistDir, 'durable-objects'));
+    const before = await objects();
+    for (let i = 0; i < 5; i++) {
+      const slug = `no-such-app-${randomHex()}`;
+      const client = asClient();
+      const results = await Promise.all([
+        api(worker.baseUrl).post(`/v1/${slug}/oauth/exchange`, FAKE_CODE, { headers: client }),
+        api(worker.baseUrl).post(
+          `/v1/${slug}/oauth/id-token`,
+          { provider: 'google', id_token: 'x.y.z' },
+          { headers: client },
+        ),
+        api(worker.baseUrl).post(`/v1/${slug}/oauth/nonce`, undefined, { headers: client }),
+        api(worker.baseUrl).get(`/v1/${slug}/auth/google?redirect_uri=myapp://auth`, { headers: client }),
+        api(worker.baseUrl).get(`/v1/${slug}/auth/github/callback?state=${'A'.repeat(43)}&code=x`, {
+          headers: client,
+        }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([404, 404, 404, 404, 404]);
+    }
+    expect(await objects()).toBe(before);
   });
 });
 

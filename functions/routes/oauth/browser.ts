@@ -15,6 +15,7 @@ import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import {
   type AuthAppRow,
+  assertKnownApp,
   enabledProvider,
   loadEnabledApp,
   type Provider,
@@ -23,7 +24,8 @@ import {
 import { finishSignIn } from '../../services/auth/browser-sign-in';
 import { issueState, newNonce, takeState } from '../../services/auth/one-time-codes';
 import { PROVIDER_NAMES, PROVIDERS } from '../../services/auth/providers';
-import { AppParam, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+import { countSignInStart } from '../../services/auth/rate-limit';
+import { AppParam, clientOf, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({ provider: z.enum(PROVIDER_NAMES) });
 
@@ -47,6 +49,8 @@ browserRoutes.openapi(
     path: '/{appSlug}/auth/{provider}',
     tags: ['auth service'],
     summary: 'Start a sign-in in the system browser',
+    description:
+      'redirect_uri matches when its origin (scheme, host case aside, port) is a registered one, with any path and query after it (CONTRACT §9); registered loopback origins match on any port. Userinfo, a fragment or a host spelled otherwise are refused. 100 starts per client per 15 minutes.',
     request: {
       params: ProviderParam,
       query: z.object({
@@ -62,6 +66,9 @@ browserRoutes.openapi(
         OAuthErrorSchema,
         'redirect_uri not registered, bad PKCE parameters or provider not enabled',
       ),
+      403: oauthJson(OAuthErrorSchema, 'app disabled'),
+      404: oauthJson(OAuthErrorSchema, 'unknown app'),
+      429: oauthJson(OAuthErrorSchema, 'too many sign-in starts from this client; see Retry-After'),
     },
   }),
   async (c) => {
@@ -79,6 +86,8 @@ browserRoutes.openapi(
       );
     }
     const client = await providerClient(c, app, provider);
+    // Counted once the request would keep provider state: an unknown app never gets an object.
+    await countSignInStart(c.get('services').rateLimiter, appSlug, clientOf(c));
     const nonce = PROVIDERS[provider].sendsNonce ? newNonce() : undefined;
     const verifier = newNonce();
     const state = await issueState(c.get('services').codes, appSlug, {
@@ -126,6 +135,8 @@ browserRoutes.openapi(
   async (c) => {
     const { appSlug, provider } = c.req.valid('param');
     const query = c.req.valid('query');
+    // A made-up app gets its 404 before any Durable Object is touched.
+    await assertKnownApp(getHttpDb(c), appSlug);
     const record = query.state ? await takeState(c.get('services').codes, appSlug, query.state) : null;
     if (!record || record.provider !== provider)
       throw invalidRequest('unknown, used or expired sign-in state');

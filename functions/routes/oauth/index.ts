@@ -3,12 +3,13 @@
  * Rate-limited routes are counted here, before validation or any other work; the exchange's
  * count also redeems the code a well-formed body presents, in the same Durable Object call.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import type { AppEnv } from '../../context';
+import { type AppEnv, getHttpDb } from '../../context';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
+import { assertKnownApp } from '../../services/auth/apps';
 import { countExchange } from '../../services/auth/exchange';
 import { countIdTokenRequest } from '../../services/auth/rate-limit';
 import { browserRoutes } from './browser';
@@ -23,15 +24,22 @@ function countedSlug(slug: string | undefined): string {
   return slug;
 }
 
+/** The app of a counted request, which must exist before any counter is touched (404 otherwise). */
+async function knownSlug(c: Context<AppEnv>): Promise<string> {
+  const slug = countedSlug(c.req.param('appSlug'));
+  await assertKnownApp(getHttpDb(c), slug);
+  return slug;
+}
+
 const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
-  await countIdTokenRequest(c.get('services').rateLimiter, countedSlug(c.req.param('appSlug')), clientOf(c));
+  await countIdTokenRequest(c.get('services').rateLimiter, await knownSlug(c), clientOf(c));
   return next();
 };
 
 const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
-  const slug = countedSlug(c.req.param('appSlug'));
+  const slug = await knownSlug(c);
   const input = await wellFormedExchange(c);
   c.set(
     'countedExchange',

@@ -10,7 +10,8 @@ import { enabledApp, enabledProvider, googleAudiences } from '../../services/aut
 import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
 import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
 import { enforceIssuedNonce } from '../../services/auth/nonces';
-import { appExists, issueSession, logout, refreshSession } from '../../services/auth/sessions';
+import { countVerifiedIdToken } from '../../services/auth/rate-limit';
+import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
 import {
   AppParam,
@@ -90,9 +91,7 @@ tokenRoutes.openapi(
     const taken = counted?.presented
       ? counted.taken
       : await redeemCounted(c.get('services').codes, appSlug, input.code);
-    // Only a code that redeemed nothing costs a lookup: an app that does not exist is 404, as on
-    // every auth route, rather than the invalid_grant of a wrong code.
-    if (!taken && !(await appExists(getHttpDb(c), appSlug))) throw new OAuthError(404, 'unknown app');
+    // The counting middleware answered 404 for an app that does not exist, before any object.
     const session = await exchangeCode(c.get('config'), appSlug, input, taken);
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
@@ -149,6 +148,8 @@ tokenRoutes.openapi(
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
+    // Only a token of this app (signature and audience checked) spends the app's window.
+    await countVerifiedIdToken(c.get('services').rateLimiter, appSlug);
     await enforceIssuedNonce(c.get('services').codes, appSlug, app.requireIssuedNonce, result.identity);
     const who = asProviderIdentity(result.identity);
     const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;

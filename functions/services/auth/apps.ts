@@ -24,7 +24,32 @@ export function enabledApp(app: AuthAppRow | undefined): AuthAppRow {
 /** Loads an enabled app by slug (see `enabledApp`). */
 export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
   const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  if (app) rememberApp(slug);
   return enabledApp(app);
+}
+
+/** How long an isolate trusts that an app it has seen still exists. */
+const KNOWN_APP_TTL_MS = 5 * 60_000;
+/** Slugs of apps this isolate has seen, with when that knowledge expires; bounded. */
+const knownApps = new Map<string, number>();
+const MAX_KNOWN_APPS = 10_000;
+
+/** Notes that app `slug` exists (it was just read from the metadata database). */
+export function rememberApp(slug: string): void {
+  if (knownApps.size >= MAX_KNOWN_APPS) knownApps.clear();
+  knownApps.set(slug, Date.now() + KNOWN_APP_TTL_MS);
+}
+
+/**
+ * 404 unless app `slug` exists, asked before a request may touch a Durable Object, so a made-up
+ * slug never creates one. An app this isolate has seen in the last five minutes costs no
+ * round trip (the exchange stays without Postgres); any other costs one indexed read.
+ */
+export async function assertKnownApp(db: Queryable, slug: string): Promise<void> {
+  if ((knownApps.get(slug) ?? 0) > Date.now()) return;
+  const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  if (!row) throw new OAuthError(404, 'unknown app');
+  rememberApp(slug);
 }
 
 /** Decrypts the app's provider client secrets. */

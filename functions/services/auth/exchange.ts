@@ -11,7 +11,7 @@ import { isCodeVerifier } from '../../domain/pkce';
 import type { Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
 import { countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
-import { enforce, RATE_WINDOW_MS, rateChecks } from './rate-limit';
+import { appChecks, clientChecks, enforce, RATE_WINDOW_MS } from './rate-limit';
 import { invalidGrant, type SessionBody, sessionFromCode } from './sessions';
 import { REFUSAL_MESSAGE } from './users';
 
@@ -31,8 +31,9 @@ export interface CountedExchange {
 
 /**
  * Counts one exchange request of `client` (429 with Retry-After when a limit is spent) and, when
- * `code` is given, redeems it in the same call. Redeeming deletes the code first, so a wrong
- * verifier burns it; a refused request burns nothing.
+ * `code` is given, redeems it in the same call; the app's window is spent only when the code is
+ * live, so a flood of made-up codes never keeps a valid one out. Redeeming deletes the code
+ * first, so a wrong verifier burns it; a refused request burns nothing.
  */
 export async function countExchange(
   codes: CodeStore,
@@ -43,20 +44,30 @@ export async function countExchange(
   const { decision, taken } = await countAndRedeemCode(
     codes,
     slug,
-    rateChecks('exchange', client),
+    clientChecks('exchange', client),
     RATE_WINDOW_MS,
     code,
+    appChecks('exchange'),
   );
   enforce(decision);
   return { presented: code !== null, taken };
 }
 
 /**
- * Redeems the code of a request that was already counted without it (its body could not be read
- * before validation), counting nothing more.
+ * Redeems the code of a request whose client was already counted without it (its body could not
+ * be read before validation), counting the app's window if the code is live.
  */
 export async function redeemCounted(codes: CodeStore, slug: string, code: string): Promise<TakenCode | null> {
-  return (await countAndRedeemCode(codes, slug, [], RATE_WINDOW_MS, code)).taken;
+  const { decision, taken } = await countAndRedeemCode(
+    codes,
+    slug,
+    [],
+    RATE_WINDOW_MS,
+    code,
+    appChecks('exchange'),
+  );
+  enforce(decision);
+  return taken;
 }
 
 /** Turns a redeemed code and its verifier into a session; every unusable code is invalid_grant. */

@@ -89,8 +89,8 @@ export async function issueCode(codes: CodeStore, slug: string, record: CodeReco
 }
 
 /**
- * Counts one exchange request against `checks` and, when it is allowed and presents a code,
- * takes that code in the same call: its record (and any block on its user or app) the first
+ * Counts one exchange request against `checks` (and `presentedChecks` when the code is live) and,
+ * when it is allowed and presents a code, takes that code in the same call: its record (and any block on its user or app) the first
  * time within its lifetime, null ever after. Burnt either way; a refused request burns nothing.
  */
 export async function countAndRedeemCode(
@@ -99,9 +99,15 @@ export async function countAndRedeemCode(
   checks: RateCheck[],
   windowMs: number,
   code: string | null,
+  presentedChecks: RateCheck[] = [],
 ): Promise<{ decision: RateDecision; taken: TakenCode | null }> {
   const hash = code === null ? null : await hashOf(code);
-  const { decision, redeemed } = await codesOf(codes, slug).countAndRedeem(checks, windowMs, hash);
+  const { decision, redeemed } = await codesOf(codes, slug).countAndRedeem(
+    checks,
+    windowMs,
+    hash,
+    presentedChecks,
+  );
   const taken =
     redeemed === null
       ? null

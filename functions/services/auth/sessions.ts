@@ -244,12 +244,6 @@ export async function logout(db: Queryable, slug: string, token: string): Promis
   await revokeFamilyOf(db, slug, await sha256Hex(token));
 }
 
-/** Whether the app exists (the exchange answers 404 for others). */
-export async function appExists(db: Queryable, slug: string): Promise<boolean> {
-  const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
-  return row !== undefined;
-}
-
 /** The public keys of the app's JWKS (its own keys only), or undefined when there is no such app. */
 export async function appPublicKeys(
   db: Queryable,
