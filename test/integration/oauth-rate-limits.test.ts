@@ -162,7 +162,8 @@ describe('per-app limits', () => {
     expect(passed).toBe(600);
     expect(limited).toHaveLength(50);
     for (const res of limited) expectRetryAfter(res);
-  });
+    // 650 sign-ins that each open a session: more than the default 30 s on a loaded machine.
+  }, 120_000);
 
   it('exchange: the app window counts live codes only, exactly (600, at the object)', async () => {
     const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
