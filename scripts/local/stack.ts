@@ -6,6 +6,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { prepareClusterAdmin } from './cluster-admin';
 import { METADATA_DATABASE, migrateMetadata } from './migrate';
+import { startNetworkPolicyReceiver } from './network-policy-receiver';
 import { startPostgres } from './postgres';
 import { type GeneratedSecrets, generateSecrets } from './secrets';
 import { startStandIns } from './stand-ins';
@@ -158,6 +159,20 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     );
     cleanups.push(() => standIns.stop());
 
+    // No network of its own to tell: the stack applies the principals' host rules itself.
+    const given = { ...fromProcessEnv(), ...opts.env };
+    const policyEnv: Record<string, string> = {};
+    if (!given.NETWORK_POLICY_URL) {
+      const receiver = await startNetworkPolicyReceiver({
+        pgDir: join(dataDir, 'pg'),
+        superuserUrl: pg.adminUrl,
+        stateFile: join(dataDir, 'network-policies.json'),
+      });
+      cleanups.push(() => receiver.stop());
+      policyEnv.NETWORK_POLICY_URL = receiver.url;
+      policyEnv.NETWORK_POLICY_SECRET = receiver.secret;
+    }
+
     const local = `http://127.0.0.1:${opts.port}`;
     const env: Record<string, string> = {
       ...secrets,
@@ -169,6 +184,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       NEON_WS_PROXY: proxy.url,
       NEON_HTTP_ENDPOINT: proxy.httpEndpoint,
       ...standIns.env,
+      ...policyEnv,
       ...opts.env,
     };
     const worker = await startWorker({

@@ -2,10 +2,12 @@
  * A PostgreSQL database's own credentials and its named principals (CONTRACT §7), through the
  * API on the shared Worker, with every case logging in to the real cluster.
  */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Socket } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../helpers/api';
 import { createDatabase, metadata, type Seeded, seed } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
 import { canLogin, loginAs, sqlState, superuser } from '../helpers/pg-login';
 import { triggerScheduled } from '../helpers/worker';
 
@@ -60,6 +62,39 @@ async function principal(base: string, body: Record<string, unknown>): Promise<S
   const res = await world.as.post<Shown>(`${base}/principals`, body);
   expect(res.status, res.text).toBe(201);
   return res.body;
+}
+
+/** Whether `user` can log in to the cluster (on 127.0.0.1) from source address `from`. */
+async function canLoginFrom(
+  from: string,
+  database: string,
+  user: string,
+  password: string,
+): Promise<boolean> {
+  // A socket bound to `from` before it connects: the loopback range gives several source addresses.
+  class BoundSocket extends Socket {
+    override connect(...args: unknown[]): this {
+      const [port, host] = args as [number, string];
+      return super.connect({ port, host, localAddress: from });
+    }
+  }
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port: inject('pgPort'),
+    user,
+    password,
+    database,
+    connectionTimeoutMillis: 5_000,
+    stream: () => new BoundSocket(),
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('database credentials', () => {
@@ -255,6 +290,35 @@ describe('database principals', () => {
       allowed_sources: ['203.0.113.7', '10.1.2.3/8', '2001:db8::1'],
     });
     expect(p.allowed_sources).toEqual(['203.0.113.7/32', '10.0.0.0/8', '2001:db8::1/128']);
+  });
+
+  it('a source allowlist is enforced by the cluster: from 127.0.0.2 refused, from inside allowed', async () => {
+    const db = await database();
+    const pinned = await principal(db.base, {
+      name: 'office',
+      level: 'read-only',
+      allowed_sources: ['127.0.0.1'],
+    });
+    const open = await principal(db.base, { name: 'anywhere', level: 'read-only' });
+    const partner = await principal(db.base, {
+      name: 'partner',
+      level: 'read-only',
+      allowed_sources: ['127.0.0.2/32'],
+    });
+    // The local stack's network-policy receiver writes the host rules and reloads within seconds.
+    await eventually(
+      async () => [
+        await canLoginFrom('127.0.0.2', db.physical, pinned.username, pinned.password),
+        await canLoginFrom('127.0.0.1', db.physical, partner.username, partner.password),
+      ],
+      (refused) => refused.every((ok) => !ok),
+      20_000,
+      'host rules applied',
+    );
+    expect(await canLoginFrom('127.0.0.1', db.physical, pinned.username, pinned.password)).toBe(true);
+    expect(await canLoginFrom('127.0.0.2', db.physical, partner.username, partner.password)).toBe(true);
+    // Without an allowlist the cluster's own rules apply (the local stack accepts 127.0.0.1 only).
+    expect(await canLoginFrom('127.0.0.1', db.physical, open.username, open.password)).toBe(true);
   });
 
   it('deleting the database revokes its principals: their roles are gone', async () => {
