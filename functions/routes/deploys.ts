@@ -1,5 +1,5 @@
 /** What a site's app is handed (CONTRACT §5): the effective variables, deploys and rollbacks. */
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { notFound } from '../lib/errors';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { siteAccess } from '../services/connections/site-access';

@@ -2,7 +2,7 @@
 import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
 import type { BucketRow } from '../../db/rows';
-import { buckets, credentialCleanups } from '../../db/schema';
+import { buckets } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { notFound } from '../lib/errors';

@@ -2,7 +2,7 @@
 import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
 import type { DatabaseRow } from '../../db/rows';
-import { connections, databases } from '../../db/schema';
+import { databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { notFound, unavailable } from '../lib/errors';

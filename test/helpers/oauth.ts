@@ -15,7 +15,12 @@ import {
   type TestProject,
   uniqueName,
 } from './api';
-import { type GithubAccount, type ProviderStandIn, STAND_IN_ISSUER } from './provider-stand-in';
+import {
+  type GithubAccount,
+  type ProviderStandIn,
+  STAND_IN_ISSUER,
+  startProviderStandIn,
+} from './provider-stand-in';
 import { type ExtraWorker, startExtraWorker } from './worker';
 
 /** The header the test Workers take the client from. */
@@ -208,4 +213,24 @@ export function googleClaims(aud: string, over: Record<string, unknown> = {}): R
     exp: now + 3600,
     ...over,
   };
+}
+
+/** What an OAuth test file runs against: the provider stand-in, a Worker wired to it and one auth app. */
+export interface OAuthSetup {
+  standIn: ProviderStandIn;
+  worker: ExtraWorker;
+  app: TestAuthApp;
+}
+
+/** Starts the stand-in, its Worker and an auth app (`opts`), for a file's `beforeAll`. */
+export async function startOAuthSetup(opts: AuthAppOptions = {}): Promise<OAuthSetup> {
+  const standIn = await startProviderStandIn();
+  const worker = await startOAuthWorker(standIn);
+  return { standIn, worker, app: await createTestAuthApp(worker.baseUrl, opts) };
+}
+
+/** Stops what {@link startOAuthSetup} started (whatever of it did start), for a file's `afterAll`. */
+export async function stopOAuthSetup(setup: Partial<OAuthSetup>): Promise<void> {
+  await setup.worker?.stop();
+  await setup.standIn?.close();
 }

@@ -13,26 +13,21 @@ import {
   githubAccount,
   googleClaims,
   oneTimeCode,
+  startOAuthSetup,
   startOAuthWorker,
+  stopOAuthSetup,
   type TestAuthApp,
 } from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
+import type { ProviderStandIn } from '../helpers/provider-stand-in';
 import type { ExtraWorker } from '../helpers/worker';
 
 let standIn: ProviderStandIn;
 let worker: ExtraWorker;
 let app: TestAuthApp;
-
 beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-  app = await createTestAuthApp(worker.baseUrl);
+  ({ standIn, worker, app } = await startOAuthSetup());
 });
-
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
-});
+afterAll(() => stopOAuthSetup({ standIn, worker }));
 
 const INVALID = { error: 'invalid id token', code: 'invalid_token' };
 /** Claims of a valid token for the app (a fresh Google account unless `sub` is given). */

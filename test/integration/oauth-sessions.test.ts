@@ -12,26 +12,20 @@ import {
   createTestAuthApp,
   newClient,
   oneTimeCode,
-  startOAuthWorker,
+  startOAuthSetup,
+  stopOAuthSetup,
   type TestAuthApp,
 } from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
+import type { ProviderStandIn } from '../helpers/provider-stand-in';
 import type { ExtraWorker } from '../helpers/worker';
 
 let standIn: ProviderStandIn;
 let worker: ExtraWorker;
 let app: TestAuthApp;
-
 beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-  app = await createTestAuthApp(worker.baseUrl);
+  ({ standIn, worker, app } = await startOAuthSetup());
 });
-
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
-});
+afterAll(() => stopOAuthSetup({ standIn, worker }));
 
 interface Session {
   access_token: string;
