@@ -8,9 +8,14 @@
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Whether `req`, authenticated by the cookie alone, comes from another site and changes something. */
+/**
+ * Whether `req`, authenticated by the cookie alone, comes from another site and changes
+ * something. A WebSocket upgrade is a GET that opens a two-way channel (the tunnel writes to a
+ * database), and browsers let any page open one with the cookie: it counts as a change.
+ */
 export function isCrossSiteWrite(req: Request, publicBaseUrl: string): boolean {
-  if (SAFE_METHODS.has(req.method)) return false;
+  const upgrade = req.headers.get('upgrade')?.toLowerCase() === 'websocket';
+  if (SAFE_METHODS.has(req.method) && !upgrade) return false;
   const origin = req.headers.get('origin');
   if (origin !== null) {
     return origin !== new URL(req.url).origin && origin !== new URL(publicBaseUrl).origin;

@@ -1,5 +1,5 @@
 /** Projects and their members: creation with a free slug, listing, and owner-safe role changes. */
-import { and, count, eq, ne, type SQL } from 'drizzle-orm';
+import { and, count, eq, ne, or, type SQL } from 'drizzle-orm';
 import type { Db, HttpDb, Tx } from '../../db/client';
 import type { ProjectRow } from '../../db/rows';
 import { accounts, projectMembers, projects } from '../../db/schema';
@@ -46,29 +46,33 @@ export function listProjects(db: HttpDb, accountId: SQL | string) {
     .orderBy(projects.createdAt);
 }
 
-/** The member's row, locked until the transaction ends. */
-async function lockedMember(tx: Tx, projectId: string, accountId: string) {
-  const [current] = await tx
-    .select({ role: projectMembers.role })
-    .from(projectMembers)
-    .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.accountId, accountId)))
-    .for('update');
-  return current;
-}
-
-/** 409 unless someone other than `leaving` still owns the project. */
-async function assertAnotherOwner(tx: Tx, projectId: string, leaving: string): Promise<void> {
-  const [row] = await tx
-    .select({ n: count() })
+/**
+ * Locks the project's owner rows and `accountId`'s row, in account order, and reads them: two
+ * owners demoting (or removing) each other at once then run one after the other, and the second
+ * sees the first's change (a row that stopped being an owner no longer matches its condition),
+ * so at least one owner always remains (issue 16). One statement.
+ */
+async function lockOwnersAnd(tx: Tx, projectId: string, accountId: string) {
+  const rows = await tx
+    .select({ accountId: projectMembers.accountId, role: projectMembers.role })
     .from(projectMembers)
     .where(
       and(
         eq(projectMembers.projectId, projectId),
-        eq(projectMembers.role, 'owner'),
-        ne(projectMembers.accountId, leaving),
+        or(eq(projectMembers.role, 'owner'), eq(projectMembers.accountId, accountId)),
       ),
-    );
-  if (!row || row.n === 0) throw new ApiError('CONFLICT', 'a project must keep at least one owner');
+    )
+    .orderBy(projectMembers.accountId)
+    .for('update');
+  return {
+    current: rows.find((r) => r.accountId === accountId),
+    otherOwners: rows.filter((r) => r.role === 'owner' && r.accountId !== accountId).length,
+  };
+}
+
+/** 409 unless someone other than the member leaving still owns the project. */
+function assertAnotherOwner(otherOwners: number): void {
+  if (otherOwners === 0) throw new ApiError('CONFLICT', 'a project must keep at least one owner');
 }
 
 /**
@@ -85,12 +89,12 @@ export function setMember(
   return db.transaction(async (tx) => {
     const [target] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
     if (!target) throw notFound('account');
-    const current = await lockedMember(tx, projectId, accountId);
+    const { current, otherOwners } = await lockOwnersAnd(tx, projectId, accountId);
     const touchesOwner = role === 'owner' || current?.role === 'owner';
     if (touchesOwner && !roleAtLeast(callerRole ?? 'read', 'owner')) {
       throw forbidden('only an owner may grant or change the owner role');
     }
-    if (current?.role === 'owner' && role !== 'owner') await assertAnotherOwner(tx, projectId, accountId);
+    if (current?.role === 'owner' && role !== 'owner') assertAnotherOwner(otherOwners);
     await tx
       .insert(projectMembers)
       .values({ projectId, accountId, role })
@@ -106,11 +110,11 @@ export function removeMember(
   accountId: string,
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const current = await lockedMember(tx, projectId, accountId);
+    const { current, otherOwners } = await lockOwnersAnd(tx, projectId, accountId);
     if (!current) return false;
     if (current.role === 'owner') {
       if (callerRole !== 'owner') throw forbidden('only an owner may remove an owner');
-      await assertAnotherOwner(tx, projectId, accountId);
+      assertAnotherOwner(otherOwners);
     }
     await tx
       .delete(projectMembers)

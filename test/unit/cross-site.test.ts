@@ -16,6 +16,17 @@ describe('isCrossSiteWrite', () => {
     }
   });
 
+  it('a WebSocket upgrade counts as a change: from another site it is refused like a write', () => {
+    const upgrade = { upgrade: 'websocket', connection: 'Upgrade' };
+    expect(isCrossSiteWrite(request('GET', { ...upgrade, origin: 'https://evil.example' }), PUBLIC)).toBe(
+      true,
+    );
+    expect(isCrossSiteWrite(request('GET', { ...upgrade, 'sec-fetch-site': 'cross-site' }), PUBLIC)).toBe(
+      true,
+    );
+    expect(isCrossSiteWrite(request('GET', { ...upgrade, origin: PUBLIC }), PUBLIC)).toBe(false);
+  });
+
   it('a write from another origin counts; from the public or the request origin it does not', () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       expect(isCrossSiteWrite(request(method, { origin: 'https://evil.example' }), PUBLIC)).toBe(true);
