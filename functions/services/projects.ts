@@ -1,5 +1,5 @@
 /** Projects and their members: creation with a free slug, listing, and owner-safe role changes. */
-import { and, count, eq, ne, or, type SQL } from 'drizzle-orm';
+import { and, eq, or, type SQL } from 'drizzle-orm';
 import type { Db, HttpDb, Tx } from '../../db/client';
 import type { ProjectRow } from '../../db/rows';
 import { accounts, projectMembers, projects } from '../../db/schema';
