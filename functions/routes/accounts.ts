@@ -6,7 +6,9 @@ import { requireAccount } from '../services/access';
 import {
   createAccount,
   endDashboardSession,
+  endDashboardSessionById,
   issueAccountToken,
+  listDashboardSessions,
   openDashboardSession,
   readAccount,
   revokeAccountToken,
@@ -105,8 +107,10 @@ accountsRoutes.openapi(
     responses: { 201: json(z.object({ token: z.string(), expires_at: z.string() }), 'the session') },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'), 'token');
-    const { token, expiresAt } = await openDashboardSession(getHttpDb(c), accountId);
+    const principal = c.get('principal');
+    const accountId = requireAccount(principal, 'token');
+    if (principal.type !== 'account') throw unauthorized();
+    const { token, expiresAt } = await openDashboardSession(getHttpDb(c), accountId, principal.tokenId);
     return c.json({ token, expires_at: expiresAt.toISOString() }, 201);
   },
 );
@@ -126,6 +130,57 @@ accountsRoutes.openapi(
       throw forbidden('only a dashboard session can end itself; revoke an account token by its id');
     }
     await endDashboardSession(getHttpDb(c), accountId, principal.tokenId);
+    return c.json({ revoked: true as const }, 200);
+  },
+);
+
+const SessionListing = z
+  .object({
+    id: z.string(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    minted_by: z.string().nullable().openapi({ description: 'the account token that opened it' }),
+    current: z.boolean().openapi({ description: 'whether this request came with this session' }),
+  })
+  .openapi('DashboardSession');
+
+accountsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/account/sessions',
+    tags: ['accounts'],
+    summary: "The account's live dashboard sessions (never their tokens)",
+    middleware: [readsCaller],
+    responses: { 200: json(z.object({ sessions: z.array(SessionListing) }), 'oldest first') },
+  }),
+  async (c) => {
+    const [rows] = await readWithCaller(c, [listDashboardSessions(getHttpDb(c), callerAccount(c))]);
+    const principal = c.get('principal');
+    requireAccount(principal);
+    const current = principal.type === 'account' ? principal.tokenId : null;
+    const sessions = rows.map((row) => ({
+      id: row.id,
+      created_at: row.createdAt.toISOString(),
+      expires_at: (row.expiresAt as Date).toISOString(),
+      minted_by: row.mintedBy,
+      current: row.id === current,
+    }));
+    return c.json({ sessions }, 200);
+  },
+);
+
+accountsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/account/sessions/{sessionId}',
+    tags: ['accounts'],
+    summary: 'End one of your dashboard sessions (404 when it is unknown or already ended)',
+    request: { params: z.object({ sessionId: z.string() }) },
+    responses: { 200: json(z.object({ revoked: z.literal(true) }), 'the session no longer works') },
+  }),
+  async (c) => {
+    const accountId = requireAccount(c.get('principal'));
+    await endDashboardSessionById(getHttpDb(c), accountId, c.req.valid('param').sessionId);
     return c.json({ revoked: true as const }, 200);
   },
 );

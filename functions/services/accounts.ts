@@ -1,5 +1,5 @@
 /** Accounts, their tokens and dashboard sessions: only hashes of tokens are stored. */
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
 import type { Db, HttpDb } from '../../db/client';
 import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
@@ -65,35 +65,95 @@ export async function issueAccountToken(
   return { id, token };
 }
 
-/** Revokes one of the account's live tokens; 404 when it has none by that id. */
+/**
+ * Revokes one of the account's live tokens and, in the same statement, every dashboard session
+ * it minted (issue 16: a session outlived its token by twelve hours); 404 when the account has
+ * no live token by that id.
+ */
 export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId: string): Promise<void> {
   if (!isUuid(tokenId)) throw notFound('token');
+  const id = tokenId.toLowerCase();
   const revoked = await db
     .update(accountTokens)
     .set({ revokedAt: new Date() })
     .where(
       and(
-        eq(accountTokens.id, tokenId),
         eq(accountTokens.accountId, accountId),
-        eq(accountTokens.kind, 'token'),
         isNull(accountTokens.revokedAt),
+        or(
+          and(eq(accountTokens.id, id), eq(accountTokens.kind, 'token')),
+          and(eq(accountTokens.mintedBy, id), eq(accountTokens.kind, 'session')),
+        ),
       ),
     )
     .returning({ id: accountTokens.id });
-  if (revoked.length === 0) throw notFound('token');
+  if (!revoked.some((row) => row.id === id)) throw notFound('token');
 }
 
-/** Opens a dashboard session (shown once) that ends after twelve hours. */
+/**
+ * Opens a dashboard session (shown once) that ends after twelve hours, or earlier with the
+ * account token `mintedBy` that opened it.
+ */
 export async function openDashboardSession(
   db: HttpDb,
   accountId: string,
+  mintedBy: string,
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = newSecret('session');
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await db
-    .insert(accountTokens)
-    .values({ id: newId(), accountId, kind: 'session', tokenHash: await sha256Hex(token), expiresAt });
+  await db.insert(accountTokens).values({
+    id: newId(),
+    accountId,
+    kind: 'session',
+    tokenHash: await sha256Hex(token),
+    expiresAt,
+    mintedBy,
+  });
   return { token, expiresAt };
+}
+
+/** The account's live dashboard sessions, oldest first (never a session token): a query for batching. */
+export function listDashboardSessions(db: HttpDb, accountId: SQL | string) {
+  return db
+    .select({
+      id: accountTokens.id,
+      createdAt: accountTokens.createdAt,
+      expiresAt: accountTokens.expiresAt,
+      mintedBy: accountTokens.mintedBy,
+    })
+    .from(accountTokens)
+    .where(
+      and(
+        eq(accountTokens.accountId, accountId),
+        eq(accountTokens.kind, 'session'),
+        isNull(accountTokens.revokedAt),
+        gt(accountTokens.expiresAt, new Date()),
+      ),
+    )
+    .orderBy(asc(accountTokens.createdAt), asc(accountTokens.id));
+}
+
+/** Ends the account's live dashboard session `sessionId`; 404 when it has none by that id. */
+export async function endDashboardSessionById(
+  db: HttpDb,
+  accountId: string,
+  sessionId: string,
+): Promise<void> {
+  if (!isUuid(sessionId)) throw notFound('session');
+  const ended = await db
+    .update(accountTokens)
+    .set({ revokedAt: new Date() })
+    .where(
+      and(
+        eq(accountTokens.id, sessionId.toLowerCase()),
+        eq(accountTokens.accountId, accountId),
+        eq(accountTokens.kind, 'session'),
+        isNull(accountTokens.revokedAt),
+        gt(accountTokens.expiresAt, new Date()),
+      ),
+    )
+    .returning({ id: accountTokens.id });
+  if (ended.length === 0) throw notFound('session');
 }
 
 /** Ends the account's dashboard session `tokenId` (the console's Sign out). */

@@ -265,6 +265,11 @@ const WRITES: Record<string, () => Promise<Call>> = {
     return { method: 'DELETE', path: `/api/v1/account/tokens/${t.body.id}` };
   },
   'POST /api/v1/account/sessions': async () => ({ method: 'POST', path: '/api/v1/account/sessions' }),
+  'DELETE /api/v1/account/sessions/{sessionId}': async () => {
+    await s.as.post('/api/v1/account/sessions');
+    const listed = await s.as.get<{ sessions: Array<{ id: string }> }>('/api/v1/account/sessions');
+    return { method: 'DELETE', path: `/api/v1/account/sessions/${listed.body.sessions.at(-1)?.id}` };
+  },
   'DELETE /api/v1/account/session': async () => {
     const session = await s.as.post<{ token: string }>('/api/v1/account/sessions');
     return { method: 'DELETE', path: '/api/v1/account/session', as: api(worker.baseUrl, session.body.token) };
