@@ -139,11 +139,15 @@ export function registerConnections(program) {
           }
         }
         /** @type {Connection} */
-        const connection = await api.post(base, {
-          kind,
-          resource_id: service.id,
-          ...(opts.level !== undefined ? { level: opts.level } : {}),
-        });
+        const connection = await withProgress(
+          `Connecting ${kindLabel(kind)} ${service.name} to site ${site.slug}`,
+          () =>
+            api.post(base, {
+              kind,
+              resource_id: service.id,
+              ...(opts.level !== undefined ? { level: opts.level } : {}),
+            }),
+        );
         if (opts.json) {
           printJson(connection);
           return;
@@ -187,7 +191,10 @@ export function registerConnections(program) {
         );
         const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}`;
         /** @type {{ removed: boolean }} */
-        const result = await api.del(path);
+        const result = await withProgress(
+          `Disconnecting ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
+          () => api.del(path),
+        );
         if (opts.json) printJson(result);
         else if (result.removed)
           say(`Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}.`);

@@ -4,7 +4,7 @@ import { seg } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { printJson, printTable, say, warn } from '../lib/output.mjs';
+import { printJson, printTable, say, warn, withProgress } from '../lib/output.mjs';
 import { projectOf, resolveSite } from '../lib/resolve.mjs';
 
 /**
@@ -164,7 +164,9 @@ replaced file is kept as <file>.<timestamp>.bak. It holds secrets: keep it out o
       ) => {
         const { api, project, site, path } = await sitePath(await contextOf(cmd), opts.site);
         /** @type {{ vars: Record<string, string> }} */
-        const { vars } = await api.get(`${path}/env/effective`);
+        const { vars } = await withProgress(`Reading the variables of site ${site.slug}`, () =>
+          api.get(`${path}/env/effective`),
+        );
         const written = await writeEnvFile(
           file,
           vars,
