@@ -70,29 +70,28 @@ export function fail(text) {
 }
 
 /**
- * Runs `work` and, when it takes over a second, says so on stderr: on a terminal a line that
- * counts the seconds and is cleared at the end, otherwise one line when it starts to wait and
- * one when it is done. Quick work prints nothing.
+ * Runs `work` and, when it takes over a second and stderr is a terminal, shows a line there
+ * counting the seconds, ending with the outcome. Without a terminal (scripts, pipes, CI)
+ * nothing is added, as git and curl do, so output that programs read never depends on timing.
  * @template T
  * @param {string} label what is being done, e.g. `Creating database main`
  * @param {() => Promise<T>} work
  * @returns {Promise<T>}
  */
 export async function withProgress(label, work) {
+  if (process.stderr.isTTY !== true) return work();
   const started = Date.now();
-  const tty = process.stderr.isTTY === true;
   /** @type {NodeJS.Timeout | undefined} */
   let ticker;
   let shown = false;
   const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
   const show = () => {
     shown = true;
-    if (tty) process.stderr.write(`\r${label}… ${seconds()} s`);
-    else process.stderr.write(`${label}…\n`);
+    process.stderr.write(`\r${label}… ${seconds()} s`);
   };
   const first = setTimeout(() => {
     show();
-    if (tty) ticker = setInterval(show, 200);
+    ticker = setInterval(show, 200);
   }, 1000);
   let outcome = 'failed';
   try {
@@ -102,6 +101,6 @@ export async function withProgress(label, work) {
   } finally {
     clearTimeout(first);
     if (ticker) clearInterval(ticker);
-    if (shown) process.stderr.write(`${tty ? '\r\x1b[K' : ''}${label}: ${outcome} after ${seconds()} s\n`);
+    if (shown) process.stderr.write(`\r\x1b[K${label}: ${outcome} after ${seconds()} s\n`);
   }
 }
