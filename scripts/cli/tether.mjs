@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { registerPrincipals } from './commands/access.mjs';
 import { registerAccount } from './commands/account.mjs';
 import { registerAuth } from './commands/auth.mjs';
 import { registerCompletion } from './commands/completion.mjs';
@@ -58,6 +59,7 @@ registerConnections(program);
 registerEnv(program);
 registerDb(program);
 registerBucket(program);
+registerPrincipals(program);
 registerAuth(program);
 registerCompletion(program);
 

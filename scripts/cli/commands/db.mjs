@@ -4,6 +4,7 @@ import { seg } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
 import { resolveService, resolveSite } from '../lib/resolve.mjs';
+import { registerDbCredentials } from './access.mjs';
 import { registerDatabaseCommands } from './services.mjs';
 
 /**
@@ -38,6 +39,7 @@ export function registerDb(program) {
       ]),
     );
   registerDatabaseCommands(db);
+  registerDbCredentials(db);
   db.command('sites')
     .description('list the sites a database is connected to, or add one at the default level')
     .argument('<db>', "the database's name")

@@ -1,0 +1,139 @@
+/**
+ * `tether db credentials|rotate-password` and `tether principals ls|create|rotate|revoke`, as a
+ * subprocess against the local stack, logging in with what they print.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type CliHome, cliHome, runCli } from '../helpers/cli';
+import { createDatabase, type Service, seed } from '../helpers/connections';
+import { canLogin } from '../helpers/pg-login';
+
+let db: Service;
+let h: CliHome;
+
+beforeAll(async () => {
+  const world = await seed(inject('baseUrl'), 1);
+  db = await createDatabase(world.as, world.project.id);
+  h = await cliHome({
+    TETHER_API_URL: inject('baseUrl'),
+    TETHER_TOKEN: world.token,
+    TETHER_PROJECT: world.project.slug,
+  });
+});
+afterAll(async () => {
+  await h?.cleanup();
+});
+
+const json = <T>(stdout: string): T => JSON.parse(stdout) as T;
+const physicalOf = (url: string) => new URL(url).pathname.slice(1);
+
+describe('tether db credentials and rotate-password', () => {
+  it('show the main user, and a rotation gives a password that logs in while the old one is refused', async () => {
+    const shown = await runCli(h, ['db', 'credentials', db.name, '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const before = json<{ user: string; password: string; url: string }>(shown.stdout);
+    expect(before.user).toMatch(/^u_/);
+    const rotated = await runCli(h, ['db', 'rotate-password', db.name, '--json']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const after = json<{ user: string; password: string }>(rotated.stdout);
+    expect(await canLogin(physicalOf(before.url), after.user, after.password)).toBe(true);
+    expect(await canLogin(physicalOf(before.url), before.user, before.password)).toBe(false);
+  });
+});
+
+describe('tether principals', () => {
+  it('create shows the secret once, ls never shows it, rotate and revoke work by name', async () => {
+    const created = await runCli(h, [
+      'principals',
+      'create',
+      'database',
+      db.name,
+      'bi-tool',
+      '--level',
+      'read-only',
+      '--allow',
+      '127.0.0.1',
+      '--allow',
+      '10.0.0.0/8',
+      '--expires',
+      '30d',
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const p = json<{
+      username: string;
+      password: string;
+      url: string;
+      allowed_sources: string[];
+      expires_at: string;
+    }>(created.stdout);
+    expect(p.allowed_sources).toEqual(['127.0.0.1/32', '10.0.0.0/8']);
+    expect(Date.parse(p.expires_at) - Date.now()).toBeGreaterThan(29 * 86400_000);
+    expect(await canLogin(physicalOf(p.url), p.username, p.password)).toBe(true);
+
+    const ls = await runCli(h, ['principals', 'ls', 'database', db.name]);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(ls.stdout).toContain('bi-tool');
+    expect(ls.stdout).toContain(p.username);
+    expect(ls.stdout).not.toContain(p.password);
+
+    const rotated = await runCli(h, ['principals', 'rotate', 'database', db.name, 'bi-tool', '--json']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const next = json<{ password: string }>(rotated.stdout);
+    expect(await canLogin(physicalOf(p.url), p.username, next.password)).toBe(true);
+    expect(await canLogin(physicalOf(p.url), p.username, p.password)).toBe(false);
+
+    const revoked = await runCli(h, ['principals', 'revoke', 'database', db.name, 'bi-tool']);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain('Revoked bi-tool');
+    expect(await canLogin(physicalOf(p.url), p.username, next.password)).toBe(false);
+  });
+
+  it('writes the secret nowhere but the terminal, unless --env-file (or --write-env, which Node 20 leaves alone) is given (mode 0600)', async () => {
+    const before = await readdir(h.cwd);
+    const shown = await runCli(h, [
+      'principals',
+      'create',
+      'database',
+      db.name,
+      'quiet',
+      '--level',
+      'connect',
+    ]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(await readdir(h.cwd)).toEqual(before);
+    const filed = await runCli(h, [
+      'principals',
+      'create',
+      'database',
+      db.name,
+      'filed',
+      '--level',
+      'connect',
+      '--write-env',
+      '.env.ci',
+    ]);
+    expect(filed.code, filed.stderr).toBe(0);
+    const text = await readFile(join(h.cwd, '.env.ci'), 'utf8');
+    expect(text).toMatch(/^DATABASE_URL=/m);
+    expect(filed.stdout).not.toMatch(/postgres:\/\//);
+    expect((await stat(join(h.cwd, '.env.ci'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a bad expiry before asking the API', async () => {
+    const res = await runCli(h, [
+      'principals',
+      'create',
+      'database',
+      db.name,
+      'x',
+      '--level',
+      'connect',
+      '--expires',
+      'soon',
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--expires');
+  });
+});
