@@ -23,6 +23,7 @@ form.inline{display:inline-flex;flex-wrap:wrap;gap:.4rem;align-items:center}
 form.stack{display:grid;gap:.6rem;max-width:36rem}
 form.row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:end}
 label{display:grid;gap:.2rem;font-weight:600;font-size:.9rem}
+label input,label select,label textarea{font-weight:400}
 label.check{display:flex;gap:.4rem;align-items:center}
 input,select,textarea,button{font:inherit;min-height:2.25rem}
 input[type=text],input[type=password],input:not([type]),select,textarea{padding:.3rem .5rem;border:1px solid #6b7280;border-radius:6px;background:#fff;color:#1a1a1a;max-width:100%}
