@@ -6,17 +6,9 @@ import type { Role } from '../domain/roles';
 import { notFound } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { deleteUser, listUsers, setUserDisabled, toAdminUser } from '../services/auth/admin-users';
+import { authAppIdOf, authAppQuery, findAuthApp, listAuthApps } from '../services/auth/app-reads';
 import type { AuthAppRow } from '../services/auth/apps';
-import {
-  authAppIdOf,
-  authAppQuery,
-  createAuthApp,
-  describeAuthApp,
-  findAuthApp,
-  listAuthApps,
-  toAuthAppBody,
-  updateAuthApp,
-} from '../services/auth/manage-apps';
+import { createAuthApp, describeAuthApp, toAuthAppBody, updateAuthApp } from '../services/auth/manage-apps';
 import { projectIdOf } from '../services/principal';
 import { UserSchema } from './oauth/shared';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';

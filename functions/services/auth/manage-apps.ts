@@ -3,20 +3,20 @@
  * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
  */
 
-import { eq, type SQL, sql } from 'drizzle-orm';
-import type { Db, Queryable } from '../../../db/client';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
-import { SERVICE_NAME_RE } from '../../domain/names';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import type { Config } from '../../env';
 import { ApiError, conflict } from '../../lib/errors';
-import { isUuid, newId, newSecret } from '../../lib/ids';
+import { newId, newSecret } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { connectNewService } from '../initial-connection';
 import { assertNameFree } from '../names';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
+
 import { blockCodes, unblockCodes } from './one-time-codes';
 import { PROVIDER_NAMES } from './providers';
 import { newSigningKey } from './signing-keys';
@@ -143,38 +143,6 @@ export async function createAuthApp(
   }
   await enqueueDeliveries(queue, created.deliveryIds);
   return created.app;
-}
-
-/** Lists a project's auth apps, oldest first. */
-export function listAuthApps(db: Queryable, projectId: string | SQL) {
-  return db
-    .select()
-    .from(authApps)
-    .where(eq(authApps.projectId, projectId))
-    .orderBy(authApps.createdAt, authApps.id);
-}
-
-/** Finds an auth app by uuid or app_id (the caller checks it belongs to the project). */
-export async function findAuthApp(db: Queryable, idOrAppId: string): Promise<AuthAppRow | undefined> {
-  const [row] = await authAppQuery(db, idOrAppId);
-  return row;
-}
-
-/** The auth app a path names by uuid or app_id (what can be neither names none). */
-function authAppWhere(idOrAppId: string): SQL {
-  // A NUL byte would not even reach Postgres.
-  if (isUuid(idOrAppId)) return eq(authApps.id, idOrAppId.toLowerCase()) as SQL;
-  return SERVICE_NAME_RE.test(idOrAppId) ? (eq(authApps.appId, idOrAppId) as SQL) : sql`false`;
-}
-
-/** The query of {@link findAuthApp}, to send with the caller's lookup (at most one row). */
-export function authAppQuery(db: Queryable, idOrAppId: string) {
-  return db.select().from(authApps).where(authAppWhere(idOrAppId)).limit(1);
-}
-
-/** SQL for the id of the auth app a path names, for a read sent with {@link authAppQuery}. */
-export function authAppIdOf(idOrAppId: string): SQL {
-  return sql`(select ${authApps.id} from ${authApps} where ${authAppWhere(idOrAppId)})`;
 }
 
 /**
