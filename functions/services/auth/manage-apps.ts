@@ -48,12 +48,10 @@ export function toAuthAppBody(
   secretsSet: ProviderSecrets = {},
 ): AuthAppBody {
   const providers: AuthAppBody['providers'] = {};
-  if (row.providers.google)
-    providers.google = {
-      ...row.providers.google,
-      skip_nonce_check: row.providers.google.skip_nonce_check === true,
-      client_secret_set: Boolean(secretsSet.google),
-    };
+  const google = row.providers.google;
+  const skip_nonce_check = google?.skip_nonce_check === true;
+  if (google)
+    providers.google = { ...google, skip_nonce_check, client_secret_set: Boolean(secretsSet.google) };
   if (row.providers.github)
     providers.github = { ...row.providers.github, client_secret_set: Boolean(secretsSet.github) };
   return {
@@ -176,10 +174,7 @@ function nativeIds(
   current: { ios?: string; android?: string } | undefined,
 ): { ios?: string; android?: string } | undefined {
   if (given === undefined) return current;
-  const out: { ios?: string; android?: string } = {};
-  if (given.ios) out.ios = given.ios;
-  if (given.android) out.android = given.android;
-  return out;
+  return { ...(given.ios ? { ios: given.ios } : {}), ...(given.android ? { android: given.android } : {}) };
 }
 
 function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: ProvidersPatch) {
