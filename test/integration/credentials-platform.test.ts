@@ -157,6 +157,15 @@ describe('managed platform key', () => {
  * whenever it runs, from the connections as they stand, which the snapshot compares already.
  */
 const DELIVERY_RECORD = 'id, kind, project_id, target_id, reason, set_names, unset_names, created_at';
+/**
+ * What a request records, without what the queue's sending changes later on its own: a delivery's
+ * send state and a site's live-patch `seq` counter (taken when a patch is sent, so a patch recorded
+ * before the snapshot may be sent while the refused requests run).
+ */
+const RECORD: Record<string, string> = {
+  deliveries: DELIVERY_RECORD,
+  sites: "to_jsonb(sites) - 'patch_seq' as site",
+};
 
 /** Everything this project owns, in the metadata database, on the cluster and at the stand-ins. */
 async function snapshot(p: Seeded, dbIds: string[]) {
@@ -175,10 +184,7 @@ async function snapshot(p: Seeded, dbIds: string[]) {
       ],
       ['deploys', 'site_id in (select id from sites where project_id = $1)'],
     ].map(([table, where]) =>
-      metadata(
-        `select ${table === 'deliveries' ? DELIVERY_RECORD : '*'} from ${table} where ${where} order by 1`,
-        [id],
-      ),
+      metadata(`select ${RECORD[table as string] ?? '*'} from ${table} where ${where} order by 1`, [id]),
     ),
   );
   const su = await superuser();

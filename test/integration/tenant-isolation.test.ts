@@ -109,7 +109,8 @@ describe("the cluster's own databases", () => {
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
     expect(rules.length).toBeGreaterThan(0);
-    for (const rule of rules) expect(rule).toMatch(/\sscram-sha-256$/);
+    // A principal's allowlist (CONTRACT §7) adds `reject` rules, which ask for no password at all.
+    for (const rule of rules) expect(rule).toMatch(/\s(scram-sha-256|reject)$/);
   });
 });
 
