@@ -3,6 +3,7 @@
  * when one is refused), Google and GitHub with their client IDs, secrets and Google's native
  * client IDs, and the user limit. Every rule is the API's: the form only turns fields into a PATCH.
  */
+import type { Child } from 'hono/jsx';
 import { CsrfField } from '../layout';
 import type { AuthApp } from '../types';
 
@@ -95,6 +96,31 @@ const Check = (p: { label: string; name: string; draft: SettingsDraft; disabled:
   </label>
 );
 
+/** A provider's fieldset: enabled, client ID and secret (never shown, only whether one is set). */
+const ProviderFields = (p: {
+  title: string;
+  name: 'google' | 'github';
+  secretSet: boolean | undefined;
+  draft: SettingsDraft;
+  disabled: boolean;
+  children?: Child;
+}) => (
+  <fieldset>
+    <legend>{p.title}</legend>
+    <Check label={`${p.title} enabled`} name={`${p.name}_enabled`} draft={p.draft} disabled={p.disabled} />
+    <Text label={`${p.title} client ID`} name={`${p.name}_client_id`} draft={p.draft} disabled={p.disabled} />
+    <Text
+      label={`${p.title} client secret`}
+      name={`${p.name}_client_secret`}
+      type="password"
+      draft={p.draft}
+      disabled={p.disabled}
+    />
+    <p class="hint">{p.secretSet ? 'A secret is set; leave blank to keep it.' : 'No secret set.'}</p>
+    {p.children}
+  </fieldset>
+);
+
 export function SettingsSection(props: {
   app: AuthApp;
   action: string;
@@ -140,42 +166,23 @@ export function SettingsSection(props: {
           </div>
         )}
         <Text label="User limit" name="user_limit" draft={draft} disabled={disabled} />
-        <fieldset>
-          <legend>Google</legend>
-          <Check label="Google enabled" name="google_enabled" draft={draft} disabled={disabled} />
-          <Text label="Google client ID" name="google_client_id" draft={draft} disabled={disabled} />
-          <Text
-            label="Google client secret"
-            name="google_client_secret"
-            type="password"
-            draft={draft}
-            disabled={disabled}
-          />
-          <p class="hint">
-            {app.providers.google?.client_secret_set
-              ? 'A secret is set; leave blank to keep it.'
-              : 'No secret set.'}
-          </p>
+        <ProviderFields
+          title="Google"
+          name="google"
+          secretSet={app.providers.google?.client_secret_set}
+          draft={draft}
+          disabled={disabled}
+        >
           <Text label="Native client ID (iOS)" name="google_ios" draft={draft} disabled={disabled} />
           <Text label="Native client ID (Android)" name="google_android" draft={draft} disabled={disabled} />
-        </fieldset>
-        <fieldset>
-          <legend>GitHub</legend>
-          <Check label="GitHub enabled" name="github_enabled" draft={draft} disabled={disabled} />
-          <Text label="GitHub client ID" name="github_client_id" draft={draft} disabled={disabled} />
-          <Text
-            label="GitHub client secret"
-            name="github_client_secret"
-            type="password"
-            draft={draft}
-            disabled={disabled}
-          />
-          <p class="hint">
-            {app.providers.github?.client_secret_set
-              ? 'A secret is set; leave blank to keep it.'
-              : 'No secret set.'}
-          </p>
-        </fieldset>
+        </ProviderFields>
+        <ProviderFields
+          title="GitHub"
+          name="github"
+          secretSet={app.providers.github?.client_secret_set}
+          draft={draft}
+          disabled={disabled}
+        />
         {writer && (
           <div>
             <button type="submit">Save settings</button>
