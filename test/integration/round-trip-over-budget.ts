@@ -1,0 +1,56 @@
+/**
+ * Routes of round-trip-budgets.test.ts measured above their budget today, with the trips they make, held there so that none
+ * gets worse while they wait for their rewrite (issue 19 note says which and why).
+ */
+export const OVER_BUDGET: Record<string, number> = {
+  'POST /api/v1/accounts': 5,
+  'POST /api/v1/projects': 6,
+  'PUT /api/v1/projects/{id}/members/{accountId}': 7,
+  'DELETE /api/v1/projects/{id}/members/{accountId}': 6,
+  'DELETE /api/v1/projects/{id}/api-keys/{keyId}': 3,
+  'DELETE /api/v1/projects/{id}/sites/{siteId}': 7,
+  'POST /api/v1/projects/{id}/databases': 7,
+  'POST /api/v1/projects/{id}/databases/{dbId}/stop': 4,
+  'POST /api/v1/projects/{id}/databases/{dbId}/start': 4,
+  // One more since deleting a database revokes its named principals (CONTRACT §7).
+  'DELETE /api/v1/projects/{id}/databases/{dbId}': 9,
+  'POST /api/v1/projects/{id}/buckets': 7,
+  'DELETE /api/v1/projects/{id}/buckets/{bucketId}': 11,
+  'POST /api/v1/projects/{id}/auth-apps': 8,
+  'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}': 4,
+  'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 7,
+  'DELETE /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 5,
+  'PUT /api/v1/projects/{id}/sites/{siteId}/env': 3,
+  'PUT /api/v1/projects/{id}/sites/{siteId}/connections': 10,
+  'POST /api/v1/projects/{id}/sites/{siteId}/connections': 11,
+  'DELETE /api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}': 15,
+  'POST /api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate': 9,
+  'POST /api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote': 9,
+  'GET /api/v1/databases/{id}/sites': 4,
+  'PUT /api/v1/databases/{id}/sites': 21,
+  'GET /api/v1/storage/{id}/sites': 4,
+  'PUT /api/v1/storage/{id}/sites': 17,
+  'GET /api/v1/projects/{id}/sites/{siteId}/env/effective': 3,
+  'POST /api/v1/projects/{id}/sites/{siteId}/deploys': 6,
+  'POST /api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback': 7,
+  'GET /api/v1/projects/{id}/sites/{siteId}/tunnel/{dbId}': 4,
+  'GET /v1/{appSlug}/auth/{provider}/callback': 3,
+  // The caller lookup, then the whole listing in one statement (services/access/listing.ts).
+  'GET /api/v1/projects/{id}/databases/{dbId}/access': 2,
+  'GET /api/v1/projects/{id}/buckets/{bucketId}/access': 2,
+  'GET /api/v1/projects/{id}/auth-apps/{authAppId}/access': 2,
+  // The caller lookup, then the service's row (admin GETs of §7).
+  'GET /api/v1/projects/{id}/databases/{dbId}/credentials': 2,
+  'GET /api/v1/projects/{id}/buckets/{bucketId}/credentials': 2,
+  'GET /api/v1/projects/{id}/databases/{dbId}/principals': 2,
+  'GET /api/v1/projects/{id}/buckets/{bucketId}/principals': 2,
+  // Writes of §7 as first built (outside-system work ordered before the rows; issue 19 may tighten).
+  'POST /api/v1/projects/{id}/databases/{dbId}/credentials/rotate': 10,
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/credentials/rotate': 8,
+  'POST /api/v1/projects/{id}/databases/{dbId}/principals': 7,
+  'POST /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}/rotate': 5,
+  'DELETE /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}': 6,
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals': 5,
+  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}/rotate': 5,
+  'DELETE /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}': 5,
+};
