@@ -6,7 +6,7 @@ import { getCookie } from 'hono/cookie';
 import { consoleApp } from './console';
 import { type AppEnv, closeDb, getHttpDb } from './context';
 import { isCrossSiteWrite } from './lib/cross-site';
-import { ApiError, forbidden } from './lib/errors';
+import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
 import { routeGroup } from './lib/openapi';
@@ -122,7 +122,8 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     if (c.req.path === '/api/v1/openapi.json') return next();
     const viaCookie = !c.req.header('authorization') && getCookie(c, SESSION_COOKIE) !== undefined;
     if (viaCookie && isCrossSiteWrite(c.req.raw, c.get('config').PUBLIC_BASE_URL)) {
-      throw forbidden(
+      throw new ApiError(
+        'FORBIDDEN',
         'a request from another site cannot use the console session cookie; send a Bearer token',
       );
     }

@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { isCrossSiteWrite } from '../lib/cross-site';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
-import { forbidden } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { SESSION_COOKIE } from '../services/principal';
 
 /** Scripts and styles only from this origin (no inline script at all), no framing, forms post here only. */
@@ -67,14 +67,17 @@ export function csrfToken(session: string): Promise<string> {
 /** Refuses a form post from another site (Origin / Sec-Fetch-Site) before anything is read. */
 export function requireSameOrigin(c: Context, publicBaseUrl: string): void {
   if (isCrossSiteWrite(c.req.raw, publicBaseUrl)) {
-    throw forbidden('a form of another site cannot change anything here');
+    throw new ApiError('FORBIDDEN', 'a form of another site cannot change anything here');
   }
 }
 
 /** Refuses a form post whose `_csrf` field is not this session's token. */
 export async function requireCsrf(session: string, given: string | undefined): Promise<void> {
   if (!given || !timingSafeEqual(given, await csrfToken(session))) {
-    throw forbidden('the form is out of date or came from elsewhere; reload the page and try again');
+    throw new ApiError(
+      'FORBIDDEN',
+      'the form is out of date or came from elsewhere; reload the page and try again',
+    );
   }
 }
 

@@ -2,7 +2,7 @@
  * The rules of a named principal's request (CONTRACT §7), pure: its level for the kind, its
  * source allowlist as CIDRs, and its expiry (in the future, at most one year ahead).
  */
-import { badRequest } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { isLevelOf, LEVELS, type Level } from './levels';
 
 /** A service kind that holds principals (an auth app has restricted keys instead). */
@@ -11,7 +11,11 @@ export type PrincipalKind = 'database' | 'bucket';
 /** Checks `level` is one of the kind's levels (the same two as a site's connection). */
 export function principalLevel(kind: PrincipalKind, level: string): Level {
   if (!isLevelOf(kind, level))
-    throw badRequest(`level: a ${kind} principal takes ${LEVELS[kind].join(' or ')}`, 'level');
+    throw new ApiError(
+      'BAD_REQUEST',
+      `level: a ${kind} principal takes ${LEVELS[kind].join(' or ')}`,
+      'level',
+    );
   return level;
 }
 
@@ -68,7 +72,8 @@ export function allowedSources(entries: readonly string[] | undefined): string[]
   (entries ?? []).forEach((entry, i) => {
     const cidr = normalizeCidr(entry);
     if (cidr === null)
-      throw badRequest(
+      throw new ApiError(
+        'BAD_REQUEST',
         `allowed_sources[${i}]: ${JSON.stringify(entry)} is not an IPv4 or IPv6 address or CIDR`,
         `allowed_sources[${i}]`,
       );
@@ -90,9 +95,14 @@ export function principalExpiry(text: string | undefined | null, now = new Date(
   const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
   const at = new Date(text);
   if (!iso.test(text) || Number.isNaN(at.getTime()))
-    throw badRequest('expires_at: an ISO 8601 date or date-time, such as 2027-01-31T00:00:00Z', 'expires_at');
-  if (at.getTime() <= now.getTime()) throw badRequest('expires_at: must be in the future', 'expires_at');
+    throw new ApiError(
+      'BAD_REQUEST',
+      'expires_at: an ISO 8601 date or date-time, such as 2027-01-31T00:00:00Z',
+      'expires_at',
+    );
+  if (at.getTime() <= now.getTime())
+    throw new ApiError('BAD_REQUEST', 'expires_at: must be in the future', 'expires_at');
   if (at.getTime() > oneYearAfter(now).getTime())
-    throw badRequest('expires_at: at most one year ahead', 'expires_at');
+    throw new ApiError('BAD_REQUEST', 'expires_at: at most one year ahead', 'expires_at');
   return at;
 }

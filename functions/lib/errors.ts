@@ -36,25 +36,26 @@ export function codeOfStatus(status: number): ErrorCode {
   return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
 }
 
+/** The message of an error raised without one. */
+const DEFAULT_MESSAGE: Partial<Record<ErrorCode, string>> = {
+  UNAUTHORIZED: 'missing or invalid credentials',
+  FORBIDDEN: 'not allowed',
+};
+
 /** An error a handler throws to answer with a code, its status and a message for people. */
 export class ApiError extends HTTPException {
   readonly code: ErrorCode;
   override readonly status: (typeof ERROR_STATUS)[ErrorCode];
   readonly field?: string;
 
-  constructor(code: ErrorCode, message: string, field?: string) {
+  constructor(
+    code: ErrorCode,
+    message: string = DEFAULT_MESSAGE[code] ?? code.toLowerCase(),
+    field?: string,
+  ) {
     super(ERROR_STATUS[code], { message });
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.field = field;
   }
 }
-
-/** Shorthands for the common cases. */
-export const badRequest = (message: string, field?: string) => new ApiError('BAD_REQUEST', message, field);
-export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`);
-export const forbidden = (message = 'not allowed') => new ApiError('FORBIDDEN', message);
-export const unauthorized = (message = 'missing or invalid credentials') =>
-  new ApiError('UNAUTHORIZED', message);
-export const conflict = (message: string) => new ApiError('CONFLICT', message);
-export const unavailable = (message: string) => new ApiError('SERVICE_UNAVAILABLE', message);

@@ -1,6 +1,6 @@
 /** Accounts, account tokens and dashboard sessions (CONTRACT §3). */
 import { type AppEnv, getDb, getHttpDb } from '../context';
-import { forbidden, notFound, unauthorized } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { requireAccount } from '../services/access';
 import {
@@ -42,8 +42,9 @@ accountsRoutes.openapi(
   }),
   async (c) => {
     const principal = c.get('principal');
-    if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
-    if (principal.type !== 'operator') throw forbidden('only the operator token can create accounts');
+    if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+    if (principal.type !== 'operator')
+      throw new ApiError('FORBIDDEN', 'only the operator token can create accounts');
     return c.json(await createAccount(getDb(c), c.req.valid('json')), 201);
   },
 );
@@ -60,7 +61,7 @@ accountsRoutes.openapi(
   async (c) => {
     const [[row]] = await readWithCaller(c, [readAccount(getHttpDb(c), callerAccount(c))]);
     requireAccount(c.get('principal'));
-    if (!row) throw notFound('account');
+    if (!row) throw new ApiError('NOT_FOUND', 'account not found');
     return c.json(row, 200);
   },
 );
@@ -109,7 +110,7 @@ accountsRoutes.openapi(
   async (c) => {
     const principal = c.get('principal');
     const accountId = requireAccount(principal, 'token');
-    if (principal.type !== 'account') throw unauthorized();
+    if (principal.type !== 'account') throw new ApiError('UNAUTHORIZED');
     const { token, expiresAt } = await openDashboardSession(getHttpDb(c), accountId, principal.tokenId);
     return c.json({ token, expires_at: expiresAt.toISOString() }, 201);
   },
@@ -127,7 +128,10 @@ accountsRoutes.openapi(
     const principal = c.get('principal');
     const accountId = requireAccount(principal);
     if (principal.type !== 'account' || principal.via !== 'session') {
-      throw forbidden('only a dashboard session can end itself; revoke an account token by its id');
+      throw new ApiError(
+        'FORBIDDEN',
+        'only a dashboard session can end itself; revoke an account token by its id',
+      );
     }
     await endDashboardSession(getHttpDb(c), accountId, principal.tokenId);
     return c.json({ revoked: true as const }, 200);

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
-import { notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { deleteUser, listUsers, setUserDisabled, toAdminUser } from '../services/auth/admin-users';
 import { authAppIdOf, authAppQuery, findAuthApp, listAuthApps } from '../services/auth/app-reads';
@@ -116,7 +116,7 @@ async function appAllowed(
     ? (caps: { auth?: string[] }) => app !== undefined && (caps.auth?.includes(app.id) ?? false)
     : undefined;
   const { project } = await access(c, params.id, role, keyMay);
-  if (!app || app.projectId !== project.id) throw notFound('auth app');
+  if (!app || app.projectId !== project.id) throw new ApiError('NOT_FOUND', 'auth app not found');
   return app;
 }
 

@@ -1,6 +1,6 @@
 /** What a site's app is handed (CONTRACT §5): the effective variables, deploys and rollbacks. */
 import { type AppEnv, getHttpDb } from '../context';
-import { notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { siteAccess } from '../services/connections/site-access';
 import {
@@ -63,7 +63,7 @@ deploysRoutes.openapi(
     const [answer] = await readWithCaller(c, [deploysOfSite(getHttpDb(c), params.id, params.siteId)]);
     await access(c, params.id, 'read');
     const row = answer.rows[0];
-    if (!row) throw notFound('site');
+    if (!row) throw new ApiError('NOT_FOUND', 'site not found');
     const listed: DeployTuple[] = row.deploys;
     return c.json(
       {

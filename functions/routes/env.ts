@@ -2,7 +2,7 @@
 
 import { type AppEnv, getHttpDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
-import { badRequest, notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { projectIdOf } from '../services/principal';
 import { siteOfProject } from '../services/sites';
@@ -47,7 +47,7 @@ envRoutes.openapi(
       siteOfProject(getHttpDb(c), projectIdOf(params.id), params.siteId),
     ]);
     await access(c, params.id, 'read');
-    if (!site) throw notFound('site');
+    if (!site) throw new ApiError('NOT_FOUND', 'site not found');
     return c.json({ vars: await readUserVars(c.get('config'), site) }, 200);
   },
 );
@@ -66,7 +66,8 @@ envRoutes.openapi(
     const { project } = await access(c, params.id, 'write');
     const site = await loadSite(c, project.id, params.siteId);
     const { vars } = c.req.valid('json');
-    if (Object.keys(vars).length > 500) throw badRequest('vars: at most 500 variables', 'vars');
+    if (Object.keys(vars).length > 500)
+      throw new ApiError('BAD_REQUEST', 'vars: at most 500 variables', 'vars');
     await writeUserVars(getHttpDb(c), c.get('config'), site.id, vars);
     return c.json({ vars }, 200);
   },

@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
-import { ApiError, notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import { retryOnConcurrentChange } from '../services/connections/retry';
@@ -52,11 +52,11 @@ type ServiceKind = 'database' | 'bucket';
 async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, role: Role) {
   const what = kind === 'database' ? 'database' : 'bucket';
   const found = await findLiveService(getHttpDb(c), kind, id);
-  if (!found) throw notFound(what);
+  if (!found) throw new ApiError('NOT_FOUND', `${what} not found`);
   try {
     await access(c, found.projectId, role);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw notFound(what);
+    if (err instanceof ApiError && err.status === 404) throw new ApiError('NOT_FOUND', `${what} not found`);
     throw err;
   }
   return found;

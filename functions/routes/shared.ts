@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
-import { notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { pathBeforeBody, z } from '../lib/openapi';
 import { type ApiKeyCapabilities, type ProjectAccess, projectAccess } from '../services/access';
@@ -82,7 +82,7 @@ export const iso = (date: Date): string => date.toISOString();
 
 /** Throws 404 unless `value` is a uuid (ids in paths that are not uuids name nothing). */
 export function requireUuid(value: string, what: string): string {
-  if (!isUuid(value)) throw notFound(what);
+  if (!isUuid(value)) throw new ApiError('NOT_FOUND', `${what} not found`);
   return value.toLowerCase();
 }
 

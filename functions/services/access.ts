@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/client';
 import type { ProjectRow } from '../../db/rows';
 import { type ApiKeyCapabilities, projectMembers, projects } from '../../db/schema';
 import { type Role, roleAtLeast } from '../domain/roles';
-import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { type Membership, type Principal, projectRefCondition } from './principal';
 
 export type { ApiKeyCapabilities };
@@ -17,10 +17,12 @@ export type Project = ProjectRow;
 
 /** Throws 401 for no or bad credentials; returns the account id of an account caller, else 403. */
 export function requireAccount(principal: Principal, only?: 'token'): string {
-  if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
-  if (principal.type === 'api_key') throw forbidden('project API keys cannot use this route');
-  if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
-  if (only === 'token' && principal.via !== 'token') throw forbidden('this route needs an account token');
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+  if (principal.type === 'api_key') throw new ApiError('FORBIDDEN', 'project API keys cannot use this route');
+  if (principal.type === 'operator')
+    throw new ApiError('FORBIDDEN', 'the operator token can only create accounts');
+  if (only === 'token' && principal.via !== 'token')
+    throw new ApiError('FORBIDDEN', 'this route needs an account token');
   return principal.accountId;
 }
 
@@ -52,15 +54,16 @@ export async function projectAccess(
   need: AccessNeed,
   prefetched?: Membership,
 ): Promise<ProjectAccess> {
-  if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
-  if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+  if (principal.type === 'operator')
+    throw new ApiError('FORBIDDEN', 'the operator token can only create accounts');
   if (principal.type === 'api_key') {
-    if (!need.keyMay) throw forbidden('project API keys cannot use this route');
+    if (!need.keyMay) throw new ApiError('FORBIDDEN', 'project API keys cannot use this route');
     const project =
       prefetched?.ref === idOrSlug ? (prefetched.project ?? undefined) : await findProject(db, idOrSlug);
-    if (!project || project.id !== principal.projectId) throw notFound('project');
+    if (!project || project.id !== principal.projectId) throw new ApiError('NOT_FOUND', 'project not found');
     if (!need.keyMay(principal.capabilities))
-      throw forbidden('this API key lacks the capability for this route');
+      throw new ApiError('FORBIDDEN', 'this API key lacks the capability for this route');
     return { project, role: null, principal };
   }
   const row =
@@ -82,7 +85,7 @@ export async function projectAccess(
             .where(projectRefCondition(idOrSlug))
             .limit(1)
         )[0];
-  if (!row) throw notFound('project');
+  if (!row) throw new ApiError('NOT_FOUND', 'project not found');
   if (!roleAtLeast(row.role, need.role)) {
     throw new ApiError('FORBIDDEN', `this needs the ${need.role} role on the project; you have ${row.role}`);
   }

@@ -3,7 +3,7 @@ import { and, asc, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
 import type { Db, HttpDb } from '../../db/client';
 import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
-import { conflict, notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
 
 /** Dashboard sessions last twelve hours. */
@@ -39,7 +39,7 @@ export async function createAccount(
     });
     return true;
   });
-  if (!created) throw conflict(`an account with e-mail ${body.email} already exists`);
+  if (!created) throw new ApiError('CONFLICT', `an account with e-mail ${body.email} already exists`);
   return { account, token };
 }
 
@@ -71,7 +71,7 @@ export async function issueAccountToken(
  * no live token by that id.
  */
 export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId: string): Promise<void> {
-  if (!isUuid(tokenId)) throw notFound('token');
+  if (!isUuid(tokenId)) throw new ApiError('NOT_FOUND', 'token not found');
   const id = tokenId.toLowerCase();
   const revoked = await db
     .update(accountTokens)
@@ -87,7 +87,7 @@ export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId:
       ),
     )
     .returning({ id: accountTokens.id });
-  if (!revoked.some((row) => row.id === id)) throw notFound('token');
+  if (!revoked.some((row) => row.id === id)) throw new ApiError('NOT_FOUND', 'token not found');
 }
 
 /**
@@ -139,7 +139,7 @@ export async function endDashboardSessionById(
   accountId: string,
   sessionId: string,
 ): Promise<void> {
-  if (!isUuid(sessionId)) throw notFound('session');
+  if (!isUuid(sessionId)) throw new ApiError('NOT_FOUND', 'session not found');
   const ended = await db
     .update(accountTokens)
     .set({ revokedAt: new Date() })
@@ -153,7 +153,7 @@ export async function endDashboardSessionById(
       ),
     )
     .returning({ id: accountTokens.id });
-  if (ended.length === 0) throw notFound('session');
+  if (ended.length === 0) throw new ApiError('NOT_FOUND', 'session not found');
 }
 
 /** Ends the account's dashboard session `tokenId` (the console's Sign out). */

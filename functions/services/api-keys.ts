@@ -4,7 +4,7 @@ import type { Db, HttpDb } from '../../db/client';
 import { type ApiKeyCapabilities, apiKeys, authApps } from '../../db/schema';
 import type { Config } from '../env';
 import { sha256Hex } from '../lib/crypto';
-import { badRequest, notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { newId, newSecret } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
 import { replaceManagedKey } from './credentials/managed-key';
@@ -26,7 +26,8 @@ async function resolveAuthApps(db: HttpDb, projectId: string, refs: string[]): P
     .where(eq(authApps.projectId, projectId));
   const ids = refs.map((ref) => rows.find((r) => r.id === ref.toLowerCase() || r.appId === ref)?.id);
   if (ids.some((id) => id === undefined)) {
-    throw badRequest(
+    throw new ApiError(
+      'BAD_REQUEST',
       'capabilities.auth: every entry must be an auth app of this project',
       'capabilities.auth',
     );
@@ -83,7 +84,7 @@ export async function revokeApiKey(deps: RevokeDeps, projectId: string, keyId: s
   if (managed?.siteId) {
     const site = { ...managed, siteId: managed.siteId };
     const deliveryIds = await deps.db.transaction((tx) => replaceManagedKey(tx, deps.config, site));
-    if (deliveryIds === null) throw notFound('API key');
+    if (deliveryIds === null) throw new ApiError('NOT_FOUND', 'API key not found');
     await enqueueDeliveries(deps.queue, deliveryIds);
     return;
   }
@@ -92,5 +93,5 @@ export async function revokeApiKey(deps: RevokeDeps, projectId: string, keyId: s
     .set({ revokedAt: new Date() })
     .where(live)
     .returning({ id: apiKeys.id });
-  if (revoked.length === 0) throw notFound('API key');
+  if (revoked.length === 0) throw new ApiError('NOT_FOUND', 'API key not found');
 }

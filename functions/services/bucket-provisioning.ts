@@ -4,7 +4,7 @@
  * was made is removed again before the 503 is answered.
  */
 import type { Adapters } from '../adapters';
-import { unavailable } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { log } from '../lib/logger';
 
 /** A bucket made at the provider, with a way to take it back. */
@@ -22,12 +22,16 @@ export async function provisionBucket(
   region: string,
 ): Promise<ProvisionedBucket> {
   const s3 = adapters.s3;
-  if (!s3) throw unavailable('no storage admin system is configured (IAM_ACCESS_KEY_ID)');
+  if (!s3)
+    throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
   try {
     await s3.createBucket(physicalName, region);
   } catch (err) {
     log.error('creating a bucket failed:', err);
-    throw unavailable('the storage provider could not create the bucket; nothing was changed, retry later');
+    throw new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'the storage provider could not create the bucket; nothing was changed, retry later',
+    );
   }
   const undoBucket = () =>
     s3.deleteBucket(physicalName, region).catch((e: Error) => log.error('removing a new bucket failed:', e));
@@ -47,7 +51,8 @@ export async function provisionBucket(
   } catch (err) {
     log.error('creating a bucket key failed:', err);
     await undoBucket();
-    throw unavailable(
+    throw new ApiError(
+      'SERVICE_UNAVAILABLE',
       'the storage provider could not create the bucket key; nothing was changed, retry later',
     );
   }

@@ -5,7 +5,7 @@ import type { BucketRow } from '../../db/rows';
 import { buckets } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
-import { notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
 import { queueBucketKeyCleanups } from './access/principal-removal';
@@ -32,7 +32,7 @@ export async function findBucket(db: Queryable, projectId: string, id: string): 
     .select()
     .from(buckets)
     .where(and(eq(buckets.id, id), eq(buckets.projectId, projectId), isNull(buckets.deletedAt)));
-  if (!row) throw notFound('bucket');
+  if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
   return row;
 }
 

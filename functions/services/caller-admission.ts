@@ -3,7 +3,7 @@
  * 401 (no or bad credentials), 403 (a caller the route never accepts), 404 (the project), 403
  * (the role). The same rules whether the caller was read before the route or with its read.
  */
-import { notFound, unauthorized } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { connectionCaller, requireRole } from './connections/site-access';
 import type { Resolved } from './principal';
 
@@ -18,14 +18,14 @@ const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]
 /** Throws the error a caller gets before its route runs, if any. */
 export function admitCaller(caller: Resolved, method: string, path: string): void {
   const { type } = caller.principal;
-  if (type === 'anonymous' || type === 'invalid') throw unauthorized();
+  if (type === 'anonymous' || type === 'invalid') throw new ApiError('UNAUTHORIZED');
   // Callers no connection route accepts (project API keys) are refused before the body is read.
   if (CONNECTION_PATH.test(path)) connectionCaller(caller.principal);
   // An unknown project (or one the account is not a member of) is 404, and a member changing
   // what their role does not reach 403, before any body check.
   const { membership } = caller;
   if (type === 'account' && membership && (!membership.project || !membership.role))
-    throw notFound('project');
+    throw new ApiError('NOT_FOUND', 'project not found');
   if (membership?.role && method !== 'GET' && method !== 'HEAD') {
     requireRole(membership.role, ADMIN_PATH.test(path) ? 'admin' : 'write');
   }

@@ -5,7 +5,7 @@ import type { DatabaseRow } from '../../db/rows';
 import { databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
-import { notFound, unavailable } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { ProvisioningMessage } from '../queues/messages';
@@ -42,7 +42,7 @@ export async function findDatabase(db: Queryable, projectId: string, id: string)
     .select()
     .from(databases)
     .where(and(eq(databases.id, id), eq(databases.projectId, projectId), isNull(databases.deletedAt)));
-  if (!row) throw notFound('database');
+  if (!row) throw new ApiError('NOT_FOUND', 'database not found');
   return row;
 }
 
@@ -70,7 +70,8 @@ export async function createDatabase(
       await adapters.postgres.createDatabase(physicalName, mainUser, mainPassword);
     } catch (err) {
       log.error('creating a database on the cluster failed:', err);
-      throw unavailable(
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
         'the database cluster could not create the database; nothing was changed, retry later',
       );
     }
@@ -81,7 +82,8 @@ export async function createDatabase(
       await adapters.mongodb.createUser(physicalName, mainUser, mainPassword, 'connect');
     } catch (err) {
       log.error('creating a MongoDB user failed:', err);
-      throw unavailable(
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
         'the MongoDB admin system could not create the database user; nothing was changed, retry later',
       );
     }
@@ -134,7 +136,7 @@ export async function setDatabaseRunning(
       await adapters.postgres.setRunning(row.physicalName, running);
     } catch (err) {
       log.error('stopping or starting a database failed:', err);
-      throw unavailable('the database cluster is unreachable; retry later');
+      throw new ApiError('SERVICE_UNAVAILABLE', 'the database cluster is unreachable; retry later');
     }
   }
   const [updated] = await db
@@ -155,7 +157,10 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
       await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
     } catch (err) {
       log.error('dropping a database failed:', err);
-      throw unavailable('the database cluster is unreachable; nothing was changed, retry later');
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'the database cluster is unreachable; nothing was changed, retry later',
+      );
     }
   } else if (adapters.mongodb) {
     try {
@@ -163,7 +168,7 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
       for (const user of loginRoles) await adapters.mongodb.dropUser(user);
     } catch (err) {
       log.error('dropping MongoDB users failed:', err);
-      throw unavailable('the MongoDB admin system is unreachable; retry later');
+      throw new ApiError('SERVICE_UNAVAILABLE', 'the MongoDB admin system is unreachable; retry later');
     }
   }
   const written = await db.transaction(async (tx) => {

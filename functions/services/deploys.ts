@@ -10,7 +10,7 @@ import { deploys } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import { siteRef } from '../domain/names';
 import type { Config } from '../env';
-import { notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
 import { deriveSiteEnv } from './connections/derive';
 import type { ConnectionDeps } from './connections/prepare';
@@ -55,7 +55,7 @@ export async function effectiveEnv(
   siteId: string,
 ): Promise<Record<string, string>> {
   const env = await deriveSiteEnv(db, config, adapters, siteId);
-  if (!env) throw notFound('site');
+  if (!env) throw new ApiError('NOT_FOUND', 'site not found');
   return env.effective;
 }
 
@@ -80,11 +80,11 @@ export async function recordDeploy(
 
 /** The id of deploy `deployId` of the site, or 404. */
 export async function findDeploy(db: HttpDb, siteId: string, deployId: string): Promise<string> {
-  if (!isUuid(deployId)) throw notFound('deploy');
+  if (!isUuid(deployId)) throw new ApiError('NOT_FOUND', 'deploy not found');
   const [target] = await db
     .select({ id: deploys.id })
     .from(deploys)
     .where(and(eq(deploys.id, deployId.toLowerCase()), eq(deploys.siteId, siteId)));
-  if (!target) throw notFound('deploy');
+  if (!target) throw new ApiError('NOT_FOUND', 'deploy not found');
   return target.id;
 }

@@ -1,7 +1,7 @@
 /** Name checks shared by databases, buckets and auth apps: exact duplicates and variable-form collisions. */
 
 import { variableName } from '../domain/names';
-import { ApiError, conflict } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 
 /**
  * Refuses a name that is taken, or whose variable form (`<NAME>`) equals that of a service
@@ -14,7 +14,8 @@ export function assertNameFree(
   what: string,
   field = 'name',
 ): void {
-  if (taken.includes(name)) throw conflict(`a ${what} named ${name} already exists in this project`);
+  if (taken.includes(name))
+    throw new ApiError('CONFLICT', `a ${what} named ${name} already exists in this project`);
   const form = variableName(name);
   const clash = sharingVariables.find((t) => variableName(t) === form);
   if (clash) {

@@ -5,7 +5,7 @@ import type { ProjectRow } from '../../db/rows';
 import { accounts, projectMembers, projects } from '../../db/schema';
 import { slugify } from '../domain/names';
 import { type Role, roleAtLeast } from '../domain/roles';
-import { ApiError, conflict, forbidden, notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
 
 /**
@@ -28,9 +28,9 @@ export async function createProject(
       return row;
     });
     if (created) return created;
-    if (body.slug) throw conflict(`the slug ${body.slug} is taken`);
+    if (body.slug) throw new ApiError('CONFLICT', `the slug ${body.slug} is taken`);
   }
-  throw conflict('could not find a free slug; pass one');
+  throw new ApiError('CONFLICT', 'could not find a free slug; pass one');
 }
 
 /**
@@ -88,11 +88,11 @@ export function setMember(
 ): Promise<void> {
   return db.transaction(async (tx) => {
     const [target] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
-    if (!target) throw notFound('account');
+    if (!target) throw new ApiError('NOT_FOUND', 'account not found');
     const { current, otherOwners } = await lockOwnersAnd(tx, projectId, accountId);
     const touchesOwner = role === 'owner' || current?.role === 'owner';
     if (touchesOwner && !roleAtLeast(callerRole ?? 'read', 'owner')) {
-      throw forbidden('only an owner may grant or change the owner role');
+      throw new ApiError('FORBIDDEN', 'only an owner may grant or change the owner role');
     }
     if (current?.role === 'owner' && role !== 'owner') assertAnotherOwner(otherOwners);
     await tx
@@ -113,7 +113,7 @@ export function removeMember(
     const { current, otherOwners } = await lockOwnersAnd(tx, projectId, accountId);
     if (!current) return false;
     if (current.role === 'owner') {
-      if (callerRole !== 'owner') throw forbidden('only an owner may remove an owner');
+      if (callerRole !== 'owner') throw new ApiError('FORBIDDEN', 'only an owner may remove an owner');
       assertAnotherOwner(otherOwners);
     }
     await tx

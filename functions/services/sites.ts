@@ -4,7 +4,7 @@ import type { HttpDb } from '../../db/client';
 import type { SiteRow } from '../../db/rows';
 import { sites } from '../../db/schema';
 import { type SiteRef, siteRef } from '../domain/names';
-import { conflict, notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { afterCommit, type CommitDeps } from './connections/apply';
 import { removeSiteConnections } from './site-removal';
@@ -18,7 +18,7 @@ export async function createSite(db: HttpDb, projectId: string, slug: string): P
     .values({ id: newId(), projectId, slug })
     .onConflictDoNothing()
     .returning();
-  if (!row) throw conflict(`a site with slug ${slug} already exists in this project`);
+  if (!row) throw new ApiError('CONFLICT', `a site with slug ${slug} already exists in this project`);
   return row;
 }
 
@@ -42,7 +42,7 @@ export function siteOfProject(db: HttpDb, projectId: string | SQL, siteId: strin
 /** Site `siteId` (its id or its slug) of the project, or 404. */
 export async function findSite(db: HttpDb, projectId: string, siteId: string): Promise<SiteRow> {
   const [site] = await siteOfProject(db, projectId, siteId);
-  if (!site) throw notFound('site');
+  if (!site) throw new ApiError('NOT_FOUND', 'site not found');
   return site;
 }
 
@@ -52,7 +52,7 @@ export async function findSite(db: HttpDb, projectId: string, siteId: string): P
  */
 export async function deleteSite(deps: CommitDeps, projectId: string, siteId: string): Promise<void> {
   const ref = siteRef(siteId);
-  if (ref === null) throw notFound('site');
+  if (ref === null) throw new ApiError('NOT_FOUND', 'site not found');
   const cleanupIds = await deps.db.transaction(async (tx) => {
     const [site] = await tx.select({ id: sites.id }).from(sites).where(siteIs(projectId, ref)).for('update');
     if (!site) return null;
@@ -60,6 +60,6 @@ export async function deleteSite(deps: CommitDeps, projectId: string, siteId: st
     await tx.delete(sites).where(eq(sites.id, site.id));
     return ids;
   });
-  if (!cleanupIds) throw notFound('site');
+  if (!cleanupIds) throw new ApiError('NOT_FOUND', 'site not found');
   await afterCommit(deps, { inserted: [], deliveryIds: [], cleanupIds });
 }

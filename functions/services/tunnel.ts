@@ -5,7 +5,7 @@ import { connections, databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import { servePostgresTunnel, type TunnelTarget } from '../adapters/postgres-tunnel';
 import type { Config } from '../env';
-import { badRequest, notFound } from '../lib/errors';
+import { ApiError } from '../lib/errors';
 
 const TLS_MODES = new Set(['require', 'verify-ca', 'verify-full']);
 
@@ -47,9 +47,10 @@ export async function tunnelTarget(
     )
     .where(and(eq(databases.id, dbId), eq(databases.projectId, projectId), isNull(databases.deletedAt)))
     .limit(1);
-  if (!row) throw notFound('database');
-  if (!row.connectionId) throw notFound('connection of this site to the database');
-  if (row.engine !== 'postgresql') throw badRequest('tunnels reach PostgreSQL databases only');
+  if (!row) throw new ApiError('NOT_FOUND', 'database not found');
+  if (!row.connectionId) throw new ApiError('NOT_FOUND', 'connection of this site to the database not found');
+  if (row.engine !== 'postgresql')
+    throw new ApiError('BAD_REQUEST', 'tunnels reach PostgreSQL databases only');
   const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
   return {
     host,

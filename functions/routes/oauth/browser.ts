@@ -25,7 +25,7 @@ import { finishSignIn } from '../../services/auth/browser-sign-in';
 import { issueState, newNonce, takeState } from '../../services/auth/one-time-codes';
 import { PROVIDER_NAMES, PROVIDERS } from '../../services/auth/providers';
 import { countSignInStart } from '../../services/auth/rate-limit';
-import { AppParam, clientOf, invalidRequest, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({ provider: z.enum(PROVIDER_NAMES) });
 
@@ -39,7 +39,7 @@ export function callbackUri(c: Context<AppEnv>, slug: string, provider: Provider
 async function providerClient(c: Context<AppEnv>, app: AuthAppRow, provider: Provider) {
   const settings = enabledProvider(app, provider);
   const secret = settings ? (await providerSecrets(c.get('config'), app))[provider] : undefined;
-  if (!settings || !secret) throw invalidRequest(`provider ${provider} is not enabled for this app`);
+  if (!settings || !secret) throw new OAuthError(400, `provider ${provider} is not enabled for this app`);
   return { clientId: settings.client_id, clientSecret: secret };
 }
 
@@ -76,12 +76,13 @@ browserRoutes.openapi(
     const query = c.req.valid('query');
     const app = await loadEnabledApp(getHttpDb(c), appSlug);
     if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
-      throw invalidRequest('redirect_uri is not a registered origin of this app');
+      throw new OAuthError(400, 'redirect_uri is not a registered origin of this app');
     }
     const pkce = challengeProblem(query.code_challenge, query.code_challenge_method);
-    if (pkce) throw invalidRequest(pkce);
+    if (pkce) throw new OAuthError(400, pkce);
     if (query.code_challenge === undefined && !isHttpsRedirect(query.redirect_uri)) {
-      throw invalidRequest(
+      throw new OAuthError(
+        400,
         'a custom-scheme redirect_uri needs PKCE: send code_challenge and code_challenge_method=S256',
       );
     }
@@ -139,14 +140,14 @@ browserRoutes.openapi(
     await assertKnownApp(getHttpDb(c), appSlug);
     const record = query.state ? await takeState(c.get('services').codes, appSlug, query.state) : null;
     if (!record || record.provider !== provider)
-      throw invalidRequest('unknown, used or expired sign-in state');
+      throw new OAuthError(400, 'unknown, used or expired sign-in state');
     const reads = getHttpDb(c);
     const app = await loadEnabledApp(reads, appSlug).catch((err: unknown) => {
-      throw err instanceof OAuthError ? invalidRequest('this app can no longer sign in') : err;
+      throw err instanceof OAuthError ? new OAuthError(400, 'this app can no longer sign in') : err;
     });
     // The origin list may have changed while the user was at the provider.
     if (app.id !== record.appId || !matchRedirectUri(record.redirectUri, app.allowedOrigins)) {
-      throw invalidRequest('redirect_uri is no longer a registered origin of this app');
+      throw new OAuthError(400, 'redirect_uri is no longer a registered origin of this app');
     }
     const location = await finishSignIn({
       reads,

@@ -29,9 +29,6 @@ export function oauthGroup(): OpenAPIHono<AppEnv> {
 /** `{appSlug}`: an auth app's app_id. */
 export const AppParam = z.object({ appSlug: z.string().regex(SERVICE_NAME_RE, 'an auth app id') });
 
-/** A 400 of the OAuth routes for a request the client must fix (no `code`, as the table gives). */
-export const invalidRequest = (message: string) => new OAuthError(400, message);
-
 /**
  * The client a request is counted against (CF-Connecting-IP, or CLIENT_IP_HEADER in local runs),
  * keyed so an attacker cannot vary it cheaply: an IPv6 address counts by its /64.

@@ -13,15 +13,7 @@ import { enforceIssuedNonce } from '../../services/auth/nonces';
 import { countVerifiedIdToken } from '../../services/auth/rate-limit';
 import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
-import {
-  AppParam,
-  invalidRequest,
-  MAX_BODY_BYTES,
-  OAuthErrorSchema,
-  oauthGroup,
-  oauthJson,
-  UserSchema,
-} from './shared';
+import { AppParam, MAX_BODY_BYTES, OAuthErrorSchema, oauthGroup, oauthJson, UserSchema } from './shared';
 
 const SessionSchema = z
   .object({
@@ -127,7 +119,7 @@ tokenRoutes.openapi(
   async (c) => {
     const { appSlug } = c.req.valid('param');
     const input = c.req.valid('json');
-    if (input.provider !== 'google') throw invalidRequest('provider must be google');
+    if (input.provider !== 'google') throw new OAuthError(400, 'provider must be google');
     // One-shot statements over HTTP. The app and the user of the subject the token claims are
     // read together; that user is trusted only once the token is verified for that subject.
     const reads = getHttpDb(c);

@@ -6,7 +6,7 @@ import { buckets, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { PrincipalKind } from '../../domain/principal-rules';
 import type { Config } from '../../env';
-import { notFound } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
 import type { Services } from '../container';
@@ -41,7 +41,7 @@ export async function liveDatabase(db: Queryable, projectId: string, id: string)
           ),
         )
     : [];
-  if (!row) throw notFound('database');
+  if (!row) throw new ApiError('NOT_FOUND', 'database not found');
   return row;
 }
 
@@ -55,7 +55,7 @@ export async function liveBucket(db: Queryable, projectId: string, id: string): 
           and(eq(buckets.id, id.toLowerCase()), eq(buckets.projectId, projectId), isNull(buckets.deletedAt)),
         )
     : [];
-  if (!row) throw notFound('bucket');
+  if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
   return row;
 }
 

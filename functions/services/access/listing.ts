@@ -10,7 +10,7 @@ import { type Queryable, rowsOf } from '../../../db/client';
 import type { ApiKeyCapabilities } from '../../../db/schema';
 import { SLUG_RE } from '../../domain/names';
 import type { Role } from '../../domain/roles';
-import { notFound } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { requireAccount } from '../access';
 import { requireRole } from '../connections/site-access';
@@ -141,9 +141,9 @@ export async function accessListing(
         where s.project_id = (select id from p)) as sites,
       ${extra} as extra`,
   );
-  if (!row?.project) throw notFound('project');
+  if (!row?.project) throw new ApiError('NOT_FOUND', 'project not found');
   requireRole(row.project[1], 'read');
-  if (!row.service) throw notFound(WHAT[kind]);
+  if (!row.service) throw new ApiError('NOT_FOUND', `${WHAT[kind]} not found`);
   const sites = (row.sites ?? []).map(([site_id, site_slug, level]) => ({ site_id, site_slug, level }));
   if (kind === 'auth_app') {
     const keys = (row.extra ?? []) as KeyTuple[];

@@ -15,7 +15,7 @@ import {
   principalExpiry,
   principalLevel,
 } from '../../domain/principal-rules';
-import { ApiError, notFound } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import {
@@ -173,7 +173,7 @@ export async function listPrincipals(
                          and s.deleted_at is null) as found,
                ${livePrincipalsJson(kind, sql`${id}::uuid`)} as list`,
   );
-  if (!row?.found) throw notFound(kind);
+  if (!row?.found) throw new ApiError('NOT_FOUND', `${kind} not found`);
   const now = Date.now();
   return (row.list ?? []).map((t) => principalSummary(kind, t, now));
 }
@@ -196,7 +196,7 @@ async function principalOf(
           ),
         )
     : [];
-  if (!row) throw notFound('principal');
+  if (!row) throw new ApiError('NOT_FOUND', 'principal not found');
   return row;
 }
 
@@ -210,7 +210,7 @@ export async function rotatePrincipal(
 ): Promise<ShownPrincipal> {
   const target = await liveTarget(deps.db, projectId, kind, serviceId);
   const row = await principalOf(deps, target, principalId);
-  if (row.revokedAt) throw notFound('principal');
+  if (row.revokedAt) throw new ApiError('NOT_FOUND', 'principal not found');
   // A stopped database still holds the role: its password changes all the same.
   const rotated = await rotateCredential(deps.adapters, deps.config, target, row.credentialName);
   const [saved] = await deps.db

@@ -13,7 +13,7 @@ import { buckets, connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import type { Config } from '../../env';
-import { unavailable } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { deriveSiteEnv } from '../connections/derive';
@@ -123,7 +123,10 @@ export async function rotateDatabasePassword(
         else throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
       } catch (err) {
         log.error('rotating a main password failed:', (err as Error).message);
-        throw unavailable('the database could not take a new password; nothing was changed, retry later');
+        throw new ApiError(
+          'SERVICE_UNAVAILABLE',
+          'the database could not take a new password; nothing was changed, retry later',
+        );
       }
       [updated] = await tx
         .update(databases)
@@ -148,7 +151,8 @@ export async function rotateBucketKey(
 ): Promise<BucketCredentials> {
   const row = await liveBucket(deps.db, projectId, bucketId);
   const s3 = deps.adapters.s3;
-  if (!s3) throw unavailable('no storage admin system is configured (IAM_ACCESS_KEY_ID)');
+  if (!s3)
+    throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
   const { saved, patchIds } = await deps.db.transaction(async (tx) => {
     const [locked] = await tx.select().from(buckets).where(eq(buckets.id, row.id)).for('update');
     let updated: BucketRow | undefined;
@@ -158,7 +162,10 @@ export async function rotateBucketKey(
         key = await s3.rotateKey(row.physicalName, locked?.accessKeyId ?? row.accessKeyId);
       } catch (err) {
         log.error('rotating a bucket key failed:', (err as Error).message);
-        throw unavailable('the storage provider could not replace the key; nothing was changed, retry later');
+        throw new ApiError(
+          'SERVICE_UNAVAILABLE',
+          'the storage provider could not replace the key; nothing was changed, retry later',
+        );
       }
       [updated] = await tx
         .update(buckets)

@@ -7,7 +7,7 @@ import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../../../db/client';
 import { authUsers } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
-import { ApiError, notFound } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { AuthAppRow } from './apps';
 import { blockCodes, CODE_TTL_MS, STATE_TTL_MS, unblockCodes, unblockNewCodes } from './one-time-codes';
@@ -61,10 +61,10 @@ export async function setUserDisabled(
   userId: string,
   disabled: boolean,
 ): Promise<AdminUserBody> {
-  if (!isUuid(userId)) throw notFound('user');
+  if (!isUuid(userId)) throw new ApiError('NOT_FOUND', 'user not found');
   const user = await db.transaction(async (tx) => {
     const [row] = await tx.update(authUsers).set({ disabled }).where(byId(app.id, userId)).returning();
-    if (!row) throw notFound('user');
+    if (!row) throw new ApiError('NOT_FOUND', 'user not found');
     if (disabled) await revokeUserSessions(tx, row.id);
     return toAdminUser(row);
   });
@@ -82,16 +82,16 @@ export async function setUserDisabled(
  * and unblocked again if the delete fails, so a failure leaves nothing behind.
  */
 export async function deleteUser(db: Db, codes: CodeStore, app: AuthAppRow, userId: string): Promise<void> {
-  if (!isUuid(userId)) throw notFound('user');
+  if (!isUuid(userId)) throw new ApiError('NOT_FOUND', 'user not found');
   const id = userId.toLowerCase();
   const [exists] = await db.select({ id: authUsers.id }).from(authUsers).where(byId(app.id, id)).limit(1);
-  if (!exists) throw notFound('user');
+  if (!exists) throw new ApiError('NOT_FOUND', 'user not found');
   await blockCodes(codes, app.appId, id, 'deleted', DELETED_BLOCK_MS).catch(() => {
     throw new ApiError('SERVICE_UNAVAILABLE', 'the sign-in store could not be reached; nothing was deleted');
   });
   try {
     const [row] = await db.delete(authUsers).where(byId(app.id, id)).returning({ id: authUsers.id });
-    if (!row) throw notFound('user');
+    if (!row) throw new ApiError('NOT_FOUND', 'user not found');
   } catch (err) {
     await unblockCodes(codes, app.appId, id).catch(() => undefined);
     throw err;

@@ -12,7 +12,7 @@ import type { Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
 import { countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
 import { appChecks, clientChecks, enforce, RATE_WINDOW_MS } from './rate-limit';
-import { invalidGrant, type SessionBody, sessionFromCode } from './sessions';
+import { INVALID_CODE, type SessionBody, sessionFromCode } from './sessions';
 import { REFUSAL_MESSAGE } from './users';
 
 /** What the client presents. */
@@ -77,14 +77,15 @@ export async function exchangeCode(
   input: ExchangeInput,
   taken: TakenCode | null,
 ): Promise<SessionBody> {
-  if (!taken) throw invalidGrant();
+  if (!taken) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
   const { record, block } = taken;
   // A verifier outside the rules (43 to 128 of A-Z a-z 0-9 - . _ ~) is as wrong as one that does not match.
   if (!isCodeVerifier(input.code_verifier) || !(await verifierMatches(input.code_verifier, record.challenge)))
-    throw invalidGrant();
-  if (input.redirect_uri !== undefined && input.redirect_uri !== record.redirectUri) throw invalidGrant();
+    throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
+  if (input.redirect_uri !== undefined && input.redirect_uri !== record.redirectUri)
+    throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
   if (block === 'disabled') throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
   if (block === 'app_disabled') throw new OAuthError(403, 'this app is disabled');
-  if (block !== null) throw invalidGrant();
+  if (block !== null) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
   return sessionFromCode(config, slug, record);
 }

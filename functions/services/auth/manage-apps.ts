@@ -9,7 +9,7 @@ import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import type { Config } from '../../env';
-import { ApiError, conflict } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { newId, newSecret } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
 import { enqueueDeliveries } from '../delivery/deliveries';
@@ -95,7 +95,7 @@ export async function createAuthApp(
   projectId: string,
   input: { app_id: string; name?: string },
 ): Promise<AuthAppRow> {
-  const taken = () => conflict(`an auth app with app_id ${input.app_id} already exists`);
+  const taken = () => new ApiError('CONFLICT', `an auth app with app_id ${input.app_id} already exists`);
   const [existing] = await db
     .select({ id: authApps.id })
     .from(authApps)

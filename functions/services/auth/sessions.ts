@@ -32,9 +32,8 @@ export interface SessionBody {
 export const issuerOf = (config: Config, slug: string): string =>
   `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}`;
 
-/** The error every unusable code or refresh token gets. */
-export const invalidGrant = (message = 'invalid or expired code') =>
-  new OAuthError(400, message, 'invalid_grant');
+/** The message of the invalid_grant error an unusable one-time code gets (the exchange's every refusal). */
+export const INVALID_CODE = 'invalid or expired code';
 
 /** What signs an app's tokens: the app's id, slug and keys. */
 export type SigningApp = { id: string; appId: string; signingKeys: StoredSigningKey[] };
@@ -155,7 +154,7 @@ export async function sessionFromCode(
   record: { user: UserBody; refreshCiphertext: string; signingKey?: StoredSigningKey },
 ): Promise<SessionBody> {
   // A code issued before records carried the app's key (at most 120 s old at a deploy).
-  if (!record.signingKey) throw invalidGrant();
+  if (!record.signingKey) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
   const refresh = await config.keyring.decrypt(record.refreshCiphertext);
   return body(config, slug, record.signingKey, record.user, refresh);
 }
@@ -196,7 +195,7 @@ export async function refreshSession(
   );
   if (!row) {
     await refuseRefresh(db, slug, hash);
-    throw invalidGrant('invalid or expired refresh token');
+    throw new OAuthError(400, 'invalid or expired refresh token', 'invalid_grant');
   }
   if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
   const [signingKey] = await ensureSigningKeys(db, config, {

@@ -6,7 +6,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
 import { buckets, databases, sites } from '../../../db/schema';
 import { familyOf } from '../../domain/variables';
-import { badRequest } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan } from './plan';
@@ -124,8 +124,12 @@ export function planServiceSites(
     const id = want.site_id.toLowerCase();
     const site = isUuid(id) ? siteById.get(id) : undefined;
     if (!site)
-      throw badRequest(`${field}.site_id: no site ${want.site_id} in this project`, `${field}.site_id`);
-    if (seen.has(id)) throw badRequest(`${field}: site ${id} is listed twice`, field);
+      throw new ApiError(
+        'BAD_REQUEST',
+        `${field}.site_id: no site ${want.site_id} in this project`,
+        `${field}.site_id`,
+      );
+    if (seen.has(id)) throw new ApiError('BAD_REQUEST', `${field}: site ${id} is listed twice`, field);
     seen.add(id);
     const level = levelFor(resource.kind, want.level, `${field}.level`);
     const existing = mine.get(id);

@@ -6,7 +6,7 @@
 
 import type { HttpDb, Queryable } from '../../../db/client';
 import { type Role, roleAtLeast } from '../../domain/roles';
-import { ApiError, forbidden, notFound, unauthorized } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import type { Membership, Principal } from '../principal';
 import type { ConnectionInfo, ResourceInfo } from './model';
 import { decodeSiteSnapshot, readSiteSnapshot, type SiteSnapshot, siteSnapshotStatement } from './queries';
@@ -21,11 +21,12 @@ export interface SiteContext {
 
 /** The account behind a caller of connection routes; every other kind of caller is refused. */
 export function connectionCaller(principal: Principal): string {
-  if (principal.type === 'anonymous' || principal.type === 'invalid') throw unauthorized();
-  if (principal.type === 'operator') throw forbidden('the operator token can only create accounts');
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+  if (principal.type === 'operator')
+    throw new ApiError('FORBIDDEN', 'the operator token can only create accounts');
   // A managed key is minted from connections; a key able to change them could widen itself.
   if (principal.type === 'api_key')
-    throw forbidden("project API keys cannot use a site's connection or deploy routes");
+    throw new ApiError('FORBIDDEN', "project API keys cannot use a site's connection or deploy routes");
   return principal.accountId;
 }
 
@@ -46,7 +47,7 @@ export async function siteAccess(
 ): Promise<SiteContext> {
   const accountId = connectionCaller(principal);
   const snap = await readSiteSnapshot(db, accountId, idOrSlug, siteId);
-  if (!snap.project?.role) throw notFound('project');
+  if (!snap.project?.role) throw new ApiError('NOT_FOUND', 'project not found');
   return siteContext(snap, snap.project.role, role);
 }
 
@@ -67,14 +68,14 @@ export function siteFromRows(
 ): SiteContext {
   connectionCaller(principal);
   const snap = decodeSiteSnapshot((answer as { rows: unknown[] }).rows[0]);
-  if (!membership?.role || !snap.project) throw notFound('project');
+  if (!membership?.role || !snap.project) throw new ApiError('NOT_FOUND', 'project not found');
   return siteContext(snap, membership.role, role);
 }
 
 function siteContext(snap: SiteSnapshot, held: Role, role: Role): SiteContext {
-  if (!snap.project) throw notFound('project');
+  if (!snap.project) throw new ApiError('NOT_FOUND', 'project not found');
   requireRole(held, role);
-  if (!snap.site) throw notFound('site');
+  if (!snap.site) throw new ApiError('NOT_FOUND', 'site not found');
   return {
     project: { id: snap.project.id, slug: snap.project.slug },
     site: snap.site,

@@ -3,7 +3,7 @@
  * set, rotate. Each validates first and throws the API's 4xx before anything is touched.
  */
 import { defaultLevel, isLevelOf, type Kind, LEVELS, type Level } from '../../domain/levels';
-import { ApiError, badRequest, notFound } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, connectionKey, type ResourceInfo } from './model';
 import { emptyPlan, type Plan } from './plan';
@@ -22,7 +22,11 @@ const KIND_WORD: Record<Kind, string> = { database: 'database', bucket: 'bucket'
 export function levelFor(kind: Kind, level: string | undefined, field: string): Level {
   if (level === undefined) return defaultLevel(kind);
   if (!isLevelOf(kind, level)) {
-    throw badRequest(`${field}: a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`, field);
+    throw new ApiError(
+      'BAD_REQUEST',
+      `${field}: a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`,
+      field,
+    );
   }
   return level;
 }
@@ -31,7 +35,8 @@ export function levelFor(kind: Kind, level: string | undefined, field: string): 
 export function resourceFor(ctx: SiteContext, kind: Kind, resourceId: string, field: string): ResourceInfo {
   const id = resourceId.toLowerCase();
   const resource = isUuid(id) ? ctx.resources.find((r) => r.kind === kind && r.id === id) : undefined;
-  if (!resource) throw badRequest(`${field}: no ${KIND_WORD[kind]} ${resourceId} in this project`, field);
+  if (!resource)
+    throw new ApiError('BAD_REQUEST', `${field}: no ${KIND_WORD[kind]} ${resourceId} in this project`, field);
   return resource;
 }
 
@@ -42,7 +47,8 @@ export function findConnection(ctx: SiteContext, kind: Kind, resourceId: string)
 }
 
 function refuseDisabled(resource: ResourceInfo, field: string): void {
-  if (!resource.available) throw badRequest(`${field}: auth app ${resource.name} is disabled`, field);
+  if (!resource.available)
+    throw new ApiError('BAD_REQUEST', `${field}: auth app ${resource.name} is disabled`, field);
 }
 
 /** Whether `to` is a higher level of `kind` than `from` (LEVELS lists them weakest first). */
@@ -97,7 +103,8 @@ export function planReplace(ctx: SiteContext, desired: readonly DesiredConnectio
     const resource = resourceFor(ctx, want.kind, want.resource_id, `${field}.resource_id`);
     const level = levelFor(want.kind, want.level, `${field}.level`);
     const key = connectionKey(want.kind, resource.id);
-    if (seen.has(key)) throw badRequest(`${field}: ${want.kind} ${resource.id} is listed twice`, field);
+    if (seen.has(key))
+      throw new ApiError('BAD_REQUEST', `${field}: ${want.kind} ${resource.id} is listed twice`, field);
     seen.add(key);
     const existing = findConnection(ctx, want.kind, resource.id);
     if (existing) {
@@ -114,10 +121,14 @@ export function planReplace(ctx: SiteContext, desired: readonly DesiredConnectio
 /** Rotate: a new secret for the connection's own credential only. */
 export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
   if (kind === 'auth_app') {
-    throw badRequest('kind: only database and bucket connections have a credential to rotate', 'kind');
+    throw new ApiError(
+      'BAD_REQUEST',
+      'kind: only database and bucket connections have a credential to rotate',
+      'kind',
+    );
   }
   const existing = findConnection(ctx, kind, resourceId);
-  if (!existing) throw notFound(`${KIND_WORD[kind]} connection`);
+  if (!existing) throw new ApiError('NOT_FOUND', `${KIND_WORD[kind]} connection not found`);
   if (existing.credentialMode !== 'own' || !existing.credentialName) {
     throw new ApiError(
       'SHARED_CREDENTIAL',
@@ -130,7 +141,7 @@ export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Pl
 /** Promote: the connection takes its family's plain names (CONTRACT §9); a no-op when it holds them. */
 export function planPromote(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
   const existing = findConnection(ctx, kind, resourceId);
-  if (!existing) throw notFound(`${KIND_WORD[kind]} connection`);
+  if (!existing) throw new ApiError('NOT_FOUND', `${KIND_WORD[kind]} connection not found`);
   const plan = emptyPlan(ctx.project.id, ctx.connections);
   if (!existing.holdsPlain) plan.promotes.push(existing);
   return plan;

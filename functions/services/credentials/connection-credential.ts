@@ -9,7 +9,7 @@ import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
 import { type BucketLevel, type DatabaseLevel, isLevelOf, type Level } from '../../domain/levels';
 import type { Config } from '../../env';
-import { unavailable } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { bucketProvisioner } from './bucket';
 import { mongoProvisioner } from './mongodb';
 import { postgresProvisioner } from './postgres';
@@ -49,13 +49,15 @@ export function usesSharedCredential(target: CredentialTarget): boolean {
 /** The provisioner of the target's kind (and engine); 503 when the deployment configures none. */
 export function provisionerFor(adapters: Adapters, target: CredentialTarget): ProvisionedTarget {
   if (target.kind === 'bucket') {
-    if (!adapters.s3) throw unavailable('no storage admin system is configured (IAM_ACCESS_KEY_ID)');
+    if (!adapters.s3)
+      throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
     return { ...target, provisioner: bucketProvisioner(adapters.s3) };
   }
   if (target.resource.engine === 'postgresql') {
     return { ...target, provisioner: postgresProvisioner(adapters.postgres) };
   }
-  if (!adapters.mongodb) throw unavailable('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+  if (!adapters.mongodb)
+    throw new ApiError('SERVICE_UNAVAILABLE', 'no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
   return { ...target, provisioner: mongoProvisioner(adapters.mongodb) };
 }
 

@@ -8,7 +8,7 @@
  */
 import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { BucketLevel, DatabaseLevel, Level } from '../../domain/levels';
-import { ApiError, unavailable } from '../../lib/errors';
+import { ApiError } from '../../lib/errors';
 import { log } from '../../lib/logger';
 
 /** A credential at an outside system. */
@@ -56,6 +56,9 @@ export async function outside<T>(what: string, work: () => Promise<T>): Promise<
     if (err instanceof ApiError) throw err;
     // The message of a driver or provider error never carries the secret we sent.
     log.error(`${what} failed:`, err);
-    throw unavailable(`the service could not ${what}; nothing was changed, retry later`);
+    throw new ApiError(
+      'SERVICE_UNAVAILABLE',
+      `the service could not ${what}; nothing was changed, retry later`,
+    );
   }
 }
