@@ -37,9 +37,10 @@ export const AtlasCreateUserSchema = z.object({
   labels: z.array(z.object({ key: z.string(), value: z.string() })).optional(),
   /** Atlas deletes the user at this time (ISO 8601); set for an expiring named principal. */
   deleteAfterDate: z.string().optional(),
-  /** MongoDB's user restriction: logins only from these CIDRs (a principal's allowlist). */
-  authenticationRestrictions: z.array(z.object({ clientSource: z.array(z.string()).min(1) })).optional(),
 });
+// No per-user source restriction: Atlas's CloudDatabaseUser has no `authenticationRestrictions`
+// (only the project-wide IP access list), and Atlas rolls back user changes made on the cluster
+// itself, so a MongoDB principal with an allowlist is refused before any call (CONTRACT §7).
 
 /** The body of PATCH /groups/{groupId}/databaseUsers/{databaseName}/{username}. */
 export const AtlasUpdateUserSchema = z
@@ -91,10 +92,9 @@ export interface MongoAdmin {
   listUsers(): Promise<MongoUser[]>;
 }
 
-/** A named principal's expiry and source allowlist, enforced by Atlas itself. */
+/** A named principal's expiry, enforced by Atlas itself (deleteAfterDate). */
 export interface UserLimits {
   expiresAt: Date | null;
-  allowedSources: string[];
 }
 
 /** An error answered by the admin API, with its HTTP status and Atlas errorCode. */
@@ -151,9 +151,6 @@ export class AtlasMongoAdmin implements MongoAdmin {
       roles: mongoRoles(database, level),
       labels: [{ key: CREATED_LABEL, value: new Date().toISOString() }],
       ...(limits?.expiresAt ? { deleteAfterDate: limits.expiresAt.toISOString() } : {}),
-      ...(limits?.allowedSources.length
-        ? { authenticationRestrictions: [{ clientSource: limits.allowedSources }] }
-        : {}),
     });
     await this.call('POST', '/databaseUsers', body);
   }

@@ -14,6 +14,7 @@ import {
   type PrincipalKind,
   principalExpiry,
   principalLevel,
+  requireNoMongoAllowlist,
 } from '../../domain/principal-rules';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
@@ -126,6 +127,7 @@ export async function createPrincipal(
       'SHARED_CREDENTIAL',
       'a standalone MongoDB has only its shared user; use the database credentials instead',
     );
+  if (target.kind === 'database' && target.resource.engine === 'mongodb') requireNoMongoAllowlist(sources);
   if (await liveNamed(deps.db, kind, target.resource.id, input.name)) throw nameTaken(input.name);
   const made = await createOwnCredential(deps.adapters, target, level, {
     expiresAt,

@@ -7,12 +7,20 @@ import { type DatabaseProvisioner, outside } from './provisioner';
 export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
   return {
     create(db, level, limits) {
+      // Atlas has no per-user source restriction; the principal service refuses one with 400.
+      if (limits?.allowedSources.length) throw new Error('a MongoDB user cannot have a source allowlist');
       const password = randomPassword();
       return outside('prepare the database user', async () => {
         for (let attempt = 0; ; attempt++) {
           const name = `c_${randomLowerAlnum(8)}`;
           try {
-            await admin.createUser(db.physicalName, name, password, level, limits);
+            await admin.createUser(
+              db.physicalName,
+              name,
+              password,
+              level,
+              limits && { expiresAt: limits.expiresAt },
+            );
             return { name, secret: password };
           } catch (err) {
             // A taken name answers 409 (USER_ALREADY_EXISTS); draw again.

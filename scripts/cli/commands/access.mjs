@@ -254,7 +254,7 @@ export function registerPrincipals(program) {
       .requiredOption('--level <level>', 'database: read-only or connect; bucket: read or read-write')
       .option(
         '--allow <cidr>',
-        'a source it may be used from (repeatable; a bare address is /32 or /128); default any',
+        'a source it may be used from (repeatable; a bare address is /32 or /128; not on MongoDB, whose Atlas has no per-user restriction); default any',
         (/** @type {string} */ v, /** @type {string[]} */ all) => [...all, v],
         /** @type {string[]} */ ([]),
       )

@@ -35,11 +35,8 @@ const CreateUser = z
       .optional(),
     description: z.string().max(100).optional(),
     deleteAfterDate: z.iso.datetime({ offset: true }).optional(),
-    // MongoDB's user-document restriction (createUser), which Tether's principals rely on for
-    // a source allowlist (CONTRACT §7).
-    authenticationRestrictions: z
-      .array(z.object({ clientSource: z.array(z.string().min(1)).min(1) }).strict())
-      .optional(),
+    // No `authenticationRestrictions`: MongoDB's createUser takes it, Atlas's CloudDatabaseUser
+    // does not, so the stand-in refuses it like any other undocumented field.
     awsIAMType: z.enum(['NONE', 'USER', 'ROLE']).optional(),
     ldapAuthType: z.enum(['NONE', 'USER', 'GROUP']).optional(),
     oidcAuthType: z.enum(['NONE', 'IDP_GROUP', 'USER']).optional(),
@@ -54,7 +51,6 @@ interface StoredUser {
   roles: Array<z.infer<typeof Role>>;
   labels: Array<z.infer<typeof Label>>;
   deleteAfterDate?: string;
-  authenticationRestrictions?: Array<{ clientSource: string[] }>;
   /** Kept only so tests can check a login would work; a real cluster keeps a SCRAM verifier. */
   password: string;
 }
@@ -67,6 +63,11 @@ export interface AtlasStandIn {
   adminKey: string;
   /** Whether `username` exists with `password` and exactly these roles (for tests). */
   user(username: string): StoredUser | undefined;
+  /**
+   * Whether a SCRAM login as `username` with `password` would succeed now: the user exists,
+   * the password is its own and its deleteAfterDate has not passed (Atlas deletes it then).
+   */
+  authenticates(username: string, password: string): boolean;
   /** Every request body received, for shape checks in tests. */
   requests: Array<{ method: string; path: string; body: unknown }>;
   /** How many access tokens it has issued. */
@@ -177,9 +178,6 @@ export async function startAtlasStandIn(
         labels: parsed.data.labels ?? [],
         password: parsed.data.password,
         ...(parsed.data.deleteAfterDate ? { deleteAfterDate: parsed.data.deleteAfterDate } : {}),
-        ...(parsed.data.authenticationRestrictions
-          ? { authenticationRestrictions: parsed.data.authenticationRestrictions }
-          : {}),
       };
       users.set(u.username, u);
       save();
@@ -214,6 +212,11 @@ export async function startAtlasStandIn(
     adminUrl: `http://127.0.0.1:${port}/api/atlas/v2/groups/${groupId}`,
     adminKey: `${clientId}:${clientSecret}`,
     user: (name) => users.get(name),
+    authenticates(name, password) {
+      const u = users.get(name);
+      if (!u || (u.deleteAfterDate && Date.parse(u.deleteAfterDate) <= Date.now())) return false;
+      return same(u.password, password);
+    },
     requests,
     tokensIssued: () => tokens.size,
     stop: () =>
