@@ -20,24 +20,49 @@ export type BucketLevel = LevelOf<'bucket'>;
 /** An auth app connection's level. */
 export type AuthAppLevel = LevelOf<'auth_app'>;
 /** A level with the kind it belongs to: narrowing `kind` narrows `level`. */
-export type KindLevel = { [K in Kind]: { kind: K; level: LevelOf<K> } }[Kind];
+export type KindLevel<K extends Kind = Kind> = { [P in K]: { kind: P; level: LevelOf<P> } }[K];
+/** A level of a kind whose connections hold a credential of their own (a database or a bucket). */
+export type CredentialLevel = KindLevel<'database' | 'bucket'>;
+
+/** What a request asks for: a service of some kind and, optionally, a level of that kind. */
+export type DesiredLevel<K extends Kind = Kind> = { [P in K]: { kind: P; level?: LevelOf<P> } }[K];
+
+/** Whether the level's kind holds a credential of its own (a database's or a bucket's). */
+export const isCredentialLevel = (l: KindLevel): l is CredentialLevel => l.kind !== 'auth_app';
+
+/** Words for a kind in messages. */
+export const KIND_WORD: Record<Kind, string> = {
+  database: 'database',
+  bucket: 'bucket',
+  auth_app: 'auth app',
+};
 
 /**
  * The level a connection gets when none is given: what connections have always granted
  * (spec, Versioning 4): connect, read-write, and client (admin is opt-in, never a default).
  */
-export const DEFAULT_LEVEL = {
+export const DEFAULT_LEVEL: { [K in Kind]: LevelOf<K> } = {
   database: 'connect',
   bucket: 'read-write',
   auth_app: 'client',
-} as const satisfies Record<Kind, Level>;
+};
 
-/** The level a connection gets when none is given. */
-export const defaultLevel = (kind: Kind): Level => DEFAULT_LEVEL[kind];
+/** The level asked for, or the kind's default when none is. */
+export const levelOrDefault = <K extends Kind>(want: DesiredLevel<K>): KindLevel<K> =>
+  ({ kind: want.kind, level: want.level ?? DEFAULT_LEVEL[want.kind] }) as KindLevel<K>;
 
-/** Whether `level` is one of the kind's levels. */
-export const isLevelOf = (kind: Kind, level: string): level is Level =>
+/** Whether `level` is one of the kind's levels: where a request or a form names a level. */
+export const isLevelOf = <K extends Kind>(kind: K, level: string): level is LevelOf<K> =>
   (LEVELS[kind] as readonly string[]).includes(level);
+
+/**
+ * A stored connection's kind and level as one value. Both were written together from a
+ * KindLevel (the request's schema checked it), so the pairing holds by construction.
+ */
+export const storedLevel = (row: { kind: Kind; level: Level }): KindLevel => row as KindLevel;
+
+/** The weaker-to-stronger position of a level within its kind (LEVELS lists them weakest first). */
+export const levelRank = (l: KindLevel): number => (LEVELS[l.kind] as readonly string[]).indexOf(l.level);
 
 /** Whether a string names a kind. */
 export const isKind = (value: string): value is Kind => (KINDS as readonly string[]).includes(value);

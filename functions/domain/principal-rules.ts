@@ -3,20 +3,20 @@
  * source allowlist as CIDRs, and its expiry (in the future, at most one year ahead).
  */
 import { ApiError } from '../lib/errors';
-import { isLevelOf, LEVELS, type Level } from './levels';
+import { type CredentialLevel, isLevelOf, LEVELS } from './levels';
 
 /** A service kind that holds principals (an auth app has restricted keys instead). */
 export type PrincipalKind = 'database' | 'bucket';
 
-/** Checks `level` is one of the kind's levels (the same two as a site's connection). */
-export function principalLevel(kind: PrincipalKind, level: string): Level {
+/** `level` as one of the kind's levels (the same two as a site's connection), or 400. */
+export function principalLevel(kind: PrincipalKind, level: string): CredentialLevel {
   if (!isLevelOf(kind, level))
     throw new ApiError(
       'BAD_REQUEST',
       `level: a ${kind} principal takes ${LEVELS[kind].join(' or ')}`,
       'level',
     );
-  return level;
+  return { kind, level } as CredentialLevel;
 }
 
 const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;

@@ -15,12 +15,18 @@ function fieldOf(path: ReadonlyArray<PropertyKey>): string {
   );
 }
 
-/** Turns a zod error into the API's 400 naming the first offending field. */
+/**
+ * Turns a zod error into the API's 400 naming the first offending field: VALIDATION_FAILED, or
+ * the code a schema's own check gives its issue (`params.apiCode`, such as BAD_REQUEST for a
+ * level its kind does not accept).
+ */
 export function validationError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   const field = issue ? fieldOf(issue.path) : '';
   const message = issue ? `${field || 'body'}: ${issue.message}` : 'invalid request';
-  return new ApiError('VALIDATION_FAILED', message, field || undefined);
+  const code =
+    issue?.code === 'custom' && issue.params?.apiCode === 'BAD_REQUEST' ? 'BAD_REQUEST' : 'VALIDATION_FAILED';
+  return new ApiError(code, message, field || undefined);
 }
 
 /** A route-group app whose validation failures become the API's 400. */

@@ -1,7 +1,15 @@
 /** Schemas and helpers the connection route groups share. */
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
-import { KINDS, LEVELS } from '../domain/levels';
+import {
+  type DesiredLevel,
+  isLevelOf,
+  KIND_WORD,
+  KINDS,
+  type Kind,
+  LEVELS,
+  type LevelOf,
+} from '../domain/levels';
 import { z } from '../lib/openapi';
 import type { ConnectionDeps } from '../services/connections/prepare';
 
@@ -48,11 +56,54 @@ export const readOnlyFields = <K extends string>(...names: K[]) =>
 /** A kind path or body field; an unknown kind is a 400. */
 export const KindSchema = z.enum(KINDS).openapi({ description: 'database, bucket or auth_app' });
 
-/** A level, checked against the kind by the service (400 when the kind does not accept it). */
+/** A level field; `desiredLevel` and `levelOfKind` check it against its kind. */
 export const LevelSchema = z.string().max(32).openapi({
   description:
     'database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin',
 });
+
+type RefinementContext = z.core.$RefinementCtx;
+
+/**
+ * `level` as a level of `kind`, or an issue on `path` answered as 400 BAD_REQUEST naming the
+ * kind's levels (the API's body for a level the kind does not accept, spec: Errors).
+ */
+function checkLevel<K extends Kind>(
+  kind: K,
+  level: string,
+  ctx: RefinementContext,
+  path: PropertyKey[],
+): LevelOf<K> {
+  if (isLevelOf(kind, level)) return level;
+  ctx.addIssue({
+    code: 'custom',
+    path,
+    message: `a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`,
+    params: { apiCode: 'BAD_REQUEST' },
+  });
+  return z.NEVER;
+}
+
+/** The level field of a route whose path fixes the kind: a level of that kind. */
+export const levelOfKind = <K extends Kind>(kind: K) =>
+  LevelSchema.transform((level, ctx) => checkLevel(kind, level, ctx, []));
+
+/**
+ * A `{kind, resource_id, level?}` entry, parsed into a discriminated union by kind whose level
+ * is one of that kind's: the type the planners and the credential provisioners receive.
+ */
+export const DesiredConnectionSchema = z
+  .object({
+    kind: KindSchema,
+    resource_id: z.string().max(100),
+    level: LevelSchema.optional(),
+    ...readOnlyFields('site_id', 'site_slug', 'resource_name', 'env_names', 'created_at'),
+  })
+  .strict()
+  .transform(({ kind, resource_id, level }, ctx) => {
+    const want = { kind, level: level === undefined ? undefined : checkLevel(kind, level, ctx, ['level']) };
+    return { resource_id, ...(want as DesiredLevel) };
+  });
 
 /** The dependencies of connection changes for this request. */
 export function connectionDeps(c: Context<AppEnv>): ConnectionDeps {

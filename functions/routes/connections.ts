@@ -31,9 +31,8 @@ import {
   AvailableSchema,
   ConnectionSchema,
   connectionDeps,
+  DesiredConnectionSchema,
   KindSchema,
-  LevelSchema,
-  readOnlyFields,
 } from './connection-schemas';
 import { access, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
@@ -42,14 +41,6 @@ const SiteParams = ProjectParam.extend({
   siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
 });
 const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
-const Desired = z
-  .object({
-    kind: KindSchema,
-    resource_id: z.string().max(100),
-    level: LevelSchema.optional(),
-    ...readOnlyFields('site_id', 'site_slug', 'resource_name', 'env_names', 'created_at'),
-  })
-  .strict();
 const tags = ['connections'];
 
 function site(c: Context<AppEnv>, params: { id: string; siteId: string }, role: 'read' | 'write') {
@@ -129,7 +120,7 @@ connectionsRoutes.openapi(
     summary: "Replace the site's whole set of connections (all or nothing; only what moved is re-derived)",
     request: {
       params: SiteParams,
-      ...jsonBody(z.object({ connections: z.array(Desired).max(1000) }).strict()),
+      ...jsonBody(z.object({ connections: z.array(DesiredConnectionSchema).max(1000) }).strict()),
     },
     responses: {
       200: json(z.object({ connections: z.array(ConnectionSchema) }), 'the connections after the write'),
@@ -157,7 +148,7 @@ connectionsRoutes.openapi(
     tags,
     summary: 'Connect one service, or change the level of its connection',
     description: "Without level: a new connection gets the kind's default; an existing one keeps its level.",
-    request: { params: SiteParams, ...jsonBody(Desired) },
+    request: { params: SiteParams, ...jsonBody(DesiredConnectionSchema) },
     responses: { 201: json(ConnectionSchema, 'the stored connection'), ...errorResponses(409, 503) },
   }),
   async (c) => {

@@ -10,13 +10,14 @@ import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z
 import { applyPlan } from '../services/connections/apply';
 import { retryOnConcurrentChange } from '../services/connections/retry';
 import {
+  type DesiredSite,
   findLiveService,
   planServiceSites,
   readServiceScope,
   serviceSites,
   serviceSitesAfter,
 } from '../services/connections/service-plans';
-import { connectionDeps, LevelSchema, readOnlyFields } from './connection-schemas';
+import { connectionDeps, levelOfKind, readOnlyFields } from './connection-schemas';
 import { access } from './shared';
 
 const ServiceSiteSchema = z
@@ -29,21 +30,24 @@ const ServiceSiteSchema = z
   })
   .openapi('ServiceSite');
 const SitesBody = z.object({ sites: z.array(ServiceSiteSchema) });
-const PutBody = z
-  .object({
-    sites: z
-      .array(
-        z
-          .object({
-            site_id: z.string().max(100),
-            level: LevelSchema.optional(),
-            ...readOnlyFields('site_slug', 'env_names', 'created_at'),
-          })
-          .strict(),
-      )
-      .max(1000),
-  })
-  .strict();
+/** The PUT body of a service of `kind`: each entry's level is one of that kind's. */
+const putBody = (kind: ServiceKind) =>
+  z
+    .object({
+      sites: z
+        .array(
+          z
+            .object({
+              site_id: z.string().max(100),
+              level: levelOfKind(kind).optional(),
+              ...readOnlyFields('site_slug', 'env_names', 'created_at'),
+            })
+            .strict()
+            .transform(({ site_id, level }) => ({ site_id, kind, level }) as DesiredSite),
+        )
+        .max(1000),
+    })
+    .strict();
 const Params = z.object({ id: z.string() });
 
 type ServiceKind = 'database' | 'bucket';
@@ -90,7 +94,7 @@ for (const [prefix, kind] of [
       path: `/${prefix}/{id}/sites`,
       tags,
       summary: `Replace the whole set of sites connected to this ${kind} (level optional, default as everywhere)`,
-      request: { params: Params, ...jsonBody(PutBody) },
+      request: { params: Params, ...jsonBody(putBody(kind)) },
       responses: { 200: json(SitesBody, 'the connected sites after the write'), ...errorResponses(409, 503) },
     }),
     async (c) => {

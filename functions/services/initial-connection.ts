@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '../../db/client';
 import { sites } from '../../db/schema';
-import { defaultLevel, type Kind } from '../domain/levels';
+import { type Kind, levelOrDefault } from '../domain/levels';
 import { type Engine, familyOf } from '../domain/variables';
 import type { Config } from '../env';
 import { type StagedPlan, stagePlan } from './connections/apply';
@@ -29,7 +29,7 @@ async function initialPlan(db: DbOrTx, projectId: string, resource: ResourceInfo
   if (!only) return null;
   const before = await readProjectConnections(db, projectId, { siteId: only.id });
   const plan = emptyPlan(projectId, before);
-  plan.adds.push({ siteId: only.id, siteSlug: only.slug, resource, level: defaultLevel(resource.kind) });
+  plan.adds.push({ siteId: only.id, siteSlug: only.slug, resource, grant: levelOrDefault(resource) });
   plan.rereadUnderLock = true;
   return plan;
 }

@@ -58,7 +58,7 @@ async function s3As(key: { name: string; secret: string }, method: string, path:
 }
 
 async function own(level: BucketLevel) {
-  const made = await createConnectionCredential(adapters, config(), target(), level);
+  const made = await createConnectionCredential(adapters, config(), target(), { kind: 'bucket', level });
   if (made.mode !== 'own') throw new Error('expected an own key');
   return made;
 }
@@ -110,9 +110,9 @@ describe('bucket keys used for real', () => {
   it('a level change keeps the key id and secret and changes what it may do', async () => {
     const key = await own('read');
     expect(await s3As(key, 'PUT', `/${bucket}/l.txt`, 'x')).toBe(403);
-    await setCredentialLevel(adapters, config(), target(), key.name, 'read-write');
+    await setCredentialLevel(adapters, config(), target(), key.name, { kind: 'bucket', level: 'read-write' });
     expect(await s3As(key, 'PUT', `/${bucket}/l.txt`, 'x')).toBe(200);
-    await setCredentialLevel(adapters, config(), target(), key.name, 'read');
+    await setCredentialLevel(adapters, config(), target(), key.name, { kind: 'bucket', level: 'read' });
     expect(await s3As(key, 'PUT', `/${bucket}/l.txt`, 'y')).toBe(403);
   });
 
@@ -155,7 +155,10 @@ describe('failures leave nothing behind', () => {
       },
     });
     const before = aws.state();
-    const attempt = createConnectionCredential({ ...adapters, s3: failing }, config(), target(), 'read');
+    const attempt = createConnectionCredential({ ...adapters, s3: failing }, config(), target(), {
+      kind: 'bucket',
+      level: 'read',
+    });
     await expect(attempt).rejects.toMatchObject({ status: 503 });
     expect(aws.state()).toEqual(before);
   });
@@ -171,14 +174,16 @@ describe('failures leave nothing behind', () => {
     const key = await own('read');
     const before = aws.state();
     const downAdapters = { ...adapters, s3: down };
-    await expect(createConnectionCredential(downAdapters, config(), target(), 'read')).rejects.toMatchObject({
+    await expect(
+      createConnectionCredential(downAdapters, config(), target(), { kind: 'bucket', level: 'read' }),
+    ).rejects.toMatchObject({
       status: 503,
     });
     await expect(rotateCredential(downAdapters, config(), target(), key.name)).rejects.toMatchObject({
       status: 503,
     });
     await expect(
-      setCredentialLevel(downAdapters, config(), target(), key.name, 'read-write'),
+      setCredentialLevel(downAdapters, config(), target(), key.name, { kind: 'bucket', level: 'read-write' }),
     ).rejects.toMatchObject({
       status: 503,
     });
@@ -187,7 +192,10 @@ describe('failures leave nothing behind', () => {
 
   it('no configured storage admin answers 503', async () => {
     await expect(
-      createConnectionCredential({ ...adapters, s3: null }, config(), target(), 'read'),
+      createConnectionCredential({ ...adapters, s3: null }, config(), target(), {
+        kind: 'bucket',
+        level: 'read',
+      }),
     ).rejects.toMatchObject({
       status: 503,
     });

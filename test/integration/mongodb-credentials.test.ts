@@ -46,7 +46,7 @@ function target(over: Partial<DatabaseRow> = {}): CredentialTarget {
 }
 
 async function own(level: DatabaseLevel) {
-  const made = await createConnectionCredential(adapters, config(), target(), level);
+  const made = await createConnectionCredential(adapters, config(), target(), { kind: 'database', level });
   if (made.mode !== 'own') throw new Error('expected an own user');
   return made;
 }
@@ -100,7 +100,7 @@ describe('MongoDB connection users (replica set)', () => {
 
   it('a level change keeps the name and password; rotate changes only the password', async () => {
     const made = await own('read-only');
-    await setCredentialLevel(adapters, config(), target(), made.name, 'connect');
+    await setCredentialLevel(adapters, config(), target(), made.name, { kind: 'database', level: 'connect' });
     expect(atlas.user(made.name)).toMatchObject({
       roles: [{ roleName: 'readWrite', databaseName: physical }],
       password: made.secret,
@@ -134,10 +134,16 @@ describe('shared credential and failures', () => {
   it('a standalone database or a stopped one hands out the shared user and calls nothing', async () => {
     const count = atlas.requests.length;
     expect(
-      await createConnectionCredential(adapters, config(), target({ replicaSet: false }), 'connect'),
+      await createConnectionCredential(adapters, config(), target({ replicaSet: false }), {
+        kind: 'database',
+        level: 'connect',
+      }),
     ).toEqual({ mode: 'shared' });
     expect(
-      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), 'connect'),
+      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), {
+        kind: 'database',
+        level: 'connect',
+      }),
     ).toEqual({ mode: 'shared' });
     expect(atlas.requests.length).toBe(count);
   });
@@ -147,7 +153,9 @@ describe('shared credential and failures', () => {
     closed.port = String(await freePort());
     const down = { ...adapters, mongodb: new AtlasMongoAdmin(closed.toString(), atlas.adminKey) };
     const count = atlas.requests.length;
-    await expect(createConnectionCredential(down, config(), target(), 'connect')).rejects.toMatchObject({
+    await expect(
+      createConnectionCredential(down, config(), target(), { kind: 'database', level: 'connect' }),
+    ).rejects.toMatchObject({
       status: 503,
     });
     expect(atlas.requests.length).toBe(count);
@@ -155,7 +163,9 @@ describe('shared credential and failures', () => {
 
   it('a refusing admin API (bad key) answers 503', async () => {
     const bad = { ...adapters, mongodb: new AtlasMongoAdmin(atlas.adminUrl, 'someone:wrong') };
-    await expect(createConnectionCredential(bad, config(), target(), 'connect')).rejects.toMatchObject({
+    await expect(
+      createConnectionCredential(bad, config(), target(), { kind: 'database', level: 'connect' }),
+    ).rejects.toMatchObject({
       status: 503,
     });
   });

@@ -57,7 +57,7 @@ const target = (over: Partial<DatabaseRow> = {}): CredentialTarget => ({
 });
 
 async function own(level: DatabaseLevel): Promise<{ name: string; secret: string }> {
-  const made = await createConnectionCredential(adapters, config(), target(), level);
+  const made = await createConnectionCredential(adapters, config(), target(), { kind: 'database', level });
   if (made.mode !== 'own') throw new Error('expected an own credential');
   return made;
 }
@@ -165,7 +165,7 @@ describe('PostgreSQL per-connection roles', () => {
     const su = await superuser(physical);
     await su.query(`CREATE TABLE legacy_owned (id int); ALTER TABLE legacy_owned OWNER TO "${c.name}"`);
     await su.end();
-    await setCredentialLevel(adapters, config(), target(), c.name, 'read-only');
+    await setCredentialLevel(adapters, config(), target(), c.name, { kind: 'database', level: 'read-only' });
     const s = await session(c.name, c.secret);
     await s.query('SET ROLE NONE');
     expect((await s.query('SELECT count(*)::int AS n FROM legacy_owned')).rows[0].n).toBe(0);
@@ -179,11 +179,11 @@ describe('PostgreSQL per-connection roles', () => {
     const c = await own('read-only');
     const s1 = await session(c.name, c.secret);
     expect(await sqlState(s1, 'CREATE TABLE lvl_t (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
-    await setCredentialLevel(adapters, config(), target(), c.name, 'connect');
+    await setCredentialLevel(adapters, config(), target(), c.name, { kind: 'database', level: 'connect' });
     expect(await sqlState(s1, 'SELECT 1')).not.toBeNull();
     const s2 = await session(c.name, c.secret);
     await s2.query('CREATE TABLE lvl_t (id int)');
-    await setCredentialLevel(adapters, config(), target(), c.name, 'read-only');
+    await setCredentialLevel(adapters, config(), target(), c.name, { kind: 'database', level: 'read-only' });
     const s3 = await session(c.name, c.secret);
     expect((await s3.query('SELECT count(*)::int AS n FROM lvl_t')).rows[0].n).toBe(0);
     expect(await sqlState(s3, 'INSERT INTO lvl_t VALUES (1)')).toBe(INSUFFICIENT_PRIVILEGE);
@@ -253,12 +253,20 @@ describe('shared credential and failures', () => {
 
   it('a stopped database and a standalone MongoDB are served by the shared credential', async () => {
     expect(
-      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), 'connect'),
+      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), {
+        kind: 'database',
+        level: 'connect',
+      }),
     ).toEqual({
       mode: 'shared',
     });
     const standalone = target({ engine: 'mongodb', replicaSet: false });
-    expect(await createConnectionCredential(adapters, config(), standalone, 'connect')).toEqual({
+    expect(
+      await createConnectionCredential(adapters, config(), standalone, {
+        kind: 'database',
+        level: 'connect',
+      }),
+    ).toEqual({
       mode: 'shared',
     });
   });
@@ -275,7 +283,10 @@ describe('shared credential and failures', () => {
         .sort();
     const before = await ours();
     expect(before.length).toBeGreaterThan(0);
-    const attempt = createConnectionCredential(down, config(), target(), 'connect');
+    const attempt = createConnectionCredential(down, config(), target(), {
+      kind: 'database',
+      level: 'connect',
+    });
     await expect(attempt).rejects.toBeInstanceOf(ApiError);
     await expect(attempt).rejects.toMatchObject({ status: 503 });
     await expect(rotateCredential(down, config(), target(), before[0] ?? 'c_00000000')).rejects.toMatchObject(

@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Level } from '../../functions/domain/levels';
 import type { ApiError } from '../../functions/lib/errors';
+import { validationError } from '../../functions/lib/openapi';
+import { DesiredConnectionSchema } from '../../functions/routes/connection-schemas';
 import type { ConnectionInfo, ResourceInfo } from '../../functions/services/connections/model';
 import { isNoop, sitePatchNames } from '../../functions/services/connections/plan';
 import type { SiteContext } from '../../functions/services/connections/site-access';
@@ -68,7 +70,7 @@ const status = (fn: () => unknown) => {
 describe('planConnect', () => {
   it('a new connection at the default level', () => {
     const plan = planConnect(ctx([]), { kind: 'auth_app', resource_id: app.id });
-    expect(plan.adds.map((a) => [a.resource.id, a.level])).toEqual([[app.id, 'client']]);
+    expect(plan.adds.map((a) => [a.resource.id, a.grant.level])).toEqual([[app.id, 'client']]);
   });
   it('the same level again changes nothing; another level is a level change', () => {
     const c = ctx([conn(db1, 'connect', 'own', 1)]);
@@ -77,13 +79,50 @@ describe('planConnect', () => {
       1,
     );
   });
-  it('refuses a level of another kind, a resource of none, and a disabled auth app with 400', () => {
-    expect(
-      status(() => planConnect(ctx([]), { kind: 'database', resource_id: db1.id, level: 'admin' })),
-    ).toBe(400);
+  it('refuses a resource of none, and a disabled auth app with 400', () => {
     expect(status(() => planConnect(ctx([]), { kind: 'bucket', resource_id: db1.id }))).toBe(400);
     expect(status(() => planConnect(ctx([]), { kind: 'database', resource_id: 'x' }))).toBe(400);
     expect(status(() => planConnect(ctx([]), { kind: 'auth_app', resource_id: off.id }))).toBe(400);
+  });
+});
+
+describe("the route's schema of a wanted connection", () => {
+  const parse = (body: unknown) => DesiredConnectionSchema.safeParse(body);
+  const refusal = (body: unknown) => {
+    const result = parse(body);
+    if (result.success) return null;
+    const err = validationError(result.error);
+    return { status: err.status, code: err.code, message: err.message, field: err.field };
+  };
+  it("refuses a level of another kind with 400 BAD_REQUEST naming the kind's levels", () => {
+    expect(refusal({ kind: 'database', resource_id: db1.id, level: 'admin' })).toEqual({
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: 'level: a database accepts the levels read-only, connect',
+      field: 'level',
+    });
+    expect(refusal({ kind: 'auth_app', resource_id: app.id, level: 'read' })?.message).toBe(
+      'level: a auth app accepts the levels client, admin',
+    );
+  });
+  it('an unknown kind stays a VALIDATION_FAILED of the kind field', () => {
+    expect(refusal({ kind: 'queue', resource_id: db1.id })).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      field: 'kind',
+    });
+  });
+  it('parses a level of the kind into the typed union, and leaves an absent level absent', () => {
+    expect(parse({ kind: 'bucket', resource_id: 'b', level: 'read', site_slug: 'ignored' }).data).toEqual({
+      kind: 'bucket',
+      resource_id: 'b',
+      level: 'read',
+    });
+    expect(parse({ kind: 'database', resource_id: 'd' }).data).toEqual({
+      kind: 'database',
+      resource_id: 'd',
+      level: undefined,
+    });
   });
 });
 
@@ -102,13 +141,13 @@ describe('planReplace', () => {
       { kind: 'database', resource_id: db2.id },
     ]);
     expect(plan.adds.map((a) => a.resource.id)).toEqual([db2.id]);
-    expect(plan.levels.map((l) => [l.conn.resourceId, l.level])).toEqual([[db1.id, 'read-only']]);
+    expect(plan.levels.map((l) => [l.conn.resourceId, l.grant.level])).toEqual([[db1.id, 'read-only']]);
     expect(plan.removes.map((r) => r.resourceId)).toEqual([app.id]);
   });
   it('refuses a set naming one service twice, before anything else', () => {
     const twice = [
       { kind: 'database' as const, resource_id: db2.id },
-      { kind: 'database' as const, resource_id: db2.id, level: 'read-only' },
+      { kind: 'database' as const, resource_id: db2.id, level: 'read-only' as const },
     ];
     expect(status(() => planReplace(ctx(current), twice))).toBe(400);
   });

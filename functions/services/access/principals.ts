@@ -142,7 +142,7 @@ export async function createPrincipal(
         kind,
         resourceId: target.resource.id,
         name: input.name,
-        level,
+        level: level.level,
         credentialName: made.name,
         secretCiphertext: await deps.config.keyring.encrypt(made.secret),
         allowedSources: sources,

@@ -6,7 +6,7 @@
 import { inArray } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
 import { buckets, databases } from '../../../db/schema';
-import type { Kind, Level } from '../../domain/levels';
+import type { Kind, KindLevel } from '../../domain/levels';
 import { type NamedConnection, patchNames } from '../../domain/variables';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import type { PatchReason } from '../delivery/deliveries';
@@ -17,13 +17,15 @@ export interface AddItem {
   siteId: string;
   siteSlug: string;
   resource: ResourceInfo;
-  level: Level;
+  /** The level, of the resource's kind. */
+  grant: KindLevel;
 }
 
 /** A level change of an existing connection. */
 export interface LevelItem {
   conn: ConnectionInfo;
-  level: Level;
+  /** The new level, of the connection's kind. */
+  grant: KindLevel;
 }
 
 /** What to change. `before` holds every current connection of each site the plan touches. */
@@ -102,7 +104,7 @@ export function reasonFor(p: Plan, siteId: string): PatchReason {
 /** The connections of `siteId` after the plan, given the rows the plan inserted. */
 export function afterOf(p: Plan, siteId: string, inserted: readonly ConnectionInfo[]): ConnectionInfo[] {
   const removed = new Set(p.removes.map((r) => r.id));
-  const levels = new Map(p.levels.map((l) => [l.conn.id, l.level]));
+  const levels = new Map(p.levels.map((l) => [l.conn.id, l.grant.level]));
   const promoted = p.promotes.filter((c) => c.siteId === siteId);
   const holds = (c: ConnectionInfo): boolean => {
     const winner = promoted.find((w) => w.family === c.family);

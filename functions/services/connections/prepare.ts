@@ -6,7 +6,7 @@
 import type { Db, Queryable } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import type { Level } from '../../domain/levels';
+import { type CredentialLevel, isCredentialLevel, storedLevel } from '../../domain/levels';
 import type { Config } from '../../env';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
@@ -93,7 +93,7 @@ export async function prepare(
   };
 
   const made: Array<{ target: CredentialTarget; name: string }> = [];
-  const releveled: Array<{ target: CredentialTarget; name: string; level: Level }> = [];
+  const releveled: Array<{ target: CredentialTarget; name: string; level: CredentialLevel }> = [];
   const undo = async () => {
     await mapLimit(releveled, (r) =>
       setCredentialLevel(deps.adapters, deps.config, r.target, r.name, r.level).catch((err: Error) =>
@@ -105,17 +105,19 @@ export async function prepare(
 
   try {
     const credentials = await mapLimit(plan.adds, async (a): Promise<CreatedCredential> => {
-      if (!hasCredential(a.resource.kind)) return { mode: 'shared' };
+      if (!isCredentialLevel(a.grant)) return { mode: 'shared' };
       const t = target(a.resource.id);
-      const created = await createConnectionCredential(deps.adapters, deps.config, t, a.level);
+      const created = await createConnectionCredential(deps.adapters, deps.config, t, a.grant);
       if (created.mode === 'own') made.push({ target: t, name: created.name });
       return created;
     });
     await mapLimit(plan.levels, async (l) => {
+      const was = storedLevel(l.conn);
       if (l.conn.credentialMode !== 'own' || !l.conn.credentialName) return;
+      if (!isCredentialLevel(l.grant) || !isCredentialLevel(was)) return;
       const t = target(l.conn.resourceId);
-      await setCredentialLevel(deps.adapters, deps.config, t, l.conn.credentialName, l.level);
-      releveled.push({ target: t, name: l.conn.credentialName, level: l.conn.level });
+      await setCredentialLevel(deps.adapters, deps.config, t, l.conn.credentialName, l.grant);
+      releveled.push({ target: t, name: l.conn.credentialName, level: was });
     });
     const rotated = new Map<string, RotatedCredential>();
     // Rotation cannot be undone, so it runs last, once everything else has succeeded.

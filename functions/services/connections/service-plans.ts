@@ -5,13 +5,13 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
 import { buckets, databases, sites } from '../../../db/schema';
+import { type DesiredLevel, levelOrDefault } from '../../domain/levels';
 import { familyOf } from '../../domain/variables';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan } from './plan';
 import { readProjectConnections } from './queries';
-import { levelFor } from './site-plans';
 
 /**
  * The live database or bucket `id` with its project, or undefined (an id that is not a uuid
@@ -69,11 +69,8 @@ export interface ServiceSite {
   created_at: string;
 }
 
-/** One entry of the desired set: `{site_id, level?}`. */
-export interface DesiredSite {
-  site_id: string;
-  level?: string;
-}
+/** One entry of the desired set: a site and, optionally, a level of the service's kind. */
+export type DesiredSite = { site_id: string } & DesiredLevel<'database' | 'bucket'>;
 
 const toServiceSite = (o: ConnectionObject): ServiceSite => ({
   site_id: o.site_id,
@@ -131,10 +128,10 @@ export function planServiceSites(
       );
     if (seen.has(id)) throw new ApiError('BAD_REQUEST', `${field}: site ${id} is listed twice`, field);
     seen.add(id);
-    const level = levelFor(resource.kind, want.level, `${field}.level`);
+    const grant = levelOrDefault(want);
     const existing = mine.get(id);
-    if (!existing) plan.adds.push({ siteId: id, siteSlug: site.slug, resource, level });
-    else if (existing.level !== level) plan.levels.push({ conn: existing, level });
+    if (!existing) plan.adds.push({ siteId: id, siteSlug: site.slug, resource, grant });
+    else if (existing.level !== grant.level) plan.levels.push({ conn: existing, grant });
   });
   plan.removes = [...mine.values()].filter((c) => !seen.has(c.siteId));
   return plan;

@@ -2,34 +2,26 @@
  * Plans for one site's connections: connect (or change level), disconnect, replace the whole
  * set, rotate. Each validates first and throws the API's 4xx before anything is touched.
  */
-import { defaultLevel, isLevelOf, type Kind, LEVELS, type Level } from '../../domain/levels';
+import {
+  type DesiredLevel,
+  KIND_WORD,
+  type Kind,
+  type KindLevel,
+  levelOrDefault,
+  levelRank,
+  storedLevel,
+} from '../../domain/levels';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, connectionKey, type ResourceInfo } from './model';
 import { emptyPlan, type Plan } from './plan';
 import type { SiteContext } from './site-access';
 
-/** One entry of a desired set: `{kind, resource_id, level?}`. */
-export interface DesiredConnection {
-  kind: Kind;
-  resource_id: string;
-  level?: string;
-}
-
-const KIND_WORD: Record<Kind, string> = { database: 'database', bucket: 'bucket', auth_app: 'auth app' };
-
-/** The level to use, or 400 when the kind does not accept it. */
-export function levelFor(kind: Kind, level: string | undefined, field: string): Level {
-  if (level === undefined) return defaultLevel(kind);
-  if (!isLevelOf(kind, level)) {
-    throw new ApiError(
-      'BAD_REQUEST',
-      `${field}: a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`,
-      field,
-    );
-  }
-  return level;
-}
+/**
+ * One entry of a desired set: `{kind, resource_id, level?}`, the level one of the kind's (the
+ * route's schema parsed it so).
+ */
+export type DesiredConnection = { resource_id: string } & DesiredLevel;
 
 /** The project's service `resourceId` of `kind`, or 400 (another project's, or none). */
 export function resourceFor(ctx: SiteContext, kind: Kind, resourceId: string, field: string): ResourceInfo {
@@ -51,21 +43,17 @@ function refuseDisabled(resource: ResourceInfo, field: string): void {
     throw new ApiError('BAD_REQUEST', `${field}: auth app ${resource.name} is disabled`, field);
 }
 
-/** Whether `to` is a higher level of `kind` than `from` (LEVELS lists them weakest first). */
-const raises = (kind: Kind, from: string, to: string): boolean =>
-  LEVELS[kind].indexOf(to as never) > LEVELS[kind].indexOf(from as never);
-
 /** Queues a level change of an existing connection; a disabled auth app's may go down, never up. */
 function changeLevel(
   plan: Plan,
   existing: ConnectionInfo,
   resource: ResourceInfo,
-  level: Level,
+  grant: KindLevel,
   field: string,
 ) {
-  if (existing.level === level) return;
-  if (raises(existing.kind, existing.level, level)) refuseDisabled(resource, field);
-  plan.levels.push({ conn: existing, level });
+  if (existing.level === grant.level) return;
+  if (levelRank(grant) > levelRank(storedLevel(existing))) refuseDisabled(resource, field);
+  plan.levels.push({ conn: existing, grant });
 }
 
 /**
@@ -75,15 +63,15 @@ function changeLevel(
  */
 export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
   const resource = resourceFor(ctx, want.kind, want.resource_id, 'resource_id');
-  const level = levelFor(want.kind, want.level, 'level');
+  const grant = levelOrDefault(want);
   const plan = emptyPlan(ctx.project.id, ctx.connections);
   const existing = findConnection(ctx, want.kind, resource.id);
   if (existing) {
-    if (want.level !== undefined) changeLevel(plan, existing, resource, level, 'level');
+    if (want.level !== undefined) changeLevel(plan, existing, resource, grant, 'level');
     return plan;
   }
   refuseDisabled(resource, 'resource_id');
-  plan.adds.push({ siteId: ctx.site.id, siteSlug: ctx.site.slug, resource, level });
+  plan.adds.push({ siteId: ctx.site.id, siteSlug: ctx.site.slug, resource, grant });
   return plan;
 }
 
@@ -101,18 +89,18 @@ export function planReplace(ctx: SiteContext, desired: readonly DesiredConnectio
   desired.forEach((want, i) => {
     const field = `connections[${i}]`;
     const resource = resourceFor(ctx, want.kind, want.resource_id, `${field}.resource_id`);
-    const level = levelFor(want.kind, want.level, `${field}.level`);
+    const grant = levelOrDefault(want);
     const key = connectionKey(want.kind, resource.id);
     if (seen.has(key))
       throw new ApiError('BAD_REQUEST', `${field}: ${want.kind} ${resource.id} is listed twice`, field);
     seen.add(key);
     const existing = findConnection(ctx, want.kind, resource.id);
     if (existing) {
-      changeLevel(plan, existing, resource, level, `${field}.level`);
+      changeLevel(plan, existing, resource, grant, `${field}.level`);
       return;
     }
     refuseDisabled(resource, `${field}.resource_id`);
-    plan.adds.push({ siteId: ctx.site.id, siteSlug: ctx.site.slug, resource, level });
+    plan.adds.push({ siteId: ctx.site.id, siteSlug: ctx.site.slug, resource, grant });
   });
   plan.removes = ctx.connections.filter((c) => !seen.has(connectionKey(c.kind, c.resourceId)));
   return plan;

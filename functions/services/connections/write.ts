@@ -110,7 +110,7 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
         siteId: a.siteId,
         kind: a.resource.kind,
         resourceId: a.resource.id,
-        level: a.level,
+        level: a.grant.level,
         credentialMode: hasCredential(a.resource.kind) ? (own ? 'own' : 'shared') : 'none',
         credentialName: own?.name ?? null,
         credentialSecretCiphertext: own ? await config.keyring.encrypt(own.secret) : null,
@@ -148,7 +148,7 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
 async function updateLevels(tx: Tx, prepared: Prepared): Promise<void> {
   const { levels } = prepared.plan;
   if (levels.length === 0) return;
-  const values = list(levels.map((l) => sql`(${l.conn.id}::uuid, ${l.level})`));
+  const values = list(levels.map((l) => sql`(${l.conn.id}::uuid, ${l.grant.level})`));
   await tx.execute(sql`
     update connections as c set level = v.level from (values ${values}) as v(id, level) where c.id = v.id`);
 }

@@ -9,6 +9,7 @@
  */
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { buckets, connections, deliveries } from '../../../db/schema';
+import { isCredentialLevel, storedLevel } from '../../domain/levels';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { createConnectionCredential } from './connection-credential';
 import { type CredentialHolder, installOwnCredential, type SwitchDeps } from './switch';
@@ -65,7 +66,9 @@ export async function replaceMissingBucketKeys(deps: SwitchDeps, now = Date.now(
     try {
       if (await changedLately(deps, conn.siteId, now)) continue;
       const target = { kind: 'bucket' as const, resource: bucket };
-      const made = await createConnectionCredential(deps.adapters, deps.config, target, conn.level);
+      const level = storedLevel(conn);
+      if (!isCredentialLevel(level)) continue;
+      const made = await createConnectionCredential(deps.adapters, deps.config, target, level);
       if (made.mode !== 'own') continue;
       const ids = await installOwnCredential(deps, conn satisfies CredentialHolder, target, made);
       if (ids.length > 0) replaced++;

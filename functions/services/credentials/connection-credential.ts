@@ -7,7 +7,7 @@
  */
 import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
-import { type BucketLevel, type DatabaseLevel, isLevelOf, type Level } from '../../domain/levels';
+import type { BucketLevel, CredentialLevel, DatabaseLevel } from '../../domain/levels';
 import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { bucketProvisioner } from './bucket';
@@ -62,12 +62,15 @@ export function provisionerFor(adapters: Adapters, target: CredentialTarget): Pr
 }
 
 /**
- * Pairs the target with `level`. Levels are checked against their kind where a request names
- * them (site-plans.ts), and stored only after: a level of another kind here is a bug.
+ * The target's provisioner with `level`. The level came parsed from a route's schema (or from
+ * the stored connection it was written to) already typed for its kind; a level of the other
+ * kind here would be a bug in the caller.
  */
-function atLevel(adapters: Adapters, target: CredentialTarget, level: Level): LeveledTarget {
-  if (!isLevelOf(target.kind, level)) throw new Error(`level ${level} is not a ${target.kind} level`);
-  return { ...provisionerFor(adapters, target), level } as LeveledTarget;
+function atLevel(adapters: Adapters, target: CredentialTarget, level: CredentialLevel): LeveledTarget {
+  const p = provisionerFor(adapters, target);
+  if (p.kind === 'database' && level.kind === 'database') return { ...p, level: level.level };
+  if (p.kind === 'bucket' && level.kind === 'bucket') return { ...p, level: level.level };
+  throw new Error(`a ${level.kind} level for a ${target.kind}`);
 }
 
 /** Creates the connection's own credential at `level`, or reports that the shared one serves it. */
@@ -75,7 +78,7 @@ export async function createConnectionCredential(
   adapters: Adapters,
   _config: Config,
   target: CredentialTarget,
-  level: Level,
+  level: CredentialLevel,
 ): Promise<CreatedCredential> {
   if (usesSharedCredential(target)) return { mode: 'shared' };
   return { mode: 'own', ...(await createOwnCredential(adapters, target, level)) };
@@ -88,7 +91,7 @@ export async function createConnectionCredential(
 export function createOwnCredential(
   adapters: Adapters,
   target: CredentialTarget,
-  level: Level,
+  level: CredentialLevel,
   limits?: CredentialLimits,
 ): Promise<Credential> {
   const p = atLevel(adapters, target, level);
@@ -103,7 +106,7 @@ export async function setCredentialLevel(
   _config: Config,
   target: CredentialTarget,
   name: string,
-  level: Level,
+  level: CredentialLevel,
 ): Promise<void> {
   const p = atLevel(adapters, target, level);
   if (p.kind === 'bucket') await p.provisioner.setLevel(p.resource, name, p.level);

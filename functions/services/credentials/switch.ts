@@ -10,7 +10,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { connections, sites } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import type { Level } from '../../domain/levels';
+import { isCredentialLevel, type Level, storedLevel } from '../../domain/levels';
 import type { Config } from '../../env';
 import { log } from '../../lib/logger';
 import type { ProvisioningMessage } from '../../queues/messages';
@@ -109,9 +109,10 @@ export async function installOwnCredential(
 async function switchOne(deps: SwitchDeps, connectionId: string): Promise<string[]> {
   const [conn] = await deps.db.select().from(connections).where(eq(connections.id, connectionId));
   if (conn?.credentialMode !== 'shared' || conn.kind === 'auth_app') return [];
+  const level = storedLevel(conn);
   const target = await loadTargetAnyState(deps.db, conn.kind, conn.resourceId);
-  if (!target || usesSharedCredential(target)) return [];
-  const made = await createConnectionCredential(deps.adapters, deps.config, target, conn.level);
+  if (!target || !isCredentialLevel(level) || usesSharedCredential(target)) return [];
+  const made = await createConnectionCredential(deps.adapters, deps.config, target, level);
   if (made.mode !== 'own') return [];
   return installOwnCredential(deps, conn, target, made);
 }
