@@ -47,7 +47,6 @@ const ConfigSchema = z.object({
   /** CONTRACT §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */
   OPERATOR_TOKEN: z.string().min(OPERATOR_TOKEN_MIN_LENGTH),
   ENCRYPTION_KEYS: z.string().min(1),
-  AUTH_SIGNING_JWK: z.string().min(1),
   PUBLIC_BASE_URL: z.string().url(),
   PUBLIC_AUTH_URL: z.string().url(),
   GOOGLE_AUTHORIZE_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),

@@ -1,6 +1,6 @@
 /**
- * `npm run --silent secrets`: new OPERATOR_TOKEN, ENCRYPTION_KEYS and AUTH_SIGNING_JWK for a
- * deployment, printed in `.dev.vars` form (or `--json`, the form `wrangler secret bulk` reads).
+ * `npm run --silent secrets`: new OPERATOR_TOKEN and ENCRYPTION_KEYS for a deployment, printed
+ * in `.dev.vars` form (or `--json`, the form `wrangler secret bulk` reads).
  * Nothing is written or sent anywhere; keep the output as you keep any secret.
  *
  *   npm run --silent secrets > .dev.vars.secrets       # review, then:
@@ -18,7 +18,6 @@ if (process.argv.includes('--json')) {
       '# npx wrangler secret put NAME (or npm run --silent secrets -- --json | wrangler secret bulk).',
       `OPERATOR_TOKEN=${secrets.OPERATOR_TOKEN}`,
       `ENCRYPTION_KEYS=${secrets.ENCRYPTION_KEYS}`,
-      `AUTH_SIGNING_JWK='${secrets.AUTH_SIGNING_JWK}'`,
       '',
     ].join('\n'),
   );

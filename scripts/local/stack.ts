@@ -109,7 +109,12 @@ export async function loadSecrets(dataDir: string): Promise<LocalSecrets> {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
       throw new Error(`cannot read ${file}: ${String(err)}`);
   }
-  const secrets: LocalSecrets = { ...generateSecrets(), ...stored };
+  const fresh = generateSecrets();
+  // Only the secrets Tether still needs: a data folder from before keeps a retired one (AUTH_SIGNING_JWK) on disk, unused.
+  const secrets: LocalSecrets = {
+    OPERATOR_TOKEN: stored.OPERATOR_TOKEN ?? fresh.OPERATOR_TOKEN,
+    ENCRYPTION_KEYS: stored.ENCRYPTION_KEYS ?? fresh.ENCRYPTION_KEYS,
+  };
   if (Object.keys(secrets).some((key) => !(key in stored))) {
     const tmp = `${file}.${process.pid}.tmp`;
     await writeFile(tmp, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
