@@ -1,8 +1,9 @@
 /** The Access section of a database, bucket or auth app (CONTRACT §7): who reaches the service. */
 import { type AppEnv, getHttpDb } from '../context';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
-import { type AccessKind, accessListing } from '../services/access/listing';
-import { ProjectParam } from './shared';
+import { type AccessKind, accessListingOf, accessListingQuery } from '../services/access/listing';
+import { projectIdOf } from '../services/principal';
+import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const AccessSiteSchema = z
   .object({ site_id: z.string(), site_slug: z.string(), level: z.string().nullable() })
@@ -57,6 +58,7 @@ for (const { kind, segment, param } of ROUTES) {
         kind === 'auth_app'
           ? 'Every site of the project with its level (null: not connected), and the project keys whose `auth` capability names this app (managed site keys marked `managed:true`). One metadata round trip.'
           : 'Every site of the project with its level (null: not connected), and the live principals (never a secret; an expired one stays listed with `expired:true` until the reconciler removes it). One metadata round trip.',
+      middleware: [readsCaller],
       request: { params: ProjectParam.extend({ [param]: z.string() }) },
       responses: {
         200: json(z.object({ sites: z.array(AccessSiteSchema), ...extra }), 'the access listing'),
@@ -64,14 +66,13 @@ for (const { kind, segment, param } of ROUTES) {
     }),
     async (c) => {
       const params: Record<string, string | undefined> = c.req.param();
-      const listing = await accessListing(
-        getHttpDb(c),
-        c.get('principal'),
-        params.id ?? '',
-        kind,
-        params[param] ?? '',
-      );
-      return c.json(listing, 200);
+      const ref = params.id ?? '';
+      const [answer] = await readWithCaller(c, [
+        accessListingQuery(getHttpDb(c), projectIdOf(ref), kind, params[param] ?? ''),
+      ]);
+      // Accounts at the read role only: project API keys are refused (403).
+      await access(c, ref, 'read');
+      return c.json(accessListingOf(kind, answer), 200);
     },
   );
 }

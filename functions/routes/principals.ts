@@ -7,15 +7,19 @@ import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import type { PrincipalKind } from '../domain/principal-rules';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
-import { accessDeps, liveTarget } from '../services/access/deps';
+import { accessDeps, liveTargetQuery, targetOf } from '../services/access/deps';
 import {
   createPrincipal,
-  listPrincipals,
+  liveNamedQuery,
+  principalQuery,
+  principalsListingQuery,
+  principalsOf,
   revokePrincipal,
   rotatePrincipal,
 } from '../services/access/principals';
+import { projectIdOf } from '../services/principal';
 import { PrincipalSummarySchema } from './access';
-import { access, ProjectParam } from './shared';
+import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const SHOWN_FIELDS = {
   id: z.string(),
@@ -65,17 +69,26 @@ for (const { kind, segment, param, levels } of ROUTES) {
   const ItemParams = Params.extend({ principalId: z.string() });
   const Shown = kind === 'database' ? ShownDatabasePrincipal : ShownBucketPrincipal;
   const base = `/projects/{id}/${segment}/{${param}}/principals`;
-  /** The project at admin, the service's id from the path, and the services' dependencies. */
-  const resolve = async (c: Context<AppEnv>) => {
+  /** The path's project reference, service id and principal id. */
+  const pathOf = (c: Context<AppEnv>) => {
     const params: Record<string, string | undefined> = c.req.param();
-    const { project } = await access(c, params.id ?? '', 'admin');
-    const deps = accessDeps(getDb(c), getHttpDb(c), c.get('services'));
-    return {
-      projectId: project.id,
-      serviceId: params[param] ?? '',
-      principalId: params.principalId ?? '',
-      deps,
-    };
+    return { ref: params.id ?? '', serviceId: params[param] ?? '', principalId: params.principalId ?? '' };
+  };
+  /** The project at admin (its membership came with the route's reads: no query) and the services' dependencies. */
+  const admitted = async (c: Context<AppEnv>, ref: string) => {
+    const { project } = await access(c, ref, 'admin');
+    return { projectId: project.id, deps: accessDeps(getDb(c), getHttpDb(c), c.get('services')) };
+  };
+  /** Reads principal `principalId` with the caller and the service: rotate's and revoke's one read. */
+  const readPrincipal = async (c: Context<AppEnv>) => {
+    const { ref, serviceId, principalId } = pathOf(c);
+    const http = getHttpDb(c);
+    const [service, rows] = await readWithCaller(c, [
+      liveTargetQuery(http, projectIdOf(ref), kind, serviceId),
+      principalQuery(http, kind, serviceId, principalId),
+    ]);
+    const { deps } = await admitted(c, ref);
+    return { deps, target: targetOf(kind, service), rows };
   };
 
   principalsRoutes.openapi(
@@ -89,6 +102,7 @@ for (const { kind, segment, param, levels } of ROUTES) {
           ? 'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate. A MongoDB principal takes no allowed_sources (400): Atlas has no per-user source restriction, only the project-wide IP access list'
           : 'IAM aws:CurrentTime and aws:SourceIp conditions'
       }). 409 NAME_TAKEN for a name in use on this ${kind}; 503 with nothing changed when the admin side cannot be reached.`,
+      middleware: [readsCaller],
       request: { params: Params, ...jsonBody(CreateBody) },
       responses: {
         201: json(Shown, 'the principal with its secret (shown once)'),
@@ -96,12 +110,23 @@ for (const { kind, segment, param, levels } of ROUTES) {
       },
     }),
     async (c) => {
-      const { projectId, serviceId, deps } = await resolve(c);
-      return c.json(await createPrincipal(deps, projectId, kind, serviceId, c.req.valid('json')), 201);
+      const { ref, serviceId } = pathOf(c);
+      const input = c.req.valid('json');
+      const http = getHttpDb(c);
+      const [service, named] = await readWithCaller(c, [
+        liveTargetQuery(http, projectIdOf(ref), kind, serviceId),
+        liveNamedQuery(http, kind, serviceId, input.name),
+      ]);
+      const { projectId, deps } = await admitted(c, ref);
+      return c.json(await createPrincipal(deps, projectId, targetOf(kind, service), input, named), 201);
     },
     pathBeforeBody<AppEnv>(async (c) => {
-      const { projectId, serviceId, deps } = await resolve(c);
-      await liveTarget(deps.reads, projectId, kind, serviceId);
+      const { ref, serviceId } = pathOf(c);
+      const [service] = await readWithCaller(c, [
+        liveTargetQuery(getHttpDb(c), projectIdOf(ref), kind, serviceId),
+      ]);
+      await access(c, ref, 'admin');
+      targetOf(kind, service);
     }),
   );
 
@@ -111,12 +136,17 @@ for (const { kind, segment, param, levels } of ROUTES) {
       path: base,
       tags: ['principals'],
       summary: `The ${kind}'s principals, never a secret (admin)`,
+      middleware: [readsCaller],
       request: { params: Params },
       responses: { 200: json(z.object({ principals: z.array(PrincipalSummarySchema) }), 'the principals') },
     }),
     async (c) => {
-      const { projectId, serviceId, deps } = await resolve(c);
-      return c.json({ principals: await listPrincipals(deps, projectId, kind, serviceId) }, 200);
+      const { ref, serviceId } = pathOf(c);
+      const [answer] = await readWithCaller(c, [
+        principalsListingQuery(getHttpDb(c), projectIdOf(ref), kind, serviceId),
+      ]);
+      await access(c, ref, 'admin');
+      return c.json({ principals: principalsOf(kind, answer) }, 200);
     },
   );
 
@@ -126,6 +156,7 @@ for (const { kind, segment, param, levels } of ROUTES) {
       path: `${base}/{principalId}/rotate`,
       tags: ['principals'],
       summary: `Give a ${kind} principal a new secret${kind === 'bucket' ? ' (a new key pair)' : ''} (admin; shown once)`,
+      middleware: [readsCaller],
       request: { params: ItemParams },
       responses: {
         200: json(Shown, 'the principal with its new secret (shown once)'),
@@ -133,8 +164,8 @@ for (const { kind, segment, param, levels } of ROUTES) {
       },
     }),
     async (c) => {
-      const { projectId, serviceId, principalId, deps } = await resolve(c);
-      return c.json(await rotatePrincipal(deps, projectId, kind, serviceId, principalId), 200);
+      const { deps, target, rows } = await readPrincipal(c);
+      return c.json(await rotatePrincipal(deps, target, rows), 200);
     },
   );
 
@@ -145,12 +176,13 @@ for (const { kind, segment, param, levels } of ROUTES) {
       tags: ['principals'],
       summary: `Revoke a ${kind} principal (admin)`,
       description: `The credential stops working at once${kind === 'database' ? ' and its open sessions end' : ''}; a second DELETE answers \`revoked:false\`. 404 for an id that never existed.`,
+      middleware: [readsCaller],
       request: { params: ItemParams },
       responses: { 200: json(z.object({ revoked: z.boolean() }), 'revoked'), ...errorResponses(503) },
     }),
     async (c) => {
-      const { projectId, serviceId, principalId, deps } = await resolve(c);
-      return c.json({ revoked: await revokePrincipal(deps, projectId, kind, serviceId, principalId) }, 200);
+      const { deps, target, rows } = await readPrincipal(c);
+      return c.json({ revoked: await revokePrincipal(deps, target, rows) }, 200);
     },
   );
 }

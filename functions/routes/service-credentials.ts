@@ -2,14 +2,15 @@
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { apiRoute, errorResponses, json, routeGroup, z } from '../lib/openapi';
-import { accessDeps } from '../services/access/deps';
+import { accessDeps, liveBucketQuery, liveDatabaseQuery } from '../services/access/deps';
 import {
   bucketCredentials,
   databaseCredentials,
   rotateBucketKey,
   rotateDatabasePassword,
 } from '../services/access/service-credentials';
-import { access, ProjectParam } from './shared';
+import { projectIdOf } from '../services/principal';
+import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const DatabaseCredentialsSchema = z
   .object({
@@ -53,13 +54,15 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/databases/{dbId}/credentials',
     tags: ['credentials'],
     summary: "The database's main user u_… with its password and URLs (admin)",
+    middleware: [readsCaller],
     request: { params: DbParams },
     responses: { 200: json(DatabaseCredentialsSchema, 'the main credentials (shown)') },
   }),
   async (c) => {
     const { id, dbId } = c.req.valid('param');
-    const { projectId, deps } = await adminDeps(c, id);
-    return c.json(await databaseCredentials(deps, projectId, dbId), 200);
+    const [rows] = await readWithCaller(c, [liveDatabaseQuery(getHttpDb(c), projectIdOf(id), dbId)]);
+    const { deps } = await adminDeps(c, id);
+    return c.json(await databaseCredentials(deps, rows), 200);
   },
 );
 
@@ -90,13 +93,15 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/buckets/{bucketId}/credentials',
     tags: ['credentials'],
     summary: "The bucket's own key (admin)",
+    middleware: [readsCaller],
     request: { params: BucketParams },
     responses: { 200: json(BucketCredentialsSchema, 'the bucket key (shown)') },
   }),
   async (c) => {
     const { id, bucketId } = c.req.valid('param');
-    const { projectId, deps } = await adminDeps(c, id);
-    return c.json(await bucketCredentials(deps, projectId, bucketId), 200);
+    const [rows] = await readWithCaller(c, [liveBucketQuery(getHttpDb(c), projectIdOf(id), bucketId)]);
+    const { deps } = await adminDeps(c, id);
+    return c.json(await bucketCredentials(deps, rows), 200);
   },
 );
 

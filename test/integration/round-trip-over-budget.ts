@@ -35,22 +35,7 @@ export const OVER_BUDGET: Record<string, number> = {
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback': 7,
   'GET /api/v1/projects/{id}/sites/{siteId}/tunnel/{dbId}': 4,
   'GET /v1/{appSlug}/auth/{provider}/callback': 3,
-  // The caller lookup, then the whole listing in one statement (services/access/listing.ts).
-  'GET /api/v1/projects/{id}/databases/{dbId}/access': 2,
-  'GET /api/v1/projects/{id}/buckets/{bucketId}/access': 2,
-  'GET /api/v1/projects/{id}/auth-apps/{authAppId}/access': 2,
-  // The caller lookup, then the service's row (admin GETs of §7).
-  'GET /api/v1/projects/{id}/databases/{dbId}/credentials': 2,
-  'GET /api/v1/projects/{id}/buckets/{bucketId}/credentials': 2,
-  'GET /api/v1/projects/{id}/databases/{dbId}/principals': 2,
-  'GET /api/v1/projects/{id}/buckets/{bucketId}/principals': 2,
-  // Writes of §7 as first built (outside-system work ordered before the rows; issue 19 may tighten).
+  // Service credential rotation: the shared holders' variables are re-derived around the change.
   'POST /api/v1/projects/{id}/databases/{dbId}/credentials/rotate': 10,
   'POST /api/v1/projects/{id}/buckets/{bucketId}/credentials/rotate': 8,
-  'POST /api/v1/projects/{id}/databases/{dbId}/principals': 7,
-  'POST /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}/rotate': 5,
-  'DELETE /api/v1/projects/{id}/databases/{dbId}/principals/{principalId}': 6,
-  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals': 5,
-  'POST /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}/rotate': 5,
-  'DELETE /api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}': 5,
 };

@@ -1,20 +1,15 @@
 /**
  * The Access listing of a database, bucket or auth app (CONTRACT §7): every site of the project
  * with its level (null when not connected), plus the service's live principals (database,
- * bucket) or the project keys restricted to it (auth app). The caller's role, the service and
- * everything listed come back in one SQL statement; checks then run in the API's order (401,
- * 403 for keys, 404 project, 403 role, 404 service).
+ * bucket) or the project keys restricted to it (auth app). The service and everything listed
+ * come back in one SQL statement sent with the caller's lookup; checks then run in the API's
+ * order (401, 403 for keys, 404 project, 403 role, 404 service).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Queryable, rowsOf } from '../../../db/client';
+import type { HttpDb } from '../../../db/client';
 import type { ApiKeyCapabilities } from '../../../db/schema';
-import { SLUG_RE } from '../../domain/names';
-import type { Role } from '../../domain/roles';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { requireAccount } from '../access';
-import { requireRole } from '../connections/site-access';
-import type { Principal } from '../principal';
 
 /** A service with an Access listing. */
 export type AccessKind = 'database' | 'bucket' | 'auth_app';
@@ -92,23 +87,19 @@ export const livePrincipalsJson = (kind: 'database' | 'bucket', serviceId: SQL):
                                     x.credential_name) order by x.created_at, x.name)
      from principals x where x.kind = ${kind} and x.resource_id = ${serviceId} and x.revoked_at is null)`;
 
+/** The row of {@link accessListingQuery}. */
+type ListingRow = {
+  service: string | null;
+  sites: Array<[string, string, string | null]> | null;
+  extra: PrincipalTuple[] | KeyTuple[] | null;
+};
+
 /**
- * The Access listing of service `serviceId` of project `idOrSlug`, for an account holding at
- * least the read role. Project API keys are refused (403); a service of another project is 404.
+ * The Access listing of service `serviceId` of the project `projectId` names, as one statement
+ * not yet sent: it goes with the caller's lookup (routes/shared.ts readWithCaller), and its
+ * answer is read by {@link accessListingOf} once the caller is admitted at the read role.
  */
-export async function accessListing(
-  db: Queryable,
-  caller: Principal,
-  idOrSlug: string,
-  kind: AccessKind,
-  serviceId: string,
-): Promise<AccessListing> {
-  const accountId = requireAccount(caller);
-  const projectCond = isUuid(idOrSlug)
-    ? sql`pr.id = ${idOrSlug.toLowerCase()}::uuid`
-    : SLUG_RE.test(idOrSlug)
-      ? sql`pr.slug = ${idOrSlug}`
-      : sql`false`;
+export function accessListingQuery(db: HttpDb, projectId: SQL, kind: AccessKind, serviceId: string) {
   const service = isUuid(serviceId) ? serviceId.toLowerCase() : null;
   const extra =
     kind === 'auth_app'
@@ -118,32 +109,22 @@ export async function accessListing(
               where k.project_id = (select id from p) and k.revoked_at is null
                 and k.capabilities -> 'auth' @> jsonb_build_array((select id from svc)::text))`
       : livePrincipalsJson(kind, sql`(select id from svc)`);
-  const [row] = await rowsOf<{
-    project: [string, Role] | null;
-    service: string | null;
-    sites: Array<[string, string, string | null]> | null;
-    extra: PrincipalTuple[] | KeyTuple[] | null;
-  }>(
-    db,
-    sql`
-    with p as (
-      select pr.id, m.role from projects pr
-      join project_members m on m.project_id = pr.id and m.account_id = ${accountId}::uuid
-      where ${projectCond} limit 1
-    ),
+  return db.execute<ListingRow>(sql`
+    with p as (select ${projectId} as id),
     svc as (${SERVICE_TABLE[kind]}${service}::uuid and d.project_id = (select id from p))
     select
-      (select json_build_array(p.id, p.role) from p) as project,
       (select id from svc) as service,
       (select json_agg(json_build_array(s.id, s.slug, c.level) order by s.created_at, s.slug)
          from sites s
          left join connections c on c.site_id = s.id and c.kind = ${kind} and c.resource_id = (select id from svc)
         where s.project_id = (select id from p)) as sites,
-      ${extra} as extra`,
-  );
-  if (!row?.project) throw new ApiError('NOT_FOUND', 'project not found');
-  requireRole(row.project[1], 'read');
-  if (!row.service) throw new ApiError('NOT_FOUND', `${WHAT[kind]} not found`);
+      ${extra} as extra`);
+}
+
+/** The listing from the answer of {@link accessListingQuery}; 404 when the service is not the project's. */
+export function accessListingOf(kind: AccessKind, answer: { rows: ListingRow[] }): AccessListing {
+  const [row] = answer.rows;
+  if (!row?.service) throw new ApiError('NOT_FOUND', `${WHAT[kind]} not found`);
   const sites = (row.sites ?? []).map(([site_id, site_slug, level]) => ({ site_id, site_slug, level }));
   if (kind === 'auth_app') {
     const keys = (row.extra ?? []) as KeyTuple[];

@@ -1,13 +1,17 @@
 /**
  * Named principals (specification rule 9, CONTRACT §7): an outside system's own credential on a
- * database or bucket, made by the same provisioner as a connection's (services/credentials.ts)
+ * database or bucket, made by the same provisioner as a connection's (services/credentials/)
  * with an expiry and a source allowlist that the systems enforce themselves. The secret is shown
- * once and kept only encrypted. Outside work comes first and is undone on any later failure,
- * so a 503 or 409 leaves nothing behind.
+ * once and kept only encrypted.
+ *
+ * Each write makes two metadata round trips: the route sends the reads below with the caller's
+ * lookup, then the outside work runs, then one non-interactive batch records it, its guards in
+ * SQL. Outside work comes first and is undone when the batch fails or its guard finds the
+ * service gone, so a 503, 404 or 409 leaves nothing behind.
  */
 
-import { and, eq, isNull, sql } from 'drizzle-orm';
-import { type Queryable, rowsOf } from '../../../db/client';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import { principals } from '../../../db/schema';
 import {
   allowedSources,
@@ -25,8 +29,9 @@ import {
   dropCredential,
   rotateCredential,
 } from '../credentials/connection-credential';
-import { requestPolicies } from '../delivery/network-policy';
-import { type AccessDeps, liveTarget } from './deps';
+import { enqueueDeliveries } from '../delivery/deliveries';
+import { policyDriftStatement } from '../delivery/network-policy';
+import type { AccessDeps } from './deps';
 import { databaseUrls } from './endpoints';
 import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './listing';
 
@@ -87,38 +92,72 @@ const isUniqueViolation = (err: unknown): boolean =>
 const nameTaken = (name: string) =>
   new ApiError('NAME_TAKEN', `a principal named ${name} already exists on this service`, 'name');
 
-async function liveNamed(db: Queryable, kind: PrincipalKind, resourceId: string, name: string) {
-  const [row] = await db
+/** A live principal of the service named `name`, as a query not yet sent (for the create's reads). */
+export function liveNamedQuery(db: Queryable, kind: PrincipalKind, serviceId: string, name: string) {
+  return db
     .select({ id: principals.id })
     .from(principals)
     .where(
       and(
         eq(principals.kind, kind),
-        eq(principals.resourceId, resourceId),
+        isUuid(serviceId) ? eq(principals.resourceId, serviceId.toLowerCase()) : sql`false`,
         eq(principals.name, name),
         isNull(principals.revokedAt),
       ),
     );
+}
+
+/** Principal `principalId` of the service, revoked ones included, as a query not yet sent. */
+export function principalQuery(db: Queryable, kind: PrincipalKind, serviceId: string, principalId: string) {
+  return db
+    .select()
+    .from(principals)
+    .where(
+      and(
+        isUuid(principalId) && isUuid(serviceId)
+          ? and(
+              eq(principals.id, principalId.toLowerCase()),
+              eq(principals.resourceId, serviceId.toLowerCase()),
+            )
+          : sql`false`,
+        eq(principals.kind, kind),
+      ),
+    );
+}
+
+/** The principal a {@link principalQuery} found; 404 if it never existed. */
+function principalOf(rows: PrincipalRow[]): PrincipalRow {
+  const [row] = rows;
+  if (!row) throw new ApiError('NOT_FOUND', 'principal not found');
   return row;
 }
 
-/** After a database's principals change: its network policy (host rules) goes out at once. */
-async function policyNow(deps: AccessDeps, target: CredentialTarget): Promise<void> {
-  if (target.kind !== 'database') return;
-  await requestPolicies(deps.db, deps.queue, [target.resource.id]).catch((err: Error) =>
-    log.error('recording a network policy failed; the reconciler records it:', err.message),
+/** The statement recording a database's network policy (its host rules) after its principals change. */
+const policyNow = (target: CredentialTarget): SQL[] =>
+  target.kind === 'database' ? [policyDriftStatement([target.resource.id])] : [];
+
+/** Sends the policy deliveries a batch recorded; the reconciler sends any this misses. */
+async function sendPolicies(deps: AccessDeps, answer: unknown): Promise<void> {
+  const ids = ((answer as { rows?: Array<{ id: string }> } | undefined)?.rows ?? []).map((r) => r.id);
+  await enqueueDeliveries(deps.queue, ids).catch((err: Error) =>
+    log.error('queueing a network policy failed; the reconciler sends it:', err.message),
   );
 }
 
-/** Creates a principal on the service; the answer holds its secret, shown this once. */
+const SERVICE_TABLE = { database: sql.raw('databases'), bucket: sql.raw('buckets') } as const;
+
+/**
+ * Creates a principal on the live `target` of project `projectId` (`named`: the answer of
+ * {@link liveNamedQuery}); the answer holds its secret, shown this once.
+ */
 export async function createPrincipal(
   deps: AccessDeps,
   projectId: string,
-  kind: PrincipalKind,
-  serviceId: string,
+  target: CredentialTarget,
   input: PrincipalInput,
+  named: unknown[],
 ): Promise<ShownPrincipal> {
-  const target = await liveTarget(deps.db, projectId, kind, serviceId);
+  const kind = target.kind;
   const level = principalLevel(kind, input.level);
   const sources = allowedSources(input.allowed_sources);
   const expiresAt = principalExpiry(input.expires_at);
@@ -128,29 +167,47 @@ export async function createPrincipal(
       'a standalone MongoDB has only its shared user; use the database credentials instead',
     );
   if (target.kind === 'database' && target.resource.engine === 'mongodb') requireNoMongoAllowlist(sources);
-  if (await liveNamed(deps.db, kind, target.resource.id, input.name)) throw nameTaken(input.name);
+  if (named.length > 0) throw nameTaken(input.name);
   const made = await createOwnCredential(deps.adapters, target, level, {
     expiresAt,
     allowedSources: sources,
   });
   try {
-    const [row] = await deps.db
-      .insert(principals)
-      .values({
-        id: newId(),
+    const id = newId();
+    const ciphertext = await deps.config.keyring.encrypt(made.secret);
+    // Recorded only while the service is live: a delete that ran meanwhile leaves no row.
+    const [inserted, policy] = await runBatch(deps.http, [
+      deps.http.execute<{ created_at: string }>(sql`
+        insert into principals (id, project_id, kind, resource_id, name, level, credential_name,
+                                secret_ciphertext, allowed_sources, expires_at)
+        select ${id}::uuid, ${projectId}::uuid, ${kind}, s.id, ${input.name}, ${level}, ${made.name},
+               ${ciphertext}, ${JSON.stringify(sources)}::jsonb, ${expiresAt?.toISOString() ?? null}::timestamptz
+          from ${SERVICE_TABLE[kind]} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
+        returning created_at`),
+      ...policyNow(target).map((q) => deps.http.execute(q)),
+    ]);
+    const [row] = (inserted as { rows: Array<{ created_at: string }> }).rows;
+    if (!row) throw new ApiError('NOT_FOUND', `${kind} not found`);
+    await sendPolicies(deps, policy);
+    return shown(
+      deps,
+      target,
+      {
+        id,
         projectId,
         kind,
         resourceId: target.resource.id,
         name: input.name,
         level: level.level,
         credentialName: made.name,
-        secretCiphertext: await deps.config.keyring.encrypt(made.secret),
+        secretCiphertext: ciphertext,
         allowedSources: sources,
         expiresAt,
-      })
-      .returning();
-    await policyNow(deps, target);
-    return shown(deps, target, row as PrincipalRow, made.secret);
+        revokedAt: null,
+        createdAt: new Date(row.created_at),
+      },
+      made.secret,
+    );
   } catch (err) {
     await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
       log.error('dropping an unused principal credential failed; the reconciler removes orphans:', e.message),
@@ -160,92 +217,77 @@ export async function createPrincipal(
   }
 }
 
-/** The service's live principals, never a secret: the service and its principals in one statement. */
-export async function listPrincipals(
-  deps: AccessDeps,
-  projectId: string,
-  kind: PrincipalKind,
-  serviceId: string,
-): Promise<PrincipalSummary[]> {
+/**
+ * The live principals of service `serviceId` of the project `projectId` names, never a secret,
+ * as one statement not yet sent (it goes with the caller's lookup); read by {@link principalsOf}.
+ */
+export function principalsListingQuery(db: HttpDb, projectId: SQL, kind: PrincipalKind, serviceId: string) {
   const id = isUuid(serviceId) ? serviceId.toLowerCase() : null;
-  const table = sql.raw(kind === 'database' ? 'databases' : 'buckets');
-  const [row] = await rowsOf<{ found: boolean; list: Parameters<typeof principalSummary>[1][] | null }>(
-    deps.reads,
-    sql`select exists (select 1 from ${table} s where s.id = ${id}::uuid and s.project_id = ${projectId}::uuid
+  return db.execute<{ found: boolean; list: Parameters<typeof principalSummary>[1][] | null }>(
+    sql`select exists (select 1 from ${SERVICE_TABLE[kind]} s where s.id = ${id}::uuid and s.project_id = ${projectId}
                          and s.deleted_at is null) as found,
                ${livePrincipalsJson(kind, sql`${id}::uuid`)} as list`,
   );
+}
+
+/** The listing from the answer of {@link principalsListingQuery}; 404 when the service is not the project's. */
+export function principalsOf(
+  kind: PrincipalKind,
+  answer: { rows: Array<{ found: boolean; list: Parameters<typeof principalSummary>[1][] | null }> },
+): PrincipalSummary[] {
+  const [row] = answer.rows;
   if (!row?.found) throw new ApiError('NOT_FOUND', `${kind} not found`);
   const now = Date.now();
   return (row.list ?? []).map((t) => principalSummary(kind, t, now));
 }
 
-/** The principal `principalId` of the service, revoked ones included; 404 if it never existed. */
-async function principalOf(
-  deps: AccessDeps,
-  target: CredentialTarget,
-  principalId: string,
-): Promise<PrincipalRow> {
-  const [row] = isUuid(principalId)
-    ? await deps.db
-        .select()
-        .from(principals)
-        .where(
-          and(
-            eq(principals.id, principalId.toLowerCase()),
-            eq(principals.kind, target.kind),
-            eq(principals.resourceId, target.resource.id),
-          ),
-        )
-    : [];
-  if (!row) throw new ApiError('NOT_FOUND', 'principal not found');
-  return row;
-}
-
-/** Gives a live principal a new secret (a bucket principal a new key pair); shown once. */
+/**
+ * Gives a live principal (`rows`: the answer of {@link principalQuery}) a new secret (a bucket
+ * principal a new key pair), shown once.
+ */
 export async function rotatePrincipal(
   deps: AccessDeps,
-  projectId: string,
-  kind: PrincipalKind,
-  serviceId: string,
-  principalId: string,
+  target: CredentialTarget,
+  rows: PrincipalRow[],
 ): Promise<ShownPrincipal> {
-  const target = await liveTarget(deps.db, projectId, kind, serviceId);
-  const row = await principalOf(deps, target, principalId);
+  const row = principalOf(rows);
   if (row.revokedAt) throw new ApiError('NOT_FOUND', 'principal not found');
   // A stopped database still holds the role: its password changes all the same.
   const rotated = await rotateCredential(deps.adapters, deps.config, target, row.credentialName);
-  const [saved] = await deps.db
+  const [saved] = await deps.http
     .update(principals)
     .set({
       credentialName: rotated.name,
       secretCiphertext: await deps.config.keyring.encrypt(rotated.secret),
     })
-    .where(eq(principals.id, row.id))
+    .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
     .returning();
-  return shown(deps, target, saved as PrincipalRow, rotated.secret);
+  // Revoked meanwhile: its credential went with the revoke.
+  if (!saved) throw new ApiError('NOT_FOUND', 'principal not found');
+  return shown(deps, target, saved, rotated.secret);
 }
 
 /**
- * Revokes a principal: the credential goes at the outside system first (a database role's open
- * sessions end), then the row is marked; false when it was revoked already.
+ * Revokes a principal (`rows`: the answer of {@link principalQuery}): the credential goes at the
+ * outside system first (a database role's open sessions end), then the row is marked with the
+ * database's network policy in one batch; false when it was revoked already.
  */
 export async function revokePrincipal(
   deps: AccessDeps,
-  projectId: string,
-  kind: PrincipalKind,
-  serviceId: string,
-  principalId: string,
+  target: CredentialTarget,
+  rows: PrincipalRow[],
 ): Promise<boolean> {
-  const target = await liveTarget(deps.db, projectId, kind, serviceId);
-  const row = await principalOf(deps, target, principalId);
+  const row = principalOf(rows);
   if (row.revokedAt) return false;
   await dropCredential(deps.adapters, deps.config, target, row.credentialName);
-  const marked = await deps.db
-    .update(principals)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
-    .returning({ id: principals.id });
-  await policyNow(deps, target);
-  return marked.length > 0;
+  const [marked, policy] = await runBatch(deps.http, [
+    deps.http
+      .update(principals)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
+      .returning({ id: principals.id }),
+    ...policyNow(target).map((q) => deps.http.execute(q)),
+  ]);
+  await sendPolicies(deps, policy);
+  return (marked as unknown[]).length > 0;
 }

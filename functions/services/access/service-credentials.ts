@@ -18,7 +18,7 @@ import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { deriveSiteEnv } from '../connections/derive';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
-import { type AccessDeps, liveBucket, liveDatabase } from './deps';
+import { type AccessDeps, found, liveBucket, liveDatabase } from './deps';
 import { type DatabaseUrls, databaseUrls } from './endpoints';
 
 /** GET and rotate of a database's credentials. */
@@ -52,22 +52,14 @@ async function showBucket(config: Config, row: BucketRow): Promise<BucketCredent
   };
 }
 
-/** The database's main user, password and URLs. */
-export async function databaseCredentials(
-  deps: AccessDeps,
-  projectId: string,
-  dbId: string,
-): Promise<DatabaseCredentials> {
-  return showDatabase(deps.config, deps.adapters, await liveDatabase(deps.reads, projectId, dbId));
+/** The database's main user, password and URLs, from the row a liveDatabaseQuery found. */
+export function databaseCredentials(deps: AccessDeps, rows: DatabaseRow[]): Promise<DatabaseCredentials> {
+  return showDatabase(deps.config, deps.adapters, found(rows, 'database'));
 }
 
-/** The bucket's own key. */
-export async function bucketCredentials(
-  deps: AccessDeps,
-  projectId: string,
-  bucketId: string,
-): Promise<BucketCredentials> {
-  return showBucket(deps.config, await liveBucket(deps.reads, projectId, bucketId));
+/** The bucket's own key, from the row a liveBucketQuery found. */
+export function bucketCredentials(deps: AccessDeps, rows: BucketRow[]): Promise<BucketCredentials> {
+  return showBucket(deps.config, found(rows, 'bucket'));
 }
 
 /**

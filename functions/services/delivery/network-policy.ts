@@ -7,7 +7,7 @@
  * backoff stops at a minute; the reconciler re-sends one whose message was lost or
  * dead-lettered), so the network converges within about two minutes of any connection change.
  */
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases, deliveries } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
@@ -69,49 +69,41 @@ export async function allowedSiteIds(db: DbOrTx, databaseId: string): Promise<st
 }
 
 /**
- * Records a pending policy delivery for each database whose desired set differs from the last
- * acknowledged one and has none pending; returns the new deliveries' ids. Deleted databases
- * get one last empty set, then nothing.
+ * The statement that records a pending policy delivery for each database (of `databaseIds`, or
+ * all) whose desired set differs from the last acknowledged one and has none pending, returning
+ * the new deliveries' ids; one statement, so a write can send it in its batch. Deleted databases
+ * get one last empty set, then nothing; a database never told anything and reachable by no site
+ * or principal needs no policy yet.
  */
-export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly string[]): Promise<string[]> {
+export function policyDriftStatement(databaseIds?: readonly string[]): SQL {
   const scope = databaseIds
     ? sql`and d.id in (${sql.join(
         databaseIds.map((id) => sql`${id}::uuid`),
         sql`, `,
       )})`
     : sql``;
-  const result = await db.execute<{
-    id: string;
-    project_id: string;
-    desired: string[];
-    last: string[] | null;
-  }>(sql`
-    select d.id, d.project_id,
-      ${DESIRED_POLICY} as desired,
-      (select x.set_names from deliveries x
-        where x.kind = 'network_policy' and x.target_id = d.id and x.status = 'delivered'
-        order by x.delivered_at desc limit 1) as last
-    from databases d
-    where not exists (select 1 from deliveries p
-      where p.kind = 'network_policy' and p.target_id = d.id and p.status = 'pending')
-      and (d.deleted_at is null or d.deleted_at > now() - interval '7 days')
-      ${scope}`);
-  const drifted = result.rows.filter((r) => {
-    const last = r.last ?? [];
-    // A database never told anything and reachable by no site needs no policy yet.
-    if (r.last === null && r.desired.length === 0) return false;
-    return JSON.stringify(last) !== JSON.stringify(r.desired);
-  });
-  if (drifted.length === 0) return [];
-  const rows = drifted.map((r) => ({
-    id: newId(),
-    kind: 'network_policy' as const,
-    projectId: r.project_id,
-    targetId: r.id,
-    reason: 'policy',
-  }));
-  await db.insert(deliveries).values(rows);
-  return rows.map((r) => r.id);
+  return sql`
+    insert into deliveries (id, kind, project_id, target_id, reason)
+    select gen_random_uuid(), 'network_policy', w.project_id, w.id, 'policy'
+      from (select d.id, d.project_id, ${DESIRED_POLICY} as desired,
+                   (select x.set_names from deliveries x
+                     where x.kind = 'network_policy' and x.target_id = d.id and x.status = 'delivered'
+                     order by x.delivered_at desc limit 1) as last
+              from databases d
+             where not exists (select 1 from deliveries p
+                    where p.kind = 'network_policy' and p.target_id = d.id and p.status = 'pending')
+               and (d.deleted_at is null or d.deleted_at > now() - interval '7 days')
+               ${scope}) w
+     where not (w.last is null and w.desired = '[]'::jsonb)
+       and coalesce(w.last, '[]'::jsonb) is distinct from w.desired
+    returning id`;
+}
+
+/** Records the policy deliveries {@link policyDriftStatement} finds due; returns their ids. */
+export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly string[]): Promise<string[]> {
+  if (databaseIds?.length === 0) return [];
+  const result = await db.execute<{ id: string }>(policyDriftStatement(databaseIds));
+  return result.rows.map((r) => r.id);
 }
 
 /**
