@@ -1,10 +1,11 @@
 /** The Hono app: /healthz, the management API under /api/v1 and the auth service under /v1. */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { consoleApp } from './console';
 import { type AppEnv, closeDb, getHttpDb } from './context';
+import type { Bindings } from './env';
 import { isCrossSiteWrite } from './lib/cross-site';
 import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
@@ -13,7 +14,7 @@ import { routeGroup } from './lib/openapi';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
 import { apiDocsRoutes } from './routes/api-docs';
-import { oauthRoutes } from './routes/oauth';
+import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
 import { readsWithCaller } from './routes/shared';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
 import { buildServices } from './services/container';
@@ -69,26 +70,27 @@ function bodyReadAsJson(req: Request): Request {
   return new Request(req, { headers });
 }
 
-/** Builds the Worker's fetch app. */
-export function buildApp(): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
-
-  app.use('*', async (c, next) => {
-    const requestId = c.req.header('cf-ray') ?? newId();
-    c.set('requestId', requestId);
-    if (!c.req.path.startsWith('/console')) c.req.raw = bodyReadAsJson(c.req.raw);
-    await withRequestId(requestId, async () => {
-      try {
-        // The composition root: a missing variable, secret or binding is answered 500 BAD_ENVIRONMENT here.
-        const services = buildServices(c.env);
-        c.set('services', services);
-        c.set('config', services.config);
-        await next();
-      } catch (err) {
-        // Hono hands only Errors to the error handler; anything else thrown reaches it wrapped.
-        throw asError(err);
-      } finally {
-        await drainUnreadBody(c.req.raw);
+/**
+ * What every request goes through first: its id, its body read as JSON, its log context and its
+ * services; afterwards an unread body is drained and the request's database closed.
+ */
+const requestScope: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const requestId = c.req.header('cf-ray') ?? newId();
+  c.set('requestId', requestId);
+  if (!c.req.path.startsWith('/console')) c.req.raw = bodyReadAsJson(c.req.raw);
+  await withRequestId(requestId, async () => {
+    try {
+      // The composition root: a missing variable, secret or binding is answered 500 BAD_ENVIRONMENT here.
+      const services = buildServices(c.env);
+      c.set('services', services);
+      c.set('config', services.config);
+      await next();
+    } catch (err) {
+      // Hono hands only Errors to the error handler; anything else thrown reaches it wrapped.
+      throw asError(err);
+    } finally {
+      await drainUnreadBody(c.req.raw);
+      if (c.get('dbHandle')) {
         const done = closeDb(c);
         try {
           c.executionCtx.waitUntil(done);
@@ -96,9 +98,15 @@ export function buildApp(): OpenAPIHono<AppEnv> {
           await done;
         }
       }
-    });
+    }
   });
+};
 
+/** Builds the Worker's fetch app. */
+export function buildApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use('*', requestScope);
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/', (c) => c.redirect('/console', 302));
   app.route(
@@ -160,10 +168,45 @@ export function buildApp(): OpenAPIHono<AppEnv> {
     },
   });
 
-  app.notFound((c) => {
-    if (c.req.path.startsWith('/v1/')) return c.json({ error: 'not found' }, 404);
-    return c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
-  });
+  app.notFound(notFound);
   app.onError(onError);
   return app;
+}
+
+/** The router's 404, in the body of the route family the path belongs to. */
+const notFound: NotFoundHandler<AppEnv> = (c) => {
+  if (c.req.path.startsWith('/v1/')) return c.json({ error: 'not found' }, 404);
+  return c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
+};
+
+/** POST /v1/{appSlug}/oauth/exchange (with or without a query), told from the raw URL. */
+const EXCHANGE_URL = /^[a-z]+:\/\/[^/]+\/v1\/[^/?%]+\/oauth\/exchange(?:\?|$)/;
+
+/** The exchange alone: the same request scope and auth middleware, with a router of one route. */
+function buildExchangeApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  app.use('*', requestScope);
+  app.route('/v1', exchangeOnlyRoutes);
+  app.notFound(notFound);
+  app.onError(onError);
+  return app;
+}
+
+/**
+ * The Worker's fetch. The code exchange, paid once per mobile sign-in and held to its one
+ * Durable Object call, takes a fast path: its own app with only its route, so it skips the
+ * whole app's router (some 150 routes) and the middleware of paths it is not. Everything
+ * else, its CORS preflight included, goes to the whole app.
+ */
+export function buildFetch(): (
+  request: Request,
+  env: Bindings,
+  ctx: ExecutionContext,
+) => Response | Promise<Response> {
+  const app = buildApp();
+  const exchange = buildExchangeApp();
+  return (request, env, ctx) =>
+    request.method === 'POST' && EXCHANGE_URL.test(request.url)
+      ? exchange.fetch(request, env, ctx)
+      : app.fetch(request, env, ctx);
 }

@@ -3,7 +3,7 @@
  * provisioning queue and its dead-letter queue, `scheduled` runs the minute reconciler.
  */
 import { createDb, createPool } from '../db/client';
-import { buildApp } from './app';
+import { buildFetch } from './app';
 import type { Bindings } from './env';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
@@ -14,8 +14,6 @@ import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
 
 export { OneTimeCodes } from './objects/one-time-codes';
 export { RateCounter } from './objects/rate-counter';
-
-const app = buildApp();
 
 /** Runs `work` with the environment's services and a database pool, closed afterwards. */
 async function withServices<T>(
@@ -32,7 +30,7 @@ async function withServices<T>(
 }
 
 export default {
-  fetch: app.fetch,
+  fetch: buildFetch(),
 
   async queue(batch: MessageBatch<ProvisioningMessage>, env: Bindings): Promise<void> {
     await withServices(env, async (ctx) => {

@@ -45,14 +45,20 @@ function buildAdapters(config: Config): Adapters {
   };
 }
 
+/** The services of the last environment built for. */
+let cached: { env: Bindings; services: Services } | undefined;
+
 /**
  * Builds the services from the Worker's environment. Throws an EnvironmentError naming every
  * missing or malformed variable, secret or binding (answered as 500 BAD_ENVIRONMENT).
  */
 export function buildServices(env: Bindings): Services {
+  // Built once per environment (an isolate keeps its `env`), like the config it is built from:
+  // every part is stateless, so requests share them and none pays for building them again.
+  if (cached?.env === env) return cached.services;
   const config = loadConfig(env);
   const bindings = loadBindings(env);
-  return {
+  const services: Services = {
     config,
     adapters: buildAdapters(config),
     receivers: {
@@ -63,4 +69,6 @@ export function buildServices(env: Bindings): Services {
     rateLimiter: new DurableObjectRateLimiter(bindings.RATE_COUNTERS),
     queue: bindings.PROVISIONING,
   };
+  cached = { env, services };
+  return services;
 }

@@ -1,5 +1,5 @@
 /**
- * The Worker as `npm run bench` runs it: the production Worker, unchanged, plus three routes
+ * The Worker as `npm run bench` runs it: the production Worker, unchanged, plus four routes
  * under /__bench/ that do only what some scenario's every request cannot avoid. Measured
  * beside the scenarios, they are each target's ceiling on this machine (see
  * scenarios/ceilings.ts). This entry is never deployed: wrangler.toml points at functions/.
@@ -7,14 +7,20 @@
  * - GET /__bench/sql: one SQL round trip (`select 1`) through the Worker's HTTP query path.
  * - GET /__bench/caller/:projectId: the management API's caller lookup (the bearer token with
  *   its membership of that project) and nothing else.
- * - POST /__bench/redeem/:appSlug: the exchange's Durable Object call (count the rate limits
- *   and redeem a code, here an unknown one) and nothing else.
+ * - POST /__bench/exchange-call/:appSlug: the exchange's one unavoidable step and nothing else:
+ *   the code of a JSON body `{"code"}` hashed, counted and redeemed in the app's object by the
+ *   exchange's own function (its limits, its client), and its record parsed. The scenario gives
+ *   it codes minted by the same browser flow as the exchange's, so both redeem alike records.
+ * - POST /__bench/redeem/:appSlug: the object call for an unknown code (nothing found, nothing
+ *   deleted), the ceiling the earlier runs used; kept for comparison.
  */
 import { sql } from 'drizzle-orm';
 import { createHttpDb } from '../../db/client';
+import { clientKey } from '../../functions/domain/client-key';
 import { type Bindings, loadConfig } from '../../functions/env';
 import worker from '../../functions/index';
 import type { ProvisioningMessage } from '../../functions/queues/messages';
+import { countExchange } from '../../functions/services/auth/exchange';
 import { countAndRedeemCode } from '../../functions/services/auth/one-time-codes';
 import { RATE_WINDOW_MS } from '../../functions/services/auth/rate-limit';
 import { buildServices } from '../../functions/services/container';
@@ -39,6 +45,12 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
     const { principal, membership } = await resolveCaller(reads(), config, token, arg);
     return json({ caller: principal.type, role: membership?.role ?? null });
+  }
+  if (route === 'exchange-call' && request.method === 'POST') {
+    const { code } = (await request.json()) as { code: string };
+    const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
+    const { taken } = await countExchange(buildServices(env).codes, arg, client, code);
+    return json({ redeemed: taken !== null });
   }
   if (route === 'redeem' && request.method === 'POST') {
     // The exchange's two windows (client and app) with limits never reached: its writes, never a 429.

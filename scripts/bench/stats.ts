@@ -94,7 +94,8 @@ export function measurement(
 /**
  * One measurement from several runs of the same requests (for example alternated with
  * another variant so that background work hits both alike): samples pooled, wall times,
- * errors and status counts added. Every run must have kept its samples.
+ * errors and status counts added, CPU per request averaged over every response. Every run must
+ * have kept its samples.
  */
 export function combine(runs: readonly Measurement[]): Measurement {
   const samples: number[] = [];
@@ -107,7 +108,26 @@ export function combine(runs: readonly Measurement[]): Measurement {
   }
   const wallMs = runs.reduce((acc, r) => acc + r.wallMs, 0);
   const errors = runs.reduce((acc, r) => acc + r.errors, 0);
-  return measurement(samples, wallMs, errors, statusCounts);
+  const combined = measurement(samples, wallMs, errors, statusCounts);
+  const cpu = combineCpu(runs);
+  return cpu ? { ...combined, cpu } : combined;
+}
+
+/**
+ * CPU per request of the runs together (each group's per-request figure weighted by the run's
+ * responses), for the groups every run measured; undefined when no run measured any.
+ */
+function combineCpu(runs: readonly Measurement[]): Measurement['cpu'] {
+  const groups = new Set(runs.flatMap((r) => Object.keys(r.cpu ?? {}))) as Set<
+    keyof NonNullable<Measurement['cpu']>
+  >;
+  const out: NonNullable<Measurement['cpu']> = {};
+  const total = runs.reduce((acc, r) => acc + r.requests, 0);
+  for (const group of groups) {
+    if (!(total > 0) || runs.some((r) => r.cpu?.[group] === undefined)) continue;
+    out[group] = runs.reduce((acc, r) => acc + (r.cpu?.[group] ?? 0) * r.requests, 0) / total;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** value / base when either is missing or the base is not positive. */

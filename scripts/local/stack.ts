@@ -40,6 +40,8 @@ export interface LocalStackOptions {
    * given (what `npm start` does). Default false.
    */
   signInStandIn?: boolean;
+  /** Open workerd's V8 inspector on this port (CPU profiles: scripts/bench/profile.ts). */
+  inspectorPort?: number;
 }
 
 /** A running local stack. */
@@ -198,6 +200,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       persistDir: join(dataDir, 'worker'),
       entry: opts.entry,
       logFile: opts.workerLogFile,
+      inspectorPort: opts.inspectorPort,
     });
     cleanups.push(() => worker.stop());
 

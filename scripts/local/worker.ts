@@ -35,6 +35,8 @@ export interface StartWorkerOptions {
    * process without the Miniflare object (a test file) can fire the cron. Default true.
    */
   triggerHandlers?: boolean;
+  /** Open workerd's V8 inspector on this port (CPU profiles: scripts/bench/profile.ts). */
+  inspectorPort?: number;
 }
 
 /** Result of a scheduled run. */
@@ -164,6 +166,7 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
       port: opts.port ?? 0,
       durableObjectsPersist: resolve(opts.persistDir, 'durable-objects'),
       unsafeTriggerHandlers: opts.triggerHandlers ?? true,
+      ...(opts.inspectorPort ? { inspectorPort: opts.inspectorPort } : {}),
       ...(opts.logFile ? { handleRuntimeStdio: sendTo(opts.logFile) } : {}),
       workers: [worker],
     };

@@ -114,6 +114,18 @@ describe('bench combine', () => {
     expect(both.latency.max).toBe(20);
   });
 
+  it('averages the CPU per request of alternated runs over all their responses', () => {
+    const a = {
+      ...measurement([1, 2, 3], 100, 0, { '200': 3 }),
+      samples: [1, 2, 3],
+      cpu: { workerd: 1, peer: 4 },
+    };
+    const b = { ...measurement([4], 100, 0, { '200': 1 }), samples: [4], cpu: { workerd: 3 } };
+    // workerd: (3 x 1 + 1 x 3) / 4; the peer was measured in one run only, so it is left out.
+    expect(combine([a, b]).cpu).toEqual({ workerd: 1.5 });
+    expect(combine([{ ...a, cpu: undefined }, b]).cpu).toBeUndefined();
+  });
+
   it('refuses runs that did not keep their samples', () => {
     expect(() => combine([measurement([1], 10, 0, { '200': 1 })])).toThrow(/samples/);
   });

@@ -13,10 +13,11 @@ import { assertKnownApp } from '../../services/auth/apps';
 import { countExchange } from '../../services/auth/exchange';
 import { countIdTokenRequest } from '../../services/auth/rate-limit';
 import { browserRoutes } from './browser';
+import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { jwksRoutes } from './jwks';
 import { nonceRoutes } from './nonce';
 import { clientOf, MAX_BODY_BYTES, oauthGroup } from './shared';
-import { tokenRoutes, wellFormedExchange } from './tokens';
+import { tokenRoutes } from './tokens';
 
 /** The app a counted path names; a path that cannot name one gets no counter of its own. */
 function countedSlug(slug: string | undefined): string {
@@ -62,18 +63,27 @@ const callableFromScripts = cors({
   maxAge: 86400,
 });
 
-export const oauthRoutes = oauthGroup();
-for (const path of ['/:appSlug/oauth/*', '/:appSlug/logout', '/:appSlug/.well-known/jwks.json'])
-  oauthRoutes.use(path, callableFromScripts);
-oauthRoutes.use('/:appSlug/oauth/exchange', countedExchange);
-oauthRoutes.use('/:appSlug/oauth/id-token', countedIdToken);
-oauthRoutes.use(
-  '*',
-  bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new OAuthError(400, `body larger than ${MAX_BODY_BYTES} bytes`);
-    },
-  }),
-);
-for (const group of [tokenRoutes, nonceRoutes, browserRoutes, jwksRoutes]) oauthRoutes.route('/', group);
+/** The auth service with `groups` mounted, behind the middleware every auth route goes through. */
+function authService(groups: ReturnType<typeof oauthGroup>[]): ReturnType<typeof oauthGroup> {
+  const routes = oauthGroup();
+  for (const path of ['/:appSlug/oauth/*', '/:appSlug/logout', '/:appSlug/.well-known/jwks.json'])
+    routes.use(path, callableFromScripts);
+  routes.use('/:appSlug/oauth/exchange', countedExchange);
+  routes.use('/:appSlug/oauth/id-token', countedIdToken);
+  routes.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new OAuthError(400, `body larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+  for (const group of groups) routes.route('/', group);
+  return routes;
+}
+
+export const oauthRoutes = authService([exchangeRoutes, tokenRoutes, nonceRoutes, browserRoutes, jwksRoutes]);
+
+/** The exchange alone behind the same middleware: what the Worker's fast path serves (app.ts). */
+export const exchangeOnlyRoutes = authService([exchangeRoutes]);

@@ -60,3 +60,27 @@ export const UserSchema = z
     providers: z.array(z.string()),
   })
   .openapi('AuthUser');
+
+/** The session body of the exchange, the ID-token sign-in and the refresh. */
+export const SessionSchema = z
+  .object({
+    access_token: z.string(),
+    refresh_token: z.string(),
+    expires_in: z.number().int(),
+    token_type: z.literal('Bearer'),
+    user: UserSchema,
+  })
+  .openapi('Session');
+
+/** A required JSON request body of `schema`. */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+
+/** The error answers of the token routes in the OpenAPI document. */
+export const tokenErrors = {
+  400: oauthJson(OAuthErrorSchema, 'invalid request or grant'),
+  403: oauthJson(OAuthErrorSchema, 'account disabled, user limit reached or app disabled'),
+  404: oauthJson(OAuthErrorSchema, 'unknown app'),
+  429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
+};

@@ -1,94 +1,27 @@
-/** The token routes of an auth app: code exchange, native ID-token sign-in, refresh and logout. */
+/** The token routes of an auth app: native ID-token sign-in, refresh and logout (the exchange: exchange.ts). */
 import { createRoute } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { decodeJwt } from 'jose';
-import { type AppEnv, getHttpDb } from '../../context';
+import { getHttpDb } from '../../context';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { enabledApp, enabledProvider, googleAudiences } from '../../services/auth/apps';
-import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
 import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
 import { enforceIssuedNonce } from '../../services/auth/nonces';
 import { countVerifiedIdToken } from '../../services/auth/rate-limit';
 import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
-import { AppParam, MAX_BODY_BYTES, OAuthErrorSchema, oauthGroup, oauthJson, UserSchema } from './shared';
-
-const SessionSchema = z
-  .object({
-    access_token: z.string(),
-    refresh_token: z.string(),
-    expires_in: z.number().int(),
-    token_type: z.literal('Bearer'),
-    user: UserSchema,
-  })
-  .openapi('Session');
-
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-});
-
-const errors = {
-  400: oauthJson(OAuthErrorSchema, 'invalid request or grant'),
-  403: oauthJson(OAuthErrorSchema, 'account disabled, user limit reached or app disabled'),
-  404: oauthJson(OAuthErrorSchema, 'unknown app'),
-  429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
-};
-
-// A missing code is an unknown one, a missing verifier a wrong one: the exchange's one 400 is
-// invalid_grant (and a code presented without its verifier is burnt, as with a wrong one).
-const ExchangeBody = z.object({
-  code: z.string().max(200).default('').openapi({ description: 'the one-time code (required)' }),
-  // Any string: one outside the verifier rules is a wrong verifier (invalid_grant, code burnt).
-  code_verifier: z
-    .string()
-    .max(1024)
-    .default('')
-    .openapi({ description: 'the PKCE verifier of the challenge sent at sign-in (required)' }),
-  redirect_uri: z.string().max(2048).optional(),
-});
-
-/**
- * The exchange body, read ahead of validation so its count can redeem the code in the same
- * call: the input exactly when the route's own validation will accept it, otherwise null. Only
- * a JSON body that declares a length within the limit is read here.
- */
-export async function wellFormedExchange(c: Context<AppEnv>): Promise<ExchangeInput | null> {
-  const length = Number(c.req.header('content-length') ?? Number.NaN);
-  if (!(length <= MAX_BODY_BYTES) || !/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
-    return null;
-  const parsed = ExchangeBody.safeParse(await c.req.json().catch(() => null));
-  return parsed.success ? parsed.data : null;
-}
+import {
+  AppParam,
+  jsonBody,
+  OAuthErrorSchema,
+  oauthGroup,
+  oauthJson,
+  SessionSchema,
+  tokenErrors,
+} from './shared';
 
 export const tokenRoutes = oauthGroup();
-
-tokenRoutes.openapi(
-  createRoute({
-    method: 'post',
-    path: '/{appSlug}/oauth/exchange',
-    tags: ['auth service'],
-    summary: 'Exchange a one-time code and its PKCE code_verifier for a session',
-    request: {
-      params: AppParam,
-      ...body(ExchangeBody),
-    },
-    responses: { 200: oauthJson(SessionSchema, 'the session'), ...errors },
-  }),
-  async (c) => {
-    const { appSlug } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const counted = c.get('countedExchange');
-    const taken = counted?.presented
-      ? counted.taken
-      : await redeemCounted(c.get('services').codes, appSlug, input.code);
-    // The counting middleware answered 404 for an app that does not exist, before any object.
-    const session = await exchangeCode(c.get('config'), appSlug, input, taken);
-    c.header('Cache-Control', 'no-store');
-    return c.json(session, 200);
-  },
-);
 
 tokenRoutes.openapi(
   createRoute({
@@ -98,7 +31,7 @@ tokenRoutes.openapi(
     summary: "Sign in with a provider's ID token from a native SDK (google)",
     request: {
       params: AppParam,
-      ...body(
+      ...jsonBody(
         z.object({
           provider: z.string().max(40),
           id_token: z.string().max(16384),
@@ -112,7 +45,7 @@ tokenRoutes.openapi(
     responses: {
       200: oauthJson(SessionSchema, 'the session'),
       401: oauthJson(OAuthErrorSchema, 'invalid id token'),
-      ...errors,
+      ...tokenErrors,
       503: oauthJson(OAuthErrorSchema, "Google's signing keys could not be fetched"),
     },
   }),
@@ -171,8 +104,8 @@ tokenRoutes.openapi(
     path: '/{appSlug}/oauth/refresh',
     tags: ['auth service'],
     summary: 'Rotate a refresh token (a reused token revokes its whole family)',
-    request: { params: AppParam, ...body(RefreshBody) },
-    responses: { 200: oauthJson(SessionSchema, 'the new session'), ...errors },
+    request: { params: AppParam, ...jsonBody(RefreshBody) },
+    responses: { 200: oauthJson(SessionSchema, 'the new session'), ...tokenErrors },
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
@@ -193,7 +126,7 @@ tokenRoutes.openapi(
     path: '/{appSlug}/logout',
     tags: ['auth service'],
     summary: 'End the session a refresh token belongs to',
-    request: { params: AppParam, ...body(RefreshBody) },
+    request: { params: AppParam, ...jsonBody(RefreshBody) },
     responses: { 200: oauthJson(z.object({ ok: z.literal(true) }), 'signed out (also for unknown tokens)') },
   }),
   async (c) => {
