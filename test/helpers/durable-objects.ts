@@ -1,0 +1,47 @@
+/**
+ * The two Durable Object classes (OneTimeCodes, RateCounter) running in workerd through
+ * Miniflare, bound as wrangler.toml binds them, for tests that call their clients from Node.
+ */
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { DurableObjectCodeStore } from '../../functions/adapters/code-store';
+import { DurableObjectRateLimiter } from '../../functions/adapters/rate-limiter';
+import type { OneTimeCodes } from '../../functions/objects/one-time-codes';
+import type { RateCounter } from '../../functions/objects/rate-counter';
+
+const ENTRY = `
+export { OneTimeCodes } from './functions/objects/one-time-codes';
+export { RateCounter } from './functions/objects/rate-counter';
+export default { fetch: () => new Response(null, { status: 404 }) };`;
+
+/** The production CodeStore and RateLimiter clients on freshly started objects. */
+export async function startDurableObjects() {
+  const bundle = await build({
+    stdin: { contents: ENTRY, resolveDir: process.cwd(), loader: 'ts' },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['browser', 'module', 'main'],
+    external: ['cloudflare:*', 'node:*'],
+    logLevel: 'silent',
+  });
+  const mf = new Miniflare({
+    modules: true,
+    script: bundle.outputFiles[0]?.text ?? '',
+    compatibilityDate: '2026-04-20',
+    compatibilityFlags: ['nodejs_compat'],
+    durableObjects: {
+      ONE_TIME_CODES: { className: 'OneTimeCodes', useSQLite: true },
+      RATE_COUNTERS: { className: 'RateCounter', useSQLite: true },
+    },
+  });
+  const codes = await mf.getDurableObjectNamespace('ONE_TIME_CODES');
+  const rates = await mf.getDurableObjectNamespace('RATE_COUNTERS');
+  return {
+    codes: new DurableObjectCodeStore(codes as unknown as DurableObjectNamespace<OneTimeCodes>),
+    rates: new DurableObjectRateLimiter(rates as unknown as DurableObjectNamespace<RateCounter>),
+    stop: () => mf.dispose(),
+  };
+}
