@@ -180,7 +180,7 @@ export async function createPrincipal(
       deps.http.execute<{ created_at: string }>(sql`
         insert into principals (id, project_id, kind, resource_id, name, level, credential_name,
                                 secret_ciphertext, allowed_sources, expires_at)
-        select ${id}::uuid, ${projectId}::uuid, ${kind}, s.id, ${input.name}, ${level}, ${made.name},
+        select ${id}::uuid, ${projectId}::uuid, ${kind}, s.id, ${input.name}, ${level.level}, ${made.name},
                ${ciphertext}, ${JSON.stringify(sources)}::jsonb, ${expiresAt?.toISOString() ?? null}::timestamptz
           from ${SERVICE_TABLE[kind]} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
         returning created_at`),
