@@ -47,6 +47,14 @@ export async function cliHome(env: Record<string, string> = {}): Promise<CliHome
   };
 }
 
+/** A CLI home signed in as a seeded owner, on that owner's project, against the Worker at `apiUrl`. */
+export function cliHomeOf(
+  owner: { token: string; project: { slug: string } },
+  apiUrl: string,
+): Promise<CliHome> {
+  return cliHome({ TETHER_API_URL: apiUrl, TETHER_TOKEN: owner.token, TETHER_PROJECT: owner.project.slug });
+}
+
 /** Extra variables of one run; `undefined` removes a default (NO_COLOR, to test colour). */
 export type ExtraEnv = Record<string, string | undefined>;
 

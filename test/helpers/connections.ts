@@ -66,6 +66,47 @@ export async function seed(baseUrl: string, siteCount = 1): Promise<Seeded> {
   return { as, token: account.token, project, sites };
 }
 
+/** The services a seeded project gets, made in this order: databases, buckets, auth apps. */
+export interface ServicesWanted {
+  /** How many PostgreSQL databases, or the engine of each. */
+  databases?: number | Array<'postgresql' | 'mongodb'>;
+  buckets?: number;
+  authApps?: number;
+}
+
+/** A seeded project with its services. */
+export interface SeededProject extends Seeded {
+  /** The first site (the only one, in a one-site project). */
+  site: { id: string; slug: string };
+  databases: Service[];
+  buckets: Service[];
+  authApps: Service[];
+}
+
+/**
+ * An owner with a project, `sites` sites and the services asked for: the set-up most connection,
+ * credential and CLI tests start from. With exactly one site each new service is connected to
+ * it at the default level (spec: a new service in a one-site project); with more, to none.
+ */
+export async function seedProject(
+  baseUrl: string,
+  sites: number,
+  wanted: ServicesWanted = {},
+): Promise<SeededProject> {
+  const s = await seed(baseUrl, sites);
+  const engines =
+    typeof wanted.databases === 'number'
+      ? Array.from({ length: wanted.databases }, () => 'postgresql' as const)
+      : (wanted.databases ?? []);
+  const databases: Service[] = [];
+  for (const engine of engines) databases.push(await createDatabase(s.as, s.project.id, engine));
+  const buckets: Service[] = [];
+  for (let i = 0; i < (wanted.buckets ?? 0); i++) buckets.push(await createBucket(s.as, s.project.id));
+  const authApps: Service[] = [];
+  for (let i = 0; i < (wanted.authApps ?? 0); i++) authApps.push(await createAuthApp(s.as, s.project.id));
+  return { ...s, site: s.sites[0] as { id: string; slug: string }, databases, buckets, authApps };
+}
+
 /** Creates a site; throws unless 201. */
 export async function createSite(as: ApiClient, projectId: string, slug = uniqueName('site')) {
   const res = await as.post<{ id: string; slug: string }>(`/api/v1/projects/${projectId}/sites`, { slug });

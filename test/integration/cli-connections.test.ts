@@ -5,15 +5,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { type ApiClient, api, createAccount } from '../helpers/api';
-import { type CliHome, cliHome, HAS_SCRIPT, runCli, runCliInTerminal } from '../helpers/cli';
-import {
-  createAuthApp,
-  createBucket,
-  createDatabase,
-  createSite,
-  type Service,
-  seed,
-} from '../helpers/connections';
+import { type CliHome, cliHomeOf, HAS_SCRIPT, runCli, runCliInTerminal } from '../helpers/cli';
+import { createAuthApp, createSite, type Service, seedProject } from '../helpers/connections';
 
 interface Connection {
   site_slug: string;
@@ -31,7 +24,6 @@ const CTRL_D = '\x04';
 const STACK_OR_ABORT = /unexpected failure|AbortError|\n\s+at /;
 
 let as: ApiClient;
-let token: string;
 let projectId: string;
 let web: { id: string; slug: string };
 let admin: { id: string; slug: string };
@@ -50,19 +42,17 @@ async function connectionsOf(siteId: string): Promise<Connection[]> {
 }
 
 beforeAll(async () => {
-  const world = await seed(inject('baseUrl'), 2);
-  ({ as, token } = world);
+  // Two sites: new services start connected to nothing.
+  const world = await seedProject(inject('baseUrl'), 2, { databases: 1, buckets: 1, authApps: 1 });
+  ({ as } = world);
   projectId = world.project.id;
   [web, admin] = world.sites as [{ id: string; slug: string }, { id: string; slug: string }];
-  // Two sites: new services start connected to nothing.
-  db = await createDatabase(as, projectId);
-  bucket = await createBucket(as, projectId);
-  app = await createAuthApp(as, projectId);
-  h = await cliHome({
-    TETHER_API_URL: inject('baseUrl'),
-    TETHER_TOKEN: token,
-    TETHER_PROJECT: world.project.slug,
-  });
+  [db, bucket, app] = [world.databases[0], world.buckets[0], world.authApps[0]] as [
+    Service,
+    Service,
+    Service,
+  ];
+  h = await cliHomeOf(world, inject('baseUrl'));
 });
 
 afterAll(async () => {

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiClient } from '../helpers/api';
-import { type CliHome, cliHome, runCli } from '../helpers/cli';
-import { createDatabase, type Service, seed } from '../helpers/connections';
+import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { type Service, seedProject } from '../helpers/connections';
 
 let as: ApiClient;
 let projectId: string;
@@ -23,23 +23,19 @@ async function levelOf(siteId: string): Promise<string | undefined> {
 }
 
 beforeAll(async () => {
-  const world = await seed(inject('baseUrl'), 2);
+  // Two sites: the new database starts connected to nothing; connect web at read-only.
+  const world = await seedProject(inject('baseUrl'), 2, { databases: 1 });
   as = world.as;
   projectId = world.project.id;
   [web, admin] = world.sites as [{ id: string; slug: string }, { id: string; slug: string }];
-  // Two sites: the new database starts connected to nothing; connect web at read-only.
-  db = await createDatabase(as, projectId);
+  db = world.databases[0] as Service;
   const connected = await as.post(`/api/v1/projects/${projectId}/sites/${web.id}/connections`, {
     kind: 'database',
     resource_id: db.id,
     level: 'read-only',
   });
   expect(connected.status).toBe(201);
-  h = await cliHome({
-    TETHER_API_URL: inject('baseUrl'),
-    TETHER_TOKEN: world.token,
-    TETHER_PROJECT: world.project.slug,
-  });
+  h = await cliHomeOf(world, inject('baseUrl'));
 });
 
 afterAll(async () => {

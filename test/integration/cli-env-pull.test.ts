@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { parse } from 'dotenv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiClient } from '../helpers/api';
-import { type CliHome, cliHome, runCli } from '../helpers/cli';
-import { createDatabase, seed } from '../helpers/connections';
+import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { seedProject } from '../helpers/connections';
 
 /** User-set values built to break naive env writers. */
 const HOSTILE: Record<string, string> = {
@@ -53,19 +53,14 @@ async function effective(): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  const world = await seed(inject('baseUrl'), 1);
+  // One site: the new database is connected to it, so derived variables join the user's.
+  const world = await seedProject(inject('baseUrl'), 1, { databases: 1 });
   as = world.as;
   projectId = world.project.id;
-  siteId = (world.sites[0] as { id: string }).id;
-  // One site: the new database is connected to it, so derived variables join the user's.
-  await createDatabase(as, projectId);
+  siteId = world.site.id;
   const put = await as.put(`/api/v1/projects/${projectId}/sites/${siteId}/env`, { vars: HOSTILE });
   expect(put.status).toBe(200);
-  h = await cliHome({
-    TETHER_API_URL: inject('baseUrl'),
-    TETHER_TOKEN: world.token,
-    TETHER_PROJECT: world.project.slug,
-  });
+  h = await cliHomeOf(world, inject('baseUrl'));
 });
 
 afterAll(async () => {

@@ -5,21 +5,17 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type CliHome, cliHome, runCli } from '../helpers/cli';
-import { createDatabase, type Service, seed } from '../helpers/connections';
+import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { type Service, seedProject } from '../helpers/connections';
 import { canLogin } from '../helpers/pg-login';
 
 let db: Service;
 let h: CliHome;
 
 beforeAll(async () => {
-  const world = await seed(inject('baseUrl'), 1);
-  db = await createDatabase(world.as, world.project.id);
-  h = await cliHome({
-    TETHER_API_URL: inject('baseUrl'),
-    TETHER_TOKEN: world.token,
-    TETHER_PROJECT: world.project.slug,
-  });
+  const world = await seedProject(inject('baseUrl'), 1, { databases: 1 });
+  db = world.databases[0] as Service;
+  h = await cliHomeOf(world, inject('baseUrl'));
 });
 afterAll(async () => {
   await h?.cleanup();

@@ -13,12 +13,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, isPortFree } from '../../scripts/local/net';
 import { type ApiClient, createAccount } from '../helpers/api';
-import { type CliHome, cliHome, exitOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
-import { createDatabase, createSite, type Service, seed } from '../helpers/connections';
+import { type CliHome, cliHomeOf, exitOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
+import { createDatabase, createSite, type Service, seedProject } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
 
 let as: ApiClient;
-let token: string;
 let projectId: string;
 let site: { id: string; slug: string };
 let first: Service;
@@ -82,18 +81,12 @@ async function waitForActiveQuery(sql: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  const world = await seed(inject('baseUrl'), 1);
-  ({ as, token } = world);
-  projectId = world.project.id;
-  site = world.sites[0] as { id: string; slug: string };
   // One site: each new database is connected to it at the default level.
-  first = await createDatabase(as, projectId);
-  second = await createDatabase(as, projectId);
-  h = await cliHome({
-    TETHER_API_URL: inject('baseUrl'),
-    TETHER_TOKEN: token,
-    TETHER_PROJECT: world.project.slug,
-  });
+  const world = await seedProject(inject('baseUrl'), 1, { databases: 2 });
+  ({ as, site } = world);
+  projectId = world.project.id;
+  [first, second] = world.databases as [Service, Service];
+  h = await cliHomeOf(world, inject('baseUrl'));
 });
 
 afterAll(async () => {

@@ -7,14 +7,12 @@
 import fc from 'fast-check';
 import { beforeAll, expect, inject, it } from 'vitest';
 import {
-  createAuthApp,
-  createDatabase,
   createSite,
   type DeliveryRow,
   deliveriesOf,
-  type Seeded,
+  type SeededProject,
   type Service,
-  seed,
+  seedProject,
 } from '../helpers/connections';
 
 type Kind = 'database' | 'auth_app';
@@ -33,20 +31,14 @@ const LEVELS: Record<Kind, [string, string]> = {
   database: ['read-only', 'connect'],
   auth_app: ['client', 'admin'],
 };
-let s: Seeded;
+let s: SeededProject;
 let services: Array<Service & { kind: Kind }>;
 
 beforeAll(async () => {
-  s = await seed(inject('baseUrl'), 2);
-  const dbs = [await createDatabase(s.as, s.project.id), await createDatabase(s.as, s.project.id)];
-  const apps = [
-    await createAuthApp(s.as, s.project.id),
-    await createAuthApp(s.as, s.project.id),
-    await createAuthApp(s.as, s.project.id),
-  ];
+  s = await seedProject(inject('baseUrl'), 2, { databases: 2, authApps: 3 });
   services = [
-    ...dbs.map((d) => ({ ...d, kind: 'database' as const })),
-    ...apps.map((a) => ({ ...a, kind: 'auth_app' as const })),
+    ...s.databases.map((d) => ({ ...d, kind: 'database' as const })),
+    ...s.authApps.map((a) => ({ ...a, kind: 'auth_app' as const })),
   ];
 });
 

@@ -6,13 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  createAuthApp,
-  createDatabase,
   createSite,
   deliveriesOf,
-  type Seeded,
+  type SeededProject,
   type Service,
-  seed,
+  seedProject,
 } from '../helpers/connections';
 import { type CountingProxy, startCountingProxy } from '../helpers/counting-ws-proxy';
 import { type ExtraWorker, startExtraWorker } from '../helpers/worker';
@@ -22,7 +20,7 @@ const NO_CONSUMER_CONFIG = fileURLToPath(
 );
 let proxy: CountingProxy;
 let worker: ExtraWorker;
-let s: Seeded;
+let s: SeededProject;
 let apps: Service[];
 let dbs: Service[];
 
@@ -35,11 +33,8 @@ beforeAll(async () => {
     { NEON_WS_PROXY: proxy.url, NEON_HTTP_ENDPOINT: proxy.httpEndpoint },
     { configPath: NO_CONSUMER_CONFIG },
   );
-  s = await seed(worker.baseUrl, 2);
-  dbs = [];
-  for (let i = 0; i < 3; i++) dbs.push(await createDatabase(s.as, s.project.id));
-  apps = [];
-  for (let i = 0; i < 60; i++) apps.push(await createAuthApp(s.as, s.project.id));
+  s = await seedProject(worker.baseUrl, 2, { databases: 3, authApps: 60 });
+  ({ databases: dbs, authApps: apps } = s);
 }, 120_000);
 afterAll(async () => {
   await worker?.stop();

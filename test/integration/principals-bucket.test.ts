@@ -7,22 +7,21 @@ import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConnectionsWorld,
-  createBucket,
-  type Seeded,
-  seed,
+  type SeededProject,
+  type Service,
+  seedProject,
   startConnectionsWorld,
 } from '../helpers/connections';
 
 let world: ConnectionsWorld;
-let s: Seeded;
+let s: SeededProject;
 let base: string;
 let bucketName: string;
 
 beforeAll(async () => {
   world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 2);
-  const bucket = await createBucket(s.as, s.project.id);
-  base = `/api/v1/projects/${s.project.id}/buckets/${bucket.id}`;
+  s = await seedProject(world.worker.baseUrl, 2, { buckets: 1 });
+  base = `/api/v1/projects/${s.project.id}/buckets/${(s.buckets[0] as Service).id}`;
   const creds = await s.as.get<{ bucket: string }>(`${base}/credentials`);
   expect(creds.status, creds.text).toBe(200);
   bucketName = creds.body.bucket;

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { type ApiClient, api, createAccount } from '../helpers/api';
-import { createDatabase, createSite, type Service, seed } from '../helpers/connections';
+import { createDatabase, createSite, type Service, seed, seedProject } from '../helpers/connections';
 
 let as: ApiClient;
 let token: string;
@@ -19,12 +19,11 @@ const tunnelPath = (siteId: string, dbId: string) =>
   `/api/v1/projects/${projectId}/sites/${siteId}/tunnel/${dbId}`;
 
 beforeAll(async () => {
-  const world = await seed(inject('baseUrl'), 1);
-  ({ as, token } = world);
-  projectId = world.project.id;
-  site = world.sites[0] as { id: string; slug: string };
   // One site: the new database is connected to it at the default level.
-  first = await createDatabase(as, projectId);
+  const world = await seedProject(inject('baseUrl'), 1, { databases: 1 });
+  ({ as, token, site } = world);
+  projectId = world.project.id;
+  first = world.databases[0] as Service;
 });
 
 describe('GET /api/v1/projects/:id/sites/:siteId/tunnel/:dbId', () => {
