@@ -3,12 +3,13 @@
  * over HTTP (`HttpDb`: one round trip, no connection set-up, as Neon recommends at the edge);
  * interactive transactions go over a WebSocket pool (`Db`).
  */
-import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import { Client, neon, neonConfig, Pool } from '@neondatabase/serverless';
 import type { SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { scramClientFinal } from '../functions/lib/scram';
 import * as schema from './schema';
 
 /** A drizzle database over the metadata schema. */
@@ -78,10 +79,47 @@ export function configureNeon(wsProxy: string | undefined): void {
   neonConfig.pipelineConnect = false;
 }
 
+/**
+ * The driver's client with a SCRAM-SHA-256 login that costs one PBKDF2 call, once per role and
+ * isolate (lib/scram.ts). The driver's own (@neondatabase/serverless 1.2.0, the newest) awaits
+ * 4,096 WebCrypto HMACs one by one, some 40 ms of Worker CPU for every connection a server asks
+ * to authenticate that way; node-postgres's SASL module, which derives the key in one call, is
+ * not what the driver runs. Used for every WebSocket connection: the metadata pool and the
+ * customer cluster's admin sessions.
+ */
+export class ScramClient extends Client {
+  override async _handleAuthSASLContinue(message: { data: string }): Promise<void> {
+    const session = this.saslSession as {
+      message: string;
+      clientNonce: string;
+      response?: string;
+      serverSignature?: string;
+    };
+    try {
+      if (session?.message !== 'SASLInitialResponse' || typeof this.password !== 'string')
+        throw new Error('SASL: protocol error');
+      const { response, serverSignature } = await scramClientFinal(
+        this.password,
+        session.clientNonce,
+        message.data,
+      );
+      session.message = 'SASLResponse';
+      session.serverSignature = serverSignature;
+      session.response = response;
+      this.connection.sendSCRAMClientFinalMessage(response);
+    } catch (err) {
+      // As node-postgres does: the connect fails with the error instead of an unhandled rejection.
+      this.connection.emit('error', err);
+    }
+  }
+}
+
 /** Opens a pool (connections are made lazily); the caller ends it when the request is done. */
 export function createPool(url: string, wsProxy: string | undefined): Pool {
   configureNeon(wsProxy);
-  return new Pool({ connectionString: url, max: 4 });
+  const pool = new Pool({ connectionString: url, max: 4 });
+  pool.Client = ScramClient;
+  return pool;
 }
 
 /**

@@ -6,8 +6,8 @@
  * a request wait without end. Startup options outrank anything the database's owner can set with
  * `ALTER DATABASE ... SET`.
  */
-import { Client } from '@neondatabase/serverless';
-import { configureNeon } from '../../db/client';
+import type { Client } from '@neondatabase/serverless';
+import { configureNeon, ScramClient } from '../../db/client';
 import { pgCode } from './postgres-sql';
 
 /** Longest a statement of an admin session waits for a lock before it fails (SQLSTATE 55P03). */
@@ -40,7 +40,7 @@ export async function withAdminSession<T>(
   // A dropped connection also emits 'error'; unheard, it would be an uncaught exception (a 500)
   // instead of the rejected query or connect the caller already handles.
   const open = () => {
-    const c = new Client({ connectionString: url.toString(), options: ADMIN_SESSION_OPTIONS });
+    const c = new ScramClient({ connectionString: url.toString(), options: ADMIN_SESSION_OPTIONS });
     c.on('error', () => undefined);
     return c;
   };

@@ -17,12 +17,12 @@ async function hmac(key: ArrayBuffer, message: string): Promise<ArrayBuffer> {
   return crypto.subtle.sign('HMAC', k, encoder.encode(message));
 }
 
-/** The salted password, client key's hash and server key for `password` (ASCII, as Tether makes them). */
+/** The client key, its hash (the stored key) and the server key for `password` (RFC 5802). */
 export async function scramKeys(
   password: string,
   salt: Uint8Array,
   iterations = ITERATIONS,
-): Promise<{ storedKey: ArrayBuffer; serverKey: ArrayBuffer }> {
+): Promise<{ clientKey: ArrayBuffer; storedKey: ArrayBuffer; serverKey: ArrayBuffer }> {
   const base = await crypto.subtle.importKey('raw', encoder.encode(password), 'PBKDF2', false, [
     'deriveBits',
   ]);
@@ -33,6 +33,7 @@ export async function scramKeys(
   );
   const clientKey = await hmac(salted, 'Client Key');
   return {
+    clientKey,
     storedKey: await crypto.subtle.digest('SHA-256', clientKey),
     serverKey: await hmac(salted, 'Server Key'),
   };
@@ -48,4 +49,54 @@ export async function scramVerifier(password: string): Promise<string> {
   const { storedKey, serverKey } = await scramKeys(password, salt);
   const b64 = (bytes: ArrayBuffer | Uint8Array) => base64(new Uint8Array(bytes));
   return `SCRAM-SHA-256$${ITERATIONS}:${b64(salt)}$${b64(storedKey)}:${b64(serverKey)}`;
+}
+
+/** The keys of a password for one salt and iteration count: the same for every login of a role. */
+const loginKeys = new Map<string, ReturnType<typeof scramKeys>>();
+const MAX_LOGIN_KEYS = 64;
+
+/**
+ * The client's final message of a SCRAM-SHA-256 login (RFC 5802 section 3) and the server
+ * signature that must come back: `clientNonce` is what the client's first message sent,
+ * `serverFirst` the server's answer (`r=<nonce>,s=<salt>,i=<iterations>`). The salted keys,
+ * one PBKDF2 of 4,096 rounds in a single WebCrypto call, are kept per password, salt and
+ * count, so a session opened again for the same role costs two HMACs.
+ */
+export async function scramClientFinal(
+  password: string,
+  clientNonce: string,
+  serverFirst: string,
+  /** The user name of the client's first message; PostgreSQL's clients send `*`. */
+  user = '*',
+): Promise<{ response: string; serverSignature: string }> {
+  const attrs = new Map(serverFirst.split(',').map((pair) => [pair.slice(0, 1), pair.slice(2)] as const));
+  const nonce = attrs.get('r') ?? '';
+  const salt = attrs.get('s') ?? '';
+  const iterations = Number(attrs.get('i'));
+  if (!nonce.startsWith(clientNonce) || nonce.length <= clientNonce.length || !/^[!-+--~]+$/.test(nonce))
+    throw new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: server nonce does not extend the client nonce');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(salt)) throw new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: bad salt');
+  if (!(Number.isInteger(iterations) && iterations > 0))
+    throw new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: bad iteration count');
+  const cacheKey = `${iterations}:${salt}:${password}`;
+  let keys = loginKeys.get(cacheKey);
+  if (!keys) {
+    if (loginKeys.size >= MAX_LOGIN_KEYS) loginKeys.clear();
+    keys = scramKeys(
+      password,
+      Uint8Array.from(atob(salt), (c) => c.charCodeAt(0)),
+      iterations,
+    );
+    keys.catch(() => loginKeys.delete(cacheKey));
+    loginKeys.set(cacheKey, keys);
+  }
+  const { clientKey, storedKey, serverKey } = await keys;
+  const withoutProof = `c=biws,r=${nonce}`;
+  const authMessage = `n=${user},r=${clientNonce},${serverFirst},${withoutProof}`;
+  const signature = new Uint8Array(await hmac(storedKey, authMessage));
+  const proof = new Uint8Array(clientKey).map((byte, i) => byte ^ (signature[i] ?? 0));
+  return {
+    response: `${withoutProof},p=${base64(proof)}`,
+    serverSignature: base64(new Uint8Array(await hmac(serverKey, authMessage))),
+  };
 }

@@ -1,7 +1,7 @@
 /** SCRAM-SHA-256 verifiers: the keys match RFC 7677's worked example, and the stored form is PostgreSQL's. */
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { scramKeys, scramVerifier } from '../../functions/lib/scram';
+import { scramClientFinal, scramKeys, scramVerifier } from '../../functions/lib/scram';
 
 // RFC 7677 section 3: user "user", password "pencil".
 const SALT = 'W22ZaJ0SNY7soEsUEjb6gQ==';
@@ -37,5 +37,24 @@ describe('SCRAM-SHA-256 keys', () => {
   it('refuse passwords that would need SASLprep', async () => {
     await expect(scramVerifier('pässword')).rejects.toThrow(/ASCII/);
     await expect(scramVerifier('has space')).rejects.toThrow(/ASCII/);
+  });
+});
+
+describe('SCRAM-SHA-256 client login', () => {
+  const SERVER_FIRST = `r=${NONCE},s=${SALT},i=4096`;
+
+  it("answers RFC 7677's server-first message with its client-final message and expects its server signature", async () => {
+    const final = await scramClientFinal('pencil', 'rOprNGfwEbeRWgbNEkqO', SERVER_FIRST, 'user');
+    expect(final.response).toBe(`c=biws,r=${NONCE},p=${CLIENT_PROOF}`);
+    expect(final.serverSignature).toBe(SERVER_SIGNATURE);
+    // A second login of the same role (keys kept) gives the same answer.
+    expect(await scramClientFinal('pencil', 'rOprNGfwEbeRWgbNEkqO', SERVER_FIRST, 'user')).toEqual(final);
+  });
+
+  it('refuses a server nonce that does not extend the client nonce, a bad salt or count', async () => {
+    await expect(scramClientFinal('pencil', 'other', SERVER_FIRST)).rejects.toThrow(/nonce/);
+    await expect(scramClientFinal('pencil', 'rOpr', `r=rOpr,s=${SALT},i=4096`)).rejects.toThrow(/nonce/);
+    await expect(scramClientFinal('pencil', 'rOpr', 'r=rOprX,s=%%,i=4096')).rejects.toThrow(/salt/);
+    await expect(scramClientFinal('pencil', 'rOpr', `r=rOprX,s=${SALT},i=0`)).rejects.toThrow(/count/);
   });
 });
