@@ -30,7 +30,7 @@ export const OVER_BUDGET: Record<string, number> = {
   'PUT /api/v1/databases/{id}/sites': 21,
   'GET /api/v1/storage/{id}/sites': 4,
   'PUT /api/v1/storage/{id}/sites': 17,
-  'GET /api/v1/projects/{id}/sites/{siteId}/env/effective': 3,
+  'GET /api/v1/projects/{id}/sites/{siteId}/env/effective': 2,
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys': 6,
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback': 7,
   'GET /api/v1/projects/{id}/sites/{siteId}/tunnel/{dbId}': 4,

@@ -1,4 +1,5 @@
 /** Every scenario after the floor, in the order they run. Add new ones here. */
+import { consoleWeightScenario } from '../console-weight';
 import type { Scenario } from '../types';
 import { connectionsPutScenario } from './connections-put';
 import { oauthExchangeScenario } from './oauth-exchange';
@@ -15,4 +16,5 @@ export const scenarios: Scenario[] = [
   pgParallelScenario,
   oauthExchangeScenario,
   oauthIdTokenScenario,
+  consoleWeightScenario,
 ];
