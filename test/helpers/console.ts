@@ -78,3 +78,28 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   await expectAccessible(page);
   await screenshots(page, name);
 }
+
+/** Opens a database, bucket or auth app by its link on the project's page (its name), at its Access heading. */
+export async function openService(page: Page, projectSlug: string, name: string): Promise<void> {
+  await page.goto(`/console/projects/${projectSlug}`);
+  await page.getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { name: 'Access', exact: true }).waitFor();
+}
+
+/** The value a secret page shows under `key` (its `<dt>`), e.g. `password`. */
+export async function shownValue(page: Page, key: string): Promise<string> {
+  await page.getByRole('heading', { name: /not shown again/ }).waitFor();
+  return (
+    (await page
+      .locator('dt', { hasText: new RegExp(`^${key}$`) })
+      .locator('+ dd')
+      .textContent()) ?? ''
+  );
+}
+
+/** Waits for the confirmation dialog a change opened and returns it (nothing has changed yet). */
+export async function confirmationDialog(page: Page) {
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  return dialog;
+}
