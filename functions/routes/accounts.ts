@@ -1,5 +1,5 @@
 /** Accounts, account tokens and dashboard sessions (CONTRACT §3). */
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { requireAccount } from '../services/access';
@@ -45,7 +45,7 @@ accountsRoutes.openapi(
     if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
     if (principal.type !== 'operator')
       throw new ApiError('FORBIDDEN', 'only the operator token can create accounts');
-    return c.json(await createAccount(getDb(c), c.req.valid('json')), 201);
+    return c.json(await createAccount(getHttpDb(c), c.req.valid('json')), 201);
   },
 );
 

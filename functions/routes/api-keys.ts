@@ -2,7 +2,7 @@
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys';
+import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
 import { projectIdOf } from '../services/principal';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
@@ -93,11 +93,15 @@ apiKeysRoutes.openapi(
     summary: 'Revoke an API key',
     description:
       "A site's managed key (PLATFORM_API_KEY) is replaced at once by a new one, which the site receives by live patch: its connections still imply it.",
+    middleware: [readsCaller],
     request: { params: ProjectParam.extend({ keyId: z.string() }) },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },
   }),
   async (c) => {
     const params = c.req.valid('param');
+    const [found] = await readWithCaller(c, [
+      liveKeyQuery(getHttpDb(c), projectIdOf(params.id), params.keyId),
+    ]);
     const { project } = await access(c, params.id, 'admin');
     const keyId = requireUuid(params.keyId, 'API key');
     const { queue } = c.get('services');
@@ -105,6 +109,7 @@ apiKeysRoutes.openapi(
       { db: getDb(c), http: getHttpDb(c), config: c.get('config'), queue },
       project.id,
       keyId,
+      found,
     );
     return c.json({ revoked: true as const }, 200);
   },

@@ -1,5 +1,5 @@
 /** Projects and their members (CONTRACT §3). */
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
@@ -45,7 +45,7 @@ projectsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    return c.json(toProject(await createProject(getDb(c), accountId, c.req.valid('json'))), 201);
+    return c.json(toProject(await createProject(getHttpDb(c), accountId, c.req.valid('json'))), 201);
   },
 );
 
@@ -99,7 +99,7 @@ projectsRoutes.openapi(
     const { role } = c.req.valid('json');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    await setMember(getDb(c), project.id, callerRole, accountId, role);
+    await setMember(getHttpDb(c), project.id, callerRole, accountId, role);
     return c.json({ account_id: accountId, role }, 200);
   },
 );
@@ -120,7 +120,7 @@ projectsRoutes.openapi(
     const params = c.req.valid('param');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    const removed = await removeMember(getDb(c), project.id, callerRole, accountId);
+    const removed = await removeMember(getHttpDb(c), project.id, callerRole, accountId);
     return c.json({ removed }, 200);
   },
 );

@@ -1,6 +1,6 @@
 /** Accounts, their tokens and dashboard sessions: only hashes of tokens are stored. */
-import { and, asc, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
-import type { Db, HttpDb } from '../../db/client';
+import { and, asc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
+import type { HttpDb } from '../../db/client';
 import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
@@ -16,30 +16,25 @@ export interface AccountBody {
   name: string | null;
 }
 
-/** Creates an account with its first token (shown once); 409 when the e-mail is taken. */
+/**
+ * Creates an account with its first token (shown once); 409 when the e-mail is taken. One
+ * statement: the token is inserted only from the account row this statement inserted.
+ */
 export async function createAccount(
-  db: Db,
+  db: HttpDb,
   body: { email: string; name?: string },
 ): Promise<{ account: AccountBody; token: string }> {
   const token = newSecret('account');
   const account = { id: newId(), email: body.email, name: body.name ?? null };
-  const created = await db.transaction(async (tx) => {
-    const inserted = await tx
-      .insert(accounts)
-      .values(account)
-      .onConflictDoNothing()
-      .returning({ id: accounts.id });
-    if (inserted.length === 0) return false;
-    await tx.insert(accountTokens).values({
-      id: newId(),
-      accountId: account.id,
-      kind: 'token',
-      name: 'initial',
-      tokenHash: await sha256Hex(token),
-    });
-    return true;
-  });
-  if (!created) throw new ApiError('CONFLICT', `an account with e-mail ${body.email} already exists`);
+  const { rows } = await db.execute(sql`
+    with a as (
+      insert into accounts (id, email, name) values (${account.id}::uuid, ${account.email}, ${account.name})
+      on conflict do nothing returning id)
+    insert into account_tokens (id, account_id, kind, name, token_hash)
+    select ${newId()}::uuid, a.id, 'token', 'initial', ${await sha256Hex(token)} from a
+    returning id`);
+  if (rows.length === 0)
+    throw new ApiError('CONFLICT', `an account with e-mail ${body.email} already exists`);
   return { account, token };
 }
 

@@ -1,11 +1,11 @@
 /** Project API keys: created with capabilities, listed without values, revoked (managed ones replaced). */
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db, HttpDb } from '../../db/client';
 import { type ApiKeyCapabilities, apiKeys, authApps } from '../../db/schema';
 import type { Config } from '../env';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
-import { newId, newSecret } from '../lib/ids';
+import { isUuid, newId, newSecret } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
 import { replaceManagedKey } from './credentials/managed-key';
 import { enqueueDeliveries } from './delivery/deliveries';
@@ -71,16 +71,32 @@ export interface RevokeDeps {
   queue: Queue<ProvisioningMessage>;
 }
 
-/**
- * Revokes a live key of the project; 404 when there is none by that id. A site's managed key is
- * replaced at once by a new one, which the site receives by live patch.
- */
-export async function revokeApiKey(deps: RevokeDeps, projectId: string, keyId: string): Promise<void> {
-  const live = and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt));
-  const [managed] = await deps.http
+/** The live key `keyId` of project `projectId` (SQL when sent with the caller's lookup): a query not yet sent. */
+export function liveKeyQuery(db: HttpDb, projectId: SQL | string, keyId: string) {
+  return db
     .select({ id: apiKeys.id, projectId: apiKeys.projectId, siteId: apiKeys.siteId })
     .from(apiKeys)
-    .where(live);
+    .where(
+      and(
+        isUuid(keyId) ? eq(apiKeys.id, keyId.toLowerCase()) : sql`false`,
+        eq(apiKeys.projectId, projectId),
+        isNull(apiKeys.revokedAt),
+      ),
+    );
+}
+
+/**
+ * Revokes a live key of the project (`found`: the answer of {@link liveKeyQuery}); 404 when
+ * there is none by that id. A site's managed key is replaced at once by a new one, which the
+ * site receives by live patch. A plain key costs one statement.
+ */
+export async function revokeApiKey(
+  deps: RevokeDeps,
+  projectId: string,
+  keyId: string,
+  found: Array<{ id: string; projectId: string; siteId: string | null }>,
+): Promise<void> {
+  const [managed] = found;
   if (managed?.siteId) {
     const site = { ...managed, siteId: managed.siteId };
     const deliveryIds = await deps.db.transaction((tx) => replaceManagedKey(tx, deps.config, site));
@@ -88,10 +104,11 @@ export async function revokeApiKey(deps: RevokeDeps, projectId: string, keyId: s
     await enqueueDeliveries(deps.queue, deliveryIds);
     return;
   }
+  if (!managed) throw new ApiError('NOT_FOUND', 'API key not found');
   const revoked = await deps.http
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(live)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   if (revoked.length === 0) throw new ApiError('NOT_FOUND', 'API key not found');
 }

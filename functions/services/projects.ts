@@ -1,33 +1,37 @@
 /** Projects and their members: creation with a free slug, listing, and owner-safe role changes. */
-import { and, eq, or, type SQL } from 'drizzle-orm';
-import type { Db, HttpDb, Tx } from '../../db/client';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { HttpDb } from '../../db/client';
 import type { ProjectRow } from '../../db/rows';
-import { accounts, projectMembers, projects } from '../../db/schema';
+import { projectMembers, projects } from '../../db/schema';
 import { slugify } from '../domain/names';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
+import { guard, runGuarded } from './guarded-write';
 
 /**
  * Creates a project owned by `accountId`. Without a slug it takes the name's, or that plus a
- * random suffix when taken; a slug asked for and taken is 409.
+ * random suffix when taken; a slug asked for and taken is 409. Each attempt is one statement:
+ * the owner row is inserted only from the project row that statement inserted.
  */
 export async function createProject(
-  db: Db,
+  db: HttpDb,
   accountId: string,
   body: { name: string; slug?: string },
 ): Promise<ProjectRow> {
   const base = slugify(body.name) || 'project';
   for (let attempt = 0; attempt < 5; attempt++) {
     const slug = body.slug ?? (attempt === 0 ? base : `${base.slice(0, 56)}-${randomLowerAlnum(6)}`);
-    const project = { id: newId(), slug, name: body.name };
-    const created = await db.transaction(async (tx) => {
-      const [row] = await tx.insert(projects).values(project).onConflictDoNothing().returning();
-      if (!row) return undefined;
-      await tx.insert(projectMembers).values({ projectId: row.id, accountId, role: 'owner' });
-      return row;
-    });
-    if (created) return created;
+    const id = newId();
+    const { rows } = await db.execute<{ created_at: string }>(sql`
+      with p as (
+        insert into projects (id, slug, name) values (${id}::uuid, ${slug}, ${body.name})
+        on conflict do nothing returning id, created_at)
+      insert into project_members (project_id, account_id, role)
+      select p.id, ${accountId}::uuid, 'owner' from p
+      returning (select created_at from p)`);
+    const [row] = rows;
+    if (row) return { id, slug, name: body.name, createdAt: new Date(row.created_at) };
     if (body.slug) throw new ApiError('CONFLICT', `the slug ${body.slug} is taken`);
   }
   throw new ApiError('CONFLICT', 'could not find a free slug; pass one');
@@ -47,78 +51,93 @@ export function listProjects(db: HttpDb, accountId: SQL | string) {
 }
 
 /**
- * Locks the project's owner rows and `accountId`'s row, in account order, and reads them: two
- * owners demoting (or removing) each other at once then run one after the other, and the second
- * sees the first's change (a row that stopped being an owner no longer matches its condition),
- * so at least one owner always remains (issue 16). One statement.
+ * Locks the project's owner rows and `accountId`'s row, in account order: two owners demoting
+ * (or removing) each other at once then run one after the other, and the second's guards, each
+ * a statement of its own and so reading after the first committed, see the first's change, so
+ * at least one owner always remains (issue 16).
  */
-async function lockOwnersAnd(tx: Tx, projectId: string, accountId: string) {
-  const rows = await tx
-    .select({ accountId: projectMembers.accountId, role: projectMembers.role })
-    .from(projectMembers)
-    .where(
-      and(
-        eq(projectMembers.projectId, projectId),
-        or(eq(projectMembers.role, 'owner'), eq(projectMembers.accountId, accountId)),
-      ),
-    )
-    .orderBy(projectMembers.accountId)
-    .for('update');
-  return {
-    current: rows.find((r) => r.accountId === accountId),
-    otherOwners: rows.filter((r) => r.role === 'owner' && r.accountId !== accountId).length,
-  };
-}
+const lockOwnersAnd = (projectId: string, accountId: string): SQL => sql`
+  select account_id from project_members
+   where project_id = ${projectId}::uuid and (role = 'owner' or account_id = ${accountId}::uuid)
+   order by account_id for update`;
 
-/** 409 unless someone other than the member leaving still owns the project. */
-function assertAnotherOwner(otherOwners: number): void {
-  if (otherOwners === 0) throw new ApiError('CONFLICT', 'a project must keep at least one owner');
-}
+/** SQL: whether account `accountId` owns the project now. */
+const ownsNow = (projectId: string, accountId: string): SQL => sql`exists (
+  select 1 from project_members where project_id = ${projectId}::uuid and account_id = ${accountId}::uuid and role = 'owner')`;
+
+/** SQL: whether someone other than `accountId` owns the project now. */
+const anotherOwner = (projectId: string, accountId: string): SQL => sql`exists (
+  select 1 from project_members where project_id = ${projectId}::uuid and account_id <> ${accountId}::uuid and role = 'owner')`;
+
+/** A boolean known before the batch, as SQL. */
+const literal = (value: boolean): SQL => sql.raw(value ? 'true' : 'false');
+
+const LAST_OWNER = { code: 'CONFLICT', message: 'a project must keep at least one owner' } as const;
 
 /**
  * Grants `role` to account `accountId` on the project. Only an owner grants or changes the
- * owner role, and the last owner stays one.
+ * owner role, and the last owner stays one. One guarded batch (services/guarded-write.ts).
  */
-export function setMember(
-  db: Db,
+export async function setMember(
+  db: HttpDb,
   projectId: string,
   callerRole: Role | null,
   accountId: string,
   role: Role,
 ): Promise<void> {
-  return db.transaction(async (tx) => {
-    const [target] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
-    if (!target) throw new ApiError('NOT_FOUND', 'account not found');
-    const { current, otherOwners } = await lockOwnersAnd(tx, projectId, accountId);
-    const touchesOwner = role === 'owner' || current?.role === 'owner';
-    if (touchesOwner && !roleAtLeast(callerRole ?? 'read', 'owner')) {
-      throw new ApiError('FORBIDDEN', 'only an owner may grant or change the owner role');
-    }
-    if (current?.role === 'owner' && role !== 'owner') assertAnotherOwner(otherOwners);
-    await tx
+  const callerOwns = roleAtLeast(callerRole ?? 'read', 'owner');
+  const touchesOwner = sql`(${literal(role === 'owner')} or ${ownsNow(projectId, accountId)})`;
+  await runGuarded(db, [
+    db.execute(lockOwnersAnd(projectId, accountId)),
+    db.execute(
+      guard(sql`exists (select 1 from accounts where id = ${accountId}::uuid)`, {
+        code: 'NOT_FOUND',
+        message: 'account not found',
+      }),
+    ),
+    db.execute(
+      guard(sql`${literal(callerOwns)} or not ${touchesOwner}`, {
+        code: 'FORBIDDEN',
+        message: 'only an owner may grant or change the owner role',
+      }),
+    ),
+    db.execute(
+      guard(
+        sql`${literal(role === 'owner')} or not ${ownsNow(projectId, accountId)} or ${anotherOwner(projectId, accountId)}`,
+        LAST_OWNER,
+      ),
+    ),
+    db
       .insert(projectMembers)
       .values({ projectId, accountId, role })
-      .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.accountId], set: { role } });
-  });
+      .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.accountId], set: { role } }),
+  ]);
 }
 
-/** Removes the member; false when it was none. Only an owner removes an owner, never the last. */
-export function removeMember(
-  db: Db,
+/**
+ * Removes the member; false when it was none. Only an owner removes an owner, never the last.
+ * One guarded batch.
+ */
+export async function removeMember(
+  db: HttpDb,
   projectId: string,
   callerRole: Role | null,
   accountId: string,
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const { current, otherOwners } = await lockOwnersAnd(tx, projectId, accountId);
-    if (!current) return false;
-    if (current.role === 'owner') {
-      if (callerRole !== 'owner') throw new ApiError('FORBIDDEN', 'only an owner may remove an owner');
-      assertAnotherOwner(otherOwners);
-    }
-    await tx
+  const owns = ownsNow(projectId, accountId);
+  const answers = await runGuarded(db, [
+    db.execute(lockOwnersAnd(projectId, accountId)),
+    db.execute(
+      guard(sql`${literal(callerRole === 'owner')} or not ${owns}`, {
+        code: 'FORBIDDEN',
+        message: 'only an owner may remove an owner',
+      }),
+    ),
+    db.execute(guard(sql`not ${owns} or ${anotherOwner(projectId, accountId)}`, LAST_OWNER)),
+    db
       .delete(projectMembers)
-      .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.accountId, accountId)));
-    return true;
-  });
+      .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.accountId, accountId)))
+      .returning({ accountId: projectMembers.accountId }),
+  ]);
+  return (answers[3] as unknown[]).length > 0;
 }
