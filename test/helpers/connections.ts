@@ -107,6 +107,22 @@ export async function seedProject(
   return { ...s, site: s.sites[0] as { id: string; slug: string }, databases, buckets, authApps };
 }
 
+/** The API path of a seeded project. */
+export const projectPath = (p: Seeded): string => `/api/v1/projects/${p.project.id}`;
+
+/** The connections route of one of its sites (the first by default). */
+export const connectionsPath = (p: Seeded, siteId = p.sites[0]?.id): string =>
+  `${projectPath(p)}/sites/${siteId}/connections`;
+
+/** The effective variables of one of its sites (the first by default); throws unless 200. */
+export async function effectiveVars(p: Seeded, siteId = p.sites[0]?.id): Promise<Record<string, string>> {
+  const res = await p.as.get<{ vars: Record<string, string> }>(
+    `${projectPath(p)}/sites/${siteId}/env/effective`,
+  );
+  if (res.status !== 200) throw new Error(`effective variables: ${res.status} ${res.text}`);
+  return res.body.vars;
+}
+
 /** Creates a site; throws unless 201. */
 export async function createSite(as: ApiClient, projectId: string, slug = uniqueName('site')) {
   const res = await as.post<{ id: string; slug: string }>(`/api/v1/projects/${projectId}/sites`, { slug });

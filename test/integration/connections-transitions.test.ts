@@ -1,15 +1,18 @@
 /**
  * The connection lifecycle against the specification's States and transitions tables (one
- * test per row, initial connections included), the listings, and the secrets rule.
+ * test per row, initial connections included); listings: connections-listings.test.ts.
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
+  connectionsPath,
   createAuthApp,
   createDatabase,
   createSite,
   deliveriesOf,
+  effectiveVars,
   metadata,
+  projectPath,
   type Seeded,
   seed,
 } from '../helpers/connections';
@@ -28,13 +31,8 @@ interface Listing {
   available: Array<{ kind: string; resource_id: string; levels: string[]; env_names: string[] }>;
 }
 
-const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
-const conns = (p: Seeded, site = p.sites[0]?.id) => `${base(p)}/sites/${site}/connections`;
-const list = async (p: Seeded, site = p.sites[0]?.id) => (await p.as.get<Listing>(conns(p, site))).body;
-async function effective(p: Seeded, site = p.sites[0]?.id): Promise<Record<string, string>> {
-  return (await p.as.get<{ vars: Record<string, string> }>(`${base(p)}/sites/${site}/env/effective`)).body
-    .vars;
-}
+const list = async (p: Seeded, site = p.sites[0]?.id) =>
+  (await p.as.get<Listing>(connectionsPath(p, site))).body;
 const credentialOf = async (siteId: string, resourceId: string) =>
   (
     await metadata<{ credential_mode: string; credential_name: string | null }>(
@@ -53,7 +51,7 @@ describe('States and transitions', () => {
   it('no connection -> POST connect: connected, own credential, variables applied, managed key minted', async () => {
     const site = await createSite(s.as, s.project.id);
     const db = await createDatabase(s.as, s.project.id);
-    const res = await s.as.post<Conn>(conns(s, site.id), { kind: 'database', resource_id: db.id });
+    const res = await s.as.post<Conn>(connectionsPath(s, site.id), { kind: 'database', resource_id: db.id });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       site_id: site.id,
@@ -66,7 +64,7 @@ describe('States and transitions', () => {
       credential_mode: 'own',
       credential_name: expect.stringMatching(/^c_[a-z0-9]{8}$/),
     });
-    const vars = await effective(s, site.id);
+    const vars = await effectiveVars(s, site.id);
     expect(vars.DATABASE_URL).toContain(`//${cred?.credential_name}:`);
     expect(vars.PLATFORM_API_KEY).toMatch(/^tth_pk_/);
     const [patch] = await deliveriesOf(site.id);
@@ -79,7 +77,7 @@ describe('States and transitions', () => {
   it('no connection -> PUT replace containing it: connected at the default level', async () => {
     const site = await createSite(s.as, s.project.id);
     const db = await createDatabase(s.as, s.project.id);
-    const res = await s.as.put<{ connections: Conn[] }>(conns(s, site.id), {
+    const res = await s.as.put<{ connections: Conn[] }>(connectionsPath(s, site.id), {
       connections: [{ kind: 'database', resource_id: db.id }],
     });
     expect(res.status).toBe(200);
@@ -90,16 +88,16 @@ describe('States and transitions', () => {
   it('connected at level A -> POST with level B: new level; name, password and key stay', async () => {
     const site = await createSite(s.as, s.project.id);
     const db = await createDatabase(s.as, s.project.id);
-    await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id });
-    const before = await effective(s, site.id);
-    const res = await s.as.post<Conn>(conns(s, site.id), {
+    await s.as.post(connectionsPath(s, site.id), { kind: 'database', resource_id: db.id });
+    const before = await effectiveVars(s, site.id);
+    const res = await s.as.post<Conn>(connectionsPath(s, site.id), {
       kind: 'database',
       resource_id: db.id,
       level: 'read-only',
     });
     expect(res.status).toBe(201);
     expect(res.body.level).toBe('read-only');
-    const after = await effective(s, site.id);
+    const after = await effectiveVars(s, site.id);
     expect(after.DATABASE_URL).toBe(before.DATABASE_URL);
     expect(after.PLATFORM_API_KEY).toBe(before.PLATFORM_API_KEY);
     const patches = await deliveriesOf(site.id);
@@ -109,11 +107,11 @@ describe('States and transitions', () => {
   it('connected -> DELETE: no connection, credential queued for deletion, variables removed, key revoked', async () => {
     const site = await createSite(s.as, s.project.id);
     const db = await createDatabase(s.as, s.project.id);
-    await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id });
+    await s.as.post(connectionsPath(s, site.id), { kind: 'database', resource_id: db.id });
     const name = (await credentialOf(site.id, db.id))?.credential_name;
-    const key = (await effective(s, site.id)).PLATFORM_API_KEY as string;
-    expect((await api(undefined, key).get(`${base(s)}/databases`)).status).toBe(200);
-    const res = await s.as.delete(`${conns(s, site.id)}/database/${db.id}`);
+    const key = (await effectiveVars(s, site.id)).PLATFORM_API_KEY as string;
+    expect((await api(undefined, key).get(`${projectPath(s)}/databases`)).status).toBe(200);
+    const res = await s.as.delete(`${connectionsPath(s, site.id)}/database/${db.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ removed: true });
     const cleanups = await metadata(
@@ -121,10 +119,10 @@ describe('States and transitions', () => {
       [db.id, name],
     );
     expect(cleanups).toHaveLength(1);
-    const vars = await effective(s, site.id);
+    const vars = await effectiveVars(s, site.id);
     expect(vars.DATABASE_URL).toBeUndefined();
     expect(vars.PLATFORM_API_KEY).toBeUndefined();
-    expect((await api(undefined, key).get(`${base(s)}/databases`)).status).toBe(401);
+    expect((await api(undefined, key).get(`${projectPath(s)}/databases`)).status).toBe(401);
     const last = (await deliveriesOf(site.id)).at(-1);
     expect(last?.reason).toBe('disconnect');
     expect(last?.unset_names.sort()).toEqual(
@@ -135,18 +133,20 @@ describe('States and transitions', () => {
   it('connected -> PUT replace omitting it: no connection', async () => {
     const site = await createSite(s.as, s.project.id);
     const db = await createDatabase(s.as, s.project.id);
-    await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id });
-    const res = await s.as.put<{ connections: Conn[] }>(conns(s, site.id), { connections: [] });
+    await s.as.post(connectionsPath(s, site.id), { kind: 'database', resource_id: db.id });
+    const res = await s.as.put<{ connections: Conn[] }>(connectionsPath(s, site.id), { connections: [] });
     expect(res.body.connections).toEqual([]);
     expect((await list(s, site.id)).connections).toEqual([]);
   });
 
   it('no connection -> DELETE: 200 removed false, not an error', async () => {
     const db = await createDatabase(s.as, s.project.id);
-    const res = await s.as.delete(`${conns(s)}/database/${db.id}`);
+    const res = await s.as.delete(`${connectionsPath(s)}/database/${db.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ removed: false });
-    expect((await s.as.delete(`${conns(s)}/bucket/${crypto.randomUUID()}`)).body).toEqual({ removed: false });
+    expect((await s.as.delete(`${connectionsPath(s)}/bucket/${crypto.randomUUID()}`)).body).toEqual({
+      removed: false,
+    });
   });
 
   it('connected -> PUT replace with the unchanged set: nothing restarts', async () => {
@@ -157,30 +157,30 @@ describe('States and transitions', () => {
       { kind: 'database', resource_id: db.id, level: 'read-only' },
       { kind: 'auth_app', resource_id: app.id },
     ];
-    const first = await s.as.put<{ connections: Conn[] }>(conns(s, site.id), { connections: set });
-    const vars = await effective(s, site.id);
+    const first = await s.as.put<{ connections: Conn[] }>(connectionsPath(s, site.id), { connections: set });
+    const vars = await effectiveVars(s, site.id);
     const patches = (await deliveriesOf(site.id)).length;
-    const again = await s.as.put<{ connections: Conn[] }>(conns(s, site.id), {
+    const again = await s.as.put<{ connections: Conn[] }>(connectionsPath(s, site.id), {
       connections: [...set].reverse(),
     });
     expect(again.status).toBe(200);
     expect(again.body.connections).toEqual(first.body.connections);
-    expect(await effective(s, site.id)).toEqual(vars);
+    expect(await effectiveVars(s, site.id)).toEqual(vars);
     expect(await deliveriesOf(site.id)).toHaveLength(patches);
   });
 
   it('connected (database) -> rotate: a new secret for that connection only', async () => {
     const [a, b] = s.sites;
     const db = await createDatabase(s.as, s.project.id);
-    await s.as.post(conns(s, a?.id), { kind: 'database', resource_id: db.id });
-    await s.as.post(conns(s, b?.id), { kind: 'database', resource_id: db.id });
+    await s.as.post(connectionsPath(s, a?.id), { kind: 'database', resource_id: db.id });
+    await s.as.post(connectionsPath(s, b?.id), { kind: 'database', resource_id: db.id });
     const key = `DATABASE_URL_${db.name.toUpperCase()}`;
-    const [beforeA, beforeB] = [await effective(s, a?.id), await effective(s, b?.id)];
+    const [beforeA, beforeB] = [await effectiveVars(s, a?.id), await effectiveVars(s, b?.id)];
     const listed = await list(s, a?.id);
-    const res = await s.as.post(`${conns(s, a?.id)}/database/${db.id}/rotate`);
+    const res = await s.as.post(`${connectionsPath(s, a?.id)}/database/${db.id}/rotate`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    const [afterA, afterB] = [await effective(s, a?.id), await effective(s, b?.id)];
+    const [afterA, afterB] = [await effectiveVars(s, a?.id), await effectiveVars(s, b?.id)];
     const user = (u: string | undefined) => new URL(u ?? '').username;
     expect(user(afterA[key])).toBe(user(beforeA[key]));
     expect(afterA[key]).not.toBe(beforeA[key]);
@@ -196,17 +196,17 @@ describe('deleting a service disconnects it everywhere', () => {
     const first = await createDatabase(s.as, s.project.id);
     const second = await createDatabase(s.as, s.project.id);
     const site = await createSite(s.as, s.project.id);
-    await s.as.put(conns(s, site.id), {
+    await s.as.put(connectionsPath(s, site.id), {
       connections: [
         { kind: 'database', resource_id: first.id },
         { kind: 'database', resource_id: second.id },
       ],
     });
-    await s.as.post(conns(s, a?.id), { kind: 'database', resource_id: first.id });
+    await s.as.post(connectionsPath(s, a?.id), { kind: 'database', resource_id: first.id });
     const lone = await createSite(s.as, s.project.id);
-    await s.as.post(conns(s, lone.id), { kind: 'database', resource_id: first.id });
-    const key = (await effective(s, lone.id)).PLATFORM_API_KEY as string;
-    expect((await s.as.delete(`${base(s)}/databases/${first.id}`)).status).toBe(200);
+    await s.as.post(connectionsPath(s, lone.id), { kind: 'database', resource_id: first.id });
+    const key = (await effectiveVars(s, lone.id)).PLATFORM_API_KEY as string;
+    expect((await s.as.delete(`${projectPath(s)}/databases/${first.id}`)).status).toBe(200);
     const moved = (await deliveriesOf(site.id)).at(-1);
     expect(moved?.reason).toBe('disconnect');
     // CONTRACT §9: the plain names never move to another live connection by themselves.
@@ -216,7 +216,7 @@ describe('deleting a service disconnects it everywhere', () => {
       [second.id, [`DATABASE_URL_${second.name.toUpperCase()}`]],
     ]);
     expect((await deliveriesOf(lone.id)).at(-1)?.unset_names).toContain('PLATFORM_API_KEY');
-    expect((await api(undefined, key).get(`${base(s)}/databases`)).status).toBe(401);
+    expect((await api(undefined, key).get(`${projectPath(s)}/databases`)).status).toBe(401);
     expect((await list(s, b?.id)).connections.map((c) => c.resource_id)).not.toContain(first.id);
   });
 });
@@ -237,92 +237,12 @@ describe('Initial connections of new things', () => {
     await createDatabase(s.as, s.project.id);
     const p = await seed(inject('baseUrl'), 2);
     await createDatabase(p.as, p.project.id);
-    expect((await p.as.get<{ connections: Conn[] }>(`${base(p)}/connections`)).body.connections).toEqual([]);
+    expect(
+      (await p.as.get<{ connections: Conn[] }>(`${projectPath(p)}/connections`)).body.connections,
+    ).toEqual([]);
   });
   it('new site: no connections', async () => {
     const site = await createSite(s.as, s.project.id);
     expect((await list(s, site.id)).connections).toEqual([]);
   });
-});
-
-describe('listings', () => {
-  it('available: what connecting would add; deleted databases and disabled auth apps never appear', async () => {
-    const p = await seed(inject('baseUrl'), 2);
-    const first = await createDatabase(p.as, p.project.id);
-    const second = await createDatabase(p.as, p.project.id);
-    const gone = await createDatabase(p.as, p.project.id);
-    const off = await createAuthApp(p.as, p.project.id);
-    await p.as.delete(`${base(p)}/databases/${gone.id}`);
-    expect((await p.as.patch(`${base(p)}/auth-apps/${off.id}`, { enabled: false })).status).toBe(200);
-    const before = await list(p);
-    expect(before.available.map((a) => a.resource_id)).toEqual([first.id, second.id]);
-    expect(before.available[0]).toEqual({
-      kind: 'database',
-      resource_id: first.id,
-      resource_name: first.name,
-      levels: ['read-only', 'connect'],
-      env_names: ['DATABASE_URL', `DATABASE_URL_${first.name.toUpperCase()}`],
-    });
-    await p.as.post(conns(p), { kind: 'database', resource_id: first.id });
-    const after = await list(p);
-    expect(after.available.map((a) => [a.resource_id, a.env_names])).toEqual([
-      [second.id, [`DATABASE_URL_${second.name.toUpperCase()}`]],
-    ]);
-    expect((await p.as.post(conns(p), { kind: 'auth_app', resource_id: off.id })).status).toBe(400);
-  });
-
-  it('the project listing filters by site_id, kind and resource_id (which apps use a service)', async () => {
-    const p = await seed(inject('baseUrl'), 3);
-    const db = await createDatabase(p.as, p.project.id);
-    const app = await createAuthApp(p.as, p.project.id);
-    const [x, y, z] = p.sites;
-    await p.as.post(conns(p, x?.id), { kind: 'database', resource_id: db.id });
-    await p.as.post(conns(p, y?.id), { kind: 'database', resource_id: db.id, level: 'read-only' });
-    await p.as.post(conns(p, z?.id), { kind: 'auth_app', resource_id: app.id });
-    const get = async (q: string) =>
-      (await p.as.get<{ connections: Conn[] }>(`${base(p)}/connections${q}`)).body.connections;
-    expect(await get('')).toHaveLength(3);
-    expect(
-      (await get(`?kind=database&resource_id=${db.id}`)).map((c) => [c.site_id, c.level]).sort(),
-    ).toEqual(
-      [
-        [x?.id, 'connect'],
-        [y?.id, 'read-only'],
-      ].sort(),
-    );
-    expect((await get(`?site_id=${z?.id}`)).map((c) => c.kind)).toEqual(['auth_app']);
-    expect(await get('?kind=bucket')).toEqual([]);
-    expect((await p.as.get(`${base(p)}/connections?kind=queue`)).status).toBe(400);
-    const empty = await seed(inject('baseUrl'), 0);
-    expect((await empty.as.get(`${base(empty)}/connections`)).body).toEqual({ connections: [] });
-  });
-});
-
-it('no connection-route response contains any secret value', async () => {
-  const p = await seed(inject('baseUrl'), 2);
-  const db = await createDatabase(p.as, p.project.id);
-  const app = await createAuthApp(p.as, p.project.id);
-  const [one, two] = p.sites;
-  const texts: string[] = [];
-  const keep = async (r: Promise<{ text: string }>) => texts.push((await r).text);
-  await keep(p.as.post(conns(p, one?.id), { kind: 'database', resource_id: db.id }));
-  await keep(p.as.post(conns(p, one?.id), { kind: 'auth_app', resource_id: app.id, level: 'admin' }));
-  await keep(p.as.put(conns(p, two?.id), { connections: [{ kind: 'database', resource_id: db.id }] }));
-  await keep(p.as.post(`${conns(p, two?.id)}/database/${db.id}/rotate`));
-  await keep(p.as.get(conns(p, one?.id)));
-  await keep(p.as.get(`${base(p)}/connections`));
-  await keep(p.as.get(`/api/v1/databases/${db.id}/sites`));
-  await keep(
-    p.as.put(`/api/v1/databases/${db.id}/sites`, { sites: [{ site_id: one?.id }, { site_id: two?.id }] }),
-  );
-  const secrets = new Set<string>();
-  for (const site of [one, two]) {
-    for (const [name, value] of Object.entries(await effective(p, site?.id))) {
-      if (name.startsWith('DATABASE_URL')) secrets.add(decodeURIComponent(new URL(value).password));
-      if (/SERVER_KEY|API_KEY/.test(name)) secrets.add(value);
-    }
-  }
-  expect(secrets.size).toBeGreaterThanOrEqual(4);
-  await keep(p.as.delete(`${conns(p, one?.id)}/database/${db.id}`));
-  for (const text of texts) for (const secret of secrets) expect(text).not.toContain(secret);
 });
