@@ -35,6 +35,8 @@ export interface PostgresAdmin {
   setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void>;
   /** Gives a login a new password. */
   setLoginPassword(name: string, password: string): Promise<void>;
+  /** Whether the cluster refuses `password` for login `name` on `db` (judged by logging in). */
+  passwordRefused(db: string, name: string, password: string): Promise<boolean>;
   /** Drops a login, handing what it owns to the database's owner group. */
   dropLogin(db: string, name: string): Promise<void>;
   /** Every login Tether created on the cluster. */

@@ -9,6 +9,7 @@ import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { PostgresAdmin } from './postgres-admin-interface';
+import { passwordRefused } from './postgres-login-check';
 import { validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
 import {
@@ -188,6 +189,11 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
       if (found.rowCount === 0) throw new Error(`role ${name} does not exist`);
       await client.query(`ALTER ROLE ${ident(name)} ${await passwordClause(password)}`);
     });
+  }
+
+  /** Whether the cluster refuses `password` for `name` on `db`: a real login, ended at once. */
+  passwordRefused(db: string, name: string, password: string): Promise<boolean> {
+    return passwordRefused(this.adminUrl, this.wsProxy, db, name, password);
   }
 
   /**

@@ -81,6 +81,7 @@ export async function connectNewService(
     credentials: plan.adds.map(() => ({ mode: 'shared' as const })),
     rotated: new Map(),
     undo: async () => undefined,
+    unrotate: async () => new Map(),
   };
   const written = await writePlan(tx, config, prepared);
   return written.deliveryIds;

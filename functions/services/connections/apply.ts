@@ -7,6 +7,7 @@ import type { CredentialTarget } from '../credentials/connection-credential';
 import { enqueueDeliveries, sendInBatches } from '../delivery/deliveries';
 import { isNoop, type Plan } from './plan';
 import { type ConnectionDeps, type Prepared, prepare } from './prepare';
+import { rotationNotStored } from './rotation-failure';
 import { storeRotations, type Written, writePlan } from './write';
 
 /** How long a request waits for one credential to go before leaving it to the queue. */
@@ -69,13 +70,15 @@ export async function applyPlan(deps: ConnectionDeps, plan: Plan): Promise<Writt
     written = await deps.db.transaction((tx) => writePlan(tx, deps.config, prepared));
   } catch (err) {
     await prepared.undo();
-    // A rotation cannot be undone: keep the secret the credential now has, or the app loses it.
-    if (prepared.rotated.size > 0) {
-      await storeRotations(deps.db, deps.config, prepared).catch((e: Error) =>
-        log.error('storing a rotated credential failed; rotate again:', e),
+    if (prepared.rotated.size === 0) throw err;
+    // Rotated logins get their stored secret back; a rotation that cannot be undone is stored instead.
+    const rotated = await prepared.unrotate();
+    if (rotated.size > 0) {
+      await storeRotations(deps.db, deps.config, { ...prepared, rotated }).catch((e: Error) =>
+        log.error('storing a rotated credential failed; the reconciler repairs it:', e),
       );
     }
-    throw err;
+    throw rotationNotStored(err);
   }
   await afterCommit(deps, written);
   return written;

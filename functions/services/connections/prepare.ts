@@ -18,11 +18,13 @@ import {
   createConnectionCredential,
   dropCredential,
   type RotatedCredential,
+  restoreSecret,
   rotateCredential,
   setCredentialLevel,
 } from '../credentials/connection-credential';
 import { sendInBatches } from '../delivery/deliveries';
 import { hasCredential, loadTargets, type Plan } from './plan';
+import { storedSecrets } from './rotation-failure';
 
 /** What the services of a connection change need. */
 export interface ConnectionDeps {
@@ -43,6 +45,12 @@ export interface Prepared {
   rotated: Map<string, RotatedCredential>;
   /** Reverses the outside work (best effort; what cannot be dropped is queued for cleanup). */
   undo(): Promise<void>;
+  /**
+   * After the rotated secrets could not be stored: gives each rotated database login its stored
+   * password back, so the app's credential keeps working; returns the rotations it could not
+   * undo (a bucket's old key is gone; the outside system failing again), to be stored instead.
+   */
+  unrotate(): Promise<Map<string, RotatedCredential>>;
 }
 
 /** Drops credentials made for nothing; those that cannot be dropped now are queued for cleanup. */
@@ -85,7 +93,13 @@ export async function prepare(
       .map((l) => ({ kind: l.conn.kind, id: l.conn.resourceId })),
     ...plan.rotates.map((r) => ({ kind: r.kind, id: r.resourceId })),
   ].filter((r) => hasCredential(r.kind) && !known.has(r.id));
-  const targets = new Map([...known, ...(refs.length ? await loadTargets(deps.reads ?? deps.db, refs) : [])]);
+  const reads = deps.reads ?? deps.db;
+  // The stored secrets of rotated logins, read alongside the targets: a rotation that cannot be stored puts them back.
+  const [loaded, stored] = await Promise.all([
+    refs.length ? loadTargets(reads, refs) : [],
+    storedSecrets(reads, plan.rotates),
+  ]);
+  const targets = new Map([...known, ...loaded]);
   const target = (id: string): CredentialTarget => {
     const t = targets.get(id);
     if (!t) throw new Error(`service ${id} vanished while connecting`);
@@ -127,7 +141,26 @@ export async function prepare(
         await rotateCredential(deps.adapters, deps.config, target(r.resourceId), r.credentialName ?? ''),
       );
     }
-    return { plan, credentials, rotated, undo };
+    const unrotate = async () => {
+      const left = new Map<string, RotatedCredential>();
+      for (const [id, cred] of rotated) {
+        const conn = plan.rotates.find((r) => r.id === id);
+        const previous = stored.get(id);
+        try {
+          if (!conn || previous === undefined) throw new Error('no stored secret to put back');
+          const secret = await deps.config.keyring.decrypt(previous);
+          await restoreSecret(deps.adapters, deps.config, target(conn.resourceId), cred.name, secret);
+        } catch (err) {
+          log.error(
+            `putting back the stored secret of ${cred.name} failed; storing the new one instead:`,
+            err,
+          );
+          left.set(id, cred);
+        }
+      }
+      return left;
+    };
+    return { plan, credentials, rotated, undo, unrotate };
   } catch (err) {
     await undo();
     throw err;

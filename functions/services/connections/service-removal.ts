@@ -26,6 +26,12 @@ export async function removeServiceConnections(
   const plan = emptyPlan(projectId, before);
   plan.removes = before.filter((c) => c.kind === kind && c.resourceId === resourceId);
   // Nothing outside to undo: the service itself is being deleted.
-  const prepared: Prepared = { plan, credentials: [], rotated: new Map(), undo: async () => undefined };
+  const prepared: Prepared = {
+    plan,
+    credentials: [],
+    rotated: new Map(),
+    undo: async () => undefined,
+    unrotate: async () => new Map(),
+  };
   return writePlan(tx, config, prepared);
 }

@@ -126,6 +126,23 @@ export function rotateCredential(
     : p.provisioner.rotate(p.resource, name);
 }
 
+/**
+ * Gives a database login back the secret it had (a rotation whose new secret could not be
+ * stored); a bucket key cannot be given back (IAM deletes the old key when it makes the new one).
+ */
+export async function restoreSecret(
+  adapters: Adapters,
+  _config: Config,
+  target: CredentialTarget,
+  name: string,
+  secret: string,
+): Promise<void> {
+  if (target.kind === 'bucket') throw new Error('a replaced bucket key cannot come back');
+  if (target.resource.engine === 'postgresql') await adapters.postgres.setLoginPassword(name, secret);
+  else if (adapters.mongodb) await adapters.mongodb.setUserPassword(name, secret);
+  else throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+}
+
 /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
 export function dropCredential(
   adapters: Adapters,

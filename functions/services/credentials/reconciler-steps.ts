@@ -8,6 +8,7 @@ import { reconcileNetworkPolicies } from '../delivery/network-policy';
 import type { ReconcilerStep } from '../reconciler';
 import { replaceMissingBucketKeys } from './bucket-key-repair';
 import { resendCredentialCleanups } from './cleanup';
+import { repairRefusedCredentials } from './credential-repair';
 import { removeOrphans, restoreMissing } from './drift';
 import { switchSharedConnections } from './switch';
 
@@ -16,6 +17,8 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
   'remove-orphaned-credentials': ({ db, adapters }) => removeOrphans(db, adapters),
   'restore-missing-credentials': ({ db, config, adapters }) => restoreMissing(db, config, adapters),
+  // A stored credential the cluster refuses (a rotation that could not be stored) gets its password back.
+  'repair-refused-credentials': ({ db, config, adapters }) => repairRefusedCredentials(db, config, adapters),
   'replace-missing-bucket-keys': ({ db, config, adapters, queue }) =>
     replaceMissingBucketKeys({ db, config, adapters, queue }),
   // A database that was stopped when an app connected now runs: the app gets its own credential.

@@ -1,0 +1,35 @@
+/**
+ * A rotation whose new secret cannot be stored must not break the site (issue 16): the login
+ * already has the new password, the stored credential (and the running app) the old one. The
+ * stored secrets are read before rotating, and a failed store gives the logins them back, then
+ * answers 503; what cannot be given back is stored instead, and the reconciler repairs any
+ * stored credential that still does not log in (credentials/credential-repair.ts).
+ */
+import { inArray } from 'drizzle-orm';
+import type { Queryable } from '../../../db/client';
+import { connections } from '../../../db/schema';
+import { ApiError } from '../../lib/errors';
+import type { ConnectionInfo } from './model';
+
+/** The stored secret (ciphertext) of each database connection in `rotates`, by connection id. */
+export async function storedSecrets(
+  db: Queryable,
+  rotates: readonly ConnectionInfo[],
+): Promise<Map<string, string>> {
+  const ids = rotates.filter((r) => r.kind === 'database').map((r) => r.id);
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: connections.id, secret: connections.credentialSecretCiphertext })
+    .from(connections)
+    .where(inArray(connections.id, ids));
+  return new Map(rows.flatMap((r) => (r.secret ? [[r.id, r.secret] as [string, string]] : [])));
+}
+
+/** What a plan that rotated answers when its rows could not be written: a 4xx as is, else 503. */
+export function rotationNotStored(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  return new ApiError(
+    'SERVICE_UNAVAILABLE',
+    'the new secret could not be stored; the credential keeps its old secret, retry later',
+  );
+}
