@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import type { ConsoleIds } from '../../scripts/bench/console-pages';
+import { type SeededProject, seedProject } from './connections';
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -102,4 +104,17 @@ export async function confirmationDialog(page: Page) {
   const dialog = page.getByRole('dialog');
   await dialog.waitFor();
   return dialog;
+}
+
+/** A project with one site and one service of each kind, and the ids its console pages name. */
+export async function seedConsoleProject(baseUrl: string): Promise<{ p: SeededProject; ids: ConsoleIds }> {
+  const p = await seedProject(baseUrl, 1, { databases: 1, buckets: 1, authApps: 1 });
+  const ids = {
+    project: p.project.slug,
+    site: p.site.id,
+    database: p.databases[0]?.id as string,
+    bucket: p.buckets[0]?.id as string,
+    authApp: p.authApps[0]?.id as string,
+  };
+  return { p, ids };
 }

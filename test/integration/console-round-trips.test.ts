@@ -9,14 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ConsoleIds, consolePagePaths } from '../../scripts/bench/console-pages';
 import { api, createAccount, uniqueName } from '../helpers/api';
-import {
-  createAuthApp,
-  createBucket,
-  createDatabase,
-  metadata,
-  type Seeded,
-  seed,
-} from '../helpers/connections';
+import { metadata, type SeededProject } from '../helpers/connections';
+import { seedConsoleProject } from '../helpers/console';
 import { type CountingProxy, startCountingProxy } from '../helpers/counting-ws-proxy';
 import { type ExtraWorker, startExtraWorker } from '../helpers/worker';
 
@@ -29,7 +23,7 @@ const PAGE_BUDGET = 2;
 
 let proxy: CountingProxy;
 let worker: ExtraWorker;
-let s: Seeded;
+let s: SeededProject;
 let ids: ConsoleIds;
 const sessions: Record<'owner' | 'read member', string> = { owner: '', 'read member': '' };
 
@@ -49,14 +43,10 @@ beforeAll(async () => {
     { NEON_WS_PROXY: proxy.url, NEON_HTTP_ENDPOINT: proxy.httpEndpoint },
     { configPath: NO_CONSUMER_CONFIG },
   );
-  s = await seed(worker.baseUrl, 1);
+  ({ p: s, ids } = await seedConsoleProject(worker.baseUrl));
   const project = s.project.id;
-  const site = s.sites[0]?.id as string;
-  const [database, bucket, authApp] = [
-    await createDatabase(s.as, project),
-    await createBucket(s.as, project),
-    await createAuthApp(s.as, project),
-  ];
+  const site = s.site.id;
+  const [database, authApp] = [s.databases[0] as { id: string }, s.authApps[0] as { id: string }];
   // Pages with something on them: a principal, user variables, a deploy and an end user.
   const principal = await s.as.post(`/api/v1/projects/${project}/databases/${database.id}/principals`, {
     name: 'reporting',
@@ -76,7 +66,6 @@ beforeAll(async () => {
   expect(added.status, added.text).toBe(200);
   sessions.owner = await sessionOf(s.token);
   sessions['read member'] = await sessionOf(member.token);
-  ids = { project: s.project.slug, site, database: database.id, bucket: bucket.id, authApp: authApp.id };
 }, 180_000);
 
 afterAll(async () => {

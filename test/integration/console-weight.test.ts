@@ -8,30 +8,18 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { consolePagePaths } from '../../scripts/bench/console-pages';
 import { SCRIPT_LIMIT_GZIP_BYTES, scriptsOf, weighPage } from '../../scripts/bench/console-weight';
 import { api } from '../helpers/api';
-import { createAuthApp, createBucket, createDatabase, type Seeded, seed } from '../helpers/connections';
+import { seedConsoleProject } from '../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let s: Seeded;
 let session: string;
 let paths: string[];
 
 beforeAll(async () => {
-  s = await seed(baseUrl, 1);
-  const [database, bucket, authApp] = [
-    await createDatabase(s.as, s.project.id),
-    await createBucket(s.as, s.project.id),
-    await createAuthApp(s.as, s.project.id),
-  ];
-  const created = await api(baseUrl, s.token).post<{ token: string }>('/api/v1/account/sessions');
+  const { p, ids } = await seedConsoleProject(baseUrl);
+  const created = await api(baseUrl, p.token).post<{ token: string }>('/api/v1/account/sessions');
   expect(created.status, created.text).toBe(201);
   session = created.body.token;
-  paths = consolePagePaths({
-    project: s.project.slug,
-    site: s.sites[0]?.id as string,
-    database: database.id,
-    bucket: bucket.id,
-    authApp: authApp.id,
-  });
+  paths = consolePagePaths(ids);
 });
 
 describe('console page weight', () => {

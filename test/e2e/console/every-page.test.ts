@@ -10,30 +10,22 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { consolePagePaths } from '../../../scripts/bench/console-pages';
 import { uniqueName } from '../../helpers/api';
 import { launchChromium } from '../../helpers/browser';
-import {
-  createAuthApp,
-  createBucket,
-  createDatabase,
-  metadata,
-  type Seeded,
-  seed,
-} from '../../helpers/connections';
-import { expectAccessible, signedInPage } from '../../helpers/console';
+import { metadata, type SeededProject } from '../../helpers/connections';
+import { expectAccessible, seedConsoleProject, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
 const WIDTHS = [375, 1280];
 let browser: Browser;
-let s: Seeded;
+let s: SeededProject;
 let paths: string[];
 
 beforeAll(async () => {
   browser = await launchChromium();
-  s = await seed(baseUrl, 1);
+  const seeded = await seedConsoleProject(baseUrl);
+  s = seeded.p;
   const project = s.project.id;
-  const site = s.sites[0]?.id as string;
-  const database = await createDatabase(s.as, project);
-  const bucket = await createBucket(s.as, project);
-  const authApp = await createAuthApp(s.as, project);
+  const site = s.site.id;
+  const [bucket, authApp] = [s.buckets[0] as { id: string }, s.authApps[0] as { id: string }];
   // Long values are what overflow: a principal with sources, variables, a deploy, an end user.
   const principal = await s.as.post(`/api/v1/projects/${project}/buckets/${bucket.id}/principals`, {
     name: 'nightly-export-to-the-warehouse',
@@ -48,13 +40,7 @@ beforeAll(async () => {
     authApp.id,
     `${uniqueName('someone-with-a-long-address')}@example.test`,
   ]);
-  paths = consolePagePaths({
-    project: s.project.slug,
-    site,
-    database: database.id,
-    bucket: bucket.id,
-    authApp: authApp.id,
-  });
+  paths = consolePagePaths(seeded.ids);
 });
 afterAll(async () => {
   await browser?.close();
