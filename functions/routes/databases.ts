@@ -8,6 +8,8 @@ import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/
 import {
   createDatabase,
   type DatabaseRow,
+  databaseOf,
+  databaseQuery,
   deleteDatabase,
   findDatabase,
   listDatabases,
@@ -115,14 +117,19 @@ for (const action of ['stop', 'start'] as const) {
         action === 'stop'
           ? 'Apps connected while it is stopped get the main user until it runs again.'
           : 'Apps connected while it was stopped switch to their own credentials within seconds, by live patch.',
+      middleware: [readsCaller],
       request: { params: DbParams },
       responses: { 200: json(DatabaseSchema, 'the database with its new status') },
     }),
     async (c) => {
       const params = c.req.valid('param');
+      const [found] = await readWithCaller(c, [
+        databaseQuery(getHttpDb(c), projectIdOf(params.id), params.dbId),
+      ]);
       const { project } = await access(c, params.id, 'write');
-      const row = await loadDatabase(c, project.id, params.dbId);
-      const updated = await setDatabaseRunning(getDb(c), c.get('services').adapters, row, action === 'start');
+      requireUuid(params.dbId, 'database');
+      const row = databaseOf(found);
+      const updated = await setDatabaseRunning(getHttpDb(c), c.get('services').adapters, row, action === 'start');
       if (action === 'start') {
         // Apps that connected while it was stopped get their own credentials now, by live patch
         // (the minute reconciler does it too, should this message be lost).

@@ -14,11 +14,11 @@ import {
   findLiveService,
   planServiceSites,
   readServiceScope,
-  serviceSites,
   serviceSitesAfter,
 } from '../services/connections/service-plans';
 import { connectionDeps, levelOfKind, readOnlyFields } from './connection-schemas';
-import { access } from './shared';
+import { decodeServiceSites, serviceSitesQueries } from '../services/connections/service-sites-read';
+import { access, callerAccount, readsCaller, readWithCaller } from './shared';
 
 const ServiceSiteSchema = z
   .object({
@@ -54,16 +54,21 @@ type ServiceKind = 'database' | 'bucket';
 
 /** Finds the live service and checks the caller's role on its project (404 hides others' services). */
 async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, role: Role) {
-  const what = kind === 'database' ? 'database' : 'bucket';
   const found = await findLiveService(getHttpDb(c), kind, id);
-  if (!found) throw new ApiError('NOT_FOUND', `${what} not found`);
+  await authorise(c, kind, found?.projectId, role);
+  return found as NonNullable<typeof found>;
+}
+
+/** 404 unless the service was found live, then the caller's `role` on its project (404 hides others'). */
+async function authorise(c: Context<AppEnv>, kind: ServiceKind, projectId: string | undefined, role: Role) {
+  const what = kind === 'database' ? 'database' : 'bucket';
+  if (!projectId) throw new ApiError('NOT_FOUND', `${what} not found`);
   try {
-    await access(c, found.projectId, role);
+    await access(c, projectId, role);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) throw new ApiError('NOT_FOUND', `${what} not found`);
     throw err;
   }
-  return found;
 }
 
 export const serviceSitesRoutes = routeGroup<AppEnv>();
@@ -79,12 +84,17 @@ for (const [prefix, kind] of [
       path: `/${prefix}/{id}/sites`,
       tags,
       summary: `The sites connected to this ${kind} (older per-service route, same connections)`,
+      middleware: [readsCaller],
       request: { params: Params },
       responses: { 200: json(SitesBody, 'the connected sites') },
     }),
     async (c) => {
-      const { resource, projectId } = await loadService(c, kind, c.req.valid('param').id, 'read');
-      return c.json({ sites: await serviceSites(getHttpDb(c), resource, projectId) }, 200);
+      const queries = serviceSitesQueries(getHttpDb(c), kind, c.req.valid('param').id, callerAccount(c));
+      const [service, connections] = await readWithCaller(c, [...queries]);
+      const found = decodeServiceSites(kind, service, connections);
+      if (found) c.set('membership', found.membership);
+      await authorise(c, kind, found?.projectId, 'read');
+      return c.json({ sites: found?.sites ?? [] }, 200);
     },
   );
 

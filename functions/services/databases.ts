@@ -1,12 +1,12 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
 import type { DatabaseRow } from '../../db/rows';
 import { databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
-import { newId, randomLowerAlnum, randomPassword } from '../lib/ids';
+import { isUuid, newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { ProvisioningMessage } from '../queues/messages';
 import { markDatabaseDeleted, serviceLoginNames } from './access/principal-removal';
@@ -38,10 +38,29 @@ export function listDatabases(db: Queryable, projectId: string | SQL) {
 
 /** Live database `id` (a lower-case uuid) of the project, or 404. */
 export async function findDatabase(db: Queryable, projectId: string, id: string): Promise<DatabaseRow> {
-  const [row] = await db
+  return databaseOf(await databaseQuery(db, projectId, id));
+}
+
+/**
+ * Live database `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
+ * not yet sent; an id that is not a uuid names none. Read its answer with {@link databaseOf}.
+ */
+export function databaseQuery(db: Queryable, projectId: string | SQL, id: string) {
+  return db
     .select()
     .from(databases)
-    .where(and(eq(databases.id, id), eq(databases.projectId, projectId), isNull(databases.deletedAt)));
+    .where(
+      and(
+        isUuid(id) ? eq(databases.id, id.toLowerCase()) : sql`false`,
+        eq(databases.projectId, projectId),
+        isNull(databases.deletedAt),
+      ),
+    );
+}
+
+/** The database a {@link databaseQuery} found, or 404. */
+export function databaseOf(rows: DatabaseRow[]): DatabaseRow {
+  const [row] = rows;
   if (!row) throw new ApiError('NOT_FOUND', 'database not found');
   return row;
 }
@@ -124,9 +143,9 @@ export async function createDatabase(
   }
 }
 
-/** Stops or starts a database. */
+/** Stops or starts a database: the cluster first, then one statement (404 if it was deleted meanwhile). */
 export async function setDatabaseRunning(
-  db: Db,
+  db: Queryable,
   adapters: Adapters,
   row: DatabaseRow,
   running: boolean,
@@ -139,12 +158,12 @@ export async function setDatabaseRunning(
       throw new ApiError('SERVICE_UNAVAILABLE', 'the database cluster is unreachable; retry later');
     }
   }
-  const [updated] = await db
+  const updated = await db
     .update(databases)
     .set({ status: running ? 'running' : 'stopped' })
-    .where(eq(databases.id, row.id))
+    .where(and(eq(databases.id, row.id), isNull(databases.deletedAt)))
     .returning();
-  return updated as DatabaseRow;
+  return databaseOf(updated);
 }
 
 /** Deletes a database for real, then marks its record deleted and removes its connections. */

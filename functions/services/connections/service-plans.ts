@@ -72,25 +72,13 @@ export interface ServiceSite {
 /** One entry of the desired set: a site and, optionally, a level of the service's kind. */
 export type DesiredSite = { site_id: string } & DesiredLevel<'database' | 'bucket'>;
 
-const toServiceSite = (o: ConnectionObject): ServiceSite => ({
+export const toServiceSite = (o: ConnectionObject): ServiceSite => ({
   site_id: o.site_id,
   site_slug: o.site_slug,
   level: o.level,
   env_names: o.env_names,
   created_at: o.created_at,
 });
-
-/** The service's connections, one per site. */
-export async function serviceSites(
-  db: Queryable,
-  resource: ResourceInfo,
-  projectId: string,
-): Promise<ServiceSite[]> {
-  const rows = await readProjectConnections(db, projectId, { kind: resource.kind, resourceId: resource.id });
-  return toConnectionObjects(rows, (c) => c.kind === resource.kind && c.resourceId === resource.id).map(
-    toServiceSite,
-  );
-}
 
 /** Everything a per-service replace reads: every connection of the project and its sites. */
 export async function readServiceScope(db: Queryable, projectId: string) {

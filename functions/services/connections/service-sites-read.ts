@@ -1,0 +1,80 @@
+/**
+ * GET /databases/:id/sites and /storage/:id/sites in one round trip (issue 19): the path names a
+ * service, not a project, so the caller's lookup cannot bring the membership; these two
+ * statements, sent with it, bring the live service with its project and the caller's role
+ * there, and the service's connections across the project's sites.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { HttpDb } from '../../../db/client';
+import type { Role } from '../../domain/roles';
+import { familyOf } from '../../domain/variables';
+import { isUuid } from '../../lib/ids';
+import type { Membership } from '../principal';
+import { type ResourceInfo, toConnectionObjects } from './model';
+import { decodeProjectConnections, projectConnectionsStatement } from './queries';
+import { type ServiceSite, toServiceSite } from './service-plans';
+
+type ServiceKind = 'database' | 'bucket';
+
+const TABLE = { database: sql.raw('databases'), bucket: sql.raw('buckets') } as const;
+
+interface ServiceRow {
+  service: [string, string, string, string, 'postgresql' | 'mongodb' | null];
+  project: [string, string, string, string];
+  role: Role | null;
+}
+
+/**
+ * The two queries (not yet sent) reading live service `id` of `kind`, with `accountId`'s role in
+ * its project, and its connections; read their answers with {@link decodeServiceSites}.
+ */
+export function serviceSitesQueries(db: HttpDb, kind: ServiceKind, id: string, accountId: SQL) {
+  const uuid = isUuid(id) ? id.toLowerCase() : null;
+  const live = sql`s.id = ${uuid}::uuid and s.deleted_at is null`;
+  const engine = kind === 'database' ? sql.raw('s.engine') : sql.raw('null::text');
+  return [
+    db.execute<Record<string, unknown>>(sql`
+      select json_build_array(s.id, s.project_id, s.name, s.created_at, ${engine}) as service,
+             json_build_array(p.id, p.slug, p.name, p.created_at) as project, m.role
+        from ${TABLE[kind]} s join projects p on p.id = s.project_id
+        left join project_members m on m.project_id = s.project_id and m.account_id = ${accountId}
+       where ${live}`),
+    db.execute<Record<string, unknown>>(
+      projectConnectionsStatement(
+        sql`(select s.project_id from ${TABLE[kind]} s where ${live})`,
+        uuid ? { kind, resourceId: uuid } : { kind },
+      ),
+    ),
+  ] as const;
+}
+
+/** The service, the caller's membership in its project and its sites; undefined when it is not live. */
+export function decodeServiceSites(
+  kind: ServiceKind,
+  service: { rows: unknown[] },
+  connections: { rows: unknown[] },
+): { resource: ResourceInfo; projectId: string; membership: Membership; sites: ServiceSite[] } | undefined {
+  const row = service.rows[0] as ServiceRow | undefined;
+  if (!row) return undefined;
+  const [id, projectId, name, createdAt, engine] = row.service;
+  const resource: ResourceInfo = {
+    kind,
+    id,
+    name,
+    engine,
+    family: familyOf(kind, engine),
+    available: true,
+    createdAt: new Date(createdAt),
+  };
+  const [pid, slug, pname, pcreated] = row.project;
+  const membership: Membership = {
+    ref: projectId,
+    project: { id: pid, slug, name: pname, createdAt: new Date(pcreated) },
+    role: row.role,
+  };
+  const sites = toConnectionObjects(
+    decodeProjectConnections(connections),
+    (c) => c.kind === kind && c.resourceId === id,
+  ).map(toServiceSite);
+  return { resource, projectId, membership, sites };
+}
