@@ -64,11 +64,14 @@ envRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'write');
-    const site = await loadSite(c, project.id, params.siteId);
     const { vars } = c.req.valid('json');
-    if (Object.keys(vars).length > 500)
+    if (Object.keys(vars).length > 500) {
+      // An unknown site is 404 before the body's 400.
+      await loadSite(c, project.id, params.siteId);
       throw new ApiError('BAD_REQUEST', 'vars: at most 500 variables', 'vars');
-    await writeUserVars(getHttpDb(c), c.get('config'), site.id, vars);
+    }
+    if (!(await writeUserVars(getHttpDb(c), c.get('config'), project.id, params.siteId, vars)))
+      throw new ApiError('NOT_FOUND', 'site not found');
     return c.json({ vars }, 200);
   },
   siteBeforeBody,

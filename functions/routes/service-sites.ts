@@ -16,8 +16,8 @@ import {
   readServiceScope,
   serviceSitesAfter,
 } from '../services/connections/service-plans';
-import { connectionDeps, levelOfKind, readOnlyFields } from './connection-schemas';
 import { decodeServiceSites, serviceSitesQueries } from '../services/connections/service-sites-read';
+import { connectionDeps, levelOfKind, readOnlyFields } from './connection-schemas';
 import { access, callerAccount, readsCaller, readWithCaller } from './shared';
 
 const ServiceSiteSchema = z

@@ -5,12 +5,13 @@
  * OpenAPI document by hand.
  */
 import type { Context } from 'hono';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { routeGroup, validationError, z } from '../lib/openapi';
-import { serveTunnel, tunnelTarget } from '../services/tunnel';
+import { projectIdOf } from '../services/principal';
+import { serveTunnel, tunnelQuery, tunnelTarget } from '../services/tunnel';
 import { SiteParams } from './env';
-import { access, loadSite, requireUuid } from './shared';
+import { access, readsCaller, readWithCaller } from './shared';
 
 const TunnelParams = SiteParams.extend({ dbId: z.string() });
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
@@ -41,15 +42,15 @@ tunnelRoutes.openAPIRegistry.registerPath({
   },
 });
 
-tunnelRoutes.get('/projects/:id/sites/:siteId/tunnel/:dbId', async (c: Context<AppEnv>) => {
+tunnelRoutes.get('/projects/:id/sites/:siteId/tunnel/:dbId', readsCaller, async (c: Context<AppEnv>) => {
   const parsed = TunnelParams.safeParse(c.req.param());
   if (!parsed.success) throw validationError(parsed.error);
   const params = parsed.data;
-  const { project } = await access(c, params.id, 'write');
-  const site = await loadSite(c, project.id, params.siteId);
-  const dbId = requireUuid(params.dbId, 'database');
-  const config = c.get('config');
-  const target = await tunnelTarget(getDb(c), config, c.get('services').adapters, project.id, site.id, dbId);
+  const [answer] = await readWithCaller(c, [
+    tunnelQuery(getHttpDb(c), projectIdOf(params.id), params.siteId, params.dbId),
+  ]);
+  await access(c, params.id, 'write');
+  const target = tunnelTarget(c.get('config'), c.get('services').adapters, answer);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     c.header('Upgrade', 'websocket');
     throw new ApiError('UPGRADE_REQUIRED', 'this route opens a WebSocket: send Upgrade: websocket');

@@ -23,7 +23,7 @@ export async function createSite(db: HttpDb, projectId: string, slug: string): P
 }
 
 /** Where a site is `ref` (its id or its slug) of the project whose id `projectId` gives. */
-function siteIs(projectId: string | SQL, ref: SiteRef) {
+export function siteIs(projectId: string | SQL, ref: SiteRef) {
   const match = ref === null ? sql`false` : 'id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug);
   return and(match, eq(sites.projectId, projectId));
 }

@@ -1,11 +1,12 @@
 /** Where a site's local tunnel to one of its databases may lead (`tether connect --local`). */
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { connections, databases } from '../../db/schema';
+import { type SQL, sql } from 'drizzle-orm';
+import type { HttpDb } from '../../db/client';
 import type { Adapters } from '../adapters';
 import { servePostgresTunnel, type TunnelTarget } from '../adapters/postgres-tunnel';
+import { siteRef } from '../domain/names';
 import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
+import { isUuid } from '../lib/ids';
 
 const TLS_MODES = new Set(['require', 'verify-ca', 'verify-full']);
 
@@ -22,40 +23,54 @@ export function clusterWantsTls(adminUrl: string): boolean {
   }
 }
 
+/** The row of {@link tunnelQuery}. */
+interface TunnelRow {
+  site_id: string | null;
+  database_id: string | null;
+  engine: string | null;
+  physical_name: string | null;
+  connection_id: string | null;
+}
+
 /**
- * The target of a tunnel from site `siteId` to database `dbId`: only a live PostgreSQL
- * database of the project that the site is connected to; anything else is refused.
+ * One statement, sent with the caller's lookup: site `siteId` (id or slug) of the project whose
+ * id `projectId` gives, its database `dbId` (live) and the connection between them. Read it
+ * with {@link tunnelTarget}.
  */
-export async function tunnelTarget(
-  db: Db,
-  config: Config,
-  adapters: Adapters,
-  projectId: string,
-  siteId: string,
-  dbId: string,
-): Promise<TunnelTarget> {
-  const [row] = await db
-    .select({ engine: databases.engine, physicalName: databases.physicalName, connectionId: connections.id })
-    .from(databases)
-    .leftJoin(
-      connections,
-      and(
-        eq(connections.resourceId, databases.id),
-        eq(connections.siteId, siteId),
-        eq(connections.kind, 'database'),
-      ),
-    )
-    .where(and(eq(databases.id, dbId), eq(databases.projectId, projectId), isNull(databases.deletedAt)))
-    .limit(1);
-  if (!row) throw new ApiError('NOT_FOUND', 'database not found');
-  if (!row.connectionId) throw new ApiError('NOT_FOUND', 'connection of this site to the database not found');
+export function tunnelQuery(db: HttpDb, projectId: SQL, siteId: string, dbId: string) {
+  const ref = siteRef(siteId);
+  const site =
+    ref === null ? sql`false` : 'id' in ref ? sql`st.id = ${ref.id}::uuid` : sql`st.slug = ${ref.slug}`;
+  const database = isUuid(dbId) ? sql`d.id = ${dbId.toLowerCase()}::uuid` : sql`false`;
+  return db.execute<Record<string, unknown>>(sql`
+    with pr as (select ${projectId} as id),
+    st as (select st.id from sites st where st.project_id = (select id from pr) and ${site}),
+    d as (select d.id, d.engine, d.physical_name from databases d
+           where d.project_id = (select id from pr) and d.deleted_at is null and ${database})
+    select (select id from st) as site_id, (select id from d) as database_id,
+           (select engine from d) as engine, (select physical_name from d) as physical_name,
+           (select c.id from connections c where c.kind = 'database' and c.resource_id = (select id from d)
+              and c.site_id = (select id from st) limit 1) as connection_id`);
+}
+
+/**
+ * The target of a tunnel (`answer`: of {@link tunnelQuery}): only a live PostgreSQL database of
+ * the project that the site is connected to; anything else is refused, in the order site,
+ * database, connection, engine.
+ */
+export function tunnelTarget(config: Config, adapters: Adapters, answer: { rows: unknown[] }): TunnelTarget {
+  const row = answer.rows[0] as TunnelRow | undefined;
+  if (!row?.site_id) throw new ApiError('NOT_FOUND', 'site not found');
+  if (!row.database_id || !row.physical_name) throw new ApiError('NOT_FOUND', 'database not found');
+  if (!row.connection_id)
+    throw new ApiError('NOT_FOUND', 'connection of this site to the database not found');
   if (row.engine !== 'postgresql')
     throw new ApiError('BAD_REQUEST', 'tunnels reach PostgreSQL databases only');
   const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
   return {
     host,
     port: Number(port),
-    database: row.physicalName,
+    database: row.physical_name,
     tls: clusterWantsTls(config.CUSTOMER_DB_ADMIN_URL),
   };
 }
