@@ -89,10 +89,12 @@ export function createLoginStatements(
     `CREATE ROLE ${ident(name)} LOGIN ${passwordSql}`,
     // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
     `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
-    // Its own right to log in: a NOINHERIT role does not get it through <db>_rw.
+    ...levelStatements(db, name, level),
+    // Its own right to log in: a NOINHERIT role does not get it through <db>_rw. Last, so the
+    // database's lock (held until the batch commits) covers only this grant: parallel connects
+    // to one database wait on each other for it alone, not for their role's other statements.
     privilegesLock(db),
     `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
-    ...levelStatements(db, name, level),
   ];
 }
 
