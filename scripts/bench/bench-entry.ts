@@ -1,5 +1,5 @@
 /**
- * The Worker as `npm run bench` runs it: the production Worker, unchanged, plus four routes
+ * The Worker as `npm run bench` runs it: the production Worker, unchanged, plus five routes
  * under /__bench/ that do only what some scenario's every request cannot avoid. Measured
  * beside the scenarios, they are each target's ceiling on this machine (see
  * scenarios/ceilings.ts). This entry is never deployed: wrangler.toml points at functions/.
@@ -11,6 +11,9 @@
  *   the code of a JSON body `{"code"}` hashed, counted and redeemed in the app's object by the
  *   exchange's own function (its limits, its client), and its record parsed. The scenario gives
  *   it codes minted by the same browser flow as the exchange's, so both redeem alike records.
+ * - POST /__bench/exchange-work/:appSlug: the exchange's every step without the HTTP framework:
+ *   the object call above, then the same function the route calls to check the verifier,
+ *   decrypt the refresh token and sign the access token (`exchangeCode`), answered as JSON.
  * - POST /__bench/redeem/:appSlug: the object call for an unknown code (nothing found, nothing
  *   deleted), the ceiling the earlier runs used; kept for comparison.
  */
@@ -20,7 +23,7 @@ import { clientKey } from '../../functions/domain/client-key';
 import { type Bindings, loadConfig } from '../../functions/env';
 import worker from '../../functions/index';
 import type { ProvisioningMessage } from '../../functions/queues/messages';
-import { countExchange } from '../../functions/services/auth/exchange';
+import { countExchange, exchangeCode } from '../../functions/services/auth/exchange';
 import { countAndRedeemCode } from '../../functions/services/auth/one-time-codes';
 import { RATE_WINDOW_MS } from '../../functions/services/auth/rate-limit';
 import { buildServices } from '../../functions/services/container';
@@ -51,6 +54,12 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
     const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
     const { taken } = await countExchange(buildServices(env).codes, arg, client, code);
     return json({ redeemed: taken !== null });
+  }
+  if (route === 'exchange-work' && request.method === 'POST') {
+    const input = (await request.json()) as { code: string; code_verifier: string };
+    const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
+    const { taken } = await countExchange(buildServices(env).codes, arg, client, input.code);
+    return json(await exchangeCode(config, arg, input, taken));
   }
   if (route === 'redeem' && request.method === 'POST') {
     // The exchange's two windows (client and app) with limits never reached: its writes, never a 429.

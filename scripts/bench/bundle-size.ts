@@ -17,8 +17,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface BundleSize {
   /** `wrangler dry-run`, or `esbuild fallback` when wrangler failed offline. */
   method: 'wrangler dry-run' | 'esbuild fallback';
+  /** The Worker's code: its main module (minified), without the modules it carries as text. */
   rawBytes: number;
   gzipBytes: number;
+  /** The text modules uploaded beside it (the API reference page's swagger-ui script and styles). */
+  assets?: { files: string[]; rawBytes: number; gzipBytes: number };
   /** wrangler's own "Total Upload" line, when it printed one. */
   wranglerSays?: string;
   /** Why wrangler could not be used. */
@@ -34,9 +37,10 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<strin
   });
 }
 
-async function measureJs(dir: string): Promise<{ rawBytes: number; gzipBytes: number }> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.js') || f.endsWith('.mjs'));
-  if (files.length === 0) throw new Error(`no JavaScript in ${dir}`);
+/** wrangler names the modules it uploads beside the main one `<sha1>-<file name>`. */
+const ADDITIONAL_MODULE = /^[0-9a-f]{40}-/;
+
+async function sizes(dir: string, files: string[]): Promise<{ rawBytes: number; gzipBytes: number }> {
   let rawBytes = 0;
   let gzipBytes = 0;
   for (const f of files) {
@@ -45,6 +49,24 @@ async function measureJs(dir: string): Promise<{ rawBytes: number; gzipBytes: nu
     gzipBytes += gzipSync(content).length;
   }
   return { rawBytes, gzipBytes };
+}
+
+async function measureJs(dir: string): Promise<Pick<BundleSize, 'rawBytes' | 'gzipBytes' | 'assets'>> {
+  const all = await readdir(dir);
+  const assets = all.filter((f) => ADDITIONAL_MODULE.test(f));
+  const code = all.filter((f) => !ADDITIONAL_MODULE.test(f) && (f.endsWith('.js') || f.endsWith('.mjs')));
+  if (code.length === 0) throw new Error(`no JavaScript in ${dir}`);
+  return {
+    ...(await sizes(dir, code)),
+    ...(assets.length > 0
+      ? {
+          assets: {
+            files: assets.map((f) => f.replace(ADDITIONAL_MODULE, '')),
+            ...(await sizes(dir, assets)),
+          },
+        }
+      : {}),
+  };
 }
 
 /** Bundles the Worker offline and measures it. */

@@ -150,8 +150,12 @@ async function main(): Promise<void> {
   else {
     const kib = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
     console.log(
-      `Worker bundle (${bundle.method}): ${kib(bundle.gzipBytes)} gzip, ${kib(bundle.rawBytes)} raw`,
+      `Worker code (${bundle.method}, minified): ${kib(bundle.gzipBytes)} gzip, ${kib(bundle.rawBytes)} raw`,
     );
+    if (bundle.assets)
+      console.log(
+        `  uploaded beside it as text: ${bundle.assets.files.join(', ')}: ${kib(bundle.assets.gzipBytes)} gzip, ${kib(bundle.assets.rawBytes)} raw`,
+      );
     if (bundle.wranglerSays) console.log(`  wrangler: ${bundle.wranglerSays}`);
     if (bundle.wranglerError) console.log(`  wrangler failed offline: ${bundle.wranglerError}`);
   }

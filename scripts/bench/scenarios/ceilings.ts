@@ -5,7 +5,7 @@
  * machine at all. They carry no target of their own.
  */
 import { holds, type Measurement } from '../stats';
-import type { BenchContext, LoadSpec, ResultRow } from '../types';
+import type { BenchContext, LoadRequest, LoadSpec, ResultRow } from '../types';
 
 /** How the exchange, its peer and its ceiling send load: each request once, distinct codes. */
 const ONCE_REQUESTS = 20_000;
@@ -28,40 +28,29 @@ async function measureCeiling(
   return { scenario, issue, measurement, checks, note };
 }
 
-/**
- * What a management read costs before any data: one SQL round trip alone, and the caller
- * lookup (token, membership of `projectId`) alone. A listing does both, then reads its data.
- */
-export async function readCeilings(
-  ctx: BenchContext,
-  issue: number,
-  projectId: string,
-): Promise<ResultRow[]> {
-  return [
-    await measureCeiling(
-      ctx,
-      issue,
-      'ceiling: one SQL round trip',
-      { mode: 'cycle', requests: [{ method: 'GET', path: '/__bench/sql' }] },
-      'select 1 over the HTTP query path; no caller, no data',
-    ),
-    await measureCeiling(
-      ctx,
-      issue,
-      'ceiling: caller lookup only',
-      {
-        mode: 'cycle',
-        requests: [
-          {
-            method: 'GET',
-            path: `/__bench/caller/${projectId}`,
-            headers: { authorization: ctx.api.authorization },
-          },
-        ],
-      },
-      "the API's caller lookup (token and membership, one statement) and nothing else",
-    ),
-  ];
+/** One SQL round trip alone (`select 1` over the HTTP query path): what a read cannot beat. */
+export const SQL_CEILING: LoadRequest = { method: 'GET', path: '/__bench/sql' };
+export const SQL_CEILING_NAME = 'ceiling: one SQL round trip';
+export const SQL_CEILING_NOTE = 'select 1 over the HTTP query path; no caller, no data';
+
+/** The management API's caller lookup (token, membership of `projectId`) alone. */
+export async function callerCeiling(ctx: BenchContext, issue: number, projectId: string): Promise<ResultRow> {
+  return measureCeiling(
+    ctx,
+    issue,
+    'ceiling: caller lookup only',
+    {
+      mode: 'cycle',
+      requests: [
+        {
+          method: 'GET',
+          path: `/__bench/caller/${projectId}`,
+          headers: { authorization: ctx.api.authorization },
+        },
+      ],
+    },
+    "the API's caller lookup (token and membership, one statement) and nothing else",
+  );
 }
 
 /** What an exchange costs before its own work: its one Durable Object call (count and redeem). */
