@@ -1,6 +1,7 @@
 /** The service's own credentials (CONTRACT §7): a database's main user, a bucket's own key. Admin only. */
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
+import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, routeGroup, z } from '../lib/openapi';
 import { accessDeps, liveBucketQuery, liveDatabaseQuery } from '../services/access/deps';
 import {
@@ -9,6 +10,7 @@ import {
   rotateBucketKey,
   rotateDatabasePassword,
 } from '../services/access/service-credentials';
+import { connectedSiteInputsQuery } from '../services/connections/derive';
 import { projectIdOf } from '../services/principal';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
@@ -37,7 +39,7 @@ const BucketCredentialsSchema = z
 const DbParams = ProjectParam.extend({ dbId: z.string() });
 const BucketParams = ProjectParam.extend({ bucketId: z.string() });
 
-/** The project (admin role) and the services' dependencies. */
+/** The project at admin (its membership came with the route's read: no query) and the services' dependencies. */
 async function adminDeps(c: Context<AppEnv>, projectRef: string) {
   const { project } = await access(c, projectRef, 'admin');
   return {
@@ -45,6 +47,9 @@ async function adminDeps(c: Context<AppEnv>, projectRef: string) {
     deps: accessDeps(getDb(c), getHttpDb(c), c.get('services')),
   };
 }
+
+/** A service id that names nothing, for a path id that is not a uuid (its read then finds no row). */
+const NO_ID = '00000000-0000-0000-0000-000000000000';
 
 export const serviceCredentialsRoutes = routeGroup<AppEnv>();
 
@@ -72,18 +77,24 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/databases/{dbId}/credentials/rotate',
     tags: ['credentials'],
     summary: "Give the database's main user a new password (admin)",
+    middleware: [readsCaller],
     description:
-      "Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached.",
+      "Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached; 409 when another rotation of the database stored its password at the same time (the cluster keeps that one).",
     request: { params: DbParams },
     responses: {
       200: json(DatabaseCredentialsSchema, 'the new main credentials (shown)'),
-      ...errorResponses(503),
+      ...errorResponses(409, 503),
     },
   }),
   async (c) => {
     const { id, dbId } = c.req.valid('param');
-    const { projectId, deps } = await adminDeps(c, id);
-    return c.json(await rotateDatabasePassword(deps, projectId, dbId), 200);
+    const http = getHttpDb(c);
+    const [rows, holders] = await readWithCaller(c, [
+      liveDatabaseQuery(http, projectIdOf(id), dbId),
+      connectedSiteInputsQuery(http, isUuid(dbId) ? dbId.toLowerCase() : NO_ID),
+    ]);
+    const { deps } = await adminDeps(c, id);
+    return c.json(await rotateDatabasePassword(deps, rows, holders.rows), 200);
   },
 );
 
@@ -111,6 +122,7 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/buckets/{bucketId}/credentials/rotate',
     tags: ['credentials'],
     summary: "Replace the bucket's own key (admin)",
+    middleware: [readsCaller],
     description:
       "A new key id and secret; the old key stops working. Apps' own keys do not change. 503 with nothing changed when IAM cannot be reached.",
     request: { params: BucketParams },
@@ -118,7 +130,12 @@ serviceCredentialsRoutes.openapi(
   }),
   async (c) => {
     const { id, bucketId } = c.req.valid('param');
-    const { projectId, deps } = await adminDeps(c, id);
-    return c.json(await rotateBucketKey(deps, projectId, bucketId), 200);
+    const http = getHttpDb(c);
+    const [rows, holders] = await readWithCaller(c, [
+      liveBucketQuery(http, projectIdOf(id), bucketId),
+      connectedSiteInputsQuery(http, isUuid(bucketId) ? bucketId.toLowerCase() : NO_ID),
+    ]);
+    const { deps } = await adminDeps(c, id);
+    return c.json(await rotateBucketKey(deps, rows, holders.rows), 200);
   },
 );

@@ -24,7 +24,4 @@ export const OVER_BUDGET: Record<string, number> = {
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys': 6,
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback': 7,
   'GET /v1/{appSlug}/auth/{provider}/callback': 3,
-  // Service credential rotation: the shared holders' variables are re-derived around the change.
-  'POST /api/v1/projects/{id}/databases/{dbId}/credentials/rotate': 10,
-  'POST /api/v1/projects/{id}/buckets/{bucketId}/credentials/rotate': 8,
 };

@@ -6,19 +6,19 @@
  * value by live patch, reason `credential`.
  */
 
-import { eq } from 'drizzle-orm';
-import type { Tx } from '../../../db/client';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { runBatch } from '../../../db/client';
 import type { BucketRow, DatabaseRow } from '../../../db/rows';
-import { buckets, connections, databases } from '../../../db/schema';
+import { buckets, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
-import { deriveSiteEnv } from '../connections/derive';
-import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
-import { type AccessDeps, found, liveBucket, liveDatabase } from './deps';
+import { type DerivationRow, type SiteEnvInputs, siteEnvOf } from '../connections/derive';
+import { enqueueDeliveries } from '../delivery/deliveries';
+import { type AccessDeps, found } from './deps';
 import { type DatabaseUrls, databaseUrls } from './endpoints';
 
 /** GET and rotate of a database's credentials. */
@@ -62,114 +62,180 @@ export function bucketCredentials(deps: AccessDeps, rows: BucketRow[]): Promise<
   return showBucket(deps.config, found(rows, 'bucket'));
 }
 
+/** A service's rotation: the secret changed in the inputs of the sites handed it. */
+type Substitute = (row: DerivationRow) => DerivationRow;
+
 /**
- * Re-derives every site connected to the service around `change` (inside `tx`) and records a
- * `credential` patch for each whose variables moved: those handed the shared credential.
+ * The `credential` patches of the sites connected to service `resourceId` whose variables the
+ * change moves (those handed the shared credential), derived before and after in memory from
+ * the inputs read with the route's state.
  */
-async function patchSharedHolders(
-  tx: Tx,
+async function sharedHolderPatches(
   deps: AccessDeps,
-  projectId: string,
   resourceId: string,
-  change: () => Promise<void>,
-): Promise<string[]> {
-  const held = await tx
-    .select({ siteId: connections.siteId })
-    .from(connections)
-    .where(eq(connections.resourceId, resourceId));
-  const before = await Promise.all(held.map((h) => deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId)));
-  await change();
+  holders: SiteEnvInputs[],
+  substitute: Substitute,
+): Promise<Array<{ project_id: string; site_id: string; set_names: string[] }>> {
   const patches = [];
-  for (const [i, h] of held.entries()) {
-    const was = before[i]?.effective ?? {};
-    const now = (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {};
+  for (const inputs of holders) {
+    const after = {
+      ...inputs,
+      connections: inputs.connections.map((r) => (r.resource_id === resourceId ? substitute(r) : r)),
+    };
+    const was = (await siteEnvOf(deps.config, deps.adapters, inputs))?.effective ?? {};
+    const now = (await siteEnvOf(deps.config, deps.adapters, after))?.effective;
+    if (!now || !inputs.site) continue;
     const set = Object.keys(now)
       .filter((n) => was[n] !== now[n])
       .sort();
-    patches.push({ projectId, siteId: h.siteId, reason: 'credential' as const, set, unset: [] });
+    if (set.length > 0)
+      patches.push({ project_id: inputs.site.project_id, site_id: inputs.site.id, set_names: set });
   }
-  return recordPatches(tx, patches);
+  return patches;
 }
 
 /**
- * Gives the main user a new password at the cluster or Atlas, then records it with the live
- * patches of the sites handed it, in one transaction holding the database's row. A failure
- * at the outside system is 503 with nothing changed.
+ * Records `patches` with reason `credential`, only if `guard` holds once the batch's update ran
+ * (the new secret is the one stored); returns the new deliveries' ids.
+ */
+const patchesIf = (deps: AccessDeps, patches: unknown[], guard: SQL) =>
+  deps.http.execute<{ id: string }>(sql`
+    insert into deliveries (id, kind, project_id, target_id, reason, set_names, unset_names)
+    select gen_random_uuid(), 'runtime_patch', p.project_id, p.site_id, 'credential', p.set_names, '[]'::jsonb
+      from jsonb_to_recordset(${JSON.stringify(patches)}::jsonb) as p(project_id uuid, site_id uuid, set_names jsonb)
+     where ${guard}
+    returning id`);
+
+const unavailable = (what: string) =>
+  new ApiError(
+    'SERVICE_UNAVAILABLE',
+    `${what} could not take a new secret; nothing was changed, retry later`,
+  );
+
+/** The main user's new password at the cluster or Atlas; 503 when it cannot be set. */
+async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: string): Promise<void> {
+  try {
+    if (row.engine === 'postgresql') await deps.adapters.postgres.setLoginPassword(row.mainUser, password);
+    else if (deps.adapters.mongodb) await deps.adapters.mongodb.setUserPassword(row.mainUser, password);
+    else throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+  } catch (err) {
+    log.error('rotating a main password failed:', (err as Error).message);
+    throw unavailable('the database');
+  }
+}
+
+/**
+ * Gives the main user of database `rows` (a liveDatabaseQuery's answer) a new password at the
+ * cluster or Atlas, then records it with the `credential` patches of the sites handed it
+ * (`holders`: connectedSiteInputsQuery's rows) in one batch, guarded by the stored password
+ * still being the one read: a concurrent rotation that stored its own first wins, this one puts
+ * the winner's password back at the cluster and answers 409. A failure at the outside system is
+ * 503 with nothing changed.
  */
 export async function rotateDatabasePassword(
   deps: AccessDeps,
-  projectId: string,
-  dbId: string,
+  rows: DatabaseRow[],
+  holders: SiteEnvInputs[],
 ): Promise<DatabaseCredentials> {
-  const row = await liveDatabase(deps.db, projectId, dbId);
+  const row = found(rows, 'database');
   const password = randomPassword();
-  const { saved, patchIds } = await deps.db.transaction(async (tx) => {
-    // Concurrent rotations of one database take turns: the stored password is the one set last.
-    await tx.select({ id: databases.id }).from(databases).where(eq(databases.id, row.id)).for('update');
-    let updated: DatabaseRow | undefined;
-    const ids = await patchSharedHolders(tx, deps, projectId, row.id, async () => {
+  const ciphertext = await deps.config.keyring.encrypt(password);
+  await setMainPassword(deps, row, password);
+  const patches = await sharedHolderPatches(deps, row.id, holders, (r) => ({
+    ...r,
+    main_password_ciphertext: ciphertext,
+  }));
+  const [updated, current, recorded] = await runBatch(deps.http, [
+    deps.http
+      .update(databases)
+      .set({ mainPasswordCiphertext: ciphertext })
+      .where(
+        and(
+          eq(databases.id, row.id),
+          eq(databases.mainPasswordCiphertext, row.mainPasswordCiphertext),
+          isNull(databases.deletedAt),
+        ),
+      )
+      .returning(),
+    deps.http
+      .select({ ciphertext: databases.mainPasswordCiphertext })
+      .from(databases)
+      .where(and(eq(databases.id, row.id), isNull(databases.deletedAt))),
+    patchesIf(
+      deps,
+      patches,
+      sql`exists (select 1 from databases d where d.id = ${row.id}::uuid and d.main_password_ciphertext = ${ciphertext})`,
+    ),
+  ]);
+  const [saved] = updated as DatabaseRow[];
+  if (!saved) {
+    const [winner] = current as Array<{ ciphertext: string }>;
+    if (!winner) throw new ApiError('NOT_FOUND', 'database not found');
+    // The cluster must end on the stored password: put the winner's back (a simultaneous
+    // ALTER ROLE can be refused, so a few tries).
+    const stored = await deps.config.keyring.decrypt(winner.ciphertext);
+    for (let attempt = 1; ; attempt++) {
       try {
-        if (row.engine === 'postgresql')
-          await deps.adapters.postgres.setLoginPassword(row.mainUser, password);
-        else if (deps.adapters.mongodb) await deps.adapters.mongodb.setUserPassword(row.mainUser, password);
-        else throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+        await setMainPassword(deps, row, stored);
+        break;
       } catch (err) {
-        log.error('rotating a main password failed:', (err as Error).message);
-        throw new ApiError(
-          'SERVICE_UNAVAILABLE',
-          'the database could not take a new password; nothing was changed, retry later',
-        );
+        if (attempt >= 3) throw err;
       }
-      [updated] = await tx
-        .update(databases)
-        .set({ mainPasswordCiphertext: await deps.config.keyring.encrypt(password) })
-        .where(eq(databases.id, row.id))
-        .returning();
-    });
-    return { saved: updated as DatabaseRow, patchIds: ids };
-  });
-  await enqueueDeliveries(deps.queue, patchIds);
+    }
+    throw new ApiError('CONFLICT', 'the database was given another new password at the same time; retry');
+  }
+  await enqueueDeliveries(
+    deps.queue,
+    (recorded as { rows: Array<{ id: string }> }).rows.map((r) => r.id),
+  );
   return showDatabase(deps.config, deps.adapters, saved);
 }
 
 /**
  * Replaces the bucket's own key (a new key id and secret for the same IAM user; the old key is
- * deleted once the new one exists) and records it with the patches of sites still handed it.
+ * deleted once the new one exists, so of two concurrent rotations IAM lets one succeed) and
+ * records it with the patches of sites still handed it, in one batch guarded by the key read.
  */
 export async function rotateBucketKey(
   deps: AccessDeps,
-  projectId: string,
-  bucketId: string,
+  rows: BucketRow[],
+  holders: SiteEnvInputs[],
 ): Promise<BucketCredentials> {
-  const row = await liveBucket(deps.db, projectId, bucketId);
+  const row = found(rows, 'bucket');
   const s3 = deps.adapters.s3;
   if (!s3)
     throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
-  const { saved, patchIds } = await deps.db.transaction(async (tx) => {
-    const [locked] = await tx.select().from(buckets).where(eq(buckets.id, row.id)).for('update');
-    let updated: BucketRow | undefined;
-    const ids = await patchSharedHolders(tx, deps, projectId, row.id, async () => {
-      let key: { accessKeyId: string; secretAccessKey: string };
-      try {
-        key = await s3.rotateKey(row.physicalName, locked?.accessKeyId ?? row.accessKeyId);
-      } catch (err) {
-        log.error('rotating a bucket key failed:', (err as Error).message);
-        throw new ApiError(
-          'SERVICE_UNAVAILABLE',
-          'the storage provider could not replace the key; nothing was changed, retry later',
-        );
-      }
-      [updated] = await tx
-        .update(buckets)
-        .set({
-          accessKeyId: key.accessKeyId,
-          secretKeyCiphertext: await deps.config.keyring.encrypt(key.secretAccessKey),
-        })
-        .where(eq(buckets.id, row.id))
-        .returning();
-    });
-    return { saved: updated as BucketRow, patchIds: ids };
-  });
-  await enqueueDeliveries(deps.queue, patchIds);
+  let key: { accessKeyId: string; secretAccessKey: string };
+  try {
+    key = await s3.rotateKey(row.physicalName, row.accessKeyId);
+  } catch (err) {
+    log.error('rotating a bucket key failed:', (err as Error).message);
+    throw unavailable('the storage provider');
+  }
+  const ciphertext = await deps.config.keyring.encrypt(key.secretAccessKey);
+  const patches = await sharedHolderPatches(deps, row.id, holders, (r) => ({
+    ...r,
+    access_key_id: key.accessKeyId,
+    secret_key_ciphertext: ciphertext,
+  }));
+  const [updated, recorded] = await runBatch(deps.http, [
+    deps.http
+      .update(buckets)
+      .set({ accessKeyId: key.accessKeyId, secretKeyCiphertext: ciphertext })
+      .where(and(eq(buckets.id, row.id), eq(buckets.accessKeyId, row.accessKeyId), isNull(buckets.deletedAt)))
+      .returning(),
+    patchesIf(
+      deps,
+      patches,
+      sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`,
+    ),
+  ]);
+  const [saved] = updated as BucketRow[];
+  // Deleted meanwhile: its key user goes with the bucket's cleanups and the orphan sweep.
+  if (!saved) throw new ApiError('NOT_FOUND', 'bucket not found');
+  await enqueueDeliveries(
+    deps.queue,
+    (recorded as { rows: Array<{ id: string }> }).rows.map((r) => r.id),
+  );
   return showBucket(deps.config, saved);
 }

@@ -3,8 +3,8 @@
  * services and credentials; they are never stored (spec, What the service does 5).
  */
 
-import { sql } from 'drizzle-orm';
-import { type Queryable, rowsOf } from '../../../db/client';
+import { type SQL, sql } from 'drizzle-orm';
+import { type HttpDb, type Queryable, rowsOf } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Kind } from '../../domain/levels';
 import { mongodbUri } from '../../domain/mongodb-uri';
@@ -20,7 +20,8 @@ import {
 import type { Config } from '../../env';
 import { connectionKey } from './model';
 
-type DerivationRow = {
+/** One connection of a site with its service's fields, as the derivation reads it. */
+export type DerivationRow = {
   id: string;
   kind: Kind;
   resource_id: string;
@@ -54,17 +55,18 @@ export interface SiteEnv {
   effective: Record<string, string>;
 }
 
-async function readInputs(db: Queryable, siteId: string) {
-  const [row] = await rowsOf<{
-    site: { id: string; project_id: string; vars_ciphertext: string | null } | null;
-    managed_key: string | null;
-    connections: DerivationRow[];
-  }>(
-    db,
-    sql`
+/** What a site's derivation reads: the site, its managed key, its connections with their services. */
+export type SiteEnvInputs = {
+  site: { id: string; project_id: string; vars_ciphertext: string | null } | null;
+  managed_key: string | null;
+  connections: DerivationRow[];
+};
+
+/** The statement reading {@link SiteEnvInputs} of the site whose id is `siteId` (SQL). */
+const inputsOf = (siteId: SQL) => sql`
     select
-      (select row_to_json(s) from (select id, project_id, vars_ciphertext from sites where id = ${siteId}::uuid) s) as site,
-      (select key_ciphertext from api_keys where site_id = ${siteId}::uuid and revoked_at is null
+      (select row_to_json(s) from (select id, project_id, vars_ciphertext from sites where id = ${siteId}) s) as site,
+      (select key_ciphertext from api_keys where site_id = ${siteId} and revoked_at is null
          order by created_at desc limit 1) as managed_key,
       (select coalesce(json_agg(x), '[]'::json) from (
         select c.id, c.kind, c.resource_id, c.credential_mode, c.credential_name, c.credential_secret_ciphertext,
@@ -75,10 +77,22 @@ async function readInputs(db: Queryable, siteId: string) {
         left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
         left join buckets b on c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null
         left join auth_apps a on c.kind = 'auth_app' and a.id = c.resource_id
-        where c.site_id = ${siteId}::uuid
-      ) x) as connections`,
-  );
+        where c.site_id = ${siteId}
+      ) x) as connections`;
+
+async function readInputs(db: Queryable, siteId: string): Promise<SiteEnvInputs | undefined> {
+  const [row] = await rowsOf<SiteEnvInputs>(db, inputsOf(sql`${siteId}::uuid`));
   return row;
+}
+
+/**
+ * The {@link SiteEnvInputs} of every site connected to service `resourceId`, one row each, as
+ * one statement not yet sent (a write reads them with its other state in one round trip).
+ */
+export function connectedSiteInputsQuery(db: HttpDb, resourceId: string) {
+  return db.execute<SiteEnvInputs>(sql`
+    select i.* from (select distinct c.site_id from connections c where c.resource_id = ${resourceId}::uuid) h
+    cross join lateral (${inputsOf(sql`h.site_id`)}) i`);
 }
 
 /** The service's name as the naming rules see it; null when the service is gone. */
@@ -145,7 +159,16 @@ export async function deriveSiteEnv(
   siteId: string,
 ): Promise<SiteEnv | null> {
   const inputs = await readInputs(db, siteId);
-  if (!inputs?.site) return null;
+  return inputs ? siteEnvOf(config, adapters, inputs) : null;
+}
+
+/** A site's variables from its {@link SiteEnvInputs} (no I/O beyond decrypting); null without a site. */
+export async function siteEnvOf(
+  config: Config,
+  adapters: Adapters,
+  inputs: SiteEnvInputs,
+): Promise<SiteEnv | null> {
+  if (!inputs.site) return null;
   const live = inputs.connections.flatMap((r) => {
     const name = serviceName(r);
     if (name === null) return [];
