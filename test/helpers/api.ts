@@ -151,3 +151,12 @@ export async function createProject(token: string, name?: string, baseUrl?: stri
   if (res.status !== 201) throw new Error(`create project: ${res.status} ${res.text}`);
   return res.body;
 }
+
+/** A new account owning a new project, on the Worker at `baseUrl`, with a client signed in as it. */
+export async function createOwner(
+  baseUrl: string,
+): Promise<{ admin: ApiClient; projectId: string; token: string }> {
+  const account = await createAccount(undefined, baseUrl);
+  const project = await createProject(account.token, undefined, baseUrl);
+  return { admin: api(baseUrl, account.token), projectId: project.id, token: account.token };
+}

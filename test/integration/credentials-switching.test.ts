@@ -1,38 +1,26 @@
-/**
- * The queue- and reconciler-driven side of per-connection credentials: network policies that
- * follow connections, shared credentials switching to own ones (a database started again, a
- * legacy site), the standalone MongoDB exception, and drift repair on the real cluster.
- */
-import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConnectionsWorld,
+  connectionsPath,
   createBucket,
   createDatabase,
+  effectiveVars,
   metadata,
+  projectPath,
   type Seeded,
   seed,
   startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
-import { canLogin, clusterAdmin, superuser } from '../helpers/pg-login';
+import { canLogin } from '../helpers/pg-login';
 import { type Receiver, startReceiver } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
 const POLICY_SECRET = 'policy-secret-for-tests-0123456789';
 let world: ConnectionsWorld;
 let policies: Receiver;
-const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
-const conns = (p: Seeded, i: number) => `${base(p)}/sites/${site(p, i)}/connections`;
 const reconcile = () => triggerScheduled(world.worker.baseUrl);
-
-async function effective(p: Seeded, i: number): Promise<Record<string, string>> {
-  const res = await p.as.get<{ vars: Record<string, string> }>(
-    `${base(p)}/sites/${site(p, i)}/env/effective`,
-  );
-  return res.body.vars;
-}
 const modeOf = async (siteId: string, resourceId: string) =>
   (
     await metadata<{ m: string }>(
@@ -69,7 +57,7 @@ describe('network policy', () => {
         JSON.stringify(b.allowed_site_ids) === JSON.stringify(allowed)
       );
     };
-    await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id });
+    await p.as.post(connectionsPath(p, site(p, 0)), { kind: 'database', resource_id: db.id });
     await reconcile();
     const first = await policies.next(policyOf([site(p, 0)]));
     expect(policies.verifySignature(first, POLICY_SECRET)).toBe(true);
@@ -84,13 +72,17 @@ describe('network policy', () => {
     // Fail the first send of the new set, armed before the change that sends it at once (a
     // late duplicate of the first set must not take the failure).
     policies.failNext(1, policyOf(both));
-    await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id, level: 'read-only' });
+    await p.as.post(connectionsPath(p, site(p, 1)), {
+      kind: 'database',
+      resource_id: db.id,
+      level: 'read-only',
+    });
     await reconcile();
     expect((await policies.next(policyOf(both))).status).toBe(500);
     // The queue retries with backoff, or the next minute's run re-sends it.
     await reconcile();
     expect((await policies.next((r) => policyOf(both)(r) && r.status === 200, 30_000)).status).toBe(200);
-    await p.as.delete(`${conns(p, 0)}/database/${db.id}`);
+    await p.as.delete(`${connectionsPath(p, site(p, 0))}/database/${db.id}`);
     await reconcile();
     await policies.next(policyOf([site(p, 1)]));
   });
@@ -100,7 +92,7 @@ describe('network policy without waiting for the minute', () => {
   it('a connection change sends the policy within seconds', async () => {
     const p = await seed(world.worker.baseUrl, 2);
     const db = await createDatabase(p.as, p.project.id);
-    await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id });
+    await p.as.post(connectionsPath(p, site(p, 1)), { kind: 'database', resource_id: db.id });
     const got = await policies.next(
       (r) => (r.body as { database_id?: string }).database_id === db.id,
       15_000,
@@ -113,16 +105,18 @@ describe('shared credentials', () => {
   it('a connection made while the database is stopped uses the shared user, then switches live once it runs', async () => {
     const p = await seed(world.worker.baseUrl, 2);
     const db = await createDatabase(p.as, p.project.id);
-    expect((await p.as.post(`${base(p)}/databases/${db.id}/stop`)).status).toBe(200);
-    expect((await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    expect((await p.as.post(`${projectPath(p)}/databases/${db.id}/stop`)).status).toBe(200);
+    expect(
+      (await p.as.post(connectionsPath(p, site(p, 0)), { kind: 'database', resource_id: db.id })).status,
+    ).toBe(201);
     expect(await modeOf(site(p, 0), db.id)).toBe('shared');
-    expect(loginOf((await effective(p, 0)).DATABASE_URL as string).user).toMatch(/^u_/);
-    const rotate = await p.as.post(`${conns(p, 0)}/database/${db.id}/rotate`);
+    expect(loginOf((await effectiveVars(p, site(p, 0))).DATABASE_URL as string).user).toMatch(/^u_/);
+    const rotate = await p.as.post(`${connectionsPath(p, site(p, 0))}/database/${db.id}/rotate`);
     expect(rotate.status).toBe(409);
-    expect((await p.as.post(`${base(p)}/databases/${db.id}/start`)).status).toBe(200);
+    expect((await p.as.post(`${projectPath(p)}/databases/${db.id}/start`)).status).toBe(200);
     await reconcile();
     expect(await modeOf(site(p, 0), db.id)).toBe('own');
-    const url = (await effective(p, 0)).DATABASE_URL as string;
+    const url = (await effectiveVars(p, site(p, 0))).DATABASE_URL as string;
     const login = loginOf(url);
     expect(login.user).toMatch(/^c_[a-z0-9]{8}$/);
     expect(await canLogin(login.db, login.user, login.password)).toBe(true);
@@ -136,10 +130,12 @@ describe('shared credentials', () => {
   it('starting the database switches those connections within seconds, without the minute reconciler', async () => {
     const p = await seed(world.worker.baseUrl, 2);
     const db = await createDatabase(p.as, p.project.id);
-    expect((await p.as.post(`${base(p)}/databases/${db.id}/stop`)).status).toBe(200);
-    expect((await p.as.post(conns(p, 1), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    expect((await p.as.post(`${projectPath(p)}/databases/${db.id}/stop`)).status).toBe(200);
+    expect(
+      (await p.as.post(connectionsPath(p, site(p, 1)), { kind: 'database', resource_id: db.id })).status,
+    ).toBe(201);
     expect(await modeOf(site(p, 1), db.id)).toBe('shared');
-    expect((await p.as.post(`${base(p)}/databases/${db.id}/start`)).status).toBe(200);
+    expect((await p.as.post(`${projectPath(p)}/databases/${db.id}/start`)).status).toBe(200);
     // No reconcile(): the start queued the switch itself.
     const patch = await world.receiver.next((r) => {
       const b = r.body as { site_id?: string; reason?: string };
@@ -155,15 +151,23 @@ describe('shared credentials', () => {
   it('a standalone MongoDB hands its shared user to apps, and rotate answers 409', async () => {
     const p = await seed(world.worker.baseUrl, 2);
     const db = await createDatabase(p.as, p.project.id, 'mongodb', { replica_set: false });
-    expect((await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id })).status).toBe(201);
+    expect(
+      (await p.as.post(connectionsPath(p, site(p, 0)), { kind: 'database', resource_id: db.id })).status,
+    ).toBe(201);
     expect(await modeOf(site(p, 0), db.id)).toBe('shared');
-    expect(new URL((await effective(p, 0)).MONGODB_URI as string).username).toMatch(/^u_/);
-    const rotate = await p.as.post<{ error: { code: string } }>(`${conns(p, 0)}/database/${db.id}/rotate`);
+    expect(new URL((await effectiveVars(p, site(p, 0))).MONGODB_URI as string).username).toMatch(/^u_/);
+    const rotate = await p.as.post<{ error: { code: string } }>(
+      `${connectionsPath(p, site(p, 0))}/database/${db.id}/rotate`,
+    );
     expect(rotate.status).toBe(409);
     // A replica-set database gives its own c_ user with readWrite on that database only.
     const rs = await createDatabase(p.as, p.project.id, 'mongodb');
-    await p.as.post(conns(p, 1), { kind: 'database', resource_id: rs.id, level: 'read-only' });
-    const user = new URL((await effective(p, 1)).MONGODB_URI as string).username;
+    await p.as.post(connectionsPath(p, site(p, 1)), {
+      kind: 'database',
+      resource_id: rs.id,
+      level: 'read-only',
+    });
+    const user = new URL((await effectiveVars(p, site(p, 1))).MONGODB_URI as string).username;
     expect(user).toMatch(/^c_[a-z0-9]{8}$/);
     expect(world.atlas.user(user)?.roles).toEqual([{ roleName: 'read', databaseName: expect.any(String) }]);
   });
@@ -184,11 +188,14 @@ describe('legacy sites', () => {
     const p = await seed(world.worker.baseUrl, 2);
     const db = await createDatabase(p.as, p.project.id);
     await makeLegacy(p, 0, db.id);
-    expect(loginOf((await effective(p, 0)).DATABASE_URL as string).user).toMatch(/^u_/);
-    const deploy = await p.as.post<{ env_names: string[] }>(`${base(p)}/sites/${site(p, 0)}/deploys`, {});
+    expect(loginOf((await effectiveVars(p, site(p, 0))).DATABASE_URL as string).user).toMatch(/^u_/);
+    const deploy = await p.as.post<{ env_names: string[] }>(
+      `${projectPath(p)}/sites/${site(p, 0)}/deploys`,
+      {},
+    );
     expect(deploy.status).toBe(201);
     expect(await modeOf(site(p, 0), db.id)).toBe('own');
-    const login = loginOf((await effective(p, 0)).DATABASE_URL as string);
+    const login = loginOf((await effectiveVars(p, site(p, 0))).DATABASE_URL as string);
     expect(login.user).toMatch(/^c_/);
     expect(await canLogin(login.db, login.user, login.password)).toBe(true);
     const [flag] = await metadata<{ l: boolean }>('select legacy_credentials as l from sites where id = $1', [
@@ -202,7 +209,9 @@ describe('legacy sites', () => {
     const db = await createDatabase(p.as, p.project.id);
     await makeLegacy(p, 0, db.id);
     const bucket = await createBucket(p.as, p.project.id);
-    expect((await p.as.post(conns(p, 1), { kind: 'bucket', resource_id: bucket.id })).status).toBe(201);
+    expect(
+      (await p.as.post(connectionsPath(p, site(p, 1)), { kind: 'bucket', resource_id: bucket.id })).status,
+    ).toBe(201);
     await eventually(
       () => modeOf(site(p, 0), db.id),
       (m) => m === 'own',
@@ -220,7 +229,7 @@ describe('deleting a bucket', () => {
   it("removes its own key and its connections' keys at the provider", async () => {
     const p = await seed(world.worker.baseUrl, 2);
     const bucket = await createBucket(p.as, p.project.id);
-    await p.as.post(conns(p, 0), { kind: 'bucket', resource_id: bucket.id });
+    await p.as.post(connectionsPath(p, site(p, 0)), { kind: 'bucket', resource_id: bucket.id });
     const [row] = await metadata<{ physical: string }>(
       'select physical_name as physical from buckets where id = $1',
       [bucket.id],
@@ -228,7 +237,7 @@ describe('deleting a bucket', () => {
     const usersOf = () =>
       Object.values(world.aws.state().users).filter((u) => u.path === `/tether/${row?.physical}/`).length;
     expect(usersOf()).toBe(2);
-    expect((await p.as.delete(`${base(p)}/buckets/${bucket.id}`)).status).toBe(200);
+    expect((await p.as.delete(`${projectPath(p)}/buckets/${bucket.id}`)).status).toBe(200);
     // As if the cleanups had waited a minute for a lost message: the reconciler sends them.
     await metadata(
       "update credential_cleanups set created_at = now() - interval '2 minutes' where resource_id = $1",
@@ -241,115 +250,5 @@ describe('deleting a bucket', () => {
       30_000,
       'bucket keys removed',
     );
-  });
-});
-
-describe('drift repair', () => {
-  it('drops an orphaned c_ role, restores a missing one, and finishes a pending cleanup', async () => {
-    const p = await seed(world.worker.baseUrl, 2);
-    const db = await createDatabase(p.as, p.project.id);
-    await p.as.post(conns(p, 0), { kind: 'database', resource_id: db.id });
-    const own = loginOf((await effective(p, 0)).DATABASE_URL as string);
-    const [row] = await metadata<{ physical: string }>(
-      'select physical_name as physical from databases where id = $1',
-      [db.id],
-    );
-    const physical = row?.physical as string;
-    const su = await superuser();
-    try {
-      const orphan = `c_${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
-      const pending = `c_${Math.random().toString(36).slice(2, 10).padEnd(8, '1')}`;
-      // Made as Tether makes them: by the cluster's admin role, which then may drop them.
-      const admin = await clusterAdmin();
-      try {
-        for (const name of [orphan, pending]) {
-          await admin.query(`create role ${name} login password 'x-${name}' in role ${physical}_rw`);
-          await admin.query(
-            `comment on role ${name} is 'tether connection role, created 2020-01-01T00:00:00.000Z'`,
-          );
-        }
-      } finally {
-        await admin.end();
-      }
-      // A cleanup recorded two minutes ago whose queue message was lost.
-      await metadata(
-        `insert into credential_cleanups (id, kind, resource_id, credential_name, created_at)
-         values (gen_random_uuid(), 'database', $1, $2, now() - interval '2 minutes')`,
-        [db.id, pending],
-      );
-      // Gone as an operator would remove it by hand (its CONNECT grant first, or the drop is refused).
-      await su.query(`revoke connect on database ${physical} from ${own.user}; drop role ${own.user}`);
-      await reconcile();
-      const exists = async (n: string) =>
-        (await su.query('select 1 from pg_roles where rolname = $1', [n])).rowCount === 1;
-      expect(await exists(orphan)).toBe(false);
-      expect(await canLogin(own.db, own.user, own.password)).toBe(true);
-      await eventually(
-        () => exists(pending),
-        (e) => e === false,
-        30_000,
-        'pending cleanup done',
-      );
-    } finally {
-      await su.end();
-    }
-  });
-
-  it('gives a connection whose bucket key was deleted at the provider a new key at its level, as a live patch', async () => {
-    const p = await seed(world.worker.baseUrl, 1);
-    const bucket = await createBucket(p.as, p.project.id);
-    expect(
-      (await p.as.post(conns(p, 0), { kind: 'bucket', resource_id: bucket.id, level: 'read' })).status,
-    ).toBe(201);
-    const lost = (await effective(p, 0)).STORAGE_ACCESS_KEY as string;
-    const holder = Object.values(world.aws.state().users).find((u) => u.keys.some((k) => k.id === lost));
-    expect(holder).toBeDefined();
-    // Someone deletes the key in the provider's console.
-    const iam = new AwsClient({
-      accessKeyId: world.aws.accessKeyId,
-      secretAccessKey: world.aws.secretAccessKey,
-      service: 'iam',
-      region: 'us-east-1',
-    });
-    const deleted = await iam.fetch(world.aws.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        Action: 'DeleteAccessKey',
-        Version: '2010-05-08',
-        UserName: holder?.name as string,
-        AccessKeyId: lost,
-      }).toString(),
-    });
-    expect(deleted.status).toBe(200);
-
-    // Within minutes of the site's last change a missing key may just not be listed yet: kept.
-    await reconcile();
-    expect((await effective(p, 0)).STORAGE_ACCESS_KEY).toBe(lost);
-    await metadata("update deliveries set created_at = now() - interval '6 minutes' where target_id = $1", [
-      site(p, 0),
-    ]);
-    await reconcile();
-    const vars = await effective(p, 0);
-    const fresh = vars.STORAGE_ACCESS_KEY as string;
-    expect(fresh).not.toBe(lost);
-    const users = Object.values(world.aws.state().users);
-    const owner = users.find((u) =>
-      u.keys.some((k) => k.id === fresh && k.secret === vars.STORAGE_SECRET_KEY),
-    );
-    expect(owner?.path).toBe(holder?.path);
-    // Same level as before: the new key's policy equals the lost key's.
-    expect(owner?.policies).toEqual(holder?.policies);
-    const patch = await world.receiver.next((r) => {
-      const b = r.body as { site_id?: string; reason?: string };
-      return b.site_id === site(p, 0) && b.reason === 'credential';
-    });
-    expect((patch.body as { set: Record<string, string> }).set).toMatchObject({
-      STORAGE_ACCESS_KEY: fresh,
-      STORAGE_SECRET_KEY: vars.STORAGE_SECRET_KEY,
-    });
-    // A second pass finds nothing missing.
-    await reconcile();
-    expect((await effective(p, 0)).STORAGE_ACCESS_KEY).toBe(fresh);
   });
 });
