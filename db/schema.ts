@@ -88,6 +88,11 @@ export const sites = pgTable(
     legacyCredentials: boolean('legacy_credentials').notNull().default(false),
     /** The `seq` of the site's last live patch sent (CONTRACT §9: strictly increasing per site). */
     patchSeq: bigint('patch_seq', { mode: 'number' }).notNull().default(0),
+    /**
+     * Raised by every change of the site's connections: a write batch reads it first and
+     * changes the site only while it still holds that value (services/connections/guarded-write.ts).
+     */
+    connectionsVersion: bigint('connections_version', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('sites_project_slug_uq').on(t.projectId, t.slug)],

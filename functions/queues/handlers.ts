@@ -4,7 +4,7 @@
  * the work a connection change sets off (network policies, legacy credential switches); a
  * network policy is sent.
  */
-import { runCredentialCleanup } from '../services/credentials/cleanup';
+import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
 import { deliverRuntimePatch, readDeliveries } from '../services/delivery/deliveries';
 import { deliverNetworkPolicy, policiesAfterChange } from '../services/delivery/network-policy';
@@ -35,6 +35,8 @@ export const PROVISIONING_HANDLERS: Handlers = {
   deliver: (m, ctx) => deliver(m.deliveryId, ctx),
   // Drop the credential a cleanup row names.
   'cleanup-credential': (m, ctx) => runCredentialCleanup(ctx.db, ctx.config, ctx.adapters, m.cleanupId),
+  // A request dropped the credential itself and left the row for the queue to close.
+  'credential-dropped': (m, ctx) => markCleanupDone(ctx.db, m.cleanupId),
   // Move the project's shared connections (legacy sites too, unless told not) to their own.
   'switch-credentials': async (m, ctx) => {
     await switchSharedConnections(

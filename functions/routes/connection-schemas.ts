@@ -11,7 +11,7 @@ import {
   type LevelOf,
 } from '../domain/levels';
 import { z } from '../lib/openapi';
-import type { ConnectionDeps } from '../services/connections/prepare';
+import type { WriteDeps } from '../services/connections/apply';
 
 const ALL_LEVELS = [...new Set(Object.values(LEVELS).flat())];
 
@@ -106,7 +106,7 @@ export const DesiredConnectionSchema = z
   });
 
 /** The dependencies of connection changes for this request. */
-export function connectionDeps(c: Context<AppEnv>): ConnectionDeps {
+export function connectionDeps(c: Context<AppEnv>): WriteDeps {
   const config = c.get('config');
   return {
     db: getDb(c),

@@ -15,9 +15,10 @@ import { afterOf } from '../services/connections/plan';
 import { retryOnConcurrentChange } from '../services/connections/retry';
 import {
   type SiteContext,
-  siteAccess,
   siteFromRows,
   siteReadQuery,
+  siteWriteFrom,
+  siteWriteQueries,
 } from '../services/connections/site-access';
 import {
   planConnect,
@@ -34,7 +35,15 @@ import {
   DesiredConnectionSchema,
   KindSchema,
 } from './connection-schemas';
-import { access, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
+import {
+  access,
+  callerBeforeBody,
+  callerBeforeMalformedJson,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+  siteBeforeBody,
+} from './shared';
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const SiteParams = ProjectParam.extend({
@@ -43,9 +52,23 @@ const SiteParams = ProjectParam.extend({
 const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
 const tags = ['connections'];
 
-function site(c: Context<AppEnv>, params: { id: string; siteId: string }, role: 'read' | 'write') {
-  // One-shot reads go over HTTP: the listing is the caller lookup plus this, two round trips.
-  return siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, role);
+/**
+ * A write's one read, with the caller's lookup when it is still to be made: the site, its
+ * connections and state, and the services `resourceIds` may name. The write itself is one
+ * more round trip (applyPlan's guarded batch).
+ */
+async function siteForWrite(
+  c: Context<AppEnv>,
+  params: { id: string; siteId: string },
+  resourceIds: string[],
+  rotating?: string,
+) {
+  const db = getHttpDb(c);
+  const answers = await readWithCaller(
+    c,
+    siteWriteQueries(db, params.id, params.siteId, resourceIds, rotating),
+  );
+  return siteWriteFrom(c.get('principal'), c.get('membership'), answers, rotating);
 }
 
 export const connectionsRoutes = routeGroup<AppEnv>();
@@ -117,6 +140,7 @@ connectionsRoutes.openapi(
     method: 'put',
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
+    middleware: [readsCaller, callerBeforeMalformedJson],
     summary: "Replace the site's whole set of connections (all or nothing; only what moved is re-derived)",
     request: {
       params: SiteParams,
@@ -131,9 +155,13 @@ connectionsRoutes.openapi(
     const params = c.req.valid('param');
     const { connections: desired } = c.req.valid('json');
     const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const ctx = await site(c, params, 'write');
+      const { ctx, read } = await siteForWrite(
+        c,
+        params,
+        desired.map((d) => d.resource_id),
+      );
       const plan = planReplace(ctx, desired);
-      const written = await applyPlan(connectionDeps(c), plan);
+      const written = await applyPlan(connectionDeps(c), plan, read);
       return objectsAfter(ctx, plan, written.inserted);
     });
     return c.json({ connections: result }, 200);
@@ -146,6 +174,7 @@ connectionsRoutes.openapi(
     method: 'post',
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
+    middleware: [readsCaller, callerBeforeMalformedJson],
     summary: 'Connect one service, or change the level of its connection',
     description: "Without level: a new connection gets the kind's default; an existing one keeps its level.",
     request: { params: SiteParams, ...jsonBody(DesiredConnectionSchema) },
@@ -155,9 +184,9 @@ connectionsRoutes.openapi(
     const params = c.req.valid('param');
     const want = c.req.valid('json');
     const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const ctx = await site(c, params, 'write');
+      const { ctx, read } = await siteForWrite(c, params, [want.resource_id]);
       const plan = planConnect(ctx, want);
-      const written = await applyPlan(connectionDeps(c), plan);
+      const written = await applyPlan(connectionDeps(c), plan, read);
       const key = connectionKey(want.kind, want.resource_id.toLowerCase());
       return objectsAfter(ctx, plan, written.inserted).find(
         (o) => connectionKey(o.kind, o.resource_id) === key,
@@ -173,6 +202,7 @@ connectionsRoutes.openapi(
     method: 'delete',
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}',
     tags,
+    middleware: [readsCaller],
     summary: 'Disconnect one service (removed:false when it was not connected)',
     description:
       "The connection's own credential is deleted before the answer (its open sessions end); if the outside system cannot be reached, the deletion is retried in the background.",
@@ -185,16 +215,17 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const removed = await retryOnConcurrentChange(getDb(c), async () => {
-      const ctx = await site(c, params, 'write');
+      const { ctx, read } = await siteForWrite(c, params, [params.resourceId]);
       const plan = isUuid(params.resourceId)
         ? planDisconnect(ctx, params.kind as Kind, params.resourceId)
         : null;
       if (!plan) return false;
-      await applyPlan(connectionDeps(c), plan);
+      await applyPlan(connectionDeps(c), plan, read);
       return true;
     });
     return c.json({ removed }, 200);
   },
+  callerBeforeBody,
 );
 
 connectionsRoutes.openapi(
@@ -202,6 +233,7 @@ connectionsRoutes.openapi(
     method: 'post',
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate',
     tags,
+    middleware: [readsCaller],
     summary: "A new secret for this connection's own credential (database or bucket); never returned",
     request: { params: OneParams },
     responses: {
@@ -212,11 +244,12 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     await retryOnConcurrentChange(getDb(c), async () => {
-      const ctx = await site(c, params, 'write');
-      await applyPlan(connectionDeps(c), planRotate(ctx, params.kind as Kind, params.resourceId));
+      const { ctx, read } = await siteForWrite(c, params, [params.resourceId], params.resourceId);
+      await applyPlan(connectionDeps(c), planRotate(ctx, params.kind as Kind, params.resourceId), read);
     });
     return c.body(null, 204);
   },
+  callerBeforeBody,
 );
 
 connectionsRoutes.openapi(
@@ -224,6 +257,7 @@ connectionsRoutes.openapi(
     method: 'post',
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote',
     tags,
+    middleware: [readsCaller],
     summary:
       "Give this connection its family's plain names (DATABASE_URL, MONGODB_URI/URL, STORAGE_*, SERVICE_AUTH_*)",
     description:
@@ -237,12 +271,13 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const ctx = await site(c, params, 'write');
+      const { ctx, read } = await siteForWrite(c, params, []);
       const plan = planPromote(ctx, params.kind as Kind, params.resourceId);
-      await applyPlan(connectionDeps(c), plan);
+      await applyPlan(connectionDeps(c), plan, read);
       const key = connectionKey(params.kind as Kind, params.resourceId.toLowerCase());
       return objectsAfter(ctx, plan, []).find((o) => connectionKey(o.kind, o.resource_id) === key);
     });
     return c.json(result as NonNullable<typeof result>, 200);
   },
+  callerBeforeBody,
 );

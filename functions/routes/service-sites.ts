@@ -112,9 +112,9 @@ for (const [prefix, kind] of [
       const { sites: desired } = c.req.valid('json');
       const result = await retryOnConcurrentChange(getDb(c), async () => {
         const { resource, projectId } = await loadService(c, kind, id, 'write');
-        const scope = await readServiceScope(getHttpDb(c), projectId);
+        const { scope, read } = await readServiceScope(getHttpDb(c), projectId, resource.id);
         const plan = planServiceSites(projectId, resource, scope, desired);
-        const written = await applyPlan(connectionDeps(c), plan);
+        const written = await applyPlan(connectionDeps(c), plan, read);
         return serviceSitesAfter(plan, resource, written.inserted);
       });
       return c.json({ sites: result }, 200);

@@ -9,7 +9,7 @@ import { isUuid } from '../lib/ids';
 import { pathBeforeBody, z } from '../lib/openapi';
 import { type ApiKeyCapabilities, type ProjectAccess, projectAccess } from '../services/access';
 import { admitCaller } from '../services/caller-admission';
-import { siteAccess } from '../services/connections/site-access';
+import { siteFromRows, siteReadQuery } from '../services/connections/site-access';
 import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/principal';
 import { findSite, type SiteRow } from '../services/sites';
 
@@ -33,6 +33,22 @@ export function access(
  * nothing itself.
  */
 export const readsCaller: MiddlewareHandler<AppEnv> = (_c, next) => next();
+
+/**
+ * The route middleware of a write with a JSON body that leaves its caller's lookup pending
+ * (`middleware: [readsCaller, callerBeforeMalformedJson]`): a body that does not parse is
+ * refused by the body validator before any hook runs, so then the caller is read and admitted
+ * here first (the 401, 403 and 404 the caller earns come before that 400). The parsed body is
+ * kept for the validator.
+ */
+export const callerBeforeMalformedJson: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const parses = await c.req.json().then(
+    () => true,
+    () => false,
+  );
+  if (!parses) await readWithCaller(c, []);
+  return next();
+};
 
 /** Whether the route the request matched reads its caller with its own query. */
 export function readsWithCaller(c: Context<AppEnv>): boolean {
@@ -70,11 +86,22 @@ export async function readWithCaller<T extends readonly BatchQuery[]>(
 
 /**
  * The validation hook of a site's write routes: a body that fails validation is 400 only for a
- * site the caller may change; the 404 of an unknown site and the 403 of a key come first.
+ * site the caller may change; the 404 of an unknown site and the 403 of a key come first. The
+ * caller is read here when the route left its lookup pending (`readsCaller`).
  */
-export const siteBeforeBody = pathBeforeBody<AppEnv>((c) => {
+export const siteBeforeBody = pathBeforeBody<AppEnv>(async (c) => {
   const { id = '', siteId = '' } = c.req.param();
-  return siteAccess(getHttpDb(c), c.get('principal'), id, siteId, 'write');
+  const [answer] = await readWithCaller(c, [siteReadQuery(getHttpDb(c), id, siteId)]);
+  siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
+});
+
+/**
+ * The validation hook of a write that leaves its caller's lookup pending (`readsCaller`) and has
+ * no other read to make first: the caller is read and admitted (401, 403, 404 of the project,
+ * 403 of the role) before a bad path parameter or body is 400, as for any other route.
+ */
+export const callerBeforeBody = pathBeforeBody<AppEnv>(async (c) => {
+  await readWithCaller(c, []);
 });
 
 /** A timestamp as ISO 8601 UTC. */

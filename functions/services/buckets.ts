@@ -95,7 +95,7 @@ export async function deleteBucket(deps: CommitDeps, row: BucketRow): Promise<vo
     await tx.update(buckets).set({ deletedAt: new Date() }).where(eq(buckets.id, row.id));
     // The bucket's own key and its principals' keys go with it (CONTRACT §7).
     const cleanups = await queueBucketKeyCleanups(tx, row.id, row.accessKeyId);
-    return { ...removal, cleanupIds: [...removal.cleanupIds, ...cleanups] };
+    return { ...removal, cleanups: [...removal.cleanups, ...cleanups] };
   });
   await afterCommit(deps, written);
 }

@@ -11,11 +11,11 @@ import { type Kind, levelOrDefault } from '../domain/levels';
 import { type Engine, familyOf } from '../domain/variables';
 import type { Config } from '../env';
 import { type StagedPlan, stagePlan } from './connections/apply';
+import { writePlan } from './connections/locked-write';
 import type { ResourceInfo } from './connections/model';
 import { emptyPlan, type Plan } from './connections/plan';
 import type { ConnectionDeps, Prepared } from './connections/prepare';
 import { readProjectConnections } from './connections/queries';
-import { writePlan } from './connections/write';
 import type { CredentialTarget } from './credentials/connection-credential';
 
 /** The plan connecting a new service to the project's only site, or null when it has not exactly one. */

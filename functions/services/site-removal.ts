@@ -3,12 +3,13 @@ import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { connections, credentialCleanups } from '../../db/schema';
 import { newId } from '../lib/ids';
+import type { CleanupRef } from './connections/write';
 
 /**
  * Deletes the site's connections and records the removal of their own credentials; returns the
- * cleanup ids, for the caller to enqueue once the transaction has committed.
+ * cleanups, for the caller to enqueue once the transaction has committed.
  */
-export async function removeSiteConnections(tx: Tx, siteId: string): Promise<string[]> {
+export async function removeSiteConnections(tx: Tx, siteId: string): Promise<CleanupRef[]> {
   const removed = await tx.delete(connections).where(eq(connections.siteId, siteId)).returning({
     kind: connections.kind,
     resourceId: connections.resourceId,
@@ -23,5 +24,5 @@ export async function removeSiteConnections(tx: Tx, siteId: string): Promise<str
     credentialName: r.name as string,
   }));
   await tx.insert(credentialCleanups).values(rows);
-  return rows.map((r) => r.id);
+  return rows;
 }

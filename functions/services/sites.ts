@@ -53,13 +53,13 @@ export async function findSite(db: HttpDb, projectId: string, siteId: string): P
 export async function deleteSite(deps: CommitDeps, projectId: string, siteId: string): Promise<void> {
   const ref = siteRef(siteId);
   if (ref === null) throw new ApiError('NOT_FOUND', 'site not found');
-  const cleanupIds = await deps.db.transaction(async (tx) => {
+  const cleanups = await deps.db.transaction(async (tx) => {
     const [site] = await tx.select({ id: sites.id }).from(sites).where(siteIs(projectId, ref)).for('update');
     if (!site) return null;
     const ids = await removeSiteConnections(tx, site.id);
     await tx.delete(sites).where(eq(sites.id, site.id));
     return ids;
   });
-  if (!cleanupIds) throw new ApiError('NOT_FOUND', 'site not found');
-  await afterCommit(deps, { inserted: [], deliveryIds: [], cleanupIds });
+  if (!cleanups) throw new ApiError('NOT_FOUND', 'site not found');
+  await afterCommit(deps, { inserted: [], deliveryIds: [], cleanups });
 }

@@ -197,9 +197,18 @@ describe('apps log in with their own role', () => {
     expect(await state(session, 'select 1')).not.toBeNull();
     expect(await canLogin(url)).toBe(false);
     expect(await canLogin(await databaseUrl(s, 1))).toBe(true);
-    const [cleanup] = await metadata<{ done: boolean }>(
-      'select done_at is not null as done from credential_cleanups where credential_name = $1',
-      [role],
+    // Its cleanup row is closed by the queue (the request makes no metadata round trip for it).
+    const cleanup = await eventually(
+      async () =>
+        (
+          await metadata<{ done: boolean }>(
+            'select done_at is not null as done from credential_cleanups where credential_name = $1',
+            [role],
+          )
+        )[0],
+      (row) => row?.done === true,
+      20_000,
+      `the cleanup of ${role} marked done`,
     );
     expect(cleanup?.done).toBe(true);
   });

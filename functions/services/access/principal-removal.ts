@@ -6,6 +6,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { type DbOrTx, type Queryable, rowsOf } from '../../../db/client';
 import { principals } from '../../../db/schema';
+import type { CleanupRef } from '../connections/write';
 
 /** Every login a database's connections and live principals hold, in one statement. */
 export async function serviceLoginNames(db: Queryable, resourceId: string): Promise<string[]> {
@@ -32,14 +33,14 @@ export async function markDatabaseDeleted(tx: DbOrTx, databaseId: string): Promi
 
 /**
  * Revokes the bucket's live principals and queues their keys and the bucket's own key for
- * deletion, in one statement; returns the cleanups' ids.
+ * deletion, in one statement; returns the cleanups.
  */
 export async function queueBucketKeyCleanups(
   tx: DbOrTx,
   bucketId: string,
   ownKey: string,
-): Promise<string[]> {
-  const rows = await rowsOf<{ id: string }>(
+): Promise<CleanupRef[]> {
+  const rows = await rowsOf<{ id: string; credential_name: string }>(
     tx,
     sql`
     with revoked as (
@@ -50,9 +51,14 @@ export async function queueBucketKeyCleanups(
     insert into credential_cleanups (id, kind, resource_id, credential_name)
     select gen_random_uuid(), 'bucket', ${bucketId}::uuid, k.name
       from (select ${ownKey}::text as name union all select credential_name from revoked) k
-    returning id`,
+    returning id, credential_name`,
   );
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({
+    id: r.id,
+    kind: 'bucket' as const,
+    resourceId: bucketId,
+    credentialName: r.credential_name,
+  }));
 }
 
 /** Marks one principal revoked unless it is already; true when this call did it. */

@@ -1,40 +1,68 @@
-/** Runs a plan: outside work first, then one transaction, then the queue; undone on failure. */
-import { type Tx, warmUp } from '../../../db/client';
+/** Runs a plan: outside work first, then one guarded write, then the queue; undone on failure. */
+import type { HttpDb, Tx } from '../../../db/client';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
-import { runCredentialCleanup } from '../credentials/cleanup';
+import type { ProvisioningMessage } from '../../queues/messages';
+import { dropCleanupCredential, recordCleanupFailure, runCredentialCleanup } from '../credentials/cleanup';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import { enqueueDeliveries, sendInBatches } from '../delivery/deliveries';
+import { writePlan } from './locked-write';
 import { isNoop, type Plan } from './plan';
 import { type ConnectionDeps, type Prepared, prepare } from './prepare';
 import { rotationNotStored } from './rotation-failure';
-import { storeRotations, type Written, writePlan } from './write';
+import { type SiteStates, writeGuarded } from './versioned-write';
+import { type CleanupRef, nothingWritten, storeRotations, type Written } from './write';
 
 /** How long a request waits for one credential to go before leaving it to the queue. */
 const DROP_NOW_MS = 10_000;
 
+/** Runs `work`, failing it once it has run longer than {@link DROP_NOW_MS}. */
+async function withinDropTime(work: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('still running')), DROP_NOW_MS);
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Drops the credentials of committed cleanups now, so a disconnected app's credential stops
- * working (its open sessions end) before the request answers; returns the cleanups that did
- * not finish, for the queue.
+ * working (its open sessions end) before the request answers. A credential whose service the
+ * request read already (`targets`) is dropped with no metadata read, its row left for the queue
+ * to mark done; any other goes through its cleanup row. Returns the messages that finish the job.
  */
-async function dropNow(deps: CommitDeps, cleanupIds: string[]): Promise<string[]> {
-  const failed: string[] = [];
-  await mapLimit(cleanupIds, async (cleanupId) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('still running')), DROP_NOW_MS);
-    });
+async function dropNow(
+  deps: CommitDeps,
+  cleanups: readonly CleanupRef[],
+  targets: ReadonlyMap<string, CredentialTarget>,
+): Promise<ProvisioningMessage[]> {
+  const messages: ProvisioningMessage[] = [];
+  await mapLimit(cleanups, async (cleanup) => {
+    const target = targets.get(cleanup.resourceId);
     try {
-      await Promise.race([runCredentialCleanup(deps.db, deps.config, deps.adapters, cleanupId), late]);
+      if (target) {
+        await withinDropTime(
+          dropCleanupCredential(deps.adapters, deps.config, target, cleanup.credentialName),
+        );
+        messages.push({ type: 'credential-dropped', cleanupId: cleanup.id });
+      } else {
+        await withinDropTime(runCredentialCleanup(deps.db, deps.config, deps.adapters, cleanup.id));
+      }
     } catch (err) {
       log.error('dropping a credential at once failed; the queue retries it:', err);
-      failed.push(cleanupId);
-    } finally {
-      clearTimeout(timer);
+      // Counted now (a failure's extra round trip): the row shows the attempt even if the message is lost.
+      if (target)
+        await recordCleanupFailure(deps.db, cleanup.id, err as Error).catch((e: Error) =>
+          log.error('counting a failed credential drop failed:', e),
+        );
+      messages.push({ type: 'cleanup-credential', cleanupId: cleanup.id });
     }
   });
-  return failed;
+  return messages;
 }
 
 /** What finishing a committed plan needs. */
@@ -43,44 +71,59 @@ export type CommitDeps = Pick<ConnectionDeps, 'db' | 'config' | 'adapters' | 'qu
 /**
  * Finishes what a committed plan produced: enqueues its live patches and drops the credentials
  * it disconnected at once; a drop that fails is left to the queue (retried with backoff, then
- * the reconciler), as the cleanup rows are already committed.
+ * the reconciler), as the cleanup rows are already committed. `targets` are services the
+ * request has read (their credentials are dropped without reading them again).
  */
-export async function afterCommit(deps: CommitDeps, written: Written): Promise<void> {
+export async function afterCommit(
+  deps: CommitDeps,
+  written: Written,
+  targets: ReadonlyMap<string, CredentialTarget> = new Map(),
+): Promise<void> {
   await enqueueDeliveries(deps.queue, written.deliveryIds);
-  const left = await dropNow(deps, written.cleanupIds);
-  if (left.length === 0) return;
+  const messages = await dropNow(deps, written.cleanups, targets);
+  if (messages.length === 0) return;
   try {
-    await sendInBatches(
-      deps.queue,
-      left.map((cleanupId) => ({ type: 'cleanup-credential', cleanupId })),
-    );
+    await sendInBatches(deps.queue, messages);
   } catch (err) {
     log.error('enqueueing credential cleanups failed; the reconciler retries them:', err);
   }
 }
 
-/** Applies `plan` all or nothing; returns the connections it inserted and what it enqueued. */
-export async function applyPlan(deps: ConnectionDeps, plan: Plan): Promise<Written> {
-  if (isNoop(plan)) return { inserted: [], deliveryIds: [], cleanupIds: [] };
-  // The transaction's connection opens while the outside work runs.
-  const warm = warmUp(deps.db);
-  const prepared = await prepare(deps, plan).finally(() => warm);
+/** What a write read with its plan, in the same round trip as the caller: the sites' states and the services' rows. */
+export interface WriteRead {
+  states: SiteStates;
+  /** Database and bucket rows by id, for credential work (those not here are read when needed). */
+  targets: ReadonlyMap<string, CredentialTarget>;
+  /** The stored secrets of the connections a rotate changes, by connection id (read when absent). */
+  stored?: ReadonlyMap<string, string>;
+}
+
+/** The dependencies of a guarded write: its batch goes over HTTP. */
+export type WriteDeps = ConnectionDeps & { reads: HttpDb };
+
+/**
+ * Applies `plan` all or nothing: the outside work, then one guarded batch (guarded-write.ts),
+ * then the queue; the outside work is undone when the batch fails. Returns what it wrote.
+ */
+export async function applyPlan(deps: WriteDeps, plan: Plan, read: WriteRead): Promise<Written> {
+  if (isNoop(plan)) return nothingWritten();
+  const prepared = await prepare(deps, plan, read.targets, read.stored);
   let written: Written;
   try {
-    written = await deps.db.transaction((tx) => writePlan(tx, deps.config, prepared));
+    written = await writeGuarded(deps.reads, deps.config, prepared, read.states);
   } catch (err) {
     await prepared.undo();
     if (prepared.rotated.size === 0) throw err;
     // Rotated logins get their stored secret back; a rotation that cannot be undone is stored instead.
     const rotated = await prepared.unrotate();
     if (rotated.size > 0) {
-      await storeRotations(deps.db, deps.config, { ...prepared, rotated }).catch((e: Error) =>
+      await storeRotations(deps.reads, deps.config, { ...prepared, rotated }).catch((e: Error) =>
         log.error('storing a rotated credential failed; the reconciler repairs it:', e),
       );
     }
     throw rotationNotStored(err);
   }
-  await afterCommit(deps, written);
+  await afterCommit(deps, written, read.targets);
   return written;
 }
 

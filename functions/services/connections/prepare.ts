@@ -3,7 +3,7 @@
  * changes and new secrets. If one step fails, every step already done is undone, so a 503
  * leaves nothing behind; if the later transaction fails, the caller undoes it all the same.
  */
-import type { Db, Queryable } from '../../../db/client';
+import type { Db, HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { type CredentialLevel, isCredentialLevel, storedLevel } from '../../domain/levels';
@@ -30,7 +30,7 @@ import { storedSecrets } from './rotation-failure';
 export interface ConnectionDeps {
   db: Db;
   /** One-shot reads outside the transaction (HTTP, no connection set-up); `db` when absent. */
-  reads?: Queryable;
+  reads?: HttpDb;
   config: Config;
   adapters: Adapters;
   queue: Queue<ProvisioningMessage>;
@@ -78,13 +78,15 @@ async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTar
 }
 
 /**
- * Does the plan's outside work. `known` supplies targets not yet in the database (the
- * initial connection of a service whose row is being written).
+ * Does the plan's outside work. `known` supplies targets already read, or not yet in the
+ * database (the initial connection of a service whose row is being written); `storedAlready`, the
+ * stored secrets of the rotated connections when the request read them already.
  */
 export async function prepare(
   deps: ConnectionDeps,
   plan: Plan,
-  known: Map<string, CredentialTarget> = new Map(),
+  known: ReadonlyMap<string, CredentialTarget> = new Map(),
+  storedAlready?: ReadonlyMap<string, string>,
 ): Promise<Prepared> {
   const refs = [
     ...plan.adds.map((a) => ({ kind: a.resource.kind, id: a.resource.id })),
@@ -97,7 +99,7 @@ export async function prepare(
   // The stored secrets of rotated logins, read alongside the targets: a rotation that cannot be stored puts them back.
   const [loaded, stored] = await Promise.all([
     refs.length ? loadTargets(reads, refs) : [],
-    storedSecrets(reads, plan.rotates),
+    storedAlready ?? storedSecrets(reads, plan.rotates),
   ]);
   const targets = new Map([...known, ...loaded]);
   const target = (id: string): CredentialTarget => {

@@ -5,8 +5,8 @@
  * answers 503; what cannot be given back is stored instead, and the reconciler repairs any
  * stored credential that still does not log in (credentials/credential-repair.ts).
  */
-import { inArray } from 'drizzle-orm';
-import type { Queryable } from '../../../db/client';
+import { inArray, type SQL, sql } from 'drizzle-orm';
+import type { HttpDb, Queryable } from '../../../db/client';
 import { connections } from '../../../db/schema';
 import { ApiError } from '../../lib/errors';
 import type { ConnectionInfo } from './model';
@@ -22,6 +22,23 @@ export async function storedSecrets(
     .select({ id: connections.id, secret: connections.credentialSecretCiphertext })
     .from(connections)
     .where(inArray(connections.id, ids));
+  return new Map(rows.flatMap((r) => (r.secret ? [[r.id, r.secret] as [string, string]] : [])));
+}
+
+/**
+ * The read of {@link storedSecrets} for a rotate named by its site and service, not yet sent, so
+ * the route sends it with its other reads: the stored secret of each database connection to
+ * `resourceId` of the sites `siteWhere` selects (alias `s`). Decode with {@link storedSecretsFrom}.
+ */
+export function storedSecretsQuery(db: HttpDb, siteWhere: SQL, resourceId: string) {
+  return db.execute(sql`
+    select c.id, c.credential_secret_ciphertext as secret from connections c join sites s on s.id = c.site_id
+     where ${siteWhere} and c.kind = 'database' and c.resource_id = ${resourceId}::uuid`);
+}
+
+/** The answer of {@link storedSecretsQuery}, as {@link storedSecrets} returns it. */
+export function storedSecretsFrom(answer: unknown): Map<string, string> {
+  const rows = (answer as { rows: Array<{ id: string; secret: string | null }> }).rows;
   return new Map(rows.flatMap((r) => (r.secret ? [[r.id, r.secret] as [string, string]] : [])));
 }
 

@@ -2,16 +2,18 @@
  * The older per-service view: one database's or bucket's connections across the project's
  * sites (GET and PUT /databases/:id/sites, /storage/:id/sites), over the same connections.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Queryable } from '../../../db/client';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import { buckets, databases, sites } from '../../../db/schema';
 import { type DesiredLevel, levelOrDefault } from '../../domain/levels';
 import { familyOf } from '../../domain/variables';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import type { WriteRead } from './apply';
 import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
-import { affectedSites, afterOf, emptyPlan, type Plan } from './plan';
-import { readProjectConnections } from './queries';
+import { affectedSites, afterOf, emptyPlan, type Plan, targetQueries, targetsOf } from './plan';
+import { decodeProjectConnections, projectConnectionsStatement, readProjectConnections } from './queries';
+import { siteStatesFrom, siteStatesQuery } from './versioned-write';
 
 /**
  * The live database or bucket `id` with its project, or undefined (an id that is not a uuid
@@ -80,13 +82,39 @@ export const toServiceSite = (o: ConnectionObject): ServiceSite => ({
   created_at: o.created_at,
 });
 
-/** Everything a per-service replace reads: every connection of the project and its sites. */
-export async function readServiceScope(db: Queryable, projectId: string) {
-  const [connections, siteRows] = await Promise.all([
-    readProjectConnections(db, projectId),
-    db.select({ id: sites.id, slug: sites.slug }).from(sites).where(eq(sites.projectId, projectId)),
-  ]);
-  return { connections, sites: siteRows };
+/**
+ * Everything a per-service replace reads, as queries to send in one batch (with the caller's
+ * lookup when it is pending): the states of the project's sites for the write's guard (first,
+ * see siteStatesQuery), every connection of the project, its sites, and the service's own row
+ * for credential work. `projectId` is SQL for the project's id. Decode with {@link serviceScopeFrom}.
+ */
+export function serviceScopeQueries(db: HttpDb, projectId: SQL, resourceId: string): BatchQuery[] {
+  return [
+    siteStatesQuery(db, sql`s.project_id = ${projectId}`),
+    db.execute(projectConnectionsStatement(projectId)),
+    db.select({ id: sites.id, slug: sites.slug }).from(sites).where(sql`${sites.projectId} = ${projectId}`),
+    ...targetQueries(db, [resourceId]),
+  ];
+}
+
+/** The scope and the write's read from the answers of {@link serviceScopeQueries}. */
+export function serviceScopeFrom(answers: readonly unknown[]): {
+  scope: { connections: ConnectionInfo[]; sites: Array<{ id: string; slug: string }> };
+  read: WriteRead;
+} {
+  const [states, connections, siteRows, ...targets] = answers;
+  return {
+    scope: {
+      connections: decodeProjectConnections(connections as { rows: unknown[] }),
+      sites: siteRows as Array<{ id: string; slug: string }>,
+    },
+    read: { states: siteStatesFrom(states), targets: targetsOf(targets) },
+  };
+}
+
+/** Reads {@link serviceScopeQueries} of project `projectId` in one round trip. */
+export async function readServiceScope(db: HttpDb, projectId: string, resourceId: string) {
+  return serviceScopeFrom(await runBatch(db, serviceScopeQueries(db, sql`${projectId}::uuid`, resourceId)));
 }
 
 /** PUT: the full set of sites connected to one service, validated whole. */

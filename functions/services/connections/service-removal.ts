@@ -6,10 +6,11 @@
 import type { Tx } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
 import type { Config } from '../../env';
+import { writePlan } from './locked-write';
 import { emptyPlan } from './plan';
 import type { Prepared } from './prepare';
 import { readProjectConnections } from './queries';
-import { type Written, writePlan } from './write';
+import type { Written } from './write';
 
 /**
  * Removes every connection to the service inside `tx`, which must run before the service is

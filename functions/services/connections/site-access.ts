@@ -4,12 +4,19 @@
  * keys, 404 project, 403 role, 404 site).
  */
 
-import type { HttpDb, Queryable } from '../../../db/client';
+import { sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import { siteRef } from '../../domain/names';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError } from '../../lib/errors';
-import type { Membership, Principal } from '../principal';
+import { isUuid } from '../../lib/ids';
+import { type Membership, type Principal, projectIdOf } from '../principal';
+import type { WriteRead } from './apply';
 import type { ConnectionInfo, ResourceInfo } from './model';
+import { targetQueries, targetsOf } from './plan';
 import { decodeSiteSnapshot, readSiteSnapshot, type SiteSnapshot, siteSnapshotStatement } from './queries';
+import { storedSecretsFrom, storedSecretsQuery } from './rotation-failure';
+import { siteStatesFrom, siteStatesQuery } from './versioned-write';
 
 /** A site the caller may use at the needed role, with its connections and the project's services. */
 export interface SiteContext {
@@ -82,4 +89,47 @@ function siteContext(snap: SiteSnapshot, held: Role, role: Role): SiteContext {
     connections: snap.connections,
     resources: snap.resources,
   };
+}
+
+/**
+ * The one read of a write to a site's connections, to send with the caller's lookup: the
+ * site's state for the write's guard (first, see siteStatesQuery), the site with its
+ * connections and the project's services, the rows of the services `resourceIds` may name
+ * (the credential work needs them) and, for a rotate (`rotating`), the stored secret of its
+ * connection. Decode with {@link siteWriteFrom}.
+ */
+export function siteWriteQueries(
+  db: HttpDb,
+  idOrSlug: string,
+  siteId: string,
+  resourceIds: readonly string[],
+  rotating?: string,
+): BatchQuery[] {
+  const ref = siteRef(siteId);
+  const site =
+    ref === null ? sql`false` : 'id' in ref ? sql`s.id = ${ref.id}::uuid` : sql`s.slug = ${ref.slug}`;
+  const where = sql`s.project_id = ${projectIdOf(idOrSlug)} and ${site}`;
+  const secrets = rotating && isUuid(rotating) ? [storedSecretsQuery(db, where, rotating.toLowerCase())] : [];
+  return [
+    siteStatesQuery(db, where),
+    siteReadQuery(db, idOrSlug, siteId),
+    ...secrets,
+    ...targetQueries(db, resourceIds),
+  ];
+}
+
+/** Checks the caller as {@link siteFromRows} does and returns the site and what the write read. */
+export function siteWriteFrom(
+  principal: Principal,
+  membership: Membership | undefined,
+  answers: readonly unknown[],
+  rotating?: string,
+): { ctx: SiteContext; read: WriteRead } {
+  const [states, snapshot, ...rest] = answers;
+  const ctx = siteFromRows(principal, membership, snapshot, 'write');
+  const withSecrets = rotating !== undefined && isUuid(rotating);
+  const targets = targetsOf(withSecrets ? rest.slice(1) : rest);
+  const read: WriteRead = { states: siteStatesFrom(states), targets };
+  if (withSecrets) read.stored = storedSecretsFrom(rest[0]);
+  return { ctx, read };
 }

@@ -1,21 +1,29 @@
 /**
- * The database half of a plan, inside one transaction: rows, credential cleanups, managed keys
- * and the live patches of every site it changes. The number of statements does not grow with
+ * The database half of a plan, in one transaction: rows, credential cleanups, managed keys
+ * and the live patches of every site it changes, as statements a guarded batch sends in one
+ * round trip (guarded-write.ts) or a caller's interactive transaction runs (writePlan). The number of statements does not grow with
  * the size of the plan (one per kind of change), so a PUT of 100 connections costs what a PUT of 1 does.
  */
 import { inArray, type SQL, sql } from 'drizzle-orm';
-import type { DbOrTx, Tx } from '../../../db/client';
+import type { BatchQuery, Queryable } from '../../../db/client';
 import { connections, credentialCleanups } from '../../../db/schema';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
 import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { recomputeManagedKey } from '../credentials/managed-key';
-import { recordPatches } from '../delivery/deliveries';
+import { type CurrentKey, managedKeyStatements } from '../credentials/managed-key';
+import { patchInsert } from '../delivery/deliveries';
 import type { ConnectionInfo } from './model';
-import { addsHoldingPlain, affectedSites, hasCredential, type Plan, reasonFor, sitePatchNames } from './plan';
+import {
+  addsHoldingPlain,
+  affectedSites,
+  afterOf,
+  hasCredential,
+  type Plan,
+  reasonFor,
+  sitePatchNames,
+} from './plan';
 import type { Prepared } from './prepare';
-import { readProjectConnections } from './queries';
 
 /** Another request changed the same sites first; the caller may re-read and try again. */
 export class ConcurrentChange extends ApiError {
@@ -24,62 +32,39 @@ export class ConcurrentChange extends ApiError {
   }
 }
 
+/** A credential cleanup a plan recorded: the credential to drop once the write has committed. */
+export interface CleanupRef {
+  id: string;
+  kind: 'database' | 'bucket';
+  resourceId: string;
+  credentialName: string;
+}
+
 /** What a written plan produced. */
 export interface Written {
   inserted: ConnectionInfo[];
   deliveryIds: string[];
-  cleanupIds: string[];
+  cleanups: CleanupRef[];
+}
+
+/** What a plan that changes nothing writes. */
+export const nothingWritten = (): Written => ({ inserted: [], deliveryIds: [], cleanups: [] });
+
+/**
+ * Whether a failed write lost a race without its guard saying so: a connection was inserted
+ * twice (23505), or two writes deadlocked or could not be serialised (40P01, 40001). The
+ * driver's error may carry the code itself or as its cause.
+ */
+export function isConcurrentChangeError(err: unknown): boolean {
+  const codes = ['23505', '40P01', '40001'];
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 4; i++) {
+    if (typeof e.code === 'string' && codes.includes(e.code)) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 const list = (items: SQL[]): SQL => sql.join(items, sql`, `);
-
-/** Locks the sites' rows, so changes to one site's connections commit one after another. */
-async function lockSites(tx: Tx, sites: string[]): Promise<void> {
-  const ids = list(sites.map((s) => sql`${s}::uuid`));
-  await tx.execute(sql`select id from sites where id in (${ids}) order by id for update`);
-}
-
-/**
- * Checks, after `lockSites`, that the sites' connections are still what the plan was made from.
- * A separate statement: under READ COMMITTED it reads after the lock, seeing what the previous
- * holder committed (one statement would keep its pre-lock snapshot).
- */
-async function verifyUnchanged(tx: Tx, prepared: Prepared, sites: string[]): Promise<void> {
-  const ids = list(sites.map((s) => sql`${s}::uuid`));
-  const result = await tx.execute<{
-    id: string;
-    level: string;
-    credential_name: string | null;
-    holds_plain: boolean;
-    site_id: string;
-  }>(sql`
-    select c.id, c.level, c.credential_name, c.holds_plain, c.site_id from connections c
-    where c.site_id in (${ids}) and (
-      exists (select 1 from databases d where c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null)
-      or exists (select 1 from buckets b where c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null)
-      or exists (select 1 from auth_apps a where c.kind = 'auth_app' and a.id = c.resource_id))`);
-  const expected = prepared.plan.before.filter((c) => sites.includes(c.siteId));
-  const now = new Map(result.rows.map((r) => [r.id, r]));
-  const same =
-    now.size === expected.length &&
-    expected.every((c) => {
-      const r = now.get(c.id);
-      return (
-        r !== undefined &&
-        r.level === c.level &&
-        r.credential_name === c.credentialName &&
-        r.holds_plain === c.holdsPlain
-      );
-    });
-  if (!same) throw new ConcurrentChange(prepared.plan.projectId);
-}
-
-/** Brings a plan of new services' connections up to date with the sites as locked now. */
-async function rereadBefore(tx: Tx, plan: Plan, sites: string[]): Promise<void> {
-  const current: ConnectionInfo[] = [];
-  for (const siteId of sites) current.push(...(await readProjectConnections(tx, plan.projectId, { siteId })));
-  plan.before = current;
-}
 
 /** Creation times for new connections: after every connection the site already has, in plan order. */
 function creationTimes(prepared: Prepared): Date[] {
@@ -95,12 +80,12 @@ function creationTimes(prepared: Prepared): Date[] {
   });
 }
 
-async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<ConnectionInfo[]> {
+/** The rows of the plan's new connections (a repeated one fails the write: 23505, a lost race). */
+async function addRows(config: Config, prepared: Prepared) {
   const { plan, credentials } = prepared;
-  if (plan.adds.length === 0) return [];
   const times = creationTimes(prepared);
   const holding = addsHoldingPlain(plan);
-  const rows = await Promise.all(
+  return Promise.all(
     plan.adds.map(async (a, i) => {
       const cred = credentials[i];
       const own = cred?.mode === 'own' ? cred : null;
@@ -119,12 +104,10 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
       } as const;
     }),
   );
-  const done = await tx
-    .insert(connections)
-    .values(rows)
-    .onConflictDoNothing()
-    .returning({ id: connections.id });
-  if (done.length !== rows.length) throw new ConcurrentChange(plan.projectId);
+}
+
+/** The new connections as the routes describe them. */
+function insertedInfo(plan: Plan, rows: Awaited<ReturnType<typeof addRows>>): ConnectionInfo[] {
   return rows.map((r, i) => {
     const a = plan.adds[i] as (typeof plan.adds)[number];
     return {
@@ -145,44 +128,47 @@ async function insertAdds(tx: Tx, config: Config, prepared: Prepared): Promise<C
   });
 }
 
-async function updateLevels(tx: Tx, prepared: Prepared): Promise<void> {
-  const { levels } = prepared.plan;
-  if (levels.length === 0) return;
-  const values = list(levels.map((l) => sql`(${l.conn.id}::uuid, ${l.grant.level})`));
-  await tx.execute(sql`
-    update connections as c set level = v.level from (values ${values}) as v(id, level) where c.id = v.id`);
-}
-
 /** Gives each promoted connection its family's plain names, taking them from the sibling holding them. */
-async function updatePromotes(tx: Tx, plan: Plan): Promise<void> {
-  for (const winner of plan.promotes) {
+function promoteStatements(db: Queryable, plan: Plan): BatchQuery[] {
+  return plan.promotes.map((winner) => {
     const family = plan.before
       .filter((c) => c.siteId === winner.siteId && c.family === winner.family)
       .map((c) => sql`${c.id}::uuid`);
-    await tx.execute(sql`
+    return db.execute(sql`
       update connections set holds_plain = (id = ${winner.id}::uuid) where id in (${list(family)})`);
-  }
+  });
 }
 
-/** Stores rotated credentials (also used alone when the plan's transaction failed after rotating). */
-export async function storeRotations(tx: DbOrTx, config: Config, prepared: Prepared): Promise<void> {
+/** Stores rotated credentials' new secrets. */
+async function rotationStatements(db: Queryable, config: Config, prepared: Prepared): Promise<BatchQuery[]> {
+  const out: BatchQuery[] = [];
   for (const [id, cred] of prepared.rotated) {
-    await tx.execute(sql`
+    out.push(
+      db.execute(sql`
       update connections set credential_name = ${cred.name},
-        credential_secret_ciphertext = ${await config.keyring.encrypt(cred.secret)} where id = ${id}::uuid`);
+        credential_secret_ciphertext = ${await config.keyring.encrypt(cred.secret)} where id = ${id}::uuid`),
+    );
   }
+  return out;
 }
 
-async function removeRows(tx: Tx, prepared: Prepared): Promise<string[]> {
-  const { removes } = prepared.plan;
-  if (removes.length === 0) return [];
-  await tx.delete(connections).where(
-    inArray(
-      connections.id,
-      removes.map((r) => r.id),
+/** Stores rotated credentials alone, when the plan's write failed after rotating (a rotation cannot be undone). */
+export async function storeRotations(db: Queryable, config: Config, prepared: Prepared): Promise<void> {
+  for (const q of await rotationStatements(db, config, prepared)) await q;
+}
+
+/** Deletes the removed connections and records the cleanup of their own credentials. */
+function removeStatements(db: Queryable, plan: Plan): { queries: BatchQuery[]; cleanups: CleanupRef[] } {
+  if (plan.removes.length === 0) return { queries: [], cleanups: [] };
+  const queries: BatchQuery[] = [
+    db.delete(connections).where(
+      inArray(
+        connections.id,
+        plan.removes.map((r) => r.id),
+      ),
     ),
-  );
-  const cleanups = removes
+  ];
+  const cleanups = plan.removes
     .filter((r) => r.credentialMode === 'own' && r.credentialName && hasCredential(r.kind))
     .map((r) => ({
       id: newId(),
@@ -190,37 +176,56 @@ async function removeRows(tx: Tx, prepared: Prepared): Promise<string[]> {
       resourceId: r.resourceId,
       credentialName: r.credentialName as string,
     }));
-  if (cleanups.length > 0) await tx.insert(credentialCleanups).values(cleanups);
-  return cleanups.map((c) => c.id);
+  if (cleanups.length > 0) queries.push(db.insert(credentialCleanups).values(cleanups));
+  return { queries, cleanups };
 }
 
-/** Writes a prepared plan in `tx`. */
-export async function writePlan(tx: Tx, config: Config, prepared: Prepared): Promise<Written> {
+/**
+ * Every statement of a prepared plan, not yet sent, given the current managed key of each site
+ * it changes: new rows, levels, plain names, rotated secrets, removals and their cleanups, the
+ * managed keys and the live patches. The caller sends them in one transaction, after the
+ * statement that makes sure the sites did not change since the plan was read.
+ */
+export async function planStatements(
+  db: Queryable,
+  config: Config,
+  prepared: Prepared,
+  keys: ReadonlyMap<string, CurrentKey>,
+): Promise<{ queries: BatchQuery[]; written: Written }> {
   const { plan } = prepared;
-  const sites = affectedSites(plan);
-  if (sites.length === 0) return { inserted: [], deliveryIds: [], cleanupIds: [] };
-  await lockSites(tx, sites);
-  if (plan.rereadUnderLock) await rereadBefore(tx, plan, sites);
-  else await verifyUnchanged(tx, prepared, sites);
-  const inserted = await insertAdds(tx, config, prepared);
-  await updateLevels(tx, prepared);
-  await updatePromotes(tx, plan);
-  await storeRotations(tx, config, prepared);
-  const cleanupIds = await removeRows(tx, prepared);
+  const queries: BatchQuery[] = [];
+  const rows = await addRows(config, prepared);
+  if (rows.length > 0) queries.push(db.insert(connections).values(rows));
+  const inserted = insertedInfo(plan, rows);
+  if (plan.levels.length > 0) {
+    const values = list(plan.levels.map((l) => sql`(${l.conn.id}::uuid, ${l.grant.level})`));
+    queries.push(
+      db.execute(sql`
+      update connections as c set level = v.level from (values ${values}) as v(id, level) where c.id = v.id`),
+    );
+  }
+  queries.push(...promoteStatements(db, plan), ...(await rotationStatements(db, config, prepared)));
+  const removal = removeStatements(db, plan);
+  queries.push(...removal.queries);
 
   const patches = [];
-  for (const siteId of sites) {
+  for (const siteId of affectedSites(plan)) {
     const names = sitePatchNames(plan, siteId, inserted);
     const membershipChanged =
       plan.adds.some((a) => a.siteId === siteId) ||
       plan.removes.some((r) => r.siteId === siteId) ||
       plan.levels.some((l) => l.conn.siteId === siteId);
     if (membershipChanged) {
-      const key = await recomputeManagedKey(tx, config, siteId);
-      if (key.changed) (key.capabilities ? names.set : names.unset).push(MANAGED_KEY_NAME);
+      const after = afterOf(plan, siteId, inserted);
+      const slug = [...plan.before, ...inserted].find((c) => c.siteId === siteId)?.siteSlug ?? '';
+      const site = { id: siteId, projectId: plan.projectId, slug };
+      const key = await managedKeyStatements(db, config, site, keys.get(siteId) ?? null, after);
+      queries.push(...key.queries);
+      if (key.change.changed) (key.change.capabilities ? names.set : names.unset).push(MANAGED_KEY_NAME);
     }
     patches.push({ projectId: plan.projectId, siteId, reason: reasonFor(plan, siteId), ...names });
   }
-  const deliveryIds = await recordPatches(tx, patches);
-  return { inserted, deliveryIds, cleanupIds };
+  const recorded = patchInsert(db, patches);
+  if (recorded.query) queries.push(recorded.query);
+  return { queries, written: { inserted, deliveryIds: recorded.ids, cleanups: removal.cleanups } };
 }

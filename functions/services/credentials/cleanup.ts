@@ -26,6 +26,37 @@ export async function loadTargetAnyState(
   return row ? { kind, resource: row } : null;
 }
 
+/**
+ * Drops credential `credentialName` of `target` (a cleanup's credential); refuses a database's
+ * main user, which the standalone case's "shared" connections use (dropping it breaks every app).
+ */
+export async function dropCleanupCredential(
+  adapters: Adapters,
+  config: Config,
+  target: CredentialTarget,
+  credentialName: string,
+): Promise<void> {
+  if (target.kind === 'database' && credentialName === target.resource.mainUser)
+    throw new Error('refusing to drop the main user');
+  await dropCredential(adapters, config, target, credentialName);
+}
+
+/** Marks a cleanup done (its credential is gone). */
+export async function markCleanupDone(db: DbOrTx, cleanupId: string): Promise<void> {
+  await db
+    .update(credentialCleanups)
+    .set({ doneAt: new Date(), attempts: sql`${credentialCleanups.attempts} + 1`, lastError: null })
+    .where(and(eq(credentialCleanups.id, cleanupId), isNull(credentialCleanups.doneAt)));
+}
+
+/** Counts a failed attempt at a cleanup, with its error. */
+export async function recordCleanupFailure(db: DbOrTx, cleanupId: string, err: Error): Promise<void> {
+  await db
+    .update(credentialCleanups)
+    .set({ attempts: sql`${credentialCleanups.attempts} + 1`, lastError: err.message.slice(0, 500) })
+    .where(eq(credentialCleanups.id, cleanupId));
+}
+
 /** Drops the credential a cleanup row names and marks it done; throws (after counting) to retry. */
 export async function runCredentialCleanup(
   db: DbOrTx,
@@ -38,30 +69,12 @@ export async function runCredentialCleanup(
   const target = await loadTargetAnyState(db, row.kind, row.resourceId);
   try {
     // A service whose record is gone entirely took its credentials with it.
-    if (target) {
-      // Dropping the standalone case's "shared" credential would break every app: never do it.
-      if (
-        row.kind === 'database' &&
-        target.kind === 'database' &&
-        row.credentialName === target.resource.mainUser
-      )
-        throw new Error('refusing to drop the main user');
-      await dropCredential(adapters, config, target, row.credentialName);
-    }
+    if (target) await dropCleanupCredential(adapters, config, target, row.credentialName);
   } catch (err) {
-    await db
-      .update(credentialCleanups)
-      .set({
-        attempts: sql`${credentialCleanups.attempts} + 1`,
-        lastError: (err as Error).message.slice(0, 500),
-      })
-      .where(eq(credentialCleanups.id, row.id));
+    await recordCleanupFailure(db, row.id, err as Error);
     throw err;
   }
-  await db
-    .update(credentialCleanups)
-    .set({ doneAt: new Date(), attempts: sql`${credentialCleanups.attempts} + 1`, lastError: null })
-    .where(eq(credentialCleanups.id, row.id));
+  await markCleanupDone(db, row.id);
 }
 
 /** The reconciler step: re-enqueues cleanups still pending a minute after they were recorded. */

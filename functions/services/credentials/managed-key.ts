@@ -3,7 +3,7 @@
  * are derived from the site's connections, recomputed inside every transaction that changes them.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { rowsOf, type Tx } from '../../../db/client';
+import { type BatchQuery, type Queryable, rowsOf, type Tx } from '../../../db/client';
 import { type ApiKeyCapabilities, apiKeys, sites } from '../../../db/schema';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
 import type { Config } from '../../env';
@@ -42,6 +42,60 @@ function sameCapabilities(a: ApiKeyCapabilities, b: ApiKeyCapabilities): boolean
     !!a.databases === !!b.databases &&
     JSON.stringify([...(a.auth ?? [])].sort()) === JSON.stringify([...(b.auth ?? [])].sort())
   );
+}
+
+/** A site's managed key as a write read it: its id and capabilities (null when it has none). */
+export type CurrentKey = { id: string; capabilities: ApiKeyCapabilities } | null;
+
+/** SQL for the current managed key of the site whose id `siteId` gives, as JSON {id, capabilities}. */
+export const currentKeyJson = (
+  siteId: unknown,
+) => sql`(select json_build_object('id', k.id, 'capabilities', k.capabilities)
+  from api_keys k where k.site_id = ${siteId} and k.revoked_at is null limit 1)`;
+
+/**
+ * The statements that bring a site's managed key from `current` (read earlier in the same
+ * write, under the guard that the site's connections did not change since) to what
+ * `connections` imply, and whether PLATFORM_API_KEY itself appears, changes or goes away.
+ * They name the site's live key rather than `current`'s id, so a key replaced meanwhile by
+ * hand (replaceManagedKey) is the one narrowed, widened or revoked.
+ */
+export async function managedKeyStatements(
+  db: Queryable,
+  config: Config,
+  site: { id: string; projectId: string; slug: string },
+  current: CurrentKey,
+  connections: Array<{ kind: string; resourceId: string; level: string }>,
+): Promise<{ queries: BatchQuery[]; change: ManagedKeyChange }> {
+  const wanted = capabilitiesOf(connections);
+  const live = and(eq(apiKeys.siteId, site.id), isNull(apiKeys.revokedAt));
+  if (!wanted) {
+    if (!current)
+      return { queries: [], change: { changed: false, capabilitiesChanged: false, capabilities: null } };
+    return {
+      queries: [db.update(apiKeys).set({ revokedAt: new Date() }).where(live)],
+      change: { changed: true, capabilitiesChanged: true, capabilities: null },
+    };
+  }
+  if (current) {
+    if (sameCapabilities(current.capabilities, wanted))
+      return { queries: [], change: { changed: false, capabilitiesChanged: false, capabilities: wanted } };
+    return {
+      queries: [db.update(apiKeys).set({ capabilities: wanted }).where(live)],
+      change: { changed: false, capabilitiesChanged: true, capabilities: wanted },
+    };
+  }
+  const key = newSecret('apiKey');
+  const insert = db.insert(apiKeys).values({
+    id: newId(),
+    projectId: site.projectId,
+    name: `managed key of site ${site.slug}`,
+    keyHash: await sha256Hex(key),
+    keyCiphertext: await config.keyring.encrypt(key),
+    capabilities: wanted,
+    siteId: site.id,
+  });
+  return { queries: [insert], change: { changed: true, capabilitiesChanged: true, capabilities: wanted } };
 }
 
 /**

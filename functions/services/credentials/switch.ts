@@ -6,7 +6,7 @@
  * changes). The own credential is made first; the connection row, the legacy flag and a live
  * patch (reason `credential`) are written in one transaction; the app is never restarted.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { connections, sites } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
@@ -67,6 +67,12 @@ export async function installOwnCredential(
 ): Promise<string[]> {
   try {
     return await deps.db.transaction(async (tx) => {
+      // The site first, as every change of its connections takes it (no deadlock), raising its
+      // version so a connection write that read the old credential fails its guard.
+      await tx
+        .update(sites)
+        .set({ connectionsVersion: sql`${sites.connectionsVersion} + 1` })
+        .where(eq(sites.id, seen.siteId));
       const [locked] = await tx
         .select({
           mode: connections.credentialMode,

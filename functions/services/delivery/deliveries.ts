@@ -5,7 +5,7 @@
  * site's current truth for the names it touches, whatever order copies arrive in.
  */
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
+import type { BatchQuery, DbOrTx, Queryable } from '../../../db/client';
 import { deliveries, sites } from '../../../db/schema';
 import type { Adapters, Receivers } from '../../adapters';
 import type { Config } from '../../env';
@@ -30,8 +30,14 @@ export interface PatchRecord {
 /** How long a consumer holds a delivery it is sending. */
 const CLAIM_SECONDS = 60;
 
-/** Records patches (skipping empty ones) in one statement; returns the new deliveries' ids. */
-export async function recordPatches(tx: DbOrTx, patches: readonly PatchRecord[]): Promise<string[]> {
+/**
+ * The statement recording patches (skipping empty ones), not yet sent, so a write can send it
+ * in its batch; null when every patch is empty. `ids` are the new deliveries' ids.
+ */
+export function patchInsert(
+  db: Queryable,
+  patches: readonly PatchRecord[],
+): { query: BatchQuery | null; ids: string[] } {
   const rows = patches
     .filter((p) => p.set.length > 0 || p.unset.length > 0)
     .map((p) => ({
@@ -43,9 +49,15 @@ export async function recordPatches(tx: DbOrTx, patches: readonly PatchRecord[])
       setNames: [...p.set],
       unsetNames: [...p.unset],
     }));
-  if (rows.length === 0) return [];
-  await tx.insert(deliveries).values(rows);
-  return rows.map((r) => r.id);
+  if (rows.length === 0) return { query: null, ids: [] };
+  return { query: db.insert(deliveries).values(rows), ids: rows.map((r) => r.id) };
+}
+
+/** Records patches (skipping empty ones) in one statement; returns the new deliveries' ids. */
+export async function recordPatches(tx: DbOrTx, patches: readonly PatchRecord[]): Promise<string[]> {
+  const { query, ids } = patchInsert(tx, patches);
+  if (query) await query;
+  return ids;
 }
 
 /** Queues accept at most 100 messages per sendBatch. */

@@ -1,0 +1,1 @@
+ALTER TABLE "sites" ADD COLUMN "connections_version" bigint DEFAULT 0 NOT NULL;
