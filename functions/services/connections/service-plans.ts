@@ -12,7 +12,7 @@ import { isUuid } from '../../lib/ids';
 import type { WriteRead } from './apply';
 import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan, targetQueries, targetsOf } from './plan';
-import { decodeProjectConnections, projectConnectionsStatement, readProjectConnections } from './queries';
+import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { siteStatesFrom, siteStatesQuery } from './versioned-write';
 
 /**
