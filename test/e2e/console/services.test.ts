@@ -60,6 +60,8 @@ describe('database and bucket pages', { timeout: 120_000 }, () => {
     await expect(rowA.getByRole('cell').nth(1).textContent()).resolves.toBe('read-only');
 
     await rowA.getByRole('combobox', { name: 'Level' }).selectOption('connect');
+    // The change submits the row's form; the page it comes back to says so.
+    await page.getByRole('status').filter({ hasText: 'connected at connect' }).waitFor();
     await expect.poll(() => levelOf(a.id, db.id), POLL).toBe('connect');
     await checkPage(page, 'database');
 
