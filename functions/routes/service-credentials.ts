@@ -3,14 +3,16 @@ import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, routeGroup, z } from '../lib/openapi';
-import { accessDeps, liveBucketQuery, liveDatabaseQuery } from '../services/access/deps';
+import { accessDeps } from '../services/access/deps';
 import {
   bucketCredentials,
   databaseCredentials,
   rotateBucketKey,
   rotateDatabasePassword,
 } from '../services/access/service-credentials';
+import { bucketQuery } from '../services/buckets';
 import { connectedSiteInputsQuery } from '../services/connections/derive';
+import { databaseQuery } from '../services/databases';
 import { projectIdOf } from '../services/principal';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
@@ -65,7 +67,7 @@ serviceCredentialsRoutes.openapi(
   }),
   async (c) => {
     const { id, dbId } = c.req.valid('param');
-    const [rows] = await readWithCaller(c, [liveDatabaseQuery(getHttpDb(c), projectIdOf(id), dbId)]);
+    const [rows] = await readWithCaller(c, [databaseQuery(getHttpDb(c), projectIdOf(id), dbId)]);
     const { deps } = await adminDeps(c, id);
     return c.json(await databaseCredentials(deps, rows), 200);
   },
@@ -90,7 +92,7 @@ serviceCredentialsRoutes.openapi(
     const { id, dbId } = c.req.valid('param');
     const http = getHttpDb(c);
     const [rows, holders] = await readWithCaller(c, [
-      liveDatabaseQuery(http, projectIdOf(id), dbId),
+      databaseQuery(http, projectIdOf(id), dbId),
       connectedSiteInputsQuery(http, isUuid(dbId) ? dbId.toLowerCase() : NO_ID),
     ]);
     const { deps } = await adminDeps(c, id);
@@ -110,7 +112,7 @@ serviceCredentialsRoutes.openapi(
   }),
   async (c) => {
     const { id, bucketId } = c.req.valid('param');
-    const [rows] = await readWithCaller(c, [liveBucketQuery(getHttpDb(c), projectIdOf(id), bucketId)]);
+    const [rows] = await readWithCaller(c, [bucketQuery(getHttpDb(c), projectIdOf(id), bucketId)]);
     const { deps } = await adminDeps(c, id);
     return c.json(await bucketCredentials(deps, rows), 200);
   },
@@ -132,7 +134,7 @@ serviceCredentialsRoutes.openapi(
     const { id, bucketId } = c.req.valid('param');
     const http = getHttpDb(c);
     const [rows, holders] = await readWithCaller(c, [
-      liveBucketQuery(http, projectIdOf(id), bucketId),
+      bucketQuery(http, projectIdOf(id), bucketId),
       connectedSiteInputsQuery(http, isUuid(bucketId) ? bucketId.toLowerCase() : NO_ID),
     ]);
     const { deps } = await adminDeps(c, id);

@@ -1,12 +1,12 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../../db/client';
 import type { BucketRow } from '../../db/rows';
 import { buckets } from '../../db/schema';
 import type { Adapters } from '../adapters';
 import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
-import { newId, randomLowerAlnum } from '../lib/ids';
+import { isUuid, newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
 import { queueBucketKeyCleanups } from './access/principal-removal';
 import { provisionBucket } from './bucket-provisioning';
@@ -26,14 +26,33 @@ export function listBuckets(db: Queryable, projectId: string | SQL) {
     .orderBy(buckets.createdAt);
 }
 
-/** Live bucket `id` (a lower-case uuid) of the project, or 404. */
-export async function findBucket(db: Queryable, projectId: string, id: string): Promise<BucketRow> {
-  const [row] = await db
+/**
+ * Live bucket `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
+ * not yet sent; an id that is not a uuid names none. Read its answer with {@link bucketOf}.
+ */
+export function bucketQuery(db: Queryable, projectId: string | SQL, id: string) {
+  return db
     .select()
     .from(buckets)
-    .where(and(eq(buckets.id, id), eq(buckets.projectId, projectId), isNull(buckets.deletedAt)));
+    .where(
+      and(
+        isUuid(id) ? eq(buckets.id, id.toLowerCase()) : sql`false`,
+        eq(buckets.projectId, projectId),
+        isNull(buckets.deletedAt),
+      ),
+    );
+}
+
+/** The bucket a {@link bucketQuery} found, or 404. */
+export function bucketOf(rows: BucketRow[]): BucketRow {
+  const [row] = rows;
   if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
   return row;
+}
+
+/** Live bucket `id` of the project, or 404. */
+export async function findBucket(db: Queryable, projectId: string, id: string): Promise<BucketRow> {
+  return bucketOf(await bucketQuery(db, projectId, id));
 }
 
 /** Creates a bucket record (and the initial connection, whose own key is made first). */

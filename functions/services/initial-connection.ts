@@ -7,12 +7,11 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '../../db/client';
 import { sites } from '../../db/schema';
-import { type Kind, levelOrDefault } from '../domain/levels';
-import { type Engine, familyOf } from '../domain/variables';
+import { levelOrDefault } from '../domain/levels';
 import type { Config } from '../env';
 import { type StagedPlan, stagePlan } from './connections/apply';
 import { writePlan } from './connections/locked-write';
-import type { ResourceInfo } from './connections/model';
+import { type ResourceInfo, resourceOf } from './connections/model';
 import { emptyPlan, type Plan } from './connections/plan';
 import type { ConnectionDeps, Prepared } from './connections/prepare';
 import { readProjectConnections } from './connections/queries';
@@ -33,16 +32,6 @@ async function initialPlan(db: DbOrTx, projectId: string, resource: ResourceInfo
   plan.rereadUnderLock = true;
   return plan;
 }
-
-const resourceOf = (kind: Kind, id: string, name: string, engine: Engine | null): ResourceInfo => ({
-  kind,
-  id,
-  name,
-  engine,
-  family: familyOf(kind, engine),
-  available: true,
-  createdAt: new Date(),
-});
 
 /**
  * For a database or bucket about to be written: creates the initial connection's credential

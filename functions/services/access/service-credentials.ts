@@ -16,9 +16,11 @@ import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
+import { bucketOf } from '../buckets';
 import { type DerivationRow, type SiteEnvInputs, siteEnvOf } from '../connections/derive';
+import { databaseOf } from '../databases';
 import { enqueueDeliveries } from '../delivery/deliveries';
-import { type AccessDeps, found } from './deps';
+import type { AccessDeps } from './deps';
 import { type DatabaseUrls, databaseUrls } from './endpoints';
 
 /** GET and rotate of a database's credentials. */
@@ -52,14 +54,14 @@ async function showBucket(config: Config, row: BucketRow): Promise<BucketCredent
   };
 }
 
-/** The database's main user, password and URLs, from the row a liveDatabaseQuery found. */
+/** The database's main user, password and URLs, from the row a databaseQuery found. */
 export function databaseCredentials(deps: AccessDeps, rows: DatabaseRow[]): Promise<DatabaseCredentials> {
-  return showDatabase(deps.config, deps.adapters, found(rows, 'database'));
+  return showDatabase(deps.config, deps.adapters, databaseOf(rows));
 }
 
-/** The bucket's own key, from the row a liveBucketQuery found. */
+/** The bucket's own key, from the row a bucketQuery found. */
 export function bucketCredentials(deps: AccessDeps, rows: BucketRow[]): Promise<BucketCredentials> {
-  return showBucket(deps.config, found(rows, 'bucket'));
+  return showBucket(deps.config, bucketOf(rows));
 }
 
 /** A service's rotation: the secret changed in the inputs of the sites handed it. */
@@ -125,7 +127,7 @@ async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: str
 }
 
 /**
- * Gives the main user of database `rows` (a liveDatabaseQuery's answer) a new password at the
+ * Gives the main user of database `rows` (a databaseQuery's answer) a new password at the
  * cluster or Atlas, then records it with the `credential` patches of the sites handed it
  * (`holders`: connectedSiteInputsQuery's rows) in one batch, guarded by the stored password
  * still being the one read: a concurrent rotation that stored its own first wins, this one puts
@@ -137,7 +139,7 @@ export async function rotateDatabasePassword(
   rows: DatabaseRow[],
   holders: SiteEnvInputs[],
 ): Promise<DatabaseCredentials> {
-  const row = found(rows, 'database');
+  const row = databaseOf(rows);
   const password = randomPassword();
   const ciphertext = await deps.config.keyring.encrypt(password);
   await setMainPassword(deps, row, password);
@@ -201,7 +203,7 @@ export async function rotateBucketKey(
   rows: BucketRow[],
   holders: SiteEnvInputs[],
 ): Promise<BucketCredentials> {
-  const row = found(rows, 'bucket');
+  const row = bucketOf(rows);
   const s3 = deps.adapters.s3;
   if (!s3)
     throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');

@@ -15,7 +15,7 @@ import {
 import type { Config } from '../../env';
 import { sha256Base64url } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
-import type { SignInProvider } from './provider';
+import type { IdentifyInput, SignInProvider } from './provider';
 import { ProviderFailure, providerJson } from './provider-failure';
 import type { ProviderIdentity } from './users';
 
@@ -137,17 +137,7 @@ export async function googleIdTokenForCode(
 }
 
 /** The browser flow's Google sign-in: exchanges the code and verifies the ID token it returns. */
-export async function googleIdentity(
-  config: Config,
-  input: {
-    clientId: string;
-    clientSecret: string;
-    code: string;
-    callbackUri: string;
-    verifier: string;
-    nonce: string;
-  },
-): Promise<ProviderIdentity> {
+export async function googleIdentity(config: Config, input: IdentifyInput): Promise<ProviderIdentity> {
   const idToken = await googleIdTokenForCode(config, input);
   // Only the web client ID is a valid audience here, and the nonce must be the one we sent.
   const result = await verifyGoogleIdToken(config, idToken, [input.clientId], [input.nonce]);

@@ -21,6 +21,15 @@ export interface ResourceInfo {
   createdAt: Date;
 }
 
+/** A live service as the connection routes see it (every database and bucket is available). */
+export const resourceOf = (
+  kind: Kind,
+  id: string,
+  name: string,
+  engine: Engine | null,
+  createdAt: Date = new Date(),
+): ResourceInfo => ({ kind, id, name, engine, family: familyOf(kind, engine), available: true, createdAt });
+
 /** A stored connection with what the naming rules need of its service. */
 export interface ConnectionInfo {
   id: string;

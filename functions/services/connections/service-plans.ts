@@ -6,11 +6,16 @@ import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import { buckets, databases, sites } from '../../../db/schema';
 import { type DesiredLevel, levelOrDefault } from '../../domain/levels';
-import { familyOf } from '../../domain/variables';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { WriteRead } from './apply';
-import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
+import {
+  type ConnectionInfo,
+  type ConnectionObject,
+  type ResourceInfo,
+  resourceOf,
+  toConnectionObjects,
+} from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan, targetQueries, targetsOf } from './plan';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { siteStatesFrom, siteStatesQuery } from './versioned-write';
@@ -50,16 +55,10 @@ export async function findLiveService(
           .from(buckets)
           .where(where(buckets));
   if (!row) return undefined;
-  const resource: ResourceInfo = {
-    kind,
-    id: row.id,
-    name: row.name,
-    engine: row.engine,
-    family: familyOf(kind, row.engine),
-    available: true,
-    createdAt: row.createdAt,
+  return {
+    resource: resourceOf(kind, row.id, row.name, row.engine, row.createdAt),
+    projectId: row.projectId,
   };
-  return { resource, projectId: row.projectId };
 }
 
 /** What the per-service routes show of a connection. */

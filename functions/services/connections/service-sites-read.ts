@@ -7,10 +7,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { HttpDb } from '../../../db/client';
 import type { Role } from '../../domain/roles';
-import { familyOf } from '../../domain/variables';
 import { isUuid } from '../../lib/ids';
 import type { Membership } from '../principal';
-import { type ResourceInfo, toConnectionObjects } from './model';
+import { type ResourceInfo, resourceOf, toConnectionObjects } from './model';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { type ServiceSite, toServiceSite } from './service-plans';
 
@@ -57,15 +56,7 @@ export function decodeServiceSites(
   const row = service.rows[0] as ServiceRow | undefined;
   if (!row) return undefined;
   const [id, projectId, name, createdAt, engine] = row.service;
-  const resource: ResourceInfo = {
-    kind,
-    id,
-    name,
-    engine,
-    family: familyOf(kind, engine),
-    available: true,
-    createdAt: new Date(createdAt),
-  };
+  const resource = resourceOf(kind, id, name, engine, new Date(createdAt));
   const [pid, slug, pname, pcreated] = row.project;
   const membership: Membership = {
     ref: projectId,
