@@ -85,7 +85,10 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     expect(await appRow.getByRole('combobox', { name: 'Level' }).inputValue()).toBe('client');
     await appRow.getByRole('combobox', { name: 'Level' }).selectOption('admin');
     await dialog.getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('status').filter({ hasText: `${app.name} is now at admin.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${app.name} is now at admin.` })
+      .waitFor();
     await expect
       .poll(async () => (await connectionsOf(siteA().id)).find((c) => c.resource_id === app.id)?.level, POLL)
       .toBe('admin');
