@@ -22,6 +22,7 @@ import { createHttpDb } from '../../db/client';
 import { clientKey } from '../../functions/domain/client-key';
 import { type Bindings, loadConfig } from '../../functions/env';
 import worker from '../../functions/index';
+import { OAuthError } from '../../functions/lib/oauth-error';
 import type { ProvisioningMessage } from '../../functions/queues/messages';
 import { countExchange, exchangeCode } from '../../functions/services/auth/exchange';
 import { countAndRedeemCode } from '../../functions/services/auth/one-time-codes';
@@ -53,13 +54,19 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
     const { code } = (await request.json()) as { code: string };
     const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
     const { taken } = await countExchange(buildServices(env).codes, arg, client, code);
-    return json({ redeemed: taken !== null });
+    // Only a live code's redemption is the exchange's step: anything else is not a ceiling.
+    return json({ redeemed: taken !== null }, taken === null ? 409 : 200);
   }
   if (route === 'exchange-work' && request.method === 'POST') {
     const input = (await request.json()) as { code: string; code_verifier: string };
     const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
     const { taken } = await countExchange(buildServices(env).codes, arg, client, input.code);
-    return json(await exchangeCode(config, arg, input, taken));
+    try {
+      return json(await exchangeCode(config, arg, input, taken));
+    } catch (err) {
+      if (err instanceof OAuthError) return json({ error: err.message }, err.status);
+      throw err;
+    }
   }
   if (route === 'redeem' && request.method === 'POST') {
     // The exchange's two windows (client and app) with limits never reached: its writes, never a 429.
