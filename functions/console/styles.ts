@@ -12,6 +12,7 @@ header.top a{color:#fff}
 main{max-width:1200px;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
+h3{font-size:1.05rem;margin:1.25rem 0 .5rem}
 section.card>h2:first-child{margin-top:0}
 section.card{background:#fff;border:1px solid #d1d5db;border-radius:8px;padding:1rem;margin:0 0 1rem}
 .table-wrap{overflow-x:auto}

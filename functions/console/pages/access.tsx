@@ -4,6 +4,7 @@
  * connection routes a site's Connections tab uses.
  */
 import { Hono } from 'hono';
+import type { Child } from 'hono/jsx';
 import { DEFAULT_LEVEL, LEVELS } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
@@ -21,7 +22,10 @@ const SEGMENT_KIND: Record<string, Kind> = {
   'auth-apps': 'auth_app',
 };
 
-/** The Access heading and its table of sites. */
+/**
+ * The Access section: every site of the project with its level, then `children`, the rest of who
+ * reaches the service (its external principals, or the project keys restricted to an auth app).
+ */
 export function AccessSection(props: {
   project: Project;
   kind: Kind;
@@ -29,6 +33,7 @@ export function AccessSection(props: {
   name: string;
   listing: AccessListing;
   csrf: string;
+  children?: Child;
 }) {
   const { project, kind, resourceId, csrf } = props;
   const writer = canWrite(project);
@@ -101,6 +106,7 @@ export function AccessSection(props: {
           </table>
         </div>
       )}
+      {props.children}
     </section>
   );
 }

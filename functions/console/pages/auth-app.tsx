@@ -57,21 +57,22 @@ async function renderPage(
         name={app.app_id}
         listing={listing}
         csrf={csrf}
-      />
-      <section class="card" aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Project keys restricted to this app</h2>
-        {keys.length === 0 ? (
-          <p>No project key may administer this app's users.</p>
-        ) : (
-          <ul>
-            {keys.map((k) => (
-              <li>
-                {k.name} {k.managed ? <span class="hint">(managed key of a site)</span> : null}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      >
+        <section aria-labelledby="keys-heading">
+          <h3 id="keys-heading">Project keys restricted to this app</h3>
+          {keys.length === 0 ? (
+            <p>No project key may administer this app's users.</p>
+          ) : (
+            <ul>
+              {keys.map((k) => (
+                <li>
+                  {k.name} {k.managed ? <span class="hint">(managed key of a site)</span> : null}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </AccessSection>
       <SettingsSection
         app={app}
         action={`${base}/settings`}

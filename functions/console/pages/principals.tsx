@@ -14,7 +14,7 @@ import type { Principal, Project } from '../types';
 
 export const principalPages = new Hono<ConsoleEnv>();
 
-/** The principals table and, for admins, the create form. */
+/** The principals table and, for admins, the create form: a part of the Access section. */
 export function PrincipalsSection(props: {
   project: Project;
   kind: 'database' | 'bucket';
@@ -27,8 +27,8 @@ export function PrincipalsSection(props: {
   const admin = canAdmin(project);
   const base = `${consolePath.service(project.slug, props.segment, props.resourceId)}/principals`;
   return (
-    <section class="card" aria-labelledby="principals-heading">
-      <h2 id="principals-heading">External principals</h2>
+    <section aria-labelledby="principals-heading">
+      <h3 id="principals-heading">External principals</h3>
       <p class="hint">
         Named credentials for systems outside the project, each with its level, sources and expiry.
       </p>

@@ -53,15 +53,16 @@ servicePages.get('/projects/:p/:seg{(?:databases|buckets)}/:id', async (c) => {
         name={service.name}
         listing={listing}
         csrf={csrf}
-      />
-      <PrincipalsSection
-        project={project}
-        kind={kind}
-        segment={seg}
-        resourceId={service.id}
-        principals={listing.principals ?? []}
-        csrf={csrf}
-      />
+      >
+        <PrincipalsSection
+          project={project}
+          kind={kind}
+          segment={seg}
+          resourceId={service.id}
+          principals={listing.principals ?? []}
+          csrf={csrf}
+        />
+      </AccessSection>
       {canAdmin(project) && (
         <section class="card" aria-labelledby="credential-heading">
           <h2 id="credential-heading">The {kind}'s own credential</h2>

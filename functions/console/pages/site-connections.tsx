@@ -55,7 +55,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                         {conn.resource_name}
                       </a>
                     </td>
-                    <td>{KIND_LABEL[conn.kind]}</td>
+                    <td>{conn.kind}</td>
                     <td>{conn.level}</td>
                     <td class="names">{conn.env_names.join(' ')}</td>
                     <td>
@@ -124,7 +124,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                 {listing.available.map((a) => (
                   <tr>
                     <td>{a.resource_name}</td>
-                    <td>{KIND_LABEL[a.kind]}</td>
+                    <td>{a.kind}</td>
                     <td>{a.levels.join(', ')}</td>
                     <td class="names">{a.env_names.join(' ')}</td>
                   </tr>

@@ -2,7 +2,8 @@
  * An auth app's page in headless Chromium: the Access section, Settings (a refused origin is
  * explained beside the field with the specification's rules and changes nothing; origins,
  * Google with its native client IDs and the user limit are saved) and Users (disable, delete
- * after Confirm). Every result is checked through the API.
+ * after Confirm) and the project keys restricted to it, inside the Access section. Every result
+ * is checked through the API.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -110,6 +111,41 @@ describe("an auth app's page", { timeout: 120_000 }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('status').filter({ hasText: 'Deleted' }).waitFor();
     expect((await users()).body.users).toHaveLength(0);
+    await page.context().close();
+  });
+
+  it("lists in its Access section the project keys restricted to it, a site's managed key marked", async () => {
+    const base = `/api/v1/projects/${s.project.id}`;
+    const key = await s.as.post<{ id: string; name: string }>(`${base}/api-keys`, {
+      name: 'support-desk',
+      capabilities: { auth: [app.id] },
+    });
+    expect(key.status, key.text).toBe(201);
+    const site = s.sites[0] as { id: string; slug: string };
+    const raised = await s.as.post(`${base}/sites/${site.id}/connections`, {
+      kind: 'auth_app',
+      resource_id: app.id,
+      level: 'admin',
+    });
+    expect(raised.status, raised.text).toBe(201);
+    const listed = await s.as.get<{ api_keys: { name: string; managed: boolean }[] }>(
+      `${base}/auth-apps/${app.id}/access`,
+    );
+    const managed = listed.body.api_keys.find((k) => k.managed);
+    expect(managed).toBeDefined();
+    const page = await signedInPage(browser, baseUrl, s.token);
+    await openApp(page);
+    const access = page.getByRole('region', { name: 'Access', exact: true });
+    await expect(access.getByRole('row').filter({ hasText: site.slug }).textContent()).resolves.toContain(
+      'admin',
+    );
+    await expect(access.getByRole('listitem').filter({ hasText: 'support-desk' }).count()).resolves.toBe(1);
+    await expect(
+      access
+        .getByRole('listitem')
+        .filter({ hasText: managed?.name ?? '' })
+        .textContent(),
+    ).resolves.toContain('managed key of a site');
     await page.context().close();
   });
 });

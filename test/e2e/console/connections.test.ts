@@ -71,6 +71,8 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     await form.getByRole('button', { name: 'Connect' }).click();
     const appRow = page.getByRole('row').filter({ hasText: app.name });
     await expect.poll(() => appRow.count(), POLL).toBe(1);
+    // The row names the kind as the API does (auth_app) and the default level.
+    await expect(appRow.textContent()).resolves.toMatch(/auth_app[\s\S]*client/);
     await checkPage(page, 'site-connections');
     // The README's picture (docs/console-connections.png) is a copy of this one.
     await page.screenshot({ path: resolve(ARTIFACTS_DIR, 'readme-connections.png') });

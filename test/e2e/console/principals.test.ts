@@ -1,6 +1,7 @@
 /**
- * External principals on a database's page in headless Chromium: created with name, sources,
- * expiry and level (the secret shown once), listed without it, and revoked only after Confirm.
+ * External principals in a database page's Access section in headless Chromium: created with
+ * name, sources, expiry and level (the secret shown once), listed without it, and revoked only
+ * after Confirm.
  * Every result is checked through the API.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -33,7 +34,9 @@ describe('external principals', { timeout: 120_000 }, () => {
   it('creates a database principal whose password is shown once, and revokes it after Confirm', async () => {
     const page = await signedInPage(browser, baseUrl, s.token);
     await openService(page, db.name);
-    const form = page.locator('form', { has: page.getByRole('button', { name: 'Create principal' }) });
+    // The principals are part of the Access section (specification: "plus external principals").
+    const access = page.getByRole('region', { name: 'Access', exact: true });
+    const form = access.locator('form', { has: page.getByRole('button', { name: 'Create principal' }) });
     await form.getByRole('textbox', { name: 'Name' }).fill('reporting');
     await form.getByRole('textbox', { name: 'Allowed sources' }).fill('203.0.113.0/24');
     await form
@@ -51,7 +54,10 @@ describe('external principals', { timeout: 120_000 }, () => {
     await checkPage(page, 'principal-created');
 
     await openService(page, db.name);
-    const row = page.getByRole('row').filter({ hasText: 'reporting' });
+    const row = page
+      .getByRole('region', { name: 'Access', exact: true })
+      .getByRole('row')
+      .filter({ hasText: 'reporting' });
     expect(await page.content()).not.toMatch(/password/i);
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').waitFor();
