@@ -7,7 +7,7 @@ import { LevelForm } from '../controls';
 import { type ConsoleEnv, signedIn } from '../env';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
-import { type Available, type Connection, KIND_LABEL, KIND_SEGMENT, type Kind } from '../types';
+import { type Available, type Connection, KIND_LABEL, KIND_SEGMENT } from '../types';
 import { loadSite, SitePage } from './site-shell';
 
 export const siteConnectionsPages = new Hono<ConsoleEnv>();
