@@ -9,16 +9,15 @@ import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import { retryOnConcurrentChange } from '../services/connections/retry';
+import { type DesiredSite, planServiceSites, serviceSitesAfter } from '../services/connections/service-plans';
 import {
-  type DesiredSite,
-  findLiveService,
-  planServiceSites,
-  readServiceScope,
-  serviceSitesAfter,
-} from '../services/connections/service-plans';
-import { decodeServiceSites, serviceSitesQueries } from '../services/connections/service-sites-read';
+  decodeServiceSites,
+  decodeServiceWrite,
+  serviceSitesQueries,
+  serviceWriteQueries,
+} from '../services/connections/service-sites-read';
 import { connectionDeps, levelOfKind, readOnlyFields } from './connection-schemas';
-import { access, callerAccount, readsCaller, readWithCaller } from './shared';
+import { access, callerAccount, callerBeforeMalformedJson, readsCaller, readWithCaller } from './shared';
 
 const ServiceSiteSchema = z
   .object({
@@ -52,11 +51,19 @@ const Params = z.object({ id: z.string() });
 
 type ServiceKind = 'database' | 'bucket';
 
-/** Finds the live service and checks the caller's role on its project (404 hides others' services). */
-async function loadService(c: Context<AppEnv>, kind: ServiceKind, id: string, role: Role) {
-  const found = await findLiveService(getHttpDb(c), kind, id);
-  await authorise(c, kind, found?.projectId, role);
-  return found as NonNullable<typeof found>;
+/**
+ * PUT's one read, with the caller's lookup when it is still to be made: the live service and the
+ * caller's role in its project, the project's sites, connections and their states, the service's
+ * row; then the caller's role checked (404 hides others' services).
+ */
+async function serviceForWrite(c: Context<AppEnv>, kind: ServiceKind, id: string) {
+  const accountId = callerAccount(c);
+  const answers = await readWithCaller(c, serviceWriteQueries(getHttpDb(c), kind, id, accountId));
+  const { found, scope, read } = decodeServiceWrite(kind, answers);
+  if (found) c.set('membership', found.membership);
+  await authorise(c, kind, found?.projectId, 'write');
+  const { resource, projectId } = found as NonNullable<typeof found>;
+  return { resource, projectId, scope, read };
 }
 
 /** 404 unless the service was found live, then the caller's `role` on its project (404 hides others'). */
@@ -104,6 +111,7 @@ for (const [prefix, kind] of [
       path: `/${prefix}/{id}/sites`,
       tags,
       summary: `Replace the whole set of sites connected to this ${kind} (level optional, default as everywhere)`,
+      middleware: [readsCaller, callerBeforeMalformedJson],
       request: { params: Params, ...jsonBody(putBody(kind)) },
       responses: { 200: json(SitesBody, 'the connected sites after the write'), ...errorResponses(409, 503) },
     }),
@@ -111,14 +119,13 @@ for (const [prefix, kind] of [
       const id = c.req.valid('param').id;
       const { sites: desired } = c.req.valid('json');
       const result = await retryOnConcurrentChange(getDb(c), async () => {
-        const { resource, projectId } = await loadService(c, kind, id, 'write');
-        const { scope, read } = await readServiceScope(getHttpDb(c), projectId, resource.id);
+        const { resource, projectId, scope, read } = await serviceForWrite(c, kind, id);
         const plan = planServiceSites(projectId, resource, scope, desired);
         const written = await applyPlan(connectionDeps(c), plan, read);
         return serviceSitesAfter(plan, resource, written.inserted);
       });
       return c.json({ sites: result }, 200);
     },
-    pathBeforeBody<AppEnv>((c) => loadService(c, kind, c.req.param('id') ?? '', 'write')),
+    pathBeforeBody<AppEnv>((c) => serviceForWrite(c, kind, c.req.param('id') ?? '')),
   );
 }

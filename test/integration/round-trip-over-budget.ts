@@ -13,8 +13,6 @@ export const OVER_BUDGET: Record<string, number> = {
   'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}': 4,
   'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 7,
   'DELETE /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 5,
-  'PUT /api/v1/databases/{id}/sites': 5,
-  'PUT /api/v1/storage/{id}/sites': 5,
   'GET /api/v1/projects/{id}/sites/{siteId}/env/effective': 2,
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys': 6,
   'POST /api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback': 7,

@@ -2,9 +2,9 @@
  * The older per-service view: one database's or bucket's connections across the project's
  * sites (GET and PUT /databases/:id/sites, /storage/:id/sites), over the same connections.
  */
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
-import { buckets, databases, sites } from '../../../db/schema';
+import { type SQL, sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb } from '../../../db/client';
+import { sites } from '../../../db/schema';
 import { type DesiredLevel, levelOrDefault } from '../../domain/levels';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
@@ -19,47 +19,6 @@ import {
 import { affectedSites, afterOf, emptyPlan, type Plan, targetQueries, targetsOf } from './plan';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { siteStatesFrom, siteStatesQuery } from './versioned-write';
-
-/**
- * The live database or bucket `id` with its project, or undefined (an id that is not a uuid
- * names nothing). The caller checks the caller's role on that project.
- */
-export async function findLiveService(
-  db: Queryable,
-  kind: 'database' | 'bucket',
-  id: string,
-): Promise<{ resource: ResourceInfo; projectId: string } | undefined> {
-  if (!isUuid(id)) return undefined;
-  const where = (t: typeof databases | typeof buckets) =>
-    and(eq(t.id, id.toLowerCase()), isNull(t.deletedAt));
-  const [row] =
-    kind === 'database'
-      ? await db
-          .select({
-            id: databases.id,
-            projectId: databases.projectId,
-            name: databases.name,
-            createdAt: databases.createdAt,
-            engine: databases.engine,
-          })
-          .from(databases)
-          .where(where(databases))
-      : await db
-          .select({
-            id: buckets.id,
-            projectId: buckets.projectId,
-            name: buckets.name,
-            createdAt: buckets.createdAt,
-            engine: sql<null>`null`,
-          })
-          .from(buckets)
-          .where(where(buckets));
-  if (!row) return undefined;
-  return {
-    resource: resourceOf(kind, row.id, row.name, row.engine, row.createdAt),
-    projectId: row.projectId,
-  };
-}
 
 /** What the per-service routes show of a connection. */
 export interface ServiceSite {
@@ -109,11 +68,6 @@ export function serviceScopeFrom(answers: readonly unknown[]): {
     },
     read: { states: siteStatesFrom(states), targets: targetsOf(targets) },
   };
-}
-
-/** Reads {@link serviceScopeQueries} of project `projectId` in one round trip. */
-export async function readServiceScope(db: HttpDb, projectId: string, resourceId: string) {
-  return serviceScopeFrom(await runBatch(db, serviceScopeQueries(db, sql`${projectId}::uuid`, resourceId)));
 }
 
 /** PUT: the full set of sites connected to one service, validated whole. */

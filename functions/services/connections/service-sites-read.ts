@@ -2,16 +2,17 @@
  * GET /databases/:id/sites and /storage/:id/sites in one round trip (issue 19): the path names a
  * service, not a project, so the caller's lookup cannot bring the membership; these two
  * statements, sent with it, bring the live service with its project and the caller's role
- * there, and the service's connections across the project's sites.
+ * there, and the service's connections across the project's sites. PUT sends the same service
+ * read with everything its replace plans from.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { HttpDb } from '../../../db/client';
+import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Role } from '../../domain/roles';
 import { isUuid } from '../../lib/ids';
 import type { Membership } from '../principal';
 import { type ResourceInfo, resourceOf, toConnectionObjects } from './model';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
-import { type ServiceSite, toServiceSite } from './service-plans';
+import { type ServiceSite, serviceScopeFrom, serviceScopeQueries, toServiceSite } from './service-plans';
 
 type ServiceKind = 'database' | 'bucket';
 
@@ -29,7 +30,6 @@ interface ServiceRow {
  */
 export function serviceSitesQueries(db: HttpDb, kind: ServiceKind, id: string, accountId: SQL) {
   const uuid = isUuid(id) ? id.toLowerCase() : null;
-  const live = sql`s.id = ${uuid}::uuid and s.deleted_at is null`;
   const engine = kind === 'database' ? sql.raw('s.engine') : sql.raw('null::text');
   return [
     db.execute<Record<string, unknown>>(sql`
@@ -37,14 +37,41 @@ export function serviceSitesQueries(db: HttpDb, kind: ServiceKind, id: string, a
              json_build_array(p.id, p.slug, p.name, p.created_at) as project, m.role
         from ${TABLE[kind]} s join projects p on p.id = s.project_id
         left join project_members m on m.project_id = s.project_id and m.account_id = ${accountId}
-       where ${live}`),
+       where ${live(uuid)}`),
     db.execute<Record<string, unknown>>(
-      projectConnectionsStatement(
-        sql`(select s.project_id from ${TABLE[kind]} s where ${live})`,
-        uuid ? { kind, resourceId: uuid } : { kind },
-      ),
+      projectConnectionsStatement(liveProjectOf(kind, uuid), uuid ? { kind, resourceId: uuid } : { kind }),
     ),
   ] as const;
+}
+
+/** Where `s` is the live service `uuid` (none when null). */
+const live = (uuid: string | null) => sql`s.id = ${uuid}::uuid and s.deleted_at is null`;
+
+/** SQL for the project of live service `uuid` of `kind` (null when there is none). */
+const liveProjectOf = (kind: ServiceKind, uuid: string | null) =>
+  sql`(select s.project_id from ${TABLE[kind]} s where ${live(uuid)})`;
+
+/**
+ * The one read of PUT /databases|storage/:id/sites, to send with the caller's lookup: the live
+ * service with the caller's role in its project (as the GET reads it), then everything the
+ * replace plans from (serviceScopeQueries). Decode with {@link decodeServiceWrite}.
+ */
+export function serviceWriteQueries(db: HttpDb, kind: ServiceKind, id: string, accountId: SQL): BatchQuery[] {
+  const uuid = isUuid(id) ? id.toLowerCase() : null;
+  const [service] = serviceSitesQueries(db, kind, id, accountId);
+  return [service, ...serviceScopeQueries(db, liveProjectOf(kind, uuid), uuid ?? '')];
+}
+
+/** The service and the caller's membership (undefined when not live), the scope and the write's read. */
+export function decodeServiceWrite(kind: ServiceKind, answers: readonly unknown[]) {
+  const [service, ...scopeAnswers] = answers;
+  const { scope, read } = serviceScopeFrom(scopeAnswers);
+  const found = decodeServiceSites(
+    kind,
+    service as { rows: unknown[] },
+    scopeAnswers[1] as { rows: unknown[] },
+  );
+  return { found, scope, read };
 }
 
 /** The service, the caller's membership in its project and its sites; undefined when it is not live. */
