@@ -9,13 +9,7 @@ import { type DesiredLevel, levelOrDefault } from '../../domain/levels';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { WriteRead } from './apply';
-import {
-  type ConnectionInfo,
-  type ConnectionObject,
-  type ResourceInfo,
-  resourceOf,
-  toConnectionObjects,
-} from './model';
+import { type ConnectionInfo, type ConnectionObject, type ResourceInfo, toConnectionObjects } from './model';
 import { affectedSites, afterOf, emptyPlan, type Plan, targetQueries, targetsOf } from './plan';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { siteStatesFrom, siteStatesQuery } from './versioned-write';
