@@ -2,17 +2,27 @@
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
-import { siteAccess, siteFromRows, siteReadQuery } from '../services/connections/site-access';
+import { siteFromRows, siteReadQuery } from '../services/connections/site-access';
 import {
   DEPLOYS_LISTED,
   type DeployTuple,
+  deployReads,
   deploysOfSite,
-  effectiveEnv,
-  findDeploy,
+  effectiveOf,
+  envInputsQuery,
   recordDeploy,
+  rolledBack,
 } from '../services/deploys';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
+import {
+  access,
+  callerBeforeMalformedOptionalJson,
+  iso,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+  siteBeforeBody,
+} from './shared';
 
 const SiteParams = ProjectParam.extend({
   siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
@@ -43,10 +53,14 @@ deploysRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    // The caller and the site in one trip, then what the site derives: two, not three.
-    const [answer] = await readWithCaller(c, [siteReadQuery(getHttpDb(c), params.id, params.siteId)]);
-    const ctx = siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
-    const vars = await effectiveEnv(getHttpDb(c), c.get('config'), c.get('services').adapters, ctx.site.id);
+    // The caller, the site and what it derives from in one trip.
+    const db = getHttpDb(c);
+    const [answer, inputs] = await readWithCaller(c, [
+      siteReadQuery(db, params.id, params.siteId),
+      envInputsQuery(db, params.id, params.siteId),
+    ]);
+    siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
+    const vars = await effectiveOf(c.get('config'), c.get('services').adapters, inputs);
     return c.json({ vars }, 200);
   },
 );
@@ -88,6 +102,7 @@ deploysRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/deploys',
     tags,
     summary: 'Deploy the site with freshly derived variables',
+    middleware: [readsCaller, callerBeforeMalformedOptionalJson],
     request: {
       params: SiteParams,
       body: {
@@ -105,8 +120,13 @@ deploysRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
-    return c.json(await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, null), 201);
+    const db = getHttpDb(c);
+    const [answer, ...reads] = await readWithCaller(c, [
+      siteReadQuery(db, params.id, params.siteId),
+      ...deployReads(db, params.id, params.siteId),
+    ]);
+    const ctx = siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
+    return c.json(await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, null, reads), 201);
   },
   siteBeforeBody,
 );
@@ -117,14 +137,20 @@ deploysRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback',
     tags,
     summary: 'Roll back to an earlier deploy; variables are derived afresh, as for a new deploy',
+    middleware: [readsCaller],
     request: { params: SiteParams.extend({ deployId: z.string() }) },
     responses: { 201: json(DeploySchema, 'the new deploy') },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const ctx = await siteAccess(getHttpDb(c), c.get('principal'), params.id, params.siteId, 'write');
-    const rollbackOf = await findDeploy(getHttpDb(c), ctx.site.id, params.deployId);
-    const made = await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, rollbackOf);
+    const db = getHttpDb(c);
+    const [answer, ...reads] = await readWithCaller(c, [
+      siteReadQuery(db, params.id, params.siteId),
+      ...deployReads(db, params.id, params.siteId, params.deployId),
+    ]);
+    const ctx = siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
+    const rollbackOf = rolledBack(reads);
+    const made = await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, rollbackOf, reads);
     return c.json({ ...made, rollback_of: rollbackOf }, 201);
   },
 );

@@ -50,6 +50,13 @@ export const callerBeforeMalformedJson: MiddlewareHandler<AppEnv> = async (c, ne
   return next();
 };
 
+/**
+ * {@link callerBeforeMalformedJson} for a route whose JSON body is optional: a request with no
+ * body and no content type is valid as it is and leaves the caller's lookup to the handler.
+ */
+export const callerBeforeMalformedOptionalJson: MiddlewareHandler<AppEnv> = (c, next) =>
+  !c.req.header('content-type') && c.req.raw.body === null ? next() : callerBeforeMalformedJson(c, next);
+
 /** Whether the route the request matched reads its caller with its own query. */
 export function readsWithCaller(c: Context<AppEnv>): boolean {
   return matchedRoutes(c).some((r) => r.handler === readsCaller);

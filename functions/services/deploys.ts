@@ -4,15 +4,14 @@
  * a stale copy). The listing is read with the caller's lookup (routes/shared.ts readWithCaller):
  * one round trip.
  */
-import { and, eq, sql } from 'drizzle-orm';
-import type { HttpDb, Queryable } from '../../db/client';
-import { deploys } from '../../db/schema';
+import { type SQL, sql } from 'drizzle-orm';
+import { type HttpDb, type Queryable, rowsOf } from '../../db/client';
 import type { Adapters } from '../adapters';
 import { siteRef } from '../domain/names';
 import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
-import { deriveSiteEnv } from './connections/derive';
+import { deriveSiteEnv, type SiteEnvInputs, siteEnvOf, siteInputsQuery } from './connections/derive';
 import type { ConnectionDeps } from './connections/prepare';
 import { switchLegacyNow } from './credentials/switch';
 import { projectIdOf } from './principal';
@@ -23,21 +22,27 @@ export const DEPLOYS_LISTED = 50;
 /** A deploy as the listing returns it: id, rollback_of, created_at, env_names. */
 export type DeployTuple = [string, string | null, string, string[]];
 
+/** SQL for the id of site `siteIdOrSlug` of the project `ref` names (null when there is none). */
+function siteIdOf(ref: string, siteIdOrSlug: string): SQL {
+  const site = siteRef(siteIdOrSlug);
+  const id = site && 'id' in site ? site.id : null;
+  const slug = site && 'slug' in site ? site.slug : null;
+  return sql`(select s.id from sites s
+    where s.project_id = ${projectIdOf(ref)} and (s.id = ${id}::uuid or s.slug = ${slug}))`;
+}
+
 /**
  * Site `siteIdOrSlug` of the project `ref` names, with its newest deploys as {@link DeployTuple}s
  * in column `deploys`; no row when the project has no such site.
  */
 export function deploysOfSite(db: HttpDb, ref: string, siteIdOrSlug: string) {
-  const site = siteRef(siteIdOrSlug);
-  const id = site && 'id' in site ? site.id : null;
-  const slug = site && 'slug' in site ? site.slug : null;
   return db.execute<{ site_id: string; deploys: DeployTuple[] }>(sql`
     select s.id as site_id, coalesce((
       select json_agg(json_build_array(d.id, d.rollback_of, d.created_at, d.env_names) order by d.created_at desc, d.id)
         from (select * from deploys where site_id = s.id order by created_at desc, id limit ${DEPLOYS_LISTED}) d
     ), '[]') as deploys
       from sites s
-     where s.project_id = ${projectIdOf(ref)} and (s.id = ${id}::uuid or s.slug = ${slug})`);
+     where s.id = ${siteIdOf(ref, siteIdOrSlug)}`);
 }
 
 /** A deploy as the API shows it. */
@@ -47,8 +52,47 @@ export interface DeployBody {
   env_names: string[];
 }
 
+/**
+ * What the variables of site `siteIdOrSlug` of the project `ref` names are derived from, as a
+ * query not yet sent (it goes with the caller's lookup); read it with {@link effectiveOf}.
+ */
+export function envInputsQuery(db: HttpDb, ref: string, siteIdOrSlug: string) {
+  return siteInputsQuery(db, siteIdOf(ref, siteIdOrSlug));
+}
+
+/**
+ * What a deploy (or a rollback of `deployId`) reads besides its site: the variables' inputs,
+ * whether the project still has a legacy site, and the deploy rolled back when it is the site's.
+ * Queries not yet sent, for the caller's lookup; pass their answers to {@link recordDeploy}.
+ */
+export function deployReads(db: HttpDb, ref: string, siteIdOrSlug: string, deployId?: string) {
+  const target = deployId && isUuid(deployId) ? deployId.toLowerCase() : null;
+  return [
+    envInputsQuery(db, ref, siteIdOrSlug),
+    db.execute<Record<string, unknown>>(sql`
+      select exists (select 1 from sites where project_id = ${projectIdOf(ref)} and legacy_credentials) as legacy,
+             (select d.id from deploys d where d.id = ${target}::uuid
+                 and d.site_id = ${siteIdOf(ref, siteIdOrSlug)}) as deploy_id`),
+  ] as const;
+}
+
+/** The answers of {@link deployReads}. */
+export type DeployReads = [{ rows: unknown[] }, { rows: unknown[] }];
+
+/** The site's effective variables from the answer of {@link envInputsQuery}; 404 without the site. */
+export async function effectiveOf(
+  config: Config,
+  adapters: Adapters,
+  answer: { rows: unknown[] },
+): Promise<Record<string, string>> {
+  const inputs = answer.rows[0] as SiteEnvInputs | undefined;
+  const env = inputs ? await siteEnvOf(config, adapters, inputs) : null;
+  if (!env) throw new ApiError('NOT_FOUND', 'site not found');
+  return env.effective;
+}
+
 /** The site's effective variables now; 404 when the site went away meanwhile. */
-export async function effectiveEnv(
+async function effectiveEnv(
   db: Queryable,
   config: Config,
   adapters: Adapters,
@@ -59,32 +103,42 @@ export async function effectiveEnv(
   return env.effective;
 }
 
-/** Records a deploy (or a rollback of `rollbackOf`) of what the site is handed now. */
+/** The deploy a rollback names, from the answers of {@link deployReads}; 404 unless it is the site's. */
+export function rolledBack(reads: DeployReads): string {
+  const row = reads[1].rows[0] as { deploy_id: string | null } | undefined;
+  if (!row?.deploy_id) throw new ApiError('NOT_FOUND', 'deploy not found');
+  return row.deploy_id;
+}
+
+/**
+ * Records a deploy (or a rollback of `rollbackOf`) of what the site is handed now, derived from
+ * `reads` (the answers of {@link deployReads}): one statement, unless the project has legacy
+ * sites, which switch to their own credentials first and are derived afresh.
+ */
 export async function recordDeploy(
   deps: ConnectionDeps,
   projectId: string,
   siteId: string,
   rollbackOf: string | null,
+  reads: DeployReads,
 ): Promise<DeployBody> {
-  // Legacy sites switch to their own credentials at their next deploy, which then hands them.
-  await switchLegacyNow(deps, projectId);
-  const reads = deps.reads ?? deps.db;
-  const names = Object.keys(await effectiveEnv(reads, deps.config, deps.adapters, siteId)).sort();
-  const [row] = await reads
-    .insert(deploys)
-    .values({ id: newId(), siteId, rollbackOf, envNames: names })
-    .returning();
-  if (!row) throw new Error('the deploy was not recorded');
-  return { id: row.id, created_at: row.createdAt.toISOString(), env_names: row.envNames };
-}
-
-/** The id of deploy `deployId` of the site, or 404. */
-export async function findDeploy(db: HttpDb, siteId: string, deployId: string): Promise<string> {
-  if (!isUuid(deployId)) throw new ApiError('NOT_FOUND', 'deploy not found');
-  const [target] = await db
-    .select({ id: deploys.id })
-    .from(deploys)
-    .where(and(eq(deploys.id, deployId.toLowerCase()), eq(deploys.siteId, siteId)));
-  if (!target) throw new ApiError('NOT_FOUND', 'deploy not found');
-  return target.id;
+  const legacy = (reads[1].rows[0] as { legacy: boolean } | undefined)?.legacy === true;
+  const http = deps.reads ?? deps.db;
+  let env: Record<string, string>;
+  if (legacy) {
+    // Legacy sites switch to their own credentials at their next deploy, which then hands them.
+    await switchLegacyNow(deps, projectId);
+    env = await effectiveEnv(http, deps.config, deps.adapters, siteId);
+  } else env = await effectiveOf(deps.config, deps.adapters, reads[0]);
+  const names = Object.keys(env).sort();
+  // Recorded only while the site is there: one deleted meanwhile is 404, not a failed insert.
+  const [row] = await rowsOf<{ id: string; created_at: string; env_names: string[] }>(
+    http,
+    sql`insert into deploys (id, site_id, rollback_of, env_names)
+        select ${newId()}::uuid, s.id, ${rollbackOf}::uuid, ${JSON.stringify(names)}::jsonb from sites s
+         where s.id = ${siteId}::uuid
+        returning id, created_at, env_names`,
+  );
+  if (!row) throw new ApiError('NOT_FOUND', 'site not found');
+  return { id: row.id, created_at: new Date(row.created_at).toISOString(), env_names: row.env_names };
 }

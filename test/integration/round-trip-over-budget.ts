@@ -13,8 +13,5 @@ export const OVER_BUDGET: Record<string, number> = {
   'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}': 4,
   'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 7,
   'DELETE /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 5,
-  'GET /api/v1/projects/{id}/sites/{siteId}/env/effective': 2,
-  'POST /api/v1/projects/{id}/sites/{siteId}/deploys': 6,
-  'POST /api/v1/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback': 7,
   'GET /v1/{appSlug}/auth/{provider}/callback': 3,
 };

@@ -86,6 +86,14 @@ async function readInputs(db: Queryable, siteId: string): Promise<SiteEnvInputs 
 }
 
 /**
+ * The {@link SiteEnvInputs} of the site whose id `siteId` gives (SQL: a literal or a subquery), as
+ * one statement not yet sent (a route reads it with its caller's lookup); null site when none.
+ */
+export function siteInputsQuery(db: HttpDb, siteId: SQL) {
+  return db.execute<SiteEnvInputs>(inputsOf(siteId));
+}
+
+/**
  * The {@link SiteEnvInputs} of every site connected to service `resourceId`, one row each, as
  * one statement not yet sent (a write reads them with its other state in one round trip).
  */
