@@ -148,6 +148,14 @@ export const databases = pgTable(
     physicalName: text('physical_name').notNull().unique(),
     mainUser: text('main_user').notNull(),
     mainPasswordCiphertext: text('main_password_ciphertext').notNull(),
+    /**
+     * PostgreSQL: the shared read-only login `r_…` handed to read-only connections made while the
+     * database is stopped (null until made: at creation, or lazily for databases made before).
+     */
+    readerUser: text('reader_user'),
+    readerPasswordCiphertext: text('reader_password_ciphertext'),
+    /** The shared read-only login was handed to an app since its password last changed. */
+    readerHanded: boolean('reader_handed').notNull().default(false),
     deletedAt: tstz('deleted_at'),
     createdAt: createdAt(),
   },

@@ -12,6 +12,8 @@ import type { ProvisioningMessage } from '../queues/messages';
 import { markDatabaseDeleted, serviceLoginNames } from './access/principal-removal';
 import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
 import { removeServiceConnections } from './connections/service-removal';
+import { outside } from './credentials/provisioner';
+import { createSharedReader, readerUserOf } from './credentials/shared-reader';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
@@ -117,11 +119,20 @@ export async function createDatabase(
     physicalName,
     mainUser,
     mainPasswordCiphertext: await config.keyring.encrypt(mainPassword),
+    readerUser: null,
+    readerPasswordCiphertext: null,
+    readerHanded: false,
     deletedAt: null,
     createdAt: new Date(),
   };
   let initial: StagedPlan | null = null;
   try {
+    // PostgreSQL: the shared read-only login, what read-only apps connected while it is stopped get.
+    if (input.engine === 'postgresql')
+      Object.assign(
+        row,
+        await outside('create the database', () => createSharedReader(config, adapters, row)),
+      );
     // The initial connection's own credential is made before any row, like every connect.
     initial = await stageInitialConnection({ db, config, adapters, queue }, projectId, {
       kind: 'database',
@@ -137,7 +148,9 @@ export async function createDatabase(
   } catch (err) {
     await initial?.abort();
     if (input.engine === 'postgresql')
-      await adapters.postgres.dropDatabase(physicalName, [mainUser]).catch(() => undefined);
+      await adapters.postgres
+        .dropDatabase(physicalName, [mainUser, readerUserOf(physicalName)])
+        .catch(() => undefined);
     else await adapters.mongodb?.dropUser(mainUser).catch(() => undefined);
     throw err;
   }
@@ -170,7 +183,11 @@ export async function setDatabaseRunning(
 export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promise<void> {
   const { db, config, adapters } = deps;
   // Its connections' and principals' logins go with it (CONTRACT §7: deleting revokes principals).
-  const loginRoles = [row.mainUser, ...(await serviceLoginNames(db, row.id))];
+  const loginRoles = [
+    row.mainUser,
+    ...(row.readerUser ? [row.readerUser] : []),
+    ...(await serviceLoginNames(db, row.id)),
+  ];
   if (row.engine === 'postgresql') {
     try {
       await adapters.postgres.dropDatabase(row.physicalName, loginRoles);

@@ -69,6 +69,7 @@ export async function connectNewService(
     plan,
     credentials: plan.adds.map(() => ({ mode: 'shared' as const })),
     rotated: new Map(),
+    readers: [],
     undo: async () => undefined,
     unrotate: async () => new Map(),
   };

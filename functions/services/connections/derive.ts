@@ -35,6 +35,9 @@ export type DerivationRow = {
   db_physical: string | null;
   main_user: string | null;
   main_password_ciphertext: string | null;
+  reader_user: string | null;
+  reader_password_ciphertext: string | null;
+  level: string;
   replica_set: boolean | null;
   bucket_name: string | null;
   bucket_physical: string | null;
@@ -71,7 +74,7 @@ const inputsOf = (siteId: SQL) => sql`
       (select coalesce(json_agg(x), '[]'::json) from (
         select c.id, c.kind, c.resource_id, c.credential_mode, c.credential_name, c.credential_secret_ciphertext,
                c.holds_plain, c.created_at, d.engine, d.name as db_name, d.physical_name as db_physical, d.main_user,
-               d.main_password_ciphertext, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
+               d.main_password_ciphertext, d.reader_user, d.reader_password_ciphertext, c.level, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
                b.region, b.access_key_id, b.secret_key_ciphertext, a.app_id, a.server_key_ciphertext
         from connections c
         left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
@@ -126,7 +129,11 @@ async function valuesOf(
 ): Promise<Record<string, string>> {
   const enc = encodeURIComponent;
   if (r.kind === 'database') {
-    const { user, secret } = await login(config, r, r.main_user, r.main_password_ciphertext);
+    // A read-only app on a PostgreSQL database's shared credential gets its shared read-only login.
+    const reader = r.engine === 'postgresql' && r.level === 'read-only' && r.reader_user !== null;
+    const { user, secret } = reader
+      ? await login(config, r, r.reader_user, r.reader_password_ciphertext)
+      : await login(config, r, r.main_user, r.main_password_ciphertext);
     const database = r.db_physical ?? '';
     if (r.engine === 'mongodb') {
       const url = mongodbUri(config.MONGODB_PUBLIC_HOST, user, secret, database);

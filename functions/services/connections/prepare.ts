@@ -6,7 +6,7 @@
 import type { Db, HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import { type CredentialLevel, isCredentialLevel, storedLevel } from '../../domain/levels';
+import { type CredentialLevel, isCredentialLevel, type KindLevel, storedLevel } from '../../domain/levels';
 import type { Config } from '../../env';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
@@ -22,6 +22,7 @@ import {
   rotateCredential,
   setCredentialLevel,
 } from '../credentials/connection-credential';
+import { handSharedReader } from '../credentials/shared-reader';
 import { sendInBatches } from '../delivery/deliveries';
 import { hasCredential, loadTargets, type Plan } from './plan';
 import { storedSecrets } from './rotation-failure';
@@ -43,6 +44,8 @@ export interface Prepared {
   credentials: CreatedCredential[];
   /** New credentials of rotated connections, by connection id. */
   rotated: Map<string, RotatedCredential>;
+  /** PostgreSQL databases whose shared read-only login the plan hands a read-only app (the write marks it handed). */
+  readers: string[];
   /** Reverses the outside work (best effort; what cannot be dropped is queued for cleanup). */
   undo(): Promise<void>;
   /**
@@ -52,6 +55,10 @@ export interface Prepared {
    */
   unrotate(): Promise<Map<string, RotatedCredential>>;
 }
+
+/** Whether a connection served `mode`'s credential at `grant` is handed the shared read-only login. */
+const handsReader = (mode: string | undefined, grant: KindLevel): boolean =>
+  mode === 'shared' && grant.kind === 'database' && grant.level === 'read-only';
 
 /** Drops credentials made for nothing; those that cannot be dropped now are queued for cleanup. */
 async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTarget; name: string }>) {
@@ -91,7 +98,7 @@ export async function prepare(
   const refs = [
     ...plan.adds.map((a) => ({ kind: a.resource.kind, id: a.resource.id })),
     ...plan.levels
-      .filter((l) => l.conn.credentialMode === 'own')
+      .filter((l) => l.conn.credentialMode === 'own' || handsReader(l.conn.credentialMode, l.grant))
       .map((l) => ({ kind: l.conn.kind, id: l.conn.resourceId })),
     ...plan.rotates.map((r) => ({ kind: r.kind, id: r.resourceId })),
   ].filter((r) => hasCredential(r.kind) && !known.has(r.id));
@@ -127,6 +134,19 @@ export async function prepare(
       if (created.mode === 'own') made.push({ target: t, name: created.name });
       return created;
     });
+    // A read-only app on the shared credential (the database is stopped) gets the shared read-only login.
+    const readers = new Set([
+      ...plan.adds.filter((a, i) => handsReader(credentials[i]?.mode, a.grant)).map((a) => a.resource.id),
+      ...plan.levels.filter((l) => handsReader(l.conn.credentialMode, l.grant)).map((l) => l.conn.resourceId),
+    ]);
+    const handed: string[] = [];
+    for (const id of readers) {
+      const t = target(id);
+      if (t.kind !== 'database' || t.resource.engine !== 'postgresql') continue;
+      // A database made before the shared read-only login gets it now (no metadata trip otherwise).
+      if (!t.resource.readerUser) await handSharedReader(deps, t.resource);
+      handed.push(id);
+    }
     await mapLimit(plan.levels, async (l) => {
       const was = storedLevel(l.conn);
       if (l.conn.credentialMode !== 'own' || !l.conn.credentialName) return;
@@ -162,7 +182,7 @@ export async function prepare(
       }
       return left;
     };
-    return { plan, credentials, rotated, undo, unrotate };
+    return { plan, credentials, rotated, readers: handed, undo, unrotate };
   } catch (err) {
     await undo();
     throw err;

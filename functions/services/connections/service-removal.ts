@@ -31,6 +31,7 @@ export async function removeServiceConnections(
     plan,
     credentials: [],
     rotated: new Map(),
+    readers: [],
     undo: async () => undefined,
     unrotate: async () => new Map(),
   };

@@ -10,6 +10,7 @@ import { replaceMissingBucketKeys } from './bucket-key-repair';
 import { resendCredentialCleanups } from './cleanup';
 import { repairRefusedCredentials } from './credential-repair';
 import { removeOrphans, restoreMissing } from './drift';
+import { rotateUnusedReaders } from './shared-reader';
 import { switchSharedConnections } from './switch';
 
 /** Reconciler steps of per-connection credentials and network policies. */
@@ -24,6 +25,8 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   // A database that was stopped when an app connected now runs: the app gets its own credential.
   'switch-shared-credentials': ({ db, config, adapters, queue }) =>
     switchSharedConnections({ db, config, adapters, queue }, { includeLegacy: false }),
+  // A shared read-only login no app holds any more (moved to its own, or disconnected) changes password.
+  'rotate-unused-shared-readers': ({ db, config, adapters }) => rotateUnusedReaders({ db, config, adapters }),
   // Expired principals are already refused by the systems themselves; now they go for good.
   'remove-expired-principals': ({ db, config, adapters, queue }) =>
     removeExpiredPrincipals(db, config, adapters, queue),

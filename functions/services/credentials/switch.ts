@@ -23,6 +23,7 @@ import {
   dropCredential,
   usesSharedCredential,
 } from './connection-credential';
+import { rotateUnusedReaders } from './shared-reader';
 
 /** What a switch needs. */
 export interface SwitchDeps {
@@ -172,6 +173,8 @@ export async function switchSharedConnections(
       );
   }
   await enqueueDeliveries(deps.queue, deliveryIds);
+  // Apps that moved to their own credential may have been the last holders of a shared read-only login.
+  if (switched > 0) await rotateUnusedReaders(deps);
   if (failures.length > 0) throw new Error(`${failures.length} credential switch(es) failed: ${failures[0]}`);
   return switched;
 }
