@@ -107,45 +107,28 @@ export async function recomputeManagedKey(tx: Tx, config: Config, siteId: string
   const [row] = await rowsOf<{
     project_id: string | null;
     slug: string | null;
-    current: { id: string; capabilities: ApiKeyCapabilities } | null;
+    current: CurrentKey;
     conns: Array<[string, string, string]> | null;
   }>(
     tx,
     sql`
-    select s.project_id, s.slug,
-      (select json_build_object('id', k.id, 'capabilities', k.capabilities) from api_keys k
-        where k.site_id = x.id and k.revoked_at is null limit 1) as current,
+    select s.project_id, s.slug, ${currentKeyJson(sql`x.id`)} as current,
       (select json_agg(json_build_array(c.kind, c.resource_id, c.level)) from connections c
         where c.site_id = s.id) as conns
     from (select ${siteId}::uuid as id) x left join sites s on s.id = x.id`,
   );
-  const site = row?.project_id && row.slug ? { projectId: row.project_id, slug: row.slug } : null;
-  const current = row?.current ?? null;
-  const conns = (row?.conns ?? []).map(([kind, resourceId, level]) => ({ kind, resourceId, level }));
-  const wanted = capabilitiesOf(conns);
-
-  if (!wanted || !site) {
-    if (!current) return { changed: false, capabilitiesChanged: false, capabilities: null };
-    await tx.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, current.id));
-    return { changed: true, capabilitiesChanged: true, capabilities: null };
-  }
-  if (current) {
-    if (sameCapabilities(current.capabilities, wanted))
-      return { changed: false, capabilitiesChanged: false, capabilities: wanted };
-    await tx.update(apiKeys).set({ capabilities: wanted }).where(eq(apiKeys.id, current.id));
-    return { changed: false, capabilitiesChanged: true, capabilities: wanted };
-  }
-  const key = newSecret('apiKey');
-  await tx.insert(apiKeys).values({
-    id: newId(),
-    projectId: site.projectId,
-    name: `managed key of site ${site.slug}`,
-    keyHash: await sha256Hex(key),
-    keyCiphertext: await config.keyring.encrypt(key),
-    capabilities: wanted,
-    siteId,
-  });
-  return { changed: true, capabilitiesChanged: true, capabilities: wanted };
+  // A site deleted meanwhile implies no key: its live one, if any, is revoked.
+  const site = { id: siteId, projectId: row?.project_id ?? '', slug: row?.slug ?? '' };
+  const conns = site.projectId && site.slug ? (row?.conns ?? []) : [];
+  const { queries, change } = await managedKeyStatements(
+    tx,
+    config,
+    site,
+    row?.current ?? null,
+    conns.map(([kind, resourceId, level]) => ({ kind, resourceId, level })),
+  );
+  for (const query of queries) await query;
+  return change;
 }
 
 /**
