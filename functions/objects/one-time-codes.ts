@@ -7,6 +7,7 @@
  * redemption costs one call. An alarm removes expired records, blocks and rate windows.
  */
 import { DurableObject } from 'cloudflare:workers';
+import { AlarmClock } from './alarm-clock';
 import { countHit, createCounters, type RateCheck, type RateDecision, sweepCounters } from './fixed-window';
 
 /** What redeeming a live record gives: its value and the block on its subject, if any. */
@@ -36,11 +37,11 @@ function addColumn(sql: SqlStorage, table: string, column: string): void {
 }
 
 export class OneTimeCodes extends DurableObject<object> {
-  /** When the alarm is due, as last read or set here; undefined until first read. */
-  private alarmAt: number | null | undefined;
+  private readonly alarmClock: AlarmClock;
 
   constructor(ctx: DurableObjectState, env: object) {
     super(ctx, env);
+    this.alarmClock = new AlarmClock(ctx.storage);
     const sql = ctx.storage.sql;
     sql.exec(
       'CREATE TABLE IF NOT EXISTS records (hash TEXT PRIMARY KEY, value TEXT NOT NULL, subject TEXT, expires_at INTEGER NOT NULL)',
@@ -68,7 +69,7 @@ export class OneTimeCodes extends DurableObject<object> {
       expiresAt,
       now,
     );
-    await this.wakeBy(expiresAt);
+    await this.alarmClock.wakeBy(expiresAt);
   }
 
   /** Takes the record once: its value and any block on its subject, or null if unknown or expired. */
@@ -121,7 +122,7 @@ export class OneTimeCodes extends DurableObject<object> {
     if (!decision.allowed) return { decision, redeemed: null };
     const redeemed = hash === null ? null : this.redeem(hash);
     // No checks (a request counted earlier) opens no window to sweep.
-    if (Number.isFinite(resetsAt)) await this.wakeBy(resetsAt);
+    if (Number.isFinite(resetsAt)) await this.alarmClock.wakeBy(resetsAt);
     return { decision, redeemed };
   }
 
@@ -145,7 +146,7 @@ export class OneTimeCodes extends DurableObject<object> {
       now + ttlMs,
       now,
     );
-    await this.wakeBy(Math.min(resetsAt, now + ttlMs));
+    await this.alarmClock.wakeBy(Math.min(resetsAt, now + ttlMs));
     return decision;
   }
 
@@ -186,7 +187,7 @@ export class OneTimeCodes extends DurableObject<object> {
       reason,
       expiresAt,
     );
-    if (expiresAt !== null) await this.wakeBy(expiresAt);
+    if (expiresAt !== null) await this.alarmClock.wakeBy(expiresAt);
   }
 
   /** Lifts a block. */
@@ -209,20 +210,12 @@ export class OneTimeCodes extends DurableObject<object> {
       subject,
       from,
     ).rowsWritten;
-    if (lifted > 0) await this.wakeBy(now + ttlMs);
+    if (lifted > 0) await this.alarmClock.wakeBy(now + ttlMs);
   }
 
   /** How many records are stored, expired ones not yet swept included (for monitoring and tests). */
   stored(): number {
     return this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM records').toArray()[0]?.n ?? 0;
-  }
-
-  /** Makes sure the alarm fires by `at`; the due time is cached so an issue rarely touches the alarm. */
-  private async wakeBy(at: number): Promise<void> {
-    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-    if (this.alarmAt !== null && this.alarmAt <= at) return;
-    this.alarmAt = at;
-    await this.ctx.storage.setAlarm(at);
   }
 
   /** Removes expired records, blocks and rate windows and schedules the next sweep. */
@@ -239,7 +232,6 @@ export class OneTimeCodes extends DurableObject<object> {
       .toArray()[0]?.at;
     const due = [expiry, windowEnds].filter((at): at is number => typeof at === 'number');
     const next = due.length > 0 ? Math.min(...due) : null;
-    this.alarmAt = next;
-    if (next !== null) await this.ctx.storage.setAlarm(next);
+    await this.alarmClock.rearm(next);
   }
 }

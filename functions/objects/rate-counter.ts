@@ -6,14 +6,15 @@
  * windows that have ended, so idle counters take no space.
  */
 import { DurableObject } from 'cloudflare:workers';
+import { AlarmClock } from './alarm-clock';
 import { countHit, createCounters, type RateCheck, type RateDecision, sweepCounters } from './fixed-window';
 
 export class RateCounter extends DurableObject<object> {
-  /** When the alarm is due, as last read or set here; undefined until first read. */
-  private alarmAt: number | null | undefined;
+  private readonly alarmClock: AlarmClock;
 
   constructor(ctx: DurableObjectState, env: object) {
     super(ctx, env);
+    this.alarmClock = new AlarmClock(ctx.storage);
     createCounters(ctx.storage.sql);
   }
 
@@ -23,22 +24,13 @@ export class RateCounter extends DurableObject<object> {
    */
   async take(checks: RateCheck[], windowMs: number, now = Date.now()): Promise<RateDecision> {
     const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, checks, windowMs, now);
-    if (decision.allowed) await this.wakeBy(resetsAt);
+    if (decision.allowed) await this.alarmClock.wakeBy(resetsAt);
     return decision;
-  }
-
-  /** Makes sure the alarm fires by `at`; the due time is cached so a hit rarely touches the alarm. */
-  private async wakeBy(at: number): Promise<void> {
-    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
-    if (this.alarmAt !== null && this.alarmAt <= at) return;
-    this.alarmAt = at;
-    await this.ctx.storage.setAlarm(at);
   }
 
   /** Forgets windows that have ended and wakes again for the next one. */
   override async alarm(): Promise<void> {
     const next = sweepCounters(this.ctx.storage.sql, Date.now());
-    this.alarmAt = next;
-    if (next !== null) await this.ctx.storage.setAlarm(next);
+    await this.alarmClock.rearm(next);
   }
 }
