@@ -152,6 +152,16 @@ export async function sendClaimed(
   return row;
 }
 
+/** The deliveries of `row`'s kind to its target still pending that were recorded before it. */
+export function olderPending(row: Pick<DeliveryRow, 'kind' | 'targetId' | 'createdAt'>) {
+  return and(
+    eq(deliveries.kind, row.kind),
+    eq(deliveries.targetId, row.targetId),
+    eq(deliveries.status, 'pending'),
+    lt(deliveries.createdAt, row.createdAt),
+  );
+}
+
 /**
  * The body of a live patch: current values for the names the delivery touches, and for those of
  * every earlier patch of the site still pending (one in flight may reach the runtime after this
@@ -164,7 +174,7 @@ export async function patchBody(
   adapters: Adapters,
   row: Pick<
     DeliveryRow,
-    'id' | 'targetId' | 'projectId' | 'reason' | 'setNames' | 'unsetNames' | 'createdAt'
+    'id' | 'kind' | 'targetId' | 'projectId' | 'reason' | 'setNames' | 'unsetNames' | 'createdAt'
   >,
 ): Promise<string | null> {
   const [counter] = await db
@@ -178,14 +188,7 @@ export async function patchBody(
   const earlier = await db
     .select({ setNames: deliveries.setNames, unsetNames: deliveries.unsetNames })
     .from(deliveries)
-    .where(
-      and(
-        eq(deliveries.kind, 'runtime_patch'),
-        eq(deliveries.targetId, row.targetId),
-        eq(deliveries.status, 'pending'),
-        lt(deliveries.createdAt, row.createdAt),
-      ),
-    );
+    .where(olderPending(row));
   const names = new Set([...row.setNames, ...row.unsetNames]);
   for (const e of earlier) for (const n of [...e.setNames, ...e.unsetNames]) names.add(n);
   const set: Record<string, string> = {};

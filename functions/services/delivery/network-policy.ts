@@ -13,7 +13,7 @@ import { connections, databases, deliveries } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
 import { newId } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
-import { enqueueDeliveries, sendClaimed, stalledDeliveries } from './deliveries';
+import { enqueueDeliveries, olderPending, sendClaimed, stalledDeliveries } from './deliveries';
 
 /**
  * A database's desired policy as one comparable JSON array (`d` is its row): the connected
@@ -148,17 +148,7 @@ export async function deliverNetworkPolicy(
   });
   if (!row) return;
   // Older pending copies are now stale; the next drift check records a fresh one if needed.
-  await db
-    .update(deliveries)
-    .set({ status: 'superseded' })
-    .where(
-      and(
-        eq(deliveries.kind, 'network_policy'),
-        eq(deliveries.targetId, row.targetId),
-        eq(deliveries.status, 'pending'),
-        lt(deliveries.createdAt, row.createdAt),
-      ),
-    );
+  await db.update(deliveries).set({ status: 'superseded' }).where(olderPending(row));
 }
 
 /** Records policy deliveries for the given databases now (callers that want sub-minute convergence). */
