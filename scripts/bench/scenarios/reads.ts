@@ -45,7 +45,8 @@ async function setupSites(ctx: BenchContext): Promise<string> {
   return path;
 }
 
-async function setupConnections(ctx: BenchContext): Promise<{ path: string; projectId: string }> {
+/** A site with 50 connections among 200 services, and the path of its connections. */
+export async function setupConnections(ctx: BenchContext): Promise<{ path: string; projectId: string }> {
   const projectId = await createProject(ctx.api, 'bench connections list');
   // Services first, while the project has no site, so no initial connection is made.
   const databases = await createDatabases(ctx.api, projectId, DATABASES);
