@@ -7,11 +7,10 @@
  * backoff stops at a minute; the reconciler re-sends one whose message was lost or
  * dead-lettered), so the network converges within about two minutes of any connection change.
  */
-import { and, eq, lt, type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases, deliveries } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
-import { newId } from '../../lib/ids';
 import type { ProvisioningMessage } from '../../queues/messages';
 import { enqueueDeliveries, olderPending, sendClaimed, stalledDeliveries } from './deliveries';
 
