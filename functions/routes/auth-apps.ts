@@ -5,13 +5,20 @@ import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
-import { deleteUser, listUsers, setUserDisabled, toAdminUser } from '../services/auth/admin-users';
-import { authAppIdOf, authAppQuery, findAuthApp, listAuthApps } from '../services/auth/app-reads';
+import {
+  deleteUser,
+  listUsers,
+  setUserDisabled,
+  toAdminUser,
+  userFound,
+  userQuery,
+} from '../services/auth/admin-users';
+import { authAppIdOf, authAppQuery, listAuthApps } from '../services/auth/app-reads';
 import type { AuthAppRow } from '../services/auth/apps';
 import { createAuthApp, describeAuthApp, toAuthAppBody, updateAuthApp } from '../services/auth/manage-apps';
-import { projectIdOf } from '../services/principal';
+import { type BatchQuery, projectIdOf } from '../services/principal';
 import { UserSchema } from './oauth/shared';
-import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, callerBeforeMalformedJson, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const ProviderView = { enabled: z.boolean(), client_id: z.string(), client_secret_set: z.boolean() };
 const AuthAppSchema = z
@@ -92,16 +99,23 @@ const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
 const UserParams = AppParams.extend({ userId: z.string().min(1) });
 
 /**
- * Resolves the project and the auth app for the caller. The app is looked up first because a
+ * The caller and the auth app `params` names, read in one round trip with `queries` (whose
+ * answers it returns), then the caller's access: the app is read with the caller because a
  * key's auth capability names app ids; whether it exists is revealed only after access passed.
  */
-async function appAccess(
+async function appWith<T extends readonly BatchQuery[]>(
   c: Context<AppEnv>,
   params: { id: string; authAppId: string },
   role: Role,
   allowKey: boolean,
-): Promise<AuthAppRow> {
-  return appAllowed(c, params, await findAuthApp(getHttpDb(c), params.authAppId), role, allowKey);
+  queries: [...T],
+): Promise<{ app: AuthAppRow; answers: { -readonly [K in keyof T]: Awaited<T[K]> } }> {
+  const [[row], ...answers] = await readWithCaller(c, [
+    authAppQuery(getHttpDb(c), params.authAppId),
+    ...queries,
+  ]);
+  const app = await appAllowed(c, params, row, role, allowKey);
+  return { app, answers: answers as { -readonly [K in keyof T]: Awaited<T[K]> } };
 }
 
 /** Checks the caller may reach `app`, the auth app `params` names, at `role` (or as a key naming it). */
@@ -124,8 +138,11 @@ async function appAllowed(
 const appBeforeBody = (allowKey: boolean) =>
   pathBeforeBody<AppEnv>((c) => {
     const { id = '', authAppId = '' } = c.req.param();
-    return appAccess(c, { id, authAppId }, 'write', allowKey);
+    return appWith(c, { id, authAppId }, 'write', allowKey, []);
   });
+
+/** The middleware of a write with a JSON body that reads its caller with the auth app. */
+const appWriteMiddleware = [readsCaller, callerBeforeMalformedJson];
 
 export const authAppsRoutes = routeGroup<AppEnv>();
 
@@ -186,13 +203,14 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps/{authAppId}',
     tags: ['auth-apps'],
     summary: 'Change providers, allowed origins, the user limit or enabled (secrets are never echoed)',
+    middleware: appWriteMiddleware,
     request: { params: AppParams, ...jsonBody(PatchSchema) },
     responses: { 200: json(AuthAppSchema, 'the auth app'), ...errorResponses(503) },
   }),
   async (c) => {
-    const app = await appAccess(c, c.req.valid('param'), 'write', false);
+    const { app } = await appWith(c, c.req.valid('param'), 'write', false, []);
     return c.json(
-      await updateAuthApp(getDb(c), c.get('services').codes, c.get('config'), app, c.req.valid('json')),
+      await updateAuthApp(getHttpDb(c), c.get('services').codes, c.get('config'), app, c.req.valid('json')),
       200,
     );
   },
@@ -217,13 +235,10 @@ authAppsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const db = getHttpDb(c);
-    const [[app], rows] = await readWithCaller(c, [
-      authAppQuery(db, params.authAppId),
-      listUsers(db, authAppIdOf(params.authAppId), c.req.valid('query')),
+    const { answers } = await appWith(c, params, 'write', true, [
+      listUsers(getHttpDb(c), authAppIdOf(params.authAppId), c.req.valid('query')),
     ]);
-    await appAllowed(c, params, app, 'write', true);
-    return c.json({ users: rows.map(toAdminUser) }, 200);
+    return c.json({ users: answers[0].map(toAdminUser) }, 200);
   },
 );
 
@@ -233,15 +248,16 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps/{authAppId}/users/{userId}',
     tags: ['auth-apps'],
     summary: 'Disable or enable an end user (disabling ends their sessions)',
+    middleware: appWriteMiddleware,
     request: { params: UserParams, ...jsonBody(z.object({ disabled: z.boolean() }).strict()) },
     responses: { 200: json(AdminUserSchema, 'the user'), ...errorResponses(503) },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const app = await appAccess(c, params, 'write', true);
+    const { app } = await appWith(c, params, 'write', true, []);
     return c.json(
       await setUserDisabled(
-        getDb(c),
+        getHttpDb(c),
         c.get('services').codes,
         app,
         params.userId,
@@ -259,13 +275,16 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps/{authAppId}/users/{userId}',
     tags: ['auth-apps'],
     summary: 'Delete an end user with their sessions',
+    middleware: [readsCaller],
     request: { params: UserParams },
     responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted'), ...errorResponses(503) },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const app = await appAccess(c, params, 'write', true);
-    await deleteUser(getDb(c), c.get('services').codes, app, params.userId);
+    const { app, answers } = await appWith(c, params, 'write', true, [
+      userQuery(getHttpDb(c), authAppIdOf(params.authAppId), params.userId),
+    ]);
+    await deleteUser(getHttpDb(c), c.get('services').codes, app, userFound(answers[0]));
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -10,8 +10,5 @@ export const OVER_BUDGET: Record<string, number> = {
   'POST /api/v1/projects/{id}/buckets': 7,
   'DELETE /api/v1/projects/{id}/buckets/{bucketId}': 11,
   'POST /api/v1/projects/{id}/auth-apps': 8,
-  'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}': 4,
-  'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 7,
-  'DELETE /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': 5,
   'GET /v1/{appSlug}/auth/{provider}/callback': 3,
 };

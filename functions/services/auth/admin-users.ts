@@ -3,8 +3,8 @@
  * redeemed without Postgres, so every change here is also written to the app's code store,
  * where it blocks (or unblocks) the user's codes.
  */
-import { and, eq, type SQL } from 'drizzle-orm';
-import type { Db, Queryable } from '../../../db/client';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { HttpDb, Queryable } from '../../../db/client';
 import { authUsers } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { ApiError } from '../../lib/errors';
@@ -45,29 +45,48 @@ export function listUsers(db: Queryable, appId: string | SQL, page: { limit: num
     .offset(page.offset);
 }
 
-const byId = (appId: string, userId: string) =>
-  and(eq(authUsers.authAppId, appId), eq(authUsers.id, userId.toLowerCase()));
+const byId = (appId: string | SQL, userId: string) =>
+  isUuid(userId) ? and(eq(authUsers.authAppId, appId), eq(authUsers.id, userId.toLowerCase())) : sql`false`;
 
 /**
- * Disables or enables a user. Disabling ends every session the user holds and blocks their
- * outstanding codes; enabling lets new codes through (those issued before the disable stay
- * refused). Both steps are idempotent, so repeating the request completes one that failed
- * half-way.
+ * Whether user `userId` of the auth app `appId` gives exists: a query to send with the
+ * caller's lookup (at most one row); read it with {@link userFound}.
+ */
+export function userQuery(db: Queryable, appId: SQL, userId: string) {
+  return db.select({ id: authUsers.id }).from(authUsers).where(byId(appId, userId)).limit(1);
+}
+
+/** The id of the user {@link userQuery} found, or 404. */
+export function userFound(rows: Array<{ id: string }>): string {
+  const [row] = rows;
+  if (!row) throw new ApiError('NOT_FOUND', 'user not found');
+  return row.id;
+}
+
+/** SQL selecting the id of user `userId` of app `appId` (none for a user the app does not have). */
+const userIdsOf = (appId: string, userId: string): SQL =>
+  sql`select ${authUsers.id} from ${authUsers} where ${byId(appId, userId)}`;
+
+/**
+ * Disables or enables a user in one metadata round trip: the user's row and, when disabling,
+ * every session the user holds, in one batch (404, nothing changed, for a user the app does
+ * not have). Disabling then blocks their outstanding codes; enabling lets new codes through
+ * (those issued before the disable stay refused). Both steps are idempotent, so repeating the
+ * request completes one that failed half-way.
  */
 export async function setUserDisabled(
-  db: Db,
+  db: HttpDb,
   codes: CodeStore,
   app: AuthAppRow,
   userId: string,
   disabled: boolean,
 ): Promise<AdminUserBody> {
-  if (!isUuid(userId)) throw new ApiError('NOT_FOUND', 'user not found');
-  const user = await db.transaction(async (tx) => {
-    const [row] = await tx.update(authUsers).set({ disabled }).where(byId(app.id, userId)).returning();
-    if (!row) throw new ApiError('NOT_FOUND', 'user not found');
-    if (disabled) await revokeUserSessions(tx, row.id);
-    return toAdminUser(row);
-  });
+  const update = db.update(authUsers).set({ disabled }).where(byId(app.id, userId)).returning();
+  const [[row]] = disabled
+    ? await db.batch([update, revokeUserSessions(db, userIdsOf(app.id, userId))])
+    : [await update];
+  if (!row) throw new ApiError('NOT_FOUND', 'user not found');
+  const user = toAdminUser(row);
   const store = disabled
     ? blockCodes(codes, app.appId, user.id, 'disabled')
     : unblockNewCodes(codes, app.appId, user.id);
@@ -78,22 +97,24 @@ export async function setUserDisabled(
 }
 
 /**
- * Deletes a user with their identities and sessions (cascade). Their codes are blocked first,
- * and unblocked again if the delete fails, so a failure leaves nothing behind.
+ * Deletes user `userId` (found by {@link userQuery}) with their identities and sessions
+ * (cascade). Their codes are blocked first, and unblocked again if the delete fails, so a
+ * failure leaves nothing behind; the delete is one statement (404 if the user went meanwhile).
  */
-export async function deleteUser(db: Db, codes: CodeStore, app: AuthAppRow, userId: string): Promise<void> {
-  if (!isUuid(userId)) throw new ApiError('NOT_FOUND', 'user not found');
-  const id = userId.toLowerCase();
-  const [exists] = await db.select({ id: authUsers.id }).from(authUsers).where(byId(app.id, id)).limit(1);
-  if (!exists) throw new ApiError('NOT_FOUND', 'user not found');
-  await blockCodes(codes, app.appId, id, 'deleted', DELETED_BLOCK_MS).catch(() => {
+export async function deleteUser(
+  db: HttpDb,
+  codes: CodeStore,
+  app: AuthAppRow,
+  userId: string,
+): Promise<void> {
+  await blockCodes(codes, app.appId, userId, 'deleted', DELETED_BLOCK_MS).catch(() => {
     throw new ApiError('SERVICE_UNAVAILABLE', 'the sign-in store could not be reached; nothing was deleted');
   });
   try {
-    const [row] = await db.delete(authUsers).where(byId(app.id, id)).returning({ id: authUsers.id });
+    const [row] = await db.delete(authUsers).where(byId(app.id, userId)).returning({ id: authUsers.id });
     if (!row) throw new ApiError('NOT_FOUND', 'user not found');
   } catch (err) {
-    await unblockCodes(codes, app.appId, id).catch(() => undefined);
+    await unblockCodes(codes, app.appId, userId).catch(() => undefined);
     throw err;
   }
 }

@@ -4,7 +4,7 @@
  */
 
 import { eq } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
+import type { Db, HttpDb } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
@@ -222,7 +222,7 @@ function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: Provid
 
 /** Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. */
 export async function updateAuthApp(
-  db: Db,
+  db: HttpDb,
   codes: CodeStore,
   config: Config,
   row: AuthAppRow,

@@ -3,7 +3,7 @@
  * existing user by verified e-mail, or creating one within the app's user limit.
  */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Db, HttpDb, Queryable, Tx } from '../../../db/client';
+import type { HttpDb, Queryable } from '../../../db/client';
 import type { AuthAppRow, AuthUserRow } from '../../../db/rows';
 import { authApps, authIdentities, authRefreshTokens, authUsers } from '../../../db/schema';
 import { newId } from '../../lib/ids';
@@ -182,10 +182,13 @@ export async function signInIdentity(
   return { ok: true, user: after.user };
 }
 
-/** Marks every refresh token of a user revoked (on disable). */
-export async function revokeUserSessions(db: Db | Tx, userId: string): Promise<void> {
-  await db
+/**
+ * Marks every live refresh token of the users `userIds` selects revoked (on disable): a query
+ * to await or to send in a batch.
+ */
+export function revokeUserSessions(db: Queryable, userIds: SQL) {
+  return db
     .update(authRefreshTokens)
     .set({ revokedAt: new Date() })
-    .where(and(eq(authRefreshTokens.userId, userId), isNull(authRefreshTokens.revokedAt)));
+    .where(and(sql`${authRefreshTokens.userId} in (${userIds})`, isNull(authRefreshTokens.revokedAt)));
 }
