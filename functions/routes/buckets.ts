@@ -3,7 +3,16 @@
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { type BucketRow, createBucket, deleteBucket, findBucket, listBuckets } from '../services/buckets';
+import {
+  type BucketRow,
+  bucketOf,
+  bucketQuery,
+  createBucket,
+  deleteBucket,
+  listBuckets,
+} from '../services/buckets';
+import { retryOnConcurrentChange } from '../services/connections/retry';
+import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
 import { projectIdOf } from '../services/principal';
 import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
@@ -81,15 +90,24 @@ bucketsRoutes.openapi(
     path: '/projects/{id}/buckets/{bucketId}',
     tags: ['buckets'],
     summary: 'Delete a bucket and its connections',
+    middleware: [readsCaller],
     request: { params: ProjectParam.extend({ bucketId: z.string() }) },
-    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
+    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted'), ...errorResponses(409) },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const { project } = await access(c, params.id, 'write');
-    const id = requireUuid(params.bucketId, 'bucket');
-    const row = await findBucket(getDb(c), project.id, id);
-    await deleteBucket(connectionDeps(c), row);
+    const db = getHttpDb(c);
+    const projectId = projectIdOf(params.id);
+    await retryOnConcurrentChange(getDb(c), async () => {
+      // One read with the caller: the bucket, and the sites holding it with their connections.
+      const [found, ...holders] = await readWithCaller(c, [
+        bucketQuery(db, projectId, params.bucketId),
+        ...serviceHoldersQueries(db, projectId, 'bucket', params.bucketId),
+      ]);
+      await access(c, params.id, 'write');
+      requireUuid(params.bucketId, 'bucket');
+      await deleteBucket(connectionDeps(c), bucketOf(found), serviceHoldersFrom(holders));
+    });
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -1,17 +1,18 @@
 /** Databases of a project (CONTRACT §4). */
 
-import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { log } from '../lib/logger';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { loginNamesFrom, serviceLoginNamesQuery } from '../services/access/principal-removal';
+import { retryOnConcurrentChange } from '../services/connections/retry';
+import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
 import {
   createDatabase,
   type DatabaseRow,
   databaseOf,
   databaseQuery,
   deleteDatabase,
-  findDatabase,
   listDatabases,
   setDatabaseRunning,
 } from '../services/databases';
@@ -40,10 +41,6 @@ const toDatabase = (d: DatabaseRow) => ({
 });
 
 const DbParams = ProjectParam.extend({ dbId: z.string() });
-
-function loadDatabase(c: Context<AppEnv>, projectId: string, dbId: string): Promise<DatabaseRow> {
-  return findDatabase(getHttpDb(c), projectId, requireUuid(dbId, 'database'));
-}
 
 export const databasesRoutes = routeGroup<AppEnv>();
 
@@ -158,14 +155,26 @@ databasesRoutes.openapi(
     path: '/projects/{id}/databases/{dbId}',
     tags: ['databases'],
     summary: 'Delete a database and its connections',
+    middleware: [readsCaller],
     request: { params: DbParams },
-    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
+    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted'), ...errorResponses(409) },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const { project } = await access(c, params.id, 'write');
-    const row = await loadDatabase(c, project.id, params.dbId);
-    await deleteDatabase(connectionDeps(c), row);
+    const db = getHttpDb(c);
+    const projectId = projectIdOf(params.id);
+    await retryOnConcurrentChange(getDb(c), async () => {
+      // One read with the caller: the database, the logins it holds, the sites holding it and their connections.
+      const [found, logins, ...holders] = await readWithCaller(c, [
+        databaseQuery(db, projectId, params.dbId),
+        serviceLoginNamesQuery(db, params.dbId),
+        ...serviceHoldersQueries(db, projectId, 'database', params.dbId),
+      ]);
+      await access(c, params.id, 'write');
+      requireUuid(params.dbId, 'database');
+      const row = databaseOf(found);
+      await deleteDatabase(connectionDeps(c), row, serviceHoldersFrom(holders), loginNamesFrom(logins));
+    });
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -8,10 +8,11 @@ import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, randomLowerAlnum } from '../lib/ids';
 import type { ProvisioningMessage } from '../queues/messages';
-import { queueBucketKeyCleanups } from './access/principal-removal';
+import { bucketCleanupsFrom, queueBucketKeyCleanups } from './access/principal-removal';
 import { provisionBucket } from './bucket-provisioning';
-import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
-import { removeServiceConnections } from './connections/service-removal';
+import { afterCommit, type StagedPlan, type WriteDeps } from './connections/apply';
+import { type ServiceHolders, writeServiceRemoval } from './connections/service-removal';
+import { guardRows } from './guarded-write';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
@@ -48,11 +49,6 @@ export function bucketOf(rows: BucketRow[]): BucketRow {
   const [row] = rows;
   if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
   return row;
-}
-
-/** Live bucket `id` of the project, or 404. */
-export async function findBucket(db: Queryable, projectId: string, id: string): Promise<BucketRow> {
-  return bucketOf(await bucketQuery(db, projectId, id));
 }
 
 /** Creates a bucket record (and the initial connection, whose own key is made first). */
@@ -103,18 +99,31 @@ export async function createBucket(
 }
 
 /**
- * Marks a bucket deleted and removes its connections as disconnects do; their own keys and the
- * bucket's key are removed at once (what fails, through the queue). The objects stay at the provider.
+ * Marks a bucket deleted and removes its connections as disconnects do, in one guarded batch
+ * after the request's read of its holders (a holding site changed meanwhile: ConcurrentChange;
+ * the bucket deleted meanwhile: 404). Their own keys, the bucket's key and its principals' keys
+ * are removed at once (what fails, through the queue). The objects stay at the provider.
  */
-export async function deleteBucket(deps: CommitDeps, row: BucketRow): Promise<void> {
-  const { db, config } = deps;
-  const written = await db.transaction(async (tx) => {
-    // Disconnects every site first (live patches, managed keys, own keys queued for deletion).
-    const removal = await removeServiceConnections(tx, config, row.projectId, 'bucket', row.id);
-    await tx.update(buckets).set({ deletedAt: new Date() }).where(eq(buckets.id, row.id));
-    // The bucket's own key and its principals' keys go with it (CONTRACT §7).
-    const cleanups = await queueBucketKeyCleanups(tx, row.id, row.accessKeyId);
-    return { ...removal, cleanups: [...removal.cleanups, ...cleanups] };
-  });
-  await afterCommit(deps, written);
+export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: ServiceHolders): Promise<void> {
+  const db = deps.reads;
+  const { written, after } = await writeServiceRemoval(
+    db,
+    deps.config,
+    { projectId: row.projectId, kind: 'bucket', id: row.id },
+    holders,
+    {
+      after: [
+        db.execute(
+          guardRows(
+            sql`update buckets set deleted_at = now() where id = ${row.id}::uuid and deleted_at is null returning id`,
+            { code: 'NOT_FOUND', message: 'bucket not found' },
+          ),
+        ),
+        // The bucket's own key and its principals' keys go with it (CONTRACT §7).
+        queueBucketKeyCleanups(db, row.id, row.accessKeyId),
+      ],
+    },
+  );
+  const cleanups = [...written.cleanups, ...bucketCleanupsFrom(after[1], row.id)];
+  await afterCommit(deps, { ...written, cleanups }, new Map([[row.id, { kind: 'bucket', resource: row }]]));
 }

@@ -9,11 +9,12 @@ import { ApiError } from '../lib/errors';
 import { isUuid, newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { ProvisioningMessage } from '../queues/messages';
-import { markDatabaseDeleted, serviceLoginNames } from './access/principal-removal';
-import { afterCommit, type CommitDeps, type StagedPlan } from './connections/apply';
-import { removeServiceConnections } from './connections/service-removal';
+import { revokeDatabasePrincipals } from './access/principal-removal';
+import { afterCommit, type StagedPlan, type WriteDeps } from './connections/apply';
+import { type ServiceHolders, writeServiceRemoval } from './connections/service-removal';
 import { outside } from './credentials/provisioner';
 import { createSharedReader, readerUserOf } from './credentials/shared-reader';
+import { guardRows } from './guarded-write';
 import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
 
@@ -36,11 +37,6 @@ export function listDatabases(db: Queryable, projectId: string | SQL) {
     .from(databases)
     .where(and(eq(databases.projectId, projectId), isNull(databases.deletedAt)))
     .orderBy(databases.createdAt);
-}
-
-/** Live database `id` (a lower-case uuid) of the project, or 404. */
-export async function findDatabase(db: Queryable, projectId: string, id: string): Promise<DatabaseRow> {
-  return databaseOf(await databaseQuery(db, projectId, id));
 }
 
 /**
@@ -179,15 +175,22 @@ export async function setDatabaseRunning(
   return databaseOf(updated);
 }
 
-/** Deletes a database for real, then marks its record deleted and removes its connections. */
-export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promise<void> {
-  const { db, config, adapters } = deps;
+/**
+ * Deletes a database for real, then marks its record deleted, revokes its principals and
+ * removes its connections in one guarded batch after the request's read of its holders (a
+ * holding site changed meanwhile: ConcurrentChange, and the retry drops again, idempotently;
+ * the database deleted meanwhile: 404). `logins` are the roles its connections and principals
+ * hold, read with the holders (serviceLoginNamesQuery).
+ */
+export async function deleteDatabase(
+  deps: WriteDeps,
+  row: DatabaseRow,
+  holders: ServiceHolders,
+  logins: string[],
+): Promise<void> {
+  const { config, adapters } = deps;
   // Its connections' and principals' logins go with it (CONTRACT §7: deleting revokes principals).
-  const loginRoles = [
-    row.mainUser,
-    ...(row.readerUser ? [row.readerUser] : []),
-    ...(await serviceLoginNames(db, row.id)),
-  ];
+  const loginRoles = [row.mainUser, ...(row.readerUser ? [row.readerUser] : []), ...logins];
   if (row.engine === 'postgresql') {
     try {
       await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
@@ -207,11 +210,24 @@ export async function deleteDatabase(deps: CommitDeps, row: DatabaseRow): Promis
       throw new ApiError('SERVICE_UNAVAILABLE', 'the MongoDB admin system is unreachable; retry later');
     }
   }
-  const written = await db.transaction(async (tx) => {
-    // Disconnects every site first (live patches, managed keys), as DELETE of each connection does.
-    const removal = await removeServiceConnections(tx, config, row.projectId, 'database', row.id);
-    await markDatabaseDeleted(tx, row.id);
-    return removal;
-  });
-  await afterCommit(deps, written);
+  const db = deps.reads;
+  // Disconnects every site (live patches, managed keys), as DELETE of each connection does.
+  const { written } = await writeServiceRemoval(
+    db,
+    config,
+    { projectId: row.projectId, kind: 'database', id: row.id },
+    holders,
+    {
+      after: [
+        db.execute(
+          guardRows(
+            sql`update databases set deleted_at = now() where id = ${row.id}::uuid and deleted_at is null returning id`,
+            { code: 'NOT_FOUND', message: 'database not found' },
+          ),
+        ),
+        revokeDatabasePrincipals(db, row.id),
+      ],
+    },
+  );
+  await afterCommit(deps, written, new Map([[row.id, { kind: 'database', resource: row }]]));
 }

@@ -5,10 +5,7 @@
 export const OVER_BUDGET: Record<string, number> = {
   'DELETE /api/v1/projects/{id}/sites/{siteId}': 7,
   'POST /api/v1/projects/{id}/databases': 7,
-  // One more since deleting a database revokes its named principals (CONTRACT §7).
-  'DELETE /api/v1/projects/{id}/databases/{dbId}': 8,
   'POST /api/v1/projects/{id}/buckets': 7,
-  'DELETE /api/v1/projects/{id}/buckets/{bucketId}': 11,
   'POST /api/v1/projects/{id}/auth-apps': 8,
   'GET /v1/{appSlug}/auth/{provider}/callback': 3,
 };

@@ -1,31 +1,80 @@
 /**
  * What deleting a service does to its connections: the same as disconnecting it from every
  * site (spec, States and transitions): one live patch per site (moved plain names included),
- * the managed key recomputed or revoked, own credentials queued for deletion.
+ * the managed key recomputed or revoked, own credentials queued for deletion. The deletion
+ * reads the sites holding the service with its caller (one round trip) and writes the removal
+ * with the service's own row in one guarded batch (versioned-write.ts).
  */
-import type { Tx } from '../../../db/client';
-import type { Kind } from '../../domain/levels';
+import { type SQL, sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Config } from '../../env';
-import { writePlan } from './locked-write';
+import { isUuid } from '../../lib/ids';
+import type { ConnectionInfo } from './model';
 import { emptyPlan } from './plan';
 import type { Prepared } from './prepare';
-import { readProjectConnections } from './queries';
+import { decodeProjectConnections, projectConnectionsStatement } from './queries';
+import {
+  type AroundPlan,
+  type SiteStates,
+  siteStatesFrom,
+  siteStatesQuery,
+  writeGuardedWith,
+} from './versioned-write';
 import type { Written } from './write';
 
+type ServiceKind = 'database' | 'bucket';
+
+/** What a deletion read of the sites holding the service: their states and every connection of theirs. */
+export interface ServiceHolders {
+  states: SiteStates;
+  before: ConnectionInfo[];
+}
+
 /**
- * Removes every connection to the service inside `tx`, which must run before the service is
- * marked deleted; enqueue the result with `afterCommit` once `tx` commits.
+ * The reads a deletion of service `id` plans from, not yet sent (with the caller's lookup):
+ * the states of the project's sites holding it (first, see siteStatesQuery), then every
+ * connection of those sites. None when `id` is not a uuid (it names no service). `projectId`
+ * is SQL for the project's id. Decode with {@link serviceHoldersFrom}.
  */
-export async function removeServiceConnections(
-  tx: Tx,
+export function serviceHoldersQueries(
+  db: HttpDb,
+  projectId: SQL,
+  kind: ServiceKind,
+  id: string,
+): BatchQuery[] {
+  if (!isUuid(id)) return [];
+  const resourceId = id.toLowerCase();
+  const holding = sql`select m.site_id from connections m
+    where m.kind = ${kind} and m.resource_id = ${resourceId}::uuid`;
+  return [
+    siteStatesQuery(db, sql`s.project_id = ${projectId} and s.id in (${holding})`),
+    db.execute(projectConnectionsStatement(projectId, { kind, resourceId })),
+  ];
+}
+
+/** The answers of {@link serviceHoldersQueries} (none: no holder). */
+export function serviceHoldersFrom(answers: readonly unknown[]): ServiceHolders {
+  const [states, connections] = answers;
+  return {
+    states: states ? siteStatesFrom(states) : new Map(),
+    before: connections ? decodeProjectConnections(connections as { rows: unknown[] }) : [],
+  };
+}
+
+/**
+ * Removes every connection to the service and runs `around` (the service's own row marked
+ * deleted, with what goes with it) in one guarded batch; throws ConcurrentChange when a
+ * holding site changed since it was read. Enqueue the result with `afterCommit`.
+ */
+export async function writeServiceRemoval(
+  db: HttpDb,
   config: Config,
-  projectId: string,
-  kind: Kind,
-  resourceId: string,
-): Promise<Written> {
-  const before = await readProjectConnections(tx, projectId, { kind, resourceId });
-  const plan = emptyPlan(projectId, before);
-  plan.removes = before.filter((c) => c.kind === kind && c.resourceId === resourceId);
+  service: { projectId: string; kind: ServiceKind; id: string },
+  holders: ServiceHolders,
+  around: AroundPlan,
+): Promise<{ written: Written; after: unknown[] }> {
+  const plan = emptyPlan(service.projectId, holders.before);
+  plan.removes = holders.before.filter((c) => c.kind === service.kind && c.resourceId === service.id);
   // Nothing outside to undo: the service itself is being deleted.
   const prepared: Prepared = {
     plan,
@@ -35,5 +84,5 @@ export async function removeServiceConnections(
     undo: async () => undefined,
     unrotate: async () => new Map(),
   };
-  return writePlan(tx, config, prepared);
+  return writeGuardedWith(db, config, prepared, holders.states, around);
 }

@@ -7,7 +7,7 @@
  * request's read and its write.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { HttpDb } from '../../../db/client';
+import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { type CurrentKey, currentKeyJson } from '../credentials/managed-key';
@@ -73,6 +73,12 @@ function guardStatement(expected: Array<{ id: string; version: string }>): SQL {
 
 const CHANGED = 'the connections changed while this request ran; retry';
 
+/** Statements a write sends in the same batch as its plan: `before` it (after the guard) and `after` it. */
+export interface AroundPlan {
+  before?: readonly BatchQuery[];
+  after?: readonly BatchQuery[];
+}
+
 /**
  * Writes a prepared plan in one round trip, guarded by the sites' `states` read with the plan;
  * throws {@link ConcurrentChange} when another write changed one of its sites meanwhile.
@@ -83,9 +89,28 @@ export async function writeGuarded(
   prepared: Prepared,
   states: SiteStates,
 ): Promise<Written> {
+  return (await writeGuardedWith(db, config, prepared, states)).written;
+}
+
+/**
+ * {@link writeGuarded} with the write's own statements in the same batch (a service's row made
+ * or marked deleted with its connections): `around.before` runs after the sites' guard and
+ * before the plan, `around.after` after it. Returns what the plan wrote and the answers of
+ * `around.after`, in order. A batch with no site to guard and nothing around it is not sent.
+ */
+export async function writeGuardedWith(
+  db: HttpDb,
+  config: Config,
+  prepared: Prepared,
+  states: SiteStates,
+  around: AroundPlan = {},
+): Promise<{ written: Written; after: unknown[] }> {
   const { plan } = prepared;
+  const before = around.before ?? [];
+  const after = around.after ?? [];
   const sites = affectedSites(plan);
-  if (sites.length === 0) return nothingWritten();
+  if (sites.length === 0 && before.length + after.length === 0)
+    return { written: nothingWritten(), after: [] };
   const keys = new Map<string, CurrentKey>();
   const expected: Array<{ id: string; version: string }> = [];
   for (const id of sites) {
@@ -95,13 +120,18 @@ export async function writeGuarded(
     keys.set(id, state.key);
     expected.push({ id, version: state.version });
   }
-  const { queries, written } = await planStatements(db, config, prepared, keys);
+  const { queries, written } =
+    sites.length > 0
+      ? await planStatements(db, config, prepared, keys)
+      : { queries: [], written: nothingWritten() };
+  const guarded = sites.length > 0 ? [db.execute(guardStatement(expected))] : [];
+  let answers: unknown[];
   try {
-    await runGuarded(db, [db.execute(guardStatement(expected)), ...queries]);
+    answers = await runGuarded(db, [...guarded, ...before, ...queries, ...after]);
   } catch (err) {
     const lostRace = err instanceof ApiError ? err.code === 'CONFLICT' : isConcurrentChangeError(err);
     if (lostRace) throw new ConcurrentChange(plan.projectId);
     throw err;
   }
-  return written;
+  return { written, after: answers.slice(answers.length - after.length) };
 }
