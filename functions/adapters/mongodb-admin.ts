@@ -37,10 +37,14 @@ export const AtlasCreateUserSchema = z.object({
   labels: z.array(z.object({ key: z.string(), value: z.string() })).optional(),
   /** Atlas deletes the user at this time (ISO 8601); set for an expiring named principal. */
   deleteAfterDate: z.string().optional(),
+  /**
+   * MongoDB's per-user source restriction (createUser's `authenticationRestrictions`), which
+   * CONTRACT §7 names for a principal's allowlist; sent only for a non-empty allowlist. Atlas's
+   * public CloudDatabaseUser reference does not list it: an admin API that refuses it answers
+   * 400 INVALID_ATTRIBUTE, and the principal is refused with nothing made (README).
+   */
+  authenticationRestrictions: z.array(z.object({ clientSource: z.array(z.string()).min(1) })).optional(),
 });
-// No per-user source restriction: Atlas's CloudDatabaseUser has no `authenticationRestrictions`
-// (only the project-wide IP access list), and Atlas rolls back user changes made on the cluster
-// itself, so a MongoDB principal with an allowlist is refused before any call (CONTRACT §7).
 
 /** The body of PATCH /groups/{groupId}/databaseUsers/{databaseName}/{username}. */
 export const AtlasUpdateUserSchema = z
@@ -92,9 +96,11 @@ export interface MongoAdmin {
   listUsers(): Promise<MongoUser[]>;
 }
 
-/** A named principal's expiry, enforced by Atlas itself (deleteAfterDate). */
+/** A named principal's limits, enforced by the admin side itself (deleteAfterDate, clientSource). */
 export interface UserLimits {
   expiresAt: Date | null;
+  /** CIDRs the user may authenticate from; empty: any source. */
+  allowedSources: readonly string[];
 }
 
 /** An error answered by the admin API, with its HTTP status and Atlas errorCode. */
@@ -103,6 +109,8 @@ export class AtlasError extends Error {
     readonly status: number,
     readonly errorCode: string,
     message: string,
+    /** The start of Atlas's error body (its `detail` and `parameters` name a refused attribute; never a password). */
+    readonly detail = '',
   ) {
     super(message);
   }
@@ -151,6 +159,9 @@ export class AtlasMongoAdmin implements MongoAdmin {
       roles: mongoRoles(database, level),
       labels: [{ key: CREATED_LABEL, value: new Date().toISOString() }],
       ...(limits?.expiresAt ? { deleteAfterDate: limits.expiresAt.toISOString() } : {}),
+      ...(limits?.allowedSources.length
+        ? { authenticationRestrictions: [{ clientSource: [...limits.allowedSources] }] }
+        : {}),
     });
     await this.call('POST', '/databaseUsers', body);
   }
@@ -233,6 +244,7 @@ export class AtlasMongoAdmin implements MongoAdmin {
         res.status,
         code,
         `Atlas ${method} ${path.split('?')[0]} answered ${res.status} ${code}`,
+        detail.slice(0, 500),
       );
     }
     return res;

@@ -106,18 +106,3 @@ export function principalExpiry(text: string | undefined | null, now = new Date(
     throw new ApiError('BAD_REQUEST', 'expires_at: at most one year ahead', 'expires_at');
   return at;
 }
-
-/**
- * A MongoDB principal takes no allowlist: Atlas's Admin API has no per-user source restriction
- * (its CloudDatabaseUser has no `authenticationRestrictions`, and Atlas rolls back user changes
- * made on the cluster itself), and the project's IP access list would open the cluster to the
- * sources rather than pin the principal to them. 400 rather than a credential that looks limited.
- */
-export function requireNoMongoAllowlist(sources: readonly string[]): void {
-  if (sources.length > 0)
-    throw new ApiError(
-      'BAD_REQUEST',
-      "allowed_sources: a MongoDB principal cannot be limited to sources, because MongoDB Atlas's Admin API has no per-user source restriction (only the project-wide IP access list); leave allowed_sources empty",
-      'allowed_sources',
-    );
-}

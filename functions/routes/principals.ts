@@ -99,7 +99,7 @@ for (const { kind, segment, param, levels } of ROUTES) {
       summary: `Create a named principal on the ${kind} (admin; the secret is shown once)`,
       description: `level: ${levels}. The systems enforce the expiry and the allowlist themselves (${
         kind === 'database'
-          ? 'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate. A MongoDB principal takes no allowed_sources (400): Atlas has no per-user source restriction, only the project-wide IP access list'
+          ? 'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made'
           : 'IAM aws:CurrentTime and aws:SourceIp conditions'
       }). 409 NAME_TAKEN for a name in use on this ${kind}; 503 with nothing changed when the admin side cannot be reached.`,
       middleware: [readsCaller],

@@ -1,7 +1,8 @@
 /**
  * MongoDB named principals (CONTRACT §7) through the API on a Worker whose admin side is the
  * Atlas stand-in, which checks every request against Atlas's documented CloudDatabaseUser shape
- * and refuses any other field. A login is judged by the stand-in (the user exists, the password
+ * and refuses any other field but MongoDB's `authenticationRestrictions` (CONTRACT §7's
+ * clientSource allowlist), which it can refuse too, as Atlas's public reference implies. A login is judged by the stand-in (the user exists, the password
  * is its own, its deleteAfterDate has not passed): it keeps no sessions, so an open session's
  * end after revoke is Atlas's and MongoDB's to keep (README, Named principals).
  */
@@ -162,20 +163,59 @@ describe('MongoDB principals through the Atlas Admin API', () => {
     expect(after.body.principals).toEqual([]);
   });
 
-  it('an allowlist is refused with 400 naming why, and nothing is made at Atlas; an empty one is any source', async () => {
+  it('an allowlist is sent as authenticationRestrictions.clientSource: a login from outside it is refused, from inside it works, a rotation keeps it; an empty one is any source', async () => {
     const { base } = await mongo();
-    const mark = world.atlas.requests.length;
-    const res = await s.as.post<{ error: { code: string; message: string; field?: string } }>(
+    const p = await principal(base, {
+      name: 'pinned',
+      level: 'read-only',
+      allowed_sources: ['203.0.113.7', '2001:db8::/32'],
+    });
+    expect(p.allowed_sources).toEqual(['203.0.113.7/32', '2001:db8::/32']);
+    const [create] = requestsFor(p.username);
+    expect((create?.body as Record<string, unknown> | undefined)?.authenticationRestrictions).toEqual([
+      { clientSource: ['203.0.113.7/32', '2001:db8::/32'] },
+    ]);
+    expect(world.atlas.authenticates(p.username, p.password, '203.0.113.7')).toBe(true);
+    expect(world.atlas.authenticates(p.username, p.password, '2001:db8:1::5')).toBe(true);
+    expect(world.atlas.authenticates(p.username, p.password, '203.0.113.8')).toBe(false);
+    expect(world.atlas.authenticates(p.username, p.password, '127.0.0.1')).toBe(false);
+    const rotated = await s.as.post<Shown>(`${base}/principals/${p.id}/rotate`);
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(world.atlas.authenticates(p.username, rotated.body.password, '203.0.113.7')).toBe(true);
+    expect(world.atlas.authenticates(p.username, rotated.body.password, '198.51.100.1')).toBe(false);
+    const listed = await s.as.get<{ principals: Array<{ id: string; allowed_sources: string[] }> }>(
       `${base}/principals`,
-      { name: 'pinned', level: 'read-only', allowed_sources: ['203.0.113.0/24'] },
     );
-    expect(res.status, res.text).toBe(400);
-    expect(res.body.error.message).toMatch(
-      /^allowed_sources: .*MongoDB Atlas.*no per-user source restriction/,
-    );
-    expect(world.atlas.requests.slice(mark)).toEqual([]);
-    expect((await s.as.get<{ principals: unknown[] }>(`${base}/principals`)).body.principals).toEqual([]);
-    const open = await principal(base, { name: 'pinned', level: 'read-only', allowed_sources: [] });
+    expect(listed.body.principals).toEqual([
+      expect.objectContaining({ id: p.id, allowed_sources: ['203.0.113.7/32', '2001:db8::/32'] }),
+    ]);
+    const open = await principal(base, { name: 'open', level: 'read-only', allowed_sources: [] });
     expect(open.allowed_sources).toEqual([]);
+    expect(requestsFor(open.username)[0]?.body).not.toHaveProperty('authenticationRestrictions');
+    expect(world.atlas.authenticates(open.username, open.password, '198.51.100.1')).toBe(true);
+  });
+
+  it("an admin API that refuses authenticationRestrictions (as Atlas's public reference implies) makes an allowlist 400 naming why, with nothing made", async () => {
+    const { base } = await mongo();
+    world.atlas.acceptsAuthenticationRestrictions = false;
+    try {
+      const mark = world.atlas.requests.length;
+      const res = await s.as.post<{ error: { code: string; message: string; field?: string } }>(
+        `${base}/principals`,
+        { name: 'pinned', level: 'read-only', allowed_sources: ['203.0.113.0/24'] },
+      );
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error.code).toBe('BAD_REQUEST');
+      expect(res.body.error.message).toMatch(/^allowed_sources: .*authenticationRestrictions/);
+      const tried = world.atlas.requests.slice(mark).filter((r) => r.method === 'POST');
+      expect(tried.length).toBeGreaterThan(0);
+      for (const r of tried)
+        expect(world.atlas.user((r.body as { username: string }).username)).toBeUndefined();
+      expect((await s.as.get<{ principals: unknown[] }>(`${base}/principals`)).body.principals).toEqual([]);
+      const open = await principal(base, { name: 'pinned', level: 'read-only' });
+      expect(world.atlas.authenticates(open.username, open.password)).toBe(true);
+    } finally {
+      world.atlas.acceptsAuthenticationRestrictions = true;
+    }
   });
 });

@@ -18,7 +18,6 @@ import {
   type PrincipalKind,
   principalExpiry,
   principalLevel,
-  requireNoMongoAllowlist,
 } from '../../domain/principal-rules';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
@@ -166,7 +165,6 @@ export async function createPrincipal(
       'SHARED_CREDENTIAL',
       'a standalone MongoDB has only its shared user; use the database credentials instead',
     );
-  if (target.kind === 'database' && target.resource.engine === 'mongodb') requireNoMongoAllowlist(sources);
   if (named.length > 0) throw nameTaken(input.name);
   const made = await createOwnCredential(deps.adapters, target, level, {
     expiresAt,

@@ -1,5 +1,6 @@
 /** Connection credentials on MongoDB: users `c_` + 8 of [a-z0-9] made through the admin API. */
 import { AtlasError, type MongoAdmin } from '../../adapters/mongodb-admin';
+import { ApiError } from '../../lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../lib/ids';
 import { type DatabaseProvisioner, outside } from './provisioner';
 
@@ -7,8 +8,6 @@ import { type DatabaseProvisioner, outside } from './provisioner';
 export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
   return {
     create(db, level, limits) {
-      // Atlas has no per-user source restriction; the principal service refuses one with 400.
-      if (limits?.allowedSources.length) throw new Error('a MongoDB user cannot have a source allowlist');
       const password = randomPassword();
       return outside('prepare the database user', async () => {
         for (let attempt = 0; ; attempt++) {
@@ -19,10 +18,11 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
               name,
               password,
               level,
-              limits && { expiresAt: limits.expiresAt },
+              limits && { expiresAt: limits.expiresAt, allowedSources: limits.allowedSources },
             );
             return { name, secret: password };
           } catch (err) {
+            if (limits?.allowedSources.length && refusesSourceRestriction(err)) throw sourcesRefused();
             // A taken name answers 409 (USER_ALREADY_EXISTS); draw again.
             if (!(err instanceof AtlasError && err.status === 409) || attempt >= 4) throw err;
           }
@@ -42,3 +42,19 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
     },
   };
 }
+
+/** The admin API refused the per-user source restriction itself (400 naming authenticationRestrictions). */
+const refusesSourceRestriction = (err: unknown) =>
+  err instanceof AtlasError && err.status === 400 && err.detail.includes('authenticationRestrictions');
+
+/**
+ * An admin side that takes no per-user source restriction (Atlas's public CloudDatabaseUser
+ * reference lists no `authenticationRestrictions`) cannot pin a principal to its sources: 400 with
+ * nothing made, rather than a credential that looks limited and is not.
+ */
+const sourcesRefused = () =>
+  new ApiError(
+    'BAD_REQUEST',
+    "allowed_sources: this MongoDB admin API refuses a per-user source restriction (authenticationRestrictions.clientSource), so the principal cannot be limited to sources; leave allowed_sources empty and restrict sources with the Atlas project's IP access list",
+    'allowed_sources',
+  );

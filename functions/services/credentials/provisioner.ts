@@ -20,8 +20,8 @@ export interface Credential {
 /**
  * How long a named principal's credential lives and where it may be used from (CONTRACT §7):
  * each system enforces them itself (PostgreSQL `VALID UNTIL` and host rules, Atlas
- * `deleteAfterDate`, IAM `aws:CurrentTime`/`aws:SourceIp`). Atlas has no per-user source
- * restriction, so a MongoDB principal never has sources (the principal service refuses them).
+ * `deleteAfterDate` and MongoDB's `authenticationRestrictions.clientSource`, IAM
+ * `aws:CurrentTime`/`aws:SourceIp`).
  */
 export interface CredentialLimits {
   expiresAt: Date | null;

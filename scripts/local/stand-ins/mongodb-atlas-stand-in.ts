@@ -4,11 +4,17 @@
  * wire shape (written here from Atlas's reference, independently of the adapter) and keeps users
  * in memory, optionally in a JSON file. Started by the local stack when no MONGODB_ADMIN_URL is
  * given; never part of the production path.
+ *
+ * One field beyond Atlas's reference: `authenticationRestrictions` (MongoDB's createUser field,
+ * `[{clientSource:[CIDR]}]`), which CONTRACT §7 names for a principal's source allowlist. The
+ * stand-in takes it and enforces it in {@link AtlasStandIn.authenticates}, as MongoDB does;
+ * with `acceptsAuthenticationRestrictions` false it refuses it as Atlas's public reference
+ * implies (400 INVALID_ATTRIBUTE naming it), so tests cover both admin sides.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, BlockList, isIPv6 } from 'node:net';
 import { z } from 'zod';
 
 const MEDIA = 'application/vnd.atlas.2023-01-01+json';
@@ -35,8 +41,10 @@ const CreateUser = z
       .optional(),
     description: z.string().max(100).optional(),
     deleteAfterDate: z.iso.datetime({ offset: true }).optional(),
-    // No `authenticationRestrictions`: MongoDB's createUser takes it, Atlas's CloudDatabaseUser
-    // does not, so the stand-in refuses it like any other undocumented field.
+    // MongoDB's createUser field (see the header); serverAddress is not used by Tether.
+    authenticationRestrictions: z
+      .array(z.object({ clientSource: z.array(z.string().refine(isCidr, 'a CIDR')).min(1) }).strict())
+      .optional(),
     awsIAMType: z.enum(['NONE', 'USER', 'ROLE']).optional(),
     ldapAuthType: z.enum(['NONE', 'USER', 'GROUP']).optional(),
     oidcAuthType: z.enum(['NONE', 'IDP_GROUP', 'USER']).optional(),
@@ -51,6 +59,7 @@ interface StoredUser {
   roles: Array<z.infer<typeof Role>>;
   labels: Array<z.infer<typeof Label>>;
   deleteAfterDate?: string;
+  authenticationRestrictions?: Array<{ clientSource: string[] }>;
   /** Kept only so tests can check a login would work; a real cluster keeps a SCRAM verifier. */
   password: string;
 }
@@ -64,10 +73,14 @@ export interface AtlasStandIn {
   /** Whether `username` exists with `password` and exactly these roles (for tests). */
   user(username: string): StoredUser | undefined;
   /**
-   * Whether a SCRAM login as `username` with `password` would succeed now: the user exists,
-   * the password is its own and its deleteAfterDate has not passed (Atlas deletes it then).
+   * Whether a SCRAM login as `username` with `password` from address `from` (default
+   * 127.0.0.1) would succeed now: the user exists, the password is its own, its
+   * deleteAfterDate has not passed (Atlas deletes it then) and, when it has
+   * authenticationRestrictions, one of them lists a clientSource range holding `from`.
    */
-  authenticates(username: string, password: string): boolean;
+  authenticates(username: string, password: string, from?: string): boolean;
+  /** Whether users may carry `authenticationRestrictions` (default true); false refuses the field. */
+  acceptsAuthenticationRestrictions: boolean;
   /** Every request body received, for shape checks in tests. */
   requests: Array<{ method: string; path: string; body: unknown }>;
   /** How many access tokens it has issued. */
@@ -88,6 +101,25 @@ async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `cidr` parsed into a one-range BlockList, or null when it is no CIDR. */
+function range(cidr: string): BlockList | null {
+  const [address = '', bits] = cidr.split('/');
+  const family = isIPv6(address) ? 'ipv6' : 'ipv4';
+  const list = new BlockList();
+  try {
+    list.addSubnet(address, Number(bits ?? (family === 'ipv6' ? 128 : 32)), family);
+  } catch {
+    return null;
+  }
+  return list;
+}
+function isCidr(cidr: string): boolean {
+  return range(cidr) !== null;
+}
+function within(from: string, cidr: string): boolean {
+  return range(cidr)?.check(from, isIPv6(from) ? 'ipv6' : 'ipv4') ?? false;
 }
 
 const same = (a: string, b: string) =>
@@ -161,6 +193,13 @@ export async function startAtlasStandIn(
         links: [],
       });
     }
+    if (
+      !standIn.acceptsAuthenticationRestrictions &&
+      typeof body === 'object' &&
+      body !== null &&
+      'authenticationRestrictions' in body
+    )
+      return fail(res, 400, 'INVALID_ATTRIBUTE', 'Invalid attribute authenticationRestrictions specified.');
     if (req.method === 'POST' && rest.length === 0) {
       const parsed = CreateUser.safeParse(body);
       if (!parsed.success || parsed.data.groupId !== groupId || !parsed.data.password)
@@ -178,6 +217,9 @@ export async function startAtlasStandIn(
         labels: parsed.data.labels ?? [],
         password: parsed.data.password,
         ...(parsed.data.deleteAfterDate ? { deleteAfterDate: parsed.data.deleteAfterDate } : {}),
+        ...(parsed.data.authenticationRestrictions
+          ? { authenticationRestrictions: parsed.data.authenticationRestrictions }
+          : {}),
       };
       users.set(u.username, u);
       save();
@@ -199,6 +241,8 @@ export async function startAtlasStandIn(
       if (!parsed.success) return fail(res, 400, 'INVALID_ATTRIBUTE', parsed.error.message);
       if (parsed.data.roles) existing.roles = parsed.data.roles;
       if (parsed.data.password) existing.password = parsed.data.password;
+      if (parsed.data.authenticationRestrictions)
+        existing.authenticationRestrictions = parsed.data.authenticationRestrictions;
       save();
       const { password: _p, ...shown } = existing;
       return send(res, 200, { ...shown, groupId });
@@ -208,13 +252,17 @@ export async function startAtlasStandIn(
 
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const standIn: AtlasStandIn = {
+    acceptsAuthenticationRestrictions: true,
     adminUrl: `http://127.0.0.1:${port}/api/atlas/v2/groups/${groupId}`,
     adminKey: `${clientId}:${clientSecret}`,
     user: (name) => users.get(name),
-    authenticates(name, password) {
+    authenticates(name, password, from = '127.0.0.1') {
       const u = users.get(name);
       if (!u || (u.deleteAfterDate && Date.parse(u.deleteAfterDate) <= Date.now())) return false;
+      const restrictions = u.authenticationRestrictions ?? [];
+      if (restrictions.length > 0 && !restrictions.some((r) => r.clientSource.some((c) => within(from, c))))
+        return false;
       return same(u.password, password);
     },
     requests,
@@ -225,4 +273,5 @@ export async function startAtlasStandIn(
         server.close(() => resolve());
       }),
   };
+  return standIn;
 }
