@@ -234,3 +234,32 @@ export async function stopOAuthSetup(setup: Partial<OAuthSetup>): Promise<void> 
   await setup.worker?.stop();
   await setup.standIn?.close();
 }
+
+/**
+ * Native Google sign-ins to the app of `setup` (read when called, so a file's `beforeAll` may
+ * set it): claims of a valid ID token for the app's web client (a fresh Google account unless
+ * `over` names one), and POST /oauth/id-token with provider google and `body` from a fresh client.
+ */
+export function googleSignIns(setup: () => { worker: ExtraWorker; app: TestAuthApp }) {
+  return {
+    claims: (over: Record<string, unknown> = {}) => googleClaims(setup().app.google.web, over),
+    signIn: (body: Record<string, unknown>, slug = setup().app.slug) =>
+      api(setup().worker.baseUrl).post(
+        `/v1/${slug}/oauth/id-token`,
+        { provider: 'google', ...body },
+        { headers: asClient() },
+      ),
+  };
+}
+
+/** The exchange's answer to a code it does not redeem (the specification's error table). */
+export const INVALID_GRANT = { error: 'invalid or expired code', code: 'invalid_grant' };
+
+/** The session body the exchange, the ID-token sign-in and the refresh answer with. */
+export interface Session {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: string;
+  user: Record<string, unknown>;
+}

@@ -1,20 +1,14 @@
 /**
  * POST /v1/{appSlug}/oauth/id-token: the ID-token corpus (every forged or unfit token refused
- * with the right status), the id-token rows of the error table, audiences, nonces, linking by
- * verified e-mail, and the JWKS cache.
+ * with the right status), audiences, nonces and the JWKS cache. Linking by e-mail is in
+ * oauth-id-token-linking.test.ts, the error table's rows in oauth-id-token-errors.test.ts.
  */
 import { createHash, createHmac, createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/local/net';
-import { api } from '../helpers/api';
 import {
-  asClient,
   createTestAuthApp,
-  githubAccount,
-  googleClaims,
-  oneTimeCode,
+  googleSignIns,
   startOAuthSetup,
-  startOAuthWorker,
   stopOAuthSetup,
   type TestAuthApp,
 } from '../helpers/oauth';
@@ -29,16 +23,10 @@ beforeAll(async () => {
 });
 afterAll(() => stopOAuthSetup({ standIn, worker }));
 
-const INVALID = { error: 'invalid id token', code: 'invalid_token' };
-/** Claims of a valid token for the app (a fresh Google account unless `sub` is given). */
-const claims = (over: Record<string, unknown> = {}) => googleClaims(app.google.web, over);
+/** Claims of a valid token for the app, and a sign-in with one (helpers/oauth.ts). */
+const { claims, signIn } = googleSignIns(() => ({ worker, app }));
 
-const signIn = (body: Record<string, unknown>, slug = app.slug) =>
-  api(worker.baseUrl).post(
-    `/v1/${slug}/oauth/id-token`,
-    { provider: 'google', ...body },
-    { headers: asClient() },
-  );
+const INVALID = { error: 'invalid id token', code: 'invalid_token' };
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -194,171 +182,5 @@ describe('accepted tokens', () => {
     for (let i = 0; i < 15; i++)
       expect((await signIn({ id_token: await standIn.signIdToken(claims()) })).status).toBe(200);
     expect(standIn.jwksFetches()).toBe(before);
-  });
-});
-
-describe('linking by e-mail', () => {
-  it('links to the existing user only when the e-mail is verified', async () => {
-    const account = githubAccount();
-    const email = account.emails[1]?.email as string;
-    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
-    const gh = await api(worker.baseUrl).post(
-      `/v1/${app.slug}/oauth/exchange`,
-      { code, code_verifier: verifier },
-      { headers: asClient() },
-    );
-    const userId = (gh.body as { user: { id: string } }).user.id;
-
-    const unverified = await signIn({
-      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
-    });
-    expect(unverified.status).toBe(403);
-
-    const verified = await signIn({
-      id_token: await standIn.signIdToken(claims({ email: email.toUpperCase() })),
-    });
-    expect(verified.status, verified.text).toBe(200);
-    expect((verified.body as { user: { id: string; providers: string[] } }).user).toMatchObject({
-      id: userId,
-      providers: ['github', 'google'],
-    });
-  });
-});
-
-describe('account pre-hijacking (issue 16)', () => {
-  const exchangeUser = async (code: string, verifier: string) => {
-    const res = await api(worker.baseUrl).post<{ user: { id: string; providers: string[] } }>(
-      `/v1/${app.slug}/oauth/exchange`,
-      { code, code_verifier: verifier },
-      { headers: asClient() },
-    );
-    expect(res.status, res.text).toBe(200);
-    return res.body.user;
-  };
-
-  it("an unverified sign-up with a victim's address never shares the user the victim's verified sign-ins make", async () => {
-    const account = githubAccount();
-    const email = account.emails[1]?.email as string;
-    // The attacker gets a Google token for the victim's address that Google has not verified.
-    const attackerClaims = claims({ email, email_verified: false });
-    const attacker = await signIn({ id_token: await standIn.signIdToken(attackerClaims) });
-    expect(attacker.status, attacker.text).toBe(200);
-    const attackerUser = (attacker.body as { user: { id: string; email_verified: boolean } }).user;
-    expect(attackerUser.email_verified).toBe(false);
-
-    // The victim signs in with GitHub (verified): a user of their own, not the attacker's.
-    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
-    const victim = await exchangeUser(code, verifier);
-    expect(victim.id).not.toBe(attackerUser.id);
-    expect(victim.providers).toEqual(['github']);
-
-    // A verified Google sign-in of the victim links to the victim's user, never to the attacker's.
-    const google = await signIn({ id_token: await standIn.signIdToken(claims({ email })) });
-    expect((google.body as { user: { id: string } }).user.id).toBe(victim.id);
-
-    // The attacker's identity still reaches only the attacker's own user.
-    const again = await signIn({ id_token: await standIn.signIdToken(attackerClaims) });
-    expect((again.body as { user: { id: string; providers: string[] } }).user).toMatchObject({
-      id: attackerUser.id,
-      providers: ['google'],
-    });
-  });
-
-  it('two unverified identities with one address get a user each', async () => {
-    const email = `shared-${Date.now()}@example.test`;
-    const first = await signIn({
-      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
-    });
-    const second = await signIn({
-      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
-    });
-    expect([first.status, second.status]).toEqual([200, 200]);
-    expect((second.body as { user: { id: string } }).user.id).not.toBe(
-      (first.body as { user: { id: string } }).user.id,
-    );
-  });
-});
-
-describe('id-token error table', () => {
-  it('400: provider not google', async () => {
-    const res = await api(worker.baseUrl).post(
-      `/v1/${app.slug}/oauth/id-token`,
-      { provider: 'github', id_token: await standIn.signIdToken(claims()) },
-      { headers: asClient() },
-    );
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'provider must be google' });
-  });
-
-  it('400: provider google disabled', async () => {
-    const off = await createTestAuthApp(worker.baseUrl, { google: false });
-    const res = await signIn(
-      { id_token: await standIn.signIdToken(claims({ aud: off.google.web })) },
-      off.slug,
-    );
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'provider google is not enabled for this app' });
-  });
-
-  it("403: the app's user limit reached", async () => {
-    const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 2 });
-    const token = () => standIn.signIdToken(claims({ aud: limited.google.web }));
-    expect((await signIn({ id_token: await token() }, limited.slug)).status).toBe(200);
-    expect((await signIn({ id_token: await token() }, limited.slug)).status).toBe(200);
-    const third = await signIn({ id_token: await token() }, limited.slug);
-    expect(third.status).toBe(403);
-    expect(third.body).toEqual({ error: "This app's user limit has been reached" });
-  });
-
-  it('the user limit holds under concurrent sign-ups', async () => {
-    const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 3 });
-    const tokens = await Promise.all(
-      Array.from({ length: 10 }, () => standIn.signIdToken(claims({ aud: limited.google.web }))),
-    );
-    const results = await Promise.all(tokens.map((id_token) => signIn({ id_token }, limited.slug)));
-    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
-    expect(results.filter((r) => r.status === 403)).toHaveLength(7);
-  });
-
-  it('403: account disabled', async () => {
-    const c = claims();
-    const first = await signIn({ id_token: await standIn.signIdToken(c) });
-    const userId = (first.body as { user: { id: string } }).user.id;
-    await app.admin.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`, {
-      disabled: true,
-    });
-    const res = await signIn({ id_token: await standIn.signIdToken(c) });
-    expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
-  });
-
-  it('404 for an unknown app, 403 for a disabled one', async () => {
-    expect((await signIn({ id_token: await standIn.signIdToken(claims()) }, 'no-such-app-here')).status).toBe(
-      404,
-    );
-    const off = await createTestAuthApp(worker.baseUrl);
-    await off.admin.patch(`/api/v1/projects/${off.project.id}/auth-apps/${off.id}`, { enabled: false });
-    expect(
-      (await signIn({ id_token: await standIn.signIdToken(claims({ aud: off.google.web })) }, off.slug))
-        .status,
-    ).toBe(403);
-  });
-});
-
-describe("Google's keys out of reach", () => {
-  it('answers 503, not 401, when the JWKS cannot be fetched', async () => {
-    const closed = await freePort();
-    const cut = await startOAuthWorker(standIn, { GOOGLE_JWKS_URL: `http://127.0.0.1:${closed}/certs` });
-    try {
-      const own = await createTestAuthApp(cut.baseUrl);
-      const res = await api(cut.baseUrl).post(
-        `/v1/${own.slug}/oauth/id-token`,
-        { provider: 'google', id_token: await standIn.signIdToken(claims({ aud: own.google.web })) },
-        { headers: asClient() },
-      );
-      expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: "Google's signing keys could not be fetched; try again" });
-    } finally {
-      await cut.stop();
-    }
   });
 });

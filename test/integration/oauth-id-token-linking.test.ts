@@ -1,0 +1,110 @@
+/**
+ * POST /v1/{appSlug}/oauth/id-token links a Google identity to an existing user by e-mail only
+ * when Google verified it, so an unverified sign-up never takes over a victim's account.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
+import {
+  asClient,
+  githubAccount,
+  googleSignIns,
+  oneTimeCode,
+  startOAuthSetup,
+  stopOAuthSetup,
+  type TestAuthApp,
+} from '../helpers/oauth';
+import type { ProviderStandIn } from '../helpers/provider-stand-in';
+import type { ExtraWorker } from '../helpers/worker';
+
+let standIn: ProviderStandIn;
+let worker: ExtraWorker;
+let app: TestAuthApp;
+beforeAll(async () => {
+  ({ standIn, worker, app } = await startOAuthSetup());
+});
+afterAll(() => stopOAuthSetup({ standIn, worker }));
+
+/** Claims of a valid token for the app, and a sign-in with one (helpers/oauth.ts). */
+const { claims, signIn } = googleSignIns(() => ({ worker, app }));
+
+describe('linking by e-mail', () => {
+  it('links to the existing user only when the e-mail is verified', async () => {
+    const account = githubAccount();
+    const email = account.emails[1]?.email as string;
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const gh = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/exchange`,
+      { code, code_verifier: verifier },
+      { headers: asClient() },
+    );
+    const userId = (gh.body as { user: { id: string } }).user.id;
+
+    const unverified = await signIn({
+      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
+    });
+    expect(unverified.status).toBe(403);
+
+    const verified = await signIn({
+      id_token: await standIn.signIdToken(claims({ email: email.toUpperCase() })),
+    });
+    expect(verified.status, verified.text).toBe(200);
+    expect((verified.body as { user: { id: string; providers: string[] } }).user).toMatchObject({
+      id: userId,
+      providers: ['github', 'google'],
+    });
+  });
+});
+
+describe('account pre-hijacking (issue 16)', () => {
+  const exchangeUser = async (code: string, verifier: string) => {
+    const res = await api(worker.baseUrl).post<{ user: { id: string; providers: string[] } }>(
+      `/v1/${app.slug}/oauth/exchange`,
+      { code, code_verifier: verifier },
+      { headers: asClient() },
+    );
+    expect(res.status, res.text).toBe(200);
+    return res.body.user;
+  };
+
+  it("an unverified sign-up with a victim's address never shares the user the victim's verified sign-ins make", async () => {
+    const account = githubAccount();
+    const email = account.emails[1]?.email as string;
+    // The attacker gets a Google token for the victim's address that Google has not verified.
+    const attackerClaims = claims({ email, email_verified: false });
+    const attacker = await signIn({ id_token: await standIn.signIdToken(attackerClaims) });
+    expect(attacker.status, attacker.text).toBe(200);
+    const attackerUser = (attacker.body as { user: { id: string; email_verified: boolean } }).user;
+    expect(attackerUser.email_verified).toBe(false);
+
+    // The victim signs in with GitHub (verified): a user of their own, not the attacker's.
+    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
+    const victim = await exchangeUser(code, verifier);
+    expect(victim.id).not.toBe(attackerUser.id);
+    expect(victim.providers).toEqual(['github']);
+
+    // A verified Google sign-in of the victim links to the victim's user, never to the attacker's.
+    const google = await signIn({ id_token: await standIn.signIdToken(claims({ email })) });
+    expect((google.body as { user: { id: string } }).user.id).toBe(victim.id);
+
+    // The attacker's identity still reaches only the attacker's own user.
+    const again = await signIn({ id_token: await standIn.signIdToken(attackerClaims) });
+    expect((again.body as { user: { id: string; providers: string[] } }).user).toMatchObject({
+      id: attackerUser.id,
+      providers: ['google'],
+    });
+  });
+
+  it('two unverified identities with one address get a user each', async () => {
+    const email = `shared-${Date.now()}@example.test`;
+    const first = await signIn({
+      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
+    });
+    const second = await signIn({
+      id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
+    });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect((second.body as { user: { id: string } }).user.id).not.toBe(
+      (first.body as { user: { id: string } }).user.id,
+    );
+  });
+});
