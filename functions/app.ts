@@ -1,6 +1,6 @@
 /** The Hono app: /healthz, the management API under /api/v1 and the auth service under /v1. */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler, type NotFoundHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { consoleApp } from './console';
@@ -14,7 +14,7 @@ import { routeGroup } from './lib/openapi';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
 import { apiDocsRoutes } from './routes/api-docs';
-import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
+import { exchangeDirectly, exchangeOnlyRoutes, isPlainExchange, oauthRoutes } from './routes/oauth';
 import { readsWithCaller } from './routes/shared';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
 import { buildServices } from './services/container';
@@ -182,11 +182,11 @@ const notFound: NotFoundHandler<AppEnv> = (c) => {
 /** POST /v1/{appSlug}/oauth/exchange (with or without a query), told from the raw URL. */
 const EXCHANGE_URL = /^[a-z]+:\/\/[^/]+\/v1\/[^/?%]+\/oauth\/exchange(?:\?|$)/;
 
-/** The exchange alone: the same request scope and auth middleware, with a router of one route. */
-function buildExchangeApp(): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>();
+/** An app of the exchange alone, behind the same request scope and with the same error bodies. */
+function exchangeApp(mount: (app: Hono<AppEnv>) => void): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.use('*', requestScope);
-  app.route('/v1', exchangeOnlyRoutes);
+  mount(app);
   app.notFound(notFound);
   app.onError(onError);
   return app;
@@ -194,9 +194,12 @@ function buildExchangeApp(): OpenAPIHono<AppEnv> {
 
 /**
  * The Worker's fetch. The code exchange, paid once per mobile sign-in and held to its one
- * Durable Object call, takes a fast path: its own app with only its route, so it skips the
- * whole app's router (some 150 routes) and the middleware of paths it is not. Everything
- * else, its CORS preflight included, goes to the whole app.
+ * Durable Object call, takes a fast path: a plain JSON exchange (the mobile SDKs' every one)
+ * goes to one handler behind the request scope alone, which does what the route's middleware
+ * would (oauth/exchange.ts exchangeDirectly); any other exchange to the route behind its
+ * middleware with a router of one route. Both skip the whole app's router (some 150 routes)
+ * and the middleware of paths they are not. Everything else, the exchange's CORS preflight
+ * included, goes to the whole app.
  */
 export function buildFetch(): (
   request: Request,
@@ -204,9 +207,10 @@ export function buildFetch(): (
   ctx: ExecutionContext,
 ) => Response | Promise<Response> {
   const app = buildApp();
-  const exchange = buildExchangeApp();
-  return (request, env, ctx) =>
-    request.method === 'POST' && EXCHANGE_URL.test(request.url)
-      ? exchange.fetch(request, env, ctx)
-      : app.fetch(request, env, ctx);
+  const routed = exchangeApp((a) => a.route('/v1', exchangeOnlyRoutes));
+  const direct = exchangeApp((a) => a.post('/v1/:appSlug/oauth/exchange', exchangeDirectly(routed.fetch)));
+  return (request, env, ctx) => {
+    if (request.method !== 'POST' || !EXCHANGE_URL.test(request.url)) return app.fetch(request, env, ctx);
+    return (isPlainExchange(request) ? direct : routed).fetch(request, env, ctx);
+  };
 }

@@ -3,34 +3,19 @@
  * Rate-limited routes are counted here, before validation or any other work; the exchange's
  * count also redeems the code a well-formed body presents, in the same Durable Object call.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { type AppEnv, getHttpDb } from '../../context';
-import { SERVICE_NAME_RE } from '../../domain/names';
+import type { AppEnv } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
-import { assertKnownApp } from '../../services/auth/apps';
 import { countExchange } from '../../services/auth/exchange';
 import { countIdTokenRequest } from '../../services/auth/rate-limit';
 import { browserRoutes } from './browser';
 import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { jwksRoutes } from './jwks';
 import { nonceRoutes } from './nonce';
-import { clientOf, MAX_BODY_BYTES, oauthGroup } from './shared';
+import { clientOf, knownSlug, MAX_BODY_BYTES, oauthGroup, SCRIPT_CORS } from './shared';
 import { tokenRoutes } from './tokens';
-
-/** The app a counted path names; a path that cannot name one gets no counter of its own. */
-function countedSlug(slug: string | undefined): string {
-  if (slug === undefined || !SERVICE_NAME_RE.test(slug)) throw new OAuthError(404, 'unknown app');
-  return slug;
-}
-
-/** The app of a counted request, which must exist before any counter is touched (404 otherwise). */
-async function knownSlug(c: Context<AppEnv>): Promise<string> {
-  const slug = countedSlug(c.req.param('appSlug'));
-  await assertKnownApp(getHttpDb(c), slug);
-  return slug;
-}
 
 const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
@@ -55,13 +40,7 @@ const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
  * origin, and what proves such a request is in its body (code and verifier, ID token, refresh
  * token), never a cookie. Preflights are answered before any counting.
  */
-const callableFromScripts = cors({
-  origin: '*',
-  allowMethods: ['GET', 'POST'],
-  allowHeaders: ['Content-Type'],
-  exposeHeaders: ['Retry-After'],
-  maxAge: 86400,
-});
+const callableFromScripts = cors(SCRIPT_CORS);
 
 /** The auth service with `groups` mounted, behind the middleware every auth route goes through. */
 function authService(groups: ReturnType<typeof oauthGroup>[]): ReturnType<typeof oauthGroup> {
@@ -87,3 +66,5 @@ export const oauthRoutes = authService([exchangeRoutes, tokenRoutes, nonceRoutes
 
 /** The exchange alone behind the same middleware: what the Worker's fast path serves (app.ts). */
 export const exchangeOnlyRoutes = authService([exchangeRoutes]);
+
+export { exchangeDirectly, isPlainExchange } from './exchange';

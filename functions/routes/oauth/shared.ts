@@ -1,11 +1,12 @@
 /** Pieces shared by the auth service routes under /v1/{appSlug}: OAuth-shaped validation and the path parameter. */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import { type AppEnv, getHttpDb } from '../../context';
 import { clientKey } from '../../domain/client-key';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
+import { assertKnownApp } from '../../services/auth/apps';
 
 /** The largest request body the auth service reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -28,6 +29,31 @@ export function oauthGroup(): OpenAPIHono<AppEnv> {
 
 /** `{appSlug}`: an auth app's app_id. */
 export const AppParam = z.object({ appSlug: z.string().regex(SERVICE_NAME_RE, 'an auth app id') });
+
+/** The app a counted path names; a path that cannot name one gets no counter of its own. */
+function countedSlug(slug: string | undefined): string {
+  if (slug === undefined || !SERVICE_NAME_RE.test(slug)) throw new OAuthError(404, 'unknown app');
+  return slug;
+}
+
+/** The app of a counted request, which must exist before any counter is touched (404 otherwise). */
+export async function knownSlug(c: Context<AppEnv>): Promise<string> {
+  const slug = countedSlug(c.req.param('appSlug'));
+  await assertKnownApp(getHttpDb(c), slug);
+  return slug;
+}
+
+/**
+ * How the token routes, logout and the JWKS answer scripts of any origin (hono's cors options):
+ * what proves such a request is in its body, never a cookie.
+ */
+export const SCRIPT_CORS = {
+  origin: '*',
+  allowMethods: ['GET', 'POST'],
+  allowHeaders: ['Content-Type'],
+  exposeHeaders: ['Retry-After'],
+  maxAge: 86400,
+};
 
 /**
  * The client a request is counted against (CF-Connecting-IP, or CLIENT_IP_HEADER in local runs),
