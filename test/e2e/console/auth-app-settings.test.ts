@@ -1,0 +1,76 @@
+/**
+ * An auth app's Settings in headless Chromium, the parts auth-app.test.ts leaves: the `Enabled`
+ * switch turns the app off and on, and the GitHub provider is saved with its client ID and
+ * secret, the secret never echoed on the page. Every result is checked through the API.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from '../../helpers/browser';
+import { createAuthApp, type Seeded, type Service, seed } from '../../helpers/connections';
+import { signedInPage } from '../../helpers/console';
+
+const baseUrl = inject('baseUrl');
+let browser: Browser;
+let s: Seeded;
+let app: Service;
+
+interface AppBody {
+  id: string;
+  enabled: boolean;
+  providers: { github?: { enabled: boolean; client_id: string; client_secret_set?: boolean } };
+}
+
+async function appNow(): Promise<AppBody> {
+  const res = await s.as.get<{ auth_apps: AppBody[] }>(`/api/v1/projects/${s.project.id}/auth-apps`);
+  expect(res.status, res.text).toBe(200);
+  return res.body.auth_apps.find((a) => a.id === app.id) as AppBody;
+}
+
+async function save(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByRole('status').filter({ hasText: 'Settings saved' }).waitFor();
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  s = await seed(baseUrl, 1);
+  app = await createAuthApp(s.as, s.project.id);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("an auth app's Settings", { timeout: 120_000 }, () => {
+  it("turns the app off and on, and saves GitHub's client ID and secret without ever showing the secret", async () => {
+    const page = await signedInPage(browser, baseUrl, s.token, `/console/projects/${s.project.slug}`);
+    await page.getByRole('link', { name: app.name, exact: true }).click();
+    const enabled = page.getByRole('checkbox', { name: 'Enabled', exact: true });
+    expect(await enabled.isChecked()).toBe(true);
+
+    await enabled.uncheck();
+    await save(page);
+    expect((await appNow()).enabled).toBe(false);
+    expect(await page.getByRole('checkbox', { name: 'Enabled', exact: true }).isChecked()).toBe(false);
+
+    const secret = 'github-secret-never-shown';
+    await page.getByRole('checkbox', { name: 'Enabled', exact: true }).check();
+    await page.getByRole('checkbox', { name: 'GitHub enabled' }).check();
+    await page.getByRole('textbox', { name: 'GitHub client ID' }).fill('Iv1.github-client');
+    await page.getByLabel('GitHub client secret').fill(secret);
+    await save(page);
+    const saved = await appNow();
+    expect(saved.enabled).toBe(true);
+    expect(saved.providers.github).toMatchObject({
+      enabled: true,
+      client_id: 'Iv1.github-client',
+      client_secret_set: true,
+    });
+    expect(JSON.stringify(saved)).not.toContain(secret);
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.getByLabel('GitHub client secret').inputValue()).toBe('');
+    expect(await page.getByRole('textbox', { name: 'GitHub client ID' }).inputValue()).toBe(
+      'Iv1.github-client',
+    );
+    await page.context().close();
+  });
+});
