@@ -7,5 +7,4 @@ export const OVER_BUDGET: Record<string, number> = {
   'POST /api/v1/projects/{id}/databases': 7,
   'POST /api/v1/projects/{id}/buckets': 7,
   'POST /api/v1/projects/{id}/auth-apps': 8,
-  'GET /v1/{appSlug}/auth/{provider}/callback': 3,
 };

@@ -15,8 +15,8 @@ import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import {
   type AuthAppRow,
-  assertKnownApp,
   enabledProvider,
+  findAppBySlug,
   loadEnabledApp,
   type Provider,
   providerSecrets,
@@ -136,15 +136,15 @@ browserRoutes.openapi(
   async (c) => {
     const { appSlug, provider } = c.req.valid('param');
     const query = c.req.valid('query');
-    // A made-up app gets its 404 before any Durable Object is touched.
-    await assertKnownApp(getHttpDb(c), appSlug);
+    // The app is read once, before any Durable Object is touched: a made-up app gets its 404
+    // first. The sign-in's other metadata trip is its user and session (finishSignIn).
+    const reads = getHttpDb(c);
+    const app = await findAppBySlug(reads, appSlug);
+    if (!app) throw new OAuthError(404, 'unknown app');
     const record = query.state ? await takeState(c.get('services').codes, appSlug, query.state) : null;
     if (!record || record.provider !== provider)
       throw new OAuthError(400, 'unknown, used or expired sign-in state');
-    const reads = getHttpDb(c);
-    const app = await loadEnabledApp(reads, appSlug).catch((err: unknown) => {
-      throw err instanceof OAuthError ? new OAuthError(400, 'this app can no longer sign in') : err;
-    });
+    if (!app.enabled) throw new OAuthError(400, 'this app can no longer sign in');
     // The origin list may have changed while the user was at the provider.
     if (app.id !== record.appId || !matchRedirectUri(record.redirectUri, app.allowedOrigins)) {
       throw new OAuthError(400, 'redirect_uri is no longer a registered origin of this app');

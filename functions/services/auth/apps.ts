@@ -21,11 +21,16 @@ export function enabledApp(app: AuthAppRow | undefined): AuthAppRow {
   return app;
 }
 
-/** Loads an enabled app by slug (see `enabledApp`). */
-export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
+/** The app `slug` names (noted as known when there is one), or undefined. */
+export async function findAppBySlug(db: Queryable, slug: string): Promise<AuthAppRow | undefined> {
   const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
   if (app) rememberApp(slug);
-  return enabledApp(app);
+  return app;
+}
+
+/** Loads an enabled app by slug (see `enabledApp`). */
+export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
+  return enabledApp(await findAppBySlug(db, slug));
 }
 
 /** How long an isolate trusts that an app it has seen still exists. */

@@ -13,9 +13,9 @@ import type { AuthAppRow } from './apps';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
 import { PROVIDERS } from './providers';
-import { issueSession, prepareCodeSession } from './sessions';
+import { type OpenedSession, openedSessionBody, openSession } from './sessions';
 import { currentSigningKey } from './signing-keys';
-import { REFUSAL_MESSAGE, signInIdentity, toUserBody } from './users';
+import { type ProviderIdentity, REFUSAL_MESSAGE, type SignInRefusal, signInIdentity } from './users';
 
 /** What finishing a sign-in needs. */
 export interface FinishSignIn {
@@ -69,31 +69,45 @@ async function identify(input: FinishSignIn) {
   });
 }
 
+/**
+ * The user `who` signs in as and their new session: a returning user in one statement; a new
+ * identity is linked or made a user first (signInIdentity). A refusal when the sign-in is refused.
+ */
+async function signInSession(
+  input: FinishSignIn,
+  who: ProviderIdentity,
+): Promise<OpenedSession | SignInRefusal> {
+  const returning = await openSession(input.reads, { appId: input.app.id, who });
+  if (returning) return returning;
+  const result = await signInIdentity(input.reads, input.app.id, who, { known: null });
+  if (!result.ok) return result.refusal;
+  return (await openSession(input.reads, { userId: result.user.id })) ?? 'disabled';
+}
+
 /** Identifies the user and returns the redirect: code (PKCE), tokens in the fragment (web), or error. */
 export async function finishSignIn(input: FinishSignIn): Promise<string> {
   const { record } = input;
   try {
     const who = await identify(input);
-    const result = await signInIdentity(input.reads, input.app.id, who);
-    if (!result.ok) return errorLocation(record, REFUSAL_MESSAGE[result.refusal]);
+    // The web flow hands tokens to https origins only; the start route already refused the rest.
+    if (!record.challenge && !isHttpsRedirect(record.redirectUri))
+      return errorLocation(record, 'PKCE is required for this redirect_uri');
+    const signingKey = await currentSigningKey(input.reads, input.config, input.app);
+    const opened = await signInSession(input, who);
+    if (typeof opened === 'string') return errorLocation(record, REFUSAL_MESSAGE[opened]);
     if (record.challenge) {
-      const refreshCiphertext = await prepareCodeSession(input.reads, input.config, result.user);
-      if (refreshCiphertext === null) return errorLocation(record, REFUSAL_MESSAGE.disabled);
       const code = await issueCode(input.codes, input.slug, {
         appId: input.app.id,
-        userId: result.user.id,
+        userId: opened.user.id,
         challenge: record.challenge,
         redirectUri: record.redirectUri,
-        user: toUserBody(result.user),
-        refreshCiphertext,
-        signingKey: await currentSigningKey(input.reads, input.config, input.app),
+        user: opened.user,
+        refreshCiphertext: await input.config.keyring.encrypt(opened.refreshToken),
+        signingKey,
       });
       return withParams(record.redirectUri, '?', { code, state: record.clientState });
     }
-    // The web flow hands tokens to https origins only; the start route already refused the rest.
-    if (!isHttpsRedirect(record.redirectUri))
-      return errorLocation(record, 'PKCE is required for this redirect_uri');
-    const session = await issueSession(input.reads, input.config, input.app, result.user);
+    const session = await openedSessionBody(input.config, input.app.appId, signingKey, opened);
     return withParams(record.redirectUri, '#', {
       access_token: session.access_token,
       refresh_token: session.refresh_token,

@@ -12,7 +12,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { newId, newSecret } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
 import { currentSigningKey, ensureSigningKeys, publicJwks, signerOf } from './signing-keys';
-import { type AuthUserRow, REFUSAL_MESSAGE, toUserBody, type UserBody } from './users';
+import { type AuthUserRow, type ProviderIdentity, REFUSAL_MESSAGE, toUserBody, type UserBody } from './users';
 
 /** Access tokens live 15 minutes. */
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
@@ -102,6 +102,16 @@ export async function issueSession(
   return body(config, app.appId, signingKey, toUserBody(user), refresh.token);
 }
 
+/** The session body of a session just opened: its refresh token and an access token signed with `signingKey`. */
+export function openedSessionBody(
+  config: Config,
+  slug: string,
+  signingKey: StoredSigningKey,
+  opened: OpenedSession,
+): Promise<SessionBody> {
+  return body(config, slug, signingKey, opened.user, opened.refreshToken);
+}
+
 /** Reads a user row selected by raw SQL (snake_case columns). */
 function userFromRow(row: Record<string, unknown>): UserBody {
   const created = row.created_at;
@@ -116,32 +126,49 @@ function userFromRow(row: Record<string, unknown>): UserBody {
   };
 }
 
+/** A session just opened for a user: the user object and the refresh token (not yet encrypted). */
+export interface OpenedSession {
+  user: UserBody;
+  refreshToken: string;
+}
+
+/** Whose session {@link openSession} opens: a user by id, or the user an app's provider identity signs in as. */
+export type SessionOf =
+  | { userId: string }
+  | { appId: string; who: Pick<ProviderIdentity, 'provider' | 'subject'> };
+
 /**
- * Stores the refresh token of the session a one-time code will open, when the code is issued,
- * so the exchange itself needs no Postgres. The row is written only while the user is not
- * disabled, holding the user row (FOR SHARE) against a concurrent disable, whose revocation
- * then covers it. Returns the token encrypted for the code record, or null if the user is
- * disabled or gone.
+ * Opens a session for a user who signed in, in one statement, when its refresh token goes into
+ * a one-time code (so the exchange needs no Postgres) or straight to the browser: the user
+ * `of` names (a returning user found by their identity: their sign-in and session in one trip)
+ * and a refresh token written only while the user is not disabled, holding the user row (FOR
+ * SHARE) against a concurrent disable, whose revocation then covers it. `disabled` for a
+ * disabled user; undefined when there is no such user (an identity the app does not know yet).
  */
-export async function prepareCodeSession(
+export async function openSession(
   db: Queryable,
-  config: Config,
-  user: AuthUserRow,
-): Promise<string | null> {
+  of: SessionOf,
+): Promise<OpenedSession | 'disabled' | undefined> {
+  const users =
+    'userId' in of
+      ? sql`SELECT u.* FROM auth_users u WHERE u.id = ${of.userId}::uuid`
+      : sql`SELECT u.* FROM auth_identities i JOIN auth_users u ON u.id = i.user_id
+             WHERE i.auth_app_id = ${of.appId}::uuid AND i.provider = ${of.who.provider} AND i.subject = ${of.who.subject}`;
   const refresh = await newRefresh();
-  const inserted = await rowsOf<{ id: string }>(
+  const [row] = await rowsOf<Record<string, unknown>>(
     db,
     sql`
-    WITH u AS (
-      SELECT id, auth_app_id FROM auth_users WHERE id = ${user.id}::uuid AND NOT disabled FOR SHARE
+    WITH u AS (${users} FOR SHARE OF u),
+    session AS (
+      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
+      SELECT ${newId()}::uuid, u.auth_app_id, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
+      FROM u WHERE NOT u.disabled
+      RETURNING id
     )
-    INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
-    SELECT ${newId()}::uuid, u.auth_app_id, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
-    FROM u
-    RETURNING id`,
+    SELECT u.*, EXISTS (SELECT 1 FROM session) AS opened FROM u`,
   );
-  if (inserted.length !== 1) return null;
-  return config.keyring.encrypt(refresh.token);
+  if (!row) return undefined;
+  return row.opened === true ? { user: userFromRow(row), refreshToken: refresh.token } : 'disabled';
 }
 
 /**
