@@ -263,3 +263,21 @@ export interface Session {
   token_type: string;
   user: Record<string, unknown>;
 }
+
+/**
+ * Browser sign-ins to the app of `setup` (read when called): `start` GETs /auth/{provider} with
+ * `query`, `withPkce` is the query of a sign-in to `redirect_uri` with the setup's S256 challenge.
+ */
+export function browserSignIns(
+  setup: () => { worker: ExtraWorker; app: TestAuthApp; pkce: { challenge: string } },
+) {
+  return {
+    start: (query: Record<string, string>, provider = 'google', slug = setup().app.slug) =>
+      api(setup().worker.baseUrl).get(`/v1/${slug}/auth/${provider}?${new URLSearchParams(query)}`),
+    withPkce: (redirect_uri: string) => ({
+      redirect_uri,
+      code_challenge: setup().pkce.challenge,
+      code_challenge_method: 'S256',
+    }),
+  };
+}
