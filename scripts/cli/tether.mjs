@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 // @ts-check
 /**
  * tether: the command-line tool of the Tether management API. Plain JavaScript modules with

@@ -6,7 +6,7 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The entry file exactly as package.json's `bin` names it. */
@@ -72,22 +72,32 @@ function childEnv(home: CliHome, extra: ExtraEnv): Record<string, string> {
   );
 }
 
-/** Starts the tool with `args`; stdin is a pipe (not a terminal). */
+/**
+ * Starts the tool with `args`; stdin is a pipe (not a terminal). `installed`: run the file itself,
+ * through its `#!` line, as `tether` on the PATH does, instead of `node <file>`.
+ */
 export function spawnCli(
   home: CliHome,
   args: string[],
   extraEnv: ExtraEnv = {},
+  installed = false,
 ): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: home.cwd, env: childEnv(home, extraEnv) });
+  const env = childEnv(home, extraEnv);
+  if (!installed) return spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: home.cwd, env });
+  // The `#!/usr/bin/env` line finds this very Node first on the PATH.
+  return spawn(CLI_ENTRY, args, {
+    cwd: home.cwd,
+    env: { ...env, PATH: `${dirname(process.execPath)}:${env.PATH}` },
+  });
 }
 
 /** Runs the tool to its end (at most `timeoutMs`), feeding `input` on stdin. */
 export function runCli(
   home: CliHome,
   args: string[],
-  opts: { env?: ExtraEnv; input?: string; timeoutMs?: number } = {},
+  opts: { env?: ExtraEnv; input?: string; timeoutMs?: number; installed?: boolean } = {},
 ): Promise<CliResult> {
-  const child = spawnCli(home, args, opts.env);
+  const child = spawnCli(home, args, opts.env, opts.installed);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {

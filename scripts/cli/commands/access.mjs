@@ -195,7 +195,8 @@ const SECRET_OPTIONS = /** @param {Command} c */ (c) =>
   c
     .option('--json', 'print the API answer as JSON')
     .option('--env-file <file>', 'write the secret to this file (mode 0600) instead of the terminal')
-    // Node 20 reads `--env-file` for itself even after the script's name; this spelling always works.
+    // Node 20 reads `--env-file` for itself even after the script's name (tether.mjs's `#!` line
+    // ends Node's options with `--`, but `node tether.mjs …` does not); this spelling always works.
     .option('--write-env <file>', 'the same as --env-file')
     .option('-y, --yes', 'replace a file tether did not write (a backup is kept)');
 
