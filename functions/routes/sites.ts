@@ -1,9 +1,12 @@
 /** Sites of a project (CONTRACT §4). */
 import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
+import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { projectIdOf } from '../services/principal';
 import { sitesOfProject } from '../services/reads';
-import { createSite, deleteSite } from '../services/sites';
+import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
+import { createSite } from '../services/sites';
 import { connectionDeps } from './connection-schemas';
 import { access, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
 
@@ -70,12 +73,20 @@ sitesRoutes.openapi(
         siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
       }),
     },
+    middleware: [readsCaller],
     responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
   }),
   async (c) => {
     const params = c.req.valid('param');
+    // The caller, the site and the services its own credentials are of in one trip; then one batch.
+    const answers = await readWithCaller(
+      c,
+      siteRemovalQueries(getHttpDb(c), projectIdOf(params.id), params.siteId),
+    );
     const { project } = await access(c, params.id, 'write');
-    await deleteSite(connectionDeps(c), project.id, params.siteId);
+    const { found, targets } = siteRemovalFrom(answers);
+    if (!found) throw new ApiError('NOT_FOUND', 'site not found');
+    await removeSite(connectionDeps(c), project.id, params.siteId, targets);
     return c.json({ deleted: true as const }, 200);
   },
 );

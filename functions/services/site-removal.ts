@@ -1,28 +1,97 @@
-/** What deleting a site takes with it: its connections, their own credentials and its managed key. */
-import { eq } from 'drizzle-orm';
-import type { Tx } from '../../db/client';
-import { connections, credentialCleanups } from '../../db/schema';
-import { newId } from '../lib/ids';
+/**
+ * What deleting a site takes with it (issue 19: two metadata round trips): its connections, the
+ * removal of their own credentials and, by cascade, its managed key and deploys. The caller,
+ * the site and the services whose credentials its connections hold are read in one trip
+ * ({@link siteRemovalQueries}); the site and its connections go in one batch
+ * ({@link removeSite}); the credentials are dropped after it, as on a disconnect.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb } from '../../db/client';
+import { buckets, connections, databases, sites } from '../../db/schema';
+import { siteRef } from '../domain/names';
+import { afterCommit, type CommitDeps } from './connections/apply';
+import { targetsOf } from './connections/plan';
 import type { CleanupRef } from './connections/write';
+import type { CredentialTarget } from './credentials/connection-credential';
+import { guardRows, runGuarded } from './guarded-write';
+import { siteIs, siteOfProject } from './sites';
+
+/** Where a row of `sites` is site `siteId` (its id or its slug) of the project `projectId` gives. */
+const siteWhere = (projectId: string | SQL, siteId: string) => siteIs(projectId, siteRef(siteId));
 
 /**
- * Deletes the site's connections and records the removal of their own credentials; returns the
- * cleanups, for the caller to enqueue once the transaction has committed.
+ * The reads of a site's removal, not yet sent (with the caller's lookup): site `siteId` (its id
+ * or its slug) of the project `projectId` gives, and the databases and buckets whose own
+ * credentials its connections hold, so they are dropped without reading them again. Decode
+ * with {@link siteRemovalFrom}.
  */
-export async function removeSiteConnections(tx: Tx, siteId: string): Promise<CleanupRef[]> {
-  const removed = await tx.delete(connections).where(eq(connections.siteId, siteId)).returning({
-    kind: connections.kind,
-    resourceId: connections.resourceId,
-    name: connections.credentialName,
-  });
-  const owned = removed.filter((r) => r.name && r.kind !== 'auth_app');
-  if (owned.length === 0) return [];
-  const rows = owned.map((r) => ({
-    id: newId(),
-    kind: r.kind as 'database' | 'bucket',
-    resourceId: r.resourceId,
-    credentialName: r.name as string,
+export function siteRemovalQueries(db: HttpDb, projectId: SQL, siteId: string): BatchQuery[] {
+  const held = (kind: 'database' | 'bucket') =>
+    sql`select ${connections.resourceId} from ${connections} join ${sites} on ${sites.id} = ${connections.siteId}
+         where ${siteWhere(projectId, siteId)} and ${connections.kind} = ${kind}
+           and ${connections.credentialName} is not null`;
+  return [
+    siteOfProject(db, projectId, siteId),
+    db
+      .select()
+      .from(databases)
+      .where(sql`${databases.id} in (${held('database')})`),
+    db
+      .select()
+      .from(buckets)
+      .where(sql`${buckets.id} in (${held('bucket')})`),
+  ];
+}
+
+/** What {@link siteRemovalQueries} read: whether the site exists and the services its credentials are of. */
+export function siteRemovalFrom(answers: readonly unknown[]): {
+  found: boolean;
+  targets: Map<string, CredentialTarget>;
+} {
+  const [site, ...targets] = answers;
+  return { found: (site as unknown[]).length > 0, targets: targetsOf(targets) };
+}
+
+/**
+ * Deletes site `siteId` (its id or its slug) of the project in one batch: its connections, a
+ * cleanup row for each own credential they held, then the site (404, nothing changed, when it
+ * is gone). The credentials are then dropped at once (`targets`: the services read with the
+ * caller), the queue retrying what fails.
+ */
+export async function removeSite(
+  deps: CommitDeps & { reads: HttpDb },
+  projectId: string,
+  siteId: string,
+  targets: ReadonlyMap<string, CredentialTarget>,
+): Promise<void> {
+  const db = deps.reads;
+  const where = siteWhere(projectId, siteId);
+  const [made] = await runGuarded(db, [
+    db.execute<{ id: string; kind: 'database' | 'bucket'; resource_id: string; credential_name: string }>(sql`
+      with removed as (
+        delete from connections where site_id = (select ${sites.id} from ${sites} where ${where} for update)
+        returning kind, resource_id, credential_name
+      )
+      insert into credential_cleanups (id, kind, resource_id, credential_name)
+      select gen_random_uuid(), kind, resource_id, credential_name from removed
+       where credential_name is not null and kind <> 'auth_app'
+      returning id, kind, resource_id, credential_name`),
+    db.execute(
+      guardRows(sql`delete from ${sites} where ${where} returning ${sites.id}`, {
+        code: 'NOT_FOUND',
+        message: 'site not found',
+      }),
+    ),
+  ]);
+  const cleanups: CleanupRef[] = (
+    made as {
+      rows: Array<{ id: string; kind: 'database' | 'bucket'; resource_id: string; credential_name: string }>;
+    }
+  ).rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    resourceId: r.resource_id,
+    credentialName: r.credential_name,
   }));
-  await tx.insert(credentialCleanups).values(rows);
-  return rows;
+  await afterCommit(deps, { inserted: [], deliveryIds: [], cleanups }, targets);
 }

@@ -6,8 +6,6 @@ import { sites } from '../../db/schema';
 import { type SiteRef, siteRef } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
-import { afterCommit, type CommitDeps } from './connections/apply';
-import { removeSiteConnections } from './site-removal';
 
 export type { SiteRow };
 
@@ -44,22 +42,4 @@ export async function findSite(db: HttpDb, projectId: string, siteId: string): P
   const [site] = await siteOfProject(db, projectId, siteId);
   if (!site) throw new ApiError('NOT_FOUND', 'site not found');
   return site;
-}
-
-/**
- * Deletes the site with its connections; their credentials go at once, as on a disconnect (the
- * queue retries what fails). `siteId` is its id or its slug; 404 when the project has no such site.
- */
-export async function deleteSite(deps: CommitDeps, projectId: string, siteId: string): Promise<void> {
-  const ref = siteRef(siteId);
-  if (ref === null) throw new ApiError('NOT_FOUND', 'site not found');
-  const cleanups = await deps.db.transaction(async (tx) => {
-    const [site] = await tx.select({ id: sites.id }).from(sites).where(siteIs(projectId, ref)).for('update');
-    if (!site) return null;
-    const ids = await removeSiteConnections(tx, site.id);
-    await tx.delete(sites).where(eq(sites.id, site.id));
-    return ids;
-  });
-  if (!cleanups) throw new ApiError('NOT_FOUND', 'site not found');
-  await afterCommit(deps, { inserted: [], deliveryIds: [], cleanups });
 }

@@ -83,10 +83,18 @@ export function writeRequests(world: RoundTripWorld): Record<string, () => Promi
       path: `${base()}/sites`,
       body: { slug: uniqueName('s') },
     }),
-    'DELETE /api/v1/projects/{id}/sites/{siteId}': async () => ({
-      method: 'DELETE',
-      path: `${base()}/sites/${await freshSite()}`,
-    }),
+    'DELETE /api/v1/projects/{id}/sites/{siteId}': async () => {
+      // A site holding credentials of its own: the count covers dropping them.
+      const site = await freshSite();
+      for (const [kind, service] of [
+        ['database', f.database],
+        ['bucket', f.bucket],
+      ] as const) {
+        const res = await s.as.post(`${base()}/sites/${site}/connections`, { kind, resource_id: service.id });
+        expect(res.status, res.text).toBe(201);
+      }
+      return { method: 'DELETE', path: `${base()}/sites/${site}` };
+    },
     'POST /api/v1/projects/{id}/databases': async () => ({
       method: 'POST',
       path: `${base()}/databases`,
