@@ -2,6 +2,8 @@
  * Logging in to the local cluster as an app would (with `pg`), and reaching the cluster as its
  * admin through the Neon driver from Node (which needs `ws` as its WebSocket).
  */
+
+import { Socket } from 'node:net';
 import { neonConfig } from '@neondatabase/serverless';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -71,5 +73,38 @@ export async function sqlState(client: pg.Client, sql: string): Promise<string |
     return null;
   } catch (err) {
     return (err as { code?: string }).code ?? 'unknown';
+  }
+}
+
+/** Whether `user` can log in to the cluster (on 127.0.0.1) from source address `from`. */
+export async function canLoginFrom(
+  from: string,
+  database: string,
+  user: string,
+  password: string,
+): Promise<boolean> {
+  // A socket bound to `from` before it connects: the loopback range gives several source addresses.
+  class BoundSocket extends Socket {
+    override connect(...args: unknown[]): this {
+      const [port, host] = args as [number, string];
+      return super.connect({ port, host, localAddress: from });
+    }
+  }
+  const client = new pg.Client({
+    host: '127.0.0.1',
+    port: inject('pgPort'),
+    user,
+    password,
+    database,
+    connectionTimeoutMillis: 5_000,
+    stream: () => new BoundSocket(),
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
   }
 }

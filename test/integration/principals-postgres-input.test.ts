@@ -1,0 +1,109 @@
+/**
+ * What a PostgreSQL principal's create takes (CONTRACT §7): bad input 400 naming the field, a
+ * taken name 409, nothing made; a source allowlist kept normalised and enforced by the cluster.
+ */
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
+import { metadata, type Seeded, seed } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
+import { canLoginFrom } from '../helpers/pg-login';
+import { postgresPrincipals } from '../helpers/postgres-principals';
+
+let world: Seeded;
+const sessions: pg.Client[] = [];
+
+beforeAll(async () => {
+  world = await seed(api().baseUrl, 1);
+});
+afterAll(async () => {
+  for (const s of sessions) await s.end().catch(() => undefined);
+});
+
+const { database, principal } = postgresPrincipals(() => world, sessions);
+
+describe('database principals', () => {
+  it('refuses bad input with 400 and a taken name with 409 NAME_TAKEN, making nothing', async () => {
+    const db = await database();
+    await principal(db.base, { name: 'taken', level: 'connect' });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ name: 'x', level: 'read' }, 'level'],
+      [{ name: 'x', level: 'connect', allowed_sources: ['10.0.0.0/33'] }, 'allowed_sources[0]'],
+      [{ name: 'x', level: 'connect', allowed_sources: ['nope'] }, 'allowed_sources[0]'],
+      [{ name: 'x', level: 'connect', expires_at: 'tomorrow' }, 'expires_at'],
+      [
+        { name: 'x', level: 'connect', expires_at: new Date(Date.now() - 60_000).toISOString() },
+        'expires_at',
+      ],
+      [
+        { name: 'x', level: 'connect', expires_at: new Date(Date.now() + 400 * 86400_000).toISOString() },
+        'expires_at',
+      ],
+      [{ name: 'Bad Name', level: 'connect' }, 'name'],
+    ];
+    const before = await metadata('select count(*)::int as n from principals where resource_id = $1', [
+      db.id,
+    ]);
+    for (const [body, field] of cases) {
+      const res = await world.as.post<{ error: { code: string; field?: string } }>(
+        `${db.base}/principals`,
+        body,
+      );
+      expect([res.status, res.body.error?.field], JSON.stringify(body)).toEqual([400, field]);
+    }
+    const dup = await world.as.post<{ error: { code: string } }>(`${db.base}/principals`, {
+      name: 'taken',
+      level: 'read-only',
+    });
+    expect([dup.status, dup.body.error.code]).toEqual([409, 'NAME_TAKEN']);
+    const after = await metadata('select count(*)::int as n from principals where resource_id = $1', [db.id]);
+    expect(after).toEqual(before);
+    expect(
+      (
+        await world.as.post(
+          `/api/v1/projects/${world.project.id}/databases/${crypto.randomUUID()}/principals`,
+          { name: 'x', level: 'connect' },
+        )
+      ).status,
+    ).toBe(404);
+  });
+
+  it('a normalised allowlist is kept: bare addresses become /32 and /128, host bits are cleared', async () => {
+    const db = await database();
+    const p = await principal(db.base, {
+      name: 'pinned',
+      level: 'connect',
+      allowed_sources: ['203.0.113.7', '10.1.2.3/8', '2001:db8::1'],
+    });
+    expect(p.allowed_sources).toEqual(['203.0.113.7/32', '10.0.0.0/8', '2001:db8::1/128']);
+  });
+
+  it('a source allowlist is enforced by the cluster: from 127.0.0.2 refused, from inside allowed', async () => {
+    const db = await database();
+    const pinned = await principal(db.base, {
+      name: 'office',
+      level: 'read-only',
+      allowed_sources: ['127.0.0.1'],
+    });
+    const open = await principal(db.base, { name: 'anywhere', level: 'read-only' });
+    const partner = await principal(db.base, {
+      name: 'partner',
+      level: 'read-only',
+      allowed_sources: ['127.0.0.2/32'],
+    });
+    // The local stack's network-policy receiver writes the host rules and reloads within seconds.
+    await eventually(
+      async () => [
+        await canLoginFrom('127.0.0.2', db.physical, pinned.username, pinned.password),
+        await canLoginFrom('127.0.0.1', db.physical, partner.username, partner.password),
+      ],
+      (refused) => refused.every((ok) => !ok),
+      20_000,
+      'host rules applied',
+    );
+    expect(await canLoginFrom('127.0.0.1', db.physical, pinned.username, pinned.password)).toBe(true);
+    expect(await canLoginFrom('127.0.0.2', db.physical, partner.username, partner.password)).toBe(true);
+    // Without an allowlist the cluster's own rules apply (the local stack accepts 127.0.0.1 only).
+    expect(await canLoginFrom('127.0.0.1', db.physical, open.username, open.password)).toBe(true);
+  });
+});
