@@ -10,7 +10,6 @@ import type { DatabaseLevel } from '../../functions/domain/levels';
 import { type Bindings, loadConfig } from '../../functions/env';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import {
-  type CredentialTarget,
   createConnectionCredential,
   dropCredential,
   rotateCredential,
@@ -19,34 +18,15 @@ import {
 import type { DatabaseRow } from '../../functions/services/databases';
 import { freePort } from '../../scripts/local/net';
 import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
+import { databaseTarget } from '../helpers/credential-targets';
 
 let atlas: AtlasStandIn;
 let adapters: Adapters;
 const config = () => loadConfig(inject('workerEnv') as unknown as Bindings);
 const physical = `docs_${randomLowerAlnum(8)}`;
 
-function target(over: Partial<DatabaseRow> = {}): CredentialTarget {
-  return {
-    kind: 'database',
-    resource: {
-      id: crypto.randomUUID(),
-      projectId: crypto.randomUUID(),
-      name: 'docs',
-      engine: 'mongodb',
-      replicaSet: true,
-      status: 'running',
-      physicalName: physical,
-      mainUser: `u_${physical}`,
-      mainPasswordCiphertext: 'unused',
-      readerUser: null,
-      readerPasswordCiphertext: null,
-      readerHanded: false,
-      deletedAt: null,
-      createdAt: new Date(),
-      ...over,
-    },
-  };
-}
+const target = (over: Partial<DatabaseRow> = {}) =>
+  databaseTarget(physical, { name: 'docs', engine: 'mongodb', ...over });
 
 async function own(level: DatabaseLevel) {
   const made = await createConnectionCredential(adapters, config(), target(), { kind: 'database', level });

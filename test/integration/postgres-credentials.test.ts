@@ -14,7 +14,6 @@ import { type Bindings, loadConfig } from '../../functions/env';
 import { ApiError } from '../../functions/lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
 import {
-  type CredentialTarget,
   createConnectionCredential,
   dropCredential,
   rotateCredential,
@@ -22,6 +21,7 @@ import {
 } from '../../functions/services/credentials/connection-credential';
 import type { DatabaseRow } from '../../functions/services/databases';
 import { freePort } from '../../scripts/local/net';
+import { databaseTarget } from '../helpers/credential-targets';
 import { eventually } from '../helpers/eventually';
 import { canLogin, localPostgresAdmin, loginAs, sqlState, superuser } from '../helpers/pg-login';
 
@@ -35,29 +35,7 @@ const mainUser = `u_${physical}`;
 const mainPassword = randomPassword();
 const sessions: pg.Client[] = [];
 
-function dbRow(over: Partial<DatabaseRow> = {}): DatabaseRow {
-  return {
-    id: crypto.randomUUID(),
-    projectId: crypto.randomUUID(),
-    name: 'main',
-    engine: 'postgresql',
-    replicaSet: true,
-    status: 'running',
-    physicalName: physical,
-    mainUser,
-    mainPasswordCiphertext: 'unused',
-    readerUser: null,
-    readerPasswordCiphertext: null,
-    readerHanded: false,
-    deletedAt: null,
-    createdAt: new Date(),
-    ...over,
-  };
-}
-const target = (over: Partial<DatabaseRow> = {}): CredentialTarget => ({
-  kind: 'database',
-  resource: dbRow(over),
-});
+const target = (over: Partial<DatabaseRow> = {}) => databaseTarget(physical, over);
 
 async function own(level: DatabaseLevel): Promise<{ name: string; secret: string }> {
   const made = await createConnectionCredential(adapters, config(), target(), { kind: 'database', level });
