@@ -3,13 +3,15 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 
-/** CONTRACT §3–§5 and the specification's management routes (connections, per-service sites), in OpenAPI path form. */
+/** CONTRACT §3–§5 and §7–§9's routes and the specification's management routes (connections, per-service sites), in OpenAPI path form. */
 const EXPECTED: Array<[string, string]> = [
   ['post', '/api/v1/accounts'],
   ['get', '/api/v1/account'],
   ['post', '/api/v1/account/tokens'],
   ['delete', '/api/v1/account/tokens/{tokenId}'],
   ['post', '/api/v1/account/sessions'],
+  ['get', '/api/v1/account/sessions'],
+  ['delete', '/api/v1/account/sessions/{sessionId}'],
   ['post', '/api/v1/projects'],
   ['get', '/api/v1/projects'],
   ['get', '/api/v1/projects/{id}'],
@@ -46,6 +48,22 @@ const EXPECTED: Array<[string, string]> = [
   ['post', '/api/v1/projects/{id}/sites/{siteId}/connections'],
   ['delete', '/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}'],
   ['post', '/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate'],
+  ['post', '/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote'],
+  ['get', '/api/v1/projects/{id}/databases/{dbId}/credentials'],
+  ['post', '/api/v1/projects/{id}/databases/{dbId}/credentials/rotate'],
+  ['get', '/api/v1/projects/{id}/buckets/{bucketId}/credentials'],
+  ['post', '/api/v1/projects/{id}/buckets/{bucketId}/credentials/rotate'],
+  ['post', '/api/v1/projects/{id}/databases/{dbId}/principals'],
+  ['get', '/api/v1/projects/{id}/databases/{dbId}/principals'],
+  ['post', '/api/v1/projects/{id}/databases/{dbId}/principals/{principalId}/rotate'],
+  ['delete', '/api/v1/projects/{id}/databases/{dbId}/principals/{principalId}'],
+  ['post', '/api/v1/projects/{id}/buckets/{bucketId}/principals'],
+  ['get', '/api/v1/projects/{id}/buckets/{bucketId}/principals'],
+  ['post', '/api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}/rotate'],
+  ['delete', '/api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}'],
+  ['get', '/api/v1/projects/{id}/databases/{dbId}/access'],
+  ['get', '/api/v1/projects/{id}/buckets/{bucketId}/access'],
+  ['get', '/api/v1/projects/{id}/auth-apps/{authAppId}/access'],
   ['get', '/api/v1/databases/{id}/sites'],
   ['put', '/api/v1/databases/{id}/sites'],
   ['get', '/api/v1/storage/{id}/sites'],
@@ -92,6 +110,9 @@ describe('error responses in the OpenAPI document', () => {
       ['post', `${conns}/{kind}/{resourceId}/rotate`],
       ['put', '/api/v1/databases/{id}/sites'],
       ['post', '/api/v1/projects/{id}/databases'],
+      ['post', '/api/v1/projects/{id}/databases/{dbId}/principals'],
+      ['post', '/api/v1/projects/{id}/buckets/{bucketId}/principals'],
+      ['post', '/api/v1/projects/{id}/databases/{dbId}/credentials/rotate'],
     ] as const) {
       expect(Object.keys(paths[path]?.[method]?.responses ?? {}), `${method} ${path}`).toEqual(
         expect.arrayContaining(['409', '503']),
