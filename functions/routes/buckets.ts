@@ -5,6 +5,7 @@ import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import {
   type BucketRow,
+  bucketCreationQueries,
   bucketOf,
   bucketQuery,
   createBucket,
@@ -13,9 +14,19 @@ import {
 } from '../services/buckets';
 import { retryOnConcurrentChange } from '../services/connections/retry';
 import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
+import { creationReadFrom } from '../services/new-service-write';
 import { projectIdOf } from '../services/principal';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
+import {
+  access,
+  callerBeforeBody,
+  callerBeforeMalformedJson,
+  iso,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+  requireUuid,
+} from './shared';
 
 const BucketSchema = z
   .object({ id: z.string(), name: z.string(), region: z.string(), created_at: z.string() })
@@ -35,6 +46,7 @@ bucketsRoutes.openapi(
     path: '/projects/{id}/buckets',
     tags: ['buckets'],
     summary: 'Create a bucket (connected to the only site of a one-site project)',
+    middleware: [readsCaller, callerBeforeMalformedJson],
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -52,18 +64,19 @@ bucketsRoutes.openapi(
     responses: { 201: json(BucketSchema, 'the bucket'), ...errorResponses(409, 503) },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'write');
-    const config = c.get('config');
+    const ref = c.req.valid('param').id;
+    // One read with the caller: the project's buckets (names) and its only site with its connections.
+    const answers = await readWithCaller(c, bucketCreationQueries(getHttpDb(c), projectIdOf(ref)));
+    const { project } = await access(c, ref, 'write');
     const row = await createBucket(
-      getDb(c),
-      config,
-      c.get('services').adapters,
+      connectionDeps(c),
       project.id,
       c.req.valid('json'),
-      c.get('services').queue,
+      creationReadFrom<BucketRow>(answers),
     );
     return c.json(toBucket(row), 201);
   },
+  callerBeforeBody,
 );
 
 bucketsRoutes.openapi(

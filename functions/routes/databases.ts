@@ -10,15 +10,26 @@ import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connectio
 import {
   createDatabase,
   type DatabaseRow,
+  databaseCreationQueries,
   databaseOf,
   databaseQuery,
   deleteDatabase,
   listDatabases,
   setDatabaseRunning,
 } from '../services/databases';
+import { creationReadFrom } from '../services/new-service-write';
 import { projectIdOf } from '../services/principal';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
+import {
+  access,
+  callerBeforeBody,
+  callerBeforeMalformedJson,
+  iso,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+  requireUuid,
+} from './shared';
 
 const DatabaseSchema = z
   .object({
@@ -50,6 +61,7 @@ databasesRoutes.openapi(
     path: '/projects/{id}/databases',
     tags: ['databases'],
     summary: 'Create a database (connected to the only site of a one-site project)',
+    middleware: [readsCaller, callerBeforeMalformedJson],
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -65,13 +77,13 @@ databasesRoutes.openapi(
     responses: { 201: json(DatabaseSchema, 'the database'), ...errorResponses(409, 503) },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'write');
+    const ref = c.req.valid('param').id;
     const body = c.req.valid('json');
-    const config = c.get('config');
+    // One read with the caller: the project's databases (names) and its only site with its connections.
+    const answers = await readWithCaller(c, databaseCreationQueries(getHttpDb(c), projectIdOf(ref)));
+    const { project } = await access(c, ref, 'write');
     const row = await createDatabase(
-      getDb(c),
-      config,
-      c.get('services').adapters,
+      connectionDeps(c),
       project.id,
       {
         name: body.name,
@@ -79,10 +91,11 @@ databasesRoutes.openapi(
         // Only MongoDB has replica sets; they are the default there.
         replicaSet: body.engine === 'mongodb' ? (body.replica_set ?? true) : false,
       },
-      c.get('services').queue,
+      creationReadFrom<DatabaseRow>(answers),
     );
     return c.json(toDatabase(row), 201);
   },
+  callerBeforeBody,
 );
 
 databasesRoutes.openapi(

@@ -1,20 +1,17 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Db, Queryable } from '../../db/client';
+import type { BatchQuery, HttpDb, Queryable } from '../../db/client';
 import type { BucketRow } from '../../db/rows';
 import { buckets } from '../../db/schema';
-import type { Adapters } from '../adapters';
-import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, randomLowerAlnum } from '../lib/ids';
-import type { ProvisioningMessage } from '../queues/messages';
 import { bucketCleanupsFrom, queueBucketKeyCleanups } from './access/principal-removal';
 import { provisionBucket } from './bucket-provisioning';
-import { afterCommit, type StagedPlan, type WriteDeps } from './connections/apply';
+import { afterCommit, type WriteDeps } from './connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from './connections/service-removal';
 import { guardRows } from './guarded-write';
-import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
+import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
 
 export type { BucketRow };
 
@@ -51,17 +48,28 @@ export function bucketOf(rows: BucketRow[]): BucketRow {
   return row;
 }
 
-/** Creates a bucket record (and the initial connection, whose own key is made first). */
+/**
+ * The reads a bucket's creation makes with its caller, not yet sent: the project's live buckets
+ * (for the name checks), then its only site's (initialSiteQueries). Decode with creationReadFrom.
+ */
+export function bucketCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
+  return [listBuckets(db, projectId), ...initialSiteQueries(db, projectId)];
+}
+
+/**
+ * Creates the bucket and its own key at the provider, then its record with the initial
+ * connection (whose own key is made first) in one guarded batch (writeNewService); on any
+ * failure the bucket and its key are removed again. `existing` and `initial` were read with
+ * the caller.
+ */
 export async function createBucket(
-  db: Db,
-  config: Config,
-  adapters: Adapters,
+  deps: WriteDeps,
   projectId: string,
   input: { name: string; region?: string },
-  queue: Queue<ProvisioningMessage>,
+  read: { existing: BucketRow[]; initial: InitialSite },
 ): Promise<BucketRow> {
-  const existing = await listBuckets(db, projectId);
-  const names = existing.map((b) => b.name);
+  const { config, adapters } = deps;
+  const names = read.existing.map((b) => b.name);
   assertNameFree(input.name, names, names, 'bucket');
   const physicalName = `${input.name.slice(0, 50).replace(/_/g, '-')}-${randomLowerAlnum(8)}`;
   const region = input.region ?? config.STORAGE_DEFAULT_REGION;
@@ -78,21 +86,12 @@ export async function createBucket(
     deletedAt: null,
     createdAt: new Date(),
   };
-  let initial: StagedPlan | null = null;
   try {
-    initial = await stageInitialConnection({ db, config, adapters, queue }, projectId, {
-      kind: 'bucket',
-      resource: row,
-    });
-    const saved = await db.transaction(async (tx) => {
-      const [inserted] = await tx.insert(buckets).values(row).returning();
-      await initial?.write(tx);
-      return inserted as BucketRow;
-    });
-    await initial?.commit();
-    return saved;
+    await writeNewService(deps, { kind: 'bucket', resource: row }, read.initial, (db) =>
+      db.insert(buckets).values(row),
+    );
+    return row;
   } catch (err) {
-    await initial?.abort();
     await made.undo();
     throw err;
   }

@@ -1,22 +1,20 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Db, Queryable } from '../../db/client';
+import type { BatchQuery, HttpDb, Queryable } from '../../db/client';
 import type { DatabaseRow } from '../../db/rows';
 import { databases } from '../../db/schema';
 import type { Adapters } from '../adapters';
-import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
-import type { ProvisioningMessage } from '../queues/messages';
 import { revokeDatabasePrincipals } from './access/principal-removal';
-import { afterCommit, type StagedPlan, type WriteDeps } from './connections/apply';
+import { afterCommit, type WriteDeps } from './connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from './connections/service-removal';
 import { outside } from './credentials/provisioner';
 import { createSharedReader, readerUserOf } from './credentials/shared-reader';
 import { guardRows } from './guarded-write';
-import { stageInitialConnection } from './initial-connection';
 import { assertNameFree } from './names';
+import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
 
 export type { DatabaseRow };
 
@@ -63,16 +61,28 @@ export function databaseOf(rows: DatabaseRow[]): DatabaseRow {
   return row;
 }
 
-/** Creates a database for real, then its record (and the initial connection), in that order. */
+/**
+ * The reads a database's creation makes with its caller, not yet sent: the project's live
+ * databases (for the name checks), then its only site's (initialSiteQueries). Decode with
+ * creationReadFrom.
+ */
+export function databaseCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
+  return [listDatabases(db, projectId), ...initialSiteQueries(db, projectId)];
+}
+
+/**
+ * Creates a database for real (with its shared read-only login), then its record with the
+ * initial connection in one guarded batch (writeNewService); on any failure what was made on
+ * the cluster or at Atlas is dropped again. `existing` and `initial` were read with the caller.
+ */
 export async function createDatabase(
-  db: Db,
-  config: Config,
-  adapters: Adapters,
+  deps: WriteDeps,
   projectId: string,
   input: { name: string; engine: 'postgresql' | 'mongodb'; replicaSet: boolean },
-  queue: Queue<ProvisioningMessage>,
+  read: { existing: DatabaseRow[]; initial: InitialSite },
 ): Promise<DatabaseRow> {
-  const existing = await listDatabases(db, projectId);
+  const { config, adapters } = deps;
+  const { existing } = read;
   assertNameFree(
     input.name,
     existing.map((d) => d.name),
@@ -121,7 +131,6 @@ export async function createDatabase(
     deletedAt: null,
     createdAt: new Date(),
   };
-  let initial: StagedPlan | null = null;
   try {
     // PostgreSQL: the shared read-only login, what read-only apps connected while it is stopped get.
     if (input.engine === 'postgresql')
@@ -129,20 +138,11 @@ export async function createDatabase(
         row,
         await outside('create the database', () => createSharedReader(config, adapters, row)),
       );
-    // The initial connection's own credential is made before any row, like every connect.
-    initial = await stageInitialConnection({ db, config, adapters, queue }, projectId, {
-      kind: 'database',
-      resource: row,
-    });
-    const saved = await db.transaction(async (tx) => {
-      const [inserted] = await tx.insert(databases).values(row).returning();
-      await initial?.write(tx);
-      return inserted as DatabaseRow;
-    });
-    await initial?.commit();
-    return saved;
+    await writeNewService(deps, { kind: 'database', resource: row }, read.initial, (db) =>
+      db.insert(databases).values(row),
+    );
+    return row;
   } catch (err) {
-    await initial?.abort();
     if (input.engine === 'postgresql')
       await adapters.postgres
         .dropDatabase(physicalName, [mainUser, readerUserOf(physicalName)])

@@ -1,21 +1,19 @@
 /**
  * The initial-connection rule (spec, States and transitions): a new service in a project with
  * exactly one site is connected to it at the default level; with several sites, to nothing.
- * It goes through the same plan as POST connect: own credential first, rows in the service's
- * own transaction, live patch after commit.
+ * An auth app's goes through the same plan as POST connect, inside the transaction that creates
+ * it; a database's or bucket's is written with the service in one guarded batch (new-service-write.ts).
  */
 import { eq } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '../../db/client';
 import { sites } from '../../db/schema';
 import { levelOrDefault } from '../domain/levels';
 import type { Config } from '../env';
-import { type StagedPlan, stagePlan } from './connections/apply';
 import { writePlan } from './connections/locked-write';
 import { type ResourceInfo, resourceOf } from './connections/model';
 import { emptyPlan, type Plan } from './connections/plan';
-import type { ConnectionDeps, Prepared } from './connections/prepare';
+import type { Prepared } from './connections/prepare';
 import { readProjectConnections } from './connections/queries';
-import type { CredentialTarget } from './credentials/connection-credential';
 
 /** The plan connecting a new service to the project's only site, or null when it has not exactly one. */
 async function initialPlan(db: DbOrTx, projectId: string, resource: ResourceInfo): Promise<Plan | null> {
@@ -31,23 +29,6 @@ async function initialPlan(db: DbOrTx, projectId: string, resource: ResourceInfo
   plan.adds.push({ siteId: only.id, siteSlug: only.slug, resource, grant: levelOrDefault(resource) });
   plan.rereadUnderLock = true;
   return plan;
-}
-
-/**
- * For a database or bucket about to be written: creates the initial connection's credential
- * now and stages its rows for the caller's transaction (`write(tx)`, then `commit()`, or
- * `abort()` on failure). Null when the project has not exactly one site.
- */
-export async function stageInitialConnection(
-  deps: ConnectionDeps,
-  projectId: string,
-  target: CredentialTarget,
-): Promise<StagedPlan | null> {
-  const r = target.resource;
-  const engine = target.kind === 'database' ? target.resource.engine : null;
-  const plan = await initialPlan(deps.db, projectId, resourceOf(target.kind, r.id, r.name, engine));
-  if (!plan) return null;
-  return stagePlan(deps, plan, new Map([[r.id, target]]));
 }
 
 /**

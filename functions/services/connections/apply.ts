@@ -1,14 +1,13 @@
 /** Runs a plan: outside work first, then one guarded write, then the queue; undone on failure. */
-import type { HttpDb, Tx } from '../../../db/client';
+import type { HttpDb } from '../../../db/client';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
 import type { ProvisioningMessage } from '../../queues/messages';
 import { dropCleanupCredential, recordCleanupFailure, runCredentialCleanup } from '../credentials/cleanup';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import { enqueueDeliveries, sendInBatches } from '../delivery/deliveries';
-import { writePlan } from './locked-write';
 import { isNoop, type Plan } from './plan';
-import { type ConnectionDeps, type Prepared, prepare } from './prepare';
+import { type ConnectionDeps, prepare } from './prepare';
 import { rotationNotStored } from './rotation-failure';
 import { type SiteStates, writeGuarded } from './versioned-write';
 import { type CleanupRef, nothingWritten, storeRotations, type Written } from './write';
@@ -125,33 +124,4 @@ export async function applyPlan(deps: WriteDeps, plan: Plan, read: WriteRead): P
   }
   await afterCommit(deps, written, read.targets);
   return written;
-}
-
-/**
- * A plan split around a caller's own transaction (a new service and its initial connection
- * are written together): `write` inside it, then `commit` or `abort`.
- */
-export interface StagedPlan {
-  write(tx: Tx): Promise<void>;
-  commit(): Promise<void>;
-  abort(): Promise<void>;
-}
-
-/** Does the plan's outside work now and stages the rest for the caller's transaction. */
-export async function stagePlan(
-  deps: ConnectionDeps,
-  plan: Plan,
-  known: Map<string, CredentialTarget>,
-): Promise<StagedPlan> {
-  const prepared: Prepared = await prepare(deps, plan, known);
-  let written: Written | undefined;
-  return {
-    async write(tx) {
-      written = await writePlan(tx, deps.config, prepared);
-    },
-    async commit() {
-      if (written) await afterCommit(deps, written);
-    },
-    abort: () => prepared.undo(),
-  };
 }
