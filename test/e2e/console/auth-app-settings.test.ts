@@ -1,7 +1,9 @@
 /**
  * An auth app's Settings in headless Chromium, the parts auth-app.test.ts leaves: the `Enabled`
  * switch turns the app off and on, and the GitHub provider is saved with its client ID and
- * secret, the secret never echoed on the page. Every result is checked through the API.
+ * secret, the secret never echoed on the page; settings the form does not show (CONTRACT §9's
+ * `require_issued_nonce` and Google's `skip_nonce_check`) are kept by its saves. Every result is
+ * checked through the API.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,7 +19,11 @@ let app: Service;
 interface AppBody {
   id: string;
   enabled: boolean;
-  providers: { github?: { enabled: boolean; client_id: string; client_secret_set?: boolean } };
+  require_issued_nonce?: boolean;
+  providers: {
+    google?: { skip_nonce_check?: boolean };
+    github?: { enabled: boolean; client_id: string; client_secret_set?: boolean };
+  };
 }
 
 async function appNow(): Promise<AppBody> {
@@ -41,7 +47,12 @@ afterAll(async () => {
 });
 
 describe("an auth app's Settings", { timeout: 120_000 }, () => {
-  it("turns the app off and on, and saves GitHub's client ID and secret without ever showing the secret", async () => {
+  it("turns the app off and on, and saves GitHub's client ID and secret without ever showing the secret; §9's nonce settings set through the API survive its saves", async () => {
+    const set = await s.as.patch(`/api/v1/projects/${s.project.id}/auth-apps/${app.id}`, {
+      require_issued_nonce: true,
+      providers: { google: { enabled: false, client_id: 'web.apps.example', skip_nonce_check: true } },
+    });
+    expect(set.status, set.text).toBe(200);
     const page = await signedInPage(browser, baseUrl, s.token, `/console/projects/${s.project.slug}`);
     await page.getByRole('link', { name: app.name, exact: true }).click();
     const enabled = page.getByRole('checkbox', { name: 'Enabled', exact: true });
@@ -60,6 +71,8 @@ describe("an auth app's Settings", { timeout: 120_000 }, () => {
     await save(page);
     const saved = await appNow();
     expect(saved.enabled).toBe(true);
+    expect(saved.require_issued_nonce).toBe(true);
+    expect(saved.providers.google?.skip_nonce_check).toBe(true);
     expect(saved.providers.github).toMatchObject({
       enabled: true,
       client_id: 'Iv1.github-client',
