@@ -4,7 +4,7 @@
  * and without capabilities, and the operator token, each as the headers it sends, over one
  * project owned by `owner`.
  */
-import { expect, inject } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { api, createAccount, createProject, type TestProject } from './api';
 
 export type Caller =
@@ -97,4 +97,30 @@ export async function makeCallers(): Promise<{
   });
   headers.key_caps = bearer(caps.body.key);
   return { headers, project, ownerToken };
+}
+
+/** A route of a matrix: the status each caller gets; callers not listed share `rest`. */
+export type Row = {
+  name: string;
+  call: (caller: Caller) => Promise<{ status: number }>;
+  expect: Partial<Record<Caller, number>>;
+  rest: number;
+};
+
+/** No credentials, a malformed header or a revoked token: 401 on every route. */
+export const unauth = { anonymous: 401, malformed: 401, revoked: 401 } as const;
+/** Project API keys and the operator token, where only a person's token is taken. */
+export const keysRefused = { key_none: 403, key_caps: 403, operator: 403 } as const;
+/** A route any member may call: people outside the project are told it does not exist. */
+export const projectRead = { ...unauth, ...keysRefused, non_member: 404 } as const;
+
+/** Walks a matrix: one test per route and caller, `<route> as <caller>`, holding its one status. */
+export function walkMatrix(rows: Row[]): void {
+  describe.each(rows)('$name', (row) => {
+    it.each(CALLERS)('as %s', async (caller) => {
+      const expected = row.expect[caller] ?? row.rest;
+      const res = await row.call(caller);
+      expect(res.status).toBe(expected);
+    });
+  });
 }

@@ -4,9 +4,19 @@
  * non-member, project API keys with and without the route's capability, the operator token
  * and a dashboard session (helpers/callers.ts).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll } from 'vitest';
 import { api, createAccount, type TestProject, uniqueName } from '../helpers/api';
-import { CALLERS, type Caller, type CallerHeaders, makeCallers, requestAs } from '../helpers/callers';
+import {
+  type Caller,
+  type CallerHeaders,
+  keysRefused,
+  makeCallers,
+  projectRead,
+  type Row,
+  requestAs,
+  unauth,
+  walkMatrix,
+} from '../helpers/callers';
 
 let headers: CallerHeaders;
 let project: TestProject;
@@ -18,18 +28,6 @@ const raw = (caller: Caller, method: string, path: string, body?: unknown) =>
 beforeAll(async () => {
   ({ headers, project, ownerToken } = await makeCallers());
 });
-
-/** Expected status per caller; callers not listed share `rest`. */
-type Row = {
-  name: string;
-  call: (caller: Caller) => Promise<{ status: number }>;
-  expect: Partial<Record<Caller, number>>;
-  rest: number;
-};
-
-const unauth = { anonymous: 401, malformed: 401, revoked: 401 } as const;
-const keysRefused = { key_none: 403, key_caps: 403, operator: 403 } as const;
-const projectRead = { ...unauth, ...keysRefused, non_member: 404 } as const;
 
 const rows: Row[] = [
   {
@@ -182,10 +180,4 @@ const rows: Row[] = [
   },
 ];
 
-describe.each(rows)('$name', (row) => {
-  it.each(CALLERS)('as %s', async (caller) => {
-    const expected = row.expect[caller] ?? row.rest;
-    const res = await row.call(caller);
-    expect(res.status).toBe(expected);
-  });
-});
+walkMatrix(rows);

@@ -5,9 +5,19 @@
  * a project API key 403 whatever its capabilities, a non-member 404); the Access listing needs
  * read.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { api, type TestProject, uniqueName } from '../helpers/api';
-import { CALLERS, type Caller, type CallerHeaders, makeCallers, requestAs } from '../helpers/callers';
+import {
+  type Caller,
+  type CallerHeaders,
+  keysRefused,
+  makeCallers,
+  projectRead,
+  type Row,
+  requestAs,
+  unauth,
+  walkMatrix,
+} from '../helpers/callers';
 
 let headers: CallerHeaders;
 let project: TestProject;
@@ -35,17 +45,7 @@ beforeAll(async () => {
   });
 });
 
-const unauth = { anonymous: 401, malformed: 401, revoked: 401 } as const;
-const keysRefused = { key_none: 403, key_caps: 403, operator: 403 } as const;
 const adminOnly = { ...unauth, ...keysRefused, non_member: 404, read: 403, write: 403 } as const;
-const projectRead = { ...unauth, ...keysRefused, non_member: 404 } as const;
-
-type Row = {
-  name: string;
-  call: (caller: Caller) => Promise<{ status: number }>;
-  expect: Partial<Record<Caller, number>>;
-  rest: number;
-};
 
 const rows: Row[] = [
   {
@@ -133,9 +133,4 @@ const rows: Row[] = [
   },
 ];
 
-describe.each(rows)('$name', (row) => {
-  it.each(CALLERS)('as %s', async (caller) => {
-    const res = await row.call(caller);
-    expect(res.status).toBe(row.expect[caller] ?? row.rest);
-  });
-});
+walkMatrix(rows);
