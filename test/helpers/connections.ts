@@ -3,7 +3,7 @@
  * whose bucket keys and MongoDB users are made by the stand-ins, plus small API shorthands.
  */
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { type AwsStandIn, startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
 import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
 import { type ApiClient, api, createAccount, createProject, uniqueName } from './api';
@@ -113,6 +113,47 @@ export const projectPath = (p: Seeded): string => `/api/v1/projects/${p.project.
 /** The connections route of one of its sites (the first by default). */
 export const connectionsPath = (p: Seeded, siteId = p.sites[0]?.id): string =>
   `${projectPath(p)}/sites/${siteId}/connections`;
+
+/** A connection as the API lists it. */
+export interface Connection {
+  site_id: string;
+  site_slug: string;
+  kind: string;
+  resource_id: string;
+  resource_name: string;
+  level: string;
+  env_names: string[];
+  created_at: string;
+}
+
+/** A site's connections listing: its connections and what connecting each available service would add. */
+export interface ConnectionListing {
+  connections: Connection[];
+  available: Array<{ kind: string; resource_id: string; levels: string[]; env_names: string[] }>;
+}
+
+/** Connects one of a project's sites (the first by default) as `body` says; the answer, whatever its status. */
+export function connectSite(p: Seeded, body: Record<string, unknown>, siteId = p.sites[0]?.id) {
+  return p.as.post<Connection>(connectionsPath(p, siteId), body);
+}
+
+/** The connections listing of one of a project's sites (the first by default). */
+export async function connectionListing(p: Seeded, siteId = p.sites[0]?.id): Promise<ConnectionListing> {
+  return (await p.as.get<ConnectionListing>(connectionsPath(p, siteId))).body;
+}
+
+/** A site's connections through `as`, straight from the API; 200 or the test fails. */
+export async function siteConnections(
+  as: ApiClient,
+  projectId: string,
+  siteId: string,
+): Promise<Connection[]> {
+  const res = await as.get<{ connections: Connection[] }>(
+    `/api/v1/projects/${projectId}/sites/${siteId}/connections`,
+  );
+  expect(res.status).toBe(200);
+  return res.body.connections;
+}
 
 /** The effective variables of one of its sites (the first by default); throws unless 200. */
 export async function effectiveVars(p: Seeded, siteId = p.sites[0]?.id): Promise<Record<string, string>> {

@@ -7,16 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { type ApiClient, api, createAccount } from '../helpers/api';
 import { type CliHome, cliHomeOf, HAS_SCRIPT, runCli, runCliInTerminal } from '../helpers/cli';
-import { createAuthApp, type Service, seedProject } from '../helpers/connections';
-
-interface Connection {
-  site_slug: string;
-  kind: string;
-  resource_id: string;
-  resource_name: string;
-  level: string;
-  env_names: string[];
-}
+import { createAuthApp, type Service, seedProject, siteConnections } from '../helpers/connections';
 
 /** The keystroke a person ends a question with, as the terminal delivers it in raw mode. */
 const CTRL_C = '\x03';
@@ -33,13 +24,7 @@ let app: Service;
 let h: CliHome;
 
 /** The site's connections straight from the API. */
-async function connectionsOf(siteId: string): Promise<Connection[]> {
-  const res = await as.get<{ connections: Connection[] }>(
-    `/api/v1/projects/${projectId}/sites/${siteId}/connections`,
-  );
-  expect(res.status).toBe(200);
-  return res.body.connections;
-}
+const connectionsOf = (siteId: string) => siteConnections(as, projectId, siteId);
 
 beforeAll(async () => {
   // Two sites: new services start connected to nothing.

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, api, createAccount } from '../helpers/api';
 import {
+  type Connection as Conn,
   type ConnectionsWorld,
+  connectSite as connect,
   connectionsPath,
   createAuthApp,
   createDatabase,
@@ -14,24 +16,9 @@ import {
 } from '../helpers/connections';
 import { startExtraWorker } from '../helpers/worker';
 
-interface Conn {
-  site_id: string;
-  site_slug: string;
-  kind: string;
-  resource_id: string;
-  resource_name: string;
-  level: string;
-  env_names: string[];
-  created_at: string;
-}
-
 let world: ConnectionsWorld;
 /** A project with two sites, so new services start unconnected. */
 let s: Seeded;
-
-async function connect(p: Seeded, body: Record<string, unknown>, site = p.sites[0]?.id) {
-  return p.as.post<Conn>(connectionsPath(p, site), body);
-}
 
 beforeAll(async () => {
   world = await startConnectionsWorld();

@@ -4,31 +4,16 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import {
+  type Connection as Conn,
   connectionsPath,
   createAuthApp,
   createDatabase,
   effectiveVars,
+  connectionListing as list,
   projectPath,
-  type Seeded,
   seed,
 } from '../helpers/connections';
 
-interface Conn {
-  site_id: string;
-  kind: string;
-  resource_id: string;
-  resource_name: string;
-  level: string;
-  env_names: string[];
-  created_at: string;
-}
-interface Listing {
-  connections: Conn[];
-  available: Array<{ kind: string; resource_id: string; levels: string[]; env_names: string[] }>;
-}
-
-const list = async (p: Seeded, site = p.sites[0]?.id) =>
-  (await p.as.get<Listing>(connectionsPath(p, site))).body;
 describe('listings', () => {
   it('available: what connecting would add; deleted databases and disabled auth apps never appear', async () => {
     const p = await seed(inject('baseUrl'), 2);

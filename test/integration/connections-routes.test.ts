@@ -6,7 +6,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
+  type Connection as Conn,
   type ConnectionsWorld,
+  connectSite as connect,
   connectionsPath,
   createAuthApp,
   createBucket,
@@ -18,24 +20,10 @@ import {
   startConnectionsWorld,
 } from '../helpers/connections';
 
-interface Conn {
-  site_id: string;
-  site_slug: string;
-  kind: string;
-  resource_id: string;
-  resource_name: string;
-  level: string;
-  env_names: string[];
-  created_at: string;
-}
-
 let world: ConnectionsWorld;
 /** A project with two sites, so new services start unconnected. */
 let s: Seeded;
 
-async function connect(p: Seeded, body: Record<string, unknown>, site = p.sites[0]?.id) {
-  return p.as.post<Conn>(connectionsPath(p, site), body);
-}
 async function sql(url: string, text: string): Promise<string | null> {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);

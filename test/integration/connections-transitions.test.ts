@@ -5,34 +5,20 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
+  type Connection as Conn,
   connectionsPath,
   createAuthApp,
   createDatabase,
   createSite,
   deliveriesOf,
   effectiveVars,
+  connectionListing as list,
   metadata,
   projectPath,
   type Seeded,
   seed,
 } from '../helpers/connections';
 
-interface Conn {
-  site_id: string;
-  kind: string;
-  resource_id: string;
-  resource_name: string;
-  level: string;
-  env_names: string[];
-  created_at: string;
-}
-interface Listing {
-  connections: Conn[];
-  available: Array<{ kind: string; resource_id: string; levels: string[]; env_names: string[] }>;
-}
-
-const list = async (p: Seeded, site = p.sites[0]?.id) =>
-  (await p.as.get<Listing>(connectionsPath(p, site))).body;
 const credentialOf = async (siteId: string, resourceId: string) =>
   (
     await metadata<{ credential_mode: string; credential_name: string | null }>(
