@@ -1,11 +1,12 @@
 /** The Hono app: /healthz, the management API under /api/v1 and the auth service under /v1. */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { type Context, Hono, type MiddlewareHandler, type NotFoundHandler } from 'hono';
+import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
 import { consoleApp } from './console';
 import { type AppEnv, closeDb, getHttpDb } from './context';
 import type { Bindings } from './env';
+import { exchangeSlugOf, serveExchange } from './exchange-fast-path';
 import { isCrossSiteWrite } from './lib/cross-site';
 import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
@@ -14,7 +15,8 @@ import { routeGroup } from './lib/openapi';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
 import { apiDocsRoutes } from './routes/api-docs';
-import { exchangeDirectly, exchangeOnlyRoutes, isPlainExchange, oauthRoutes } from './routes/oauth';
+import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
+import { isPlainExchange } from './routes/oauth/exchange';
 import { readsWithCaller } from './routes/shared';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
 import { buildServices } from './services/container';
@@ -179,14 +181,11 @@ const notFound: NotFoundHandler<AppEnv> = (c) => {
   return c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
 };
 
-/** POST /v1/{appSlug}/oauth/exchange (with or without a query), told from the raw URL. */
-const EXCHANGE_URL = /^[a-z]+:\/\/[^/]+\/v1\/[^/?%]+\/oauth\/exchange(?:\?|$)/;
-
-/** An app of the exchange alone, behind the same request scope and with the same error bodies. */
-function exchangeApp(mount: (app: Hono<AppEnv>) => void): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+/** The exchange alone: the same request scope and auth middleware, with a router of one route. */
+function buildExchangeApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
   app.use('*', requestScope);
-  mount(app);
+  app.route('/v1', exchangeOnlyRoutes);
   app.notFound(notFound);
   app.onError(onError);
   return app;
@@ -194,12 +193,11 @@ function exchangeApp(mount: (app: Hono<AppEnv>) => void): Hono<AppEnv> {
 
 /**
  * The Worker's fetch. The code exchange, paid once per mobile sign-in and held to its one
- * Durable Object call, takes a fast path: a plain JSON exchange (the mobile SDKs' every one)
- * goes to one handler behind the request scope alone, which does what the route's middleware
- * would (oauth/exchange.ts exchangeDirectly); any other exchange to the route behind its
- * middleware with a router of one route. Both skip the whole app's router (some 150 routes)
- * and the middleware of paths they are not. Everything else, the exchange's CORS preflight
- * included, goes to the whole app.
+ * Durable Object call, takes a fast path: a plain JSON exchange (the mobile SDKs' every one) of
+ * an app the isolate knows is answered without the framework (exchange-fast-path.ts); any other
+ * exchange goes to the route behind its middleware, with a router of one route. Both skip the
+ * whole app's router (some 150 routes) and the middleware of paths they are not. Everything
+ * else, the exchange's CORS preflight included, goes to the whole app.
  */
 export function buildFetch(): (
   request: Request,
@@ -207,10 +205,13 @@ export function buildFetch(): (
   ctx: ExecutionContext,
 ) => Response | Promise<Response> {
   const app = buildApp();
-  const routed = exchangeApp((a) => a.route('/v1', exchangeOnlyRoutes));
-  const direct = exchangeApp((a) => a.post('/v1/:appSlug/oauth/exchange', exchangeDirectly(routed.fetch)));
+  const exchange = buildExchangeApp();
+  const routed = (request: Request, env: Bindings, ctx: ExecutionContext) =>
+    exchange.fetch(request, env, ctx);
   return (request, env, ctx) => {
-    if (request.method !== 'POST' || !EXCHANGE_URL.test(request.url)) return app.fetch(request, env, ctx);
-    return (isPlainExchange(request) ? direct : routed).fetch(request, env, ctx);
+    const slug = request.method === 'POST' ? exchangeSlugOf(request.url) : null;
+    if (slug === null) return app.fetch(request, env, ctx);
+    if (!isPlainExchange(request)) return routed(request, env, ctx);
+    return serveExchange(request, env, ctx, slug, routed);
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/bench/profile.ts [exchange|exchange-call|redeem|sql|connections]`: a CPU profile of workerd while it
+ * `npx tsx scripts/bench/profile.ts [exchange|exchange-call|redeem|sql|connections|connect]`: a CPU profile of workerd while it
  * serves one kind of request, taken through its V8 inspector (Profiler domain), to see where
  * a request's CPU goes beyond its unavoidable step. Starts the bench's stack, drives the
  * requests from a load-generator process, prints the functions with the most self time and
@@ -17,9 +17,10 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { freePort } from '../local/net';
 import { startLocalStack } from '../local/stack';
-import { createBenchAccount } from './api';
+import { createBenchAccount, createProject } from './api';
 import { startFakeGoogle } from './fake-google';
 import { runLoad } from './load';
+import { connectionsPath, createDatabases, createSites } from './scenarios/fixtures';
 import { createAuthApps, mintExchangeRequests } from './scenarios/oauth-fixtures';
 import { setupConnections } from './scenarios/reads';
 import type { BenchContext, LoadRequest } from './types';
@@ -27,6 +28,8 @@ import type { BenchContext, LoadRequest } from './types';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BENCH_ENTRY = fileURLToPath(new URL('./bench-entry.ts', import.meta.url));
 const CLIENT_IP_HEADER = 'x-bench-client-ip';
+/** Sites connected by the connect kind: half warm the JIT, half are profiled. */
+const CONNECTS = 160;
 
 interface ProfileNode {
   id: number;
@@ -148,6 +151,18 @@ async function main(): Promise<void> {
         path,
         headers: { authorization: api.authorization },
       }));
+    } else if (kind === 'connect') {
+      // POST connect of a new site to one database, one at a time (as the bench's connect row).
+      const projectId = await createProject(api, 'profile connect');
+      const [databaseId] = await createDatabases(api, projectId, 1);
+      const sites = await createSites(api, projectId, CONNECTS, 'connect');
+      const body = JSON.stringify({ kind: 'database', resource_id: databaseId, level: 'connect' });
+      requests = sites.map((id) => ({
+        method: 'POST',
+        path: connectionsPath(projectId, id),
+        headers: { authorization: api.authorization, 'content-type': 'application/json' },
+        body,
+      }));
     } else {
       requests = Array.from({ length: 4000 }, () => ({ method: 'GET', path: '/__bench/sql' }));
     }
@@ -155,10 +170,10 @@ async function main(): Promise<void> {
     const load = (reqs: LoadRequest[]) =>
       runLoad({
         url: stack.baseUrl,
-        connections: 10,
+        connections: kind === 'connect' ? 1 : 10,
         mode: 'once',
         requests: reqs,
-        expectStatus: [200],
+        expectStatus: kind === 'connect' ? [201] : [200],
         timeoutSec: 10,
       });
     // The first half warms the JIT; the second half is profiled.

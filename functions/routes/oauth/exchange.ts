@@ -4,19 +4,16 @@
  * it needs, under the same rules as when the whole app routes it.
  */
 import { createRoute } from '@hono/zod-openapi';
-import type { Context, Handler, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { z } from '../../lib/openapi';
-import { countExchange, type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
+import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/auth/exchange';
 import {
   AppParam,
-  clientOf,
   jsonBody,
-  knownSlug,
   MAX_BODY_BYTES,
   oauthGroup,
   oauthJson,
-  SCRIPT_CORS,
   SessionSchema,
   tokenErrors,
 } from './shared';
@@ -47,7 +44,7 @@ export async function wellFormedExchange(c: Context<AppEnv>): Promise<ExchangeIn
 }
 
 /** A parsed body as the exchange's input when the route's validation accepts it, otherwise null. */
-function exchangeInput(body: unknown): ExchangeInput | null {
+export function exchangeInput(body: unknown): ExchangeInput | null {
   const parsed = ExchangeBody.safeParse(body);
   return parsed.success ? parsed.data : null;
 }
@@ -56,7 +53,7 @@ function exchangeInput(body: unknown): ExchangeInput | null {
 const PLAIN_JSON = /^application\/json(;\s*charset=utf-8)?$/i;
 
 /**
- * Whether an exchange request may be served by {@link exchangeDirectly}: a plain JSON body of a
+ * Whether an exchange request may take the Worker's fast path (exchange-fast-path.ts): a plain JSON body of a
  * declared length within the limit, which the route's body limit, media-type gate and
  * validators would all let through unchanged.
  */
@@ -69,39 +66,6 @@ export function isPlainExchange(request: Request): boolean {
     !request.headers.has('transfer-encoding') &&
     PLAIN_JSON.test(request.headers.get('content-type') ?? '')
   );
-}
-
-const utf8 = new TextDecoder();
-const { origin: ANY_ORIGIN, exposeHeaders: EXPOSED } = SCRIPT_CORS;
-
-/**
- * The exchange of a plain JSON request ({@link isPlainExchange}) in one handler, as the route
- * behind its middleware answers it (CORS headers, the app known, the body read and validated,
- * then counted and redeemed in one object call) without their layers: the Worker's fast path
- * (app.ts). A body the route's validation would refuse goes, with nothing counted yet, to
- * `routed` (the route behind its middleware), so its answer is the route's own.
- */
-export function exchangeDirectly(routed: Hono<AppEnv>['fetch']): Handler<AppEnv> {
-  return async (c) => {
-    c.header('Access-Control-Allow-Origin', ANY_ORIGIN);
-    c.header('Access-Control-Expose-Headers', EXPOSED.join(','));
-    const slug = await knownSlug(c);
-    const bytes = await c.req.raw.arrayBuffer();
-    let input: ExchangeInput | null = null;
-    try {
-      input = exchangeInput(JSON.parse(utf8.decode(bytes)));
-    } catch {
-      // Not JSON: the route answers it.
-    }
-    if (input === null) {
-      const { url, method, headers } = c.req.raw;
-      return routed(new Request(url, { method, headers, body: bytes }), c.env, c.executionCtx);
-    }
-    const { taken } = await countExchange(c.get('services').codes, slug, clientOf(c), input.code);
-    const session = await exchangeCode(c.get('config'), slug, input, taken);
-    c.header('Cache-Control', 'no-store');
-    return c.json(session, 200);
-  };
 }
 
 export const exchangeRoutes = oauthGroup();

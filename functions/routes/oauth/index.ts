@@ -66,5 +66,3 @@ export const oauthRoutes = authService([exchangeRoutes, tokenRoutes, nonceRoutes
 
 /** The exchange alone behind the same middleware: what the Worker's fast path serves (app.ts). */
 export const exchangeOnlyRoutes = authService([exchangeRoutes]);
-
-export { exchangeDirectly, isPlainExchange } from './exchange';

@@ -45,13 +45,16 @@ export function rememberApp(slug: string): void {
   knownApps.set(slug, Date.now() + KNOWN_APP_TTL_MS);
 }
 
+/** Whether this isolate saw app `slug` in the metadata database within the last five minutes. */
+export const isKnownApp = (slug: string): boolean => (knownApps.get(slug) ?? 0) > Date.now();
+
 /**
  * 404 unless app `slug` exists, asked before a request may touch a Durable Object, so a made-up
  * slug never creates one. An app this isolate has seen in the last five minutes costs no
  * round trip (the exchange stays without Postgres); any other costs one indexed read.
  */
 export async function assertKnownApp(db: Queryable, slug: string): Promise<void> {
-  if ((knownApps.get(slug) ?? 0) > Date.now()) return;
+  if (isKnownApp(slug)) return;
   const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
   if (!row) throw new OAuthError(404, 'unknown app');
   rememberApp(slug);

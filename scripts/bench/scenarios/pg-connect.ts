@@ -1,16 +1,18 @@
 /**
  * Connect (POST .../connections, kind database) p50 latency against the same CREATE ROLE and
- * GRANT statements run directly with a Postgres client, in the same run (issue 4: <= 1.5x).
- * The target's baseline keeps one connection open; a baseline opening a new connection per
- * login (as the Worker must) is reported beside it.
+ * GRANT statements run directly with a Postgres client, in the same run (issue 19: <= 1.3x).
+ * The target's baseline opens a new connection per login, as the Worker must; one keeping its
+ * connection open is reported beside it. The three alternate in four slices of ten.
  */
 import { createProject } from '../api';
 import { physicalNameOf, timeDirectLogins } from '../pg-direct';
-import { atMostRatio, holds, measurement, ratio } from '../stats';
+import { atMostRatio, combine, holds, type Measurement, measurement, ratio } from '../stats';
 import type { Scenario } from '../types';
 import { connectionsPath, createDatabases, createSites } from './fixtures';
 
 const CONNECTS = 40;
+/** Slices in which the connects and the direct logins alternate. */
+const SLICES = 4;
 
 interface State {
   databaseId: string;
@@ -33,15 +35,27 @@ export const pgConnectScenario: Scenario<State> = {
   async measure(ctx, { databaseId, paths }) {
     const headers = { authorization: ctx.api.authorization, 'content-type': 'application/json' };
     const body = JSON.stringify({ kind: 'database', resource_id: databaseId, level: 'connect' });
-    const api = await ctx.load({
-      connections: 1,
-      mode: 'once',
-      requests: paths.map((path) => ({ method: 'POST', path, headers, body })),
-      expectStatus: [201],
-    });
+    const requests = paths.map((path) => ({ method: 'POST', path, headers, body }));
     const db = await physicalNameOf(ctx.stack.metadataUrl, databaseId);
-    const open = await timeDirectLogins(ctx.stack.adminUrl, db, CONNECTS, false);
-    const fresh = await timeDirectLogins(ctx.stack.adminUrl, db, CONNECTS, true);
+    // Alternated slices, so the other work on the shared machine falls on all three alike.
+    const apiRuns: Measurement[] = [];
+    const open: number[] = [];
+    const fresh: number[] = [];
+    const per = CONNECTS / SLICES;
+    for (let slice = 0; slice < SLICES; slice++) {
+      apiRuns.push(
+        await ctx.load({
+          connections: 1,
+          mode: 'once',
+          requests: requests.slice(slice * per, (slice + 1) * per),
+          expectStatus: [201],
+          keepSamples: true,
+        }),
+      );
+      fresh.push(...(await timeDirectLogins(ctx.stack.adminUrl, db, per, true)));
+      open.push(...(await timeDirectLogins(ctx.stack.adminUrl, db, per, false)));
+    }
+    const { samples: _samples, ...api } = combine(apiRuns);
     const direct = measurement(
       open,
       open.reduce((a, b) => a + b, 0),

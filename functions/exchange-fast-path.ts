@@ -1,0 +1,97 @@
+/**
+ * The code exchange's fast path (issue 19: the exchange close to its one Durable Object call).
+ * A plain JSON exchange (routes/oauth/exchange.ts isPlainExchange: what the mobile SDKs send)
+ * of an app this isolate knows is answered here without the HTTP framework, as the route behind
+ * its middleware answers it: CORS headers, the body read and validated, counted and redeemed in
+ * one object call, the session signed; errors through the Worker's one error handler. Anything
+ * else goes, with nothing read or counted, to the route behind its middleware (`routed`); a
+ * body the route's validation would refuse goes there too, rebuilt, still with nothing counted,
+ * so every refusal is the route's own answer.
+ */
+import { Context } from 'hono';
+import type { AppEnv } from './context';
+import { clientKey } from './domain/client-key';
+import { SERVICE_NAME_RE } from './domain/names';
+import type { Bindings } from './env';
+import { newId } from './lib/ids';
+import { withRequestId } from './lib/logger';
+import { asError, onError } from './on-error';
+import { exchangeInput } from './routes/oauth/exchange';
+import { SCRIPT_CORS } from './routes/oauth/shared';
+import { isKnownApp } from './services/auth/apps';
+import { countExchange, type ExchangeInput, exchangeCode } from './services/auth/exchange';
+import { buildServices, type Services } from './services/container';
+
+/** The Worker's fetch of anything this path does not serve itself. */
+type Fetch = (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response>;
+
+/** The app of POST /v1/{appSlug}/oauth/exchange (with or without a query), told from the raw URL. */
+const EXCHANGE_URL = /^[a-z]+:\/\/[^/]+\/v1\/([^/?%]+)\/oauth\/exchange(?:\?|$)/;
+
+/** The app an exchange request's URL names, or null when the URL is not the exchange's. */
+export const exchangeSlugOf = (url: string): string | null => EXCHANGE_URL.exec(url)?.[1] ?? null;
+
+const CORS_HEADERS = {
+  'access-control-allow-origin': SCRIPT_CORS.origin,
+  'access-control-expose-headers': SCRIPT_CORS.exposeHeaders.join(','),
+};
+const utf8 = new TextDecoder();
+
+/** The body as the exchange's input, or null when it is not JSON the route's validation accepts. */
+function inputOf(bytes: ArrayBuffer): ExchangeInput | null {
+  try {
+    return exchangeInput(JSON.parse(utf8.decode(bytes)));
+  } catch {
+    return null;
+  }
+}
+
+/** `err` answered by the Worker's error handler, with the headers the route's CORS would set. */
+function failed(err: unknown, request: Request, env: Bindings, ctx: ExecutionContext, requestId: string) {
+  const c = new Context<AppEnv>(request, { env, executionCtx: ctx, path: new URL(request.url).pathname });
+  c.set('requestId', requestId);
+  for (const [name, value] of Object.entries(CORS_HEADERS)) c.header(name, value);
+  return onError(asError(err), c);
+}
+
+/**
+ * Serves a plain JSON exchange of app `slug` ({@link exchangeSlugOf}), or hands it to `routed`
+ * when the app is not known to this isolate, the environment is incomplete or the body would be
+ * refused by the route's validation.
+ */
+export async function serveExchange(
+  request: Request,
+  env: Bindings,
+  ctx: ExecutionContext,
+  slug: string,
+  routed: Fetch,
+): Promise<Response> {
+  let services: Services;
+  try {
+    services = buildServices(env);
+  } catch {
+    return routed(request, env, ctx);
+  }
+  if (!SERVICE_NAME_RE.test(slug) || !isKnownApp(slug)) return routed(request, env, ctx);
+  const requestId = request.headers.get('cf-ray') ?? newId();
+  return withRequestId(requestId, async () => {
+    try {
+      const bytes = await request.arrayBuffer();
+      const input = inputOf(bytes);
+      if (input === null) {
+        const { url, method, headers } = request;
+        return routed(new Request(url, { method, headers, body: bytes }), env, ctx);
+      }
+      const { config, codes } = services;
+      const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
+      const { taken } = await countExchange(codes, slug, client, input.code);
+      const session = await exchangeCode(config, slug, input, taken);
+      return new Response(JSON.stringify(session), {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...CORS_HEADERS },
+      });
+    } catch (err) {
+      return failed(err, request, env, ctx, requestId);
+    }
+  });
+}
