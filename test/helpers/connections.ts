@@ -4,6 +4,7 @@
  */
 import pg from 'pg';
 import { expect, inject } from 'vitest';
+import { freePort } from '../../scripts/local/net';
 import { type AwsStandIn, startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
 import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
 import { type ApiClient, api, createAccount, createProject, uniqueName } from './api';
@@ -46,6 +47,22 @@ export async function startConnectionsWorld(env: Record<string, string> = {}): P
       await Promise.all([receiver.close(), aws.stop(), atlas.stop()]);
     },
   };
+}
+
+/**
+ * Starts another Worker like `world`'s whose admin sides (the cluster, Atlas, IAM and storage)
+ * are all one closed port: the outage behind the 503 SERVICE_UNAVAILABLE promises. Stop it in a `finally`.
+ */
+export async function startAdminOutageWorker(world: ConnectionsWorld): Promise<ExtraWorker> {
+  const closed = `127.0.0.1:${await freePort()}`;
+  const admin = new URL(inject('adminUrl'));
+  admin.host = closed;
+  return startExtraWorker({
+    CUSTOMER_DB_ADMIN_URL: admin.toString(),
+    IAM_ENDPOINT: `http://${closed}`,
+    STORAGE_ENDPOINT: `http://${closed}`,
+    MONGODB_ADMIN_URL: world.atlas.adminUrl.replace(/127\.0\.0\.1:\d+/, closed),
+  });
 }
 
 /** An owner with a project and `siteCount` sites, on the Worker at `baseUrl`. */

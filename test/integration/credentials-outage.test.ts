@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../scripts/local/net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
   type ConnectionsWorld,
@@ -10,10 +9,10 @@ import {
   metadata,
   type Seeded,
   seed,
+  startAdminOutageWorker,
   startConnectionsWorld,
 } from '../helpers/connections';
 import { superuser } from '../helpers/pg-login';
-import { startExtraWorker } from '../helpers/worker';
 
 let world: ConnectionsWorld;
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
@@ -89,15 +88,7 @@ describe('503: the admin side is unreachable', () => {
     const mongo = await createDatabase(p.as, p.project.id, 'mongodb');
     const bucket = await createBucket(p.as, p.project.id);
     await p.as.post(connectionsPath(p, site(p, 0)), { kind: 'database', resource_id: pgDb.id });
-    const closed = `127.0.0.1:${await freePort()}`;
-    const admin = new URL(inject('adminUrl'));
-    admin.host = closed;
-    const down = await startExtraWorker({
-      CUSTOMER_DB_ADMIN_URL: admin.toString(),
-      IAM_ENDPOINT: `http://${closed}`,
-      STORAGE_ENDPOINT: `http://${closed}`,
-      MONGODB_ADMIN_URL: world.atlas.adminUrl.replace(/127\.0\.0\.1:\d+/, closed),
-    });
+    const down = await startAdminOutageWorker(world);
     try {
       const before = await snapshot(p, [pgDb.id, mongo.id]);
       // Not vacuous: the project's connection, its role and the bucket's key are all in it.

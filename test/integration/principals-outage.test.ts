@@ -4,8 +4,7 @@
  * rotating a service's own credential answer 503 SERVICE_UNAVAILABLE with nothing changed, in
  * the metadata database, on the cluster or at the stand-ins; the same calls work once it is back.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../scripts/local/net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
   type ConnectionsWorld,
@@ -14,10 +13,10 @@ import {
   metadata,
   type Seeded,
   seed,
+  startAdminOutageWorker,
   startConnectionsWorld,
 } from '../helpers/connections';
 import { canLogin, superuser } from '../helpers/pg-login';
-import { startExtraWorker } from '../helpers/worker';
 
 let world: ConnectionsWorld;
 
@@ -85,15 +84,7 @@ describe('503: the admin side is unreachable', () => {
       await metadata<{ p: string }>('select physical_name as p from databases where id = $1', [pg.id])
     )[0]?.p as string;
 
-    const closed = `127.0.0.1:${await freePort()}`;
-    const admin = new URL(inject('adminUrl'));
-    admin.host = closed;
-    const down = await startExtraWorker({
-      CUSTOMER_DB_ADMIN_URL: admin.toString(),
-      IAM_ENDPOINT: `http://${closed}`,
-      STORAGE_ENDPOINT: `http://${closed}`,
-      MONGODB_ADMIN_URL: world.atlas.adminUrl.replace(/127\.0\.0\.1:\d+/, closed),
-    });
+    const down = await startAdminOutageWorker(world);
     try {
       const usernames = [pgPrincipal.username as string];
       const before = await snapshot(p, usernames);
