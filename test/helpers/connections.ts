@@ -14,6 +14,15 @@ import { type ExtraWorker, startExtraWorker } from './worker';
 /** The secret live patches are signed with in these tests. */
 export const PATCH_SECRET = 'patch-secret-for-tests-0123456789';
 
+/** The secret network policies are signed with in these tests. */
+export const POLICY_SECRET = 'policy-secret-for-tests-0123456789';
+
+/** The variables that send a Worker's network policies to `receiver` (at /policies), signed with {@link POLICY_SECRET}. */
+export const policyEnv = (receiver: Receiver): Record<string, string> => ({
+  NETWORK_POLICY_URL: `${receiver.url}/policies`,
+  NETWORK_POLICY_SECRET: POLICY_SECRET,
+});
+
 /** A Worker with a patch receiver and the AWS and Atlas stand-ins. */
 export interface ConnectionsWorld {
   worker: ExtraWorker;

@@ -108,3 +108,9 @@ export async function canLoginFrom(
     return false;
   }
 }
+
+/** The login a database URL carries: its user, its password and the database it names. */
+export const loginOf = (url: string) => {
+  const u = new URL(url);
+  return { user: u.username, password: decodeURIComponent(u.password), db: u.pathname.slice(1) };
+};

@@ -6,17 +6,18 @@ import {
   createDatabase,
   effectiveVars,
   metadata,
+  POLICY_SECRET,
+  policyEnv,
   projectPath,
   type Seeded,
   seed,
   startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
-import { canLogin } from '../helpers/pg-login';
+import { canLogin, loginOf } from '../helpers/pg-login';
 import { type Receiver, startReceiver } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
-const POLICY_SECRET = 'policy-secret-for-tests-0123456789';
 let world: ConnectionsWorld;
 let policies: Receiver;
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
@@ -28,17 +29,10 @@ const modeOf = async (siteId: string, resourceId: string) =>
       [siteId, resourceId],
     )
   )[0]?.m;
-const loginOf = (url: string) => {
-  const u = new URL(url);
-  return { user: u.username, password: decodeURIComponent(u.password), db: u.pathname.slice(1) };
-};
 
 beforeAll(async () => {
   policies = await startReceiver();
-  world = await startConnectionsWorld({
-    NETWORK_POLICY_URL: `${policies.url}/policies`,
-    NETWORK_POLICY_SECRET: POLICY_SECRET,
-  });
+  world = await startConnectionsWorld(policyEnv(policies));
 });
 afterAll(async () => {
   await world?.stop();
