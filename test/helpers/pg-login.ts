@@ -114,3 +114,13 @@ export const loginOf = (url: string) => {
   const u = new URL(url);
   return { user: u.username, password: decodeURIComponent(u.password), db: u.pathname.slice(1) };
 };
+
+/** Whether a role of that name exists on the cluster now. */
+export async function roleExists(role: string): Promise<boolean> {
+  const su = await superuser();
+  try {
+    return (await su.query('select 1 from pg_roles where rolname = $1', [role])).rowCount === 1;
+  } finally {
+    await su.end();
+  }
+}

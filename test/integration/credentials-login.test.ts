@@ -14,7 +14,7 @@ import {
   startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
-import { superuser } from '../helpers/pg-login';
+import { roleExists } from '../helpers/pg-login';
 import { startExtraWorker, triggerScheduled } from '../helpers/worker';
 
 const DENIED = '42501';
@@ -64,16 +64,6 @@ async function canLogin(url: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Whether a role of that name exists on the cluster now. */
-async function roleExists(role: string): Promise<boolean> {
-  const su = await superuser();
-  try {
-    return (await su.query('select 1 from pg_roles where rolname = $1', [role])).rowCount === 1;
-  } finally {
-    await su.end();
   }
 }
 

@@ -23,7 +23,7 @@ import type { DatabaseRow } from '../../functions/services/databases';
 import { freePort } from '../../scripts/local/net';
 import { databaseTarget } from '../helpers/credential-targets';
 import { eventually } from '../helpers/eventually';
-import { canLogin, localPostgresAdmin, loginAs, sqlState, superuser } from '../helpers/pg-login';
+import { canLogin, localPostgresAdmin, loginAs, roleExists, sqlState, superuser } from '../helpers/pg-login';
 
 const INSUFFICIENT_PRIVILEGE = '42501';
 
@@ -47,15 +47,6 @@ async function session(user: string, password: string): Promise<pg.Client> {
   const client = await loginAs(physical, user, password);
   sessions.push(client);
   return client;
-}
-
-async function roleExists(name: string): Promise<boolean> {
-  const su = await superuser();
-  try {
-    return (await su.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [name])).rowCount === 1;
-  } finally {
-    await su.end();
-  }
 }
 
 beforeAll(async () => {
