@@ -19,8 +19,8 @@ export function localPostgresAdmin(adminUrl: string = customerAdminUrl()): Clust
   return new ClusterPostgresAdmin(adminUrl, inject('wsProxyUrl'));
 }
 
-/** Opens a session as `user` on `database`; the caller ends it. */
-export async function loginAs(database: string, user: string, password: string): Promise<pg.Client> {
+/** A client of the local cluster as `user` on `database`, not yet connected; `stream` makes its socket. */
+function appClient(database: string, user: string, password: string, stream?: () => Socket): pg.Client {
   const client = new pg.Client({
     host: '127.0.0.1',
     port: inject('pgPort'),
@@ -28,9 +28,16 @@ export async function loginAs(database: string, user: string, password: string):
     password,
     database,
     connectionTimeoutMillis: 5_000,
+    ...(stream ? { stream } : {}),
   });
   // A session ended by the server emits 'error'; tests observe that through their next query.
   client.on('error', () => undefined);
+  return client;
+}
+
+/** Opens a session as `user` on `database`; the caller ends it. */
+export async function loginAs(database: string, user: string, password: string): Promise<pg.Client> {
+  const client = appClient(database, user, password);
   await client.connect();
   return client;
 }
@@ -90,16 +97,7 @@ export async function canLoginFrom(
       return super.connect({ port, host, localAddress: from });
     }
   }
-  const client = new pg.Client({
-    host: '127.0.0.1',
-    port: inject('pgPort'),
-    user,
-    password,
-    database,
-    connectionTimeoutMillis: 5_000,
-    stream: () => new BoundSocket(),
-  });
-  client.on('error', () => undefined);
+  const client = appClient(database, user, password, () => new BoundSocket());
   try {
     await client.connect();
     await client.end();
