@@ -4,22 +4,16 @@
  * after Confirm.
  * Every result is checked through the API.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchChromium } from '../../helpers/browser';
 import { createDatabase, type Seeded, type Service, seed } from '../../helpers/connections';
-import { checkPage, signedInPage } from '../../helpers/console';
+import { checkPage, openService, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
 let s: Seeded;
 let db: Service;
-
-async function openService(page: Page, name: string): Promise<void> {
-  await page.goto(`/console/projects/${s.project.slug}`);
-  await page.getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { name: 'Access', exact: true }).waitFor();
-}
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -33,7 +27,7 @@ afterAll(async () => {
 describe('external principals', { timeout: 120_000 }, () => {
   it('creates a database principal whose password is shown once, and revokes it after Confirm', async () => {
     const page = await signedInPage(browser, baseUrl, s.token);
-    await openService(page, db.name);
+    await openService(page, s.project.slug, db.name);
     // The principals are part of the Access section (specification: "plus external principals").
     const access = page.getByRole('region', { name: 'Access', exact: true });
     const form = access.locator('form', { has: page.getByRole('button', { name: 'Create principal' }) });
@@ -53,7 +47,7 @@ describe('external principals', { timeout: 120_000 }, () => {
     expect(await page.content()).toContain(principal?.username);
     await checkPage(page, 'principal-created');
 
-    await openService(page, db.name);
+    await openService(page, s.project.slug, db.name);
     const row = page
       .getByRole('region', { name: 'Access', exact: true })
       .getByRole('row')

@@ -4,12 +4,12 @@
  * principals are created (secret shown once) and revoked after a confirmation; an admin-only
  * control is absent for a write member. Every result is checked through the API.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../../helpers/api';
 import { launchChromium } from '../../helpers/browser';
 import { createBucket, createDatabase, type Seeded, type Service, seed } from '../../helpers/connections';
-import { checkPage, signedInPage } from '../../helpers/console';
+import { checkPage, openService, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
 /** A form's change lands after a redirect and the outside system's work; the machine is shared and slow. */
@@ -26,12 +26,6 @@ async function levelOf(siteId: string, resourceId: string): Promise<string | und
   return res.body.connections.find((c) => c.resource_id === resourceId)?.level;
 }
 
-async function openService(page: Page, name: string): Promise<void> {
-  await page.goto(`/console/projects/${s.project.slug}`);
-  await page.getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { name: 'Access', exact: true }).waitFor();
-}
-
 beforeAll(async () => {
   browser = await launchChromium();
   s = await seed(baseUrl, 2);
@@ -46,7 +40,7 @@ describe('database and bucket pages', { timeout: 120_000 }, () => {
   it("the database's Access section connects a site, changes its level and disconnects it after Confirm", async () => {
     const [a, b] = s.sites as [{ id: string; slug: string }, { id: string; slug: string }];
     const page = await signedInPage(browser, baseUrl, s.token);
-    await openService(page, db.name);
+    await openService(page, s.project.slug, db.name);
     const rowA = page.getByRole('row').filter({ hasText: a.slug });
     const rowB = page.getByRole('row').filter({ hasText: b.slug });
     await expect(rowA.textContent()).resolves.toContain('not connected');
@@ -85,7 +79,7 @@ describe('database and bucket pages', { timeout: 120_000 }, () => {
       level: 'read',
     });
     const page = await signedInPage(browser, baseUrl, s.token);
-    await openService(page, bucket.name);
+    await openService(page, s.project.slug, bucket.name);
     await expect(page.getByRole('row').filter({ hasText: b.slug }).textContent()).resolves.toContain('read');
     await expect(page.getByRole('row').filter({ hasText: a.slug }).textContent()).resolves.toContain(
       'not connected',
@@ -98,7 +92,7 @@ describe('database and bucket pages', { timeout: 120_000 }, () => {
     const writer = await createAccount();
     await s.as.put(`/api/v1/projects/${s.project.id}/members/${writer.id}`, { role: 'write' });
     const page = await signedInPage(browser, baseUrl, writer.token);
-    await openService(page, db.name);
+    await openService(page, s.project.slug, db.name);
     expect(await page.getByRole('button', { name: 'Connect' }).count()).toBeGreaterThan(0);
     expect(await page.getByRole('button', { name: 'Create principal' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Rotate credential' }).count()).toBe(0);
