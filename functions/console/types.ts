@@ -47,16 +47,8 @@ export interface AuthApp {
   auth_url: string;
   created_at: string;
 }
-export interface Connection {
-  site_id: string;
-  site_slug: string;
-  kind: Kind;
-  resource_id: string;
-  resource_name: string;
-  level: string;
-  env_names: string[];
-  created_at: string;
-}
+/** A connection as the API lists it: the object the API answers with (services/connections/model.ts). */
+export type { ConnectionObject as Connection } from '../services/connections/model';
 export interface Available {
   kind: Kind;
   resource_id: string;
