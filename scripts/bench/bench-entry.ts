@@ -16,6 +16,10 @@
  *   decrypt the refresh token and sign the access token (`exchangeCode`), answered as JSON.
  * - POST /__bench/redeem/:appSlug: the object call for an unknown code (nothing found, nothing
  *   deleted), the ceiling the earlier runs used; kept for comparison.
+ * - POST /__bench/connect-work/:database: what a connect (POST .../connections of a database)
+ *   cannot avoid: its two metadata round trips (as `select 1`) around the login's statements,
+ *   made by the adapter the connect calls (`createLogin` at level connect: a new admin session
+ *   on the cluster through the Worker's driver, its SCRAM login and one multi-statement query).
  */
 import { sql } from 'drizzle-orm';
 import { createHttpDb } from '../../db/client';
@@ -79,6 +83,13 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
       crypto.randomUUID(),
     );
     return json({ redeemed: taken !== null });
+  }
+  if (route === 'connect-work' && request.method === 'POST') {
+    const db = reads();
+    await db.execute(sql`select 1 as one`);
+    const { name } = await buildServices(env).adapters.postgres.createLogin(arg, 'connect', true);
+    await db.execute(sql`select 1 as one`);
+    return json({ name }, 201);
   }
   return json({ error: 'no such ceiling' }, 404);
 }

@@ -2,7 +2,8 @@
  * Connect (POST .../connections, kind database) p50 latency against the same CREATE ROLE and
  * GRANT statements run directly with a Postgres client, in the same run (issue 19: <= 1.3x).
  * The target's baseline opens a new connection per login, as the Worker must; one keeping its
- * connection open is reported beside it. The three alternate in four slices of ten.
+ * connection open is reported beside it, and the ceiling: the connect's own unavoidable work
+ * through the Worker's driver (bench-entry.ts connect-work). All alternate in four slices of ten.
  */
 import { createProject } from '../api';
 import { physicalNameOf, timeDirectLogins } from '../pg-direct';
@@ -39,6 +40,8 @@ export const pgConnectScenario: Scenario<State> = {
     const db = await physicalNameOf(ctx.stack.metadataUrl, databaseId);
     // Alternated slices, so the other work on the shared machine falls on all three alike.
     const apiRuns: Measurement[] = [];
+    const workRuns: Measurement[] = [];
+    const work = { method: 'POST', path: `/__bench/connect-work/${db}` };
     const open: number[] = [];
     const fresh: number[] = [];
     const per = CONNECTS / SLICES;
@@ -52,10 +55,20 @@ export const pgConnectScenario: Scenario<State> = {
           keepSamples: true,
         }),
       );
+      workRuns.push(
+        await ctx.load({
+          connections: 1,
+          mode: 'once',
+          requests: Array.from({ length: per }, () => work),
+          expectStatus: [201],
+          keepSamples: true,
+        }),
+      );
       fresh.push(...(await timeDirectLogins(ctx.stack.adminUrl, db, per, true)));
       open.push(...(await timeDirectLogins(ctx.stack.adminUrl, db, per, false)));
     }
     const { samples: _samples, ...api } = combine(apiRuns);
+    const { samples: _workSamples, ...ceiling } = combine(workRuns);
     const direct = measurement(
       open,
       open.reduce((a, b) => a + b, 0),
@@ -82,7 +95,15 @@ export const pgConnectScenario: Scenario<State> = {
           ),
           holds('no errors', api.errors === 0, String(api.errors)),
         ],
-        note: `${CONNECTS} connects; vs one open pg connection: ${ratio(api.latency.p50, direct.latency.p50)?.toFixed(2)}x`,
+        note: `${CONNECTS} connects; ${ratio(api.latency.p50, ceiling.latency.p50)?.toFixed(2)}x the p50 of its unavoidable work through the Worker (ceiling row); vs one open pg connection: ${ratio(api.latency.p50, direct.latency.p50)?.toFixed(2)}x`,
+      },
+      {
+        scenario: "ceiling: the connect's work, no framework",
+        issue: this.issue,
+        measurement: ceiling,
+        floorRatio: null,
+        checks: [holds('no errors', ceiling.errors === 0, String(ceiling.errors))],
+        note: `two metadata round trips (select 1) around the adapter's createLogin at level connect (a new admin session through the Worker's driver and the WebSocket proxy, its SCRAM login, one multi-statement query): ${ratio(ceiling.latency.p50, directFresh.latency.p50)?.toFixed(2)}x the direct p50 on a new connection each`,
       },
       {
         scenario: 'direct SQL, open connection',

@@ -43,6 +43,17 @@ export const pgParallelScenario: Scenario<State> = {
     const owner = `${await physicalNameOf(ctx.stack.metadataUrl, databaseId)}_rw`;
     const onCluster = await loginRolesInGroup(ctx.stack.adminUrl, owner);
     const directWallMs = await timeParallelDirectLogins(ctx.stack.adminUrl, owner.slice(0, -3), PARALLEL);
+    // The ceiling: the connects' unavoidable work alone through the Worker (bench-entry.ts connect-work).
+    const work = await ctx.load({
+      connections: PARALLEL,
+      mode: 'once',
+      requests: Array.from({ length: PARALLEL }, () => ({
+        method: 'POST',
+        path: `/__bench/connect-work/${owner.slice(0, -3)}`,
+      })),
+      expectStatus: [201],
+      timeoutSec: 60,
+    });
     return [
       {
         scenario: this.name,
@@ -64,6 +75,14 @@ export const pgParallelScenario: Scenario<State> = {
         ],
         note: `wall time ${(m.wallMs / 1000).toFixed(2)} s for ${PARALLEL} connects at once (direct: ${(directWallMs / 1000).toFixed(2)} s from ${PARALLEL} new connections at once); statuses ${JSON.stringify(m.statusCounts)}; ${onCluster - roles.distinctExisting} role(s) on the cluster without a connection`,
         details: { wallMs: m.wallMs, directWallMs, roles, rolesOnCluster: onCluster },
+      },
+      {
+        scenario: "ceiling: 100 connects' work at once, no framework",
+        issue: this.issue,
+        measurement: work,
+        floorRatio: null,
+        checks: [holds('no errors', work.errors === 0, `${work.errors} errors of ${work.requests}`)],
+        note: `wall time ${(work.wallMs / 1000).toFixed(2)} s: two metadata round trips around createLogin, 100 at once (${ratio(work.wallMs, directWallMs)?.toFixed(2)}x the direct wall time); the connects took ${ratio(m.wallMs, work.wallMs)?.toFixed(2)}x this`,
       },
     ];
   },
