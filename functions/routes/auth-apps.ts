@@ -1,6 +1,6 @@
 /** Auth apps of a project and their end users (CONTRACT §4). */
 import type { Context } from 'hono';
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
@@ -15,85 +15,26 @@ import {
 } from '../services/auth/admin-users';
 import { authAppIdOf, authAppQuery, listAuthApps } from '../services/auth/app-reads';
 import type { AuthAppRow } from '../services/auth/apps';
-import { createAuthApp, describeAuthApp, toAuthAppBody, updateAuthApp } from '../services/auth/manage-apps';
+import {
+  type AppIdHolder,
+  authAppCreationQueries,
+  createAuthApp,
+  describeAuthApp,
+  toAuthAppBody,
+  updateAuthApp,
+} from '../services/auth/manage-apps';
+import { creationReadFrom } from '../services/new-service-write';
 import { type BatchQuery, projectIdOf } from '../services/principal';
-import { UserSchema } from './oauth/shared';
-import { access, callerBeforeMalformedJson, ProjectParam, readsCaller, readWithCaller } from './shared';
-
-const ProviderView = { enabled: z.boolean(), client_id: z.string(), client_secret_set: z.boolean() };
-const AuthAppSchema = z
-  .object({
-    id: z.string(),
-    app_id: z.string(),
-    name: z.string().nullable(),
-    enabled: z.boolean(),
-    allowed_origins: z.array(z.string()),
-    user_limit: z.number().int().nullable(),
-    require_issued_nonce: z.boolean().openapi({
-      description:
-        'accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (CONTRACT §9)',
-    }),
-    providers: z.object({
-      google: z
-        .object({
-          ...ProviderView,
-          native_client_ids: z.object({ ios: z.string(), android: z.string() }).partial().optional(),
-          skip_nonce_check: z.boolean().openapi({
-            description:
-              "accept a token's nonce without one in the request (iOS SDKs that set their own); off by default",
-          }),
-        })
-        .optional(),
-      github: z.object(ProviderView).optional(),
-    }),
-    auth_url: z.string(),
-    created_at: z.string(),
-  })
-  .openapi('AuthApp');
-
-const AdminUserSchema = UserSchema.extend({ disabled: z.boolean() }).openapi('AuthAppUser');
-
-const clientId = z.string().trim().min(1).max(512);
-const clientSecret = z.string().min(1).max(1024);
-const nativeId = z.string().trim().min(1).max(512).nullable();
-
-const PatchSchema = z
-  .object({
-    name: z.string().trim().min(1).max(100).nullable().optional(),
-    enabled: z.boolean().optional(),
-    allowed_origins: z.array(z.string().max(2048)).max(50).optional(),
-    user_limit: z.number().int().min(0).max(100_000_000).nullable().optional(),
-    require_issued_nonce: z.boolean().optional(),
-    providers: z
-      .object({
-        google: z
-          .object({
-            enabled: z.boolean().optional(),
-            client_id: clientId.optional(),
-            client_secret: clientSecret.optional(),
-            native_client_ids: z
-              .object({ ios: nativeId.optional(), android: nativeId.optional() })
-              .strict()
-              .optional(),
-            skip_nonce_check: z.boolean().optional(),
-          })
-          .strict()
-          .nullable()
-          .optional(),
-        github: z
-          .object({
-            enabled: z.boolean().optional(),
-            client_id: clientId.optional(),
-            client_secret: clientSecret.optional(),
-          })
-          .strict()
-          .nullable()
-          .optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+import { AdminUserSchema, AuthAppSchema, PatchSchema } from './auth-app-schemas';
+import { connectionDeps } from './connection-schemas';
+import {
+  access,
+  callerBeforeBody,
+  callerBeforeMalformedJson,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+} from './shared';
 
 const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
 const UserParams = AppParams.extend({ userId: z.string().min(1) });
@@ -152,6 +93,7 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps',
     tags: ['auth-apps'],
     summary: 'Create an auth app (connected to the only site of a one-site project)',
+    middleware: appWriteMiddleware,
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -166,16 +108,19 @@ authAppsRoutes.openapi(
     responses: { 201: json(AuthAppSchema, 'the auth app'), ...errorResponses(409) },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'write');
-    const row = await createAuthApp(
-      getDb(c),
-      c.get('config'),
-      c.get('services').queue,
-      project.id,
-      c.req.valid('json'),
+    const ref = c.req.valid('param').id;
+    const input = c.req.valid('json');
+    // One read with the caller: the apps holding the app_id or in the project, and its only site.
+    const answers = await readWithCaller(
+      c,
+      authAppCreationQueries(getHttpDb(c), projectIdOf(ref), input.app_id),
     );
+    const { project } = await access(c, ref, 'write');
+    const read = creationReadFrom<AppIdHolder>(answers);
+    const row = await createAuthApp(connectionDeps(c), project.id, input, read);
     return c.json(toAuthAppBody(c.get('config'), row), 201);
   },
+  callerBeforeBody,
 );
 
 authAppsRoutes.openapi(

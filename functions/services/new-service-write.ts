@@ -1,10 +1,10 @@
 /**
- * A new database or bucket with its initial connection (spec, States and transitions: a new
- * service in a project with exactly one site is connected to it at the default level) in two
- * metadata round trips (issue 19): the project's only site, its state and its connections are
- * read with the caller ({@link initialSiteQueries}); the service and the connection's own
- * credential are made outside; then the service's row, the connection, its managed key and its
- * live patch go in one guarded batch ({@link writeNewService}).
+ * A new database, bucket or auth app with its initial connection (spec, States and
+ * transitions: a new service in a project with exactly one site is connected to it at the
+ * default level) in two metadata round trips (issue 19): the project's only site, its state
+ * and its connections are read with the caller ({@link initialSiteQueries}); a database or
+ * bucket and the connection's own credential are made outside; then the service's row, the
+ * connection, its managed key and its live patch go in one guarded batch ({@link writeNewService}).
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb, Queryable } from '../../db/client';
@@ -71,28 +71,44 @@ export function creationReadFrom<T>(answers: readonly unknown[]): { existing: T[
 export type RowInsert = (db: Queryable) => BatchQuery;
 
 /**
- * Writes a new service made outside (`target`, its row not yet stored): its initial connection's
- * own credential is made first, then the row and the connection go in one guarded batch. When
- * the site's connections changed since they were read, the write runs again in an interactive
- * transaction under the site's lock, re-reading them there (a plan that only adds this new
- * service cannot be made stale). A name taken meanwhile is 409. On any failure the credential is
- * dropped again; the caller undoes the service itself.
+ * A new service to write: a database or bucket (what its credential work takes) or an auth app,
+ * which has no credential (its `name` is its app_id).
+ */
+export type NewService =
+  | CredentialTarget
+  | { kind: 'auth_app'; resource: { id: string; projectId: string; name: string } };
+
+/** The 409 a unique violation of `constraint` means for `service`, or undefined for another. */
+function nameTaken(service: NewService, constraint: string | undefined): ApiError | undefined {
+  const { kind, resource } = service;
+  if (kind === 'auth_app')
+    return constraint === 'auth_apps_app_id_unique'
+      ? new ApiError('CONFLICT', `an auth app with app_id ${resource.name} already exists`)
+      : undefined;
+  if (constraint === `${kind}s_project_name_uq`)
+    return new ApiError('CONFLICT', `a ${kind} named ${resource.name} already exists in this project`);
+  return undefined;
+}
+
+/**
+ * Writes a new service (`service`, its row not yet stored; a database or bucket made outside):
+ * its initial connection's own credential is made first, then the row and the connection go in
+ * one guarded batch. When the site's connections changed since they were read, the write runs
+ * again in an interactive transaction under the site's lock, re-reading them there (a plan that
+ * only adds this new service cannot be made stale). A name taken meanwhile is 409. On any
+ * failure the credential is dropped again; the caller undoes the service itself.
  */
 export async function writeNewService(
   deps: WriteDeps,
-  target: CredentialTarget,
+  service: NewService,
   initial: InitialSite,
   insert: RowInsert,
 ): Promise<void> {
-  const r = target.resource;
+  const r = service.resource;
   const plan = emptyPlan(r.projectId, initial.before);
   if (initial.site) {
-    const resource = resourceOf(
-      target.kind,
-      r.id,
-      r.name,
-      target.kind === 'database' ? target.resource.engine : null,
-    );
+    const engine = service.kind === 'database' ? service.resource.engine : null;
+    const resource = resourceOf(service.kind, r.id, r.name, engine);
     plan.adds.push({
       siteId: initial.site.id,
       siteSlug: initial.site.slug,
@@ -100,16 +116,17 @@ export async function writeNewService(
       grant: levelOrDefault(resource),
     });
   }
-  const prepared = await prepare(deps, plan, new Map([[r.id, target]]));
+  const prepared = await prepare(
+    deps,
+    plan,
+    service.kind === 'auth_app' ? new Map() : new Map([[r.id, service]]),
+  );
   let written: Written;
   try {
     written = await writeOnce(deps, prepared, initial.states, insert);
   } catch (err) {
     await prepared.undo();
-    const unique = uniqueViolation(err);
-    if (unique?.constraint === `${target.kind}s_project_name_uq`)
-      throw new ApiError('CONFLICT', `a ${target.kind} named ${r.name} already exists in this project`);
-    throw err;
+    throw nameTaken(service, uniqueViolation(err)?.constraint) ?? err;
   }
   await afterCommit(deps, written);
 }

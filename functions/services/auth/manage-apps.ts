@@ -3,18 +3,17 @@
  * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
  */
 
-import { eq } from 'drizzle-orm';
-import type { Db, HttpDb } from '../../../db/client';
+import { eq, or, type SQL } from 'drizzle-orm';
+import type { BatchQuery, HttpDb } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId, newSecret } from '../../lib/ids';
-import type { ProvisioningMessage } from '../../queues/messages';
-import { enqueueDeliveries } from '../delivery/deliveries';
-import { connectNewService } from '../initial-connection';
+import type { WriteDeps } from '../connections/apply';
 import { assertNameFree } from '../names';
+import { type InitialSite, initialSiteQueries, writeNewService } from '../new-service-write';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 
 import { blockCodes, unblockCodes } from './one-time-codes';
@@ -73,74 +72,62 @@ export async function describeAuthApp(config: Config, row: AuthAppRow): Promise<
   return toAuthAppBody(config, row, await providerSecrets(config, row));
 }
 
-const isUniqueViolation = (err: unknown): boolean => {
-  const seen = new Set<unknown>();
-  let current: unknown = err;
-  while (typeof current === 'object' && current !== null && !seen.has(current)) {
-    seen.add(current);
-    if ((current as { code?: unknown }).code === '23505') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-};
+/** An auth app's app_id and project, as its creation reads them. */
+export interface AppIdHolder {
+  appId: string;
+  projectId: string;
+}
 
 /**
- * Creates an auth app with a fresh server key, connected to the project's only site if it has
- * one; that site's live patch is enqueued once the app is committed.
+ * The reads an auth app's creation makes with its caller, not yet sent: the apps holding
+ * `appId` anywhere (app_ids are unique across the service) or in the project `projectId`
+ * gives (their variable names), then its only site's (initialSiteQueries). Decode with
+ * creationReadFrom<AppIdHolder>.
+ */
+export function authAppCreationQueries(db: HttpDb, projectId: SQL, appId: string): BatchQuery[] {
+  const holders = db
+    .select({ appId: authApps.appId, projectId: authApps.projectId })
+    .from(authApps)
+    .where(or(eq(authApps.appId, appId), eq(authApps.projectId, projectId)));
+  return [holders, ...initialSiteQueries(db, projectId)];
+}
+
+/**
+ * Creates an auth app with a fresh server key and signing key, connected to the project's only
+ * site if it has one, in one guarded batch (writeNewService: the row, the connection and its
+ * live patch, enqueued once committed). `read` was read with the caller.
  */
 export async function createAuthApp(
-  db: Db,
-  config: Config,
-  queue: Queue<ProvisioningMessage>,
+  deps: WriteDeps,
   projectId: string,
   input: { app_id: string; name?: string },
+  read: { existing: AppIdHolder[]; initial: InitialSite },
 ): Promise<AuthAppRow> {
-  const taken = () => new ApiError('CONFLICT', `an auth app with app_id ${input.app_id} already exists`);
-  const [existing] = await db
-    .select({ id: authApps.id })
-    .from(authApps)
-    .where(eq(authApps.appId, input.app_id))
-    .limit(1);
-  if (existing) throw taken();
+  if (read.existing.some((a) => a.appId === input.app_id))
+    throw new ApiError('CONFLICT', `an auth app with app_id ${input.app_id} already exists`);
   // Each auth app of a project holds SERVICE_AUTH_*_<NAME>: two app_ids with one <NAME> would share them.
-  const siblings = await db
-    .select({ appId: authApps.appId })
-    .from(authApps)
-    .where(eq(authApps.projectId, projectId));
-  assertNameFree(
-    input.app_id,
-    [],
-    siblings.map((s) => s.appId),
-    'auth app',
-    'app_id',
-  );
-  const serverKeyCiphertext = await config.keyring.encrypt(newSecret('serverKey'));
-  // Each app signs its tokens with a key of its own (issue 16).
-  const signingKey = await newSigningKey(config);
-  let created: { app: AuthAppRow; deliveryIds: string[] };
-  try {
-    created = await db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(authApps)
-        .values({
-          id: newId(),
-          projectId,
-          appId: input.app_id,
-          name: input.name ?? null,
-          serverKeyCiphertext,
-          signingKeys: [signingKey],
-        })
-        .returning();
-      const app = row as AuthAppRow;
-      const deliveryIds = await connectNewService(tx, config, projectId, 'auth_app', app.id, app.appId);
-      return { app, deliveryIds };
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw taken();
-    throw err;
-  }
-  await enqueueDeliveries(queue, created.deliveryIds);
-  return created.app;
+  const siblings = read.existing.filter((a) => a.projectId === projectId).map((a) => a.appId);
+  assertNameFree(input.app_id, [], siblings, 'auth app', 'app_id');
+  const { config } = deps;
+  const row: AuthAppRow = {
+    id: newId(),
+    projectId,
+    appId: input.app_id,
+    name: input.name ?? null,
+    enabled: true,
+    allowedOrigins: [],
+    userLimit: null,
+    providers: {},
+    providerSecretsCiphertext: null,
+    serverKeyCiphertext: await config.keyring.encrypt(newSecret('serverKey')),
+    requireIssuedNonce: false,
+    // Each app signs its tokens with a key of its own (issue 16).
+    signingKeys: [await newSigningKey(config)],
+    createdAt: new Date(),
+  };
+  const app = { kind: 'auth_app' as const, resource: { id: row.id, projectId, name: row.appId } };
+  await writeNewService(deps, app, read.initial, (db) => db.insert(authApps).values(row));
+  return row;
 }
 
 /**
