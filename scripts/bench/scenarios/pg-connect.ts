@@ -6,12 +6,23 @@
  * through the Worker's driver (bench-entry.ts connect-work). All alternate in four slices of ten.
  */
 import { createProject } from '../api';
+import { type CpuGroup, type CpuReading, cpuPerRequest, readCpu } from '../cpu';
 import { physicalNameOf, timeDirectLogins } from '../pg-direct';
 import { atMostRatio, combine, holds, type Measurement, measurement, ratio } from '../stats';
 import type { Scenario } from '../types';
 import { connectionsPath, createDatabases, createSites } from './fixtures';
 
 const CONNECTS = 40;
+
+/** Runs `work`, adding the CPU each process group spent meanwhile to `sum` (as ctx.load measures its runs). */
+async function withCpu<T>(sum: CpuReading, work: () => Promise<T>): Promise<T> {
+  const before = readCpu();
+  const result = await work();
+  const after = readCpu();
+  for (const group of Object.keys(after) as CpuGroup[])
+    sum[group] = (sum[group] ?? 0) + ((after[group] ?? 0) - (before[group] ?? 0));
+  return result;
+}
 /** Slices in which the connects and the direct logins alternate. */
 const SLICES = 4;
 
@@ -45,6 +56,8 @@ export const pgConnectScenario: Scenario<State> = {
     const open: number[] = [];
     const fresh: number[] = [];
     const per = CONNECTS / SLICES;
+    const freshCpu: CpuReading = {};
+    const openCpu: CpuReading = {};
     for (let slice = 0; slice < SLICES; slice++) {
       apiRuns.push(
         await ctx.load({
@@ -64,23 +77,29 @@ export const pgConnectScenario: Scenario<State> = {
           keepSamples: true,
         }),
       );
-      fresh.push(...(await timeDirectLogins(ctx.stack.adminUrl, db, per, true)));
-      open.push(...(await timeDirectLogins(ctx.stack.adminUrl, db, per, false)));
+      fresh.push(...(await withCpu(freshCpu, () => timeDirectLogins(ctx.stack.adminUrl, db, per, true))));
+      open.push(...(await withCpu(openCpu, () => timeDirectLogins(ctx.stack.adminUrl, db, per, false))));
     }
     const { samples: _samples, ...api } = combine(apiRuns);
     const { samples: _workSamples, ...ceiling } = combine(workRuns);
-    const direct = measurement(
-      open,
-      open.reduce((a, b) => a + b, 0),
-      0,
-      { '200': open.length },
-    );
-    const directFresh = measurement(
-      fresh,
-      fresh.reduce((a, b) => a + b, 0),
-      0,
-      { '200': fresh.length },
-    );
+    const direct = {
+      ...measurement(
+        open,
+        open.reduce((a, b) => a + b, 0),
+        0,
+        { '200': open.length },
+      ),
+      cpu: cpuPerRequest({}, openCpu, open.length),
+    };
+    const directFresh = {
+      ...measurement(
+        fresh,
+        fresh.reduce((a, b) => a + b, 0),
+        0,
+        { '200': fresh.length },
+      ),
+      cpu: cpuPerRequest({}, freshCpu, fresh.length),
+    };
     return [
       {
         scenario: 'connect POST (sequential)',
