@@ -3,7 +3,7 @@
  * writes read once and write once, guarded (issue 19), so what a race leaves is pinned here:
  * simultaneous creations of one name leave one service and nothing of the others at the cluster
  * or the provider; a deletion racing a connect on the same site leaves that site with exactly
- * the other connection.
+ * the other connection; of simultaneous deletions one succeeds and the other is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/api';
@@ -13,6 +13,7 @@ import {
   createBucket,
   createDatabase,
   effectiveVars,
+  metadata,
   projectPath,
   seed,
   startConnectionsWorld,
@@ -95,5 +96,31 @@ describe('a deletion racing a connect on the site holding the service', () => {
     const vars = await effectiveVars(p);
     expect(Object.keys(vars).some((k) => k.startsWith('DATABASE_URL'))).toBe(false);
     expect(await onCluster(doomed.name)).toEqual({ databases: 0, mainUsers: 0, readers: 0 });
+  });
+});
+
+describe('simultaneous deletions of one service', () => {
+  it('of a connected database: one 200; the other 404, or 503 when the cluster refused its simultaneous drop; the site left with no connection', async () => {
+    const p = await seed(world.worker.baseUrl, 1);
+    const db = await createDatabase(p.as, p.project.id);
+    const answers = await Promise.all([0, 1].map(() => p.as.delete(`${projectPath(p)}/databases/${db.id}`)));
+    const [first, second] = answers.map((a) => a.status).sort();
+    expect(first).toBe(200);
+    expect([404, 503]).toContain(second);
+    expect((await p.as.delete(`${projectPath(p)}/databases/${db.id}`)).status).toBe(404);
+    const site = await p.as.get<{ connections: unknown[] }>(connectionsPath(p));
+    expect(site.body.connections).toEqual([]);
+    expect(await onCluster(db.name)).toEqual({ databases: 0, mainUsers: 0, readers: 0 });
+  });
+
+  it('of an unconnected bucket: one 200, the other 404, and its key queued for deletion once', async () => {
+    const p = await seed(world.worker.baseUrl, 0);
+    const bucket = await createBucket(p.as, p.project.id);
+    const answers = await Promise.all(
+      [0, 1].map(() => p.as.delete(`${projectPath(p)}/buckets/${bucket.id}`)),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 404]);
+    const cleanups = await metadata('select 1 from credential_cleanups where resource_id = $1', [bucket.id]);
+    expect(cleanups).toHaveLength(1);
   });
 });
