@@ -1,9 +1,18 @@
 import { defineConfig } from 'vitest/config';
+import { CRON_FILES } from './test/cron-files';
+
+const integration = {
+  environment: 'node' as const,
+  globalSetup: ['test/global-setup.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 120_000,
+};
 
 /**
- * Two projects: `unit` (plain Node, no services) and `integration` (HTTP tests against one
- * shared local stack started by test/global-setup.ts). The machine has two cores, so at most
- * two test files run at once.
+ * Three projects: `unit` (plain Node, no services); `integration` (HTTP tests against one
+ * shared local stack started by test/global-setup.ts; the machine has two cores, so at most
+ * two test files run at once); and `integration-cron`, the files that fire the minute cron
+ * (test/cron-files.ts), one at a time on a stack of their own once the others are done.
  */
 export default defineConfig({
   test: {
@@ -14,17 +23,26 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
+          ...integration,
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
-          environment: 'node',
-          globalSetup: ['test/global-setup.ts'],
+          exclude: CRON_FILES,
           maxWorkers: 2,
-          testTimeout: 30_000,
-          hookTimeout: 120_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...integration,
+          name: 'integration-cron',
+          include: CRON_FILES,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

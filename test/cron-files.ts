@@ -1,0 +1,23 @@
+/**
+ * The test files that fire a Worker's minute cron (triggerScheduled, runScheduled). A cron run
+ * acts on the whole metadata database: it records policy drift, repairs credentials and
+ * re-sends stalled deliveries of every project, to the receivers of the Worker that ran it.
+ * Two such files side by side on one database take each other's deliveries (one file's
+ * receiver acknowledges the policy the other waits for), so vitest.config.ts runs these one
+ * at a time on a stack of their own, after the others. test/unit/cron-files.test.ts keeps the
+ * list complete.
+ */
+export const CRON_FILES = [
+  'test/integration/bucket-service-credentials.test.ts',
+  'test/integration/connections-deliveries.test.ts',
+  'test/integration/credential-repair.test.ts',
+  'test/integration/credentials-drift.test.ts',
+  'test/integration/credentials-login.test.ts',
+  'test/integration/credentials-switching.test.ts',
+  'test/integration/local-stack.test.ts',
+  'test/integration/principals-mongodb.test.ts',
+  'test/integration/principals-postgres.test.ts',
+  'test/integration/shared-reader.test.ts',
+  'test/integration/tenant-cluster-admin.test.ts',
+  'test/integration/tenant-isolation.test.ts',
+];
