@@ -34,13 +34,17 @@ export async function startExtraWorker(
   env: Record<string, string> = {},
   opts: { configPath?: string } = {},
 ): Promise<ExtraWorker> {
-  const port = await freePort();
   const persistDir = await mkdtemp(join(tmpdir(), 'tether-extra-worker-'));
-  try {
-    return await startOn(port, persistDir, env, opts.configPath);
-  } catch (err) {
-    await rm(persistDir, { recursive: true, force: true });
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(await freePort(), persistDir, env, opts.configPath);
+    } catch (err) {
+      // A port found free can be taken before workerd binds it (outgoing connections draw
+      // their local ports from the same range): another port, a few times, then give up.
+      if (attempt < 3 && (err as { code?: string }).code === 'ERR_ADDRESS_IN_USE') continue;
+      await rm(persistDir, { recursive: true, force: true });
+      throw err;
+    }
   }
 }
 
