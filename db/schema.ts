@@ -416,7 +416,15 @@ export const deliveries = pgTable(
     deliveredAt: tstz('delivered_at'),
     createdAt: createdAt(),
   },
-  (t) => [index('deliveries_status_idx').on(t.status, t.kind), index('deliveries_target_idx').on(t.targetId)],
+  (t) => [
+    index('deliveries_status_idx').on(t.status, t.kind),
+    index('deliveries_target_idx').on(t.targetId),
+    // At most one pending policy per database: recordings side by side (the reconciler and a
+    // connection change's) insert one, never two (network-policy.ts policyDriftStatement).
+    uniqueIndex('deliveries_pending_policy_uq')
+      .on(t.targetId)
+      .where(sql`${t.kind} = 'network_policy' and ${t.status} = 'pending'`),
+  ],
 );
 
 /** What the dead-letter queue received. */

@@ -70,7 +70,9 @@ export async function allowedSiteIds(db: DbOrTx, databaseId: string): Promise<st
 /**
  * The statement that records a pending policy delivery for each database (of `databaseIds`, or
  * all) whose desired set differs from the last acknowledged one and has none pending, returning
- * the new deliveries' ids; one statement, so a write can send it in its batch. Deleted databases
+ * the new deliveries' ids; one statement, so a write can send it in its batch. Two recordings at
+ * once both pass the "none pending" check; the unique index on a database's pending policy
+ * keeps the second out (on conflict do nothing). Deleted databases
  * get one last empty set, then nothing; a database never told anything and reachable by no site
  * or principal needs no policy yet.
  */
@@ -95,6 +97,7 @@ export function policyDriftStatement(databaseIds?: readonly string[]): SQL {
                ${scope}) w
      where not (w.last is null and w.desired = '[]'::jsonb)
        and coalesce(w.last, '[]'::jsonb) is distinct from w.desired
+    on conflict (target_id) where kind = 'network_policy' and status = 'pending' do nothing
     returning id`;
 }
 

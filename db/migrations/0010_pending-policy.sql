@@ -1,0 +1,3 @@
+-- A database's older pending policies give way to its newest before the index allows one.
+UPDATE "deliveries" SET "status" = 'superseded' WHERE "kind" = 'network_policy' AND "status" = 'pending' AND EXISTS (SELECT 1 FROM "deliveries" n WHERE n."kind" = 'network_policy' AND n."status" = 'pending' AND n."target_id" = "deliveries"."target_id" AND (n."created_at", n."id") > ("deliveries"."created_at", "deliveries"."id"));--> statement-breakpoint
+CREATE UNIQUE INDEX "deliveries_pending_policy_uq" ON "deliveries" USING btree ("target_id") WHERE "deliveries"."kind" = 'network_policy' and "deliveries"."status" = 'pending';
