@@ -2,9 +2,10 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
+import type { Bindings } from './config';
 import { consoleApp } from './console';
+import { buildServices } from './container';
 import { type AppEnv, closeDb, getHttpDb } from './context';
-import type { Bindings } from './env';
 import { exchangeSlugOf, serveExchange } from './exchange-fast-path';
 import { isCrossSiteWrite } from './lib/cross-site';
 import { ApiError } from './lib/errors';
@@ -18,9 +19,8 @@ import { apiDocsRoutes } from './routes/api-docs';
 import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
 import { isPlainExchange } from './routes/oauth/exchange';
 import { readsWithCaller } from './routes/shared';
+import { callerRead, resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
-import { buildServices } from './services/container';
-import { callerRead, resolveCaller, SESSION_COOKIE } from './services/principal';
 
 function bearerOf(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('authorization');

@@ -4,13 +4,13 @@
  */
 import { createDb, createPool } from '../db/client';
 import { buildFetch } from './app';
-import type { Bindings } from './env';
+import type { Bindings } from './config';
+import { buildServices, type Services } from './container';
+import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
-import type { ProvisioningMessage } from './queues/messages';
-import { buildServices, type Services } from './services/container';
-import { CREDENTIAL_STEPS } from './services/credentials/reconciler-steps';
 import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
+import { CREDENTIAL_STEPS } from './services/reconciler-steps';
 
 export { OneTimeCodes } from './objects/one-time-codes';
 export { RateCounter } from './objects/rate-counter';

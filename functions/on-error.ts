@@ -6,8 +6,8 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { pgCode } from './adapters/postgres-sql';
+import { EnvironmentError } from './config';
 import type { AppEnv } from './context';
-import { EnvironmentError } from './env';
 import { ApiError, codeOfStatus } from './lib/errors';
 import { newId } from './lib/ids';
 import { log } from './lib/logger';

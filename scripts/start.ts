@@ -4,7 +4,7 @@
  * CONTRACT.md section 1 from the environment.
  */
 import { resolve } from 'node:path';
-import { OPERATOR_TOKEN_MIN_LENGTH } from '../functions/env';
+import { OPERATOR_TOKEN_MIN_LENGTH } from '../functions/config';
 import { isPortFree } from './local/net';
 import { takeOverStopSignals } from './local/signals';
 import { type LocalStack, startLocalStack } from './local/stack';

@@ -4,7 +4,7 @@
  * Locally and in tests they are real HTTP servers (test/helpers/receiver.ts), so there is no
  * stand-in here.
  */
-import type { ReceiverTarget } from '../env';
+import type { ReceiverTarget } from '../config';
 import { signatureHeaders } from '../lib/signature';
 
 /** How long a POST to a receiver may take. */

@@ -2,7 +2,7 @@
 import { type AppEnv, getHttpDb } from '../context';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { type AccessKind, accessListingOf, accessListingQuery } from '../services/access/listing';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const AccessSiteSchema = z

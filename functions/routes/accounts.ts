@@ -2,7 +2,6 @@
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { requireAccount } from '../services/access';
 import {
   createAccount,
   endDashboardSession,
@@ -13,6 +12,7 @@ import {
   readAccount,
   revokeAccountToken,
 } from '../services/accounts';
+import { requireAccount } from '../services/caller/project-access';
 import { callerAccount, readsCaller, readWithCaller } from './shared';
 
 const AccountSchema = z

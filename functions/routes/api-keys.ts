@@ -3,7 +3,7 @@
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const CapabilitiesSchema = z

@@ -8,6 +8,7 @@ import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { projectIdOf } from '../services/caller/api-caller';
 import { applyPlan } from '../services/connections/apply';
 import { projectListingFrom, projectListingQuery, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
@@ -27,7 +28,6 @@ import {
   planReplace,
   planRotate,
 } from '../services/connections/site-plans';
-import { projectIdOf } from '../services/principal';
 import {
   AvailableSchema,
   ConnectionSchema,

@@ -9,11 +9,11 @@ import { bucketsRoutes } from './buckets';
 import { connectionsRoutes } from './connections';
 import { databasesRoutes } from './databases';
 import { deploysRoutes } from './deploys';
-import { envRoutes } from './env';
 import { principalsRoutes } from './principals';
 import { projectsRoutes } from './projects';
 import { serviceCredentialsRoutes } from './service-credentials';
 import { serviceSitesRoutes } from './service-sites';
+import { envRoutes } from './site-variables';
 import { sitesRoutes } from './sites';
 import { tunnelRoutes } from './tunnel';
 

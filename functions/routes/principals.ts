@@ -17,7 +17,7 @@ import {
   revokePrincipal,
   rotatePrincipal,
 } from '../services/access/principals';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { PrincipalSummarySchema } from './access';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 

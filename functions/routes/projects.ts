@@ -3,7 +3,7 @@ import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { type Project, requireAccount } from '../services/access';
+import { type Project, requireAccount } from '../services/caller/project-access';
 import { createProject, listProjects, removeMember, setMember } from '../services/projects';
 import { access, callerAccount, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 

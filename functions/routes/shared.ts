@@ -7,10 +7,14 @@ import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { pathBeforeBody, z } from '../lib/openapi';
-import { type ApiKeyCapabilities, type ProjectAccess, projectAccess } from '../services/access';
+import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/caller/api-caller';
+import {
+  type ApiKeyCapabilities,
+  type ProjectAccess,
+  projectAccess,
+} from '../services/caller/project-access';
 import { admitCaller } from '../services/caller-admission';
 import { siteFromRows, siteReadQuery } from '../services/connections/site-access';
-import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/principal';
 import { findSite, type SiteRow } from '../services/sites';
 
 /** `:id`, a project id or slug. */

@@ -4,8 +4,8 @@
  * (the role). The same rules whether the caller was read before the route or with its read.
  */
 import { ApiError } from '../lib/errors';
+import type { Resolved } from './caller/api-caller';
 import { connectionCaller, requireRole } from './connections/site-access';
-import type { Resolved } from './principal';
 
 /** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
 export const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;

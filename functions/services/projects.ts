@@ -7,7 +7,7 @@ import { slugify } from '../domain/names';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
-import { guard, runGuarded } from './guarded-write';
+import { guard, runGuarded } from './store/guarded-write';
 
 /**
  * Creates a project owned by `accountId`. Without a slug it takes the name's, or that plus a
@@ -76,7 +76,7 @@ const LAST_OWNER = { code: 'CONFLICT', message: 'a project must keep at least on
 
 /**
  * Grants `role` to account `accountId` on the project. Only an owner grants or changes the
- * owner role, and the last owner stays one. One guarded batch (services/guarded-write.ts).
+ * owner role, and the last owner stays one. One guarded batch (services/store/guarded-write.ts).
  */
 export async function setMember(
   db: HttpDb,

@@ -3,8 +3,8 @@
  * step runs on its own, so one failing step never stops the others.
  */
 import type { Db } from '../../db/client';
+import type { Services } from '../container';
 import { log } from '../lib/logger';
-import type { Services } from './container';
 import { enqueueDeliveries, stalledDeliveries } from './delivery/deliveries';
 
 /** What the reconciler works with: the services and a database. */

@@ -13,8 +13,8 @@ import { afterCommit, type CommitDeps } from './connections/apply';
 import { targetsOf } from './connections/plan';
 import type { CleanupRef } from './connections/write';
 import type { CredentialTarget } from './credentials/connection-credential';
-import { guardRows, runGuarded } from './guarded-write';
 import { siteIs, siteOfProject } from './sites';
+import { guardRows, runGuarded } from './store/guarded-write';
 
 /** Where a row of `sites` is site `siteId` (its id or its slug) of the project `projectId` gives. */
 const siteWhere = (projectId: string | SQL, siteId: string) => siteIs(projectId, siteRef(siteId));

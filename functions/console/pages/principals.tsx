@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { LEVELS } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleEnv, signedIn } from '../context';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin } from '../roles';
 import type { Principal, Project } from '../types';

@@ -20,11 +20,11 @@ import {
   loadEnabledApp,
   type Provider,
   providerSecrets,
-} from '../../services/auth/apps';
-import { finishSignIn } from '../../services/auth/browser-sign-in';
-import { issueState, newNonce, takeState } from '../../services/auth/one-time-codes';
-import { PROVIDER_NAMES, PROVIDERS } from '../../services/auth/providers';
-import { countSignInStart } from '../../services/auth/rate-limit';
+} from '../../services/sign-in/apps';
+import { finishSignIn } from '../../services/sign-in/browser-sign-in';
+import { issueState, newNonce, takeState } from '../../services/sign-in/one-time-codes';
+import { PROVIDER_NAMES, PROVIDERS } from '../../services/sign-in/providers';
+import { countSignInStart } from '../../services/sign-in/rate-limit';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({ provider: z.enum(PROVIDER_NAMES) });

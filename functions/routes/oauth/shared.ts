@@ -7,7 +7,7 @@ import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
 import { MAX_AUTH_BODY_BYTES } from '../../lib/request-limits';
-import { assertKnownApp } from '../../services/auth/apps';
+import { assertKnownApp } from '../../services/sign-in/apps';
 
 /** The largest request body the auth service reads. */
 export const MAX_BODY_BYTES = MAX_AUTH_BODY_BYTES;

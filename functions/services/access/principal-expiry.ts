@@ -8,12 +8,12 @@ import { and, isNull, lte } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import type { Config } from '../../env';
-import type { ProvisioningMessage } from '../../queues/messages';
+import type { Config } from '../../config';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { loadTargetAnyState } from '../credentials/cleanup';
 import { dropCredential } from '../credentials/connection-credential';
 import { requestPolicies } from '../delivery/network-policy';
-import { revokeExpired } from './principal-removal';
+import { revokeExpired } from '../resources/principal-removal';
 
 /** Drops every expired principal's credential and marks it revoked; returns how many. */
 export async function removeExpiredPrincipals(

@@ -9,7 +9,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Role } from '../../domain/roles';
 import { isUuid } from '../../lib/ids';
-import type { Membership } from '../principal';
+import type { Membership } from '../caller/api-caller';
 import { type ResourceInfo, resourceOf, toConnectionObjects } from './model';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { type ServiceSite, serviceScopeFrom, serviceScopeQueries, toServiceSite } from './service-plans';

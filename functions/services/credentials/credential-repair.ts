@@ -10,7 +10,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { mapLimit } from '../../lib/map-limit';
 
 /** How many logins are tried at once. */

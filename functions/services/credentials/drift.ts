@@ -13,7 +13,7 @@ import type { DbOrTx } from '../../../db/client';
 import { connections, credentialCleanups, databases, principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { pgCode } from '../../adapters/postgres-sql';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 
 /** How old an unnamed credential must be before it counts as an orphan. */
 export const ORPHAN_GRACE_MS = 10 * 60_000;

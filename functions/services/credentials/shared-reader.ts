@@ -11,7 +11,7 @@ import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { pgCode } from '../../adapters/postgres-sql';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { outside } from './provisioner';

@@ -10,12 +10,12 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { connections, sites } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
+import type { Config } from '../../config';
 import { isCredentialLevel, type Level, storedLevel } from '../../domain/levels';
-import type { Config } from '../../env';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { log } from '../../lib/logger';
-import type { ProvisioningMessage } from '../../queues/messages';
-import { deriveSiteEnv } from '../connections/derive';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
+import { deriveSiteEnv } from '../site-env/derive';
 import { loadTargetAnyState } from './cleanup';
 import {
   type CredentialTarget,

@@ -8,12 +8,12 @@ import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { BatchQuery, DbOrTx, Queryable } from '../../../db/client';
 import { deliveries, sites } from '../../../db/schema';
 import type { Adapters, Receivers } from '../../adapters';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
-import type { ProvisioningMessage } from '../../queues/messages';
-import { deriveSiteEnv } from '../connections/derive';
+import { deriveSiteEnv } from '../site-env/derive';
 
 /** Why a site's variables changed (CONTRACT §6 `reason`). */
 export type PatchReason = 'connect' | 'disconnect' | 'level' | 'rotate' | 'credential' | 'key' | 'promote';

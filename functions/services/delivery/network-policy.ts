@@ -11,7 +11,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases, deliveries } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
-import type { ProvisioningMessage } from '../../queues/messages';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { enqueueDeliveries, olderPending, sendClaimed, stalledDeliveries } from './deliveries';
 
 /**

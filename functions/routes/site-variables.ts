@@ -4,9 +4,9 @@ import { type AppEnv, getHttpDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
 import { ApiError } from '../lib/errors';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
+import { readUserVars, writeUserVars } from '../services/site-variables';
 import { siteOfProject } from '../services/sites';
-import { readUserVars, writeUserVars } from '../services/user-vars';
 import { access, loadSite, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 
 /** `:id` and `:siteId`. */

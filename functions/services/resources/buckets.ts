@@ -1,17 +1,17 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../db/client';
-import type { BucketRow } from '../../db/rows';
-import { buckets } from '../../db/schema';
-import { ApiError } from '../lib/errors';
-import { isUuid, newId, randomLowerAlnum } from '../lib/ids';
-import { bucketCleanupsFrom, queueBucketKeyCleanups } from './access/principal-removal';
+import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import type { BucketRow } from '../../../db/rows';
+import { buckets } from '../../../db/schema';
+import { ApiError } from '../../lib/errors';
+import { isUuid, newId, randomLowerAlnum } from '../../lib/ids';
+import { afterCommit, type WriteDeps } from '../connections/apply';
+import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
+import { guardRows } from '../store/guarded-write';
 import { provisionBucket } from './bucket-provisioning';
-import { afterCommit, type WriteDeps } from './connections/apply';
-import { type ServiceHolders, writeServiceRemoval } from './connections/service-removal';
-import { guardRows } from './guarded-write';
 import { assertNameFree } from './names';
 import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
+import { bucketCleanupsFrom, queueBucketKeyCleanups } from './principal-removal';
 
 export type { BucketRow };
 

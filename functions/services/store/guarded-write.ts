@@ -17,8 +17,8 @@
  * ApiError from trip 2 the route undoes its outside work, so a refusal leaves no trace.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type BatchQuery, type HttpDb, runBatch } from '../../db/client';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../lib/errors';
+import { type BatchQuery, type HttpDb, runBatch } from '../../../db/client';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../lib/errors';
 
 /** The SQLSTATE `tether_assert` raises with. */
 const GUARD_STATE = 'TT001';

@@ -5,8 +5,8 @@
  */
 import type { HttpDb } from '../../../db/client';
 import type { CodeStore } from '../../adapters/code-store';
+import type { Config } from '../../config';
 import { isHttpsRedirect } from '../../domain/redirect-uris';
-import type { Config } from '../../env';
 import { log } from '../../lib/logger';
 import { OAuthError } from '../../lib/oauth-error';
 import type { AuthAppRow } from './apps';

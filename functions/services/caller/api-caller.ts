@@ -1,12 +1,12 @@
 /** Who is calling: resolved once per request from the Bearer token or the console's cookie. */
 import { and, eq, gt, isNull, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
-import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../db/client';
-import { type ApiKeyCapabilities, accountTokens, apiKeys, projects } from '../../db/schema';
-import { SLUG_RE } from '../domain/names';
-import type { Role } from '../domain/roles';
-import type { Config } from '../env';
-import { sha256Hex, timingSafeEqual } from '../lib/crypto';
-import { isUuid, TOKEN_PREFIX } from '../lib/ids';
+import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
+import { type ApiKeyCapabilities, accountTokens, apiKeys, projects } from '../../../db/schema';
+import type { Config } from '../../config';
+import { SLUG_RE } from '../../domain/names';
+import type { Role } from '../../domain/roles';
+import { sha256Hex, timingSafeEqual } from '../../lib/crypto';
+import { isUuid, TOKEN_PREFIX } from '../../lib/ids';
 
 /** A query sent with the caller's lookup (see {@link resolveCallerWith}). */
 export type { BatchQuery };

@@ -6,7 +6,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type HttpDb, type Queryable, rowsOf } from '../../../db/client';
 import type { Adapters } from '../../adapters';
-import type { Kind } from '../../domain/levels';
+import type { Config } from '../../config';
+import { connectionKey, type Kind } from '../../domain/levels';
 import { mongodbUri } from '../../domain/mongodb-uri';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import {
@@ -17,8 +18,6 @@ import {
   namesWithRoles,
   plainHolders,
 } from '../../domain/variables';
-import type { Config } from '../../env';
-import { connectionKey } from './model';
 
 /** One connection of a site with its service's fields, as the derivation reads it. */
 export type DerivationRow = {

@@ -10,7 +10,7 @@ import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Queryable } from '../../../db/client';
 import { rowsOf } from '../../../db/client';
 import type { StoredSigningKey } from '../../../db/schema';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { newId } from '../../lib/ids';
 
 /** The algorithm of every app key. */

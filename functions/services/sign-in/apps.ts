@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
 import type { AuthAppRow } from '../../../db/rows';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { OAuthError } from '../../lib/oauth-error';
 
 export type { AuthAppRow };

@@ -3,9 +3,9 @@
  * credential its services view shows), made before any row so a failure leaves nothing: what
  * was made is removed again before the 503 is answered.
  */
-import type { Adapters } from '../adapters';
-import { ApiError } from '../lib/errors';
-import { log } from '../lib/logger';
+import type { Adapters } from '../../adapters';
+import { ApiError } from '../../lib/errors';
+import { log } from '../../lib/logger';
 
 /** A bucket made at the provider, with a way to take it back. */
 export interface ProvisionedBucket {

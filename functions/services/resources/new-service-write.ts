@@ -7,25 +7,25 @@
  * connection, its managed key and its live patch go in one guarded batch ({@link writeNewService}).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../db/client';
-import { sites } from '../../db/schema';
-import { levelOrDefault } from '../domain/levels';
-import { ApiError } from '../lib/errors';
-import { afterCommit, type WriteDeps } from './connections/apply';
-import { writePlan } from './connections/locked-write';
-import { type ConnectionInfo, resourceOf } from './connections/model';
-import { emptyPlan } from './connections/plan';
-import { type Prepared, prepare } from './connections/prepare';
-import { decodeProjectConnections, projectConnectionsStatement } from './connections/queries';
+import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import { sites } from '../../../db/schema';
+import { levelOrDefault } from '../../domain/levels';
+import { ApiError } from '../../lib/errors';
+import { afterCommit, type WriteDeps } from '../connections/apply';
+import { writePlan } from '../connections/locked-write';
+import { type ConnectionInfo, resourceOf } from '../connections/model';
+import { emptyPlan } from '../connections/plan';
+import { type Prepared, prepare } from '../connections/prepare';
+import { decodeProjectConnections, projectConnectionsStatement } from '../connections/queries';
 import {
   type SiteStates,
   siteStatesFrom,
   siteStatesQuery,
   writeGuardedWith,
-} from './connections/versioned-write';
-import { ConcurrentChange, type Written } from './connections/write';
-import type { CredentialTarget } from './credentials/connection-credential';
-import { uniqueViolation } from './guarded-write';
+} from '../connections/versioned-write';
+import { ConcurrentChange, type Written } from '../connections/write';
+import type { CredentialTarget } from '../credentials/connection-credential';
+import { uniqueViolation } from '../store/guarded-write';
 
 /** What a new service's write read of the project's only site (none when it has not exactly one). */
 export interface InitialSite {

@@ -7,8 +7,8 @@
  */
 
 import type { CodeStore } from '../../adapters/code-store';
+import type { Config } from '../../config';
 import { isCodeVerifier } from '../../domain/pkce';
-import type { Config } from '../../env';
 import { OAuthError } from '../../lib/oauth-error';
 import { countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
 import { appChecks, clientChecks, enforce, RATE_WINDOW_MS } from './rate-limit';

@@ -4,6 +4,7 @@
  * when a token names a kid it lacks (at most once per cooldown), never per request.
  */
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import type { Config } from '../../config';
 import {
   CLOCK_SKEW_SECONDS,
   checkIdTokenClaims,
@@ -12,7 +13,6 @@ import {
   type IdTokenIdentity,
   type IdTokenProblem,
 } from '../../domain/id-token-rules';
-import type { Config } from '../../env';
 import { sha256Base64url } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import type { IdentifyInput, SignInProvider } from './provider';

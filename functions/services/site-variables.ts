@@ -2,8 +2,8 @@
 import type { HttpDb } from '../../db/client';
 import type { SiteRow } from '../../db/rows';
 import { sites } from '../../db/schema';
+import type { Config } from '../config';
 import { siteRef } from '../domain/names';
-import type { Config } from '../env';
 import { siteIs } from './sites';
 
 /** Decrypts a site's user-set variables. */

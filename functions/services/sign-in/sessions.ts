@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { type Queryable, rowsOf } from '../../../db/client';
 import { authApps, authRefreshTokens, type StoredSigningKey } from '../../../db/schema';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, newSecret } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';

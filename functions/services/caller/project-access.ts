@@ -3,12 +3,12 @@
  * Non-members get 404 so a project's existence is not revealed.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Queryable } from '../../db/client';
-import type { ProjectRow } from '../../db/rows';
-import { type ApiKeyCapabilities, projectMembers, projects } from '../../db/schema';
-import { type Role, roleAtLeast } from '../domain/roles';
-import { ApiError } from '../lib/errors';
-import { type Membership, type Principal, projectRefCondition } from './principal';
+import type { Queryable } from '../../../db/client';
+import type { ProjectRow } from '../../../db/rows';
+import { type ApiKeyCapabilities, projectMembers, projects } from '../../../db/schema';
+import { type Role, roleAtLeast } from '../../domain/roles';
+import { ApiError } from '../../lib/errors';
+import { type Membership, type Principal, projectRefCondition } from './api-caller';
 
 export type { ApiKeyCapabilities };
 

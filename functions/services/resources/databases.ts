@@ -1,20 +1,20 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../db/client';
-import type { DatabaseRow } from '../../db/rows';
-import { databases } from '../../db/schema';
-import type { Adapters } from '../adapters';
-import { ApiError } from '../lib/errors';
-import { isUuid, newId, randomLowerAlnum, randomPassword } from '../lib/ids';
-import { log } from '../lib/logger';
-import { revokeDatabasePrincipals } from './access/principal-removal';
-import { afterCommit, type WriteDeps } from './connections/apply';
-import { type ServiceHolders, writeServiceRemoval } from './connections/service-removal';
-import { outside } from './credentials/provisioner';
-import { createSharedReader, readerUserOf } from './credentials/shared-reader';
-import { guardRows } from './guarded-write';
+import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import type { DatabaseRow } from '../../../db/rows';
+import { databases } from '../../../db/schema';
+import type { Adapters } from '../../adapters';
+import { ApiError } from '../../lib/errors';
+import { isUuid, newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
+import { log } from '../../lib/logger';
+import { afterCommit, type WriteDeps } from '../connections/apply';
+import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
+import { outside } from '../credentials/provisioner';
+import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
+import { guardRows } from '../store/guarded-write';
 import { assertNameFree } from './names';
 import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
+import { revokeDatabasePrincipals } from './principal-removal';
 
 export type { DatabaseRow };
 

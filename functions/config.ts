@@ -5,10 +5,10 @@
  * instead of an `undefined` deep inside a handler.
  */
 import { z } from 'zod';
+import type { ProvisioningMessage } from './domain/queue-messages';
 import { Keyring } from './lib/crypto';
 import type { OneTimeCodes } from './objects/one-time-codes';
 import type { RateCounter } from './objects/rate-counter';
-import type { ProvisioningMessage } from './queues/messages';
 
 /** Bindings declared in wrangler.toml plus vars and secrets. */
 export interface Bindings {

@@ -1,7 +1,7 @@
 /** Name checks shared by databases, buckets and auth apps: exact duplicates and variable-form collisions. */
 
-import { variableName } from '../domain/names';
-import { ApiError } from '../lib/errors';
+import { variableName } from '../../domain/names';
+import { ApiError } from '../../lib/errors';
 
 /**
  * Refuses a name that is taken, or whose variable form (`<NAME>`) equals that of a service

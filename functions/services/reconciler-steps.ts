@@ -3,15 +3,15 @@
  * {@link CREDENTIAL_STEPS} next to the delivery steps.
  */
 
-import { removeExpiredPrincipals } from '../access/principal-expiry';
-import { reconcileNetworkPolicies } from '../delivery/network-policy';
-import type { ReconcilerStep } from '../reconciler';
-import { replaceMissingBucketKeys } from './bucket-key-repair';
-import { resendCredentialCleanups } from './cleanup';
-import { repairRefusedCredentials } from './credential-repair';
-import { removeOrphans, restoreMissing } from './drift';
-import { rotateUnusedReaders } from './shared-reader';
-import { switchSharedConnections } from './switch';
+import { removeExpiredPrincipals } from './access/principal-expiry';
+import { replaceMissingBucketKeys } from './credentials/bucket-key-repair';
+import { resendCredentialCleanups } from './credentials/cleanup';
+import { repairRefusedCredentials } from './credentials/credential-repair';
+import { removeOrphans, restoreMissing } from './credentials/drift';
+import { rotateUnusedReaders } from './credentials/shared-reader';
+import { switchSharedConnections } from './credentials/switch';
+import { reconcileNetworkPolicies } from './delivery/network-policy';
+import type { ReconcilerStep } from './reconciler';
 
 /** Reconciler steps of per-connection credentials and network policies. */
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {

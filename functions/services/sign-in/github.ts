@@ -2,7 +2,7 @@
  * GitHub: the authorization redirect, the code exchange, and the person behind the token: the
  * user record and its verified primary e-mail (the only address GitHub vouches for).
  */
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { sha256Base64url } from '../../lib/crypto';
 import type { SignInProvider } from './provider';
 import { ProviderFailure, providerFetch, providerJson } from './provider-failure';

@@ -3,15 +3,15 @@
  * clients and the receivers are built, from the environment checked once. The Worker's
  * `fetch` (one middleware, app.ts), `queue` and `scheduled` all get their services here.
  */
-import type { Adapters, Receivers } from '../adapters';
-import { type CodeStore, DurableObjectCodeStore } from '../adapters/code-store';
-import { AtlasMongoAdmin } from '../adapters/mongodb-admin';
-import { ClusterPostgresAdmin } from '../adapters/postgres-admin';
-import { DurableObjectRateLimiter, type RateLimiter } from '../adapters/rate-limiter';
-import { SignedHttpReceiver } from '../adapters/receiver';
-import { AwsS3Admin } from '../adapters/s3-admin';
-import { type Bindings, type Config, loadBindings, loadConfig } from '../env';
-import type { ProvisioningMessage } from '../queues/messages';
+import type { Adapters, Receivers } from './adapters';
+import { type CodeStore, DurableObjectCodeStore } from './adapters/code-store';
+import { AtlasMongoAdmin } from './adapters/mongodb-admin';
+import { ClusterPostgresAdmin } from './adapters/postgres-admin';
+import { DurableObjectRateLimiter, type RateLimiter } from './adapters/rate-limiter';
+import { SignedHttpReceiver } from './adapters/receiver';
+import { AwsS3Admin } from './adapters/s3-admin';
+import { type Bindings, type Config, loadBindings, loadConfig } from './config';
+import type { ProvisioningMessage } from './domain/queue-messages';
 
 /** The provisioning queue's producer. */
 export type ProvisioningQueue = Queue<ProvisioningMessage>;

@@ -7,13 +7,13 @@ import { eq, or, type SQL } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
+import type { Config } from '../../config';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
-import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId, newSecret } from '../../lib/ids';
 import type { WriteDeps } from '../connections/apply';
-import { assertNameFree } from '../names';
-import { type InitialSite, initialSiteQueries, writeNewService } from '../new-service-write';
+import { assertNameFree } from '../resources/names';
+import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 
 import { blockCodes, unblockCodes } from './one-time-codes';

@@ -3,7 +3,7 @@
  * github.ts) exporting one of these; providers.ts registers them by name, and the routes and
  * services look a provider up there instead of branching on its name.
  */
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import type { ProviderIdentity } from './users';
 
 /** Where the browser is sent: our client at the provider, and the single-use values of this sign-in. */
