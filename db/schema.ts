@@ -44,6 +44,10 @@ export const accountTokens = pgTable(
     revokedAt: tstz('revoked_at'),
     /** A session: the account token that minted it (the session dies with it). */
     mintedBy: uuid('minted_by').references((): AnyPgColumn => accountTokens.id, { onDelete: 'cascade' }),
+    /** Written by the caller lookup itself, at most once an hour per token. */
+    lastUsedAt: tstz('last_used_at'),
+    /** A personal token that may only read (403 on every write). */
+    readOnly: boolean('read_only').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -58,6 +62,26 @@ export const projects = pgTable('projects', {
   name: text('name').notNull(),
   createdAt: createdAt(),
 });
+
+/** A project role offered to one e-mail address; only the hash of its token is kept. */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role', { enum: ['read', 'write', 'admin', 'owner'] }).notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    invitedBy: uuid('invited_by').references(() => accounts.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+    acceptedAt: tstz('accepted_at'),
+    revokedAt: tstz('revoked_at'),
+  },
+  (t) => [index('invitations_project_idx').on(t.projectId), index('invitations_email_idx').on(t.email)],
+);
 
 export const projectMembers = pgTable(
   'project_members',

@@ -16,7 +16,14 @@ export type Principal =
   | { type: 'anonymous' }
   | { type: 'invalid' }
   | { type: 'operator' }
-  | { type: 'account'; accountId: string; tokenId: string; via: 'token' | 'session' }
+  | {
+      type: 'account';
+      accountId: string;
+      tokenId: string;
+      via: 'token' | 'session';
+      /** A read-only personal token: every write is 403. */
+      readOnly?: boolean;
+    }
   | {
       type: 'api_key';
       keyId: string;
@@ -68,13 +75,24 @@ const PROJECT_COLUMNS = sql.raw(
   'case when p.id is null then null else json_build_array(p.id, p.slug, p.name, p.created_at) end as project',
 );
 
+/**
+ * The account caller's lookup. It also records the token's `last_used_at`, at most once an hour,
+ * in the same statement (a data-modifying CTE), so tracking use costs no round trip; the hour
+ * keeps the row lock off the path of nearly every request.
+ */
 const accountCaller = (hash: string, join: SQL) => sql`
-  select t.id, t.account_id, t.kind, ${PROJECT_COLUMNS}, m.role
-    from account_tokens t
+  with t as (
+    select id, account_id, kind, read_only, last_used_at from account_tokens
+     where token_hash = ${hash} and revoked_at is null and (expires_at is null or expires_at > now())
+     limit 1),
+  used as (
+    update account_tokens set last_used_at = now()
+     where id = (select id from t where last_used_at is null or last_used_at < now() - interval '1 hour')
+     returning 1)
+  select t.id, t.account_id, t.kind, t.read_only, ${PROJECT_COLUMNS}, m.role
+    from t
     left join projects p on ${join}
-    left join project_members m on m.project_id = p.id and m.account_id = t.account_id
-   where t.token_hash = ${hash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now())
-   limit 1`;
+    left join project_members m on m.project_id = p.id and m.account_id = t.account_id`;
 
 const keyCaller = (hash: string, join: SQL) => sql`
   select k.id, k.project_id, k.capabilities, k.site_id, ${PROJECT_COLUMNS}
@@ -150,6 +168,7 @@ export async function callerRead(
               accountId: row.account_id as string,
               tokenId: row.id as string,
               via: row.kind === 'session' ? 'session' : 'token',
+              readOnly: row.read_only === true,
             }
           : {
               type: 'api_key',
@@ -223,7 +242,12 @@ export async function resolvePrincipal(
     // Lookup by hash: the secret itself is never compared byte by byte.
     const hash = await sha256Hex(token);
     const [row] = await db()
-      .select({ id: accountTokens.id, accountId: accountTokens.accountId, kind: accountTokens.kind })
+      .select({
+        id: accountTokens.id,
+        accountId: accountTokens.accountId,
+        kind: accountTokens.kind,
+        readOnly: accountTokens.readOnly,
+      })
       .from(accountTokens)
       .where(
         and(
@@ -239,6 +263,7 @@ export async function resolvePrincipal(
       accountId: row.accountId,
       tokenId: row.id,
       via: row.kind === 'session' ? 'session' : 'token',
+      readOnly: row.readOnly,
     };
   }
   if (token.startsWith(TOKEN_PREFIX.apiKey)) {
