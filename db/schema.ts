@@ -110,7 +110,7 @@ export const sites = pgTable(
     varsCiphertext: text('vars_ciphertext'),
     /** Set while the site's running app still uses services' shared credentials (before per-connection credentials). */
     legacyCredentials: boolean('legacy_credentials').notNull().default(false),
-    /** The `seq` of the site's last live patch sent (CONTRACT §9: strictly increasing per site). */
+    /** The `seq` of the site's last live patch sent (contract §9: strictly increasing per site). */
     patchSeq: bigint('patch_seq', { mode: 'number' }).notNull().default(0),
     /**
      * Raised by every change of the site's connections: a write batch reads it first and
@@ -212,7 +212,7 @@ export interface AuthProvidersConfig {
     enabled: boolean;
     client_id: string;
     native_client_ids?: { ios?: string; android?: string };
-    /** Accept a token's nonce without one in the request (iOS SDKs that set their own); CONTRACT §9. */
+    /** Accept a token's nonce without one in the request (iOS SDKs that set their own); contract §9. */
     skip_nonce_check?: boolean;
   };
   github?: { enabled: boolean; client_id: string };
@@ -244,7 +244,7 @@ export const authApps = pgTable('auth_apps', {
   providerSecretsCiphertext: text('provider_secrets_ciphertext'),
   /** SERVICE_AUTH_SERVER_KEY, encrypted. */
   serverKeyCiphertext: text('server_key_ciphertext').notNull(),
-  /** Accept only ID tokens bound to a nonce Tether issued (CONTRACT §9). */
+  /** Accept only ID tokens bound to a nonce Tether issued (contract §9). */
   requireIssuedNonce: boolean('require_issued_nonce').notNull().default(false),
   /**
    * The keys that sign this app's access tokens, newest first: the first signs, all are
@@ -343,7 +343,7 @@ export const connections = pgTable(
       .default('none'),
     credentialName: text('credential_name'),
     credentialSecretCiphertext: text('credential_secret_ciphertext'),
-    /** Whether it holds its family's plain names (CONTRACT §9: they move only by promote). */
+    /** Whether it holds its family's plain names (contract §9: they move only by promote). */
     holdsPlain: boolean('holds_plain').notNull().default(false),
     createdAt: createdAt(),
   },
@@ -355,7 +355,7 @@ export const connections = pgTable(
 );
 
 /**
- * A named principal (CONTRACT §7): an outside system's own credential on a database or bucket,
+ * A named principal (contract §7): an outside system's own credential on a database or bucket,
  * provisioned like a connection's (a `c_` role or user, or a bucket key) but held by no site.
  * `credentialName` is the username or access key id; the secret is kept encrypted so the
  * reconciler can restore a role that went missing. A revoked principal keeps its row (so a

@@ -55,7 +55,7 @@ async function drainUnreadBody(req: Request): Promise<void> {
 }
 
 /**
- * Every request body of the API is JSON (CONTRACT §3), so a body sent without a JSON media type
+ * Every request body of the API is JSON (contract §3), so a body sent without a JSON media type
  * (curl -d's form type, fetch's text/plain, none at all) is read as JSON rather than refused:
  * one that is not JSON still gets the 400 of a malformed body. Cookie-authenticated writes from
  * another site are refused before any body is read, so this opens no cross-site route.

@@ -29,7 +29,7 @@ export class EnvironmentError extends Error {
   }
 }
 
-/** The shortest OPERATOR_TOKEN honoured (CONTRACT §9). */
+/** The shortest OPERATOR_TOKEN honoured (contract §9). */
 export const OPERATOR_TOKEN_MIN_LENGTH = 32;
 
 const optionalUrl = z.string().url().optional();
@@ -44,7 +44,7 @@ const ConfigSchema = z.object({
   CUSTOMER_DB_POOLED_HOST: z.string().optional(),
   NEON_WS_PROXY: z.string().optional(),
   NEON_HTTP_ENDPOINT: z.string().url().optional(),
-  /** CONTRACT §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */
+  /** contract §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */
   OPERATOR_TOKEN: z.string().min(OPERATOR_TOKEN_MIN_LENGTH),
   ENCRYPTION_KEYS: z.string().min(1),
   PUBLIC_BASE_URL: z.string().url(),
@@ -100,9 +100,9 @@ type Paired =
 export type Config = Omit<ParsedVars, Paired> & {
   keyring: Keyring;
   googleIssuers: string[];
-  /** The runtime-patch receiver (CONTRACT §6); null: patches stay pending. */
+  /** The runtime-patch receiver (contract §6); null: patches stay pending. */
   runtimePatch: ReceiverTarget | null;
-  /** The network-policy receiver (CONTRACT §6); null: policies stay pending. */
+  /** The network-policy receiver (contract §6); null: policies stay pending. */
   networkPolicy: ReceiverTarget | null;
   /** The MongoDB Atlas Admin API: its project URL and `<clientId>:<clientSecret>`. */
   mongodbAdmin: { url: string; key: string } | null;

@@ -1,5 +1,5 @@
 /**
- * The code exchange's fast path (issue 19: the exchange close to its one Durable Object call).
+ * The code exchange's fast path (the exchange close to its one Durable Object call).
  * A plain JSON exchange (routes/oauth/exchange.ts isPlainExchange: what the mobile SDKs send)
  * of an app this isolate knows is answered here without the HTTP framework, as the route behind
  * its middleware answers it: CORS headers, the body read and validated, counted and redeemed in

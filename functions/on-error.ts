@@ -1,6 +1,6 @@
 /**
  * The Worker's one error handler: every error a request raises becomes the body of its route
- * family (CONTRACT §2): management routes `{"error":{"code","message"}}`, OAuth routes under
+ * family (contract §2): management routes `{"error":{"code","message"}}`, OAuth routes under
  * /v1 `{"error":"<message>","code"?}`. A 4xx Hono raises itself keeps its status.
  */
 import type { Context } from 'hono';

@@ -1,4 +1,4 @@
-/** Accounts, account tokens and dashboard sessions (CONTRACT §3). */
+/** Accounts, account tokens and dashboard sessions (contract §3). */
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';

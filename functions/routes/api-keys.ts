@@ -1,4 +1,4 @@
-/** Project API keys (CONTRACT §3). Managed site keys are listed and marked, never shown. */
+/** Project API keys (contract §3). Managed site keys are listed and marked, never shown. */
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';

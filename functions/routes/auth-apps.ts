@@ -1,4 +1,4 @@
-/** Auth apps of a project and their end users (CONTRACT §4). */
+/** Auth apps of a project and their end users (contract §4). */
 import type { Context } from 'hono';
 import { type AppEnv, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';

@@ -1,4 +1,4 @@
-/** Storage buckets of a project (CONTRACT §4). */
+/** Storage buckets of a project (contract §4). */
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';

@@ -1,5 +1,5 @@
 /**
- * Named principals of databases and buckets (CONTRACT §7): outside systems' own credentials
+ * Named principals of databases and buckets (contract §7): outside systems' own credentials
  * with a level, an optional source allowlist and expiry, and their own revoke. Admin only.
  */
 import type { Context } from 'hono';

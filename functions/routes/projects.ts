@@ -1,4 +1,4 @@
-/** Projects and their members (CONTRACT §3). */
+/** Projects and their members (contract §3). */
 import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ROLES } from '../domain/roles';

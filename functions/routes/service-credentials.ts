@@ -1,4 +1,4 @@
-/** The service's own credentials (CONTRACT §7): a database's main user, a bucket's own key. Admin only. */
+/** The service's own credentials (contract §7): a database's main user, a bucket's own key. Admin only. */
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { isUuid } from '../lib/ids';

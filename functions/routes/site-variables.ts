@@ -1,4 +1,4 @@
-/** A site's user-set variables (CONTRACT §5). Derived variables never appear here. */
+/** A site's user-set variables (contract §5). Derived variables never appear here. */
 
 import { type AppEnv, getHttpDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';

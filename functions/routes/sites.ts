@@ -1,4 +1,4 @@
-/** Sites of a project (CONTRACT §4). */
+/** Sites of a project (contract §4). */
 import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';

@@ -124,7 +124,7 @@ export function listAccountTokens(db: HttpDb, accountId: SQL | string) {
 
 /**
  * Revokes one of the account's live tokens and, in the same statement, every dashboard session
- * it minted (issue 16: a session outlived its token by twelve hours); 404 when the account has
+ * it minted (a session outlived its token by twelve hours); 404 when the account has
  * no live token by that id.
  */
 export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId: string): Promise<void> {

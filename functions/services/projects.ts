@@ -54,7 +54,7 @@ export function listProjects(db: HttpDb, accountId: SQL | string) {
  * Locks the project's owner rows and `accountId`'s row, in account order: two owners demoting
  * (or removing) each other at once then run one after the other, and the second's guards, each
  * a statement of its own and so reading after the first committed, see the first's change, so
- * at least one owner always remains (issue 16).
+ * at least one owner always remains.
  */
 const lockOwnersAnd = (projectId: string, accountId: string): SQL => sql`
   select account_id from project_members

@@ -1,5 +1,5 @@
 /**
- * What deleting a site takes with it (issue 19: two metadata round trips): its connections, the
+ * What deleting a site takes with it (two metadata round trips): its connections, the
  * removal of their own credentials and, by cascade, its managed key and deploys. The caller,
  * the site and the services whose credentials its connections hold are read in one trip
  * ({@link siteRemovalQueries}); the site and its connections go in one batch

@@ -1,5 +1,5 @@
 /**
- * The authorization matrix of CONTRACT §3–§5: for every route, each kind of caller gets exactly
+ * The authorization matrix of contract §3–§5: for every route, each kind of caller gets exactly
  * one status. Callers: anonymous, malformed header, revoked token, each project role, a
  * non-member, project API keys with and without the route's capability, the operator token
  * and a dashboard session (helpers/callers.ts).

@@ -54,7 +54,7 @@ describe('a JSON body without a JSON media type', () => {
     expect((await s.as.get<{ connections: unknown[] }>(conns(site.id))).body.connections).toEqual([]);
   });
 
-  it('on an auth route: a text/plain exchange is 415, the auth service takes JSON declared as JSON (CONTRACT §9)', async () => {
+  it('on an auth route: a text/plain exchange is 415, the auth service takes JSON declared as JSON (contract §9)', async () => {
     const app = await createAuthApp(s.as, s.project.id);
     const res = await s.as.post(`/v1/${app.name}/oauth/exchange`, undefined, {
       rawBody: JSON.stringify({ code: 'no-such-code', code_verifier: 'v'.repeat(43) }),

@@ -1,5 +1,5 @@
 /**
- * Limits a body meets before anything reads it (CONTRACT §9 Request size, Auth bodies): every
+ * Limits a body meets before anything reads it (contract §9 Request size, Auth bodies): every
  * body, API, auth and console alike, is refused with 413 past its limit, whether it declares its
  * length or streams without one; the auth service's POST routes take only JSON declared as
  * JSON (415 otherwise), so a page of another site cannot send them without a preflight.

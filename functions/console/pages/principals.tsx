@@ -1,5 +1,5 @@
 /**
- * External principals of a database or bucket (CONTRACT §7): listed for every member, created,
+ * External principals of a database or bucket (contract §7): listed for every member, created,
  * rotated and revoked by admins. A new or rotated secret is shown on the answer page once and
  * never again.
  */

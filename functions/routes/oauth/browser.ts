@@ -50,7 +50,7 @@ browserRoutes.openapi(
     tags: ['auth service'],
     summary: 'Start a sign-in in the system browser',
     description:
-      'redirect_uri matches when its origin (scheme, host case aside, port) is a registered one, with any path and query after it (CONTRACT §9); registered loopback origins match on any port. Userinfo, a fragment or a host spelled otherwise are refused. 100 starts per client per 15 minutes.',
+      'redirect_uri matches when its origin (scheme, host case aside, port) is a registered one, with any path and query after it (contract §9); registered loopback origins match on any port. Userinfo, a fragment or a host spelled otherwise are refused. 100 starts per client per 15 minutes.',
     request: {
       params: ProviderParam,
       query: z.object({

@@ -1,4 +1,4 @@
-/** POST /{appSlug}/oauth/nonce: a single-use nonce for a native sign-in (CONTRACT §9). */
+/** POST /{appSlug}/oauth/nonce: a single-use nonce for a native sign-in (contract §9). */
 import { createRoute } from '@hono/zod-openapi';
 import { getHttpDb } from '../../context';
 import { z } from '../../lib/openapi';

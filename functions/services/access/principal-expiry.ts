@@ -1,5 +1,5 @@
 /**
- * The reconciler's removal of expired principals (CONTRACT §7). The systems refuse an expired
+ * The reconciler's removal of expired principals (contract §7). The systems refuse an expired
  * credential themselves (PostgreSQL `VALID UNTIL`, Atlas `deleteAfterDate`, IAM
  * `aws:CurrentTime`); this step then drops it and marks the principal revoked, so it leaves the
  * listings and the database's network policy.

@@ -135,7 +135,7 @@ export async function callerRead(
   token: string | undefined,
   projectRef?: string,
 ): Promise<CallerRead> {
-  // The operator token is honoured as given (CONTRACT §9), whatever it starts with.
+  // The operator token is honoured as given (contract §9), whatever it starts with.
   if (token && timingSafeEqual(token, config.OPERATOR_TOKEN))
     return { resolved: { principal: { type: 'operator' } } };
   const callerKind =
@@ -235,7 +235,7 @@ export async function resolvePrincipal(
   token: string | undefined,
 ): Promise<Principal> {
   if (!token) return { type: 'anonymous' };
-  // Any OPERATOR_TOKEN of 32 or more characters is honoured as given (CONTRACT §9).
+  // Any OPERATOR_TOKEN of 32 or more characters is honoured as given (contract §9).
   if (timingSafeEqual(token, config.OPERATOR_TOKEN)) return { type: 'operator' };
   if (token.startsWith(TOKEN_PREFIX.operator)) return { type: 'invalid' };
   if (token.startsWith(TOKEN_PREFIX.account) || token.startsWith(TOKEN_PREFIX.session)) {

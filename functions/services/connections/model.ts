@@ -45,7 +45,7 @@ export interface ConnectionInfo {
   level: Level;
   credentialMode: 'own' | 'shared' | 'none';
   credentialName: string | null;
-  /** Whether it holds its family's plain names (CONTRACT §9). */
+  /** Whether it holds its family's plain names (contract §9). */
   holdsPlain: boolean;
   createdAt: Date;
 }

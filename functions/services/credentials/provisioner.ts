@@ -18,7 +18,7 @@ export interface Credential {
 }
 
 /**
- * How long a named principal's credential lives and where it may be used from (CONTRACT §7):
+ * How long a named principal's credential lives and where it may be used from (contract §7):
  * each system enforces them itself (PostgreSQL `VALID UNTIL` and host rules, Atlas
  * `deleteAfterDate` and MongoDB's `authenticationRestrictions.clientSource`, IAM
  * `aws:CurrentTime`/`aws:SourceIp`).

@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL database's shared read-only login `r_<physical>` (issue 16): what a read-only
+ * A PostgreSQL database's shared read-only login `r_<physical>`: what a read-only
  * connection made while the database is stopped is handed, instead of the main user (a member
  * of `<db>_rw`). It is made with the database; a database made before gets it when a read-only
  * app is first handed it. Once every app it was handed has its own credential (the database ran

@@ -118,7 +118,7 @@ export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: Ser
             { code: 'NOT_FOUND', message: 'bucket not found' },
           ),
         ),
-        // The bucket's own key and its principals' keys go with it (CONTRACT §7).
+        // The bucket's own key and its principals' keys go with it (contract §7).
         queueBucketKeyCleanups(db, row.id, row.accessKeyId),
       ],
     },

@@ -189,7 +189,7 @@ export async function deleteDatabase(
   logins: string[],
 ): Promise<void> {
   const { config, adapters } = deps;
-  // Its connections' and principals' logins go with it (CONTRACT §7: deleting revokes principals).
+  // Its connections' and principals' logins go with it (contract §7: deleting revokes principals).
   const loginRoles = [row.mainUser, ...(row.readerUser ? [row.readerUser] : []), ...logins];
   if (row.engine === 'postgresql') {
     try {

@@ -1,5 +1,5 @@
 /**
- * What deleting a service does to its named principals: they are revoked with it (CONTRACT §7).
+ * What deleting a service does to its named principals: they are revoked with it (contract §7).
  * A database's principal roles go with the database; a bucket's principal keys through
  * credential cleanups. Each is one statement, sent in the deletion's own read or write batch.
  */

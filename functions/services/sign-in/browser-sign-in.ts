@@ -34,7 +34,7 @@ export interface FinishSignIn {
 
 /**
  * `base` with parameters added to its query (`?`) or put in the fragment (`#`). A redirect_uri
- * may carry a query of its own (CONTRACT §9): parameters of the same names are replaced, so the
+ * may carry a query of its own (contract §9): parameters of the same names are replaced, so the
  * app never reads a `code` or `error` the link itself brought.
  */
 export function withParams(

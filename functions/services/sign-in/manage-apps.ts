@@ -121,7 +121,7 @@ export async function createAuthApp(
     providerSecretsCiphertext: null,
     serverKeyCiphertext: await config.keyring.encrypt(newSecret('serverKey')),
     requireIssuedNonce: false,
-    // Each app signs its tokens with a key of its own (issue 16).
+    // Each app signs its tokens with a key of its own.
     signingKeys: [await newSigningKey(config)],
     createdAt: new Date(),
   };

@@ -1,5 +1,5 @@
 /**
- * Nonces Tether issues for native sign-in (CONTRACT §9). A nonce in an ID token proves nothing
+ * Nonces Tether issues for native sign-in (contract §9). A nonce in an ID token proves nothing
  * by itself (anyone holding the token reads it); one Tether issued, burnt by the first sign-in
  * whose token carries it, makes a captured token useless. Issued nonces live in a OneTimeCodes
  * Durable Object of their own per app, under the SHA-256 of the nonce only; the object's alarm

@@ -1,5 +1,5 @@
 /**
- * One guarded write batch (issue 19): a write's row changes go to Postgres as one
+ * One guarded write batch: a write's row changes go to Postgres as one
  * non-interactive transaction over HTTP (one round trip, `runBatch`), and what must still hold
  * when they land (the project still there, the last owner kept, the service still live) is
  * checked in SQL inside that transaction rather than read first in a trip of its own.

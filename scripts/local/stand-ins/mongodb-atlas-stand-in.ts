@@ -6,7 +6,7 @@
  * given; never part of the production path.
  *
  * One field beyond Atlas's reference: `authenticationRestrictions` (MongoDB's createUser field,
- * `[{clientSource:[CIDR]}]`), which CONTRACT §7 names for a principal's source allowlist. The
+ * `[{clientSource:[CIDR]}]`), which contract §7 names for a principal's source allowlist. The
  * stand-in takes it and enforces it in {@link AtlasStandIn.authenticates}, as MongoDB does;
  * with `acceptsAuthenticationRestrictions` false it refuses it as Atlas's public reference
  * implies (400 INVALID_ATTRIBUTE naming it), so tests cover both admin sides.
