@@ -45,7 +45,7 @@ const rows: Row[] = [
   {
     name: 'POST /account/tokens',
     call: (c) => raw(c, 'POST', '/account/tokens', { name: 'matrix' }),
-    // CONTRACT §10: a console session may create personal tokens too.
+    // contract §10: a console session may create personal tokens too.
     expect: { ...unauth, ...keysRefused },
     rest: 201,
   },

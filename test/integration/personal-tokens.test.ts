@@ -1,5 +1,5 @@
 /**
- * Personal tokens (CONTRACT §10): created by a token or a console session with a name, an expiry
+ * Personal tokens (contract §10): created by a token or a console session with a name, an expiry
  * and optionally read-only; listed without values with `last_used_at`; an expired one is 401, a
  * read-only one 403 on every write; revoked at once. Tokens made before expiry existed keep
  * working. The CLI's `tether tokens` drives the same routes.
