@@ -459,3 +459,38 @@ export const deadLetters = pgTable('dead_letters', {
   attempts: integer('attempts').notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * The Activity record: one row per change, written in the same batch or transaction as the
+ * change itself (functions/services/activity/). `seq` orders it and is its cursor; `project_id`
+ * scopes a project's events and `account_id` an account's own (sign-ins, tokens). No foreign
+ * keys: events outlive what they name until the retention purge removes them.
+ */
+export const activityEvents = pgTable(
+  'activity_events',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: uuid('id').notNull().defaultRandom(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    actorType: text('actor_type', { enum: ['account', 'api_key', 'operator', 'system'] }).notNull(),
+    actorId: text('actor_id').notNull(),
+    actorEmail: text('actor_email'),
+    actorName: text('actor_name'),
+    via: text('via', { enum: ['api', 'console', 'cli', 'system'] }).notNull(),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id').notNull(),
+    targetName: text('target_name'),
+    projectId: uuid('project_id'),
+    siteId: uuid('site_id'),
+    accountId: uuid('account_id'),
+    ip: text('ip'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [
+    uniqueIndex('activity_events_id_uq').on(t.id),
+    index('activity_events_project_idx').on(t.projectId, t.seq).where(sql`${t.projectId} is not null`),
+    index('activity_events_account_idx').on(t.accountId, t.seq).where(sql`${t.accountId} is not null`),
+    index('activity_events_at_idx').on(t.at),
+  ],
+);

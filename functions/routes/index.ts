@@ -3,6 +3,7 @@ import type { AppEnv } from '../context';
 import { routeGroup } from '../lib/openapi';
 import { accessRoutes } from './access';
 import { accountsRoutes } from './accounts';
+import { activityRoutes } from './activity';
 import { apiKeysRoutes } from './api-keys';
 import { authAppsRoutes } from './auth-apps';
 import { bucketsRoutes } from './buckets';
@@ -34,6 +35,7 @@ for (const group of [
   accessRoutes,
   serviceCredentialsRoutes,
   principalsRoutes,
+  activityRoutes,
 ]) {
   managementRoutes.route('/', group);
 }
