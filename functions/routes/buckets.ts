@@ -1,11 +1,8 @@
-/** Storage buckets of a project (contract §4). */
+/** Storage buckets of a project (CONTRACT §4). */
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/caller/api-caller';
-import { retryOnConcurrentChange } from '../services/connections/retry';
-import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
 import {
   type BucketRow,
   bucketCreationQueries,
@@ -14,8 +11,11 @@ import {
   createBucket,
   deleteBucket,
   listBuckets,
-} from '../services/resources/buckets';
-import { creationReadFrom } from '../services/resources/new-service-write';
+} from '../services/buckets';
+import { retryOnConcurrentChange } from '../services/connections/retry';
+import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
+import { creationReadFrom } from '../services/new-service-write';
+import { projectIdOf } from '../services/principal';
 import { connectionDeps } from './connection-schemas';
 import {
   access,

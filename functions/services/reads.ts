@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { HttpDb } from '../../db/client';
-import { projectIdOf } from './caller/api-caller';
+import { projectIdOf } from './principal';
 
 /** A site as the listing returns it: id, slug, created_at. */
 export type SiteTuple = [string, string, string];

@@ -6,11 +6,10 @@ import { clientKey } from '../../domain/client-key';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
-import { MAX_AUTH_BODY_BYTES } from '../../lib/request-limits';
-import { assertKnownApp } from '../../services/sign-in/apps';
+import { assertKnownApp } from '../../services/auth/apps';
 
 /** The largest request body the auth service reads. */
-export const MAX_BODY_BYTES = MAX_AUTH_BODY_BYTES;
+export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * A route group whose validation failures answer 400 `{"error":"<what is wrong>"}` (no `code`:

@@ -1,0 +1,29 @@
+/**
+ * The credential and network side of the minute reconciler: the Worker's `scheduled` runs
+ * {@link CREDENTIAL_STEPS} next to the delivery steps. Each reads a bounded batch by an index
+ * (what changed, what is pending, what expired); the full checks are sweeps (sweep.ts).
+ */
+
+import { removeExpiredPrincipals } from '../access/principal-expiry';
+import { reconcilePolicyMarks } from '../delivery/policy-marks';
+import type { ReconcilerStep } from '../reconciler';
+import { resendCredentialCleanups } from './cleanup';
+import { rotateUnusedReaders } from './shared-reader';
+import { SWEEP_STEPS } from './sweep';
+import { switchSharedConnections } from './switch';
+
+/** Reconciler steps of per-connection credentials and network policies. */
+export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
+  'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
+  // A database that was stopped when an app connected now runs: the app gets its own credential.
+  'switch-shared-credentials': ({ db, config, adapters, queue }) =>
+    switchSharedConnections({ db, config, adapters, queue }, { includeLegacy: false }),
+  // A shared read-only login no app holds any more (moved to its own, or disconnected) changes password.
+  'rotate-unused-shared-readers': ({ db, config, adapters }) => rotateUnusedReaders({ db, config, adapters }),
+  // Expired principals are already refused by the systems themselves; now they go for good.
+  'remove-expired-principals': ({ db, config, adapters, queue }) =>
+    removeExpiredPrincipals(db, config, adapters, queue),
+  // The databases whose connections or principals changed since the last tick.
+  'network-policies': ({ db, receivers, queue }) => reconcilePolicyMarks(db, receivers, queue),
+  ...SWEEP_STEPS,
+};
