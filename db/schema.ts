@@ -44,6 +44,10 @@ export const accountTokens = pgTable(
     revokedAt: tstz('revoked_at'),
     /** A session: the account token that minted it (the session dies with it). */
     mintedBy: uuid('minted_by').references((): AnyPgColumn => accountTokens.id, { onDelete: 'cascade' }),
+    /** Written by the caller lookup itself, at most once an hour per token. */
+    lastUsedAt: tstz('last_used_at'),
+    /** A personal token that may only read (403 on every write). */
+    readOnly: boolean('read_only').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
@@ -58,6 +62,26 @@ export const projects = pgTable('projects', {
   name: text('name').notNull(),
   createdAt: createdAt(),
 });
+
+/** A project role offered to one e-mail address; only the hash of its token is kept. */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role', { enum: ['read', 'write', 'admin', 'owner'] }).notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    invitedBy: uuid('invited_by').references(() => accounts.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+    acceptedAt: tstz('accepted_at'),
+    revokedAt: tstz('revoked_at'),
+  },
+  (t) => [index('invitations_project_idx').on(t.projectId), index('invitations_email_idx').on(t.email)],
+);
 
 export const projectMembers = pgTable(
   'project_members',
@@ -86,7 +110,7 @@ export const sites = pgTable(
     varsCiphertext: text('vars_ciphertext'),
     /** Set while the site's running app still uses services' shared credentials (before per-connection credentials). */
     legacyCredentials: boolean('legacy_credentials').notNull().default(false),
-    /** The `seq` of the site's last live patch sent (CONTRACT §9: strictly increasing per site). */
+    /** The `seq` of the site's last live patch sent (contract §9: strictly increasing per site). */
     patchSeq: bigint('patch_seq', { mode: 'number' }).notNull().default(0),
     /**
      * Raised by every change of the site's connections: a write batch reads it first and
@@ -188,7 +212,7 @@ export interface AuthProvidersConfig {
     enabled: boolean;
     client_id: string;
     native_client_ids?: { ios?: string; android?: string };
-    /** Accept a token's nonce without one in the request (iOS SDKs that set their own); CONTRACT §9. */
+    /** Accept a token's nonce without one in the request (iOS SDKs that set their own); contract §9. */
     skip_nonce_check?: boolean;
   };
   github?: { enabled: boolean; client_id: string };
@@ -220,7 +244,7 @@ export const authApps = pgTable('auth_apps', {
   providerSecretsCiphertext: text('provider_secrets_ciphertext'),
   /** SERVICE_AUTH_SERVER_KEY, encrypted. */
   serverKeyCiphertext: text('server_key_ciphertext').notNull(),
-  /** Accept only ID tokens bound to a nonce Tether issued (CONTRACT §9). */
+  /** Accept only ID tokens bound to a nonce Tether issued (contract §9). */
   requireIssuedNonce: boolean('require_issued_nonce').notNull().default(false),
   /**
    * The keys that sign this app's access tokens, newest first: the first signs, all are
@@ -319,7 +343,7 @@ export const connections = pgTable(
       .default('none'),
     credentialName: text('credential_name'),
     credentialSecretCiphertext: text('credential_secret_ciphertext'),
-    /** Whether it holds its family's plain names (CONTRACT §9: they move only by promote). */
+    /** Whether it holds its family's plain names (contract §9: they move only by promote). */
     holdsPlain: boolean('holds_plain').notNull().default(false),
     createdAt: createdAt(),
   },
@@ -327,13 +351,11 @@ export const connections = pgTable(
     uniqueIndex('connections_site_resource_uq').on(t.siteId, t.kind, t.resourceId),
     index('connections_project_idx').on(t.projectId),
     index('connections_resource_idx').on(t.resourceId),
-    index('connections_credential_idx').on(t.credentialName),
-    index('connections_shared_idx').on(t.createdAt).where(sql`${t.credentialMode} = 'shared'`),
   ],
 );
 
 /**
- * A named principal (CONTRACT §7): an outside system's own credential on a database or bucket,
+ * A named principal (contract §7): an outside system's own credential on a database or bucket,
  * provisioned like a connection's (a `c_` role or user, or a bucket key) but held by no site.
  * `credentialName` is the username or access key id; the secret is kept encrypted so the
  * reconciler can restore a role that went missing. A revoked principal keeps its row (so a
@@ -363,30 +385,20 @@ export const principals = pgTable(
       .where(sql`${t.revokedAt} is null`),
     index('principals_resource_idx').on(t.resourceId),
     index('principals_credential_idx').on(t.credentialName),
-    index('principals_expiry_idx')
-      .on(t.expiresAt)
-      .where(sql`${t.revokedAt} is null and ${t.expiresAt} is not null`),
   ],
 );
 
 /** Credentials that must be removed from an outside system (after disconnect, delete or a failed step). */
-export const credentialCleanups = pgTable(
-  'credential_cleanups',
-  {
-    id: uuid('id').primaryKey(),
-    kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
-    resourceId: uuid('resource_id').notNull(),
-    credentialName: text('credential_name').notNull(),
-    attempts: integer('attempts').notNull().default(0),
-    lastError: text('last_error'),
-    doneAt: tstz('done_at'),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    index('credential_cleanups_pending_idx').on(t.createdAt).where(sql`${t.doneAt} is null`),
-    index('credential_cleanups_name_idx').on(t.credentialName),
-  ],
-);
+export const credentialCleanups = pgTable('credential_cleanups', {
+  id: uuid('id').primaryKey(),
+  kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
+  resourceId: uuid('resource_id').notNull(),
+  credentialName: text('credential_name').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+  doneAt: tstz('done_at'),
+  createdAt: createdAt(),
+});
 
 export const deploys = pgTable(
   'deploys',
@@ -449,46 +461,36 @@ export const deadLetters = pgTable('dead_letters', {
 });
 
 /**
- * What changed and must be reconciled (`kind` 'policy': a database whose network policy may
- * differ). Written by triggers in the change's own transaction; taken oldest first.
+ * The Activity record: one row per change, written in the same batch or transaction as the
+ * change itself (functions/services/activity/). `seq` orders it and is its cursor; `project_id`
+ * scopes a project's events and `account_id` an account's own (sign-ins, tokens). No foreign
+ * keys: events outlive what they name until the retention purge removes them.
  */
-export const reconcileMarks = pgTable(
-  'reconcile_marks',
+export const activityEvents = pgTable(
+  'activity_events',
   {
-    kind: text('kind').notNull(),
-    targetId: uuid('target_id').notNull(),
-    markedAt: tstz('marked_at').notNull().defaultNow(),
-    /** Taken from a sequence at every change, so a mark is removed only if nothing changed since it was read. */
-    seq: bigint('seq', { mode: 'number' }).notNull().default(sql`nextval('reconcile_marks_seq')`),
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: uuid('id').notNull().defaultRandom(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    actorType: text('actor_type', { enum: ['account', 'api_key', 'operator', 'system'] }).notNull(),
+    actorId: text('actor_id').notNull(),
+    actorEmail: text('actor_email'),
+    actorName: text('actor_name'),
+    via: text('via', { enum: ['api', 'console', 'cli', 'system'] }).notNull(),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id').notNull(),
+    targetName: text('target_name'),
+    projectId: uuid('project_id'),
+    siteId: uuid('site_id'),
+    accountId: uuid('account_id'),
+    ip: text('ip'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
   },
   (t) => [
-    primaryKey({ name: 'reconcile_marks_pk', columns: [t.kind, t.targetId] }),
-    index('reconcile_marks_due_idx').on(t.kind, t.markedAt),
+    uniqueIndex('activity_events_id_uq').on(t.id),
+    index('activity_events_project_idx').on(t.projectId, t.seq).where(sql`${t.projectId} is not null`),
+    index('activity_events_account_idx').on(t.accountId, t.seq).where(sql`${t.accountId} is not null`),
+    index('activity_events_at_idx').on(t.at),
   ],
-);
-
-/** Each reconciler step's and sweep's progress: cursor, last run, last success, failures in a row. */
-export const reconcilerState = pgTable('reconciler_state', {
-  name: text('name').primaryKey(),
-  cursor: text('cursor'),
-  lapStartedAt: tstz('lap_started_at'),
-  lastRunAt: tstz('last_run_at'),
-  lastOkAt: tstz('last_ok_at'),
-  failures: integer('failures').notNull().default(0),
-  lastError: text('last_error'),
-  lastCount: integer('last_count').notNull().default(0),
-});
-
-/** One item a reconciler step could not finish, retried after `retryAt` while the rest go on. */
-export const reconcileFailures = pgTable(
-  'reconcile_failures',
-  {
-    step: text('step').notNull(),
-    itemId: text('item_id').notNull(),
-    attempts: integer('attempts').notNull().default(1),
-    lastError: text('last_error'),
-    firstFailedAt: tstz('first_failed_at').notNull().defaultNow(),
-    retryAt: tstz('retry_at').notNull(),
-  },
-  (t) => [primaryKey({ name: 'reconcile_failures_pk', columns: [t.step, t.itemId] })],
 );

@@ -1,30 +1,26 @@
 /** The Hono app: /healthz, the management API under /api/v1 and the auth service under /v1. */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
+import type { Bindings } from './config';
 import { consoleApp } from './console';
-import { type AppEnv, closeDb, getDb, getHttpDb } from './context';
-import type { Bindings } from './env';
+import { buildServices } from './container';
+import { type AppEnv, closeDb, getHttpDb } from './context';
 import { exchangeSlugOf, serveExchange } from './exchange-fast-path';
 import { isCrossSiteWrite } from './lib/cross-site';
-import { timingSafeEqual } from './lib/crypto';
 import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
 import { routeGroup } from './lib/openapi';
+import { boundedBodies, isJsonMediaType } from './lib/request-limits';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
 import { apiDocsRoutes } from './routes/api-docs';
 import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
 import { isPlainExchange } from './routes/oauth/exchange';
 import { readsWithCaller } from './routes/shared';
+import { callerRead, resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
-import { buildServices } from './services/container';
-import { callerRead, resolveCaller, SESSION_COOKIE } from './services/principal';
-import { reconcilerHealth } from './services/reconciler-state';
-
-const MAX_BODY_BYTES = 256 * 1024;
 
 function bearerOf(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('authorization');
@@ -58,17 +54,15 @@ async function drainUnreadBody(req: Request): Promise<void> {
   }
 }
 
-const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
-
 /**
- * Every request body of the API is JSON (CONTRACT §3), so a body sent without a JSON media type
+ * Every request body of the API is JSON (contract §3), so a body sent without a JSON media type
  * (curl -d's form type, fetch's text/plain, none at all) is read as JSON rather than refused:
  * one that is not JSON still gets the 400 of a malformed body. Cookie-authenticated writes from
  * another site are refused before any body is read, so this opens no cross-site route.
  */
 function bodyReadAsJson(req: Request): Request {
   if (!req.body || req.headers.get('content-length') === '0') return req;
-  if (JSON_MEDIA_TYPE.test(req.headers.get('content-type') ?? '')) return req;
+  if (isJsonMediaType(req.headers.get('content-type') ?? '')) return req;
   const headers = new Headers(req.headers);
   headers.set('content-type', 'application/json');
   return new Request(req, { headers });
@@ -81,7 +75,8 @@ function bodyReadAsJson(req: Request): Request {
 const requestScope: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = c.req.header('cf-ray') ?? newId();
   c.set('requestId', requestId);
-  if (!c.req.path.startsWith('/console')) c.req.raw = bodyReadAsJson(c.req.raw);
+  // Only the management API: the auth service takes JSON declared as JSON (request-limits.ts).
+  if (c.req.path.startsWith('/api/')) c.req.raw = bodyReadAsJson(c.req.raw);
   await withRequestId(requestId, async () => {
     try {
       // The composition root: a missing variable, secret or binding is answered 500 BAD_ENVIRONMENT here.
@@ -111,15 +106,9 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use('*', requestScope);
-  app.get('/healthz', async (c) => {
-    if (c.req.query('detail') === undefined) return c.json({ ok: true });
-    // The detail is the operator's: what the reconciler is doing, failing items included.
-    const token = bearerOf(c);
-    if (!token || !timingSafeEqual(token, c.get('config').OPERATOR_TOKEN))
-      throw new ApiError('UNAUTHORIZED', 'the detail needs the operator token');
-    c.header('Cache-Control', 'no-store');
-    return c.json({ ok: true, reconciler: await reconcilerHealth(getDb(c)) });
-  });
+  app.use('/console/*', boundedBodies);
+  app.use('/api/*', boundedBodies);
+  app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/', (c) => c.redirect('/console', 302));
   app.route(
     '/console',
@@ -129,15 +118,6 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   // The reference page is public and needs no caller: it is answered before the API's middleware.
   app.route('/api/v1', apiDocsRoutes);
   const api = routeGroup<AppEnv>();
-  api.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError('BAD_REQUEST', `body: larger than ${MAX_BODY_BYTES} bytes`, 'body');
-      },
-    }),
-  );
   api.use('*', async (c, next) => {
     if (c.req.path === '/api/v1/openapi.json') return next();
     const viaCookie = !c.req.header('authorization') && getCookie(c, SESSION_COOKIE) !== undefined;

@@ -2,13 +2,13 @@
 import type { Pool } from '@neondatabase/serverless';
 import type { Context } from 'hono';
 import { createDb, createHttpDb, createPool, type Db, type HttpDb } from '../db/client';
-import type { Bindings, Config } from './env';
-import type { CountedExchange } from './services/auth/exchange';
-import type { Services } from './services/container';
-import type { CallerRead, Membership, Principal } from './services/principal';
+import type { Bindings, Config } from './config';
+import type { Services } from './container';
+import type { CallerRead, Membership, Principal } from './services/caller/api-caller';
+import type { CountedExchange } from './services/sign-in/exchange';
 
 export interface AppVariables {
-  /** Adapters, Durable Object clients and receivers, built once per request (services/container.ts). */
+  /** Adapters, Durable Object clients and receivers, built once per request (container.ts). */
   services: Services;
   config: Config;
   requestId: string;

@@ -1,5 +1,5 @@
 /**
- * The code exchange's fast path (issue 19: the exchange close to its one Durable Object call).
+ * The code exchange's fast path (the exchange close to its one Durable Object call).
  * A plain JSON exchange (routes/oauth/exchange.ts isPlainExchange: what the mobile SDKs send)
  * of an app this isolate knows is answered here without the HTTP framework, as the route behind
  * its middleware answers it: CORS headers, the body read and validated, counted and redeemed in
@@ -9,18 +9,18 @@
  * so every refusal is the route's own answer.
  */
 import { Context } from 'hono';
+import type { Bindings } from './config';
+import { buildServices, type Services } from './container';
 import type { AppEnv } from './context';
 import { clientKey } from './domain/client-key';
 import { SERVICE_NAME_RE } from './domain/names';
-import type { Bindings } from './env';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
 import { asError, onError } from './on-error';
 import { exchangeInput } from './routes/oauth/exchange';
 import { SCRIPT_CORS } from './routes/oauth/shared';
-import { isKnownApp } from './services/auth/apps';
-import { countExchange, type ExchangeInput, exchangeCode } from './services/auth/exchange';
-import { buildServices, type Services } from './services/container';
+import { isKnownApp } from './services/sign-in/apps';
+import { countExchange, type ExchangeInput, exchangeCode } from './services/sign-in/exchange';
 
 /** The Worker's fetch of anything this path does not serve itself. */
 type Fetch = (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response>;

@@ -4,13 +4,13 @@
  */
 import { createDb, createPool } from '../db/client';
 import { buildFetch } from './app';
-import type { Bindings } from './env';
+import type { Bindings } from './config';
+import { buildServices, type Services } from './container';
+import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
-import type { ProvisioningMessage } from './queues/messages';
-import { buildReconcilerServices, buildServices, type Services } from './services/container';
-import { CREDENTIAL_STEPS } from './services/credentials/reconciler-steps';
 import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
+import { CREDENTIAL_STEPS } from './services/reconciler-steps';
 
 export { OneTimeCodes } from './objects/one-time-codes';
 export { RateCounter } from './objects/rate-counter';
@@ -19,9 +19,8 @@ export { RateCounter } from './objects/rate-counter';
 async function withServices<T>(
   env: Bindings,
   work: (ctx: Services & { db: ReturnType<typeof createDb> }) => Promise<T>,
-  build: (env: Bindings) => Services = buildServices,
 ): Promise<T> {
-  const services = build(env);
+  const services = buildServices(env);
   const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
   try {
     return await work({ ...services, db: createDb(pool) });
@@ -41,10 +40,6 @@ export default {
   },
 
   async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
-    await withServices(
-      env,
-      (ctx) => runReconciler(ctx, { ...RECONCILER_STEPS, ...CREDENTIAL_STEPS }),
-      buildReconcilerServices,
-    );
+    await withServices(env, (ctx) => runReconciler(ctx, { ...RECONCILER_STEPS, ...CREDENTIAL_STEPS }));
   },
 } satisfies ExportedHandler<Bindings, ProvisioningMessage>;

@@ -1,13 +1,13 @@
 /**
  * The Worker's one error handler: every error a request raises becomes the body of its route
- * family (CONTRACT §2): management routes `{"error":{"code","message"}}`, OAuth routes under
+ * family (contract §2): management routes `{"error":{"code","message"}}`, OAuth routes under
  * /v1 `{"error":"<message>","code"?}`. A 4xx Hono raises itself keeps its status.
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { pgCode } from './adapters/postgres-sql';
+import { EnvironmentError } from './config';
 import type { AppEnv } from './context';
-import { EnvironmentError } from './env';
 import { ApiError, codeOfStatus } from './lib/errors';
 import { newId } from './lib/ids';
 import { log } from './lib/logger';

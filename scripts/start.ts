@@ -1,10 +1,10 @@
 /**
  * `npm start`: the whole service on this machine (embedded PostgreSQL + the Worker under
  * Miniflare) until Ctrl-C. Reads PORT (8787), DATA_DIR (.data) and the variables listed in
- * CONTRACT.md section 1 from the environment.
+ * docs/contract.md §1 from the environment.
  */
 import { resolve } from 'node:path';
-import { OPERATOR_TOKEN_MIN_LENGTH } from '../functions/env';
+import { OPERATOR_TOKEN_MIN_LENGTH } from '../functions/config';
 import { isPortFree } from './local/net';
 import { takeOverStopSignals } from './local/signals';
 import { type LocalStack, startLocalStack } from './local/stack';
@@ -17,7 +17,7 @@ function parsePort(raw: string | undefined): number {
   return port;
 }
 
-/** CONTRACT §9: a shorter OPERATOR_TOKEN stops the start, naming the variable. */
+/** contract §9: a shorter OPERATOR_TOKEN stops the start, naming the variable. */
 function checkOperatorToken(raw: string | undefined): void {
   if (raw && raw.length < OPERATOR_TOKEN_MIN_LENGTH) {
     throw new Error(

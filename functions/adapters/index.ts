@@ -1,4 +1,4 @@
-/** The outside systems the services use; built only by services/container.ts. */
+/** The outside systems the services use; built only by container.ts. */
 import type { MongoAdmin } from './mongodb-admin';
 import type { PostgresAdmin } from './postgres-admin-interface';
 import type { Receiver } from './receiver';

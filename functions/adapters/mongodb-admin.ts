@@ -39,7 +39,7 @@ export const AtlasCreateUserSchema = z.object({
   deleteAfterDate: z.string().optional(),
   /**
    * MongoDB's per-user source restriction (createUser's `authenticationRestrictions`), which
-   * CONTRACT §7 names for a principal's allowlist; sent only for a non-empty allowlist. Atlas's
+   * contract §7 names for a principal's allowlist; sent only for a non-empty allowlist. Atlas's
    * public CloudDatabaseUser reference does not list it: an admin API that refuses it answers
    * 400 INVALID_ATTRIBUTE, and the principal is refused with nothing made (README).
    */

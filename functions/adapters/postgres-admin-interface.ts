@@ -12,13 +12,6 @@ export interface PgLogin {
   createdAt: Date | null;
 }
 
-/** Which logins a listing returns: these names, or a page of names after `after`. */
-export interface LoginScope {
-  names?: readonly string[];
-  after?: string;
-  limit?: number;
-}
-
 /** Admin work on the customer cluster: databases, their groups and per-connection logins. */
 export interface PostgresAdmin {
   /** The host and port apps use to reach the cluster. */
@@ -46,8 +39,8 @@ export interface PostgresAdmin {
   passwordRefused(db: string, name: string, password: string): Promise<boolean>;
   /** Drops a login, handing what it owns to the database's owner group. */
   dropLogin(db: string, name: string): Promise<void>;
-  /** The logins Tether created on the cluster (all, or those `scope` names), ordered by name. */
-  listLogins(scope?: LoginScope): Promise<PgLogin[]>;
+  /** Every login Tether created on the cluster. */
+  listLogins(): Promise<PgLogin[]>;
   /** Stops (no new connections, sessions ended) or starts a database. */
   setRunning(db: string, running: boolean): Promise<void>;
 }

@@ -8,7 +8,7 @@
 import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
-import type { LoginScope, PgLogin, PostgresAdmin } from './postgres-admin-interface';
+import type { PostgresAdmin } from './postgres-admin-interface';
 import { passwordRefused } from './postgres-login-check';
 import { validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
@@ -57,8 +57,6 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   constructor(
     private readonly adminUrl: string,
     private readonly wsProxy: string | undefined,
-    /** A shorter lock wait for callers that must not stall on one item (the reconciler). */
-    private readonly lockTimeout?: string,
   ) {}
 
   /**
@@ -66,7 +64,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
    * the session's `search_path` and `lock_timeout` are pinned before its first statement.
    */
   run<T>(work: (client: Client) => Promise<T>, database?: string): Promise<T> {
-    return withAdminSession(this.adminUrl, this.wsProxy, work, database, this.lockTimeout);
+    return withAdminSession(this.adminUrl, this.wsProxy, work, database);
   }
 
   /** The host and port apps use to reach the cluster. */
@@ -241,22 +239,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   }
 
   /** Every connection login role on the cluster, with the groups it belongs to and when it was made. */
-  async listLogins(scope: LoginScope = {}): Promise<PgLogin[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (scope.names) {
-      params.push(scope.names);
-      where.push(
-        `r.rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY($${params.length}::pg_catalog.text[])`,
-      );
-    }
-    if (scope.after !== undefined) {
-      params.push(scope.after);
-      where.push(
-        `(r.rolname::pg_catalog.text COLLATE "C") OPERATOR(pg_catalog.>) $${params.length}::pg_catalog.text`,
-      );
-    }
-    const limit = scope.limit === undefined ? '' : `LIMIT ${Math.max(1, Math.floor(scope.limit))}`;
+  async listLogins(): Promise<Array<{ name: string; groups: string[]; createdAt: Date | null }>> {
     return this.run(async (client) => {
       const result = await client.query<{ name: string; groups: string[] | null; comment: string | null }>(
         `SELECT r.rolname::pg_catalog.text AS name,
@@ -266,10 +249,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
            LEFT JOIN pg_catalog.pg_auth_members m ON m.member OPERATOR(pg_catalog.=) r.oid
            LEFT JOIN pg_catalog.pg_roles g ON g.oid OPERATOR(pg_catalog.=) m.roleid
           WHERE r.rolname::pg_catalog.text OPERATOR(pg_catalog.~) '^c_[a-z0-9]{8}$'
-            ${where.map((w) => `AND ${w}`).join(' ')}
-          GROUP BY r.oid, r.rolname
-          ORDER BY r.rolname::pg_catalog.text COLLATE "C" ${limit}`,
-        params,
+          GROUP BY r.oid, r.rolname`,
       );
       return result.rows.map((row) => {
         const stamp = row.comment?.startsWith(LOGIN_COMMENT)

@@ -1,5 +1,5 @@
 /**
- * The cluster side of named principals (CONTRACT §7) that connections do not need: a login's
+ * The cluster side of named principals (contract §7) that connections do not need: a login's
  * expiry, `VALID UNTIL`: from then on the server itself refuses the login.
  */
 /** ` VALID UNTIL '<ISO 8601>'` for a CREATE/ALTER ROLE, or nothing without an expiry. */

@@ -1,10 +1,10 @@
 /**
- * Receivers of signed deliveries (CONTRACT §6): the runtime that patches running apps, and the
+ * Receivers of signed deliveries (contract §6): the runtime that patches running apps, and the
  * network that applies database policies. Both take a signed JSON POST and acknowledge with 2xx.
  * Locally and in tests they are real HTTP servers (test/helpers/receiver.ts), so there is no
  * stand-in here.
  */
-import type { ReceiverTarget } from '../env';
+import type { ReceiverTarget } from '../config';
 import { signatureHeaders } from '../lib/signature';
 
 /** How long a POST to a receiver may take. */

@@ -50,8 +50,7 @@ export interface StorageAdmin {
   dropKey(bucket: string, accessKeyId: string): Promise<void>;
   /** Deletes a key user and everything it holds; a missing user is not an error. */
   dropUser(userName: string): Promise<void>;
-  /** Every key user, or only `bucket`'s (one listing under its path). */
-  listKeyUsers(bucket?: string): Promise<KeyUser[]>;
+  listKeyUsers(): Promise<KeyUser[]>;
   /** The access key ids a key user holds. */
   keysOf(userName: string): Promise<string[]>;
 }
@@ -198,12 +197,12 @@ export class AwsS3Admin implements StorageAdmin {
     await this.iam('DeleteUser', { UserName: userName }).catch(ignoreMissing);
   }
 
-  async listKeyUsers(bucket?: string): Promise<KeyUser[]> {
+  async listKeyUsers(): Promise<KeyUser[]> {
     const users: KeyUser[] = [];
     let marker: string | undefined;
     do {
       const xml = await this.iam('ListUsers', {
-        PathPrefix: bucket ? `/tether/${bucket}/` : '/tether/',
+        PathPrefix: '/tether/',
         MaxItems: '1000',
         ...(marker ? { Marker: marker } : {}),
       });

@@ -5,8 +5,9 @@
  * holds no second copy of any of them.
  */
 import type { Context } from 'hono';
+import type { Bindings } from '../config';
 import type { AppEnv } from '../context';
-import type { Bindings } from '../env';
+import { CLIENT_HEADER } from '../services/activity';
 
 /** The Worker's own fetch: the Hono app every API request goes through. */
 type ExecutionCtx = Context['executionCtx'];
@@ -44,6 +45,8 @@ export class ConsoleApi {
     private readonly ctx: ExecutionCtx | undefined,
     private readonly fetcher: Fetcher,
     private readonly token: string,
+    /** Headers every call carries: the console names itself and forwards the client's address. */
+    private readonly forwarded: Record<string, string> = {},
   ) {}
 
   /** A client for the request `c`, calling the API as `token`. */
@@ -54,12 +57,20 @@ export class ConsoleApi {
     } catch {
       ctx = undefined; // app.request() in unit tests has none.
     }
-    return new ConsoleApi(c.req.url, c.env, ctx, fetcher, token);
+    // The Activity record names the console as the way in, and the person's address, not the Worker's.
+    const ipHeader = c.get('config').CLIENT_IP_HEADER;
+    const ip = c.req.header(ipHeader);
+    const forwarded: Record<string, string> = {
+      [CLIENT_HEADER]: 'console',
+      ...(ip ? { [ipHeader]: ip } : {}),
+    };
+    return new ConsoleApi(c.req.url, c.env, ctx, fetcher, token, forwarded);
   }
 
   /** Calls `/api/v1{apiPath}`; throws {@link ApiFailure} on any status of 400 or more. */
   async call<T>(method: string, apiPath: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {
+      ...this.forwarded,
       authorization: `Bearer ${this.token}`,
       accept: 'application/json',
     };

@@ -4,7 +4,7 @@ import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { log } from '../lib/logger';
 import { ApiFailure } from './api';
-import type { ConsoleContext, ConsoleEnv } from './env';
+import type { ConsoleContext, ConsoleEnv } from './context';
 import { Layout } from './layout';
 import { clearSessionCookie } from './security';
 import { loginRedirect } from './session';

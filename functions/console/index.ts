@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import type { Fetcher } from './api';
 import { assetRoutes } from './assets';
-import type { ConsoleEnv } from './env';
+import type { ConsoleEnv } from './context';
 import { consoleError, consoleNotFound } from './errors';
 import { accessPages } from './pages/access';
 import { authAppPages } from './pages/auth-app';

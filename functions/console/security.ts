@@ -8,7 +8,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { isCrossSiteWrite } from '../lib/cross-site';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
-import { SESSION_COOKIE } from '../services/principal';
+import { SESSION_COOKIE } from '../services/caller/api-caller';
 
 /** Scripts and styles only from this origin (no inline script at all), no framing, forms post here only. */
 const CSP = [

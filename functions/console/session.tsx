@@ -6,7 +6,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiFailure, ConsoleApi, type Fetcher } from './api';
-import type { ConsoleContext, ConsoleEnv } from './env';
+import type { ConsoleContext, ConsoleEnv } from './context';
 import { takeFlash } from './flash';
 import { Layout } from './layout';
 import {

@@ -1,4 +1,4 @@
-/** The shapes of the management API's answers, as the console reads them (CONTRACT §3-5, §7). */
+/** The shapes of the management API's answers, as the console reads them (contract §3-5, §7). */
 import type { Kind } from '../domain/levels';
 import type { Role } from '../domain/roles';
 

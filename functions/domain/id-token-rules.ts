@@ -38,7 +38,7 @@ export interface IdTokenExpectations {
   nonces?: readonly string[];
   /**
    * Accept a token's nonce when the request sent none (the Google provider's `skip_nonce_check`,
-   * for iOS SDKs that set a nonce they do not expose). Off unless set: CONTRACT §9.
+   * for iOS SDKs that set a nonce they do not expose). Off unless set: contract §9.
    */
   skipNonceCheck?: boolean;
 }
@@ -72,7 +72,7 @@ function audienceProblem(
 }
 
 /**
- * CONTRACT §9: a token's nonce must match the request's (raw or SHA-256 hex), a request nonce
+ * contract §9: a token's nonce must match the request's (raw or SHA-256 hex), a request nonce
  * needs one in the token, and a token nonce without a request nonce passes only with
  * `skipNonceCheck`.
  */

@@ -3,6 +3,9 @@ export const KINDS = ['database', 'bucket', 'auth_app'] as const;
 /** A connection kind. */
 export type Kind = (typeof KINDS)[number];
 
+/** The key of one connection among a site's: its kind and the service's id. */
+export const connectionKey = (kind: Kind, resourceId: string): string => `${kind}:${resourceId}`;
+
 export const LEVELS = {
   database: ['read-only', 'connect'],
   bucket: ['read', 'read-write'],

@@ -1,5 +1,5 @@
 /**
- * The rules of a named principal's request (CONTRACT §7), pure: its level for the kind, its
+ * The rules of a named principal's request (contract §7), pure: its level for the kind, its
  * source allowlist as CIDRs, and its expiry (in the future, at most one year ahead).
  */
 import { ApiError } from '../lib/errors';

@@ -1,5 +1,5 @@
 /**
- * Allowed origins of an auth app and the matching of a redirect_uri against them (CONTRACT §9).
+ * Allowed origins of an auth app and the matching of a redirect_uri against them (contract §9).
  *
  * Registration accepts a custom scheme `<scheme>://<host>` (no path, port, query or wildcard),
  * an https origin of a verified-link domain (optionally with a path and a `*.` leftmost label),
@@ -251,7 +251,7 @@ function matchesEntry(uri: ParsedUri, entry: string): boolean {
 }
 
 /**
- * The registered origin `redirectUri` matches, or null (CONTRACT §9): same scheme, host (case
+ * The registered origin `redirectUri` matches, or null (contract §9): same scheme, host (case
  * aside) and port, any path and query after it; a loopback entry matches on any port; a
  * wildcard entry stands for exactly one DNS label and never for a custom scheme.
  */

@@ -1,7 +1,7 @@
 /**
  * Names of the variables a site is handed for its connections (spec, Injected variables).
  *
- * Decision (CONTRACT §9, documented in the README): one connection of a family at a time holds
+ * Decision (contract §9, documented in the README): one connection of a family at a time holds
  * its unsuffixed names: the first made while none holds them. Disconnecting it unsets them;
  * they never move to another live connection by themselves (a running app's DATABASE_URL never
  * starts pointing at another database), only `promote` moves them. Families are per variable

@@ -1,7 +1,7 @@
 /**
  * The one error type of the management API, a Hono `HTTPException` with a code. Each code maps
  * to exactly one HTTP status here, and the app's one error handler (on-error.ts) writes
- * `{"error":{"code","message"}}` (CONTRACT §2).
+ * `{"error":{"code","message"}}` (contract §2).
  */
 import { HTTPException } from 'hono/http-exception';
 

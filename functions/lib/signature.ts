@@ -1,5 +1,5 @@
 /**
- * The signature of a delivery to a receiver (CONTRACT §6 and §9). Kept in this one function so
+ * The signature of a delivery to a receiver (contract §6 and §9). Kept in this one function so
  * the format can change in one place.
  */
 import { hmacSha256Hex } from './crypto';

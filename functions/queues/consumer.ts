@@ -4,11 +4,11 @@
  */
 import type { Db } from '../../db/client';
 import { deadLetters } from '../../db/schema';
+import type { Services } from '../container';
+import type { ProvisioningMessage } from '../domain/queue-messages';
 import { MAX_RETRIES, retryDelaySeconds } from '../lib/backoff';
 import { newId } from '../lib/ids';
 import { log } from '../lib/logger';
-import type { Services } from '../services/container';
-import type { ProvisioningMessage } from './messages';
 
 /** What a message handler gets: the services and a database. */
 export type ConsumerContext = Services & { db: Db };

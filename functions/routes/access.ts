@@ -1,8 +1,8 @@
-/** The Access section of a database, bucket or auth app (CONTRACT §7): who reaches the service. */
+/** The Access section of a database, bucket or auth app (contract §7): who reaches the service. */
 import { type AppEnv, getHttpDb } from '../context';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { type AccessKind, accessListingOf, accessListingQuery } from '../services/access/listing';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const AccessSiteSchema = z

@@ -1,18 +1,21 @@
-/** Accounts, account tokens and dashboard sessions (CONTRACT §3). */
+/** Accounts, account tokens and dashboard sessions (contract §3). */
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { requireAccount } from '../services/access';
 import {
   createAccount,
+  endAllDashboardSessions,
   endDashboardSession,
   endDashboardSessionById,
   issueAccountToken,
+  listAccountTokens,
   listDashboardSessions,
   openDashboardSession,
   readAccount,
   revokeAccountToken,
+  TOKEN_MAX_DAYS,
 } from '../services/accounts';
+import { requireAccount } from '../services/caller/project-access';
 import { callerAccount, readsCaller, readWithCaller } from './shared';
 
 const AccountSchema = z
@@ -66,19 +69,69 @@ accountsRoutes.openapi(
   },
 );
 
+const TokenListing = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    created_at: z.string(),
+    expires_at: z.string().nullable().openapi({ description: 'null for a token made before tokens expired' }),
+    last_used_at: z.string().nullable().openapi({ description: 'may lag by up to an hour' }),
+    read_only: z.boolean(),
+  })
+  .openapi('PersonalToken');
+
 accountsRoutes.openapi(
   apiRoute({
     method: 'post',
     path: '/account/tokens',
     tags: ['accounts'],
-    summary: 'Issue another account token',
-    request: jsonBody(z.object({ name: z.string().max(200).optional() }).strict()),
-    responses: { 201: json(z.object({ id: z.string(), token: z.string() }), 'the token, shown once') },
+    summary: 'Create a personal token (shown once)',
+    request: jsonBody(
+      z
+        .object({
+          name: z.string().trim().min(1).max(200),
+          expires_in_days: z.number().int().min(1).max(TOKEN_MAX_DAYS).optional(),
+          read_only: z.boolean().optional(),
+        })
+        .strict(),
+    ),
+    responses: {
+      201: json(TokenListing.omit({ last_used_at: true }).extend({ token: z.string() }), 'shown once'),
+    },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'), 'token');
-    const { name } = c.req.valid('json');
-    return c.json(await issueAccountToken(getHttpDb(c), accountId, name), 201);
+    const accountId = requireAccount(c.get('principal'));
+    const body = c.req.valid('json');
+    const issued = await issueAccountToken(getHttpDb(c), accountId, {
+      name: body.name,
+      expiresInDays: body.expires_in_days,
+      readOnly: body.read_only,
+    });
+    return c.json(issued, 201);
+  },
+);
+
+accountsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/account/tokens',
+    tags: ['accounts'],
+    summary: "The account's live personal tokens (never their values)",
+    middleware: [readsCaller],
+    responses: { 200: json(z.object({ tokens: z.array(TokenListing) }), 'oldest first') },
+  }),
+  async (c) => {
+    const [rows] = await readWithCaller(c, [listAccountTokens(getHttpDb(c), callerAccount(c))]);
+    requireAccount(c.get('principal'));
+    const tokens = rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt?.toISOString() ?? null,
+      last_used_at: row.lastUsedAt?.toISOString() ?? null,
+      read_only: row.readOnly,
+    }));
+    return c.json({ tokens }, 200);
   },
 );
 
@@ -87,12 +140,12 @@ accountsRoutes.openapi(
     method: 'delete',
     path: '/account/tokens/{tokenId}',
     tags: ['accounts'],
-    summary: 'Revoke one of your account tokens',
+    summary: 'Revoke one of your personal tokens (and the sessions it opened)',
     request: { params: z.object({ tokenId: z.string() }) },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'), 'token');
+    const accountId = requireAccount(c.get('principal'));
     const { tokenId } = c.req.valid('param');
     await revokeAccountToken(getHttpDb(c), accountId, tokenId);
     return c.json({ revoked: true as const }, 200);
@@ -144,6 +197,7 @@ const SessionListing = z
     created_at: z.string(),
     expires_at: z.string(),
     minted_by: z.string().nullable().openapi({ description: 'the account token that opened it' }),
+    last_used_at: z.string().nullable().openapi({ description: 'may lag by up to an hour' }),
     current: z.boolean().openapi({ description: 'whether this request came with this session' }),
   })
   .openapi('DashboardSession');
@@ -167,6 +221,7 @@ accountsRoutes.openapi(
       created_at: row.createdAt.toISOString(),
       expires_at: (row.expiresAt as Date).toISOString(),
       minted_by: row.mintedBy,
+      last_used_at: row.lastUsedAt?.toISOString() ?? null,
       current: row.id === current,
     }));
     return c.json({ sessions }, 200);
@@ -186,5 +241,19 @@ accountsRoutes.openapi(
     const accountId = requireAccount(c.get('principal'));
     await endDashboardSessionById(getHttpDb(c), accountId, c.req.valid('param').sessionId);
     return c.json({ revoked: true as const }, 200);
+  },
+);
+
+accountsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/account/sessions',
+    tags: ['accounts'],
+    summary: 'Sign out everywhere: end every dashboard session of the account',
+    responses: { 200: json(z.object({ revoked: z.number().int() }), 'how many sessions ended') },
+  }),
+  async (c) => {
+    const accountId = requireAccount(c.get('principal'));
+    return c.json({ revoked: await endAllDashboardSessions(getHttpDb(c), accountId) }, 200);
   },
 );

@@ -1,9 +1,9 @@
-/** Project API keys (CONTRACT §3). Managed site keys are listed and marked, never shown. */
+/** Project API keys (contract §3). Managed site keys are listed and marked, never shown. */
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const CapabilitiesSchema = z

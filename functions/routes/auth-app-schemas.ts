@@ -13,7 +13,7 @@ export const AuthAppSchema = z
     user_limit: z.number().int().nullable(),
     require_issued_nonce: z.boolean().openapi({
       description:
-        'accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (CONTRACT §9)',
+        'accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (contract §9)',
     }),
     providers: z.object({
       google: z

@@ -1,10 +1,12 @@
-/** Auth apps of a project and their end users (CONTRACT §4). */
+/** Auth apps of a project and their end users (contract §4). */
 import type { Context } from 'hono';
 import { type AppEnv, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
+import { type BatchQuery, projectIdOf } from '../services/caller/api-caller';
+import { creationReadFrom } from '../services/resources/new-service-write';
 import {
   deleteUser,
   listUsers,
@@ -12,9 +14,9 @@ import {
   toAdminUser,
   userFound,
   userQuery,
-} from '../services/auth/admin-users';
-import { authAppIdOf, authAppQuery, listAuthApps } from '../services/auth/app-reads';
-import type { AuthAppRow } from '../services/auth/apps';
+} from '../services/sign-in/admin-users';
+import { authAppIdOf, authAppQuery, listAuthApps } from '../services/sign-in/app-reads';
+import type { AuthAppRow } from '../services/sign-in/apps';
 import {
   type AppIdHolder,
   authAppCreationQueries,
@@ -22,9 +24,7 @@ import {
   describeAuthApp,
   toAuthAppBody,
   updateAuthApp,
-} from '../services/auth/manage-apps';
-import { creationReadFrom } from '../services/new-service-write';
-import { type BatchQuery, projectIdOf } from '../services/principal';
+} from '../services/sign-in/manage-apps';
 import { AdminUserSchema, AuthAppSchema, PatchSchema } from './auth-app-schemas';
 import { connectionDeps } from './connection-schemas';
 import {

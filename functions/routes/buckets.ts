@@ -1,8 +1,11 @@
-/** Storage buckets of a project (CONTRACT §4). */
+/** Storage buckets of a project (contract §4). */
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { projectIdOf } from '../services/caller/api-caller';
+import { retryOnConcurrentChange } from '../services/connections/retry';
+import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
 import {
   type BucketRow,
   bucketCreationQueries,
@@ -11,11 +14,8 @@ import {
   createBucket,
   deleteBucket,
   listBuckets,
-} from '../services/buckets';
-import { retryOnConcurrentChange } from '../services/connections/retry';
-import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
-import { creationReadFrom } from '../services/new-service-write';
-import { projectIdOf } from '../services/principal';
+} from '../services/resources/buckets';
+import { creationReadFrom } from '../services/resources/new-service-write';
 import { connectionDeps } from './connection-schemas';
 import {
   access,

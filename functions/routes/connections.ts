@@ -8,6 +8,7 @@ import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { projectIdOf } from '../services/caller/api-caller';
 import { applyPlan } from '../services/connections/apply';
 import { projectListingFrom, projectListingQuery, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
@@ -27,7 +28,6 @@ import {
   planReplace,
   planRotate,
 } from '../services/connections/site-plans';
-import { projectIdOf } from '../services/principal';
 import {
   AvailableSchema,
   ConnectionSchema,
@@ -261,7 +261,7 @@ connectionsRoutes.openapi(
     summary:
       "Give this connection its family's plain names (DATABASE_URL, MONGODB_URI/URL, STORAGE_*, SERVICE_AUTH_*)",
     description:
-      'Plain names never move to another connection by themselves (CONTRACT §9): disconnecting their holder unsets them. Promote takes them from whichever connection of the family holds them; the running app receives one live patch, reason `promote`. Promoting the holder changes nothing.',
+      'Plain names never move to another connection by themselves (contract §9): disconnecting their holder unsets them. Promote takes them from whichever connection of the family holds them; the running app receives one live patch, reason `promote`. Promoting the holder changes nothing.',
     request: { params: OneParams },
     responses: {
       200: json(ConnectionSchema, 'the connection, now holding the plain names'),

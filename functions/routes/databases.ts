@@ -1,10 +1,10 @@
-/** Databases of a project (CONTRACT §4). */
+/** Databases of a project (contract §4). */
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { log } from '../lib/logger';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { loginNamesFrom, serviceLoginNamesQuery } from '../services/access/principal-removal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { retryOnConcurrentChange } from '../services/connections/retry';
 import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
 import {
@@ -16,9 +16,9 @@ import {
   deleteDatabase,
   listDatabases,
   setDatabaseRunning,
-} from '../services/databases';
-import { creationReadFrom } from '../services/new-service-write';
-import { projectIdOf } from '../services/principal';
+} from '../services/resources/databases';
+import { creationReadFrom } from '../services/resources/new-service-write';
+import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/principal-removal';
 import { connectionDeps } from './connection-schemas';
 import {
   access,

@@ -1,4 +1,4 @@
-/** What a site's app is handed (CONTRACT §5): the effective variables, deploys and rollbacks. */
+/** What a site's app is handed (contract §5): the effective variables, deploys and rollbacks. */
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';

@@ -3,17 +3,18 @@ import type { AppEnv } from '../context';
 import { routeGroup } from '../lib/openapi';
 import { accessRoutes } from './access';
 import { accountsRoutes } from './accounts';
+import { activityRoutes } from './activity';
 import { apiKeysRoutes } from './api-keys';
 import { authAppsRoutes } from './auth-apps';
 import { bucketsRoutes } from './buckets';
 import { connectionsRoutes } from './connections';
 import { databasesRoutes } from './databases';
 import { deploysRoutes } from './deploys';
-import { envRoutes } from './env';
 import { principalsRoutes } from './principals';
 import { projectsRoutes } from './projects';
 import { serviceCredentialsRoutes } from './service-credentials';
 import { serviceSitesRoutes } from './service-sites';
+import { envRoutes } from './site-variables';
 import { sitesRoutes } from './sites';
 import { tunnelRoutes } from './tunnel';
 
@@ -34,6 +35,7 @@ for (const group of [
   accessRoutes,
   serviceCredentialsRoutes,
   principalsRoutes,
+  activityRoutes,
 ]) {
   managementRoutes.route('/', group);
 }

@@ -1,5 +1,5 @@
 /**
- * Named principals of databases and buckets (CONTRACT §7): outside systems' own credentials
+ * Named principals of databases and buckets (contract §7): outside systems' own credentials
  * with a level, an optional source allowlist and expiry, and their own revoke. Admin only.
  */
 import type { Context } from 'hono';
@@ -17,7 +17,7 @@ import {
   revokePrincipal,
   rotatePrincipal,
 } from '../services/access/principals';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { PrincipalSummarySchema } from './access';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 

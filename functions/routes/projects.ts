@@ -1,11 +1,20 @@
-/** Projects and their members (CONTRACT §3). */
+/** Projects and their members (contract §3). */
 import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { type Project, requireAccount } from '../services/access';
+import { type Project, requireAccount } from '../services/caller/project-access';
 import { createProject, listProjects, removeMember, setMember } from '../services/projects';
-import { access, callerAccount, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
+import {
+  access,
+  activityBy,
+  callerAccount,
+  iso,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+  requireUuid,
+} from './shared';
 
 const ProjectSchema = z
   .object({
@@ -45,7 +54,10 @@ projectsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    return c.json(toProject(await createProject(getHttpDb(c), accountId, c.req.valid('json'))), 201);
+    return c.json(
+      toProject(await createProject(getHttpDb(c), activityBy(c), accountId, c.req.valid('json'))),
+      201,
+    );
   },
 );
 
@@ -99,7 +111,7 @@ projectsRoutes.openapi(
     const { role } = c.req.valid('json');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    await setMember(getHttpDb(c), project.id, callerRole, accountId, role);
+    await setMember(getHttpDb(c), activityBy(c), project.id, callerRole, accountId, role);
     return c.json({ account_id: accountId, role }, 200);
   },
 );
@@ -120,7 +132,7 @@ projectsRoutes.openapi(
     const params = c.req.valid('param');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    const removed = await removeMember(getHttpDb(c), project.id, callerRole, accountId);
+    const removed = await removeMember(getHttpDb(c), activityBy(c), project.id, callerRole, accountId);
     return c.json({ removed }, 200);
   },
 );

@@ -1,4 +1,4 @@
-/** The service's own credentials (CONTRACT §7): a database's main user, a bucket's own key. Admin only. */
+/** The service's own credentials (contract §7): a database's main user, a bucket's own key. Admin only. */
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { isUuid } from '../lib/ids';
@@ -10,10 +10,10 @@ import {
   rotateBucketKey,
   rotateDatabasePassword,
 } from '../services/access/service-credentials';
-import { bucketQuery } from '../services/buckets';
-import { connectedSiteInputsQuery } from '../services/connections/derive';
-import { databaseQuery } from '../services/databases';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
+import { bucketQuery } from '../services/resources/buckets';
+import { databaseQuery } from '../services/resources/databases';
+import { connectedSiteInputsQuery } from '../services/site-env/derive';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const DatabaseCredentialsSchema = z

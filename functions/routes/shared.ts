@@ -7,10 +7,15 @@ import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { pathBeforeBody, z } from '../lib/openapi';
-import { type ApiKeyCapabilities, type ProjectAccess, projectAccess } from '../services/access';
+import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
+import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/caller/api-caller';
+import {
+  type ApiKeyCapabilities,
+  type ProjectAccess,
+  projectAccess,
+} from '../services/caller/project-access';
 import { admitCaller } from '../services/caller-admission';
 import { siteFromRows, siteReadQuery } from '../services/connections/site-access';
-import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/principal';
 import { findSite, type SiteRow } from '../services/sites';
 
 /** `:id`, a project id or slug. */
@@ -110,6 +115,18 @@ export const siteBeforeBody = pathBeforeBody<AppEnv>(async (c) => {
 export const callerBeforeBody = pathBeforeBody<AppEnv>(async (c) => {
   await readWithCaller(c, []);
 });
+
+/**
+ * Who the request's changes are recorded as in the Activity record (its caller, the client it
+ * names in `X-Tether-Client`, its address); call it once the caller is read.
+ */
+export function activityBy(c: Context<AppEnv>): ActivitySource {
+  return activitySourceOf(
+    c.get('principal'),
+    c.req.header(CLIENT_HEADER),
+    c.req.header(c.get('config').CLIENT_IP_HEADER),
+  );
+}
 
 /** A timestamp as ISO 8601 UTC. */
 export const iso = (date: Date): string => date.toISOString();

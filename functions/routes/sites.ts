@@ -1,9 +1,9 @@
-/** Sites of a project (CONTRACT §4). */
+/** Sites of a project (contract §4). */
 import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { sitesOfProject } from '../services/reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
 import { createSite } from '../services/sites';

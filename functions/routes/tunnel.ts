@@ -8,10 +8,10 @@ import type { Context } from 'hono';
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { routeGroup, validationError, z } from '../lib/openapi';
-import { projectIdOf } from '../services/principal';
+import { projectIdOf } from '../services/caller/api-caller';
 import { serveTunnel, tunnelQuery, tunnelTarget } from '../services/tunnel';
-import { SiteParams } from './env';
 import { access, readsCaller, readWithCaller } from './shared';
+import { SiteParams } from './site-variables';
 
 const TunnelParams = SiteParams.extend({ dbId: z.string() });
 const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });

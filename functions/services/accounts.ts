@@ -1,6 +1,6 @@
 /** Accounts, their tokens and dashboard sessions: only hashes of tokens are stored. */
 import { and, asc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
-import type { HttpDb } from '../../db/client';
+import type { HttpDb, Queryable } from '../../db/client';
 import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
@@ -46,23 +46,85 @@ export function readAccount(db: HttpDb, accountId: SQL | string) {
     .where(eq(accounts.id, accountId));
 }
 
-/** Issues another account token (shown once). */
+/** How long a personal token lives unless its creator says otherwise, and the longest it may. */
+export const TOKEN_DEFAULT_DAYS = 90;
+export const TOKEN_MAX_DAYS = 365;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What a new personal token is. */
+export interface NewTokenInput {
+  name: string;
+  expiresInDays?: number;
+  readOnly?: boolean;
+}
+
+/** A personal token as it is created (its value shown this once). */
+export interface IssuedToken {
+  id: string;
+  name: string;
+  token: string;
+  created_at: string;
+  expires_at: string;
+  read_only: boolean;
+}
+
+/** Issues a personal token (shown once) that expires after `expiresInDays` (default 90). */
 export async function issueAccountToken(
-  db: HttpDb,
+  db: Queryable,
   accountId: string,
-  name: string | undefined,
-): Promise<{ id: string; token: string }> {
+  input: NewTokenInput,
+): Promise<IssuedToken> {
   const token = newSecret('account');
   const id = newId();
-  await db
-    .insert(accountTokens)
-    .values({ id, accountId, kind: 'token', name: name ?? null, tokenHash: await sha256Hex(token) });
-  return { id, token };
+  const createdAt = new Date();
+  const expiresAt = new Date(createdAt.getTime() + (input.expiresInDays ?? TOKEN_DEFAULT_DAYS) * DAY_MS);
+  const readOnly = input.readOnly ?? false;
+  await db.insert(accountTokens).values({
+    id,
+    accountId,
+    kind: 'token',
+    name: input.name,
+    tokenHash: await sha256Hex(token),
+    expiresAt,
+    readOnly,
+    createdAt,
+  });
+  return {
+    id,
+    name: input.name,
+    token,
+    created_at: createdAt.toISOString(),
+    expires_at: expiresAt.toISOString(),
+    read_only: readOnly,
+  };
+}
+
+/** The account's live personal tokens, oldest first (never a value): a query for batching. */
+export function listAccountTokens(db: HttpDb, accountId: SQL | string) {
+  return db
+    .select({
+      id: accountTokens.id,
+      name: accountTokens.name,
+      createdAt: accountTokens.createdAt,
+      expiresAt: accountTokens.expiresAt,
+      lastUsedAt: accountTokens.lastUsedAt,
+      readOnly: accountTokens.readOnly,
+    })
+    .from(accountTokens)
+    .where(
+      and(
+        eq(accountTokens.accountId, accountId),
+        eq(accountTokens.kind, 'token'),
+        isNull(accountTokens.revokedAt),
+        or(isNull(accountTokens.expiresAt), gt(accountTokens.expiresAt, new Date())),
+      ),
+    )
+    .orderBy(asc(accountTokens.createdAt), asc(accountTokens.id));
 }
 
 /**
  * Revokes one of the account's live tokens and, in the same statement, every dashboard session
- * it minted (issue 16: a session outlived its token by twelve hours); 404 when the account has
+ * it minted (a session outlived its token by twelve hours); 404 when the account has
  * no live token by that id.
  */
 export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId: string): Promise<void> {
@@ -92,7 +154,7 @@ export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId:
 export async function openDashboardSession(
   db: HttpDb,
   accountId: string,
-  mintedBy: string,
+  mintedBy: string | null,
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = newSecret('session');
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
@@ -115,6 +177,7 @@ export function listDashboardSessions(db: HttpDb, accountId: SQL | string) {
       createdAt: accountTokens.createdAt,
       expiresAt: accountTokens.expiresAt,
       mintedBy: accountTokens.mintedBy,
+      lastUsedAt: accountTokens.lastUsedAt,
     })
     .from(accountTokens)
     .where(
@@ -157,4 +220,20 @@ export async function endDashboardSession(db: HttpDb, accountId: string, tokenId
     .update(accountTokens)
     .set({ revokedAt: new Date() })
     .where(and(eq(accountTokens.id, tokenId), eq(accountTokens.accountId, accountId)));
+}
+
+/** Ends every live dashboard session of the account (sign out everywhere); returns how many. */
+export async function endAllDashboardSessions(db: HttpDb, accountId: string): Promise<number> {
+  const ended = await db
+    .update(accountTokens)
+    .set({ revokedAt: new Date() })
+    .where(
+      and(
+        eq(accountTokens.accountId, accountId),
+        eq(accountTokens.kind, 'session'),
+        isNull(accountTokens.revokedAt),
+      ),
+    )
+    .returning({ id: accountTokens.id });
+  return ended.length;
 }

@@ -2,11 +2,11 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db, HttpDb } from '../../db/client';
 import { type ApiKeyCapabilities, apiKeys, authApps } from '../../db/schema';
-import type { Config } from '../env';
+import type { Config } from '../config';
+import type { ProvisioningMessage } from '../domain/queue-messages';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
-import type { ProvisioningMessage } from '../queues/messages';
 import { replaceManagedKey } from './credentials/managed-key';
 import { enqueueDeliveries } from './delivery/deliveries';
 

@@ -4,8 +4,8 @@
  * (the role). The same rules whether the caller was read before the route or with its read.
  */
 import { ApiError } from '../lib/errors';
+import type { Resolved } from './caller/api-caller';
 import { connectionCaller, requireRole } from './connections/site-access';
-import type { Resolved } from './principal';
 
 /** `/api/v1/projects/:id/...`: the project a request names, read with its caller. */
 export const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
@@ -15,12 +15,23 @@ const ADMIN_PATH =
 /** The six connection routes of the specification. */
 const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** A GET that opens a read-write database session: a write for a read-only token. */
+const TUNNEL_PATH = /^\/api\/v1\/projects\/[^/]+\/sites\/[^/]+\/tunnel\//;
+
 /** Throws the error a caller gets before its route runs, if any. */
 export function admitCaller(caller: Resolved, method: string, path: string): void {
   const { type } = caller.principal;
   if (type === 'anonymous' || type === 'invalid') throw new ApiError('UNAUTHORIZED');
   // Callers no connection route accepts (project API keys) are refused before the body is read.
   if (CONNECTION_PATH.test(path)) connectionCaller(caller.principal);
+  // A read-only personal token reads everything its account may and changes nothing.
+  if (
+    caller.principal.type === 'account' &&
+    caller.principal.readOnly &&
+    (!READ_METHODS.has(method) || TUNNEL_PATH.test(path))
+  )
+    throw new ApiError('FORBIDDEN', 'this token is read-only: it cannot change anything');
   // An unknown project (or one the account is not a member of) is 404, and a member changing
   // what their role does not reach 403, before any body check.
   const { membership } = caller;

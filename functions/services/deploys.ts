@@ -7,14 +7,14 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type HttpDb, type Queryable, rowsOf } from '../../db/client';
 import type { Adapters } from '../adapters';
+import type { Config } from '../config';
 import { siteRef } from '../domain/names';
-import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
-import { deriveSiteEnv, type SiteEnvInputs, siteEnvOf, siteInputsQuery } from './connections/derive';
+import { projectIdOf } from './caller/api-caller';
 import type { ConnectionDeps } from './connections/prepare';
 import { switchLegacyNow } from './credentials/switch';
-import { projectIdOf } from './principal';
+import { deriveSiteEnv, type SiteEnvInputs, siteEnvOf, siteInputsQuery } from './site-env/derive';
 
 /** How many deploys the listing shows, newest first. */
 export const DEPLOYS_LISTED = 50;

@@ -7,7 +7,8 @@ import { slugify } from '../domain/names';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
-import { guard, runGuarded } from './guarded-write';
+import { type ActivitySource, activityQuery, activityStatement } from './activity';
+import { guard, runGuarded } from './store/guarded-write';
 
 /**
  * Creates a project owned by `accountId`. Without a slug it takes the name's, or that plus a
@@ -16,6 +17,7 @@ import { guard, runGuarded } from './guarded-write';
  */
 export async function createProject(
   db: HttpDb,
+  by: ActivitySource,
   accountId: string,
   body: { name: string; slug?: string },
 ): Promise<ProjectRow> {
@@ -23,10 +25,17 @@ export async function createProject(
   for (let attempt = 0; attempt < 5; attempt++) {
     const slug = body.slug ?? (attempt === 0 ? base : `${base.slice(0, 56)}-${randomLowerAlnum(6)}`);
     const id = newId();
+    const event = {
+      action: 'project.create',
+      target: { type: 'project', id, name: body.name },
+      projectId: id,
+      details: { slug },
+    };
     const { rows } = await db.execute<{ created_at: string }>(sql`
       with p as (
         insert into projects (id, slug, name) values (${id}::uuid, ${slug}, ${body.name})
-        on conflict do nothing returning id, created_at)
+        on conflict do nothing returning id, created_at),
+      a as (${activityStatement(by, event, sql`exists (select 1 from p)`)})
       insert into project_members (project_id, account_id, role)
       select p.id, ${accountId}::uuid, 'owner' from p
       returning (select created_at from p)`);
@@ -54,7 +63,7 @@ export function listProjects(db: HttpDb, accountId: SQL | string) {
  * Locks the project's owner rows and `accountId`'s row, in account order: two owners demoting
  * (or removing) each other at once then run one after the other, and the second's guards, each
  * a statement of its own and so reading after the first committed, see the first's change, so
- * at least one owner always remains (issue 16).
+ * at least one owner always remains.
  */
 const lockOwnersAnd = (projectId: string, accountId: string): SQL => sql`
   select account_id from project_members
@@ -72,14 +81,22 @@ const anotherOwner = (projectId: string, accountId: string): SQL => sql`exists (
 /** A boolean known before the batch, as SQL. */
 const literal = (value: boolean): SQL => sql.raw(value ? 'true' : 'false');
 
+/** A member as an Activity target: the account, named by its e-mail. */
+const memberTarget = (accountId: string) => ({
+  type: 'member',
+  id: accountId,
+  name: sql`select email from accounts where id = ${accountId}::uuid`,
+});
+
 const LAST_OWNER = { code: 'CONFLICT', message: 'a project must keep at least one owner' } as const;
 
 /**
  * Grants `role` to account `accountId` on the project. Only an owner grants or changes the
- * owner role, and the last owner stays one. One guarded batch (services/guarded-write.ts).
+ * owner role, and the last owner stays one. One guarded batch (services/store/guarded-write.ts).
  */
 export async function setMember(
   db: HttpDb,
+  by: ActivitySource,
   projectId: string,
   callerRole: Role | null,
   accountId: string,
@@ -107,6 +124,12 @@ export async function setMember(
         LAST_OWNER,
       ),
     ),
+    activityQuery(db, by, {
+      action: 'member.role',
+      target: memberTarget(accountId),
+      projectId,
+      details: { role },
+    }),
     db
       .insert(projectMembers)
       .values({ projectId, accountId, role })
@@ -120,6 +143,7 @@ export async function setMember(
  */
 export async function removeMember(
   db: HttpDb,
+  by: ActivitySource,
   projectId: string,
   callerRole: Role | null,
   accountId: string,
@@ -134,10 +158,16 @@ export async function removeMember(
       }),
     ),
     db.execute(guard(sql`not ${owns} or ${anotherOwner(projectId, accountId)}`, LAST_OWNER)),
+    activityQuery(
+      db,
+      by,
+      { action: 'member.remove', target: memberTarget(accountId), projectId },
+      sql`exists (select 1 from project_members where project_id = ${projectId}::uuid and account_id = ${accountId}::uuid)`,
+    ),
     db
       .delete(projectMembers)
       .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.accountId, accountId)))
       .returning({ accountId: projectMembers.accountId }),
   ]);
-  return (answers[3] as unknown[]).length > 0;
+  return (answers[4] as unknown[]).length > 0;
 }

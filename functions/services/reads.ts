@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { HttpDb } from '../../db/client';
-import { projectIdOf } from './principal';
+import { projectIdOf } from './caller/api-caller';
 
 /** A site as the listing returns it: id, slug, created_at. */
 export type SiteTuple = [string, string, string];

@@ -1,5 +1,5 @@
 /**
- * What deleting a site takes with it (issue 19: two metadata round trips): its connections, the
+ * What deleting a site takes with it (two metadata round trips): its connections, the
  * removal of their own credentials and, by cascade, its managed key and deploys. The caller,
  * the site and the services whose credentials its connections hold are read in one trip
  * ({@link siteRemovalQueries}); the site and its connections go in one batch
@@ -13,8 +13,8 @@ import { afterCommit, type CommitDeps } from './connections/apply';
 import { targetsOf } from './connections/plan';
 import type { CleanupRef } from './connections/write';
 import type { CredentialTarget } from './credentials/connection-credential';
-import { guardRows, runGuarded } from './guarded-write';
 import { siteIs, siteOfProject } from './sites';
+import { guardRows, runGuarded } from './store/guarded-write';
 
 /** Where a row of `sites` is site `siteId` (its id or its slug) of the project `projectId` gives. */
 const siteWhere = (projectId: string | SQL, siteId: string) => siteIs(projectId, siteRef(siteId));

@@ -3,8 +3,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { HttpDb } from '../../db/client';
 import type { Adapters } from '../adapters';
 import { servePostgresTunnel, type TunnelTarget } from '../adapters/postgres-tunnel';
+import type { Config } from '../config';
 import { siteRef } from '../domain/names';
-import type { Config } from '../env';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 

@@ -23,16 +23,16 @@
  */
 import { sql } from 'drizzle-orm';
 import { createHttpDb } from '../../db/client';
+import { type Bindings, loadConfig } from '../../functions/config';
+import { buildServices } from '../../functions/container';
 import { clientKey } from '../../functions/domain/client-key';
-import { type Bindings, loadConfig } from '../../functions/env';
+import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
 import worker from '../../functions/index';
 import { OAuthError } from '../../functions/lib/oauth-error';
-import type { ProvisioningMessage } from '../../functions/queues/messages';
-import { countExchange, exchangeCode } from '../../functions/services/auth/exchange';
-import { countAndRedeemCode } from '../../functions/services/auth/one-time-codes';
-import { RATE_WINDOW_MS } from '../../functions/services/auth/rate-limit';
-import { buildServices } from '../../functions/services/container';
-import { resolveCaller } from '../../functions/services/principal';
+import { resolveCaller } from '../../functions/services/caller/api-caller';
+import { countExchange, exchangeCode } from '../../functions/services/sign-in/exchange';
+import { countAndRedeemCode } from '../../functions/services/sign-in/one-time-codes';
+import { RATE_WINDOW_MS } from '../../functions/services/sign-in/rate-limit';
 
 export { OneTimeCodes, RateCounter } from '../../functions/index';
 

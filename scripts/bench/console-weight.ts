@@ -1,5 +1,5 @@
 /**
- * The console's page weight (issue 17): every console page (scripts/bench/console-pages.ts)
+ * The console's page weight: every console page (scripts/bench/console-pages.ts)
  * fetched once from the running Worker with a dashboard session, reported as HTML bytes, its
  * gzip bytes and the gzip bytes of all the script it loads (each `<script src>` fetched, inline
  * script counted too). A row fails when the page's script exceeds 30 KiB gzip. Sizes, not
@@ -12,7 +12,7 @@ import { type ConsoleIds, consolePagePaths } from './console-pages';
 import { holds } from './stats';
 import type { BenchContext, ResultRow, Scenario } from './types';
 
-/** The most script a console page may load, gzip (issue 17). */
+/** The most script a console page may load, gzip. */
 export const SCRIPT_LIMIT_GZIP_BYTES = 30 * 1024;
 
 /** What one page weighs. */

@@ -144,7 +144,7 @@ async function main(): Promise<void> {
         path: `/__bench/redeem/bench-ceiling?n=${i}`,
       }));
     } else if (kind === 'connections') {
-      // The read of issue 19's CPU target: a site's 50 connections among 200 services.
+      // The read of the CPU target: a site's 50 connections among 200 services.
       const { path } = await setupConnections(ctx);
       requests = Array.from({ length: 4000 }, () => ({
         method: 'GET',

@@ -17,6 +17,7 @@ import { registerEnv } from './commands/env.mjs';
 import { registerLink } from './commands/link.mjs';
 import { registerProjects, registerSites } from './commands/projects.mjs';
 import { registerBucket } from './commands/services.mjs';
+import { registerTokens } from './commands/tokens.mjs';
 import { examples } from './lib/context.mjs';
 import { ApiRefusal, CliError, EXIT } from './lib/errors.mjs';
 import { fail } from './lib/output.mjs';
@@ -61,6 +62,7 @@ registerDb(program);
 registerBucket(program);
 registerPrincipals(program);
 registerAuth(program);
+registerTokens(program);
 registerCompletion(program);
 
 // A reader that stops early (`tether completion bash | head`) is no failure of the tool.

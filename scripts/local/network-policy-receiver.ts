@@ -1,7 +1,7 @@
 /**
- * The local stack's own network-policy receiver (CONTRACT §7: under `npm start` with no
+ * The local stack's own network-policy receiver (contract §7: under `npm start` with no
  * NETWORK_POLICY_URL, the local stack applies the host rules itself). It takes the Worker's
- * signed policy deliveries (CONTRACT §6) and writes each principal's source allowlist into the
+ * signed policy deliveries (contract §6) and writes each principal's source allowlist into the
  * embedded cluster's pg_hba.conf, ahead of every other rule, then reloads the configuration:
  *
  *   host all c_xxxxxxxx 203.0.113.0/24 scram-sha-256   (one line per allowed source)

@@ -71,7 +71,7 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-/** Variables copied from the process environment when set (see CONTRACT.md section 1). */
+/** Variables copied from the process environment when set (see docs/contract.md §1). */
 export const PASSTHROUGH_VARS = [
   'OPERATOR_TOKEN',
   'PUBLIC_BASE_URL',
@@ -96,7 +96,6 @@ export const PASSTHROUGH_VARS = [
   'IAM_SECRET_ACCESS_KEY',
   'STORAGE_ENDPOINT',
   'STORAGE_DEFAULT_REGION',
-  'RECONCILER_SWEEP_MINUTES',
 ] as const;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The callers of the authorization matrix (CONTRACT §3–§5): anonymous, malformed header,
+ * The callers of the authorization matrix (contract §3–§5): anonymous, malformed header,
  * revoked token, each project role, a dashboard session, a non-member, project API keys with
  * and without capabilities, and the operator token, each as the headers it sends, over one
  * project owned by `owner`.

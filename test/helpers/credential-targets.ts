@@ -3,7 +3,7 @@
  * for tests that drive the credential provisioners against the cluster or the Atlas stand-in.
  */
 import type { CredentialTarget } from '../../functions/services/credentials/connection-credential';
-import type { DatabaseRow } from '../../functions/services/databases';
+import type { DatabaseRow } from '../../functions/services/resources/databases';
 
 /**
  * A running replica-set database whose physical database is `physical` (main user `u_<physical>`,

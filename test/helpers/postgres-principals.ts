@@ -1,7 +1,7 @@
 /**
  * A PostgreSQL database of a seeded project, its credentials as the API shows them, sessions
  * that `sessions` keeps for the file's `afterAll`, and a named principal made through the API
- * (CONTRACT §7).
+ * (contract §7).
  */
 
 import type pg from 'pg';

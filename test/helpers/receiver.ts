@@ -42,7 +42,7 @@ export interface Receiver {
   redirectNext(n: number, matching?: (req: { path: string; body: unknown }) => boolean): void;
   /**
    * Tells whether `req` carries `X-Signature: t=<unix seconds>,sha256=<hex HMAC-SHA256 of
-   * "<t>.<rawBody>">` (CONTRACT §9) with `t` at most five minutes from now, as a runtime checks it.
+   * "<t>.<rawBody>">` (contract §9) with `t` at most five minutes from now, as a runtime checks it.
    */
   verifySignature(req: ReceivedRequest, secret: string, nowMs?: number): boolean;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * The world the round-trip budget test measures in (issue 19): a Worker with no queue consumer
+ * The world the round-trip budget test measures in: a Worker with no queue consumer
  * behind a {@link startCountingProxy}, a project holding a site connected to a database, a
  * bucket, an auth app, a member, a key, a token, a deploy and an end user, and an auth app of the
  * auth service. {@link fill} names them in a documented path; {@link counted} sends one request

@@ -1,5 +1,5 @@
 /**
- * A tenant acting against the cluster's admin (issue 16): an app logs in with the DATABASE_URL
+ * A tenant acting against the cluster's admin: an app logs in with the DATABASE_URL
  * of its connect-level connection and plants functions that a privileged session resolving
  * names through `search_path` would call instead of PostgreSQL's own (CVE-2018-1058).
  */

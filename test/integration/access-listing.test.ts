@@ -1,5 +1,5 @@
 /**
- * The Access listing of databases, buckets and auth apps (CONTRACT §7): every site with its
+ * The Access listing of databases, buckets and auth apps (contract §7): every site with its
  * level or null, and the principals or restricted keys, on the shared Worker.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

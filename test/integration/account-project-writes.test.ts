@@ -1,6 +1,6 @@
 /**
- * The account, project and membership writes, each now one statement or one guarded batch
- * (issue 19): what they refuse, with which status, and that a refusal changes nothing.
+ * The account, project and membership writes, each now one statement or one guarded batch:
+ * what they refuse, with which status, and that a refusal changes nothing.
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import {

@@ -1,11 +1,11 @@
 /**
- * Dashboard sessions (issue 16): they die with the account token that minted them, are listed
+ * Dashboard sessions: they die with the account token that minted them, are listed
  * without their tokens, and are ended one by one by their own account only.
  */
 import { describe, expect, it } from 'vitest';
 import { api, createAccount } from '../helpers/api';
 
-describe('dashboard sessions (issue 16)', () => {
+describe('dashboard sessions', () => {
   type Listed = {
     sessions: Array<{ id: string; current: boolean; minted_by: string | null; expires_at: string }>;
   };

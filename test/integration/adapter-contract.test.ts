@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { AtlasMongoAdmin } from '../../functions/adapters/mongodb-admin';
 import { SignedHttpReceiver } from '../../functions/adapters/receiver';
 import { AwsS3Admin } from '../../functions/adapters/s3-admin';
-import { type Bindings, loadConfig, type ReceiverTarget } from '../../functions/env';
+import { type Bindings, loadConfig, type ReceiverTarget } from '../../functions/config';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
 import { startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
 import { startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
@@ -155,7 +155,7 @@ runContract<StorageHarness & { stop(): Promise<void> }>(
 
 const siteId = crypto.randomUUID();
 const projectId = crypto.randomUUID();
-/** A receiver as the Worker builds it (services/container.ts), from the environment's URL and secret. */
+/** A receiver as the Worker builds it (container.ts), from the environment's URL and secret. */
 function signedReceiver(
   choose: (config: ReturnType<typeof loadConfig>) => ReceiverTarget | null,
   env: object,

@@ -1,5 +1,5 @@
 /**
- * The auth-app users admin routes (CONTRACT §4): list, disable and delete for members with
+ * The auth-app users admin routes (contract §4): list, disable and delete for members with
  * write and for project keys whose auth capability names the app; everyone else refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * PATCH an auth app (CONTRACT §4): name, providers and the allowed-origin rules, each refusal a
+ * PATCH an auth app (contract §4): name, providers and the allowed-origin rules, each refusal a
  * 400 that says why with nothing changed.
  */
 import pg from 'pg';
@@ -47,7 +47,7 @@ describe('PATCH an auth app', () => {
     ['vbscript://x', /vbscript scheme is refused/],
     ['ftp://files.example.com', /ftp scheme is refused/],
     ['http://app.example.com', /https/],
-    // Issue 16: a browser reads this host as 127.0.0.1, and these schemes belong to the browser or the OS.
+    // A browser reads this host as 127.0.0.1, and these schemes belong to the browser or the OS.
     ['https://0x7f.0.0.1', /no IP address/],
     ['intent://scan', /intent scheme is refused/],
     ['chrome://settings', /chrome scheme is refused/],

@@ -1,5 +1,5 @@
 /**
- * The auth-app management routes (CONTRACT §4): create with server key and initial connection,
+ * The auth-app management routes (contract §4): create with server key and initial connection,
  * list without secrets. PATCH: auth-apps-patch.test.ts; the users admin routes:
  * auth-app-users.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Authorization beyond the matrix (CONTRACT §3–§5): the error body of a refusal, keys of another
+ * Authorization beyond the matrix (contract §3–§5): the error body of a refusal, keys of another
  * project or revoked, who may grant or remove an owner, the caller and what the path names
  * checked before the body, and the console cookie refused from another site.
  */

@@ -1,5 +1,5 @@
 /**
- * The authorization matrix of CONTRACT §7 (service credentials, principals, the Access
+ * The authorization matrix of contract §7 (service credentials, principals, the Access
  * listing), walked like authorization-matrix.test.ts walks §3–§5: each kind of caller gets
  * exactly one status. Credentials and principals are the admin role's (a write member is 403,
  * a project API key 403 whatever its capabilities, a non-member 404); the Access listing needs

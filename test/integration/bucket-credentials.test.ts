@@ -7,10 +7,9 @@ import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import { AwsS3Admin } from '../../functions/adapters/s3-admin';
+import { type Bindings, loadConfig } from '../../functions/config';
 import type { BucketLevel } from '../../functions/domain/levels';
-import { type Bindings, loadConfig } from '../../functions/env';
 import { randomLowerAlnum } from '../../functions/lib/ids';
-import type { BucketRow } from '../../functions/services/buckets';
 import {
   type CredentialTarget,
   createConnectionCredential,
@@ -18,6 +17,7 @@ import {
   rotateCredential,
   setCredentialLevel,
 } from '../../functions/services/credentials/connection-credential';
+import type { BucketRow } from '../../functions/services/resources/buckets';
 import { freePort } from '../../scripts/local/net';
 import { type AwsStandIn, startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
 

@@ -1,5 +1,5 @@
 /**
- * A bucket's own key and the end of its principals (CONTRACT §7) through the AWS stand-in, every
+ * A bucket's own key and the end of its principals (contract §7) through the AWS stand-in, every
  * key judged by S3 requests signed with SigV4 and the IAM policy evaluator: a rotation of the
  * bucket's own key changes no app's key; an expired principal is listed `expired:true` until the
  * reconciler removes it and its key; deleting the bucket revokes its principals.

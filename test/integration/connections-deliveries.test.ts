@@ -1,5 +1,5 @@
 /**
- * Live patches (CONTRACT §6) through the real queue: signed, derived when sent, retried with
+ * Live patches (contract §6) through the real queue: signed, derived when sent, retried with
  * backoff, re-sent by the reconciler, and kept pending where no runtime is configured.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -78,7 +78,7 @@ afterAll(async () => {
 });
 
 describe('live patches', () => {
-  // CONTRACT §9 (issue 16): the signature covers a timestamp, and seq orders a site's patches.
+  // contract §9: the signature covers a timestamp, and seq orders a site's patches.
   it('each patch is signed over "<t>.<body>" with t the send time, and seq rises strictly per site', async () => {
     const site = await createSite(s.as, s.project.id);
     const [db1, db2] = [await createDatabase(s.as, s.project.id), await createDatabase(s.as, s.project.id)];
@@ -104,7 +104,7 @@ describe('live patches', () => {
     expect(b.seq).toBeGreaterThan(a.seq);
   });
 
-  // CONTRACT §9 (issue 16): a running app's DATABASE_URL never starts pointing at another database.
+  // contract §9: a running app's DATABASE_URL never starts pointing at another database.
   it('disconnecting the holder unsets DATABASE_URL and no other database takes it; promote gives it, in one patch', async () => {
     const site = await createSite(s.as, s.project.id);
     const [db1, db2] = [await createDatabase(s.as, s.project.id), await createDatabase(s.as, s.project.id)];
@@ -217,7 +217,7 @@ describe('live patches', () => {
     expect(patch.set.SERVICE_AUTH_APP_ID).toBe(app.name);
   });
 
-  // CONTRACT §9 replaced the "next earliest takes over" rule: nothing moves by itself.
+  // contract §9 replaced the "next earliest takes over" rule: nothing moves by itself.
   it('disconnecting the first database unsets DATABASE_URL, as a live patch; the second keeps only its own name', async () => {
     const site = await createSite(s.as, s.project.id);
     const one = await createDatabase(s.as, s.project.id);

@@ -1,5 +1,5 @@
 /**
- * Deploys, rollback and effective variables (CONTRACT §5), and the older per-service routes
+ * Deploys, rollback and effective variables (contract §5), and the older per-service routes
  * GET/PUT /databases/:id/sites and /storage/:id/sites over the same connections.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -195,7 +195,7 @@ describe('deleting a service disconnects it everywhere', () => {
     expect((await s.as.delete(`${projectPath(s)}/databases/${first.id}`)).status).toBe(200);
     const moved = (await deliveriesOf(site.id)).at(-1);
     expect(moved?.reason).toBe('disconnect');
-    // CONTRACT §9: the plain names never move to another live connection by themselves.
+    // contract §9: the plain names never move to another live connection by themselves.
     expect(moved?.set_names).toEqual([]);
     expect(moved?.unset_names).toEqual(['DATABASE_URL', `DATABASE_URL_${first.name.toUpperCase()}`]);
     expect((await list(s, site.id)).connections.map((c) => [c.resource_id, c.env_names])).toEqual([

@@ -1,5 +1,5 @@
 /**
- * Every console page is served with at most two sequential metadata round trips (issue 17),
+ * Every console page is served with at most two sequential metadata round trips,
  * counted on the wire like the API's routes (round-trip-budgets.test.ts): the page list is the
  * console's own GET routes (scripts/bench/console-pages.ts), so a new page is counted as soon
  * as it exists. Each page is read by the project's owner and by a read member (a read member's
@@ -18,7 +18,7 @@ const NO_CONSUMER_CONFIG = fileURLToPath(
   new URL('../fixtures/wrangler-no-queue-consumer.toml', import.meta.url),
 );
 
-/** The budget of a console page (issue 17: "at most two metadata round trips"). */
+/** The budget of a console page ("at most two metadata round trips"). */
 const PAGE_BUDGET = 2;
 
 let proxy: CountingProxy;

@@ -1,5 +1,5 @@
 /**
- * The console's session cookie off a loopback http origin (CONTRACT §8: `tether_session` is
+ * The console's session cookie off a loopback http origin (contract §8: `tether_session` is
  * HttpOnly, SameSite=Lax, and Secure except on a loopback http origin). The e2e sign-in test
  * sees the loopback half in Chromium; here the Worker is asked under a public host name.
  */

@@ -1,5 +1,5 @@
 /**
- * The console's script budget, pinned (issue 17): every console page, fetched from the Worker
+ * The console's script budget, pinned: every console page, fetched from the Worker
  * with a session, loads at most 30 KiB gzip of script in total. The same weighing as the
  * bench's page-weight rows (scripts/bench/console-weight.ts), so the limit cannot regress
  * between bench runs. Sizes only: nothing here is timed.

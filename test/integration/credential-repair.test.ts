@@ -1,5 +1,5 @@
 /**
- * A connection's stored PostgreSQL credential keeps logging in (issue 16): a rotate whose new
+ * A connection's stored PostgreSQL credential keeps logging in: a rotate whose new
  * secret cannot be stored puts the old password back and answers 503, and the reconciler
  * repairs a stored credential the cluster no longer accepts. Real Worker, real cluster, real
  * logins; the failure is a real one of the metadata database, refusing to store the new secret.

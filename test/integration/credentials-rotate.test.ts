@@ -1,5 +1,5 @@
 /**
- * Rotating a database's main password (CONTRACT §7) through the API on the shared Worker: the
+ * Rotating a database's main password (contract §7) through the API on the shared Worker: the
  * sites handed the shared credential get one `credential` patch carrying the names whose value
  * moved, a site with its own credential gets none, and concurrent rotations leave the cluster
  * and the stored password agreeing.

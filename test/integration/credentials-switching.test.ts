@@ -59,7 +59,7 @@ describe('network policy', () => {
       database_id: db.id,
       project_id: p.project.id,
       allowed_site_ids: [site(p, 0)],
-      // CONTRACT §6: the database's named principals and their allowlists (none here).
+      // contract §6: the database's named principals and their allowlists (none here).
       principals: [],
     });
     const both = [site(p, 0), site(p, 1)].sort();

@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL database's own credentials (CONTRACT §7): the main user's password logs in, a
+ * A PostgreSQL database's own credentials (contract §7): the main user's password logs in, a
  * rotation refuses the old one and leaves connected apps their own; only an admin sees them.
  */
 import type pg from 'pg';

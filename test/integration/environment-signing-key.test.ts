@@ -1,5 +1,5 @@
 /**
- * AUTH_SIGNING_JWK is retired (issue 16): each auth app signs with a key of its own, so a
+ * AUTH_SIGNING_JWK is retired: each auth app signs with a key of its own, so a
  * Worker deployed without it serves every route family and signs sessions that verify with the
  * app's JWKS; `npm run secrets` no longer prints it.
  */

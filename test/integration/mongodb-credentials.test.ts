@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import { ATLAS_MEDIA_TYPE, AtlasMongoAdmin } from '../../functions/adapters/mongodb-admin';
+import { type Bindings, loadConfig } from '../../functions/config';
 import type { DatabaseLevel } from '../../functions/domain/levels';
-import { type Bindings, loadConfig } from '../../functions/env';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import {
   createConnectionCredential,
@@ -15,7 +15,7 @@ import {
   rotateCredential,
   setCredentialLevel,
 } from '../../functions/services/credentials/connection-credential';
-import type { DatabaseRow } from '../../functions/services/databases';
+import type { DatabaseRow } from '../../functions/services/resources/databases';
 import { freePort } from '../../scripts/local/net';
 import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
 import { databaseTarget } from '../helpers/credential-targets';

@@ -1,5 +1,5 @@
 /**
- * A MongoDB database's own credential and its principals' end (CONTRACT §7) through the API on
+ * A MongoDB database's own credential and its principals' end (contract §7) through the API on
  * a Worker whose admin side is the Atlas stand-in: the main user `u_…` is shown with its URLs
  * and logs in; a rotation gives it a new password (the old one refused) and changes no app's
  * own user, while the apps of a standalone database, handed the shared user, get the new one by

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §2: no route answers 500 to a request a client can build. A NUL character cannot be
+ * contract §2: no route answers 500 to a request a client can build. A NUL character cannot be
  * stored by Postgres; wherever one arrives (a path segment, a body field) the answer is a 4xx
  * in the route family's error shape, and nothing is written.
  */

@@ -1,7 +1,7 @@
 /**
  * Starting a browser sign-in over HTTP: /v1/{appSlug}/auth/{provider}. A redirect_uri that is
  * not registered (the whole redirect corpus) gets JSON 400 and never a redirect; an accepted one
- * (CONTRACT §9) gets the code at the very URL given. The callback is in oauth-browser-callback.test.ts.
+ * (contract §9) gets the code at the very URL given. The callback is in oauth-browser-callback.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCEPTED_REDIRECTS, CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';

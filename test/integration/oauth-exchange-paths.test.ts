@@ -26,8 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => stopOAuthSetup({ standIn, worker }));
 
-/** The fast path takes application/json; text/plain (read as JSON all the same) takes the route. */
-const WAYS = { fast: 'application/json', routed: 'text/plain' } as const;
+/** The fast path takes plain application/json; JSON with another parameter takes the route. */
+const WAYS = { fast: 'application/json', routed: 'application/json; profile=routed' } as const;
 const HEADERS = [
   'content-type',
   'cache-control',

@@ -69,7 +69,7 @@ describe('code exchange', () => {
     expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(900);
   });
 
-  // Issue 16: one key signed every app's tokens, so a relying party that forgot `aud` accepted another tenant's.
+  // One key signed every app's tokens, so a relying party that forgot `aud` accepted another tenant's.
   it("each app signs with its own key: app A's access token does not verify with app B's JWKS", async () => {
     const other = await createTestAuthApp(worker.baseUrl);
     const sessionOf = async (slug: string) => {

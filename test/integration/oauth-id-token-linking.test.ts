@@ -55,7 +55,7 @@ describe('linking by e-mail', () => {
   });
 });
 
-describe('account pre-hijacking (issue 16)', () => {
+describe('account pre-hijacking', () => {
   const exchangeUser = async (code: string, verifier: string) => {
     const res = await api(worker.baseUrl).post<{ user: { id: string; providers: string[] } }>(
       `/v1/${app.slug}/oauth/exchange`,

@@ -127,7 +127,7 @@ describe('accepted tokens', () => {
     ).toBe(200);
   });
 
-  // CONTRACT §9 (issue 16): a nonce in the token proves nothing when the request simply omits it.
+  // contract §9: a nonce in the token proves nothing when the request simply omits it.
   it('a token carrying a nonce is 401 when the request sent none, unless the Google provider skips the check (iOS SDKs)', async () => {
     const own = await createTestAuthApp(worker.baseUrl);
     const token = () => standIn.signIdToken(claims({ aud: own.google.ios, nonce: 'sdk-set' }));

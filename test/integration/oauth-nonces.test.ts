@@ -1,5 +1,5 @@
 /**
- * Nonces Tether issues (CONTRACT §9, issue 16 "replayable ID tokens"): POST /oauth/nonce, the
+ * Nonces Tether issues (contract §9): POST /oauth/nonce, the
  * first sign-in whose token carries an issued nonce burns it, a replay is 401 invalid_token, and
  * `require_issued_nonce` accepts only tokens bound to an issued nonce.
  */

@@ -81,7 +81,7 @@ describe('per-client limits', () => {
 });
 
 describe('per-app limits', () => {
-  // Issue 16: 600 exchanges with made-up codes from 30 made-up clients spent the app's window
+  // 600 exchanges with made-up codes from 30 made-up clients spent the app's window
   // for 15 minutes, locking every user of the app out.
   it('exchange: a flood of made-up codes from 30 clients spends no app window, and a valid code still gets in', async () => {
     const app = await createTestAuthApp(worker.baseUrl);

@@ -3,15 +3,17 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 
-/** CONTRACT §3–§5 and §7–§9's routes and the specification's management routes (connections, per-service sites), in OpenAPI path form. */
+/** contract §3–§5 and §7–§9's routes and the specification's management routes (connections, per-service sites), in OpenAPI path form. */
 const EXPECTED: Array<[string, string]> = [
   ['post', '/api/v1/accounts'],
   ['get', '/api/v1/account'],
   ['post', '/api/v1/account/tokens'],
+  ['get', '/api/v1/account/tokens'],
   ['delete', '/api/v1/account/tokens/{tokenId}'],
   ['post', '/api/v1/account/sessions'],
   ['get', '/api/v1/account/sessions'],
   ['delete', '/api/v1/account/sessions/{sessionId}'],
+  ['delete', '/api/v1/account/sessions'],
   ['post', '/api/v1/projects'],
   ['get', '/api/v1/projects'],
   ['get', '/api/v1/projects/{id}'],

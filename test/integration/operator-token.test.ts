@@ -1,5 +1,5 @@
 /**
- * The operator token (CONTRACT §9, issue 16): any OPERATOR_TOKEN of at least 32 characters is
+ * The operator token (contract §9): any OPERATOR_TOKEN of at least 32 characters is
  * honoured exactly as given; a shorter one stops `npm start` and makes the Worker answer 500
  * BAD_ENVIRONMENT, each naming the variable.
  */

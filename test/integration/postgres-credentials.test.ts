@@ -9,8 +9,8 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import type { ClusterPostgresAdmin } from '../../functions/adapters/postgres-admin';
+import { type Bindings, loadConfig } from '../../functions/config';
 import type { DatabaseLevel } from '../../functions/domain/levels';
-import { type Bindings, loadConfig } from '../../functions/env';
 import { ApiError } from '../../functions/lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
 import {
@@ -19,7 +19,7 @@ import {
   rotateCredential,
   setCredentialLevel,
 } from '../../functions/services/credentials/connection-credential';
-import type { DatabaseRow } from '../../functions/services/databases';
+import type { DatabaseRow } from '../../functions/services/resources/databases';
 import { freePort } from '../../scripts/local/net';
 import { databaseTarget } from '../helpers/credential-targets';
 import { eventually } from '../helpers/eventually';

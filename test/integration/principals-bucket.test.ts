@@ -1,5 +1,5 @@
 /**
- * Bucket principals (CONTRACT §7) through the AWS stand-in: S3 requests signed with SigV4 by
+ * Bucket principals (contract §7) through the AWS stand-in: S3 requests signed with SigV4 by
  * the principal's own key, authorised by the IAM policy evaluator over its inline policy
  * (level, aws:SourceIp and aws:CurrentTime conditions), as AWS would.
  */

@@ -1,7 +1,7 @@
 /**
- * MongoDB named principals (CONTRACT §7) through the API on a Worker whose admin side is the
+ * MongoDB named principals (contract §7) through the API on a Worker whose admin side is the
  * Atlas stand-in, which checks every request against Atlas's documented CloudDatabaseUser shape
- * and refuses any other field but MongoDB's `authenticationRestrictions` (CONTRACT §7's
+ * and refuses any other field but MongoDB's `authenticationRestrictions` (contract §7's
  * clientSource allowlist), which it can refuse too, as Atlas's public reference implies. A login is judged by the stand-in (the user exists, the password
  * is its own, its deleteAfterDate has not passed): it keeps no sessions, so an open session's
  * end after revoke is Atlas's and MongoDB's to keep (README, Named principals).

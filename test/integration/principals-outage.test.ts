@@ -1,6 +1,6 @@
 /**
- * Issue 18's promise for outside access: when the provider's admin side cannot be reached (the
- * PostgreSQL cluster, the Atlas Admin API, IAM), creating, rotating and revoking a principal and
+ * Outside access while the provider's admin side cannot be reached (the
+ * PostgreSQL cluster, the Atlas Admin API, IAM): creating, rotating and revoking a principal and
  * rotating a service's own credential answer 503 SERVICE_UNAVAILABLE with nothing changed, in
  * the metadata database, on the cluster or at the stand-ins; the same calls work once it is back.
  */

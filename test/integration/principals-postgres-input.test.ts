@@ -1,5 +1,5 @@
 /**
- * What a PostgreSQL principal's create takes (CONTRACT §7): bad input 400 naming the field, a
+ * What a PostgreSQL principal's create takes (contract §7): bad input 400 naming the field, a
  * taken name 409, nothing made; a source allowlist kept normalised and enforced by the cluster.
  */
 import type pg from 'pg';

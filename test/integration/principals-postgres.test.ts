@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL database's named principals (CONTRACT §7), through the API on the shared Worker,
+ * A PostgreSQL database's named principals (contract §7), through the API on the shared Worker,
  * with every case logging in to the real cluster: levels, rotate, revoke, expiry, and revocation
  * with the database. What a principal's create refuses and its source allowlist are in
  * principals-postgres-input.test.ts.

@@ -1,5 +1,5 @@
 /**
- * Property (issue 18): after any sequence of connect, disconnect, connection rotate, principal
+ * Property: after any sequence of connect, disconnect, connection rotate, principal
  * create, rotate and revoke, and the database's deletion, all through the real Worker against
  * the real cluster, the cluster's `c_` roles of that database equal exactly the live
  * connections' credentials plus the live principals'. A connection's role comes from the

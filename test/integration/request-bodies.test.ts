@@ -1,5 +1,5 @@
 /**
- * How request bodies are read: every body is JSON whatever media type the client declared, a
+ * How request bodies are read: every management API body is JSON whatever media type the client declared, a
  * GET's objects can be sent back as they are, and an unknown field is still a 400.
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -54,14 +54,13 @@ describe('a JSON body without a JSON media type', () => {
     expect((await s.as.get<{ connections: unknown[] }>(conns(site.id))).body.connections).toEqual([]);
   });
 
-  it('on an auth route: a text/plain exchange is judged on its code (invalid_grant), not its media type', async () => {
+  it('on an auth route: a text/plain exchange is 415, the auth service takes JSON declared as JSON (contract §9)', async () => {
     const app = await createAuthApp(s.as, s.project.id);
     const res = await s.as.post(`/v1/${app.name}/oauth/exchange`, undefined, {
       rawBody: JSON.stringify({ code: 'no-such-code', code_verifier: 'v'.repeat(43) }),
       headers: { 'content-type': 'text/plain' },
     });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid or expired code', code: 'invalid_grant' });
+    expect(res.status).toBe(415);
   });
 });
 

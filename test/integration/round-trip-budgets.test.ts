@@ -1,5 +1,5 @@
 /**
- * Every route's sequential metadata round trips, counted on the wire (issue 19): the test walks
+ * Every route's sequential metadata round trips, counted on the wire: the test walks
  * every route of the OpenAPI document and holds each to its budget in {@link BUDGETS}. A read
  * (GET) makes at most one, caller and authorisation included; a write at most two besides its
  * work on the customer's cluster or provider; the code exchange none; an ID-token sign-in of a

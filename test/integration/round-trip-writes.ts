@@ -47,6 +47,12 @@ export function writeRequests(world: RoundTripWorld): Record<string, () => Promi
       const listed = await s.as.get<{ sessions: Array<{ id: string }> }>('/api/v1/account/sessions');
       return { method: 'DELETE', path: `/api/v1/account/sessions/${listed.body.sessions.at(-1)?.id}` };
     },
+    'DELETE /api/v1/account/sessions': async () => {
+      // Sign out everywhere, as an account of its own so the fixture's sessions live on.
+      const other = await createAccount(undefined, worker.baseUrl);
+      await api(worker.baseUrl, other.token).post('/api/v1/account/sessions');
+      return { method: 'DELETE', path: '/api/v1/account/sessions', as: api(worker.baseUrl, other.token) };
+    },
     'DELETE /api/v1/account/session': async () => {
       const session = await s.as.post<{ token: string }>('/api/v1/account/sessions');
       return {

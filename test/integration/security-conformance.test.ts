@@ -1,5 +1,5 @@
 /**
- * Issue 16, medium and low findings against the real stack: concurrent owner demotions, the
+ * Medium and low security findings against the real stack: concurrent owner demotions, the
  * tunnel's upgrade with only the session cookie from another site, and the order of a
  * disconnect's errors.
  */

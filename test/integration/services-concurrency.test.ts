@@ -1,6 +1,6 @@
 /**
  * Databases and buckets created or deleted while other requests change the same project. These
- * writes read once and write once, guarded (issue 19), so what a race leaves is pinned here:
+ * writes read once and write once, guarded, so what a race leaves is pinned here:
  * simultaneous creations of one name leave one service and nothing of the others at the cluster
  * or the provider; a deletion racing a connect on the same site leaves that site with exactly
  * the other connection; of simultaneous deletions one succeeds and the other is refused.

@@ -1,7 +1,7 @@
 /**
  * A read-only app connected while its PostgreSQL database is stopped is handed the database's
  * shared read-only login `r_…`, never the main user (a member of `<db>_rw`), and once it has
- * its own credential the password it was handed stops working (issue 16). Real Worker, real
+ * its own credential the password it was handed stops working. Real Worker, real
  * cluster, real logins.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * A tenant cannot become the cluster admin (issue 16): a function a connect-level app plants
+ * A tenant cannot become the cluster admin: a function a connect-level app plants
  * under a name the admin statements use never runs with the admin's rights.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 
 describe('a tenant cannot become the cluster admin', () => {
-  // Regression (issue 16, critical): admin statements in a customer database called
+  // Regression (critical): admin statements in a customer database called
   // hashtextextended unqualified, as superuser, with the tenant-owned `public` on the search_path.
   it('a connect-level app that plants public.hashtextextended(text, integer) stays an ordinary role through read-only connects, level changes and the reconciler', async () => {
     const as = api().as(ownerToken);

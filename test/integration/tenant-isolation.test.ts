@@ -1,5 +1,5 @@
 /**
- * Tenants against the cluster (issue 16): no connect-level app reaches the admin's rights, the
+ * Tenants against the cluster: no connect-level app reaches the admin's rights, the
  * cluster's own databases or another tenant's admin work, through any name, lock or login.
  */
 import { readFile } from 'node:fs/promises';
@@ -109,13 +109,13 @@ describe("the cluster's own databases", () => {
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
     expect(rules.length).toBeGreaterThan(0);
-    // A principal's allowlist (CONTRACT §7) adds `reject` rules, which ask for no password at all.
+    // A principal's allowlist (contract §7) adds `reject` rules, which ask for no password at all.
     for (const rule of rules) expect(rule).toMatch(/\s(scram-sha-256|reject)$/);
   });
 });
 
 describe('locks a tenant holds', () => {
-  // Regression (issue 16): the privileges lock lived in `postgres`, which every role could enter,
+  // Regression: the privileges lock lived in `postgres`, which every role could enter,
   // and had no lock_timeout: tenant A's lock stalled tenant B's connect for 39 s.
   it("tenant A holding B's privileges lock in every database it can enter does not stall B's connect", async () => {
     const a = await tenant();

@@ -1,10 +1,10 @@
 import { createLocalJWKSet, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../functions/env';
+import type { Config } from '../../functions/config';
 import { Keyring } from '../../functions/lib/crypto';
-import { withParams } from '../../functions/services/auth/browser-sign-in';
-import { newSigningKey, publicJwks, signerOf } from '../../functions/services/auth/signing-keys';
-import { toUserBody } from '../../functions/services/auth/users';
+import { withParams } from '../../functions/services/sign-in/browser-sign-in';
+import { newSigningKey, publicJwks, signerOf } from '../../functions/services/sign-in/signing-keys';
+import { toUserBody } from '../../functions/services/sign-in/users';
 
 const config = {
   keyring: new Keyring(`k1:${Buffer.alloc(32, 7).toString('base64url')}`),

@@ -4,7 +4,7 @@ import { clientKey } from '../../functions/domain/client-key';
 describe('the rate-limit key of a client', () => {
   it('an IPv4 address is itself', () => expect(clientKey('203.0.113.7')).toBe('ip4:203.0.113.7'));
 
-  // Issue 16: 600 exchanges from 30 made-up addresses of one /64 spent the app's window.
+  // 600 exchanges from 30 made-up addresses of one /64 spent the app's window.
   it('every IPv6 address of one /64 is one client', () => {
     const keys = [
       '2001:db8:1:2::1',

@@ -151,7 +151,7 @@ describe('planReplace', () => {
     ];
     expect(status(() => planReplace(ctx(current), twice))).toBe(400);
   });
-  // CONTRACT §9: the plain names never move to another live connection by themselves.
+  // contract §9: the plain names never move to another live connection by themselves.
   it('the plain names are unset when their holder goes, and move to no other connection', () => {
     const two = [conn(db1, 'connect', 'own', 1), conn(db2, 'connect', 'own', 2)];
     const plan = planReplace(ctx(two), [{ kind: 'database', resource_id: db2.id }]);

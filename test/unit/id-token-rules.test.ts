@@ -117,7 +117,7 @@ describe('ID-token nonce', () => {
   it('refuses a token without nonce when the request sent one', () => {
     expect(reason(claims(), withNonce)?.reason).toMatch(/nonce/);
   });
-  // CONTRACT §9 (issue 16): a nonce in the token proves nothing unless the request names it.
+  // contract §9: a nonce in the token proves nothing unless the request names it.
   it('refuses a token carrying a nonce when the request sent none', () => {
     expect(reason(claims({ nonce: 'set-by-the-sdk' }))?.reason).toMatch(/request sent none/);
   });

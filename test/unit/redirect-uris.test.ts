@@ -50,7 +50,7 @@ describe('allowed-origin registration', () => {
     expect(reasonOf(raw)).toMatch(/loopback|path/);
   });
 
-  // Issue 16: the no-IP rule looked at the text only; a browser reads these as IPv4 addresses.
+  // The no-IP rule looked at the text only; a browser reads these as IPv4 addresses.
   it.each(['https://0x7f.0.0.1', 'https://0x7f000001.example.0x1', 'https://app.123', 'https://1.2.3.4.5'])(
     'a host a browser reads as an IP address is refused: %s',
     (raw) => expect(reasonOf(raw)).toMatch(/no IP address/),

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client';
+import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
 import { MAX_RETRIES, MAX_RETRY_DELAY_SECONDS, retryDelaySeconds } from '../../functions/lib/backoff';
 import { recordDeadLetters } from '../../functions/queues/consumer';
-import type { ProvisioningMessage } from '../../functions/queues/messages';
 
 describe('queue retry backoff', () => {
   it('doubles from 2 s and stops at a minute, so a receiver back from an outage waits at most that', () => {

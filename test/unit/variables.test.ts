@@ -118,7 +118,7 @@ describe('the first service of each kind holds the unsuffixed names', () => {
     const conns = [conn('p', 'postgresql', 'p', 1), conn('m', 'mongodb', 'm', 2)];
     expect(plainHolders(conns)).toEqual(new Set(['p', 'm']));
   });
-  // CONTRACT §9: a running app's DATABASE_URL never starts pointing at another database by itself.
+  // contract §9: a running app's DATABASE_URL never starts pointing at another database by itself.
   it('when the holder is disconnected its plain names are unset and no other connection takes them', () => {
     const before = [
       conn('a', 'bucket', 'one', 1),

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { ApiFailure, type ConsoleApi, path } from '../api';
-import { type ConsoleContext, type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import type { Flash } from '../flash';
 import { Layout } from '../layout';
 import { canWrite } from '../roles';

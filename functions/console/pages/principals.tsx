@@ -1,5 +1,5 @@
 /**
- * External principals of a database or bucket (CONTRACT §7): listed for every member, created,
+ * External principals of a database or bucket (contract §7): listed for every member, created,
  * rotated and revoked by admins. A new or rotated secret is shown on the answer page once and
  * never again.
  */
@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { LEVELS } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleEnv, signedIn } from '../context';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin } from '../roles';
 import type { Principal, Project } from '../types';

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleEnv, signedIn } from '../context';
 import { ConfirmPage, CsrfField, Layout } from '../layout';
 import { canWrite } from '../roles';
 import type { AuthApp, Bucket, Database, Project, Site } from '../types';

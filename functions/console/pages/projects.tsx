@@ -1,7 +1,7 @@
 /** The projects the signed-in account belongs to, and a form to create one. */
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
-import { type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleEnv, signedIn } from '../context';
 import { CsrfField, Layout } from '../layout';
 import type { Project } from '../types';
 

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { ApiFailure, path } from '../api';
-import { type ConsoleContext, type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import type { AccessListing, Bucket, Database, Project } from '../types';

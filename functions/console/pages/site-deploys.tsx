@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { act, consolePath } from '../actions';
 import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleEnv, signedIn } from '../context';
 import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import type { Deploy } from '../types';

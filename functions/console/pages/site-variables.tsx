@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../env';
+import { type ConsoleEnv, signedIn } from '../context';
 import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import type { Connection } from '../types';

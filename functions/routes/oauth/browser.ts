@@ -20,11 +20,11 @@ import {
   loadEnabledApp,
   type Provider,
   providerSecrets,
-} from '../../services/auth/apps';
-import { finishSignIn } from '../../services/auth/browser-sign-in';
-import { issueState, newNonce, takeState } from '../../services/auth/one-time-codes';
-import { PROVIDER_NAMES, PROVIDERS } from '../../services/auth/providers';
-import { countSignInStart } from '../../services/auth/rate-limit';
+} from '../../services/sign-in/apps';
+import { finishSignIn } from '../../services/sign-in/browser-sign-in';
+import { issueState, newNonce, takeState } from '../../services/sign-in/one-time-codes';
+import { PROVIDER_NAMES, PROVIDERS } from '../../services/sign-in/providers';
+import { countSignInStart } from '../../services/sign-in/rate-limit';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({ provider: z.enum(PROVIDER_NAMES) });
@@ -50,7 +50,7 @@ browserRoutes.openapi(
     tags: ['auth service'],
     summary: 'Start a sign-in in the system browser',
     description:
-      'redirect_uri matches when its origin (scheme, host case aside, port) is a registered one, with any path and query after it (CONTRACT §9); registered loopback origins match on any port. Userinfo, a fragment or a host spelled otherwise are refused. 100 starts per client per 15 minutes.',
+      'redirect_uri matches when its origin (scheme, host case aside, port) is a registered one, with any path and query after it (contract §9); registered loopback origins match on any port. Userinfo, a fragment or a host spelled otherwise are refused. 100 starts per client per 15 minutes.',
     request: {
       params: ProviderParam,
       query: z.object({

@@ -4,17 +4,16 @@
  * count also redeems the code a well-formed body presents, in the same Durable Object call.
  */
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppEnv } from '../../context';
-import { OAuthError } from '../../lib/oauth-error';
-import { countExchange } from '../../services/auth/exchange';
-import { countIdTokenRequest } from '../../services/auth/rate-limit';
+import { boundedBodies, jsonAuthPosts } from '../../lib/request-limits';
+import { countExchange } from '../../services/sign-in/exchange';
+import { countIdTokenRequest } from '../../services/sign-in/rate-limit';
 import { browserRoutes } from './browser';
 import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { jwksRoutes } from './jwks';
 import { nonceRoutes } from './nonce';
-import { clientOf, knownSlug, MAX_BODY_BYTES, oauthGroup, SCRIPT_CORS } from './shared';
+import { clientOf, knownSlug, oauthGroup, SCRIPT_CORS } from './shared';
 import { tokenRoutes } from './tokens';
 
 const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -47,17 +46,10 @@ function authService(groups: ReturnType<typeof oauthGroup>[]): ReturnType<typeof
   const routes = oauthGroup();
   for (const path of ['/:appSlug/oauth/*', '/:appSlug/logout', '/:appSlug/.well-known/jwks.json'])
     routes.use(path, callableFromScripts);
+  // Bodies are bounded and typed before anything counts or reads them; CORS headers go on the refusals.
+  routes.use('*', boundedBodies, jsonAuthPosts);
   routes.use('/:appSlug/oauth/exchange', countedExchange);
   routes.use('/:appSlug/oauth/id-token', countedIdToken);
-  routes.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new OAuthError(400, `body larger than ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
   for (const group of groups) routes.route('/', group);
   return routes;
 }

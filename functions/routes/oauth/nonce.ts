@@ -1,9 +1,9 @@
-/** POST /{appSlug}/oauth/nonce: a single-use nonce for a native sign-in (CONTRACT §9). */
+/** POST /{appSlug}/oauth/nonce: a single-use nonce for a native sign-in (contract §9). */
 import { createRoute } from '@hono/zod-openapi';
 import { getHttpDb } from '../../context';
 import { z } from '../../lib/openapi';
-import { loadEnabledApp } from '../../services/auth/apps';
-import { issueNonce, NONCE_TTL_SECONDS } from '../../services/auth/nonces';
+import { loadEnabledApp } from '../../services/sign-in/apps';
+import { issueNonce, NONCE_TTL_SECONDS } from '../../services/sign-in/nonces';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 export const nonceRoutes = oauthGroup();

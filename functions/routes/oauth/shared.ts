@@ -6,10 +6,11 @@ import { clientKey } from '../../domain/client-key';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
-import { assertKnownApp } from '../../services/auth/apps';
+import { MAX_AUTH_BODY_BYTES } from '../../lib/request-limits';
+import { assertKnownApp } from '../../services/sign-in/apps';
 
 /** The largest request body the auth service reads. */
-export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_BODY_BYTES = MAX_AUTH_BODY_BYTES;
 
 /**
  * A route group whose validation failures answer 400 `{"error":"<what is wrong>"}` (no `code`:

@@ -5,12 +5,12 @@ import { getHttpDb } from '../../context';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { enabledApp, enabledProvider, googleAudiences } from '../../services/auth/apps';
-import { asProviderIdentity, verifyGoogleIdToken } from '../../services/auth/google';
-import { enforceIssuedNonce } from '../../services/auth/nonces';
-import { countVerifiedIdToken } from '../../services/auth/rate-limit';
-import { issueSession, logout, refreshSession } from '../../services/auth/sessions';
-import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/auth/users';
+import { enabledApp, enabledProvider, googleAudiences } from '../../services/sign-in/apps';
+import { asProviderIdentity, verifyGoogleIdToken } from '../../services/sign-in/google';
+import { enforceIssuedNonce } from '../../services/sign-in/nonces';
+import { countVerifiedIdToken } from '../../services/sign-in/rate-limit';
+import { issueSession, logout, refreshSession } from '../../services/sign-in/sessions';
+import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/sign-in/users';
 import {
   AppParam,
   jsonBody,

@@ -3,13 +3,13 @@ import type { SQL } from 'drizzle-orm';
 import type { Db, HttpDb, Queryable } from '../../../db/client';
 import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
+import type { Config } from '../../config';
+import type { Services } from '../../container';
 import type { PrincipalKind } from '../../domain/principal-rules';
-import type { Config } from '../../env';
-import type { ProvisioningMessage } from '../../queues/messages';
-import { bucketOf, bucketQuery } from '../buckets';
-import type { Services } from '../container';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import type { CredentialTarget } from '../credentials/connection-credential';
-import { databaseOf, databaseQuery } from '../databases';
+import { bucketOf, bucketQuery } from '../resources/buckets';
+import { databaseOf, databaseQuery } from '../resources/databases';
 
 /** The request's database, configuration, outside systems and provisioning queue. */
 export interface AccessDeps {

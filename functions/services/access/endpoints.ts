@@ -6,8 +6,8 @@
  */
 import type { DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
+import type { Config } from '../../config';
 import { mongodbUri } from '../../domain/mongodb-uri';
-import type { Config } from '../../env';
 
 /** The three URLs of one login on a database. */
 export interface DatabaseUrls {

@@ -1,5 +1,5 @@
 /**
- * The Access listing of a database, bucket or auth app (CONTRACT §7): every site of the project
+ * The Access listing of a database, bucket or auth app (contract §7): every site of the project
  * with its level (null when not connected), plus the service's live principals (database,
  * bucket) or the project keys restricted to it (auth app). The service and everything listed
  * come back in one SQL statement sent with the caller's lookup; checks then run in the API's

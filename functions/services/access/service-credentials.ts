@@ -1,5 +1,5 @@
 /**
- * The service's own credential (specification, Per-connection credentials 7; CONTRACT §7): a
+ * The service's own credential (specification, Per-connection credentials 7; contract §7): a
  * database's main user `u_…` and a bucket's own key, shown to admins and rotated on demand.
  * Rotating changes no app's own credential; the sites still handed the shared one (standalone
  * MongoDB, connected while stopped, apps from before per-connection credentials) get the new
@@ -11,15 +11,15 @@ import { runBatch } from '../../../db/client';
 import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import { buckets, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
+import type { Config } from '../../config';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
-import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
-import { bucketOf } from '../buckets';
-import { type DerivationRow, type SiteEnvInputs, siteEnvOf } from '../connections/derive';
-import { databaseOf } from '../databases';
 import { enqueueDeliveries } from '../delivery/deliveries';
+import { bucketOf } from '../resources/buckets';
+import { databaseOf } from '../resources/databases';
+import { type DerivationRow, type SiteEnvInputs, siteEnvOf } from '../site-env/derive';
 import type { AccessDeps } from './deps';
 import { type DatabaseUrls, databaseUrls } from './endpoints';
 

@@ -1,8 +1,8 @@
 /** Runs a plan: outside work first, then one guarded write, then the queue; undone on failure. */
 import type { HttpDb } from '../../../db/client';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
-import type { ProvisioningMessage } from '../../queues/messages';
 import { dropCleanupCredential, recordCleanupFailure, runCredentialCleanup } from '../credentials/cleanup';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import { enqueueDeliveries, sendInBatches } from '../delivery/deliveries';

@@ -6,7 +6,7 @@
 import { and, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../../db/client';
 import { apiKeys } from '../../../db/schema';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import type { CurrentKey } from '../credentials/managed-key';
 import type { ConnectionInfo } from './model';
 import { affectedSites, type Plan } from './plan';

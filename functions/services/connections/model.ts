@@ -1,5 +1,5 @@
 /** The shapes connection services share, and the connection object of the API. */
-import type { Kind, Level } from '../../domain/levels';
+import { connectionKey, type Kind, type Level } from '../../domain/levels';
 import {
   connectionEnvNames,
   type Engine,
@@ -7,6 +7,8 @@ import {
   familyOf,
   type NamedConnection,
 } from '../../domain/variables';
+
+export { connectionKey };
 
 /** A service of the project as the connection routes see it. */
 export interface ResourceInfo {
@@ -43,7 +45,7 @@ export interface ConnectionInfo {
   level: Level;
   credentialMode: 'own' | 'shared' | 'none';
   credentialName: string | null;
-  /** Whether it holds its family's plain names (CONTRACT §9). */
+  /** Whether it holds its family's plain names (contract §9). */
   holdsPlain: boolean;
   createdAt: Date;
 }
@@ -59,9 +61,6 @@ export interface ConnectionObject {
   env_names: string[];
   created_at: string;
 }
-
-/** The identity of a connection within its site. */
-export const connectionKey = (kind: Kind, resourceId: string): string => `${kind}:${resourceId}`;
 
 /** The naming rules' view of a connection. */
 export function named(

@@ -147,7 +147,7 @@ export function afterOf(p: Plan, siteId: string, inserted: readonly ConnectionIn
 
 /**
  * Whether each new connection of the plan takes its family's plain names: the first made while
- * none holds them (CONTRACT §9), in plan order.
+ * none holds them (contract §9), in plan order.
  */
 export function addsHoldingPlain(p: Plan): boolean[] {
   const held = new Map<string, Set<string>>();

@@ -6,12 +6,12 @@
 import type { Db, HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
+import type { Config } from '../../config';
 import { type CredentialLevel, isCredentialLevel, type KindLevel, storedLevel } from '../../domain/levels';
-import type { Config } from '../../env';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
-import type { ProvisioningMessage } from '../../queues/messages';
 import {
   type CreatedCredential,
   type CredentialTarget,

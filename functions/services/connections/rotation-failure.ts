@@ -1,5 +1,5 @@
 /**
- * A rotation whose new secret cannot be stored must not break the site (issue 16): the login
+ * A rotation whose new secret cannot be stored must not break the site: the login
  * already has the new password, the stored credential (and the running app) the old one. The
  * stored secrets are read before rotating, and a failed store gives the logins them back, then
  * answers 503; what cannot be given back is stored instead, and the reconciler repairs any

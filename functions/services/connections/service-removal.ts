@@ -7,7 +7,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { isUuid } from '../../lib/ids';
 import type { ConnectionInfo } from './model';
 import { emptyPlan } from './plan';

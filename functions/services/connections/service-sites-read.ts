@@ -1,5 +1,5 @@
 /**
- * GET /databases/:id/sites and /storage/:id/sites in one round trip (issue 19): the path names a
+ * GET /databases/:id/sites and /storage/:id/sites in one round trip: the path names a
  * service, not a project, so the caller's lookup cannot bring the membership; these two
  * statements, sent with it, bring the live service with its project and the caller's role
  * there, and the service's connections across the project's sites. PUT sends the same service
@@ -9,7 +9,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Role } from '../../domain/roles';
 import { isUuid } from '../../lib/ids';
-import type { Membership } from '../principal';
+import type { Membership } from '../caller/api-caller';
 import { type ResourceInfo, resourceOf, toConnectionObjects } from './model';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { type ServiceSite, serviceScopeFrom, serviceScopeQueries, toServiceSite } from './service-plans';

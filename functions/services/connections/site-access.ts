@@ -10,7 +10,7 @@ import { siteRef } from '../../domain/names';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { type Membership, type Principal, projectIdOf } from '../principal';
+import { type Membership, type Principal, projectIdOf } from '../caller/api-caller';
 import type { WriteRead } from './apply';
 import type { ConnectionInfo, ResourceInfo } from './model';
 import { targetQueries, targetsOf } from './plan';

@@ -126,7 +126,7 @@ export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Pl
   return { ...emptyPlan(ctx.project.id, ctx.connections), rotates: [existing] };
 }
 
-/** Promote: the connection takes its family's plain names (CONTRACT §9); a no-op when it holds them. */
+/** Promote: the connection takes its family's plain names (contract §9); a no-op when it holds them. */
 export function planPromote(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
   const existing = findConnection(ctx, kind, resourceId);
   if (!existing) throw new ApiError('NOT_FOUND', `${KIND_WORD[kind]} connection not found`);

@@ -1,6 +1,6 @@
 /**
  * A connection write in one round trip: every statement of the plan in one guarded write batch
- * (services/guarded-write.ts), after a first statement that guards it. That guard raises the
+ * (services/store/guarded-write.ts), after a first statement that guards it. That guard raises the
  * connections_version of each site the plan changes where it still equals what the request
  * read, and fails (rolling the whole batch back) when a site did not match: another write
  * changed it since, so the plan was made from stale rows. Nothing holds a lock between the
@@ -8,10 +8,10 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { ApiError } from '../../lib/errors';
 import { type CurrentKey, currentKeyJson } from '../credentials/managed-key';
-import { guardRows, runGuarded } from '../guarded-write';
+import { guardRows, runGuarded } from '../store/guarded-write';
 import { affectedSites } from './plan';
 import type { Prepared } from './prepare';
 import {

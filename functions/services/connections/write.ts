@@ -7,8 +7,8 @@
 import { inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, Queryable } from '../../../db/client';
 import { connections, credentialCleanups } from '../../../db/schema';
+import type { Config } from '../../config';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
-import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { type CurrentKey, managedKeyStatements } from '../credentials/managed-key';

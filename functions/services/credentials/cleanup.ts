@@ -8,8 +8,8 @@ import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { buckets, credentialCleanups, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import type { Config } from '../../env';
-import type { ProvisioningMessage } from '../../queues/messages';
+import type { Config } from '../../config';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { type CredentialTarget, dropCredential } from './connection-credential';
 
 /** The service a credential belongs to, deleted ones included (their credentials still go). */

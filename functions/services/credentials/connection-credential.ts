@@ -7,8 +7,8 @@
  */
 import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
+import type { Config } from '../../config';
 import type { BucketLevel, CredentialLevel, DatabaseLevel } from '../../domain/levels';
-import type { Config } from '../../env';
 import { ApiError } from '../../lib/errors';
 import { bucketProvisioner } from './bucket';
 import { mongoProvisioner } from './mongodb';

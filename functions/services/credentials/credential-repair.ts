@@ -3,32 +3,65 @@
  * whose new secret could not be stored nor undone, a password changed by hand) gets its stored
  * password back at the cluster: the app keeps the credential it was handed and notices nothing.
  * The cluster keeps only a salted verifier the admin may not read, so each login is judged by
- * logging in with it (one outside call each, which is why the sweep takes them a slice a tick).
- * Before acting, the stored secret is read again: one that changed since (a rotation that just
- * finished) is judged at the next lap instead.
+ * logging in with it. Before acting, the stored secret is read again: one that changed since
+ * (a rotation that just finished) is judged at the next run instead.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { connections } from '../../../db/schema';
+import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import type { Config } from '../../env';
-import type { OwnDatabaseCredential } from './drift';
+import type { Config } from '../../config';
+import { mapLimit } from '../../lib/map-limit';
 
-/** Re-sets the stored password of one own PostgreSQL login if the cluster refuses it; true if it did. */
-export async function repairIfRefused(
+/** How many logins are tried at once. */
+const CHECKS_PARALLEL = 4;
+
+/** Re-sets the password of every own PostgreSQL login the cluster refuses; returns how many. */
+export async function repairRefusedCredentials(
   db: DbOrTx,
   config: Config,
   adapters: Adapters,
-  r: OwnDatabaseCredential,
-): Promise<boolean> {
-  if (!r.name || !r.secret || r.engine !== 'postgresql') return false;
-  const password = await config.keyring.decrypt(r.secret);
-  if (!(await adapters.postgres.passwordRefused(r.physical, r.name, password))) return false;
-  const [now] = await db
-    .select({ secret: connections.credentialSecretCiphertext })
+): Promise<number> {
+  const rows = await db
+    .select({
+      id: connections.id,
+      name: connections.credentialName,
+      secret: connections.credentialSecretCiphertext,
+      physical: databases.physicalName,
+    })
     .from(connections)
-    .where(eq(connections.id, r.id));
-  if (now?.secret !== r.secret) return false;
-  await adapters.postgres.setLoginPassword(r.name, password);
-  return true;
+    .innerJoin(databases, and(eq(databases.id, connections.resourceId), isNull(databases.deletedAt)))
+    .where(
+      and(
+        eq(connections.kind, 'database'),
+        eq(connections.credentialMode, 'own'),
+        eq(databases.engine, 'postgresql'),
+      ),
+    );
+  const failures: string[] = [];
+  const repaired = await mapLimit(
+    rows,
+    async (r) => {
+      if (!r.name || !r.secret) return false;
+      try {
+        const password = await config.keyring.decrypt(r.secret);
+        if (!(await adapters.postgres.passwordRefused(r.physical, r.name, password))) return false;
+        const [now] = await db
+          .select({ secret: connections.credentialSecretCiphertext })
+          .from(connections)
+          .where(eq(connections.id, r.id));
+        if (now?.secret !== r.secret) return false;
+        await adapters.postgres.setLoginPassword(r.name, password);
+        return true;
+      } catch (err) {
+        // Tried again at the next run (a role that is gone is restore-missing-credentials' work).
+        failures.push((err as Error).message);
+        return false;
+      }
+    },
+    CHECKS_PARALLEL,
+  );
+  if (failures.length > 0)
+    throw new Error(`checking ${failures.length} credential(s) failed: ${failures[0]}`);
+  return repaired.filter(Boolean).length;
 }

@@ -5,8 +5,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { type BatchQuery, type Queryable, rowsOf, type Tx } from '../../../db/client';
 import { type ApiKeyCapabilities, apiKeys, sites } from '../../../db/schema';
+import type { Config } from '../../config';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
-import type { Config } from '../../env';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, newSecret } from '../../lib/ids';
 import { recordPatches } from '../delivery/deliveries';

@@ -18,7 +18,7 @@ export interface Credential {
 }
 
 /**
- * How long a named principal's credential lives and where it may be used from (CONTRACT §7):
+ * How long a named principal's credential lives and where it may be used from (contract §7):
  * each system enforces them itself (PostgreSQL `VALID UNTIL` and host rules, Atlas
  * `deleteAfterDate` and MongoDB's `authenticationRestrictions.clientSource`, IAM
  * `aws:CurrentTime`/`aws:SourceIp`).
@@ -57,12 +57,9 @@ export async function outside<T>(what: string, work: () => Promise<T>): Promise<
     if (err instanceof ApiError) throw err;
     // The message of a driver or provider error never carries the secret we sent.
     log.error(`${what} failed:`, err);
-    const refused = new ApiError(
+    throw new ApiError(
       'SERVICE_UNAVAILABLE',
       `the service could not ${what}; nothing was changed, retry later`,
     );
-    // Kept for the operator's records (the reconciler's failures), never in an answer.
-    refused.cause = err;
-    throw refused;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL database's shared read-only login `r_<physical>` (issue 16): what a read-only
+ * A PostgreSQL database's shared read-only login `r_<physical>`: what a read-only
  * connection made while the database is stopped is handed, instead of the main user (a member
  * of `<db>_rw`). It is made with the database; a database made before gets it when a read-only
  * app is first handed it. Once every app it was handed has its own credential (the database ran
@@ -11,7 +11,7 @@ import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { pgCode } from '../../adapters/postgres-sql';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { outside } from './provisioner';

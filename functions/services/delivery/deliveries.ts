@@ -1,5 +1,5 @@
 /**
- * Live patches to running apps (CONTRACT §6). A change records its patch in the same
+ * Live patches to running apps (contract §6). A change records its patch in the same
  * transaction as the change itself (names only), and after commit enqueues `deliver` with the
  * delivery's id. The consumer derives the values when it sends, so a patch always carries the
  * site's current truth for the names it touches, whatever order copies arrive in.
@@ -8,14 +8,14 @@ import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { BatchQuery, DbOrTx, Queryable } from '../../../db/client';
 import { deliveries, sites } from '../../../db/schema';
 import type { Adapters, Receivers } from '../../adapters';
-import type { Config } from '../../env';
+import type { Config } from '../../config';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
-import type { ProvisioningMessage } from '../../queues/messages';
-import { deriveSiteEnv } from '../connections/derive';
+import { deriveSiteEnv } from '../site-env/derive';
 
-/** Why a site's variables changed (CONTRACT §6 `reason`). */
+/** Why a site's variables changed (contract §6 `reason`). */
 export type PatchReason = 'connect' | 'disconnect' | 'level' | 'rotate' | 'credential' | 'key' | 'promote';
 
 /** A patch to record: the names it sets and unsets on one site. */

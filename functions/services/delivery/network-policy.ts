@@ -1,5 +1,5 @@
 /**
- * Database network policies (CONTRACT §6): the sites allowed to reach a database are exactly
+ * Database network policies (contract §6): the sites allowed to reach a database are exactly
  * the sites connected to it. The minute reconciler compares each database's desired set with
  * the last acknowledged one and records a `network_policy` delivery when they differ; the
  * consumer derives `allowed_site_ids` when it sends, POSTs it signed, and stores the set it
@@ -11,13 +11,13 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases, deliveries } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
-import type { ProvisioningMessage } from '../../queues/messages';
-import { enqueueDeliveries, olderPending, sendClaimed } from './deliveries';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
+import { enqueueDeliveries, olderPending, sendClaimed, stalledDeliveries } from './deliveries';
 
 /**
  * A database's desired policy as one comparable JSON array (`d` is its row): the connected
  * sites' ids, sorted, then one `principal:<username>=<allowed_sources>` entry per live named
- * principal (CONTRACT §6 `principals`). What was acknowledged is stored in the same form.
+ * principal (contract §6 `principals`). What was acknowledged is stored in the same form.
  */
 const DESIRED_POLICY = sql.raw(`case when d.deleted_at is null then coalesce(
         (select jsonb_agg(c.site_id order by c.site_id) from connections c
@@ -106,6 +106,23 @@ export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly strin
   if (databaseIds?.length === 0) return [];
   const result = await db.execute<{ id: string }>(policyDriftStatement(databaseIds));
   return result.rows.map((r) => r.id);
+}
+
+/**
+ * The reconciler step: records drift and enqueues it, and re-enqueues policies whose message
+ * was lost or dead-lettered (not those whose retries are still backing off).
+ */
+export async function reconcileNetworkPolicies(
+  db: DbOrTx,
+  receivers: Receivers,
+  queue: Queue<ProvisioningMessage>,
+): Promise<number> {
+  const fresh = await recordPolicyDrift(db);
+  // Without a receiver they are kept pending (contract §1).
+  if (!receivers.networkPolicy) return fresh.length;
+  const pending = [...fresh, ...(await stalledDeliveries(db, 'network_policy'))];
+  await enqueueDeliveries(queue, pending);
+  return pending.length;
 }
 
 /**

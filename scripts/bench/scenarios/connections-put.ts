@@ -1,6 +1,6 @@
 /**
  * PUT replace of a site's 100 connections with one level changed, against a PUT of a site's
- * single connection with its level changed (issue 3: p50 of the first within 2x of the
+ * single connection with its level changed (p50 of the first within 2x of the
  * second). Each PUT moves exactly one connection, so both do the same outside work (one
  * role's grants) and differ only in the size of the set they validate and compare.
  */

@@ -1,6 +1,6 @@
 /**
- * POST /v1/{app}/oauth/exchange against its one unavoidable step and against a peer, in one run
- * (issue 19): workerd CPU per exchange <= 1.3x that of the exchange's Durable Object call alone
+ * POST /v1/{app}/oauth/exchange against its one unavoidable step and against a peer, in one run:
+ * workerd CPU per exchange <= 1.3x that of the exchange's Durable Object call alone
  * (the ceiling row: the exchange's own count-and-redeem of a live code, its record parsed), and
  * p99 <= 2x the p99 of oidc-provider's token endpoint redeeming authorization_code + PKCE codes
  * in its own process, warmed first with 6,000 grants (it halves its cost over the first 4,000).

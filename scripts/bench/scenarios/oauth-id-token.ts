@@ -1,6 +1,6 @@
 /**
  * POST /v1/{app}/oauth/id-token throughput and p99 against the floor, and the JWKS rule
- * (issue 5: no JWKS fetch after the first during the run, counted at the local Google
+ * (no JWKS fetch after the first during the run, counted at the local Google
  * stand-in). Tokens are RS256, signed by the stand-in, audience the app's web client id.
  */
 import { SETUP_REQUEST_TIMEOUT_MS } from '../api';

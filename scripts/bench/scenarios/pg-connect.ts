@@ -1,6 +1,6 @@
 /**
  * Connect (POST .../connections, kind database) p50 latency against the same CREATE ROLE and
- * GRANT statements run directly with a Postgres client, in the same run (issue 19: <= 1.3x).
+ * GRANT statements run directly with a Postgres client, in the same run (<= 1.3x).
  * The target's baseline opens a new connection per login, as the Worker must; one keeping its
  * connection open is reported beside it, and the ceiling: the connect's own unavoidable work
  * through the Worker's driver (bench-entry.ts connect-work). All alternate in four slices of ten.

@@ -1,7 +1,7 @@
 /**
- * 100 connects in parallel on one database (issue 4: no error, 100 distinct roles), within 2x
+ * 100 connects in parallel on one database (no error, 100 distinct roles), within 2x
  * the wall time of the same 100 role creations from 100 parallel direct connections, measured
- * in the same run (issue 19).
+ * in the same run.
  */
 import { createProject } from '../api';
 import { loginRolesInGroup, physicalNameOf, rolesOfDatabase, timeParallelDirectLogins } from '../pg-direct';

@@ -1,5 +1,5 @@
 /**
- * The management API's reads (issue 19): GET a project's 100 sites and GET a site's 50
+ * The management API's reads: GET a project's 100 sites and GET a site's 50
  * connections among 200 services, each measured twice in one run.
  * - Throughput, beside the ceiling "one SQL round trip" (select 1 through the Worker's HTTP
  *   query path, nothing else): a read must reach >= 0.70x of it, and the site's connections

@@ -2,7 +2,7 @@
 /**
  * `tether db credentials|rotate-password <db>` (a database's main user) and
  * `tether principals ls|create|rotate|revoke` (named principals of a database or bucket,
- * CONTRACT §7). A secret is printed once to the terminal and written nowhere else, unless
+ * contract §7). A secret is printed once to the terminal and written nowhere else, unless
  * `--env-file` names a file (mode 0600, the same writer as `env pull`).
  */
 import { seg } from '../lib/api.mjs';

@@ -86,7 +86,11 @@ export function createApi(opts) {
    */
   async function request(method, path, body) {
     /** @type {Record<string, string>} */
-    const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    const headers = {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      'x-tether-client': 'cli',
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const started = Date.now();
     try {

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Shapes of the API's answers the tool reads (CONTRACT.md and the specification's connection
+ * Shapes of the API's answers the tool reads (docs/contract.md and the specification's connection
  * object and available entry). Types only.
  *
  * @typedef {{ id: string, slug: string, name: string }} Project

@@ -5,20 +5,24 @@
  * with @cloud-copilot/iam-simulate, as AWS would. Started by the local stack when no
  * IAM_ACCESS_KEY_ID is given; never part of the production path.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import { parseAuthorization, verifySigV4 } from './aws-sigv4-verify';
+import {
+  type Checksum,
+  decodeAwsChunked,
+  payloadHashMatches,
+  signingKey,
+  verifyChecksums,
+} from './aws-chunked';
+import { parseAuthorization, type SigV4Auth, verifySigV4 } from './aws-sigv4-verify';
 import { ACCOUNT, AwsFault, el, IAM_NS, type IamState, type IamUser, iamAction, keyId } from './iam-actions';
+import { listObjects } from './s3-listing';
+import { type Bucket, objectOperation, S3_NS, type StoredObject } from './s3-objects';
 import { s3Operation } from './s3-operations';
 
-interface Bucket {
-  region: string;
-  objects: Record<string, string>;
-  settings: Record<string, string>;
-}
 interface State extends IamState {
   buckets: Record<string, Bucket>;
 }
@@ -37,6 +41,21 @@ export interface AwsStandIn {
   stop(): Promise<void>;
 }
 
+/** Objects kept by an earlier stand-in as bare base64 strings, given the fields S3 lists. */
+function upgradeObjects(bucket: Bucket): void {
+  for (const [key, value] of Object.entries(bucket.objects as Record<string, StoredObject | string>)) {
+    if (typeof value !== 'string') continue;
+    const data = Buffer.from(value, 'base64');
+    bucket.objects[key] = {
+      data: value,
+      etag: `"${createHash('md5').update(data).digest('hex')}"`,
+      lastModified: new Date().toISOString(),
+      contentType: 'binary/octet-stream',
+      metadata: {},
+    };
+  }
+}
+
 /** Starts the stand-in on 127.0.0.1 (a free port unless given). */
 export async function startAwsStandIn(opts: { port?: number; stateFile?: string } = {}): Promise<AwsStandIn> {
   const admin = { id: keyId(), secret: randomBytes(30).toString('base64') };
@@ -47,6 +66,7 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
     } catch {
       // no state yet
     }
+    for (const bucket of Object.values(state.buckets)) upgradeObjects(bucket);
   }
   const save = () => opts.stateFile && writeFileSync(opts.stateFile, JSON.stringify(state), { mode: 0o600 });
 
@@ -92,16 +112,23 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
 
   async function s3(
     req: IncomingMessage,
-    body: Buffer,
+    raw: Buffer,
     url: URL,
-    u: IamUser | null,
+    caller: { user: IamUser | null; auth: SigV4Auth; secret: string },
     res: ServerResponse,
   ): Promise<void> {
-    const op = s3Operation(req.method ?? 'GET', url);
-    if (!op) throw new AwsFault(501, 'NotImplemented', 'not implemented by the stand-in');
+    const op = s3Operation(req.method ?? 'GET', url, req.headers);
+    if (!op)
+      throw new AwsFault(
+        501,
+        'NotImplemented',
+        'A header or query you provided implies functionality that is not implemented.',
+      );
     const sourceIp = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    if (!(await allowed(u, op.action, op.resource, sourceIp)))
+    const may = (action: string, resource: string) => allowed(caller.user, action, resource, sourceIp);
+    if (op.action && !(await may(op.action, op.resource)))
       throw new AwsFault(403, 'AccessDenied', 'Access Denied');
+    const { body, checksum } = payload(req, raw, caller);
     const bucket = op.bucket ? state.buckets[op.bucket] : undefined;
     if (op.name === 'CreateBucket') {
       if (bucket) throw new AwsFault(409, 'BucketAlreadyOwnedByYou', 'bucket exists');
@@ -110,46 +137,89 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
       save();
       return void res.writeHead(200, { location: `/${op.bucket}` }).end();
     }
+    if (op.name === 'ListBuckets') {
+      const names = Object.keys(state.buckets).sort();
+      const list = names.map((n) => `<Bucket>${el('Name', n)}</Bucket>`).join('');
+      return void res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(`<ListAllMyBucketsResult xmlns="${S3_NS}"><Buckets>${list}</Buckets></ListAllMyBucketsResult>`);
+    }
     if (!bucket) throw new AwsFault(404, 'NoSuchBucket', 'The specified bucket does not exist');
     if (op.name === 'DeleteBucket') {
       if (Object.keys(bucket.objects).length > 0)
-        throw new AwsFault(409, 'BucketNotEmpty', 'bucket not empty');
+        throw new AwsFault(409, 'BucketNotEmpty', 'The bucket you tried to delete is not empty');
       delete state.buckets[op.bucket as string];
       save();
       return void res.writeHead(204).end();
     }
-    if (op.name === 'PutObject') {
-      bucket.objects[op.key as string] = body.toString('base64');
-      save();
-      return void res.writeHead(200, { etag: '"stand-in"' }).end();
-    }
-    if (op.name === 'GetObject') {
-      const data = bucket.objects[op.key as string];
-      if (data === undefined) throw new AwsFault(404, 'NoSuchKey', 'The specified key does not exist.');
-      return void res
-        .writeHead(200, { 'content-type': 'application/octet-stream' })
-        .end(Buffer.from(data, 'base64'));
-    }
-    if (op.name === 'DeleteObject') {
-      delete bucket.objects[op.key as string];
-      save();
-      return void res.writeHead(204).end();
-    }
-    if (op.name === 'ListObjectsV2') {
-      const prefix = url.searchParams.get('prefix') ?? '';
-      const keys = Object.keys(bucket.objects)
-        .filter((k) => k.startsWith(prefix))
-        .sort();
-      const contents = keys.map((k) => `<Contents>${el('Key', k)}</Contents>`).join('');
+    if (op.name === 'HeadBucket')
+      return void res.writeHead(200, { 'x-amz-bucket-region': bucket.region }).end();
+    if (op.name === 'ListObjectsV2' || op.name === 'ListObjects')
       return void res
         .writeHead(200, { 'content-type': 'application/xml' })
-        .end(
-          `<ListBucketResult>${el('Name', op.bucket as string)}<KeyCount>${keys.length}</KeyCount>${contents}</ListBucketResult>`,
-        );
-    }
+        .end(listObjects(op.bucket as string, bucket, url, op.name === 'ListObjectsV2'));
+    const request = {
+      op,
+      bucket,
+      url,
+      headers: req.headers,
+      body,
+      ...(checksum ? { checksum } : {}),
+      allowed: may,
+      bucketNamed: (name: string) => state.buckets[name],
+      save,
+    };
+    if (await objectOperation(request, res)) return;
     bucket.settings[op.name] = body.toString();
     save();
     return void res.writeHead(200).end();
+  }
+
+  /** The request's payload as S3 stores it: aws-chunked decoded, signatures and checksums verified. */
+  function payload(
+    req: IncomingMessage,
+    raw: Buffer,
+    caller: { auth: SigV4Auth; secret: string },
+  ): { body: Buffer; checksum?: Checksum } {
+    const declared = req.headers['x-amz-content-sha256'];
+    if (typeof declared === 'string' && declared.startsWith('STREAMING-')) {
+      const signed = declared.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
+      if (!signed && declared !== 'STREAMING-UNSIGNED-PAYLOAD-TRAILER')
+        throw new AwsFault(400, 'InvalidArgument', `x-amz-content-sha256 ${declared} is not supported`);
+      const { auth } = caller;
+      const signing = signed
+        ? {
+            key: signingKey(caller.secret, auth.date, auth.region, auth.service),
+            amzDate: String(req.headers['x-amz-date']),
+            scope: `${auth.date}/${auth.region}/${auth.service}/aws4_request`,
+            seedSignature: auth.signature,
+          }
+        : null;
+      const { data, trailers } = decodeAwsChunked(raw, signing);
+      const announced = String(req.headers['x-amz-trailer'] ?? '').toLowerCase();
+      if (announced && !(announced in trailers))
+        throw new AwsFault(
+          400,
+          'MalformedTrailerError',
+          'The request contained trailing data that was not well-formed.',
+        );
+      if (Number(req.headers['x-amz-decoded-content-length']) !== data.length)
+        throw new AwsFault(
+          400,
+          'IncompleteBody',
+          'You did not provide the number of bytes specified by the Content-Length HTTP header.',
+        );
+      const checksum = verifyChecksums(data, { ...req.headers, ...trailers });
+      return { body: data, ...(checksum ? { checksum } : {}) };
+    }
+    if (!payloadHashMatches(typeof declared === 'string' ? declared : undefined, raw))
+      throw new AwsFault(
+        400,
+        'XAmzContentSHA256Mismatch',
+        "The provided 'x-amz-content-sha256' header does not match what was computed.",
+      );
+    const checksum = verifyChecksums(raw, req.headers);
+    return { body: raw, ...(checksum ? { checksum } : {}) };
   }
 
   const server = createServer((req, res) => {
@@ -159,37 +229,48 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
       const body = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', 'http://stand-in');
       const auth = parseAuthorization(req.headers.authorization);
-      const service = auth?.service;
+      const service = auth?.service ?? (req.headers.authorization ? undefined : 's3');
       try {
         const key = auth ? findKey(auth.accessKeyId) : null;
+        if (!auth && service === 's3') throw new AwsFault(403, 'AccessDenied', 'Access Denied');
+        // S3 and IAM name an unknown key differently; apps retry on S3's own code.
         if (!auth || !key)
-          throw new AwsFault(
-            403,
-            'InvalidClientTokenId',
-            'The security token included in the request is invalid.',
-          );
+          throw service === 's3'
+            ? new AwsFault(
+                403,
+                'InvalidAccessKeyId',
+                'The AWS Access Key Id you provided does not exist in our records.',
+              )
+            : new AwsFault(
+                403,
+                'InvalidClientTokenId',
+                'The security token included in the request is invalid.',
+              );
         const parts = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
         if (!verifySigV4(parts, auth, key.secret))
           throw new AwsFault(
             403,
             'SignatureDoesNotMatch',
-            'The request signature we calculated does not match the signature you provided.',
+            'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
           );
         if (service === 'iam') {
           if (key.user) throw new AwsFault(403, 'AccessDenied', 'not authorized to perform IAM actions');
           const xml = iamAction(state, new URLSearchParams(body.toString()), save);
           return void res.writeHead(200, { 'content-type': 'text/xml' }).end(xml);
         }
-        if (service === 's3') return await s3(req, body, url, key.user, res);
+        if (service === 's3')
+          return await s3(req, body, url, { user: key.user, auth, secret: key.secret }, res);
         throw new AwsFault(400, 'InvalidService', `unknown service ${service}`);
       } catch (err) {
-        const fault = err instanceof AwsFault ? err : new AwsFault(500, 'InternalFailure', String(err));
+        const fault = err instanceof AwsFault ? err : new AwsFault(500, 'InternalError', String(err));
         const inner = `${el('Code', fault.code)}${el('Message', fault.message)}`;
+        const requestId = randomBytes(8).toString('hex').toUpperCase();
         const xml =
           service === 'iam'
-            ? `<ErrorResponse xmlns="${IAM_NS}"><Error><Type>Sender</Type>${inner}</Error><RequestId>0</RequestId></ErrorResponse>`
-            : `<Error>${inner}</Error>`;
-        if (!res.headersSent) res.writeHead(fault.status, { 'content-type': 'text/xml' });
+            ? `<ErrorResponse xmlns="${IAM_NS}"><Error><Type>Sender</Type>${inner}</Error><RequestId>${requestId}</RequestId></ErrorResponse>`
+            : `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${inner}${el('RequestId', requestId)}</Error>`;
+        if (!res.headersSent)
+          res.writeHead(fault.status, { 'content-type': 'application/xml', 'x-amz-request-id': requestId });
         res.end(req.method === 'HEAD' ? undefined : xml);
       }
     })();

@@ -1,17 +1,35 @@
 /**
  * Starts the stand-ins the local stack needs for outside systems that cannot run on this
- * machine: the MongoDB Atlas Admin API (unless MONGODB_ADMIN_URL is given) and AWS IAM/S3
+ * machine: the MongoDB Atlas Admin API (unless MONGODB_ADMIN_URL is given) with a MongoDB
+ * endpoint that logs its users in (unless MONGODB_PUBLIC_HOST is given), AWS IAM/S3
  * (unless IAM_ACCESS_KEY_ID is given), and with `signIn`, Google's and GitHub's sign-in
  * (each unless one of its endpoints is given). Their state is kept in `${dataDir}/stand-ins/`.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startAwsStandIn } from './aws-stand-in';
 import { startAtlasStandIn } from './mongodb-atlas-stand-in';
+import { type MongoWire, type PasswordLookup, startMongoWire } from './mongodb-wire';
 import { startSignInStandIn } from './sign-in-stand-in';
 
 const GOOGLE_VARS = ['GOOGLE_AUTHORIZE_URL', 'GOOGLE_TOKEN_URL', 'GOOGLE_JWKS_URL', 'GOOGLE_ISSUERS'];
 const GITHUB_VARS = ['GITHUB_AUTHORIZE_URL', 'GITHUB_TOKEN_URL', 'GITHUB_API_URL'];
+
+/**
+ * The local MongoDB endpoint on the port it had before in this data folder (apps keep the
+ * MONGODB_URI they were handed across restarts), or on a free one, remembered in `file`.
+ */
+async function startStableMongoWire(file: string, passwordFor: PasswordLookup): Promise<MongoWire> {
+  let port: number | undefined;
+  try {
+    port = (JSON.parse(await readFile(file, 'utf8')) as { port?: number }).port;
+  } catch {
+    // first start in this folder
+  }
+  const wire = await startMongoWire({ port, passwordFor }).catch(() => startMongoWire({ passwordFor }));
+  if (wire.port !== port) await writeFile(file, JSON.stringify({ port: wire.port }), { mode: 0o600 });
+  return wire;
+}
 
 /** Running stand-ins and the Worker variables that point at them. */
 export interface StandIns {
@@ -38,6 +56,13 @@ export async function startStandIns(
       stops.push(() => atlas.stop());
       env.MONGODB_ADMIN_URL = atlas.adminUrl;
       env.MONGODB_ADMIN_KEY = atlas.adminKey;
+      if (!given.MONGODB_PUBLIC_HOST) {
+        const wire = await startStableMongoWire(join(dir, 'mongodb-wire.json'), (user, from) =>
+          atlas.passwordFor(user, from),
+        );
+        stops.push(() => wire.stop());
+        env.MONGODB_PUBLIC_HOST = wire.host;
+      }
     }
     if (!given.IAM_ACCESS_KEY_ID) {
       const aws = await startAwsStandIn({ stateFile: join(dir, 'aws.json') });

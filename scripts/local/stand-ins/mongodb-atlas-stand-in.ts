@@ -6,7 +6,7 @@
  * given; never part of the production path.
  *
  * One field beyond Atlas's reference: `authenticationRestrictions` (MongoDB's createUser field,
- * `[{clientSource:[CIDR]}]`), which CONTRACT §7 names for a principal's source allowlist. The
+ * `[{clientSource:[CIDR]}]`), which contract §7 names for a principal's source allowlist. The
  * stand-in takes it and enforces it in {@link AtlasStandIn.authenticates}, as MongoDB does;
  * with `acceptsAuthenticationRestrictions` false it refuses it as Atlas's public reference
  * implies (400 INVALID_ATTRIBUTE naming it), so tests cover both admin sides.
@@ -79,6 +79,8 @@ export interface AtlasStandIn {
    * authenticationRestrictions, one of them lists a clientSource range holding `from`.
    */
   authenticates(username: string, password: string, from?: string): boolean;
+  /** The password `username` may log in with from `from` now (the rules of {@link authenticates}), else undefined. */
+  passwordFor(username: string, from: string): string | undefined;
   /** Whether users may carry `authenticationRestrictions` (default true); false refuses the field. */
   acceptsAuthenticationRestrictions: boolean;
   /** Every request body received, for shape checks in tests. */
@@ -257,13 +259,17 @@ export async function startAtlasStandIn(
     adminUrl: `http://127.0.0.1:${port}/api/atlas/v2/groups/${groupId}`,
     adminKey: `${clientId}:${clientSecret}`,
     user: (name) => users.get(name),
-    authenticates(name, password, from = '127.0.0.1') {
+    passwordFor(name, from) {
       const u = users.get(name);
-      if (!u || (u.deleteAfterDate && Date.parse(u.deleteAfterDate) <= Date.now())) return false;
+      if (!u || (u.deleteAfterDate && Date.parse(u.deleteAfterDate) <= Date.now())) return undefined;
       const restrictions = u.authenticationRestrictions ?? [];
       if (restrictions.length > 0 && !restrictions.some((r) => r.clientSource.some((c) => within(from, c))))
-        return false;
-      return same(u.password, password);
+        return undefined;
+      return u.password;
+    },
+    authenticates(name, password, from = '127.0.0.1') {
+      const own = standIn.passwordFor(name, from);
+      return own !== undefined && same(own, password);
     },
     requests,
     tokensIssued: () => tokens.size,

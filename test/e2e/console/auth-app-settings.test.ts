@@ -1,7 +1,7 @@
 /**
  * An auth app's Settings in headless Chromium, the parts auth-app.test.ts leaves: the `Enabled`
  * switch turns the app off and on, and the GitHub provider is saved with its client ID and
- * secret, the secret never echoed on the page; settings the form does not show (CONTRACT §9's
+ * secret, the secret never echoed on the page; settings the form does not show (contract §9's
  * `require_issued_nonce` and Google's `skip_nonce_check`) are kept by its saves. Every result is
  * checked through the API.
  */

@@ -58,7 +58,7 @@ describe('every console page', { timeout: 180_000 }, () => {
       const res = await page.goto(path);
       expect(res?.status(), `${path} answered ${res?.status()}`).toBe(200);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      // CONTRACT §8: every signed-in page signs out.
+      // contract §8: every signed-in page signs out.
       if (!new URL(page.url()).pathname.endsWith('/login'))
         expect(await page.getByRole('button', { name: 'Sign out' }).count(), `${path} has no Sign out`).toBe(
           1,

@@ -1,6 +1,6 @@
 /**
  * A read member on the database, bucket, auth-app and project pages in headless Chromium
- * (issue 17, Roles): every page shows what it holds (the Access section's sites with their
+ * (the console's Roles): every page shows what it holds (the Access section's sites with their
  * levels, the services) but no change control at all: the only button is `Sign out`, and no
  * field takes input. The server refuses such a change anyway (connections.test.ts, the API's
  * authorization matrices).

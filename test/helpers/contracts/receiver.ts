@@ -1,5 +1,5 @@
 /**
- * The Receiver contract (CONTRACT §6): a delivery is POSTed byte for byte, signed
+ * The Receiver contract (contract §6): a delivery is POSTed byte for byte, signed
  * `X-Signature: t=<unix seconds>,sha256=<HMAC of "<t>.<body>">`, and only a 2xx acknowledges it.
  */
 import { expect, it } from 'vitest';

@@ -1,0 +1,208 @@
+/**
+ * The Worker's environment, parsed once per isolate with zod: the variables and secrets
+ * (`loadConfig`) and the Durable Object and Queue bindings (`loadBindings`). A missing or
+ * malformed one is an {@link EnvironmentError} naming it, answered as 500 BAD_ENVIRONMENT,
+ * instead of an `undefined` deep inside a handler.
+ */
+import { z } from 'zod';
+import type { ProvisioningMessage } from './domain/queue-messages';
+import { Keyring } from './lib/crypto';
+import type { OneTimeCodes } from './objects/one-time-codes';
+import type { RateCounter } from './objects/rate-counter';
+
+/** Bindings declared in wrangler.toml plus vars and secrets. */
+export interface Bindings {
+  ONE_TIME_CODES: DurableObjectNamespace<OneTimeCodes>;
+  RATE_COUNTERS: DurableObjectNamespace<RateCounter>;
+  PROVISIONING: Queue<ProvisioningMessage>;
+  [name: string]: unknown;
+}
+
+/** The environment lacks a variable, secret or binding, or one is malformed. */
+export class EnvironmentError extends Error {
+  /** The names of the variables or bindings at fault. */
+  readonly names: string[];
+
+  constructor(names: string[]) {
+    super(`Tether configuration is incomplete or malformed: ${names.join(', ')}`);
+    this.names = names;
+  }
+}
+
+/** The shortest OPERATOR_TOKEN honoured (contract §9). */
+export const OPERATOR_TOKEN_MIN_LENGTH = 32;
+
+const optionalUrl = z.string().url().optional();
+
+const ConfigSchema = z.object({
+  DATABASE_URL: z.string().min(1),
+  CUSTOMER_DB_ADMIN_URL: z.string().min(1),
+  CUSTOMER_DB_PUBLIC_HOST: z.string().optional(),
+  /** host[:port] outside systems reach the cluster at (credentials views); default the public host. */
+  CUSTOMER_DB_EXTERNAL_HOST: z.string().optional(),
+  /** host[:port] of the connection pooler (Neon: the `-pooler` endpoint); default the external host. */
+  CUSTOMER_DB_POOLED_HOST: z.string().optional(),
+  NEON_WS_PROXY: z.string().optional(),
+  NEON_HTTP_ENDPOINT: z.string().url().optional(),
+  /** contract §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */
+  OPERATOR_TOKEN: z.string().min(OPERATOR_TOKEN_MIN_LENGTH),
+  ENCRYPTION_KEYS: z.string().min(1),
+  PUBLIC_BASE_URL: z.string().url(),
+  PUBLIC_AUTH_URL: z.string().url(),
+  GOOGLE_AUTHORIZE_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
+  GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
+  GOOGLE_ISSUERS: z.string().default('https://accounts.google.com,accounts.google.com'),
+  GITHUB_AUTHORIZE_URL: z.string().url().default('https://github.com/login/oauth/authorize'),
+  GITHUB_TOKEN_URL: z.string().url().default('https://github.com/login/oauth/access_token'),
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  CLIENT_IP_HEADER: z.string().default('CF-Connecting-IP'),
+  RUNTIME_PATCH_URL: optionalUrl,
+  RUNTIME_PATCH_SECRET: z.string().optional(),
+  NETWORK_POLICY_URL: optionalUrl,
+  NETWORK_POLICY_SECRET: z.string().optional(),
+  MONGODB_ADMIN_URL: z
+    .string()
+    .url()
+    .regex(/\/groups\/[^/]+\/*$/, 'must end in /api/atlas/v2/groups/<groupId>')
+    .optional(),
+  MONGODB_ADMIN_KEY: z.string().optional(),
+  MONGODB_PUBLIC_HOST: z.string().default('mongodb.local:27017'),
+  /** Where outside systems reach MongoDB (an Atlas `mongodb+srv://` host); default the public host. */
+  MONGODB_EXTERNAL_HOST: z.string().optional(),
+  STORAGE_ENDPOINT: z.string().url().default('https://s3.amazonaws.com'),
+  STORAGE_DEFAULT_REGION: z.string().default('us-east-1'),
+  IAM_ENDPOINT: z.string().url().default('https://iam.amazonaws.com'),
+  IAM_ACCESS_KEY_ID: z.string().optional(),
+  IAM_SECRET_ACCESS_KEY: z.string().optional(),
+});
+
+type ParsedVars = z.infer<typeof ConfigSchema>;
+
+/** Where signed deliveries of one kind go: the receiver's URL and the secret they are signed with. */
+export interface ReceiverTarget {
+  url: string;
+  secret: string;
+}
+
+/** The variables that come in pairs: both given or neither. */
+type Paired =
+  | 'RUNTIME_PATCH_URL'
+  | 'RUNTIME_PATCH_SECRET'
+  | 'NETWORK_POLICY_URL'
+  | 'NETWORK_POLICY_SECRET'
+  | 'MONGODB_ADMIN_URL'
+  | 'MONGODB_ADMIN_KEY'
+  | 'IAM_ACCESS_KEY_ID'
+  | 'IAM_SECRET_ACCESS_KEY';
+
+/** The parsed configuration; each optional pair is one value, or null when neither half is set. */
+export type Config = Omit<ParsedVars, Paired> & {
+  keyring: Keyring;
+  googleIssuers: string[];
+  /** The runtime-patch receiver (contract §6); null: patches stay pending. */
+  runtimePatch: ReceiverTarget | null;
+  /** The network-policy receiver (contract §6); null: policies stay pending. */
+  networkPolicy: ReceiverTarget | null;
+  /** The MongoDB Atlas Admin API: its project URL and `<clientId>:<clientSecret>`. */
+  mongodbAdmin: { url: string; key: string } | null;
+  /** The storage account's admin key (S3 and IAM). */
+  iam: { accessKeyId: string; secretAccessKey: string } | null;
+};
+
+/** Both halves of a pair, or null when neither is set; one half alone is named as missing. */
+function pair<A extends Paired, B extends Paired>(
+  vars: ParsedVars,
+  a: A,
+  b: B,
+  missing: string[],
+): [string, string] | null {
+  const first = vars[a];
+  const second = vars[b];
+  if (first && second) return [first, second];
+  if (first) missing.push(b);
+  if (second) missing.push(a);
+  return null;
+}
+
+let cached: { source: unknown; config: Config } | undefined;
+
+/** Parses the variables and secrets (cached per isolate); throws an EnvironmentError naming each one at fault. */
+export function loadConfig(env: Bindings): Config {
+  if (cached?.source === env) return cached.config;
+  const stringVars: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (typeof v === 'string' && v !== '') stringVars[k] = v;
+  }
+  const parsed = ConfigSchema.safeParse(stringVars);
+  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => i.path.join('.')));
+  const vars = parsed.data;
+  const missing: string[] = [];
+  const runtimePatch = pair(vars, 'RUNTIME_PATCH_URL', 'RUNTIME_PATCH_SECRET', missing);
+  const networkPolicy = pair(vars, 'NETWORK_POLICY_URL', 'NETWORK_POLICY_SECRET', missing);
+  const mongodbAdmin = pair(vars, 'MONGODB_ADMIN_URL', 'MONGODB_ADMIN_KEY', missing);
+  const iam = pair(vars, 'IAM_ACCESS_KEY_ID', 'IAM_SECRET_ACCESS_KEY', missing);
+  if (missing.length > 0) throw new EnvironmentError(missing);
+  const {
+    RUNTIME_PATCH_URL,
+    RUNTIME_PATCH_SECRET,
+    NETWORK_POLICY_URL,
+    NETWORK_POLICY_SECRET,
+    MONGODB_ADMIN_URL,
+    MONGODB_ADMIN_KEY,
+    IAM_ACCESS_KEY_ID,
+    IAM_SECRET_ACCESS_KEY,
+    ...rest
+  } = vars;
+  const config: Config = {
+    ...rest,
+    keyring: new Keyring(vars.ENCRYPTION_KEYS),
+    googleIssuers: vars.GOOGLE_ISSUERS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    runtimePatch: runtimePatch && { url: runtimePatch[0], secret: runtimePatch[1] },
+    networkPolicy: networkPolicy && { url: networkPolicy[0], secret: networkPolicy[1] },
+    mongodbAdmin: mongodbAdmin && { url: mongodbAdmin[0], key: mongodbAdmin[1] },
+    iam: iam && { accessKeyId: iam[0], secretAccessKey: iam[1] },
+  };
+  cached = { source: env, config };
+  return config;
+}
+
+/** A Durable Object namespace binding, as far as its use here needs. */
+const durableObjectNamespace = z.custom<DurableObjectNamespace>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as DurableObjectNamespace).idFromName === 'function' &&
+    typeof (v as DurableObjectNamespace).get === 'function',
+);
+
+/** A Queue producer binding. */
+const queueProducer = z.custom<Queue>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Queue).send === 'function' &&
+    typeof (v as Queue).sendBatch === 'function',
+);
+
+const BindingsSchema = z.object({
+  ONE_TIME_CODES: durableObjectNamespace,
+  RATE_COUNTERS: durableObjectNamespace,
+  PROVISIONING: queueProducer,
+});
+
+/** The Durable Object and Queue bindings, checked to be there. */
+export type CheckedBindings = Pick<Bindings, 'ONE_TIME_CODES' | 'RATE_COUNTERS' | 'PROVISIONING'>;
+
+/** Checks the Durable Object and Queue bindings; throws an EnvironmentError naming each one missing. */
+export function loadBindings(env: Bindings): CheckedBindings {
+  const parsed = BindingsSchema.safeParse(env);
+  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => i.path.join('.')));
+  return {
+    ONE_TIME_CODES: env.ONE_TIME_CODES,
+    RATE_COUNTERS: env.RATE_COUNTERS,
+    PROVISIONING: env.PROVISIONING,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The composition root: the one place the outside systems' adapters, the Durable Object
+ * clients and the receivers are built, from the environment checked once. The Worker's
+ * `fetch` (one middleware, app.ts), `queue` and `scheduled` all get their services here.
+ */
+import type { Adapters, Receivers } from './adapters';
+import { type CodeStore, DurableObjectCodeStore } from './adapters/code-store';
+import { AtlasMongoAdmin } from './adapters/mongodb-admin';
+import { ClusterPostgresAdmin } from './adapters/postgres-admin';
+import { DurableObjectRateLimiter, type RateLimiter } from './adapters/rate-limiter';
+import { SignedHttpReceiver } from './adapters/receiver';
+import { AwsS3Admin } from './adapters/s3-admin';
+import { type Bindings, type Config, loadBindings, loadConfig } from './config';
+import type { ProvisioningMessage } from './domain/queue-messages';
+
+/** The provisioning queue's producer. */
+export type ProvisioningQueue = Queue<ProvisioningMessage>;
+
+/** Everything a route, a queue handler or the reconciler reaches outside its own code. */
+export interface Services {
+  config: Config;
+  adapters: Adapters;
+  receivers: Receivers;
+  /** One-time codes and provider sign-in state (OneTimeCodes objects). */
+  codes: CodeStore;
+  /** Rate counters (RateCounter objects). */
+  rateLimiter: RateLimiter;
+  queue: ProvisioningQueue;
+}
+
+/** The outside systems' adapters for `config`. */
+function buildAdapters(config: Config): Adapters {
+  const { mongodbAdmin, iam } = config;
+  return {
+    postgres: new ClusterPostgresAdmin(config.CUSTOMER_DB_ADMIN_URL, config.NEON_WS_PROXY),
+    mongodb: mongodbAdmin && new AtlasMongoAdmin(mongodbAdmin.url, mongodbAdmin.key),
+    s3:
+      iam &&
+      new AwsS3Admin({
+        accessKeyId: iam.accessKeyId,
+        secretAccessKey: iam.secretAccessKey,
+        iamEndpoint: config.IAM_ENDPOINT,
+        storageEndpoint: config.STORAGE_ENDPOINT,
+      }),
+  };
+}
+
+/** The services of the last environment built for. */
+let cached: { env: Bindings; services: Services } | undefined;
+
+/**
+ * Builds the services from the Worker's environment. Throws an EnvironmentError naming every
+ * missing or malformed variable, secret or binding (answered as 500 BAD_ENVIRONMENT).
+ */
+export function buildServices(env: Bindings): Services {
+  // Built once per environment (an isolate keeps its `env`), like the config it is built from:
+  // every part is stateless, so requests share them and none pays for building them again.
+  if (cached?.env === env) return cached.services;
+  const config = loadConfig(env);
+  const bindings = loadBindings(env);
+  const services: Services = {
+    config,
+    adapters: buildAdapters(config),
+    receivers: {
+      runtimePatch: config.runtimePatch && new SignedHttpReceiver(config.runtimePatch),
+      networkPolicy: config.networkPolicy && new SignedHttpReceiver(config.networkPolicy),
+    },
+    codes: new DurableObjectCodeStore(bindings.ONE_TIME_CODES),
+    rateLimiter: new DurableObjectRateLimiter(bindings.RATE_COUNTERS),
+    queue: bindings.PROVISIONING,
+  };
+  cached = { env, services };
+  return services;
+}

@@ -1,0 +1,11 @@
+/**
+ * Messages on the `provisioning` queue. They carry ids only, never secrets: the consumer reads
+ * and derives everything it sends when it runs.
+ */
+export type ProvisioningMessage =
+  | { type: 'deliver'; deliveryId: string }
+  | { type: 'cleanup-credential'; cleanupId: string }
+  /** The request that recorded the cleanup dropped its credential already: only mark it done. */
+  | { type: 'credential-dropped'; cleanupId: string }
+  /** `includeLegacy` false: only connections waiting for a stopped database (absent: legacy sites too). */
+  | { type: 'switch-credentials'; projectId: string; includeLegacy?: boolean };

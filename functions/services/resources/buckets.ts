@@ -1,0 +1,128 @@
+/** Buckets: records of the project's S3 buckets and their own access key. */
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import type { BucketRow } from '../../../db/rows';
+import { buckets } from '../../../db/schema';
+import { ApiError } from '../../lib/errors';
+import { isUuid, newId, randomLowerAlnum } from '../../lib/ids';
+import { afterCommit, type WriteDeps } from '../connections/apply';
+import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
+import { guardRows } from '../store/guarded-write';
+import { provisionBucket } from './bucket-provisioning';
+import { assertNameFree } from './names';
+import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
+import { bucketCleanupsFrom, queueBucketKeyCleanups } from './principal-removal';
+
+export type { BucketRow };
+
+/** Lists the project's live buckets. */
+export function listBuckets(db: Queryable, projectId: string | SQL) {
+  return db
+    .select()
+    .from(buckets)
+    .where(and(eq(buckets.projectId, projectId), isNull(buckets.deletedAt)))
+    .orderBy(buckets.createdAt);
+}
+
+/**
+ * Live bucket `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
+ * not yet sent; an id that is not a uuid names none. Read its answer with {@link bucketOf}.
+ */
+export function bucketQuery(db: Queryable, projectId: string | SQL, id: string) {
+  return db
+    .select()
+    .from(buckets)
+    .where(
+      and(
+        isUuid(id) ? eq(buckets.id, id.toLowerCase()) : sql`false`,
+        eq(buckets.projectId, projectId),
+        isNull(buckets.deletedAt),
+      ),
+    );
+}
+
+/** The bucket a {@link bucketQuery} found, or 404. */
+export function bucketOf(rows: BucketRow[]): BucketRow {
+  const [row] = rows;
+  if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
+  return row;
+}
+
+/**
+ * The reads a bucket's creation makes with its caller, not yet sent: the project's live buckets
+ * (for the name checks), then its only site's (initialSiteQueries). Decode with creationReadFrom.
+ */
+export function bucketCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
+  return [listBuckets(db, projectId), ...initialSiteQueries(db, projectId)];
+}
+
+/**
+ * Creates the bucket and its own key at the provider, then its record with the initial
+ * connection (whose own key is made first) in one guarded batch (writeNewService); on any
+ * failure the bucket and its key are removed again. `existing` and `initial` were read with
+ * the caller.
+ */
+export async function createBucket(
+  deps: WriteDeps,
+  projectId: string,
+  input: { name: string; region?: string },
+  read: { existing: BucketRow[]; initial: InitialSite },
+): Promise<BucketRow> {
+  const { config, adapters } = deps;
+  const names = read.existing.map((b) => b.name);
+  assertNameFree(input.name, names, names, 'bucket');
+  const physicalName = `${input.name.slice(0, 50).replace(/_/g, '-')}-${randomLowerAlnum(8)}`;
+  const region = input.region ?? config.STORAGE_DEFAULT_REGION;
+  // The bucket and its own key exist at the provider before any row; undone on any later failure.
+  const made = await provisionBucket(adapters, physicalName, region);
+  const row: BucketRow = {
+    id: newId(),
+    projectId,
+    name: input.name,
+    region,
+    physicalName,
+    accessKeyId: made.accessKeyId,
+    secretKeyCiphertext: await config.keyring.encrypt(made.secretAccessKey),
+    deletedAt: null,
+    createdAt: new Date(),
+  };
+  try {
+    await writeNewService(deps, { kind: 'bucket', resource: row }, read.initial, (db) =>
+      db.insert(buckets).values(row),
+    );
+    return row;
+  } catch (err) {
+    await made.undo();
+    throw err;
+  }
+}
+
+/**
+ * Marks a bucket deleted and removes its connections as disconnects do, in one guarded batch
+ * after the request's read of its holders (a holding site changed meanwhile: ConcurrentChange;
+ * the bucket deleted meanwhile: 404). Their own keys, the bucket's key and its principals' keys
+ * are removed at once (what fails, through the queue). The objects stay at the provider.
+ */
+export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: ServiceHolders): Promise<void> {
+  const db = deps.reads;
+  const { written, after } = await writeServiceRemoval(
+    db,
+    deps.config,
+    { projectId: row.projectId, kind: 'bucket', id: row.id },
+    holders,
+    {
+      after: [
+        db.execute(
+          guardRows(
+            sql`update buckets set deleted_at = now() where id = ${row.id}::uuid and deleted_at is null returning id`,
+            { code: 'NOT_FOUND', message: 'bucket not found' },
+          ),
+        ),
+        // The bucket's own key and its principals' keys go with it (contract §7).
+        queueBucketKeyCleanups(db, row.id, row.accessKeyId),
+      ],
+    },
+  );
+  const cleanups = [...written.cleanups, ...bucketCleanupsFrom(after[1], row.id)];
+  await afterCommit(deps, { ...written, cleanups }, new Map([[row.id, { kind: 'bucket', resource: row }]]));
+}

@@ -1,0 +1,233 @@
+/** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import type { DatabaseRow } from '../../../db/rows';
+import { databases } from '../../../db/schema';
+import type { Adapters } from '../../adapters';
+import { ApiError } from '../../lib/errors';
+import { isUuid, newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
+import { log } from '../../lib/logger';
+import { afterCommit, type WriteDeps } from '../connections/apply';
+import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
+import { outside } from '../credentials/provisioner';
+import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
+import { guardRows } from '../store/guarded-write';
+import { assertNameFree } from './names';
+import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
+import { revokeDatabasePrincipals } from './principal-removal';
+
+export type { DatabaseRow };
+
+/**
+ * The physical name on the cluster: the name plus a random suffix, since clusters are shared.
+ * Postgres reserves role names starting with `pg_`, and the owner group is `<physical>_rw`, so
+ * such names get a `db_` prefix.
+ */
+export function physicalDatabaseName(name: string): string {
+  const base = `${name.slice(0, 48).replace(/-/g, '_')}_${randomLowerAlnum(8)}`;
+  return base.startsWith('pg_') ? `db_${base}` : base;
+}
+
+/** Lists the project's live databases. */
+export function listDatabases(db: Queryable, projectId: string | SQL) {
+  return db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.projectId, projectId), isNull(databases.deletedAt)))
+    .orderBy(databases.createdAt);
+}
+
+/**
+ * Live database `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
+ * not yet sent; an id that is not a uuid names none. Read its answer with {@link databaseOf}.
+ */
+export function databaseQuery(db: Queryable, projectId: string | SQL, id: string) {
+  return db
+    .select()
+    .from(databases)
+    .where(
+      and(
+        isUuid(id) ? eq(databases.id, id.toLowerCase()) : sql`false`,
+        eq(databases.projectId, projectId),
+        isNull(databases.deletedAt),
+      ),
+    );
+}
+
+/** The database a {@link databaseQuery} found, or 404. */
+export function databaseOf(rows: DatabaseRow[]): DatabaseRow {
+  const [row] = rows;
+  if (!row) throw new ApiError('NOT_FOUND', 'database not found');
+  return row;
+}
+
+/**
+ * The reads a database's creation makes with its caller, not yet sent: the project's live
+ * databases (for the name checks), then its only site's (initialSiteQueries). Decode with
+ * creationReadFrom.
+ */
+export function databaseCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
+  return [listDatabases(db, projectId), ...initialSiteQueries(db, projectId)];
+}
+
+/**
+ * Creates a database for real (with its shared read-only login), then its record with the
+ * initial connection in one guarded batch (writeNewService); on any failure what was made on
+ * the cluster or at Atlas is dropped again. `existing` and `initial` were read with the caller.
+ */
+export async function createDatabase(
+  deps: WriteDeps,
+  projectId: string,
+  input: { name: string; engine: 'postgresql' | 'mongodb'; replicaSet: boolean },
+  read: { existing: DatabaseRow[]; initial: InitialSite },
+): Promise<DatabaseRow> {
+  const { config, adapters } = deps;
+  const { existing } = read;
+  assertNameFree(
+    input.name,
+    existing.map((d) => d.name),
+    existing.filter((d) => d.engine === input.engine).map((d) => d.name),
+    'database',
+  );
+  const physicalName = physicalDatabaseName(input.name);
+  const mainUser = `u_${physicalName}`;
+  const mainPassword = randomPassword();
+  if (input.engine === 'postgresql') {
+    try {
+      await adapters.postgres.createDatabase(physicalName, mainUser, mainPassword);
+    } catch (err) {
+      log.error('creating a database on the cluster failed:', err);
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'the database cluster could not create the database; nothing was changed, retry later',
+      );
+    }
+  } else {
+    // MongoDB: the database's shared user (what a standalone database hands its apps).
+    try {
+      if (!adapters.mongodb) throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+      await adapters.mongodb.createUser(physicalName, mainUser, mainPassword, 'connect');
+    } catch (err) {
+      log.error('creating a MongoDB user failed:', err);
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'the MongoDB admin system could not create the database user; nothing was changed, retry later',
+      );
+    }
+  }
+  const row: DatabaseRow = {
+    id: newId(),
+    projectId,
+    name: input.name,
+    engine: input.engine,
+    replicaSet: input.replicaSet,
+    status: 'running',
+    physicalName,
+    mainUser,
+    mainPasswordCiphertext: await config.keyring.encrypt(mainPassword),
+    readerUser: null,
+    readerPasswordCiphertext: null,
+    readerHanded: false,
+    deletedAt: null,
+    createdAt: new Date(),
+  };
+  try {
+    // PostgreSQL: the shared read-only login, what read-only apps connected while it is stopped get.
+    if (input.engine === 'postgresql')
+      Object.assign(
+        row,
+        await outside('create the database', () => createSharedReader(config, adapters, row)),
+      );
+    await writeNewService(deps, { kind: 'database', resource: row }, read.initial, (db) =>
+      db.insert(databases).values(row),
+    );
+    return row;
+  } catch (err) {
+    if (input.engine === 'postgresql')
+      await adapters.postgres
+        .dropDatabase(physicalName, [mainUser, readerUserOf(physicalName)])
+        .catch(() => undefined);
+    else await adapters.mongodb?.dropUser(mainUser).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Stops or starts a database: the cluster first, then one statement (404 if it was deleted meanwhile). */
+export async function setDatabaseRunning(
+  db: Queryable,
+  adapters: Adapters,
+  row: DatabaseRow,
+  running: boolean,
+): Promise<DatabaseRow> {
+  if (row.engine === 'postgresql') {
+    try {
+      await adapters.postgres.setRunning(row.physicalName, running);
+    } catch (err) {
+      log.error('stopping or starting a database failed:', err);
+      throw new ApiError('SERVICE_UNAVAILABLE', 'the database cluster is unreachable; retry later');
+    }
+  }
+  const updated = await db
+    .update(databases)
+    .set({ status: running ? 'running' : 'stopped' })
+    .where(and(eq(databases.id, row.id), isNull(databases.deletedAt)))
+    .returning();
+  return databaseOf(updated);
+}
+
+/**
+ * Deletes a database for real, then marks its record deleted, revokes its principals and
+ * removes its connections in one guarded batch after the request's read of its holders (a
+ * holding site changed meanwhile: ConcurrentChange, and the retry drops again, idempotently;
+ * the database deleted meanwhile: 404). `logins` are the roles its connections and principals
+ * hold, read with the holders (serviceLoginNamesQuery).
+ */
+export async function deleteDatabase(
+  deps: WriteDeps,
+  row: DatabaseRow,
+  holders: ServiceHolders,
+  logins: string[],
+): Promise<void> {
+  const { config, adapters } = deps;
+  // Its connections' and principals' logins go with it (contract §7: deleting revokes principals).
+  const loginRoles = [row.mainUser, ...(row.readerUser ? [row.readerUser] : []), ...logins];
+  if (row.engine === 'postgresql') {
+    try {
+      await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
+    } catch (err) {
+      log.error('dropping a database failed:', err);
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'the database cluster is unreachable; nothing was changed, retry later',
+      );
+    }
+  } else if (adapters.mongodb) {
+    try {
+      // Idempotent, so a retry after a partial failure finishes the job.
+      for (const user of loginRoles) await adapters.mongodb.dropUser(user);
+    } catch (err) {
+      log.error('dropping MongoDB users failed:', err);
+      throw new ApiError('SERVICE_UNAVAILABLE', 'the MongoDB admin system is unreachable; retry later');
+    }
+  }
+  const db = deps.reads;
+  // Disconnects every site (live patches, managed keys), as DELETE of each connection does.
+  const { written } = await writeServiceRemoval(
+    db,
+    config,
+    { projectId: row.projectId, kind: 'database', id: row.id },
+    holders,
+    {
+      after: [
+        db.execute(
+          guardRows(
+            sql`update databases set deleted_at = now() where id = ${row.id}::uuid and deleted_at is null returning id`,
+            { code: 'NOT_FOUND', message: 'database not found' },
+          ),
+        ),
+        revokeDatabasePrincipals(db, row.id),
+      ],
+    },
+  );
+  await afterCommit(deps, written, new Map([[row.id, { kind: 'database', resource: row }]]));
+}

@@ -1,0 +1,154 @@
+/**
+ * A new database, bucket or auth app with its initial connection (spec, States and
+ * transitions: a new service in a project with exactly one site is connected to it at the
+ * default level) in two metadata round trips: the project's only site, its state
+ * and its connections are read with the caller ({@link initialSiteQueries}); a database or
+ * bucket and the connection's own credential are made outside; then the service's row, the
+ * connection, its managed key and its live patch go in one guarded batch ({@link writeNewService}).
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import { sites } from '../../../db/schema';
+import { levelOrDefault } from '../../domain/levels';
+import { ApiError } from '../../lib/errors';
+import { afterCommit, type WriteDeps } from '../connections/apply';
+import { writePlan } from '../connections/locked-write';
+import { type ConnectionInfo, resourceOf } from '../connections/model';
+import { emptyPlan } from '../connections/plan';
+import { type Prepared, prepare } from '../connections/prepare';
+import { decodeProjectConnections, projectConnectionsStatement } from '../connections/queries';
+import {
+  type SiteStates,
+  siteStatesFrom,
+  siteStatesQuery,
+  writeGuardedWith,
+} from '../connections/versioned-write';
+import { ConcurrentChange, type Written } from '../connections/write';
+import type { CredentialTarget } from '../credentials/connection-credential';
+import { uniqueViolation } from '../store/guarded-write';
+
+/** What a new service's write read of the project's only site (none when it has not exactly one). */
+export interface InitialSite {
+  site: { id: string; slug: string } | null;
+  states: SiteStates;
+  before: ConnectionInfo[];
+}
+
+/**
+ * The reads of the initial connection, not yet sent (with the caller's lookup): the state of the
+ * project's only site (first, see siteStatesQuery), the site, and its connections; nothing for a
+ * project with no site or several. `projectId` is SQL for the project's id. Decode with
+ * {@link initialSiteFrom}.
+ */
+export function initialSiteQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
+  const onlySite = sql`(select p.id from projects p where p.id = ${projectId}
+    and (select count(*) from sites x where x.project_id = p.id) = 1)`;
+  return [
+    siteStatesQuery(db, sql`s.project_id = ${onlySite}`),
+    db.select({ id: sites.id, slug: sites.slug }).from(sites).where(sql`${sites.projectId} = ${onlySite}`),
+    db.execute(projectConnectionsStatement(onlySite)),
+  ];
+}
+
+/** The answers of {@link initialSiteQueries}. */
+export function initialSiteFrom(answers: readonly unknown[]): InitialSite {
+  const [states, siteRows, connections] = answers;
+  const [site] = siteRows as Array<{ id: string; slug: string }>;
+  return {
+    site: site ?? null,
+    states: siteStatesFrom(states),
+    before: site ? decodeProjectConnections(connections as { rows: unknown[] }) : [],
+  };
+}
+
+/** The existing services and the only site, from the answers of a creation's read. */
+export function creationReadFrom<T>(answers: readonly unknown[]): { existing: T[]; initial: InitialSite } {
+  const [existing, ...initial] = answers;
+  return { existing: existing as T[], initial: initialSiteFrom(initial) };
+}
+
+/** The new service's row as one insert, on the batch's handle or an interactive transaction's. */
+export type RowInsert = (db: Queryable) => BatchQuery;
+
+/**
+ * A new service to write: a database or bucket (what its credential work takes) or an auth app,
+ * which has no credential (its `name` is its app_id).
+ */
+export type NewService =
+  | CredentialTarget
+  | { kind: 'auth_app'; resource: { id: string; projectId: string; name: string } };
+
+/** The 409 a unique violation of `constraint` means for `service`, or undefined for another. */
+function nameTaken(service: NewService, constraint: string | undefined): ApiError | undefined {
+  const { kind, resource } = service;
+  if (kind === 'auth_app')
+    return constraint === 'auth_apps_app_id_unique'
+      ? new ApiError('CONFLICT', `an auth app with app_id ${resource.name} already exists`)
+      : undefined;
+  if (constraint === `${kind}s_project_name_uq`)
+    return new ApiError('CONFLICT', `a ${kind} named ${resource.name} already exists in this project`);
+  return undefined;
+}
+
+/**
+ * Writes a new service (`service`, its row not yet stored; a database or bucket made outside):
+ * its initial connection's own credential is made first, then the row and the connection go in
+ * one guarded batch. When the site's connections changed since they were read, the write runs
+ * again in an interactive transaction under the site's lock, re-reading them there (a plan that
+ * only adds this new service cannot be made stale). A name taken meanwhile is 409. On any
+ * failure the credential is dropped again; the caller undoes the service itself.
+ */
+export async function writeNewService(
+  deps: WriteDeps,
+  service: NewService,
+  initial: InitialSite,
+  insert: RowInsert,
+): Promise<void> {
+  const r = service.resource;
+  const plan = emptyPlan(r.projectId, initial.before);
+  if (initial.site) {
+    const engine = service.kind === 'database' ? service.resource.engine : null;
+    const resource = resourceOf(service.kind, r.id, r.name, engine);
+    plan.adds.push({
+      siteId: initial.site.id,
+      siteSlug: initial.site.slug,
+      resource,
+      grant: levelOrDefault(resource),
+    });
+  }
+  const prepared = await prepare(
+    deps,
+    plan,
+    service.kind === 'auth_app' ? new Map() : new Map([[r.id, service]]),
+  );
+  let written: Written;
+  try {
+    written = await writeOnce(deps, prepared, initial.states, insert);
+  } catch (err) {
+    await prepared.undo();
+    throw nameTaken(service, uniqueViolation(err)?.constraint) ?? err;
+  }
+  await afterCommit(deps, written);
+}
+
+/** The guarded batch, or (its site changed meanwhile) the same write under the site's lock. */
+async function writeOnce(
+  deps: WriteDeps,
+  prepared: Prepared,
+  states: SiteStates,
+  insert: RowInsert,
+): Promise<Written> {
+  try {
+    const { written } = await writeGuardedWith(deps.reads, deps.config, prepared, states, {
+      before: [insert(deps.reads)],
+    });
+    return written;
+  } catch (err) {
+    if (!(err instanceof ConcurrentChange)) throw err;
+  }
+  prepared.plan.rereadUnderLock = true;
+  return deps.db.transaction(async (tx) => {
+    await insert(tx);
+    return writePlan(tx, deps.config, prepared);
+  });
+}

@@ -1,0 +1,84 @@
+/** The auth app an OAuth route names by its slug, with its provider settings and secrets. */
+import { eq } from 'drizzle-orm';
+import type { Queryable } from '../../../db/client';
+import type { AuthAppRow } from '../../../db/rows';
+import { type AuthProvidersConfig, authApps } from '../../../db/schema';
+import type { Config } from '../../config';
+import { OAuthError } from '../../lib/oauth-error';
+
+export type { AuthAppRow };
+
+/** The sign-in providers. */
+export type Provider = 'google' | 'github';
+
+/** Provider client secrets, kept encrypted in one JSON document. */
+export type ProviderSecrets = Partial<Record<Provider, string>>;
+
+/** The app a slug named, when it exists and is enabled: 404 when there is none, 403 when it is disabled. */
+export function enabledApp(app: AuthAppRow | undefined): AuthAppRow {
+  if (!app) throw new OAuthError(404, 'unknown app');
+  if (!app.enabled) throw new OAuthError(403, 'this app is disabled');
+  return app;
+}
+
+/** The app `slug` names (noted as known when there is one), or undefined. */
+export async function findAppBySlug(db: Queryable, slug: string): Promise<AuthAppRow | undefined> {
+  const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  if (app) rememberApp(slug);
+  return app;
+}
+
+/** Loads an enabled app by slug (see `enabledApp`). */
+export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
+  return enabledApp(await findAppBySlug(db, slug));
+}
+
+/** How long an isolate trusts that an app it has seen still exists. */
+const KNOWN_APP_TTL_MS = 5 * 60_000;
+/** Slugs of apps this isolate has seen, with when that knowledge expires; bounded. */
+const knownApps = new Map<string, number>();
+const MAX_KNOWN_APPS = 10_000;
+
+/** Notes that app `slug` exists (it was just read from the metadata database). */
+export function rememberApp(slug: string): void {
+  if (knownApps.size >= MAX_KNOWN_APPS) knownApps.clear();
+  knownApps.set(slug, Date.now() + KNOWN_APP_TTL_MS);
+}
+
+/** Whether this isolate saw app `slug` in the metadata database within the last five minutes. */
+export const isKnownApp = (slug: string): boolean => (knownApps.get(slug) ?? 0) > Date.now();
+
+/**
+ * 404 unless app `slug` exists, asked before a request may touch a Durable Object, so a made-up
+ * slug never creates one. An app this isolate has seen in the last five minutes costs no
+ * round trip (the exchange stays without Postgres); any other costs one indexed read.
+ */
+export async function assertKnownApp(db: Queryable, slug: string): Promise<void> {
+  if (isKnownApp(slug)) return;
+  const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  if (!row) throw new OAuthError(404, 'unknown app');
+  rememberApp(slug);
+}
+
+/** Decrypts the app's provider client secrets. */
+export async function providerSecrets(config: Config, app: AuthAppRow): Promise<ProviderSecrets> {
+  if (!app.providerSecretsCiphertext) return {};
+  return JSON.parse(await config.keyring.decrypt(app.providerSecretsCiphertext)) as ProviderSecrets;
+}
+
+/** The provider's settings when it is enabled with a client id, else null. */
+export function enabledProvider<P extends Provider>(
+  app: AuthAppRow,
+  provider: P,
+): NonNullable<AuthProvidersConfig[P]> | null {
+  const settings = app.providers[provider];
+  return settings?.enabled && settings.client_id ? (settings as NonNullable<AuthProvidersConfig[P]>) : null;
+}
+
+/** Client IDs a Google ID token may be addressed to: the web client ID and the native ones. */
+export function googleAudiences(app: AuthAppRow): string[] {
+  const google = app.providers.google;
+  if (!google) return [];
+  const ids = [google.client_id, google.native_client_ids?.ios, google.native_client_ids?.android];
+  return ids.filter((id): id is string => typeof id === 'string' && id !== '');
+}

@@ -1,0 +1,124 @@
+/**
+ * The end of the browser flow, once the provider's callback passed its state check: identify the
+ * user, then build where the browser goes next. Every failure from here on goes back to the
+ * app's registered redirect_uri as error=<message>.
+ */
+import type { HttpDb } from '../../../db/client';
+import type { CodeStore } from '../../adapters/code-store';
+import type { Config } from '../../config';
+import { isHttpsRedirect } from '../../domain/redirect-uris';
+import { log } from '../../lib/logger';
+import { OAuthError } from '../../lib/oauth-error';
+import type { AuthAppRow } from './apps';
+import { issueCode, type StateRecord } from './one-time-codes';
+import { ProviderFailure } from './provider-failure';
+import { PROVIDERS } from './providers';
+import { type OpenedSession, openedSessionBody, openSession } from './sessions';
+import { currentSigningKey } from './signing-keys';
+import { type ProviderIdentity, REFUSAL_MESSAGE, type SignInRefusal, signInIdentity } from './users';
+
+/** What finishing a sign-in needs. */
+export interface FinishSignIn {
+  /** One-shot statements and batches over HTTP. */
+  reads: HttpDb;
+  codes: CodeStore;
+  config: Config;
+  app: AuthAppRow;
+  slug: string;
+  record: StateRecord;
+  callbackUri: string;
+  providerCode: string | undefined;
+  providerError: string | undefined;
+  client: () => Promise<{ clientId: string; clientSecret: string }>;
+}
+
+/**
+ * `base` with parameters added to its query (`?`) or put in the fragment (`#`). A redirect_uri
+ * may carry a query of its own (contract §9): parameters of the same names are replaced, so the
+ * app never reads a `code` or `error` the link itself brought.
+ */
+export function withParams(
+  base: string,
+  mark: '?' | '#',
+  params: Record<string, string | undefined>,
+): string {
+  const q = base.indexOf('?');
+  const path = mark === '?' && q >= 0 ? base.slice(0, q) : base;
+  const search = new URLSearchParams(mark === '?' && q >= 0 ? base.slice(q + 1) : '');
+  const own = new URLSearchParams();
+  for (const name of Object.keys(params)) search.delete(name);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) own.set(name, value);
+  const query = mark === '?' ? [search.toString(), own.toString()].filter((p) => p !== '').join('&') : '';
+  return mark === '?' ? `${path}?${query}` : `${base}#${own.toString()}`;
+}
+
+const errorLocation = (record: StateRecord, message: string) =>
+  withParams(record.redirectUri, '?', { error: message.slice(0, 300), state: record.clientState });
+
+async function identify(input: FinishSignIn) {
+  if (input.providerError !== undefined)
+    throw new ProviderFailure(`The provider refused: ${input.providerError}`);
+  if (!input.providerCode) throw new ProviderFailure('The provider returned no code');
+  const client = await input.client();
+  return PROVIDERS[input.record.provider].identify(input.config, {
+    ...client,
+    code: input.providerCode,
+    callbackUri: input.callbackUri,
+    verifier: input.record.providerVerifier ?? '',
+    nonce: input.record.nonce ?? '',
+  });
+}
+
+/**
+ * The user `who` signs in as and their new session: a returning user in one statement; a new
+ * identity is linked or made a user first (signInIdentity). A refusal when the sign-in is refused.
+ */
+async function signInSession(
+  input: FinishSignIn,
+  who: ProviderIdentity,
+): Promise<OpenedSession | SignInRefusal> {
+  const returning = await openSession(input.reads, { appId: input.app.id, who });
+  if (returning) return returning;
+  const result = await signInIdentity(input.reads, input.app.id, who, { known: null });
+  if (!result.ok) return result.refusal;
+  return (await openSession(input.reads, { userId: result.user.id })) ?? 'disabled';
+}
+
+/** Identifies the user and returns the redirect: code (PKCE), tokens in the fragment (web), or error. */
+export async function finishSignIn(input: FinishSignIn): Promise<string> {
+  const { record } = input;
+  try {
+    const who = await identify(input);
+    // The web flow hands tokens to https origins only; the start route already refused the rest.
+    if (!record.challenge && !isHttpsRedirect(record.redirectUri))
+      return errorLocation(record, 'PKCE is required for this redirect_uri');
+    const signingKey = await currentSigningKey(input.reads, input.config, input.app);
+    const opened = await signInSession(input, who);
+    if (typeof opened === 'string') return errorLocation(record, REFUSAL_MESSAGE[opened]);
+    if (record.challenge) {
+      const code = await issueCode(input.codes, input.slug, {
+        appId: input.app.id,
+        userId: opened.user.id,
+        challenge: record.challenge,
+        redirectUri: record.redirectUri,
+        user: opened.user,
+        refreshCiphertext: await input.config.keyring.encrypt(opened.refreshToken),
+        signingKey,
+      });
+      return withParams(record.redirectUri, '?', { code, state: record.clientState });
+    }
+    const session = await openedSessionBody(input.config, input.app.appId, signingKey, opened);
+    return withParams(record.redirectUri, '#', {
+      access_token: session.access_token,
+      refresh_token: session.refresh_token,
+      expires_in: String(session.expires_in),
+      token_type: session.token_type,
+      state: record.clientState,
+    });
+  } catch (err) {
+    if (err instanceof ProviderFailure || err instanceof OAuthError)
+      return errorLocation(record, err.message);
+    log.failure('sign-in failed after the provider callback:', err);
+    return errorLocation(record, 'Sign-in failed; try again');
+  }
+}

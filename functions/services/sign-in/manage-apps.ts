@@ -1,0 +1,254 @@
+/**
+ * Auth apps as the management API sees them: creation (with the server key and the initial
+ * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
+ */
+
+import { eq, or, type SQL } from 'drizzle-orm';
+import type { BatchQuery, HttpDb } from '../../../db/client';
+import { type AuthProvidersConfig, authApps } from '../../../db/schema';
+import type { CodeStore } from '../../adapters/code-store';
+import type { Config } from '../../config';
+import { checkAllowedOrigins } from '../../domain/redirect-uris';
+import { ApiError } from '../../lib/errors';
+import { newId, newSecret } from '../../lib/ids';
+import type { WriteDeps } from '../connections/apply';
+import { assertNameFree } from '../resources/names';
+import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
+import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
+
+import { blockCodes, unblockCodes } from './one-time-codes';
+import { PROVIDER_NAMES } from './providers';
+import { newSigningKey } from './signing-keys';
+
+/** The auth app object of the management API (never a secret). */
+export interface AuthAppBody {
+  id: string;
+  app_id: string;
+  name: string | null;
+  enabled: boolean;
+  allowed_origins: string[];
+  user_limit: number | null;
+  require_issued_nonce: boolean;
+  providers: {
+    google?: NonNullable<AuthProvidersConfig['google']> & {
+      skip_nonce_check: boolean;
+      client_secret_set: boolean;
+    };
+    github?: AuthProvidersConfig['github'] & { client_secret_set: boolean };
+  };
+  auth_url: string;
+  created_at: string;
+}
+
+/** The auth app object of a row; `secretsSet` says which providers hold a client secret. */
+export function toAuthAppBody(
+  config: Config,
+  row: AuthAppRow,
+  secretsSet: ProviderSecrets = {},
+): AuthAppBody {
+  const providers: AuthAppBody['providers'] = {};
+  const google = row.providers.google;
+  const skip_nonce_check = google?.skip_nonce_check === true;
+  if (google)
+    providers.google = { ...google, skip_nonce_check, client_secret_set: Boolean(secretsSet.google) };
+  if (row.providers.github)
+    providers.github = { ...row.providers.github, client_secret_set: Boolean(secretsSet.github) };
+  return {
+    id: row.id,
+    app_id: row.appId,
+    name: row.name,
+    enabled: row.enabled,
+    allowed_origins: row.allowedOrigins,
+    user_limit: row.userLimit,
+    require_issued_nonce: row.requireIssuedNonce,
+    providers,
+    auth_url: `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${row.appId}`,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** The management body of a row, decrypting only to learn which secrets are set. */
+export async function describeAuthApp(config: Config, row: AuthAppRow): Promise<AuthAppBody> {
+  return toAuthAppBody(config, row, await providerSecrets(config, row));
+}
+
+/** An auth app's app_id and project, as its creation reads them. */
+export interface AppIdHolder {
+  appId: string;
+  projectId: string;
+}
+
+/**
+ * The reads an auth app's creation makes with its caller, not yet sent: the apps holding
+ * `appId` anywhere (app_ids are unique across the service) or in the project `projectId`
+ * gives (their variable names), then its only site's (initialSiteQueries). Decode with
+ * creationReadFrom<AppIdHolder>.
+ */
+export function authAppCreationQueries(db: HttpDb, projectId: SQL, appId: string): BatchQuery[] {
+  const holders = db
+    .select({ appId: authApps.appId, projectId: authApps.projectId })
+    .from(authApps)
+    .where(or(eq(authApps.appId, appId), eq(authApps.projectId, projectId)));
+  return [holders, ...initialSiteQueries(db, projectId)];
+}
+
+/**
+ * Creates an auth app with a fresh server key and signing key, connected to the project's only
+ * site if it has one, in one guarded batch (writeNewService: the row, the connection and its
+ * live patch, enqueued once committed). `read` was read with the caller.
+ */
+export async function createAuthApp(
+  deps: WriteDeps,
+  projectId: string,
+  input: { app_id: string; name?: string },
+  read: { existing: AppIdHolder[]; initial: InitialSite },
+): Promise<AuthAppRow> {
+  if (read.existing.some((a) => a.appId === input.app_id))
+    throw new ApiError('CONFLICT', `an auth app with app_id ${input.app_id} already exists`);
+  // Each auth app of a project holds SERVICE_AUTH_*_<NAME>: two app_ids with one <NAME> would share them.
+  const siblings = read.existing.filter((a) => a.projectId === projectId).map((a) => a.appId);
+  assertNameFree(input.app_id, [], siblings, 'auth app', 'app_id');
+  const { config } = deps;
+  const row: AuthAppRow = {
+    id: newId(),
+    projectId,
+    appId: input.app_id,
+    name: input.name ?? null,
+    enabled: true,
+    allowedOrigins: [],
+    userLimit: null,
+    providers: {},
+    providerSecretsCiphertext: null,
+    serverKeyCiphertext: await config.keyring.encrypt(newSecret('serverKey')),
+    requireIssuedNonce: false,
+    // Each app signs its tokens with a key of its own.
+    signingKeys: [await newSigningKey(config)],
+    createdAt: new Date(),
+  };
+  const app = { kind: 'auth_app' as const, resource: { id: row.id, projectId, name: row.appId } };
+  await writeNewService(deps, app, read.initial, (db) => db.insert(authApps).values(row));
+  return row;
+}
+
+/**
+ * Provider settings as PATCH takes them; `null` removes a provider. A field left out keeps the
+ * provider's current value (`{enabled:false}` turns a provider off); a new provider needs
+ * `enabled` and `client_id`.
+ */
+export interface ProvidersPatch {
+  google?: {
+    enabled?: boolean;
+    client_id?: string;
+    client_secret?: string;
+    native_client_ids?: { ios?: string | null; android?: string | null };
+    skip_nonce_check?: boolean;
+  } | null;
+  github?: { enabled?: boolean; client_id?: string; client_secret?: string } | null;
+}
+
+/** A PATCH of an auth app. */
+export interface AuthAppPatch {
+  name?: string | null;
+  enabled?: boolean;
+  allowed_origins?: string[];
+  user_limit?: number | null;
+  require_issued_nonce?: boolean;
+  providers?: ProvidersPatch;
+}
+
+function nativeIds(
+  given: { ios?: string | null; android?: string | null } | undefined,
+  current: { ios?: string; android?: string } | undefined,
+): { ios?: string; android?: string } | undefined {
+  if (given === undefined) return current;
+  return { ...(given.ios ? { ios: given.ios } : {}), ...(given.android ? { android: given.android } : {}) };
+}
+
+function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: ProvidersPatch) {
+  const providers: AuthProvidersConfig = { ...row.providers };
+  const nextSecrets: ProviderSecrets = { ...secrets };
+  for (const name of PROVIDER_NAMES) {
+    const given = patch[name];
+    if (given === undefined) continue;
+    if (given === null) {
+      delete providers[name];
+      delete nextSecrets[name];
+      continue;
+    }
+    const current = row.providers[name];
+    const enabled = given.enabled ?? current?.enabled;
+    const clientId = given.client_id ?? current?.client_id;
+    if (enabled === undefined || clientId === undefined) {
+      const field = enabled === undefined ? 'enabled' : 'client_id';
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        `providers.${name}.${field}: required to add ${name}`,
+        `providers.${name}.${field}`,
+      );
+    }
+    if (given.client_secret !== undefined) nextSecrets[name] = given.client_secret;
+    if (enabled && !nextSecrets[name]) {
+      throw new ApiError(
+        'VALIDATION_FAILED',
+        `providers.${name}.client_secret: required to enable ${name}`,
+        `providers.${name}.client_secret`,
+      );
+    }
+    const settings = { enabled, client_id: clientId };
+    if (name === 'github') {
+      providers.github = settings;
+      continue;
+    }
+    const google = given as NonNullable<ProvidersPatch['google']>;
+    const ids = nativeIds(google.native_client_ids, row.providers.google?.native_client_ids);
+    const skip = google.skip_nonce_check ?? row.providers.google?.skip_nonce_check ?? false;
+    providers.google = { ...settings, ...(ids ? { native_client_ids: ids } : {}), skip_nonce_check: skip };
+  }
+  return { providers, secrets: nextSecrets };
+}
+
+/** Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. */
+export async function updateAuthApp(
+  db: HttpDb,
+  codes: CodeStore,
+  config: Config,
+  row: AuthAppRow,
+  patch: AuthAppPatch,
+): Promise<AuthAppBody> {
+  const set: Partial<typeof authApps.$inferInsert> = {};
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.enabled !== undefined) set.enabled = patch.enabled;
+  if (patch.user_limit !== undefined) set.userLimit = patch.user_limit;
+  if (patch.require_issued_nonce !== undefined) set.requireIssuedNonce = patch.require_issued_nonce;
+  if (patch.allowed_origins !== undefined) {
+    const checked = checkAllowedOrigins(patch.allowed_origins);
+    if (!checked.ok) {
+      const field = `allowed_origins[${checked.index}]`;
+      throw new ApiError('VALIDATION_FAILED', `${field}: ${checked.reason}`, field);
+    }
+    set.allowedOrigins = checked.origins;
+  }
+  let secrets = await providerSecrets(config, row);
+  if (patch.providers !== undefined) {
+    const merged = mergeProviders(row, secrets, patch.providers);
+    set.providers = merged.providers;
+    secrets = merged.secrets;
+    set.providerSecretsCiphertext =
+      Object.keys(secrets).length > 0 ? await config.keyring.encrypt(JSON.stringify(secrets)) : null;
+  }
+  if (Object.keys(set).length === 0) return toAuthAppBody(config, row, secrets);
+  const [updated] = await db.update(authApps).set(set).where(eq(authApps.id, row.id)).returning();
+  if (patch.enabled !== undefined) {
+    // Codes are redeemed without Postgres: a disabled app's outstanding codes are blocked where they live.
+    const store = patch.enabled
+      ? unblockCodes(codes, row.appId, null)
+      : blockCodes(codes, row.appId, null, 'app_disabled');
+    await store.catch(() => {
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'the change is saved but sign-ins in progress could not be updated yet; repeat the request',
+      );
+    });
+  }
+  return toAuthAppBody(config, updated as AuthAppRow, secrets);
+}

@@ -1,0 +1,286 @@
+/**
+ * Sessions of end users: a short-lived access JWT signed with the app's own key (see
+ * signing-keys.ts) and an opaque refresh token stored as a hash, rotated on use, whose reuse
+ * revokes its family.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { SignJWT } from 'jose';
+import { type Queryable, rowsOf } from '../../../db/client';
+import { authApps, authRefreshTokens, type StoredSigningKey } from '../../../db/schema';
+import type { Config } from '../../config';
+import { sha256Hex } from '../../lib/crypto';
+import { newId, newSecret } from '../../lib/ids';
+import { OAuthError } from '../../lib/oauth-error';
+import { currentSigningKey, ensureSigningKeys, publicJwks, signerOf } from './signing-keys';
+import { type AuthUserRow, type ProviderIdentity, REFUSAL_MESSAGE, toUserBody, type UserBody } from './users';
+
+/** Access tokens live 15 minutes. */
+export const ACCESS_TOKEN_TTL_SECONDS = 900;
+/** Refresh tokens live 30 days unless rotated first. */
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/** The session body of the specification. */
+export interface SessionBody {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+  user: UserBody;
+}
+
+/** The issuer of an app's access tokens. */
+export const issuerOf = (config: Config, slug: string): string =>
+  `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}`;
+
+/** The message of the invalid_grant error an unusable one-time code gets (the exchange's every refusal). */
+export const INVALID_CODE = 'invalid or expired code';
+
+/** What signs an app's tokens: the app's id, slug and keys. */
+export type SigningApp = { id: string; appId: string; signingKeys: StoredSigningKey[] };
+
+async function accessToken(
+  config: Config,
+  slug: string,
+  signingKey: StoredSigningKey,
+  user: UserBody,
+): Promise<string> {
+  const { key, kid, alg } = await signerOf(config, signingKey);
+  return new SignJWT({ email: user.email, email_verified: user.email_verified })
+    .setProtectedHeader({ alg, kid, typ: 'JWT' })
+    .setIssuer(issuerOf(config, slug))
+    .setAudience(slug)
+    .setSubject(user.id)
+    .setJti(newId())
+    .setIssuedAt()
+    .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
+    .sign(key);
+}
+
+async function body(
+  config: Config,
+  slug: string,
+  signingKey: StoredSigningKey,
+  user: UserBody,
+  refresh: string,
+): Promise<SessionBody> {
+  return {
+    access_token: await accessToken(config, slug, signingKey, user),
+    refresh_token: refresh,
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    token_type: 'Bearer',
+    user,
+  };
+}
+
+/** A new refresh token with its hash and expiry. */
+async function newRefresh() {
+  const token = newSecret('refresh');
+  return {
+    token,
+    hash: await sha256Hex(token),
+    expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_MS).toISOString(),
+  };
+}
+
+/** Opens a session for a user who just signed in (one INSERT). */
+export async function issueSession(
+  db: Queryable,
+  config: Config,
+  app: SigningApp,
+  user: AuthUserRow,
+): Promise<SessionBody> {
+  const signingKey = await currentSigningKey(db, config, app);
+  const refresh = await newRefresh();
+  await db.insert(authRefreshTokens).values({
+    id: newId(),
+    authAppId: user.authAppId,
+    userId: user.id,
+    familyId: newId(),
+    tokenHash: refresh.hash,
+    expiresAt: new Date(refresh.expiresAt),
+  });
+  return body(config, app.appId, signingKey, toUserBody(user), refresh.token);
+}
+
+/** The session body of a session just opened: its refresh token and an access token signed with `signingKey`. */
+export function openedSessionBody(
+  config: Config,
+  slug: string,
+  signingKey: StoredSigningKey,
+  opened: OpenedSession,
+): Promise<SessionBody> {
+  return body(config, slug, signingKey, opened.user, opened.refreshToken);
+}
+
+/** Reads a user row selected by raw SQL (snake_case columns). */
+function userFromRow(row: Record<string, unknown>): UserBody {
+  const created = row.created_at;
+  return {
+    id: String(row.id),
+    email: String(row.email),
+    email_verified: row.email_verified === true,
+    name: typeof row.name === 'string' ? row.name : null,
+    avatar_url: typeof row.avatar_url === 'string' ? row.avatar_url : null,
+    created_at: (created instanceof Date ? created : new Date(String(created))).toISOString(),
+    providers: Array.isArray(row.providers) ? row.providers.map(String) : [],
+  };
+}
+
+/** A session just opened for a user: the user object and the refresh token (not yet encrypted). */
+export interface OpenedSession {
+  user: UserBody;
+  refreshToken: string;
+}
+
+/** Whose session {@link openSession} opens: a user by id, or the user an app's provider identity signs in as. */
+export type SessionOf =
+  | { userId: string }
+  | { appId: string; who: Pick<ProviderIdentity, 'provider' | 'subject'> };
+
+/**
+ * Opens a session for a user who signed in, in one statement, when its refresh token goes into
+ * a one-time code (so the exchange needs no Postgres) or straight to the browser: the user
+ * `of` names (a returning user found by their identity: their sign-in and session in one trip)
+ * and a refresh token written only while the user is not disabled, holding the user row (FOR
+ * SHARE) against a concurrent disable, whose revocation then covers it. `disabled` for a
+ * disabled user; undefined when there is no such user (an identity the app does not know yet).
+ */
+export async function openSession(
+  db: Queryable,
+  of: SessionOf,
+): Promise<OpenedSession | 'disabled' | undefined> {
+  const users =
+    'userId' in of
+      ? sql`SELECT u.* FROM auth_users u WHERE u.id = ${of.userId}::uuid`
+      : sql`SELECT u.* FROM auth_identities i JOIN auth_users u ON u.id = i.user_id
+             WHERE i.auth_app_id = ${of.appId}::uuid AND i.provider = ${of.who.provider} AND i.subject = ${of.who.subject}`;
+  const refresh = await newRefresh();
+  const [row] = await rowsOf<Record<string, unknown>>(
+    db,
+    sql`
+    WITH u AS (${users} FOR SHARE OF u),
+    session AS (
+      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
+      SELECT ${newId()}::uuid, u.auth_app_id, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
+      FROM u WHERE NOT u.disabled
+      RETURNING id
+    )
+    SELECT u.*, EXISTS (SELECT 1 FROM session) AS opened FROM u`,
+  );
+  if (!row) return undefined;
+  return row.opened === true ? { user: userFromRow(row), refreshToken: refresh.token } : 'disabled';
+}
+
+/**
+ * The session body for a redeemed one-time code: its refresh token and a fresh access token
+ * signed with the app key the code's record carries (so the exchange needs no Postgres).
+ */
+export async function sessionFromCode(
+  config: Config,
+  slug: string,
+  record: { user: UserBody; refreshCiphertext: string; signingKey?: StoredSigningKey },
+): Promise<SessionBody> {
+  // A code issued before records carried the app's key (at most 120 s old at a deploy).
+  if (!record.signingKey) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
+  const refresh = await config.keyring.decrypt(record.refreshCiphertext);
+  return body(config, slug, record.signingKey, record.user, refresh);
+}
+
+/**
+ * Rotates a refresh token in one statement. A token that is unknown, expired, already used or
+ * revoked answers invalid_grant; if it was once valid its whole family is revoked, since a used
+ * token coming back means it leaked.
+ */
+export async function refreshSession(
+  db: Queryable,
+  config: Config,
+  slug: string,
+  token: string,
+): Promise<SessionBody> {
+  const hash = await sha256Hex(token);
+  const next = await newRefresh();
+  const [row] = await rowsOf<Record<string, unknown>>(
+    db,
+    sql`
+    WITH used AS (
+      UPDATE auth_refresh_tokens t SET used_at = now()
+      FROM auth_apps a
+      WHERE t.token_hash = ${hash} AND a.id = t.auth_app_id AND a.app_id = ${slug} AND a.enabled
+        AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+      RETURNING t.user_id, t.family_id, t.auth_app_id, a.signing_keys
+    ), u AS (
+      SELECT users.id, users.email, users.email_verified, users.name, users.avatar_url, users.created_at,
+             users.providers, users.disabled, used.family_id, used.auth_app_id, used.signing_keys
+      FROM auth_users users JOIN used ON users.id = used.user_id
+    ), ins AS (
+      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
+      SELECT ${newId()}::uuid, u.auth_app_id, u.id, u.family_id, ${next.hash}, ${next.expiresAt}::timestamptz
+      FROM u WHERE NOT u.disabled
+      RETURNING 1
+    )
+    SELECT u.*, (SELECT count(*) FROM ins)::int AS issued FROM u`,
+  );
+  if (!row) {
+    await refuseRefresh(db, slug, hash);
+    throw new OAuthError(400, 'invalid or expired refresh token', 'invalid_grant');
+  }
+  if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
+  const [signingKey] = await ensureSigningKeys(db, config, {
+    id: String(row.auth_app_id),
+    signingKeys: (row.signing_keys as StoredSigningKey[] | null) ?? [],
+  });
+  return body(config, slug, signingKey as StoredSigningKey, userFromRow(row), next.token);
+}
+
+/**
+ * Why a refresh token could not be rotated. An unknown app is a 404 and a disabled one a 403,
+ * leaving the token as it was (it works again once the app is enabled). For an enabled app the
+ * token was unknown, expired, used or revoked: its family is revoked in the same statement.
+ */
+async function refuseRefresh(db: Queryable, slug: string, hash: string): Promise<void> {
+  const [app] = await rowsOf<{ enabled: boolean }>(
+    db,
+    sql`
+    WITH app AS (SELECT id, enabled FROM auth_apps WHERE app_id = ${slug}),
+    revoked AS (
+      UPDATE auth_refresh_tokens SET revoked_at = now()
+      WHERE revoked_at IS NULL AND (SELECT enabled FROM app) AND family_id = (
+        SELECT t.family_id FROM auth_refresh_tokens t
+        WHERE t.token_hash = ${hash} AND t.auth_app_id = (SELECT id FROM app))
+      RETURNING 1
+    )
+    SELECT app.enabled, (SELECT count(*) FROM revoked) AS revoked FROM app`,
+  );
+  if (!app) throw new OAuthError(404, 'unknown app');
+  if (!app.enabled) throw new OAuthError(403, 'this app is disabled');
+}
+
+/** Revokes the family of the refresh token with this hash (if it is one of this app's). */
+async function revokeFamilyOf(db: Queryable, slug: string, hash: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE auth_refresh_tokens SET revoked_at = now()
+    WHERE revoked_at IS NULL AND family_id = (
+      SELECT t.family_id FROM auth_refresh_tokens t JOIN auth_apps a ON a.id = t.auth_app_id
+      WHERE t.token_hash = ${hash} AND a.app_id = ${slug}
+    )`);
+}
+
+/** Ends the session a refresh token belongs to (its whole family). Unknown tokens are ignored. */
+export async function logout(db: Queryable, slug: string, token: string): Promise<void> {
+  await revokeFamilyOf(db, slug, await sha256Hex(token));
+}
+
+/** The public keys of the app's JWKS (its own keys only), or undefined when there is no such app. */
+export async function appPublicKeys(
+  db: Queryable,
+  config: Config,
+  slug: string,
+): Promise<Record<string, unknown>[] | undefined> {
+  const [row] = await db
+    .select({ id: authApps.id, signingKeys: authApps.signingKeys })
+    .from(authApps)
+    .where(eq(authApps.appId, slug))
+    .limit(1);
+  if (!row) return undefined;
+  return publicJwks(await ensureSigningKeys(db, config, row));
+}

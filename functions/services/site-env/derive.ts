@@ -1,0 +1,214 @@
+/**
+ * The injected variables of a site, derived on every read from its connections, their
+ * services and credentials; they are never stored (spec, What the service does 5).
+ */
+
+import { type SQL, sql } from 'drizzle-orm';
+import { type HttpDb, type Queryable, rowsOf } from '../../../db/client';
+import type { Adapters } from '../../adapters';
+import type { Config } from '../../config';
+import { connectionKey, type Kind } from '../../domain/levels';
+import { mongodbUri } from '../../domain/mongodb-uri';
+import { storageEndpointFor } from '../../domain/storage-endpoint';
+import {
+  type Engine,
+  familyOf,
+  MANAGED_KEY_NAME,
+  nameOwners,
+  namesWithRoles,
+  plainHolders,
+} from '../../domain/variables';
+
+/** One connection of a site with its service's fields, as the derivation reads it. */
+export type DerivationRow = {
+  id: string;
+  kind: Kind;
+  resource_id: string;
+  credential_mode: 'own' | 'shared' | 'none';
+  credential_name: string | null;
+  credential_secret_ciphertext: string | null;
+  holds_plain: boolean;
+  created_at: string;
+  engine: Engine | null;
+  db_name: string | null;
+  db_physical: string | null;
+  main_user: string | null;
+  main_password_ciphertext: string | null;
+  reader_user: string | null;
+  reader_password_ciphertext: string | null;
+  level: string;
+  replica_set: boolean | null;
+  bucket_name: string | null;
+  bucket_physical: string | null;
+  region: string | null;
+  access_key_id: string | null;
+  secret_key_ciphertext: string | null;
+  app_id: string | null;
+  server_key_ciphertext: string | null;
+};
+
+/** A site's variables: user-set, derived, and what the app is handed. */
+export interface SiteEnv {
+  siteId: string;
+  projectId: string;
+  user: Record<string, string>;
+  derived: Record<string, string>;
+  /** User values overlaid with derived ones: derived values win under the same name. */
+  effective: Record<string, string>;
+}
+
+/** What a site's derivation reads: the site, its managed key, its connections with their services. */
+export type SiteEnvInputs = {
+  site: { id: string; project_id: string; vars_ciphertext: string | null } | null;
+  managed_key: string | null;
+  connections: DerivationRow[];
+};
+
+/** The statement reading {@link SiteEnvInputs} of the site whose id is `siteId` (SQL). */
+const inputsOf = (siteId: SQL) => sql`
+    select
+      (select row_to_json(s) from (select id, project_id, vars_ciphertext from sites where id = ${siteId}) s) as site,
+      (select key_ciphertext from api_keys where site_id = ${siteId} and revoked_at is null
+         order by created_at desc limit 1) as managed_key,
+      (select coalesce(json_agg(x), '[]'::json) from (
+        select c.id, c.kind, c.resource_id, c.credential_mode, c.credential_name, c.credential_secret_ciphertext,
+               c.holds_plain, c.created_at, d.engine, d.name as db_name, d.physical_name as db_physical, d.main_user,
+               d.main_password_ciphertext, d.reader_user, d.reader_password_ciphertext, c.level, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
+               b.region, b.access_key_id, b.secret_key_ciphertext, a.app_id, a.server_key_ciphertext
+        from connections c
+        left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
+        left join buckets b on c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null
+        left join auth_apps a on c.kind = 'auth_app' and a.id = c.resource_id
+        where c.site_id = ${siteId}
+      ) x) as connections`;
+
+async function readInputs(db: Queryable, siteId: string): Promise<SiteEnvInputs | undefined> {
+  const [row] = await rowsOf<SiteEnvInputs>(db, inputsOf(sql`${siteId}::uuid`));
+  return row;
+}
+
+/**
+ * The {@link SiteEnvInputs} of the site whose id `siteId` gives (SQL: a literal or a subquery), as
+ * one statement not yet sent (a route reads it with its caller's lookup); null site when none.
+ */
+export function siteInputsQuery(db: HttpDb, siteId: SQL) {
+  return db.execute<SiteEnvInputs>(inputsOf(siteId));
+}
+
+/**
+ * The {@link SiteEnvInputs} of every site connected to service `resourceId`, one row each, as
+ * one statement not yet sent (a write reads them with its other state in one round trip).
+ */
+export function connectedSiteInputsQuery(db: HttpDb, resourceId: string) {
+  return db.execute<SiteEnvInputs>(sql`
+    select i.* from (select distinct c.site_id from connections c where c.resource_id = ${resourceId}::uuid) h
+    cross join lateral (${inputsOf(sql`h.site_id`)}) i`);
+}
+
+/** The service's name as the naming rules see it; null when the service is gone. */
+function serviceName(r: DerivationRow): string | null {
+  if (r.kind === 'database') return r.db_name;
+  if (r.kind === 'bucket') return r.bucket_name;
+  return r.app_id;
+}
+
+/** The login a connection uses: its own credential, or the service's shared one. */
+async function login(config: Config, r: DerivationRow, user: string | null, cipher: string | null) {
+  if (r.credential_mode === 'own' && r.credential_name && r.credential_secret_ciphertext) {
+    return { user: r.credential_name, secret: await config.keyring.decrypt(r.credential_secret_ciphertext) };
+  }
+  return { user: user ?? '', secret: cipher ? await config.keyring.decrypt(cipher) : '' };
+}
+
+/** The values one connection's variables take, keyed by plain name. */
+async function valuesOf(
+  config: Config,
+  adapters: Adapters,
+  r: DerivationRow,
+): Promise<Record<string, string>> {
+  const enc = encodeURIComponent;
+  if (r.kind === 'database') {
+    // A read-only app on a PostgreSQL database's shared credential gets its shared read-only login.
+    const reader = r.engine === 'postgresql' && r.level === 'read-only' && r.reader_user !== null;
+    const { user, secret } = reader
+      ? await login(config, r, r.reader_user, r.reader_password_ciphertext)
+      : await login(config, r, r.main_user, r.main_password_ciphertext);
+    const database = r.db_physical ?? '';
+    if (r.engine === 'mongodb') {
+      const url = mongodbUri(config.MONGODB_PUBLIC_HOST, user, secret, database);
+      return { MONGODB_URI: url, MONGODB_URL: url };
+    }
+    const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
+    return { DATABASE_URL: `postgres://${enc(user)}:${enc(secret)}@${host}:${port}/${database}` };
+  }
+  if (r.kind === 'bucket') {
+    const { user, secret } = await login(config, r, r.access_key_id, r.secret_key_ciphertext);
+    return {
+      STORAGE_ENDPOINT: storageEndpointFor(config.STORAGE_ENDPOINT, r.region ?? ''),
+      STORAGE_ACCESS_KEY: user,
+      STORAGE_SECRET_KEY: secret,
+      STORAGE_BUCKET: r.bucket_physical ?? '',
+      STORAGE_REGION: r.region ?? '',
+    };
+  }
+  const appId = r.app_id ?? '';
+  const url = `${config.PUBLIC_AUTH_URL.replace(/\/+$/, '')}/v1/${appId}`;
+  return {
+    SERVICE_AUTH_APP_ID: appId,
+    SERVICE_AUTH_URL: url,
+    // Apps reach the auth service at the same public address as browsers do.
+    SERVICE_AUTH_PUBLIC_URL: url,
+    SERVICE_AUTH_SERVER_KEY: r.server_key_ciphertext
+      ? await config.keyring.decrypt(r.server_key_ciphertext)
+      : '',
+    PLATFORM_AUTH_APP_ID: appId,
+  };
+}
+
+/** Derives site `siteId`'s variables now; null when the site does not exist. */
+export async function deriveSiteEnv(
+  db: Queryable,
+  config: Config,
+  adapters: Adapters,
+  siteId: string,
+): Promise<SiteEnv | null> {
+  const inputs = await readInputs(db, siteId);
+  return inputs ? siteEnvOf(config, adapters, inputs) : null;
+}
+
+/** A site's variables from its {@link SiteEnvInputs} (no I/O beyond decrypting); null without a site. */
+export async function siteEnvOf(
+  config: Config,
+  adapters: Adapters,
+  inputs: SiteEnvInputs,
+): Promise<SiteEnv | null> {
+  if (!inputs.site) return null;
+  const live = inputs.connections.flatMap((r) => {
+    const name = serviceName(r);
+    if (name === null) return [];
+    const family = familyOf(r.kind, r.engine);
+    const key = connectionKey(r.kind, r.resource_id);
+    const createdAt = new Date(r.created_at).getTime();
+    return [{ row: r, named: { key, family, name, createdAt, id: r.id, holdsPlain: r.holds_plain } }];
+  });
+  const owners = nameOwners(live.map((l) => l.named));
+  const holders = plainHolders(live.map((l) => l.named));
+  const derived: Record<string, string> = {};
+  for (const { row, named } of live) {
+    const values = await valuesOf(config, adapters, row);
+    for (const [name, role] of namesWithRoles(named.family, named.name, holders.has(named.key))) {
+      if (owners.get(name) === named.key) derived[name] = values[role] ?? '';
+    }
+  }
+  if (inputs.managed_key) derived[MANAGED_KEY_NAME] = await config.keyring.decrypt(inputs.managed_key);
+  const user = inputs.site.vars_ciphertext
+    ? (JSON.parse(await config.keyring.decrypt(inputs.site.vars_ciphertext)) as Record<string, string>)
+    : {};
+  return {
+    siteId: inputs.site.id,
+    projectId: inputs.site.project_id,
+    user,
+    derived,
+    effective: { ...user, ...derived },
+  };
+}

@@ -1,0 +1,94 @@
+// @ts-check
+/** `tether tokens`: your personal tokens (list, create with an expiry, revoke). */
+import { seg } from '../lib/api.mjs';
+import { contextOf, examples } from '../lib/context.mjs';
+import { UsageError } from '../lib/errors.mjs';
+import { printJson, printTable, say } from '../lib/output.mjs';
+import { confirm } from '../lib/prompt.mjs';
+
+/**
+ * @typedef {import('commander').Command} Command
+ * @typedef {{ id: string, name: string | null, created_at: string, expires_at: string | null,
+ *   last_used_at: string | null, read_only: boolean }} Token
+ */
+
+/** @param {Command} program */
+export function registerTokens(program) {
+  const tokens = program
+    .command('tokens')
+    .description('your personal tokens (list, create, revoke)')
+    .addHelpText(
+      'after',
+      examples([
+        'tether tokens',
+        'tether tokens create ci --expires 30 --read-only',
+        'tether tokens revoke <token id> --yes',
+      ]),
+    );
+  tokens
+    .command('ls', { isDefault: true })
+    .description('list your live personal tokens (never their values)')
+    .option('--json', 'print the API answer as JSON')
+    .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
+      const api = (await contextOf(cmd, { readLink: false })).api();
+      /** @type {{ tokens: Token[] }} */
+      const listing = await api.get('/api/v1/account/tokens');
+      if (opts.json) return printJson(listing);
+      if (listing.tokens.length === 0) return say('No personal tokens: tether tokens create <name>');
+      printTable(
+        ['ID', 'NAME', 'ACCESS', 'CREATED', 'EXPIRES', 'LAST USED'],
+        listing.tokens.map((t) => [
+          t.id,
+          t.name ?? '',
+          t.read_only ? 'read-only' : 'full',
+          t.created_at,
+          t.expires_at ?? 'never',
+          t.last_used_at ?? 'never',
+        ]),
+      );
+    });
+  tokens
+    .command('create')
+    .description('create a personal token; its value is shown this once')
+    .argument('<name>', 'what the token is for')
+    .option('--expires <days>', 'days until it expires, 1 to 365', '90')
+    .option('--read-only', 'the token may read but never change anything')
+    .option('--json', 'print the API answer as JSON')
+    .action(
+      async (
+        /** @type {string} */ name,
+        /** @type {{ expires: string, readOnly?: boolean, json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        const days = Number(opts.expires);
+        if (!Number.isInteger(days) || days < 1 || days > 365)
+          throw new UsageError('--expires takes a whole number of days from 1 to 365');
+        const api = (await contextOf(cmd, { readLink: false })).api();
+        /** @type {Token & { token: string }} */
+        const made = await api.post('/api/v1/account/tokens', {
+          name,
+          expires_in_days: days,
+          ...(opts.readOnly ? { read_only: true } : {}),
+        });
+        if (opts.json) return printJson(made);
+        say(
+          `Created token ${made.name} (${made.id}), ${made.read_only ? 'read-only' : 'full access'}, expires ${made.expires_at}.`,
+        );
+        say('Its value, shown this once:');
+        say(made.token);
+      },
+    );
+  tokens
+    .command('revoke')
+    .description('revoke a personal token and the console sessions it opened')
+    .argument('<id>', "the token's id (tether tokens)")
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--json', 'print the API answer as JSON')
+    .action(async (/** @type {string} */ id, /** @type {{ yes?: boolean, json?: boolean }} */ opts, cmd) => {
+      await confirm(`Revoke token ${id}`, 'Anything using it stops working at once.', opts);
+      const api = (await contextOf(cmd, { readLink: false })).api();
+      const answer = await api.del(`/api/v1/account/tokens/${seg(id)}`);
+      if (opts.json) return printJson(answer);
+      say(`Revoked token ${id}.`);
+    });
+}
