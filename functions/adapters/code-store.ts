@@ -4,7 +4,7 @@
  * Services name a scope (one object each) and never touch the namespace binding themselves.
  */
 import type { RateCheck, RateDecision } from '../objects/fixed-window';
-import type { NonceBurn, OneTimeCodes, Redeemed } from '../objects/one-time-codes';
+import type { OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes';
 
 /** One scope of records: the calls of one OneTimeCodes object. */
 export interface CodeScope {
@@ -28,10 +28,13 @@ export interface CodeScope {
   unblock(subject: string): Promise<void>;
   /** Lifts `subject`'s block `from` for new records; older ones stay refused as `reason`. */
   liftForNewRecords(subject: string, from: string, reason: string, ttlMs: number): Promise<void>;
-  /** Counts one request against `checks` and, when allowed, keeps an issued nonce under `hash`. */
-  countAndIssue(checks: RateCheck[], windowMs: number, hash: string, ttlMs: number): Promise<RateDecision>;
-  /** Burns the live issued nonce under one of `hashes`, remembered as burnt until `keepUntil`. */
-  burnNonce(hashes: string[], keepUntil: number): Promise<NonceBurn>;
+  /** Refuses a sign-in presenting anything burnt under `burns`; else counts `checks` and, when allowed, burns them. */
+  admitSignIn(
+    burns: string[],
+    keepUntil: number,
+    checks: RateCheck[],
+    windowMs: number,
+  ): Promise<SignInAdmission>;
 }
 
 /** Where one-time codes and sign-in state are kept. */
@@ -57,8 +60,8 @@ export class DurableObjectCodeStore implements CodeStore {
       },
       liftForNewRecords: (subject, from, reason, ttlMs) =>
         stub.liftForNewRecords(subject, from, reason, ttlMs),
-      countAndIssue: (checks, windowMs, hash, ttlMs) => stub.countAndIssue(checks, windowMs, hash, ttlMs),
-      burnNonce: (hashes, keepUntil) => stub.burnNonce(hashes, keepUntil),
+      admitSignIn: (burns, keepUntil, checks, windowMs) =>
+        stub.admitSignIn(burns, keepUntil, checks, windowMs),
     };
   }
 }

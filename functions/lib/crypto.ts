@@ -7,7 +7,8 @@ import { base64url } from './ids';
 
 const encoder = new TextEncoder();
 
-function fromBase64url(text: string): Uint8Array {
+/** The bytes of a base64url text. */
+export function fromBase64url(text: string): Uint8Array {
   const b64 = text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4);
   const binary = atob(b64);
   const out = new Uint8Array(binary.length);
@@ -55,9 +56,22 @@ export async function hmacSha256Hex(secret: string, body: string): Promise<strin
   return toHex(await crypto.subtle.sign('HMAC', key, encoder.encode(body)));
 }
 
+/** An HMAC key derived from an encryption key (HKDF), so no key serves two purposes. */
+async function macKeyOf(raw: Uint8Array): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey('raw', raw, 'HKDF', false, ['deriveKey']);
+  return crypto.subtle.deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: encoder.encode('tether mac') },
+    base,
+    { name: 'HMAC', hash: 'SHA-256', length: 256 },
+    false,
+    ['sign', 'verify'],
+  );
+}
+
 /** The keys that encrypt secrets at rest, parsed from `k1:<base64>,k0:<base64>`. */
 export class Keyring {
   private readonly keys = new Map<string, Promise<CryptoKey>>();
+  private readonly macKeys = new Map<string, Promise<CryptoKey>>();
   readonly currentId: string;
 
   constructor(spec: string) {
@@ -74,6 +88,7 @@ export class Keyring {
       if (sep < 1 || raw.length !== 32)
         throw new Error(`ENCRYPTION_KEYS entry ${id || '?'} is not id:<32 bytes base64>`);
       this.keys.set(id, crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']));
+      this.macKeys.set(id, macKeyOf(raw));
       first ??= id;
     }
     this.currentId = first as string;
@@ -89,6 +104,24 @@ export class Keyring {
       encoder.encode(plaintext),
     );
     return `${this.currentId}.${base64url(iv)}.${base64url(new Uint8Array(data))}`;
+  }
+
+  /** The first `length` bytes of an HMAC of `text` under a key derived from the current one: proof this service made it. */
+  async mac(text: string, length: number): Promise<Uint8Array> {
+    const key = await (this.macKeys.get(this.currentId) as Promise<CryptoKey>);
+    return new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(text))).slice(0, length);
+  }
+
+  /** Whether `tag` is a {@link mac} of `text` under any listed key (compared in constant time). */
+  async verifyMac(text: string, tag: Uint8Array): Promise<boolean> {
+    let match = false;
+    for (const key of this.macKeys.values()) {
+      const full = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(text)));
+      let diff = full.length < tag.length || tag.length === 0 ? 1 : 0;
+      for (let i = 0; i < tag.length; i++) diff |= (full[i] ?? 0) ^ (tag[i] ?? 0);
+      match ||= diff === 0;
+    }
+    return match;
   }
 
   /** Decrypts a ciphertext made by `encrypt` under any listed key. */

@@ -17,12 +17,11 @@ export interface Redeemed {
   block: string | null;
 }
 
-/** The value of an issued nonce's record, and of it once a sign-in burnt it. */
-export const ISSUED_NONCE = 'issued';
-export const BURNT_NONCE = 'burnt';
+/** The value of the record of something a sign-in used up (an ID token, an issued nonce). */
+const BURNT = 'burnt';
 
-/** What burning an issued nonce found: burnt now, burnt before, or no nonce of ours. */
-export type NonceBurn = 'burnt' | 'reused' | 'unknown';
+/** What admitting a sign-in found: something it presented was used before, or the app's window's answer. */
+export type SignInAdmission = { reused: true } | { reused: false; decision: RateDecision };
 
 /** The subject that stands for every record of the object. */
 export const EVERY_SUBJECT = '*';
@@ -127,55 +126,44 @@ export class OneTimeCodes extends DurableObject<object> {
   }
 
   /**
-   * Counts one request against `checks` (all or nothing) and, when it is allowed, keeps an issued
-   * nonce under `hash` for `ttlMs`: the nonce route costs one call.
+   * Admits a sign-in that presented something single-use (an ID token, the issued nonce it is
+   * bound to), each stood for by a hash in `burns`: 'reused' when any was burnt before, counted
+   * nowhere, so replays spend no budget; otherwise one hit against `checks` (the app's window,
+   * all or nothing) and, when allowed, every hash is remembered as burnt until `keepUntil`. One
+   * synchronous step: of concurrent sign-ins with one token exactly one is admitted. Only
+   * admitted sign-ins store anything, so what is kept is bounded by the app's window.
    */
-  async countAndIssue(
+  async admitSignIn(
+    burns: string[],
+    keepUntil: number,
     checks: RateCheck[],
     windowMs: number,
-    hash: string,
-    ttlMs: number,
-  ): Promise<RateDecision> {
-    const now = Date.now();
-    const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, checks, windowMs, now);
-    if (!decision.allowed) return decision;
-    this.ctx.storage.sql.exec(
-      'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, NULL, ?, ?)',
-      hash,
-      ISSUED_NONCE,
-      now + ttlMs,
-      now,
-    );
-    await this.alarmClock.wakeBy(Math.min(resetsAt, now + ttlMs));
-    return decision;
-  }
-
-  /**
-   * Burns the live issued nonce stored under one of `hashes` (the hashes a token's nonce claim
-   * may stand for), remembering it as burnt until `keepUntil` so the token cannot be replayed
-   * while it is still valid. One synchronous step: of concurrent sign-ins exactly one burns it.
-   */
-  burnNonce(hashes: string[], keepUntil: number): NonceBurn {
-    if (hashes.length === 0) return 'unknown';
+  ): Promise<SignInAdmission> {
     const sql = this.ctx.storage.sql;
     const now = Date.now();
-    const rows = sql
-      .exec<{ hash: string; value: string; expires_at: number }>(
-        `SELECT hash, value, expires_at FROM records WHERE hash IN (${hashes.map(() => '?').join(', ')})`,
-        ...hashes,
+    const marks = burns.map(() => '?').join(', ');
+    const burnt = sql
+      .exec(
+        `SELECT 1 FROM records WHERE hash IN (${marks}) AND value = ? AND expires_at > ?`,
+        ...burns,
+        BURNT,
+        now,
       )
-      .toArray()
-      .filter((row) => row.expires_at > now);
-    if (rows.some((row) => row.value === BURNT_NONCE)) return 'reused';
-    const issued = rows.find((row) => row.value === ISSUED_NONCE);
-    if (!issued) return 'unknown';
-    sql.exec(
-      'UPDATE records SET value = ?, expires_at = ? WHERE hash = ?',
-      BURNT_NONCE,
-      Math.max(issued.expires_at, keepUntil),
-      issued.hash,
-    );
-    return 'burnt';
+      .toArray();
+    if (burnt.length > 0) return { reused: true };
+    const { resetsAt, ...decision } = countHit(sql, checks, windowMs, now);
+    if (!decision.allowed) return { reused: false, decision };
+    for (const hash of burns) {
+      sql.exec(
+        'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, NULL, ?, ?)',
+        hash,
+        BURNT,
+        keepUntil,
+        now,
+      );
+    }
+    await this.alarmClock.wakeBy(Math.min(resetsAt, keepUntil));
+    return { reused: false, decision };
   }
 
   /** Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked. */

@@ -76,7 +76,8 @@ describe('id-token error table', () => {
     await app.admin.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${userId}`, {
       disabled: true,
     });
-    const res = await signIn({ id_token: await standIn.signIdToken(c) });
+    // A new token of the same account (the first one signed in once, and a replay is 401).
+    const res = await signIn({ id_token: await standIn.signIdToken({ ...c, jti: 'a-later-token' }) });
     expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
   });
 

@@ -87,7 +87,7 @@ describe('account pre-hijacking', () => {
     expect((google.body as { user: { id: string } }).user.id).toBe(victim.id);
 
     // The attacker's identity still reaches only the attacker's own user.
-    const again = await signIn({ id_token: await standIn.signIdToken(attackerClaims) });
+    const again = await signIn({ id_token: await standIn.signIdToken({ ...attackerClaims, jti: 'later' }) });
     expect((again.body as { user: { id: string; providers: string[] } }).user).toMatchObject({
       id: attackerUser.id,
       providers: ['google'],

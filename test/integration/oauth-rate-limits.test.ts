@@ -109,13 +109,17 @@ describe('per-app limits', () => {
 
   it('id-token: 600 verified tokens of the app per window, exact; then 429 with Retry-After', async () => {
     const app = await createTestAuthApp(worker.baseUrl);
-    // One returning Google account, so the sign-ins only open sessions.
+    // One returning Google account, so the sign-ins only open sessions; a token signs in once
+    // (a replay is refused before it counts), so each sign-in brings a token of its own.
     const claims = googleClaims(app.google.web);
-    const token = await standIn.signIdToken(claims);
+    const tokens = await Promise.all(
+      Array.from({ length: 650 }, (_, i) => standIn.signIdToken({ ...claims, jti: `t-${i}` })),
+    );
+    let sent = 0;
     const send = () =>
       api(worker.baseUrl).post(
         `/v1/${app.slug}/oauth/id-token`,
-        { provider: 'google', id_token: token },
+        { provider: 'google', id_token: tokens[sent++] },
         { headers: asClient() },
       );
     const { passed, limited } = split(await inBatches(650, send));

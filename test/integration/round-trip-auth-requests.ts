@@ -25,6 +25,8 @@ export function authRequests(world: RoundTripWorld): Record<string, () => Promis
         email_verified: true,
         iat: now - 5,
         exp: now + 3600,
+        // Each sign-in brings a token of its own: a token signs in once.
+        jti: uniqueName('token'),
       };
     };
   })();

@@ -14,7 +14,7 @@ nonceRoutes.openapi(
     path: '/{appSlug}/oauth/nonce',
     tags: ['auth service'],
     summary: 'Issue a single-use nonce to bind a native ID token to (10 minutes)',
-    description: `Pass the nonce to the provider SDK and send it again as \`nonce\` to /oauth/id-token. The first sign-in whose token carries it (raw or as its SHA-256 hex) burns it; another sign-in with it is 401 invalid_token. With the app setting \`require_issued_nonce\`, only tokens bound to an issued nonce sign in. Limits: 30 per client (an IPv6 client by its /64) and 100000 per app per 15 minutes. No body is read.`,
+    description: `Pass the nonce to the provider SDK and send it again as \`nonce\` to /oauth/id-token. The first sign-in whose token carries it (raw or as its SHA-256 hex) burns it; another sign-in with it is 401 invalid_token. With the app setting \`require_issued_nonce\`, only tokens bound to an issued nonce sign in. Limits: 30 per client (an IPv6 client by its /64) per 15 minutes; nonces are stateless (signed), so issuing costs the app nothing. No body is read.`,
     request: { params: AppParam },
     responses: {
       201: oauthJson(
@@ -30,7 +30,12 @@ nonceRoutes.openapi(
     const { appSlug } = c.req.valid('param');
     // The app is looked up first, so a made-up slug never gets a Durable Object.
     await loadEnabledApp(getHttpDb(c), appSlug);
-    const issued = await issueNonce(c.get('services').codes, appSlug, clientOf(c));
+    const issued = await issueNonce(
+      c.get('config').keyring,
+      c.get('services').rateLimiter,
+      appSlug,
+      clientOf(c),
+    );
     c.header('Cache-Control', 'no-store');
     return c.json(issued, 201);
   },

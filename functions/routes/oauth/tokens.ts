@@ -7,8 +7,7 @@ import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { enabledApp, enabledProvider, googleAudiences } from '../../services/sign-in/apps';
 import { asProviderIdentity, verifyGoogleIdToken } from '../../services/sign-in/google';
-import { enforceIssuedNonce } from '../../services/sign-in/nonces';
-import { countVerifiedIdToken } from '../../services/sign-in/rate-limit';
+import { admitIdToken } from '../../services/sign-in/nonces';
 import { issueSession, logout, refreshSession } from '../../services/sign-in/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/sign-in/users';
 import {
@@ -73,9 +72,16 @@ tokenRoutes.openapi(
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
-    // Only a token of this app (signature and audience checked) spends the app's window.
-    await countVerifiedIdToken(c.get('services').rateLimiter, appSlug);
-    await enforceIssuedNonce(c.get('services').codes, appSlug, app.requireIssuedNonce, result.identity);
+    // Only a token of this app (signature and audience checked) never used before spends the app's window.
+    await admitIdToken({
+      codes: c.get('services').codes,
+      keyring: c.get('config').keyring,
+      slug: appSlug,
+      requireIssuedNonce: app.requireIssuedNonce,
+      idToken: input.id_token,
+      identity: result.identity,
+      requestNonce: input.nonce,
+    });
     const who = asProviderIdentity(result.identity);
     const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
     const signIn = await signInIdentity(reads, app.id, who, lookedUp);

@@ -1,89 +1,107 @@
 /**
- * Nonces Tether issues for native sign-in (contract §9). A nonce in an ID token proves nothing
- * by itself (anyone holding the token reads it); one Tether issued, burnt by the first sign-in
- * whose token carries it, makes a captured token useless. Issued nonces live in a OneTimeCodes
- * Durable Object of their own per app, under the SHA-256 of the nonce only; the object's alarm
- * removes them when they expire, and a burnt one is remembered while a token bound to it could
- * still be valid.
+ * Nonces Tether issues for native sign-in (contract §9), and the admission of a verified ID
+ * token. A nonce in an ID token proves nothing by itself (anyone holding the token reads it);
+ * one Tether issued, burnt by the first sign-in whose token carries it, makes a captured token
+ * useless. Issued nonces are stateless: an expiry and a random part under a MAC bound to the
+ * app (43 base64url characters, like any random nonce), so issuing one stores nothing and costs no app-wide budget. What a sign-in used up (the
+ * token itself and the issued nonce it is bound to) is burnt in the app's OneTimeCodes object in
+ * the same step that counts the app's window, so a replay is refused before it counts and the
+ * burn list is bounded by admitted sign-ins.
  */
 
 import type { CodeStore } from '../../adapters/code-store';
+import type { RateLimiter } from '../../adapters/rate-limiter';
 import type { IdTokenIdentity } from '../../domain/id-token-rules';
-import { sha256Hex } from '../../lib/crypto';
-import { randomToken } from '../../lib/ids';
+import { fromBase64url, type Keyring, sha256Hex } from '../../lib/crypto';
+import { base64url } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
-import type { NonceBurn } from '../../objects/one-time-codes';
-import { enforce, RATE_WINDOW_MS } from './rate-limit';
+import { appChecks, enforce, RATE_WINDOW_MS } from './rate-limit';
 
 /** An issued nonce may be used for ten minutes. */
 export const NONCE_TTL_SECONDS = 600;
 
-/**
- * Nonces per client (an IPv6 client by its /64) and per app, per 15 minutes. A sign-in takes one;
- * the app ceiling only bounds what an object stores and sits far above any real app's use,
- * since nothing an anonymous caller sends can prove it belongs to the app.
- */
-export const NONCE_LIMITS = { client: 30, app: 100_000 } as const;
+/** Nonces per client (an IPv6 client by its /64) per 15 minutes; a sign-in takes one. */
+export const NONCE_CLIENT_LIMIT = 30;
 
-/** How long a burnt nonce is remembered at most: past any Google ID token's lifetime (one hour). */
+/** How long a burnt token or nonce is remembered at most: past any Google ID token's lifetime (one hour). */
 const BURNT_MEMORY_CAP_MS = 2 * 3600 * 1000;
 
-const noncesOf = (codes: CodeStore, slug: string) => codes.scope(`nonces:${slug}`);
+const macInput = (slug: string, head: Uint8Array) => `nonce ${slug} ${base64url(head)}`;
 
-/** Issues a nonce for `client` of app `slug` (429 with Retry-After past the limits). */
+/** An issued nonce's bytes: its expiry (4, unix seconds), 12 random, 16 of its MAC; 43 base64url characters. */
+const HEAD_BYTES = 16;
+const TAG_BYTES = 16;
+
+/** Issues a nonce for `client` of app `slug` (429 with Retry-After past the client's limit). */
 export async function issueNonce(
-  codes: CodeStore,
+  keyring: Keyring,
+  limiter: RateLimiter,
   slug: string,
   client: string,
 ): Promise<{ nonce: string; expires_in: number }> {
-  const nonce = randomToken(32);
-  const decision = await noncesOf(codes, slug).countAndIssue(
-    [
-      { key: `client:${client}`, limit: NONCE_LIMITS.client },
-      { key: 'app', limit: NONCE_LIMITS.app },
-    ],
-    RATE_WINDOW_MS,
-    await sha256Hex(nonce),
-    NONCE_TTL_SECONDS * 1000,
+  enforce(
+    await limiter.take(
+      `nonce:${slug}`,
+      [{ key: `client:${client}`, limit: NONCE_CLIENT_LIMIT }],
+      RATE_WINDOW_MS,
+    ),
   );
-  enforce(decision);
-  return { nonce, expires_in: NONCE_TTL_SECONDS };
+  const head = crypto.getRandomValues(new Uint8Array(HEAD_BYTES));
+  new DataView(head.buffer).setUint32(0, Math.floor(Date.now() / 1000) + NONCE_TTL_SECONDS);
+  const nonce = new Uint8Array(HEAD_BYTES + TAG_BYTES);
+  nonce.set(head);
+  nonce.set(await keyring.mac(macInput(slug, head), TAG_BYTES), HEAD_BYTES);
+  return { nonce: base64url(nonce), expires_in: NONCE_TTL_SECONDS };
+}
+
+/** Whether `nonce` is one this service issued for app `slug` and it has not expired. */
+export async function isIssuedNonce(keyring: Keyring, slug: string, nonce: string): Promise<boolean> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(nonce)) return false;
+  const bytes = fromBase64url(nonce);
+  const head = bytes.slice(0, HEAD_BYTES);
+  if (new DataView(head.buffer).getUint32(0) * 1000 <= Date.now()) return false;
+  return keyring.verifyMac(macInput(slug, head), bytes.slice(HEAD_BYTES));
+}
+
+/** The raw nonce a token is bound to: the request's when the claim is it or its SHA-256 hex, else the claim. */
+async function rawNonceOf(claim: string, requestNonce: string | undefined): Promise<string> {
+  if (requestNonce === undefined) return claim;
+  return claim === requestNonce || claim === (await sha256Hex(requestNonce)) ? requestNonce : claim;
+}
+
+/** What a sign-in with a verified ID token needs to be admitted. */
+export interface IdTokenAdmission {
+  codes: CodeStore;
+  keyring: Keyring;
+  slug: string;
+  requireIssuedNonce: boolean;
+  /** The ID token as sent (its signed part names it in the burn list). */
+  idToken: string;
+  identity: Pick<IdTokenIdentity, 'nonce' | 'expiresAt'>;
+  /** The request's `nonce`, if any. */
+  requestNonce: string | undefined;
 }
 
 /**
- * Burns the issued nonce a token's `nonce` claim carries, raw or as its SHA-256 hex: 'burnt' the
- * first time, 'reused' ever after (while the token may live), 'unknown' for a nonce Tether did
- * not issue (or one that expired unused).
+ * Admits a verified ID token of the app, in this order: with `require_issued_nonce`, a token
+ * bound to no nonce this service issued is refused; a token used before, or bound to an issued
+ * nonce a sign-in burnt, is refused; only then is the app's window counted (429 when spent) and
+ * the token and its nonce burnt. Refusals are 401 invalid_token and count nowhere.
  */
-export async function burnIssuedNonce(
-  codes: CodeStore,
-  slug: string,
-  tokenNonce: string,
-  tokenExpiresAtSeconds: number,
-): Promise<NonceBurn> {
-  const hashes = [await sha256Hex(tokenNonce)];
-  if (/^[0-9a-f]{64}$/.test(tokenNonce)) hashes.push(tokenNonce);
-  const now = Date.now();
-  const keepUntil = Math.min(Math.max(tokenExpiresAtSeconds * 1000 + 60_000, now), now + BURNT_MEMORY_CAP_MS);
-  return noncesOf(codes, slug).burnNonce(hashes, keepUntil);
-}
-
-/**
- * The issued-nonce rules of a verified ID token: a token bound to an issued nonce burns it, and
- * one whose nonce was burnt before is refused; with `require_issued_nonce` a token bound to no
- * nonce Tether issued is refused too. Refusals are 401 invalid_token.
- */
-export async function enforceIssuedNonce(
-  codes: CodeStore,
-  slug: string,
-  requireIssued: boolean,
-  identity: Pick<IdTokenIdentity, 'nonce' | 'expiresAt'>,
-): Promise<void> {
+export async function admitIdToken(a: IdTokenAdmission): Promise<void> {
   const refuse = () => new OAuthError(401, 'invalid id token', 'invalid_token');
-  if (identity.nonce === null) {
-    if (requireIssued) throw refuse();
-    return;
-  }
-  const burn = await burnIssuedNonce(codes, slug, identity.nonce, identity.expiresAt);
-  if (burn === 'reused' || (burn === 'unknown' && requireIssued)) throw refuse();
+  const raw = a.identity.nonce === null ? null : await rawNonceOf(a.identity.nonce, a.requestNonce);
+  const issued = raw !== null && (await isIssuedNonce(a.keyring, a.slug, raw));
+  if (a.requireIssuedNonce && !issued) throw refuse();
+  // The signed part (header and claims) names the token: a re-encoded signature is the same token.
+  const signed = a.idToken.split('.').slice(0, 2).join('.');
+  const burns = [await sha256Hex(`id-token ${signed}`)];
+  if (issued) burns.push(await sha256Hex(raw));
+  const now = Date.now();
+  const keepUntil = Math.min(Math.max(a.identity.expiresAt * 1000 + 60_000, now), now + BURNT_MEMORY_CAP_MS);
+  const admission = await a.codes
+    .scope(`nonces:${a.slug}`)
+    .admitSignIn(burns, keepUntil, appChecks('id-token'), RATE_WINDOW_MS);
+  if (admission.reused) throw refuse();
+  enforce(admission.decision);
 }

@@ -1,6 +1,7 @@
 /**
- * Rate limits of the OAuth routes (specification, Limits). The id-token route is counted in one
- * RateCounter Durable Object per app; the exchange in the object holding the app's one-time
+ * Rate limits of the OAuth routes (specification, Limits). The id-token route's clients are counted
+ * in one RateCounter Durable Object per app, its app window where the app's used tokens are burnt
+ * (nonces.ts admitIdToken), only for a token never used before; the exchange in the object holding the app's one-time
  * codes (see exchange.ts), where one call counts the client, redeems the code and counts the
  * app's window when the code was live. Counting is exact under any concurrency.
  */
@@ -56,11 +57,6 @@ const idTokenScope = (slug: string) => `id-token:${slug}`;
  */
 export async function countIdTokenRequest(limiter: RateLimiter, slug: string, client: string): Promise<void> {
   enforce(await limiter.take(idTokenScope(slug), clientChecks('id-token', client), RATE_WINDOW_MS));
-}
-
-/** Counts a verified ID token of the app against the app's window (429 when it is spent). */
-export async function countVerifiedIdToken(limiter: RateLimiter, slug: string): Promise<void> {
-  enforce(await limiter.take(idTokenScope(slug), appChecks('id-token'), RATE_WINDOW_MS));
 }
 
 /** Counts one browser sign-in start of `client` for app `slug` (429 past the limit). */

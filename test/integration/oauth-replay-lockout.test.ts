@@ -1,0 +1,86 @@
+/**
+ * No lockout by replay or by the crowd (contract §9 Auth bodies, Nonce): a request spends the
+ * app's window only once it proved new. Pins the bug of one valid, already used ID token
+ * replayed from 61 clients (610 requests) spending the app's whole window of 600 and locking
+ * every user out for 15 minutes, and of anonymous nonce requests filling the app's object.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
+import {
+  asClient,
+  createTestAuthApp,
+  googleClaims,
+  newClient,
+  startOAuthSetup,
+  stopOAuthSetup,
+  type TestAuthApp,
+} from '../helpers/oauth';
+import type { ProviderStandIn } from '../helpers/provider-stand-in';
+import { inBatches, split } from '../helpers/rate-limits';
+import type { ExtraWorker } from '../helpers/worker';
+
+let standIn: ProviderStandIn;
+let worker: ExtraWorker;
+let app: TestAuthApp;
+beforeAll(async () => {
+  ({ standIn, worker, app } = await startOAuthSetup());
+});
+afterAll(() => stopOAuthSetup({ standIn, worker }));
+
+const signIn = (body: Record<string, unknown>, client = newClient(), slug = app.slug) =>
+  api(worker.baseUrl).post(
+    `/v1/${slug}/oauth/id-token`,
+    { provider: 'google', ...body },
+    { headers: asClient(client) },
+  );
+
+describe('a replayed ID token spends nothing', () => {
+  it('one used token replayed 610 times from 61 clients is 401 each time, and the next new token signs in', async () => {
+    const token = await standIn.signIdToken(googleClaims(app.google.web));
+    const first = await signIn({ id_token: token });
+    expect(first.status, first.text).toBe(200);
+    const clients = Array.from({ length: 61 }, newClient);
+    let sent = 0;
+    const replays = await inBatches(610, () => signIn({ id_token: token }, clients[sent++ % 61]));
+    const { passed, limited } = split(replays);
+    expect(limited).toHaveLength(0);
+    expect(passed).toBe(610);
+    expect(new Set(replays.map((r) => r.status))).toEqual(new Set([401]));
+    expect(replays[0]?.body).toEqual({ error: 'invalid id token', code: 'invalid_token' });
+    const fresh = await signIn({ id_token: await standIn.signIdToken(googleClaims(app.google.web)) });
+    expect(fresh.status, fresh.text).toBe(200);
+  }, 120_000);
+
+  it('of ten parallel sign-ins with one token exactly one succeeds, the others are 401', async () => {
+    const token = await standIn.signIdToken(googleClaims(app.google.web));
+    const results = await Promise.all(Array.from({ length: 10 }, () => signIn({ id_token: token })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(401)]);
+  });
+});
+
+describe('issued nonces cost the app nothing', () => {
+  it("issuing nonces stores nothing in the app's object; a nonce is still single use", async () => {
+    const fresh = await createTestAuthApp(worker.baseUrl);
+    const nonces: string[] = [];
+    for (const client of Array.from({ length: 5 }, newClient)) {
+      for (let i = 0; i < 10; i++) {
+        const res = await api(worker.baseUrl).post<{ nonce: string }>(
+          `/v1/${fresh.slug}/oauth/nonce`,
+          undefined,
+          {
+            headers: asClient(client),
+          },
+        );
+        expect(res.status).toBe(201);
+        nonces.push(res.body.nonce);
+      }
+    }
+    const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
+    const object = ns.get(ns.idFromName(`nonces:${fresh.slug}`)) as unknown as { stored(): Promise<number> };
+    expect(await object.stored()).toBe(0);
+    const nonce = nonces[7] as string;
+    const bound = () => standIn.signIdToken(googleClaims(fresh.google.web, { nonce }));
+    expect((await signIn({ id_token: await bound(), nonce }, newClient(), fresh.slug)).status).toBe(200);
+    expect((await signIn({ id_token: await bound(), nonce }, newClient(), fresh.slug)).status).toBe(401);
+  });
+});
