@@ -16,7 +16,6 @@ import {
   type TestAuthApp,
 } from '../helpers/oauth';
 import type { ProviderStandIn } from '../helpers/provider-stand-in';
-import { inBatches, split } from '../helpers/rate-limits';
 import type { ExtraWorker } from '../helpers/worker';
 
 let standIn: ProviderStandIn;
@@ -40,11 +39,15 @@ describe('a replayed ID token spends nothing', () => {
     const first = await signIn({ id_token: token });
     expect(first.status, first.text).toBe(200);
     const clients = Array.from({ length: 61 }, newClient);
-    let sent = 0;
-    const replays = await inBatches(610, () => signIn({ id_token: token }, clients[sent++ % 61]));
-    const { passed, limited } = split(replays);
-    expect(limited).toHaveLength(0);
-    expect(passed).toBe(610);
+    const replays = [];
+    // Ten in flight at a time: the point is how many are counted, not how many at once.
+    for (let sent = 0; sent < 610; sent += 10) {
+      const batch = Array.from({ length: 10 }, (_, i) =>
+        signIn({ id_token: token }, clients[(sent + i) % 61]),
+      );
+      replays.push(...(await Promise.all(batch)));
+    }
+    expect(replays.filter((r) => r.status === 429)).toHaveLength(0);
     expect(new Set(replays.map((r) => r.status))).toEqual(new Set([401]));
     expect(replays[0]?.body).toEqual({ error: 'invalid id token', code: 'invalid_token' });
     const fresh = await signIn({ id_token: await standIn.signIdToken(googleClaims(app.google.web)) });
