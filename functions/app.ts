@@ -2,7 +2,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { Bindings } from './config';
+import { createHttpDb } from '../db/client';
+import { type Bindings, type Config, loadConfig } from './config';
 import { consoleApp } from './console';
 import { buildServices } from './container';
 import { type AppEnv, closeDb, getHttpDb } from './context';
@@ -21,6 +22,7 @@ import { isPlainExchange } from './routes/oauth/exchange';
 import { readsWithCaller } from './routes/shared';
 import { callerRead, resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
+import { namedServiceIn, withServiceIds } from './services/resources/by-name';
 
 function bearerOf(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('authorization');
@@ -182,6 +184,20 @@ function buildExchangeApp(): OpenAPIHono<AppEnv> {
 }
 
 /**
+ * A request whose path names a service by name, routed as the same path with its id. Without a
+ * valid environment it goes on unchanged, and the app answers BAD_ENVIRONMENT as for any path.
+ */
+async function servicesByName(request: Request, env: Bindings): Promise<Request> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch {
+    return request;
+  }
+  return withServiceIds(request, () => createHttpDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT));
+}
+
+/**
  * The Worker's fetch. The code exchange, paid once per mobile sign-in and held to its one
  * Durable Object call, takes a fast path: a plain JSON exchange (the mobile SDKs' every one) of
  * an app the isolate knows is answered without the framework (exchange-fast-path.ts); any other
@@ -200,7 +216,10 @@ export function buildFetch(): (
     exchange.fetch(request, env, ctx);
   return (request, env, ctx) => {
     const slug = request.method === 'POST' ? exchangeSlugOf(request.url) : null;
-    if (slug === null) return app.fetch(request, env, ctx);
+    if (slug === null) {
+      if (!namedServiceIn(new URL(request.url).pathname)) return app.fetch(request, env, ctx);
+      return servicesByName(request, env).then((byId) => app.fetch(byId, env, ctx));
+    }
     if (!isPlainExchange(request)) return routed(request, env, ctx);
     return serveExchange(request, env, ctx, slug, routed);
   };

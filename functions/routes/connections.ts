@@ -6,7 +6,6 @@
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Kind } from '../domain/levels';
-import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { projectIdOf } from '../services/caller/api-caller';
 import { applyPlan } from '../services/connections/apply';
@@ -203,7 +202,8 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}',
     tags,
     middleware: [readsCaller],
-    summary: 'Disconnect one service (removed:false when it was not connected)',
+    summary:
+      'Disconnect one service (removed:false when it was not connected; 404 when the project has no such service)',
     description:
       "The connection's own credential is deleted before the answer (its open sessions end); if the outside system cannot be reached, the deletion is retried in the background.",
     request: { params: OneParams },
@@ -216,9 +216,7 @@ connectionsRoutes.openapi(
     const params = c.req.valid('param');
     const removed = await retryOnConcurrentChange(getDb(c), async () => {
       const { ctx, read } = await siteForWrite(c, params, [params.resourceId]);
-      const plan = isUuid(params.resourceId)
-        ? planDisconnect(ctx, params.kind as Kind, params.resourceId)
-        : null;
+      const plan = planDisconnect(ctx, params.kind as Kind, params.resourceId);
       if (!plan) return false;
       await applyPlan(connectionDeps(c), plan, read);
       return true;

@@ -125,14 +125,17 @@ describe('States and transitions', () => {
     expect((await list(s, site.id)).connections).toEqual([]);
   });
 
-  it('no connection -> DELETE: 200 removed false, not an error', async () => {
+  it('no connection -> DELETE: 200 removed false, not an error; a service the project lacks is 404', async () => {
     const db = await createDatabase(s.as, s.project.id);
     const res = await s.as.delete(`${connectionsPath(s)}/database/${db.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ removed: false });
-    expect((await s.as.delete(`${connectionsPath(s)}/bucket/${crypto.randomUUID()}`)).body).toEqual({
-      removed: false,
-    });
+    // Regression: an unknown service answered 200 removed:false, as if the path had named it.
+    const unknown = await s.as.delete(`${connectionsPath(s)}/bucket/${crypto.randomUUID()}`);
+    expect([unknown.status, (unknown.body as { error?: { code?: string } }).error?.code]).toEqual([
+      404,
+      'NOT_FOUND',
+    ]);
   });
 
   it('connected -> PUT replace with the unchanged set: nothing restarts', async () => {

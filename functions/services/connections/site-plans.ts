@@ -26,7 +26,14 @@ export type DesiredConnection = { resource_id: string } & DesiredLevel;
 /** The project's service `resourceId` of `kind`, or 400 (another project's, or none). */
 export function resourceFor(ctx: SiteContext, kind: Kind, resourceId: string, field: string): ResourceInfo {
   const id = resourceId.toLowerCase();
-  const resource = isUuid(id) ? ctx.resources.find((r) => r.kind === kind && r.id === id) : undefined;
+  // A body names services by id only; a name is a path's shorthand (services/resources/by-name.ts).
+  if (!isUuid(id))
+    throw new ApiError(
+      'BAD_REQUEST',
+      `${field}: must be the ${KIND_WORD[kind]}'s id (a UUID), not ${JSON.stringify(resourceId)}; its name works in paths only`,
+      field,
+    );
+  const resource = ctx.resources.find((r) => r.kind === kind && r.id === id);
   if (!resource)
     throw new ApiError('BAD_REQUEST', `${field}: no ${KIND_WORD[kind]} ${resourceId} in this project`, field);
   return resource;
@@ -75,8 +82,11 @@ export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
   return plan;
 }
 
-/** DELETE: disconnect one service; null when there is no such connection. */
+/** DELETE: disconnect one service; null when it is not connected, 404 when the project has no such service. */
 export function planDisconnect(ctx: SiteContext, kind: Kind, resourceId: string): Plan | null {
+  const id = resourceId.toLowerCase();
+  if (!ctx.resources.some((r) => r.kind === kind && r.id === id))
+    throw new ApiError('NOT_FOUND', `no ${KIND_WORD[kind]} ${resourceId} in this project`);
   const existing = findConnection(ctx, kind, resourceId);
   if (!existing) return null;
   return { ...emptyPlan(ctx.project.id, ctx.connections), removes: [existing] };
