@@ -207,16 +207,11 @@ export const buckets = pgTable(
   (t) => [uniqueIndex('buckets_project_name_uq').on(t.projectId, t.name).where(sql`${t.deletedAt} is null`)],
 );
 
-export interface AuthProvidersConfig {
-  google?: {
-    enabled: boolean;
-    client_id: string;
-    native_client_ids?: { ios?: string; android?: string };
-    /** Accept a token's nonce without one in the request (iOS SDKs that set their own); contract §9. */
-    skip_nonce_check?: boolean;
-  };
-  github?: { enabled: boolean; client_id: string };
-}
+/**
+ * Each sign-in provider's settings by its name, in the shape its module keeps them
+ * (functions/services/sign-in/providers/); secrets apart.
+ */
+export type AuthProvidersConfig = Record<string, { enabled: boolean } & Record<string, unknown>>;
 
 /** One signing key of an auth app, as stored (the private JWK only as ciphertext). */
 export interface StoredSigningKey {
@@ -240,7 +235,7 @@ export const authApps = pgTable('auth_apps', {
   allowedOrigins: jsonb('allowed_origins').$type<string[]>().notNull().default([]),
   userLimit: integer('user_limit'),
   providers: jsonb('providers').$type<AuthProvidersConfig>().notNull().default({}),
-  /** Encrypted JSON `{google?: string, github?: string}` of provider client secrets. */
+  /** Encrypted JSON `{<provider>: string}` of provider secrets (client secrets, Apple's key). */
   providerSecretsCiphertext: text('provider_secrets_ciphertext'),
   /** SERVICE_AUTH_SERVER_KEY, encrypted. */
   serverKeyCiphertext: text('server_key_ciphertext').notNull(),
@@ -287,7 +282,8 @@ export const authIdentities = pgTable(
     authAppId: uuid('auth_app_id')
       .notNull()
       .references(() => authApps.id, { onDelete: 'cascade' }),
-    provider: text('provider', { enum: ['google', 'github'] }).notNull(),
+    /** A registered sign-in provider's name. */
+    provider: text('provider').notNull(),
     subject: text('subject').notNull(),
     userId: uuid('user_id')
       .notNull()

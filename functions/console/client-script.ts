@@ -2,7 +2,8 @@
  * The console's only script, served from /console/assets (CSP `script-src 'self'`, no inline
  * script). Progressive enhancement: every page works without it. It turns forms marked
  * `data-confirm` (and level changes to admin) into an in-page dialog, submits a row's level as
- * soon as it is chosen, and narrows the connect form's levels to the chosen service's kind.
+ * soon as it is chosen, narrows the connect form's levels to the chosen service's kind, and
+ * copies a `data-copy` button's value (callback URLs) to the clipboard.
  */
 export const CLIENT_SCRIPT = `(() => {
   'use strict';
@@ -98,5 +99,16 @@ export const CLIENT_SCRIPT = `(() => {
   }
   for (const service of document.querySelectorAll('select[data-narrows]')) narrowLevels(service);
   for (const button of document.querySelectorAll('[data-enhanced-hide]')) button.hidden = true;
+
+  document.addEventListener('click', (event) => {
+    const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
+    if (!button || !navigator.clipboard) return;
+    navigator.clipboard.writeText(button.dataset.copy).then(() => {
+      button.setAttribute('aria-live', 'polite');
+      button.dataset.label = button.dataset.label || button.textContent;
+      button.textContent = 'Copied';
+      setTimeout(() => { button.textContent = button.dataset.label; }, 2000);
+    });
+  });
 })();
 `;

@@ -30,12 +30,8 @@ export interface Bucket {
   region: string;
   created_at: string;
 }
-export interface ProviderView {
-  enabled: boolean;
-  client_id: string;
-  client_secret_set: boolean;
-  native_client_ids?: { ios?: string; android?: string };
-}
+/** A provider's settings as the auth app object shows them (its module's view). */
+export type ProviderView = { enabled: boolean } & Record<string, unknown>;
 export interface AuthApp {
   id: string;
   app_id: string;
@@ -43,7 +39,7 @@ export interface AuthApp {
   enabled: boolean;
   allowed_origins: string[];
   user_limit: number | null;
-  providers: { google?: ProviderView; github?: ProviderView };
+  providers: Record<string, ProviderView | undefined>;
   auth_url: string;
   created_at: string;
 }

@@ -25,6 +25,9 @@ export interface IdTokenIdentity {
   expiresAt: number;
 }
 
+/** The outcome of verifying an ID token. */
+export type IdTokenResult = { ok: true; identity: IdTokenIdentity } | { ok: false; problem: IdTokenProblem };
+
 /** What the claims are checked against. */
 export interface IdTokenExpectations {
   issuers: readonly string[];
@@ -93,7 +96,7 @@ function nonceProblem(claims: Record<string, unknown>, expect: IdTokenExpectatio
 export function checkIdTokenClaims(
   claims: Record<string, unknown>,
   expect: IdTokenExpectations,
-): { ok: true; identity: IdTokenIdentity } | { ok: false; problem: IdTokenProblem } {
+): IdTokenResult {
   const fail = (problem: IdTokenProblem) => ({ ok: false as const, problem });
   if (!isString(claims.iss) || !expect.issuers.includes(claims.iss))
     return fail(invalid('iss is not accepted'));

@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect, inject } from 'vitest';
 import { type ApiClient, api, createAccount, uniqueName } from './api';
+import { enableApple, type TestApple } from './apple';
 import {
   createAuthApp,
   createBucket,
@@ -50,6 +51,8 @@ export interface Call {
   /** Another caller (default: the project's owner). */
   as?: ApiClient;
   headers?: Record<string, string>;
+  /** A body sent as is (a form), with its content-type in `headers`. */
+  rawBody?: string;
 }
 
 /** Everything the budget test and its request tables use. */
@@ -60,6 +63,8 @@ export interface RoundTripWorld {
   s: Seeded;
   f: Fixture;
   app: TestAuthApp;
+  /** The app's Apple settings (Apple is enabled on it). */
+  apple: TestApple;
 }
 
 /** Starts the proxy, the provider stand-in and the Worker, and seeds the fixture. */
@@ -103,6 +108,7 @@ export async function startRoundTripWorld(started: Partial<RoundTripWorld>): Pro
     [authApp.id, `${uniqueName('user')}@example.test`],
   );
   const app = await createTestAuthApp(worker.baseUrl);
+  const apple = await enableApple(app);
   const f: Fixture = {
     project,
     site,
@@ -115,7 +121,7 @@ export async function startRoundTripWorld(started: Partial<RoundTripWorld>): Pro
     token: token.body.id,
     deploy: deploy.body.id,
   };
-  return { proxy, standIn, worker, s, f, app };
+  return { proxy, standIn, worker, s, f, app, apple };
 }
 
 /** Stops what {@link startRoundTripWorld} started, even when it stopped half way. */
@@ -164,6 +170,9 @@ export async function counted(
 ): Promise<{ status: number; text: string; trips: number }> {
   const client = call.as ?? (call.path.startsWith('/v1/') ? api(w.worker.baseUrl) : w.s.as);
   w.proxy.reset();
-  const res = await client.request(call.method, call.path, call.body, { headers: call.headers });
+  const res = await client.request(call.method, call.path, call.body, {
+    headers: call.headers,
+    rawBody: call.rawBody,
+  });
   return { status: res.status, text: res.text, trips: w.proxy.sequential() };
 }

@@ -28,16 +28,17 @@ export interface ExtraWorker extends LocalWorker {
 /**
  * Starts another Worker (a second Miniflare) on a free port with the shared Worker's
  * variables, its own PUBLIC_BASE_URL/PUBLIC_AUTH_URL, and `env` on top (bindings from
- * `opts.configPath`, wrangler.toml by default). Stop it in `afterAll`.
+ * `opts.configPath`, wrangler.toml by default; the Worker `opts.entry`, functions/index.ts by
+ * default). Stop it in `afterAll`.
  */
 export async function startExtraWorker(
   env: Record<string, string> = {},
-  opts: { configPath?: string } = {},
+  opts: { configPath?: string; entry?: string } = {},
 ): Promise<ExtraWorker> {
   const persistDir = await mkdtemp(join(tmpdir(), 'tether-extra-worker-'));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOn(await freePort(), persistDir, env, opts.configPath);
+      return await startOn(await freePort(), persistDir, env, opts);
     } catch (err) {
       // A port found free can be taken before workerd binds it (outgoing connections draw
       // their local ports from the same range): another port, a few times, then give up.
@@ -52,7 +53,7 @@ async function startOn(
   port: number,
   persistDir: string,
   env: Record<string, string>,
-  configPath: string | undefined,
+  opts: { configPath?: string; entry?: string },
 ): Promise<ExtraWorker> {
   const local = `http://127.0.0.1:${port}`;
   const logFile =
@@ -62,7 +63,7 @@ async function startOn(
     persistDir,
     logFile,
     env: { ...inject('workerEnv'), PUBLIC_BASE_URL: local, PUBLIC_AUTH_URL: local, ...env },
-    configPath,
+    ...opts,
   });
   return {
     ...worker,
@@ -75,7 +76,7 @@ async function startOn(
     },
     async restart() {
       await worker.stop();
-      return startOn(port, persistDir, env, configPath);
+      return startOn(port, persistDir, env, opts);
     },
   };
 }

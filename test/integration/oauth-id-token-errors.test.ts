@@ -29,14 +29,14 @@ afterAll(() => stopOAuthSetup({ standIn, worker }));
 const { claims, signIn } = googleSignIns(() => ({ worker, app }));
 
 describe('id-token error table', () => {
-  it('400: provider not google', async () => {
+  it('400: a provider without native sign-in (github)', async () => {
     const res = await api(worker.baseUrl).post(
       `/v1/${app.slug}/oauth/id-token`,
       { provider: 'github', id_token: await standIn.signIdToken(claims()) },
       { headers: asClient() },
     );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'provider must be google' });
+    expect(res.body).toEqual({ error: 'provider must be one of google, apple' });
   });
 
   it('400: provider google disabled', async () => {

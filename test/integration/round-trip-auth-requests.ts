@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { api, uniqueName } from '../helpers/api';
+import { appleClaims, appleSignIn, sendCallback } from '../helpers/apple';
 import { asClient, githubAccount, oneTimeCode, pkcePair, startSignIn } from '../helpers/oauth';
 import { STAND_IN_ISSUER } from '../helpers/provider-stand-in';
 import type { Call, RoundTripWorld } from '../helpers/round-trip-fixture';
@@ -81,6 +82,14 @@ export function authRequests(world: RoundTripWorld): Record<string, () => Promis
         expect((await api(worker.baseUrl).get(path)).status).toBe(302);
       }
       throw new Error('unreachable');
+    },
+    'POST /v1/{appSlug}/auth/{provider}/callback': async () => {
+      // Apple's form POST; a returning user: the same Apple account signed in before.
+      const claims = appleClaims(world.apple.servicesId);
+      const first = await appleSignIn(worker.baseUrl, standIn, app.slug, claims);
+      expect((await sendCallback(worker.baseUrl, first.callback)).status).toBe(302);
+      const second = await appleSignIn(worker.baseUrl, standIn, app.slug, claims);
+      return { ...second.callback, ok: [302] };
     },
     'POST /v1/{appSlug}/oauth/exchange': async () => {
       const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);

@@ -36,6 +36,7 @@ const AUTH_BUDGETS: Record<string, number> = {
   'POST /v1/{appSlug}/oauth/id-token': BUDGETS.idTokenReturning,
   // The browser sign-in's callback is a GET, but it signs a user in: a returning user's sign-in.
   'GET /v1/{appSlug}/auth/{provider}/callback': BUDGETS.idTokenReturning,
+  'POST /v1/{appSlug}/auth/{provider}/callback': BUDGETS.idTokenReturning,
 };
 
 const started: Partial<RoundTripWorld> = {};

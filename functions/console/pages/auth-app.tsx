@@ -8,7 +8,7 @@ import { Layout } from '../layout';
 import { canWrite } from '../roles';
 import type { AccessListing, AuthApp, AuthUser, Project } from '../types';
 import { AccessSection } from './access';
-import { patchOf, type SettingsDraft, SettingsSection } from './auth-settings';
+import { patchOf, type SettingsDraft, SettingsSection, secretFieldNames } from './auth-settings';
 import { UsersSection } from './auth-users';
 import { authAppLabel } from './project';
 
@@ -101,7 +101,9 @@ authAppPages.post('/projects/:p/auth-apps/:id/settings', async (c) => {
   } catch (err) {
     if (!(err instanceof ApiFailure) || err.status !== 400) throw err;
     // Shown again as typed, with the refusal beside the field (secrets are never sent back).
-    const { google_client_secret: _g, github_client_secret: _h, ...kept } = draft;
+    const kept = Object.fromEntries(
+      Object.entries(draft).filter(([name]) => !secretFieldNames().includes(name)),
+    );
     return renderPage(c, { draft: kept, error: { message: err.message, field: err.field } });
   }
   return act(c, consolePath.service(p, 'auth-apps', id), async () => 'Settings saved.');

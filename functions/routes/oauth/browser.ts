@@ -13,34 +13,42 @@ import { challengeProblem } from '../../domain/pkce';
 import { isHttpsRedirect, matchRedirectUri } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import {
-  type AuthAppRow,
-  enabledProvider,
-  findAppBySlug,
-  loadEnabledApp,
-  type Provider,
-  providerSecrets,
-} from '../../services/sign-in/apps';
+import { type AuthAppRow, findAppBySlug, loadEnabledApp, providerSecrets } from '../../services/sign-in/apps';
 import { finishSignIn } from '../../services/sign-in/browser-sign-in';
 import { issueState, newNonce, takeState } from '../../services/sign-in/one-time-codes';
-import { PROVIDER_NAMES, PROVIDERS } from '../../services/sign-in/providers';
+import type { BrowserFlow, SignInProvider } from '../../services/sign-in/providers/provider';
+import { providerNamed } from '../../services/sign-in/providers/registry';
 import { countSignInStart } from '../../services/sign-in/rate-limit';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
-const ProviderParam = AppParam.extend({ provider: z.enum(PROVIDER_NAMES) });
+const ProviderParam = AppParam.extend({
+  provider: z
+    .string()
+    .max(40)
+    .openapi({ description: 'a registered sign-in provider: google, github, apple' }),
+});
 
 export const browserRoutes = oauthGroup();
 
 /** The provider's callback URL of an app (registered with the provider). */
-export function callbackUri(c: Context<AppEnv>, slug: string, provider: Provider): string {
+export function callbackUri(c: Context<AppEnv>, slug: string, provider: string): string {
   return `${c.get('config').PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}/auth/${provider}/callback`;
 }
 
-async function providerClient(c: Context<AppEnv>, app: AuthAppRow, provider: Provider) {
-  const settings = enabledProvider(app, provider);
-  const secret = settings ? (await providerSecrets(c.get('config'), app))[provider] : undefined;
-  if (!settings || !secret) throw new OAuthError(400, `provider ${provider} is not enabled for this app`);
-  return { clientId: settings.client_id, clientSecret: secret };
+/** The registered provider `name` with a browser flow (404 otherwise). */
+function browserProvider(name: string): SignInProvider & { browser: BrowserFlow } {
+  const provider = providerNamed(name);
+  if (!provider?.browser) throw new OAuthError(404, `no browser sign-in with ${name}`);
+  return provider as SignInProvider & { browser: BrowserFlow };
+}
+
+/** The provider's settings and secret for `app`; 400 when it is not enabled and complete. */
+async function providerClient(c: Context<AppEnv>, app: AuthAppRow, provider: SignInProvider) {
+  const settings = app.providers[provider.name];
+  const secret = settings ? (await providerSecrets(c.get('config'), app))[provider.name] : undefined;
+  if (!settings || !secret || !provider.ready(settings, secret))
+    throw new OAuthError(400, `provider ${provider.name} is not enabled for this app`);
+  return { settings, secret };
 }
 
 browserRoutes.openapi(
@@ -72,8 +80,9 @@ browserRoutes.openapi(
     },
   }),
   async (c) => {
-    const { appSlug, provider } = c.req.valid('param');
+    const { appSlug, provider: name } = c.req.valid('param');
     const query = c.req.valid('query');
+    const provider = browserProvider(name);
     const app = await loadEnabledApp(getHttpDb(c), appSlug);
     if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
       throw new OAuthError(400, 'redirect_uri is not a registered origin of this app');
@@ -89,11 +98,11 @@ browserRoutes.openapi(
     const client = await providerClient(c, app, provider);
     // Counted once the request would keep provider state: an unknown app never gets an object.
     await countSignInStart(c.get('services').rateLimiter, appSlug, clientOf(c));
-    const nonce = PROVIDERS[provider].sendsNonce ? newNonce() : undefined;
+    const nonce = provider.browser.sendsNonce ? newNonce() : undefined;
     const verifier = newNonce();
     const state = await issueState(c.get('services').codes, appSlug, {
       appId: app.id,
-      provider,
+      provider: provider.name,
       redirectUri: query.redirect_uri,
       challenge: query.code_challenge,
       clientState: query.state,
@@ -101,9 +110,9 @@ browserRoutes.openapi(
       providerVerifier: verifier,
     });
     const config = c.get('config');
-    const location = await PROVIDERS[provider].authorizeUrl(config, {
-      clientId: client.clientId,
-      callbackUri: callbackUri(c, appSlug, provider),
+    const location = await provider.browser.authorizeUrl(config, {
+      settings: client.settings,
+      callbackUri: callbackUri(c, appSlug, provider.name),
       state,
       verifier,
       nonce,
@@ -113,55 +122,98 @@ browserRoutes.openapi(
   },
 );
 
+const CallbackParams = z.object({
+  state: z.string().max(512).optional(),
+  code: z.string().max(2048).optional(),
+  error: z.string().max(512).optional(),
+  error_description: z.string().max(2048).optional(),
+  /** Apple's first callback: the person's name and e-mail as JSON. */
+  user: z.string().max(4096).optional(),
+});
+
+const callbackResponses = {
+  302: { description: 'to the redirect_uri' },
+  400: oauthJson(OAuthErrorSchema, 'unknown, used or expired state (never redirected)'),
+  404: oauthJson(OAuthErrorSchema, 'unknown app, or a provider that does not return this way'),
+};
+
+/** Finishes the sign-in a provider's callback (`method`, with `params`) returns to. */
+async function callback(
+  c: Context<AppEnv>,
+  method: 'GET' | 'POST',
+  appSlug: string,
+  name: string,
+  params: z.infer<typeof CallbackParams>,
+) {
+  const provider = browserProvider(name);
+  if (provider.browser.callbackMethod !== method)
+    throw new OAuthError(404, `${provider.title} returns by ${provider.browser.callbackMethod}`);
+  // The app is read once, before any Durable Object is touched: a made-up app gets its 404
+  // first. The sign-in's other metadata trip is its user and session (finishSignIn).
+  const reads = getHttpDb(c);
+  const app = await findAppBySlug(reads, appSlug);
+  if (!app) throw new OAuthError(404, 'unknown app');
+  const record = params.state ? await takeState(c.get('services').codes, appSlug, params.state) : null;
+  if (!record || record.provider !== provider.name)
+    throw new OAuthError(400, 'unknown, used or expired sign-in state');
+  if (!app.enabled) throw new OAuthError(400, 'this app can no longer sign in');
+  // The origin list may have changed while the user was at the provider.
+  if (app.id !== record.appId || !matchRedirectUri(record.redirectUri, app.allowedOrigins)) {
+    throw new OAuthError(400, 'redirect_uri is no longer a registered origin of this app');
+  }
+  const location = await finishSignIn({
+    reads,
+    codes: c.get('services').codes,
+    config: c.get('config'),
+    app,
+    slug: appSlug,
+    record,
+    callbackUri: callbackUri(c, appSlug, provider.name),
+    flow: provider.browser,
+    params: Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<
+      string,
+      string
+    >,
+    client: () => providerClient(c, app, provider),
+  });
+  c.header('Cache-Control', 'no-store');
+  return c.redirect(location, 302);
+}
+
 browserRoutes.openapi(
   createRoute({
     method: 'get',
     path: '/{appSlug}/auth/{provider}/callback',
     tags: ['auth service'],
     summary: "The provider's callback: back to the app with code=<one-time code> or error=<message>",
-    request: {
-      params: ProviderParam,
-      query: z.object({
-        state: z.string().max(512).optional(),
-        code: z.string().max(2048).optional(),
-        error: z.string().max(512).optional(),
-        error_description: z.string().max(2048).optional(),
-      }),
-    },
-    responses: {
-      302: { description: 'to the redirect_uri' },
-      400: oauthJson(OAuthErrorSchema, 'unknown, used or expired state (never redirected)'),
-    },
+    request: { params: ProviderParam, query: CallbackParams },
+    responses: callbackResponses,
   }),
   async (c) => {
     const { appSlug, provider } = c.req.valid('param');
-    const query = c.req.valid('query');
-    // The app is read once, before any Durable Object is touched: a made-up app gets its 404
-    // first. The sign-in's other metadata trip is its user and session (finishSignIn).
-    const reads = getHttpDb(c);
-    const app = await findAppBySlug(reads, appSlug);
-    if (!app) throw new OAuthError(404, 'unknown app');
-    const record = query.state ? await takeState(c.get('services').codes, appSlug, query.state) : null;
-    if (!record || record.provider !== provider)
-      throw new OAuthError(400, 'unknown, used or expired sign-in state');
-    if (!app.enabled) throw new OAuthError(400, 'this app can no longer sign in');
-    // The origin list may have changed while the user was at the provider.
-    if (app.id !== record.appId || !matchRedirectUri(record.redirectUri, app.allowedOrigins)) {
-      throw new OAuthError(400, 'redirect_uri is no longer a registered origin of this app');
-    }
-    const location = await finishSignIn({
-      reads,
-      codes: c.get('services').codes,
-      config: c.get('config'),
-      app,
-      slug: appSlug,
-      record,
-      callbackUri: callbackUri(c, appSlug, provider),
-      providerCode: query.code,
-      providerError: query.error_description ?? query.error,
-      client: () => providerClient(c, app, provider),
-    });
-    c.header('Cache-Control', 'no-store');
-    return c.redirect(location, 302);
+    return callback(c, 'GET', appSlug, provider, c.req.valid('query'));
+  },
+);
+
+browserRoutes.openapi(
+  createRoute({
+    method: 'post',
+    path: '/{appSlug}/auth/{provider}/callback',
+    tags: ['auth service'],
+    summary: "The callback of a provider that returns by form POST (Apple's response_mode=form_post)",
+    description:
+      'A form body, not JSON: the one exception to the auth service taking only application/json. The sign-in state is kept server side and single use, never in a cookie.',
+    request: {
+      params: ProviderParam,
+      body: {
+        content: { 'application/x-www-form-urlencoded': { schema: CallbackParams } },
+        required: true,
+      },
+    },
+    responses: callbackResponses,
+  }),
+  async (c) => {
+    const { appSlug, provider } = c.req.valid('param');
+    return callback(c, 'POST', appSlug, provider, c.req.valid('form'));
   },
 );

@@ -5,9 +5,10 @@ import { getHttpDb } from '../../context';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { enabledApp, enabledProvider, googleAudiences } from '../../services/sign-in/apps';
-import { asProviderIdentity, verifyGoogleIdToken } from '../../services/sign-in/google';
+import { enabledApp } from '../../services/sign-in/apps';
 import { admitIdToken } from '../../services/sign-in/nonces';
+import type { IdTokenFlow, SignInProvider } from '../../services/sign-in/providers/provider';
+import { allProviders, providerNamed } from '../../services/sign-in/providers/registry';
 import { issueSession, logout, refreshSession } from '../../services/sign-in/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/sign-in/users';
 import {
@@ -27,7 +28,7 @@ tokenRoutes.openapi(
     method: 'post',
     path: '/{appSlug}/oauth/id-token',
     tags: ['auth service'],
-    summary: "Sign in with a provider's ID token from a native SDK (google)",
+    summary: "Sign in with a provider's ID token from a native SDK (google, apple)",
     request: {
       params: AppParam,
       ...jsonBody(
@@ -36,7 +37,7 @@ tokenRoutes.openapi(
           id_token: z.string().max(16384),
           nonce: z.string().min(1).max(512).optional().openapi({
             description:
-              "the nonce given to the provider SDK (one from /oauth/nonce, or the client's own); required when the token carries one, unless the Google provider's skip_nonce_check is on",
+              "the nonce given to the provider SDK (one from /oauth/nonce, or the client's own; the token may carry it raw or as its SHA-256 hex, as Apple's iOS SDK does); required when the token carries one, unless the Google provider's skip_nonce_check is on",
           }),
         }),
       ),
@@ -45,29 +46,28 @@ tokenRoutes.openapi(
       200: oauthJson(SessionSchema, 'the session'),
       401: oauthJson(OAuthErrorSchema, 'invalid id token'),
       ...tokenErrors,
-      503: oauthJson(OAuthErrorSchema, "Google's signing keys could not be fetched"),
+      503: oauthJson(OAuthErrorSchema, "the provider's signing keys could not be fetched"),
     },
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
     const input = c.req.valid('json');
-    if (input.provider !== 'google') throw new OAuthError(400, 'provider must be google');
+    const provider = nativeProvider(input.provider);
     // One-shot statements over HTTP. The app and the user of the subject the token claims are
     // read together; that user is trusted only once the token is verified for that subject.
     const reads = getHttpDb(c);
     const claimed = claimedSubject(input.id_token);
-    const lookup = await loadAppAndIdentity(reads, appSlug, 'google', claimed);
+    const lookup = await loadAppAndIdentity(reads, appSlug, provider.name, claimed);
     const app = enabledApp(lookup.app);
-    if (!enabledProvider(app, 'google'))
-      throw new OAuthError(400, 'provider google is not enabled for this app');
+    const settings = app.providers[provider.name];
+    if (!settings?.enabled)
+      throw new OAuthError(400, `provider ${provider.name} is not enabled for this app`);
     const nonces = input.nonce === undefined ? undefined : [input.nonce, await sha256Hex(input.nonce)];
-    const result = await verifyGoogleIdToken(
-      c.get('config'),
-      input.id_token,
-      googleAudiences(app),
+    const result = await provider.idToken.verify(c.get('config'), {
+      settings,
+      token: input.id_token,
       nonces,
-      app.providers.google?.skip_nonce_check === true,
-    );
+    });
     if (!result.ok) {
       if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
@@ -82,7 +82,7 @@ tokenRoutes.openapi(
       identity: result.identity,
       requestNonce: input.nonce,
     });
-    const who = asProviderIdentity(result.identity);
+    const who = provider.idToken.identity(result.identity);
     const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
     const signIn = await signInIdentity(reads, app.id, who, lookedUp);
     if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
@@ -91,6 +91,16 @@ tokenRoutes.openapi(
     return c.json(session, 200);
   },
 );
+
+/** The registered provider `name` that takes native ID tokens (400 otherwise). */
+function nativeProvider(name: string): SignInProvider & { idToken: IdTokenFlow } {
+  const provider = providerNamed(name);
+  if (provider?.idToken) return provider as SignInProvider & { idToken: IdTokenFlow };
+  const native = allProviders()
+    .filter((p) => p.idToken)
+    .map((p) => p.name);
+  throw new OAuthError(400, `provider must be one of ${native.join(', ')}`);
+}
 
 /** The subject an ID token claims, read without verifying it ('' when it cannot be read). */
 function claimedSubject(idToken: string): string {

@@ -2,17 +2,17 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
 import type { AuthAppRow } from '../../../db/rows';
-import { type AuthProvidersConfig, authApps } from '../../../db/schema';
+import { authApps } from '../../../db/schema';
 import type { Config } from '../../config';
 import { OAuthError } from '../../lib/oauth-error';
 
 export type { AuthAppRow };
 
-/** The sign-in providers. */
-export type Provider = 'google' | 'github';
+/** A sign-in provider's name (see providers/registry.ts). */
+export type Provider = string;
 
-/** Provider client secrets, kept encrypted in one JSON document. */
-export type ProviderSecrets = Partial<Record<Provider, string>>;
+/** Provider secrets by provider name (client secrets, Apple's key), kept encrypted in one JSON document. */
+export type ProviderSecrets = Partial<Record<string, string>>;
 
 /** The app a slug named, when it exists and is enabled: 404 when there is none, 403 when it is disabled. */
 export function enabledApp(app: AuthAppRow | undefined): AuthAppRow {
@@ -64,21 +64,4 @@ export async function assertKnownApp(db: Queryable, slug: string): Promise<void>
 export async function providerSecrets(config: Config, app: AuthAppRow): Promise<ProviderSecrets> {
   if (!app.providerSecretsCiphertext) return {};
   return JSON.parse(await config.keyring.decrypt(app.providerSecretsCiphertext)) as ProviderSecrets;
-}
-
-/** The provider's settings when it is enabled with a client id, else null. */
-export function enabledProvider<P extends Provider>(
-  app: AuthAppRow,
-  provider: P,
-): NonNullable<AuthProvidersConfig[P]> | null {
-  const settings = app.providers[provider];
-  return settings?.enabled && settings.client_id ? (settings as NonNullable<AuthProvidersConfig[P]>) : null;
-}
-
-/** Client IDs a Google ID token may be addressed to: the web client ID and the native ones. */
-export function googleAudiences(app: AuthAppRow): string[] {
-  const google = app.providers.google;
-  if (!google) return [];
-  const ids = [google.client_id, google.native_client_ids?.ios, google.native_client_ids?.android];
-  return ids.filter((id): id is string => typeof id === 'string' && id !== '');
 }

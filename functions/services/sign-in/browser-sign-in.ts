@@ -12,7 +12,7 @@ import { OAuthError } from '../../lib/oauth-error';
 import type { AuthAppRow } from './apps';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
-import { PROVIDERS } from './providers';
+import type { BrowserFlow, StoredSettings } from './providers/provider';
 import { type OpenedSession, openedSessionBody, openSession } from './sessions';
 import { currentSigningKey } from './signing-keys';
 import { type ProviderIdentity, REFUSAL_MESSAGE, type SignInRefusal, signInIdentity } from './users';
@@ -27,9 +27,12 @@ export interface FinishSignIn {
   slug: string;
   record: StateRecord;
   callbackUri: string;
-  providerCode: string | undefined;
-  providerError: string | undefined;
-  client: () => Promise<{ clientId: string; clientSecret: string }>;
+  /** The provider's browser flow. */
+  flow: BrowserFlow;
+  /** Every parameter of the provider's callback (query or form). */
+  params: Readonly<Record<string, string>>;
+  /** The provider's settings and secret, refused (OAuthError) when it can no longer sign in. */
+  client: () => Promise<{ settings: StoredSettings; secret: string }>;
 }
 
 /**
@@ -56,13 +59,15 @@ const errorLocation = (record: StateRecord, message: string) =>
   withParams(record.redirectUri, '?', { error: message.slice(0, 300), state: record.clientState });
 
 async function identify(input: FinishSignIn) {
-  if (input.providerError !== undefined)
-    throw new ProviderFailure(`The provider refused: ${input.providerError}`);
-  if (!input.providerCode) throw new ProviderFailure('The provider returned no code');
+  const providerError = input.params.error_description ?? input.params.error;
+  if (providerError !== undefined) throw new ProviderFailure(`The provider refused: ${providerError}`);
+  const code = input.params.code;
+  if (!code) throw new ProviderFailure('The provider returned no code');
   const client = await input.client();
-  return PROVIDERS[input.record.provider].identify(input.config, {
+  return input.flow.identify(input.config, {
     ...client,
-    code: input.providerCode,
+    params: input.params,
+    code,
     callbackUri: input.callbackUri,
     verifier: input.record.providerVerifier ?? '',
     nonce: input.record.nonce ?? '',

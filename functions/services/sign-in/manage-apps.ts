@@ -17,7 +17,7 @@ import { type InitialSite, initialSiteQueries, writeNewService } from '../resour
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 
 import { blockCodes, unblockCodes } from './one-time-codes';
-import { PROVIDER_NAMES } from './providers';
+import { allProviders } from './providers/registry';
 import { newSigningKey } from './signing-keys';
 
 /** The auth app object of the management API (never a secret). */
@@ -29,13 +29,8 @@ export interface AuthAppBody {
   allowed_origins: string[];
   user_limit: number | null;
   require_issued_nonce: boolean;
-  providers: {
-    google?: NonNullable<AuthProvidersConfig['google']> & {
-      skip_nonce_check: boolean;
-      client_secret_set: boolean;
-    };
-    github?: AuthProvidersConfig['github'] & { client_secret_set: boolean };
-  };
+  /** Each configured provider's view (its module's `view`), by name. */
+  providers: Record<string, Record<string, unknown>>;
   auth_url: string;
   created_at: string;
 }
@@ -47,12 +42,10 @@ export function toAuthAppBody(
   secretsSet: ProviderSecrets = {},
 ): AuthAppBody {
   const providers: AuthAppBody['providers'] = {};
-  const google = row.providers.google;
-  const skip_nonce_check = google?.skip_nonce_check === true;
-  if (google)
-    providers.google = { ...google, skip_nonce_check, client_secret_set: Boolean(secretsSet.google) };
-  if (row.providers.github)
-    providers.github = { ...row.providers.github, client_secret_set: Boolean(secretsSet.github) };
+  for (const provider of allProviders()) {
+    const settings = row.providers[provider.name];
+    if (settings) providers[provider.name] = provider.view(settings, Boolean(secretsSet[provider.name]));
+  }
   return {
     id: row.id,
     app_id: row.appId,
@@ -131,20 +124,10 @@ export async function createAuthApp(
 }
 
 /**
- * Provider settings as PATCH takes them; `null` removes a provider. A field left out keeps the
- * provider's current value (`{enabled:false}` turns a provider off); a new provider needs
- * `enabled` and `client_id`.
+ * Provider settings as PATCH takes them, by provider name; `null` removes a provider. A field
+ * left out keeps the provider's current value (each module's applyPatch).
  */
-export interface ProvidersPatch {
-  google?: {
-    enabled?: boolean;
-    client_id?: string;
-    client_secret?: string;
-    native_client_ids?: { ios?: string | null; android?: string | null };
-    skip_nonce_check?: boolean;
-  } | null;
-  github?: { enabled?: boolean; client_id?: string; client_secret?: string } | null;
-}
+export type ProvidersPatch = Record<string, Record<string, unknown> | null | undefined>;
 
 /** A PATCH of an auth app. */
 export interface AuthAppPatch {
@@ -156,53 +139,21 @@ export interface AuthAppPatch {
   providers?: ProvidersPatch;
 }
 
-function nativeIds(
-  given: { ios?: string | null; android?: string | null } | undefined,
-  current: { ios?: string; android?: string } | undefined,
-): { ios?: string; android?: string } | undefined {
-  if (given === undefined) return current;
-  return { ...(given.ios ? { ios: given.ios } : {}), ...(given.android ? { android: given.android } : {}) };
-}
-
-function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: ProvidersPatch) {
+async function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: ProvidersPatch) {
   const providers: AuthProvidersConfig = { ...row.providers };
   const nextSecrets: ProviderSecrets = { ...secrets };
-  for (const name of PROVIDER_NAMES) {
-    const given = patch[name];
+  for (const provider of allProviders()) {
+    const given = patch[provider.name];
     if (given === undefined) continue;
     if (given === null) {
-      delete providers[name];
-      delete nextSecrets[name];
+      delete providers[provider.name];
+      delete nextSecrets[provider.name];
       continue;
     }
-    const current = row.providers[name];
-    const enabled = given.enabled ?? current?.enabled;
-    const clientId = given.client_id ?? current?.client_id;
-    if (enabled === undefined || clientId === undefined) {
-      const field = enabled === undefined ? 'enabled' : 'client_id';
-      throw new ApiError(
-        'VALIDATION_FAILED',
-        `providers.${name}.${field}: required to add ${name}`,
-        `providers.${name}.${field}`,
-      );
-    }
-    if (given.client_secret !== undefined) nextSecrets[name] = given.client_secret;
-    if (enabled && !nextSecrets[name]) {
-      throw new ApiError(
-        'VALIDATION_FAILED',
-        `providers.${name}.client_secret: required to enable ${name}`,
-        `providers.${name}.client_secret`,
-      );
-    }
-    const settings = { enabled, client_id: clientId };
-    if (name === 'github') {
-      providers.github = settings;
-      continue;
-    }
-    const google = given as NonNullable<ProvidersPatch['google']>;
-    const ids = nativeIds(google.native_client_ids, row.providers.google?.native_client_ids);
-    const skip = google.skip_nonce_check ?? row.providers.google?.skip_nonce_check ?? false;
-    providers.google = { ...settings, ...(ids ? { native_client_ids: ids } : {}), skip_nonce_check: skip };
+    const next = await provider.applyPatch(row.providers[provider.name], given, secrets[provider.name]);
+    providers[provider.name] = next.settings;
+    if (next.secret === undefined) delete nextSecrets[provider.name];
+    else nextSecrets[provider.name] = next.secret;
   }
   return { providers, secrets: nextSecrets };
 }
@@ -230,7 +181,7 @@ export async function updateAuthApp(
   }
   let secrets = await providerSecrets(config, row);
   if (patch.providers !== undefined) {
-    const merged = mergeProviders(row, secrets, patch.providers);
+    const merged = await mergeProviders(row, secrets, patch.providers);
     set.providers = merged.providers;
     secrets = merged.secrets;
     set.providerSecretsCiphertext =

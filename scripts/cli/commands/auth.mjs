@@ -1,5 +1,6 @@
 // @ts-check
 /** `tether auth create|ls|origins|provider|set`: auth apps and their settings. */
+import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { seg } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
@@ -9,11 +10,10 @@ import { projectOf, resolveService } from '../lib/resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
- * @typedef {{ enabled: boolean, client_id: string, client_secret_set: boolean,
- *   native_client_ids?: { ios?: string, android?: string } }} ProviderSettings
+ * @typedef {{ enabled: boolean } & Record<string, unknown>} ProviderSettings
  * @typedef {{ id: string, app_id: string, name: string | null, enabled: boolean,
  *   allowed_origins: string[], user_limit: number | null, auth_url?: string,
- *   providers: { google?: ProviderSettings, github?: ProviderSettings } }} AuthAppFull
+ *   providers: Record<string, ProviderSettings | undefined> }} AuthAppFull
  */
 
 /** @param {string} value */
@@ -156,13 +156,22 @@ export function registerAuth(program) {
 
   auth
     .command('provider')
-    .description("set up, change or remove an auth app's Google or GitHub sign-in")
+    .description("set up, change or remove an auth app's sign-in provider (google, github, apple)")
     .argument('<app_id>', 'the auth app')
-    .argument('<provider>', 'google or github')
-    .option('--client-id <id>', "the provider's (web) OAuth client id")
-    .option('--client-secret <secret>', 'its client secret (`-` reads it from stdin)')
+    .argument('<provider>', 'google, github or apple (the service says which it has)')
+    .option('--client-id <id>', "google, github: the provider's (web) OAuth client id")
+    .option('--client-secret <secret>', 'google, github: its client secret (`-` reads it from stdin)')
     .option('--ios-client-id <id>', 'google: the iOS client id (for native ID tokens)')
     .option('--android-client-id <id>', 'google: the Android client id (for native ID tokens)')
+    .option('--services-id <id>', 'apple: the services ID (the browser flow and Sign in with Apple JS)')
+    .option('--team-id <id>', 'apple: your 10-character team ID')
+    .option('--key-id <id>', 'apple: the 10-character ID of your Sign in with Apple key')
+    .option('--private-key <file>', 'apple: that key, the .p8 file (`-` reads it from stdin)')
+    .option(
+      '--bundle-id <id>',
+      'apple: an iOS bundle ID whose native ID tokens sign in (repeatable)',
+      collect,
+    )
     .option('--enable', 'turn the provider on')
     .option('--disable', 'turn the provider off (keeps its settings)')
     .option('--remove', 'remove the provider and its settings')
@@ -172,6 +181,7 @@ export function registerAuth(program) {
       examples([
         'pass show google-secret | tether auth provider shop-login google --client-id 123.apps.googleusercontent.com --client-secret - --enable',
         'tether auth provider shop-login github --disable',
+        'tether auth provider shop-login apple --services-id com.example.shop.web --team-id ABCDE12345 --key-id KEY1234567 --private-key AuthKey_KEY1234567.p8 --bundle-id com.example.shop --enable',
       ]),
     )
     .action(
@@ -179,15 +189,13 @@ export function registerAuth(program) {
         /** @type {string} */ appId,
         /** @type {string} */ provider,
         /** @type {{ clientId?: string, clientSecret?: string, iosClientId?: string, androidClientId?: string,
+         *   servicesId?: string, teamId?: string, keyId?: string, privateKey?: string, bundleId?: string[],
          *   enable?: boolean, disable?: boolean, remove?: boolean, json?: boolean }} */ opts,
         cmd,
       ) => {
-        if (provider !== 'google' && provider !== 'github')
-          throw new UsageError(`unknown provider "${provider}": use google or github`);
         if (opts.enable && opts.disable) throw new UsageError('choose --enable or --disable, not both');
-        if (provider === 'github' && (opts.iosClientId || opts.androidClientId)) {
-          throw new UsageError('native client ids are for google only');
-        }
+        if (opts.clientSecret === '-' && opts.privateKey === '-')
+          throw new UsageError('only one of --client-secret and --private-key can read stdin');
         /** @type {Record<string, unknown> | null} */
         let change = null;
         if (!opts.remove) {
@@ -196,15 +204,27 @@ export function registerAuth(program) {
             ...(opts.iosClientId ? { ios: opts.iosClientId } : {}),
             ...(opts.androidClientId ? { android: opts.androidClientId } : {}),
           };
+          const privateKey =
+            opts.privateKey === undefined
+              ? undefined
+              : opts.privateKey === '-'
+                ? await text(process.stdin)
+                : await readFile(opts.privateKey, 'utf8');
+          // Only what was given is sent: the service keeps every field left out.
           change = {
             ...(opts.enable ? { enabled: true } : opts.disable ? { enabled: false } : {}),
             ...(opts.clientId ? { client_id: opts.clientId } : {}),
             ...(secret ? { client_secret: secret } : {}),
             ...(Object.keys(native).length > 0 ? { native_client_ids: native } : {}),
+            ...(opts.servicesId ? { services_id: opts.servicesId } : {}),
+            ...(opts.teamId ? { team_id: opts.teamId } : {}),
+            ...(opts.keyId ? { key_id: opts.keyId } : {}),
+            ...(privateKey ? { private_key: privateKey } : {}),
+            ...(opts.bundleId ? { bundle_ids: opts.bundleId } : {}),
           };
           if (Object.keys(change).length === 0) {
             throw new UsageError(
-              'nothing to change: give --client-id, --client-secret, --enable, --disable or --remove',
+              'nothing to change: give the settings to set (see --help), --enable, --disable or --remove',
             );
           }
         }
@@ -215,11 +235,16 @@ export function registerAuth(program) {
         );
         if (opts.json) return printJson(after);
         const now = after.providers?.[provider];
+        if (!now) return say(`Removed ${provider} from ${after.app_id}.`);
+        const shown = Object.entries(now)
+          .filter(([name]) => name !== 'enabled')
+          .map(
+            ([name, value]) => `${name} ${Array.isArray(value) ? value.join(' ') || 'none' : String(value)}`,
+          );
         say(
-          now
-            ? `${provider} sign-in of ${after.app_id}: ${now.enabled ? 'enabled' : 'off'}, client id ${now.client_id}, secret ${now.client_secret_set ? 'set' : 'not set'}.`
-            : `Removed ${provider} from ${after.app_id}.`,
+          `${provider} sign-in of ${after.app_id}: ${now.enabled ? 'enabled' : 'off'}, ${shown.join(', ')}.`,
         );
+        if (after.auth_url) say(`Callback URL to register: ${after.auth_url}/auth/${provider}/callback`);
       },
     );
 

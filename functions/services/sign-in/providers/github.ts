@@ -2,19 +2,23 @@
  * GitHub: the authorization redirect, the code exchange, and the person behind the token: the
  * user record and its verified primary e-mail (the only address GitHub vouches for).
  */
-import type { Config } from '../../config';
-import { sha256Base64url } from '../../lib/crypto';
-import type { SignInProvider } from './provider';
-import { ProviderFailure, providerFetch, providerJson } from './provider-failure';
-import type { ProviderIdentity } from './users';
+import type { Config } from '../../../config';
+import { sha256Base64url } from '../../../lib/crypto';
+import { z } from '../../../lib/openapi';
+import { ProviderFailure, providerFetch, providerJson } from '../provider-failure';
+import type { ProviderIdentity } from '../users';
+import { clientFields, clientPatchFields, clientViewFields, mergeClient } from './client-settings';
+import type { AuthorizeInput, IdentifyInput, SignInProvider, StoredSettings } from './provider';
+
+/** GitHub's settings as stored. */
+const Stored = z.object({ enabled: z.boolean(), client_id: z.string() });
+const Patch = z.object(clientPatchFields).strict();
+const clientIdOf = (settings: StoredSettings): string => Stored.parse(settings).client_id;
 
 /** Where the browser goes to sign in with GitHub. */
-export async function githubAuthorizeUrl(
-  config: Config,
-  input: { clientId: string; callbackUri: string; state: string; verifier: string },
-): Promise<string> {
+async function githubAuthorizeUrl(config: Config, input: AuthorizeInput): Promise<string> {
   const url = new URL(config.GITHUB_AUTHORIZE_URL);
-  url.searchParams.set('client_id', input.clientId);
+  url.searchParams.set('client_id', clientIdOf(input.settings));
   url.searchParams.set('redirect_uri', input.callbackUri);
   url.searchParams.set('scope', 'read:user user:email');
   url.searchParams.set('state', input.state);
@@ -33,16 +37,13 @@ const apiHeaders = (token: string) => ({
 });
 
 /** Exchanges GitHub's code and identifies the user by id and verified primary e-mail. */
-export async function githubIdentity(
-  config: Config,
-  input: { clientId: string; clientSecret: string; code: string; callbackUri: string; verifier: string },
-): Promise<ProviderIdentity> {
+async function githubIdentity(config: Config, input: IdentifyInput): Promise<ProviderIdentity> {
   const token = await providerJson('GitHub token exchange', config.GITHUB_TOKEN_URL, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: new URLSearchParams({
-      client_id: input.clientId,
-      client_secret: input.clientSecret,
+      client_id: clientIdOf(input.settings),
+      client_secret: input.secret,
       code: input.code,
       redirect_uri: input.callbackUri,
       code_verifier: input.verifier,
@@ -83,9 +84,23 @@ export async function githubIdentity(
   };
 }
 
-/** GitHub as a sign-in provider: no nonce (GitHub returns no ID token). */
+/** GitHub as a sign-in provider: browser only (GitHub has no ID token), no nonce. */
 export const github: SignInProvider = {
-  sendsNonce: false,
-  authorizeUrl: githubAuthorizeUrl,
-  identify: githubIdentity,
+  name: 'github',
+  title: 'GitHub',
+  patchSchema: Patch,
+  viewSchema: z.object(clientViewFields),
+  fields: clientFields('GitHub'),
+  async applyPatch(current, raw, secret) {
+    const client = mergeClient('github', current, Patch.parse(raw), secret);
+    return { settings: { enabled: client.enabled, client_id: client.client_id }, secret: client.secret };
+  },
+  view: (settings, secretSet) => ({ ...Stored.parse(settings), client_secret_set: secretSet }),
+  ready: (settings, secret) => settings.enabled && Boolean(clientIdOf(settings)) && Boolean(secret),
+  browser: {
+    sendsNonce: false,
+    callbackMethod: 'GET',
+    authorizeUrl: githubAuthorizeUrl,
+    identify: githubIdentity,
+  },
 };
