@@ -434,11 +434,14 @@ export const deliveries = pgTable(
     claimedUntil: tstz('claimed_until'),
     lastAttemptAt: tstz('last_attempt_at'),
     deliveredAt: tstz('delivered_at'),
+    /** A live patch's `seq` as last sent (null until sent). */
+    seq: bigint('seq', { mode: 'number' }),
     createdAt: createdAt(),
   },
   (t) => [
     index('deliveries_status_idx').on(t.status, t.kind),
     index('deliveries_target_idx').on(t.targetId),
+    index('deliveries_target_created_idx').on(t.targetId, t.createdAt),
     // At most one pending policy per database: recordings side by side (the reconciler and a
     // connection change's) insert one, never two (network-policy.ts policyDriftStatement).
     uniqueIndex('deliveries_pending_policy_uq')
@@ -446,6 +449,22 @@ export const deliveries = pgTable(
       .where(sql`${t.kind} = 'network_policy' and ${t.status} = 'pending'`),
   ],
 );
+
+/**
+ * A site's delivery target (CONTRACT §11): where its live patches go instead of the
+ * platform-wide RUNTIME_PATCH_URL. `config` holds the target's public fields; its API token (or
+ * a webhook's secret) is kept encrypted.
+ */
+export const siteTargets = pgTable('site_targets', {
+  siteId: uuid('site_id')
+    .primaryKey()
+    .references(() => sites.id, { onDelete: 'cascade' }),
+  projectId: uuid('project_id').notNull(),
+  type: text('type').notNull(),
+  config: jsonb('config').$type<Record<string, unknown>>().notNull().default({}),
+  secretCiphertext: text('secret_ciphertext').notNull(),
+  createdAt: createdAt(),
+});
 
 /** What the dead-letter queue received. */
 export const deadLetters = pgTable('dead_letters', {

@@ -64,6 +64,11 @@ export function buildServices(env: Bindings): Services {
     receivers: {
       runtimePatch: config.runtimePatch && new SignedHttpReceiver(config.runtimePatch),
       networkPolicy: config.networkPolicy && new SignedHttpReceiver(config.networkPolicy),
+      platforms: {
+        cloudflare: config.CLOUDFLARE_API_URL,
+        vercel: config.VERCEL_API_URL,
+        fly: config.FLY_API_URL,
+      },
     },
     codes: new DurableObjectCodeStore(bindings.ONE_TIME_CODES),
     rateLimiter: new DurableObjectRateLimiter(bindings.RATE_COUNTERS),

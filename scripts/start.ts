@@ -80,6 +80,15 @@ async function main(): Promise<void> {
       `  sign-in:         ${stack.signInStandInUrl} stands in for Google and GitHub (any client id and secret; pick a test user)`,
     );
   }
+  for (const [name, label] of [
+    ['CLOUDFLARE_API_URL', 'Cloudflare API'],
+    ['VERCEL_API_URL', 'Vercel API'],
+    ['FLY_API_URL', 'Fly API'],
+  ] as const) {
+    const url = stack.env[name];
+    if (url && !process.env[name])
+      lines.push(`  ${`${label}:`.padEnd(17)}${url} (stand-in for delivery targets; see docs/delivery.md)`);
+  }
   const publicBase = stack.env.PUBLIC_BASE_URL;
   const publicAuth = stack.env.PUBLIC_AUTH_URL;
   if (publicBase !== stack.baseUrl || publicAuth !== stack.authUrl) {

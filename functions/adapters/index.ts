@@ -3,6 +3,7 @@ import type { MongoAdmin } from './mongodb-admin';
 import type { PostgresAdmin } from './postgres-admin-interface';
 import type { Receiver } from './receiver';
 import type { StorageAdmin } from './s3-admin';
+import type { PlatformUrls } from './targets';
 
 /** Every outside system the credential work uses; null where the deployment configures none. */
 export interface Adapters {
@@ -15,4 +16,6 @@ export interface Adapters {
 export interface Receivers {
   runtimePatch: Receiver | null;
   networkPolicy: Receiver | null;
+  /** The platforms' API base URLs, for sites whose target is a platform (adapters/targets). */
+  platforms: PlatformUrls;
 }

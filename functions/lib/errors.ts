@@ -8,6 +8,7 @@ import { HTTPException } from 'hono/http-exception';
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   VALIDATION_FAILED: 400,
+  TARGET_REFUSED: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

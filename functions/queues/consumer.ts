@@ -9,6 +9,7 @@ import type { ProvisioningMessage } from '../domain/queue-messages';
 import { MAX_RETRIES, retryDelaySeconds } from '../lib/backoff';
 import { newId } from '../lib/ids';
 import { log } from '../lib/logger';
+import { markDead } from '../services/delivery/delivery-status';
 
 /** What a message handler gets: the services and a database. */
 export type ConsumerContext = Services & { db: Db };
@@ -48,6 +49,10 @@ export async function consumeProvisioning(
  */
 export async function recordDeadLetters(batch: MessageBatch<ProvisioningMessage>, db: Db): Promise<void> {
   if (batch.messages.length === 0) return;
+  // A live patch that exhausted its retries is `dead` until retried by hand (CONTRACT §11); a
+  // network policy stays pending, for the reconciler converges it by itself.
+  const dead = batch.messages.flatMap((m) => (m.body.type === 'deliver' ? [m.body.deliveryId] : []));
+  if (dead.length > 0) await markDead(db, dead);
   await db.insert(deadLetters).values(
     batch.messages.map((m) => ({
       id: newId(),

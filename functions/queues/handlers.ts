@@ -6,8 +6,9 @@
  */
 import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
-import { deliverRuntimePatch, readDeliveries } from '../services/delivery/deliveries';
+import { readDeliveries } from '../services/delivery/deliveries';
 import { deliverNetworkPolicy, policiesAfterChange } from '../services/delivery/network-policy';
+import { deliverRuntimePatch } from '../services/delivery/runtime-patch';
 import type { ConsumerContext, Handlers } from './consumer';
 
 /** `deliver`: send the delivery the message names, by its kind. */
@@ -16,7 +17,7 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
   if (!delivery) return;
   switch (delivery.kind) {
     case 'runtime_patch':
-      await deliverRuntimePatch(ctx.db, ctx.config, ctx.adapters, ctx.receivers, deliveryId);
+      await deliverRuntimePatch(ctx.db, ctx.config, ctx.adapters, ctx.receivers, delivery);
       await policiesAfterChange(ctx.db, ctx.queue, delivery);
       // A connection change on a project with legacy sites switches them to their own credentials.
       await switchLegacyAfterChange(

@@ -16,6 +16,7 @@ import { serviceCredentialsRoutes } from './service-credentials';
 import { serviceSitesRoutes } from './service-sites';
 import { envRoutes } from './site-variables';
 import { sitesRoutes } from './sites';
+import { targetsRoutes } from './targets';
 import { tunnelRoutes } from './tunnel';
 
 export const managementRoutes = routeGroup<AppEnv>();
@@ -36,6 +37,7 @@ for (const group of [
   serviceCredentialsRoutes,
   principalsRoutes,
   activityRoutes,
+  targetsRoutes,
 ]) {
   managementRoutes.route('/', group);
 }

@@ -15,9 +15,9 @@ export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number>;
 
 /** Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer crashed). */
 export const resendRuntimePatches: ReconcilerStep = async ({ db, receivers, queue }) => {
-  // Without a receiver they are kept pending on purpose; resending would only churn.
-  if (!receivers.runtimePatch) return 0;
-  const ids = await stalledDeliveries(db, 'runtime_patch');
+  // Without a platform-wide receiver, patches of sites without a target of their own are kept
+  // pending on purpose; resending them would only churn.
+  const ids = await stalledDeliveries(db, 'runtime_patch', undefined, undefined, !receivers.runtimePatch);
   await enqueueDeliveries(queue, ids);
   return ids.length;
 };

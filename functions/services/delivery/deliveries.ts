@@ -6,17 +6,22 @@
  */
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { BatchQuery, DbOrTx, Queryable } from '../../../db/client';
-import { deliveries, sites } from '../../../db/schema';
-import type { Adapters, Receivers } from '../../adapters';
-import type { Config } from '../../config';
+import { deliveries } from '../../../db/schema';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
-import { deriveSiteEnv } from '../site-env/derive';
 
-/** Why a site's variables changed (contract §6 `reason`). */
-export type PatchReason = 'connect' | 'disconnect' | 'level' | 'rotate' | 'credential' | 'key' | 'promote';
+/** Why a site's variables changed (contract §6 `reason`; `sync` when a target is set, §11). */
+export type PatchReason =
+  | 'connect'
+  | 'disconnect'
+  | 'level'
+  | 'rotate'
+  | 'credential'
+  | 'key'
+  | 'promote'
+  | 'sync';
 
 /** A patch to record: the names it sets and unsets on one site. */
 export interface PatchRecord {
@@ -162,75 +167,6 @@ export function olderPending(row: Pick<DeliveryRow, 'kind' | 'targetId' | 'creat
   );
 }
 
-/**
- * The body of a live patch: current values for the names the delivery touches, and for those of
- * every earlier patch of the site still pending (one in flight may reach the runtime after this
- * one and be dropped there as older, so this one carries its names too). `seq` is taken from the
- * site's counter at send time, so it rises in the order the values were read.
- */
-export async function patchBody(
-  db: DbOrTx,
-  config: Config,
-  adapters: Adapters,
-  row: Pick<
-    DeliveryRow,
-    'id' | 'kind' | 'targetId' | 'projectId' | 'reason' | 'setNames' | 'unsetNames' | 'createdAt'
-  >,
-): Promise<string | null> {
-  const [counter] = await db
-    .update(sites)
-    .set({ patchSeq: sql`${sites.patchSeq} + 1` })
-    .where(eq(sites.id, row.targetId))
-    .returning({ seq: sites.patchSeq });
-  if (!counter) return null;
-  const env = await deriveSiteEnv(db, config, adapters, row.targetId);
-  if (!env) return null;
-  const earlier = await db
-    .select({ setNames: deliveries.setNames, unsetNames: deliveries.unsetNames })
-    .from(deliveries)
-    .where(olderPending(row));
-  const names = new Set([...row.setNames, ...row.unsetNames]);
-  for (const e of earlier) for (const n of [...e.setNames, ...e.unsetNames]) names.add(n);
-  const set: Record<string, string> = {};
-  const unset: string[] = [];
-  // A name the app should no longer have from us may still hold the user's own value.
-  for (const name of [...names].sort()) {
-    const value = env.effective[name];
-    if (value === undefined) unset.push(name);
-    else set[name] = value;
-  }
-  return JSON.stringify({
-    site_id: row.targetId,
-    project_id: row.projectId,
-    set,
-    unset,
-    reason: row.reason ?? 'connect',
-    seq: counter.seq,
-  });
-}
-
-/**
- * Sends one runtime-patch delivery (the `deliver` message handler). Throws to have the queue
- * retry it with backoff; a delivery already sent, or held by another consumer, is left alone.
- */
-export async function deliverRuntimePatch(
-  db: DbOrTx,
-  config: Config,
-  adapters: Adapters,
-  receivers: Receivers,
-  deliveryId: string,
-): Promise<void> {
-  const receiver = receivers.runtimePatch;
-  if (!receiver) return;
-  await sendClaimed(db, deliveryId, 'runtime_patch', async (row) => {
-    const body = await patchBody(db, config, adapters, row);
-    // The site is gone; there is no app left to patch.
-    if (body === null) return { sent: false, reason: 'site deleted' };
-    await receiver.send(body);
-    return { sent: true };
-  });
-}
-
 /** A delivery nobody touched for this long past its retry backoff is sent again by the reconciler. */
 export const STALLED_AFTER_SECONDS = 30;
 
@@ -239,13 +175,15 @@ export const STALLED_AFTER_SECONDS = 30;
  * queue would wait after their last try (lib/backoff.ts `retryDelaySeconds`, the row's attempts
  * standing for the message's). A patch whose retries are still backing off is left to its own
  * chain, so a failing receiver is not tried by two chains at once; one whose message was lost,
- * or dead-lettered after its last retry, is picked up.
+ * or dead-lettered after its last retry, is picked up (a live patch dead-lettered is `dead`
+ * instead, and waits for a retry by hand). `onlyTargeted`: only sites with a delivery target.
  */
 export async function stalledDeliveries(
   db: DbOrTx,
   kind: DeliveryRow['kind'],
   idleSeconds = STALLED_AFTER_SECONDS,
   limit = 500,
+  onlyTargeted = false,
 ): Promise<string[]> {
   const backoff = sql`least(${MAX_RETRY_DELAY_SECONDS}, power(2, greatest(1, ${deliveries.attempts})))`;
   const rows = await db
@@ -260,6 +198,10 @@ export async function stalledDeliveries(
           sql`coalesce(${deliveries.lastAttemptAt}, ${deliveries.createdAt})`,
           sql`now() - make_interval(secs => ${backoff} + ${idleSeconds})`,
         ),
+        // Without a platform-wide receiver only sites with a target of their own can be sent to.
+        onlyTargeted
+          ? sql`exists (select 1 from site_targets t where t.site_id = ${deliveries.targetId})`
+          : undefined,
       ),
     )
     .orderBy(deliveries.createdAt)

@@ -2,15 +2,20 @@
  * Starts the stand-ins the local stack needs for outside systems that cannot run on this
  * machine: the MongoDB Atlas Admin API (unless MONGODB_ADMIN_URL is given) with a MongoDB
  * endpoint that logs its users in (unless MONGODB_PUBLIC_HOST is given), AWS IAM/S3
- * (unless IAM_ACCESS_KEY_ID is given), and with `signIn`, Google's and GitHub's sign-in
+ * (unless IAM_ACCESS_KEY_ID is given), the Cloudflare, Vercel and Fly APIs of delivery targets
+ * (each unless its CLOUDFLARE_API_URL, VERCEL_API_URL or FLY_API_URL is given), and with
+ * `signIn`, Google's and GitHub's sign-in
  * (each unless one of its endpoints is given). Their state is kept in `${dataDir}/stand-ins/`.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startAwsStandIn } from './aws-stand-in';
+import { startCloudflareStandIn } from './cloudflare-stand-in';
+import { startFlyStandIn } from './fly-stand-in';
 import { startAtlasStandIn } from './mongodb-atlas-stand-in';
 import { type MongoWire, type PasswordLookup, startMongoWire } from './mongodb-wire';
 import { startSignInStandIn } from './sign-in-stand-in';
+import { startVercelStandIn } from './vercel-stand-in';
 
 const GOOGLE_VARS = ['GOOGLE_AUTHORIZE_URL', 'GOOGLE_TOKEN_URL', 'GOOGLE_JWKS_URL', 'GOOGLE_ISSUERS'];
 const GITHUB_VARS = ['GITHUB_AUTHORIZE_URL', 'GITHUB_TOKEN_URL', 'GITHUB_API_URL'];
@@ -71,6 +76,18 @@ export async function startStandIns(
       env.STORAGE_ENDPOINT = aws.url;
       env.IAM_ACCESS_KEY_ID = aws.accessKeyId;
       env.IAM_SECRET_ACCESS_KEY = aws.secretAccessKey;
+    }
+    // The delivery targets' platforms (CONTRACT §11), each unless its API URL is given.
+    const platforms = [
+      ['CLOUDFLARE_API_URL', startCloudflareStandIn, '/client/v4'],
+      ['VERCEL_API_URL', startVercelStandIn, ''],
+      ['FLY_API_URL', startFlyStandIn, ''],
+    ] as const;
+    for (const [name, start, suffix] of platforms) {
+      if (given[name]) continue;
+      const standIn = await start();
+      stops.push(() => standIn.stop());
+      env[name] = `${standIn.url}${suffix}`;
     }
     const google = !GOOGLE_VARS.some((name) => given[name]);
     const github = !GITHUB_VARS.some((name) => given[name]);

@@ -1,0 +1,53 @@
+/**
+ * A delivery target (CONTRACT §11): where a site's live patches go, as one adapter per kind of
+ * target behind one interface, listed in one registry (index.ts). An adapter turns a patch into
+ * its platform's own API calls; every call it makes is idempotent (PUT, upsert, delete if
+ * present), so a patch failing part-way is sent again whole.
+ */
+import type { z } from 'zod';
+
+/** The platforms' API base URLs (CLOUDFLARE_API_URL, VERCEL_API_URL, FLY_API_URL). */
+export interface PlatformUrls {
+  cloudflare: string;
+  vercel: string;
+  fly: string;
+}
+
+/** One live patch as a target receives it: the values already derived. */
+export interface TargetPatch {
+  siteId: string;
+  projectId: string;
+  set: Record<string, string>;
+  unset: string[];
+  reason: string;
+  seq: number;
+  /** The patch as the signed webhook body (CONTRACT §6), exactly as signed. */
+  body: string;
+}
+
+/** The platform refused the target when it was checked (a bad token, a missing script, project or app). */
+export class TargetRefused extends Error {}
+
+/** The platform could not be reached, or answered with a failure that may pass (5xx, 429). */
+export class TargetUnreachable extends Error {}
+
+/** A stored target as an adapter uses it: its public fields and its one secret. */
+export interface StoredTarget<C> {
+  config: C;
+  secret: string;
+}
+
+/** One kind of delivery target. */
+export interface DeliveryTarget<I extends { type: string } = { type: string }, C = Record<string, unknown>> {
+  readonly type: I['type'];
+  /** The PUT body for this kind (strict, with `type`). */
+  readonly input: z.ZodType<I>;
+  /** Splits a PUT body into the public fields kept in clear and the one secret kept encrypted. */
+  split(input: I): StoredTarget<C>;
+  /** What GET answers besides `type`: the public fields and which secret is set. */
+  describe(config: C): Record<string, unknown>;
+  /** One read call proving the token and the script, project or app; throws TargetRefused or TargetUnreachable. */
+  check(urls: PlatformUrls, target: StoredTarget<C>): Promise<void>;
+  /** Delivers one patch; throws (anything) unless every call of it succeeded. */
+  deliver(urls: PlatformUrls, target: StoredTarget<C>, patch: TargetPatch): Promise<void>;
+}

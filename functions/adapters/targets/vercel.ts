@@ -1,0 +1,96 @@
+/**
+ * Vercel project environment variables, through the Vercel REST API: the names set go in one
+ * `POST /v10/projects/{id}/env?upsert=true` with `[{key, value, type:"encrypted", target}]`; a
+ * name unset is looked up in `GET /v10/projects/{id}/env` and each variable of that key whose
+ * targets meet the target's environments is removed with `DELETE /v9/projects/{id}/env/{envId}`.
+ * `teamId` rides on every call when given. The check reads the project (`GET /v9/projects/{id}`).
+ * Errors are `{error:{code, message}}`. The token needs access to the project (a project-scoped
+ * token, or a team token with that project).
+ */
+import { z } from 'zod';
+import { at, call, failure, ok, type PlatformAnswer, seg } from './http';
+import type { DeliveryTarget, PlatformUrls, StoredTarget } from './types';
+
+const ENVIRONMENTS = ['production', 'preview', 'development'] as const;
+
+const VercelInput = z
+  .object({
+    type: z.literal('vercel'),
+    project_id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'the project id or name'),
+    team_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, 'the team id')
+      .optional(),
+    api_token: z.string().min(1).max(512),
+    environments: z
+      .array(z.enum(ENVIRONMENTS))
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, 'each environment once'),
+  })
+  .strict();
+
+type VercelConfig = { project_id: string; team_id?: string; environments: string[] };
+
+const messageOf = (answer: PlatformAnswer): string | undefined =>
+  (answer.body as { error?: { message?: string } } | undefined)?.error?.message;
+
+/** `path` on the project, with `teamId` when the target names a team. */
+function projectUrl(urls: PlatformUrls, c: VercelConfig, version: string, path = '', query = ''): string {
+  const params = new URLSearchParams(query);
+  if (c.team_id) params.set('teamId', c.team_id);
+  const qs = params.toString();
+  return at(urls.vercel, `/${version}/projects/${seg(c.project_id)}${path}${qs ? `?${qs}` : ''}`);
+}
+
+const send = (method: string, url: string, { secret }: StoredTarget<VercelConfig>, body?: unknown) =>
+  call('Vercel', url, { method, authorization: `Bearer ${secret}`, body });
+
+/** The Vercel environment variables target. */
+export const vercelTarget: DeliveryTarget<z.infer<typeof VercelInput>, VercelConfig> = {
+  type: 'vercel',
+  input: VercelInput,
+  split: ({ project_id, team_id, api_token, environments }) => ({
+    config: { project_id, ...(team_id ? { team_id } : {}), environments },
+    secret: api_token,
+  }),
+  describe: ({ project_id, team_id, environments }) => ({
+    project_id,
+    ...(team_id ? { team_id } : {}),
+    environments,
+    api_token_set: true,
+  }),
+  async check(urls, target) {
+    const answer = await send('GET', projectUrl(urls, target.config, 'v9'), target);
+    if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
+  },
+  async deliver(urls, target, patch) {
+    const { environments } = target.config;
+    const entries = Object.entries(patch.set);
+    if (entries.length > 0) {
+      const body = entries.map(([key, value]) => ({ key, value, type: 'encrypted', target: environments }));
+      const answer = await send(
+        'POST',
+        projectUrl(urls, target.config, 'v10', '/env', 'upsert=true'),
+        target,
+        body,
+      );
+      if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
+    }
+    if (patch.unset.length === 0) return;
+    const listed = await send('GET', projectUrl(urls, target.config, 'v10', '/env'), target);
+    if (!ok(listed)) throw failure('Vercel', listed, messageOf(listed));
+    const envs =
+      (listed.body as { envs?: Array<{ id: string; key: string; target?: string[] | string }> }).envs ?? [];
+    const unset = new Set(patch.unset);
+    for (const env of envs) {
+      const targets = Array.isArray(env.target) ? env.target : env.target ? [env.target] : [];
+      if (!unset.has(env.key) || !targets.some((t) => environments.includes(t))) continue;
+      const answer = await send(
+        'DELETE',
+        projectUrl(urls, target.config, 'v9', `/env/${seg(env.id)}`),
+        target,
+      );
+      if (!ok(answer) && answer.status !== 404) throw failure('Vercel', answer, messageOf(answer));
+    }
+  },
+};

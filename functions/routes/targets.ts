@@ -1,0 +1,190 @@
+/**
+ * A site's delivery target and what became of its live patches (CONTRACT §11). The target's
+ * kinds are the registry's (adapters/targets); nothing here branches on one.
+ */
+import type { Context } from 'hono';
+import { TARGETS, targetOf } from '../adapters/targets';
+import { type AppEnv, getHttpDb } from '../context';
+import { ApiError } from '../lib/errors';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, validationError, z } from '../lib/openapi';
+import { enqueueDeliveries } from '../services/delivery/deliveries';
+import { reviveDelivery, showDelivery, siteDeliveriesQuery } from '../services/delivery/delivery-status';
+import {
+  describeTarget,
+  removeSiteTarget,
+  setSiteTarget,
+  siteWithTarget,
+} from '../services/delivery/targets';
+import { access, readsCaller, readWithCaller, siteBeforeBody } from './shared';
+import { SiteParams } from './site-variables';
+
+const tags = ['delivery'];
+const TYPES = TARGETS.map((t) => t.type) as [string, ...string[]];
+
+const TargetSchema = z
+  .object({ type: z.enum([...TYPES, 'default'] as [string, ...string[]]) })
+  .catchall(z.unknown())
+  .openapi('DeliveryTarget', {
+    description:
+      'The target without its secret: `{type:"default"}` (RUNTIME_PATCH_URL), or the fields given with `api_token_set:true` (`secret_set:true` for a webhook)',
+  });
+
+const TargetInput = z
+  .object({ type: z.enum(TYPES) })
+  .catchall(z.unknown())
+  .openapi('DeliveryTargetInput', {
+    description:
+      'One of `{type:"webhook", url, secret}`, `{type:"cloudflare", account_id, script_name, api_token}`, `{type:"vercel", project_id, team_id?, api_token, environments:["production"|"preview"|"development"]}`, `{type:"fly", app_name, api_token}`',
+  });
+
+const DeliverySchema = z
+  .object({
+    id: z.string(),
+    seq: z.number().nullable(),
+    reason: z.string(),
+    names: z.array(z.string()),
+    status: z.enum(['pending', 'delivered', 'failed', 'dead']),
+    attempts: z.number(),
+    last_error: z.string().nullable(),
+    created_at: z.string(),
+    delivered_at: z.string().nullable(),
+  })
+  .openapi('Delivery');
+
+/** The site the path names (with its target), after the caller is admitted with `role`. */
+async function siteOf(c: Context<AppEnv>, role: 'read' | 'write' | 'admin') {
+  const params = c.req.param() as { id: string; siteId: string };
+  const [[row]] = await readWithCaller(c, [siteWithTarget(getHttpDb(c), params.id, params.siteId)]);
+  await access(c, params.id, role);
+  if (!row) throw new ApiError('NOT_FOUND', 'site not found');
+  return row;
+}
+
+export const targetsRoutes = routeGroup<AppEnv>();
+
+targetsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/sites/{siteId}/target',
+    tags,
+    summary: "Where the site's live patches go",
+    middleware: [readsCaller],
+    request: { params: SiteParams },
+    responses: { 200: json(TargetSchema, 'the target, never its secret') },
+  }),
+  async (c) => {
+    const { target } = await siteOf(c, 'read');
+    return c.json(describeTarget(target) as z.infer<typeof TargetSchema>, 200);
+  },
+);
+
+targetsRoutes.openapi(
+  apiRoute({
+    method: 'put',
+    path: '/projects/{id}/sites/{siteId}/target',
+    tags,
+    summary: "Set the site's delivery target; it receives the whole effective set once (reason sync)",
+    description:
+      "The target is checked with one read call at its platform first: a refused token or a missing script, project or app is 400 `TARGET_REFUSED` with the platform's message; an unreachable platform 503; nothing is stored either way. The secret is kept encrypted and never answered.",
+    middleware: [readsCaller],
+    request: { params: SiteParams, ...jsonBody(TargetInput) },
+    responses: { 200: json(TargetSchema, 'the target, never its secret'), ...errorResponses(503) },
+  }),
+  async (c) => {
+    const { site } = await siteOf(c, 'admin');
+    const body = c.req.valid('json');
+    const adapter = targetOf(body.type);
+    if (!adapter) throw new ApiError('VALIDATION_FAILED', 'type: unknown target type', 'type');
+    const parsed = adapter.input.safeParse(body);
+    if (!parsed.success) throw validationError(parsed.error);
+    const services = c.get('services');
+    const { syncId, described } = await setSiteTarget(
+      getHttpDb(c),
+      c.get('config'),
+      services.receivers,
+      site,
+      adapter,
+      parsed.data,
+    );
+    await enqueueDeliveries(services.queue, [syncId]);
+    return c.json(described as z.infer<typeof TargetSchema>, 200);
+  },
+  siteBeforeBody,
+);
+
+targetsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/projects/{id}/sites/{siteId}/target',
+    tags,
+    summary: "Remove the site's target: its patches go to RUNTIME_PATCH_URL again",
+    middleware: [readsCaller],
+    request: { params: SiteParams },
+    responses: { 200: json(z.object({ type: z.literal('default') }), 'the default target') },
+  }),
+  async (c) => {
+    const { site } = await siteOf(c, 'admin');
+    await removeSiteTarget(getHttpDb(c), site.id);
+    return c.json({ type: 'default' as const }, 200);
+  },
+);
+
+targetsRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/sites/{siteId}/deliveries',
+    tags,
+    summary: "The site's latest live patches, newest first: names, never values",
+    middleware: [readsCaller],
+    request: {
+      params: SiteParams,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }),
+    },
+    responses: {
+      200: json(
+        z.object({ target: z.object({ type: z.string() }), deliveries: z.array(DeliverySchema) }),
+        'the deliveries',
+      ),
+    },
+  }),
+  async (c) => {
+    const params = c.req.valid('param');
+    const { limit } = c.req.valid('query');
+    const db = getHttpDb(c);
+    const [[row], listed] = await readWithCaller(c, [
+      siteWithTarget(db, params.id, params.siteId),
+      siteDeliveriesQuery(db, params.id, params.siteId, limit),
+    ]);
+    await access(c, params.id, 'read');
+    if (!row) throw new ApiError('NOT_FOUND', 'site not found');
+    return c.json(
+      { target: { type: row.target?.type ?? 'default' }, deliveries: listed.map(showDelivery) },
+      200,
+    );
+  },
+);
+
+targetsRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/projects/{id}/sites/{siteId}/deliveries/{deliveryId}/retry',
+    tags,
+    summary: 'Send a dead or failed live patch again',
+    middleware: [readsCaller],
+    request: { params: SiteParams.extend({ deliveryId: z.string() }) },
+    responses: {
+      202: json(z.object({ id: z.string(), status: z.literal('pending') }), 'queued again'),
+      ...errorResponses(409),
+    },
+  }),
+  async (c) => {
+    const { deliveryId } = c.req.valid('param');
+    const { site } = await siteOf(c, 'write');
+    const outcome = await reviveDelivery(getHttpDb(c), site.id, deliveryId);
+    if (outcome === 'unknown') throw new ApiError('NOT_FOUND', 'delivery not found');
+    if (outcome !== 'revived')
+      throw new ApiError('CONFLICT', `the delivery is ${outcome}; only a dead or failed one is sent again`);
+    await enqueueDeliveries(c.get('services').queue, [deliveryId.toLowerCase()]);
+    return c.json({ id: deliveryId.toLowerCase(), status: 'pending' as const }, 202);
+  },
+);

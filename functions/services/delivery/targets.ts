@@ -1,0 +1,128 @@
+/**
+ * A site's delivery target (CONTRACT §11): set after one read call at the platform, stored with
+ * its secret encrypted, answered without it, and used by the consumer to send the site's live
+ * patches. Setting a target records one `sync` delivery carrying the site's whole effective set.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { DbOrTx, HttpDb } from '../../../db/client';
+import { deliveries, sites, siteTargets } from '../../../db/schema';
+import type { Receivers } from '../../adapters';
+import {
+  type DeliveryTarget,
+  type TargetPatch,
+  TargetRefused,
+  TargetUnreachable,
+  targetOf,
+} from '../../adapters/targets';
+import type { Config } from '../../config';
+import { siteRef } from '../../domain/names';
+import { ApiError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { projectIdOf } from '../caller/api-caller';
+import { siteIs } from '../sites';
+
+type TargetRow = typeof siteTargets.$inferSelect;
+
+/** Site `siteId` of project `projectRef` (ids or slug/ref) with its target, not yet sent; no row: no site. */
+export function siteWithTarget(db: HttpDb, projectRef: string, siteId: string) {
+  return db
+    .select({ site: sites, target: siteTargets })
+    .from(sites)
+    .leftJoin(siteTargets, eq(siteTargets.siteId, sites.id))
+    .where(siteIs(projectIdOf(projectRef), siteRef(siteId)));
+}
+
+/** What GET …/target answers for a stored target, or `{type:"default"}` without one. */
+export function describeTarget(row: TargetRow | null): Record<string, unknown> {
+  const adapter = row && targetOf(row.type);
+  if (!row || !adapter) return { type: 'default' };
+  return { type: row.type, ...adapter.describe(row.config) };
+}
+
+/** The answer to a target that could not be checked: 400 TARGET_REFUSED or 503, nothing stored. */
+function checkFailure(err: unknown): ApiError {
+  if (err instanceof TargetRefused) return new ApiError('TARGET_REFUSED', err.message);
+  if (err instanceof TargetUnreachable) return new ApiError('SERVICE_UNAVAILABLE', err.message);
+  return new ApiError('SERVICE_UNAVAILABLE', 'the platform could not be checked');
+}
+
+/**
+ * Checks `input` (a PUT body of `adapter`'s kind) with one read call at the platform, then in one
+ * batch stores it (replacing any target before), supersedes the site's patches still pending
+ * (the sync carries their names) and records the `sync` delivery. Returns the sync's id and what
+ * GET answers.
+ */
+export async function setSiteTarget(
+  db: HttpDb,
+  config: Config,
+  receivers: Receivers,
+  site: { id: string; projectId: string },
+  adapter: DeliveryTarget,
+  input: { type: string },
+): Promise<{ syncId: string; described: Record<string, unknown> }> {
+  const stored = adapter.split(input);
+  await adapter.check(receivers.platforms, stored).catch((err: unknown) => {
+    throw checkFailure(err);
+  });
+  const secretCiphertext = await config.keyring.encrypt(stored.secret);
+  const syncId = newId();
+  const row = {
+    siteId: site.id,
+    projectId: site.projectId,
+    type: adapter.type,
+    config: stored.config,
+    secretCiphertext,
+  };
+  await db.batch([
+    db
+      .insert(siteTargets)
+      .values(row)
+      .onConflictDoUpdate({
+        target: siteTargets.siteId,
+        set: { type: row.type, config: row.config, secretCiphertext, createdAt: sql`now()` },
+      }),
+    db
+      .update(deliveries)
+      .set({ status: 'superseded', claimedUntil: null, lastError: 'the target changed: a sync follows' })
+      .where(
+        and(
+          eq(deliveries.kind, 'runtime_patch'),
+          eq(deliveries.targetId, site.id),
+          sql`${deliveries.status} in ('pending', 'dead')`,
+        ),
+      ),
+    db.insert(deliveries).values({
+      id: syncId,
+      kind: 'runtime_patch',
+      projectId: site.projectId,
+      targetId: site.id,
+      reason: 'sync',
+    }),
+  ]);
+  return { syncId, described: { type: adapter.type, ...adapter.describe(stored.config) } };
+}
+
+/** Removes the site's target (its patches go to RUNTIME_PATCH_URL again, or stay pending). */
+export async function removeSiteTarget(db: HttpDb, siteId: string): Promise<void> {
+  await db.delete(siteTargets).where(eq(siteTargets.siteId, siteId));
+}
+
+/**
+ * How the site's live patches are sent now: its target's adapter, else the platform-wide
+ * receiver, else null (they stay pending).
+ */
+export async function siteSender(
+  db: DbOrTx,
+  config: Config,
+  receivers: Receivers,
+  siteId: string,
+): Promise<((patch: TargetPatch) => Promise<void>) | null> {
+  const [row] = await db.select().from(siteTargets).where(eq(siteTargets.siteId, siteId));
+  const adapter = row && targetOf(row.type);
+  if (row && adapter) {
+    const secret = await config.keyring.decrypt(row.secretCiphertext);
+    return (patch) => adapter.deliver(receivers.platforms, { config: row.config, secret }, patch);
+  }
+  const fallback = receivers.runtimePatch;
+  return fallback && ((patch) => fallback.send(patch.body));
+}
