@@ -3,26 +3,27 @@
  * kinds are the registry's (adapters/targets); nothing here branches on one.
  */
 import type { Context } from 'hono';
-import { TARGETS, targetOf } from '../adapters/targets';
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, validationError, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { enqueueDeliveries } from '../services/delivery/deliveries';
 import { reviveDelivery, showDelivery, siteDeliveriesQuery } from '../services/delivery/delivery-status';
 import {
   describeTarget,
+  parseTarget,
   removeSiteTarget,
   setSiteTarget,
   siteWithTarget,
+  TARGET_TYPES,
 } from '../services/delivery/targets';
 import { access, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 import { SiteParams } from './site-variables';
 
 const tags = ['delivery'];
-const TYPES = TARGETS.map((t) => t.type) as [string, ...string[]];
+const TYPES = TARGET_TYPES;
 
 const TargetSchema = z
-  .object({ type: z.enum([...TYPES, 'default'] as [string, ...string[]]) })
+  .object({ type: z.enum([...TYPES, 'default']) })
   .catchall(z.unknown())
   .openapi('DeliveryTarget', {
     description:
@@ -92,11 +93,7 @@ targetsRoutes.openapi(
   }),
   async (c) => {
     const { site } = await siteOf(c, 'admin');
-    const body = c.req.valid('json');
-    const adapter = targetOf(body.type);
-    if (!adapter) throw new ApiError('VALIDATION_FAILED', 'type: unknown target type', 'type');
-    const parsed = adapter.input.safeParse(body);
-    if (!parsed.success) throw validationError(parsed.error);
+    const { adapter, input } = parseTarget(c.req.valid('json'));
     const services = c.get('services');
     const { syncId, described } = await setSiteTarget(
       getHttpDb(c),
@@ -104,7 +101,7 @@ targetsRoutes.openapi(
       services.receivers,
       site,
       adapter,
-      parsed.data,
+      input,
     );
     await enqueueDeliveries(services.queue, [syncId]);
     return c.json(described as z.infer<typeof TargetSchema>, 200);

@@ -235,6 +235,26 @@ export function writeRequests(world: RoundTripWorld): Record<string, () => Promi
       method: 'DELETE',
       path: `${base()}/buckets/${f.bucket.id}/principals/${await freshPrincipal('buckets', f.bucket.id)}`,
     }),
+    'PUT /api/v1/projects/{id}/sites/{siteId}/target': async () => ({
+      method: 'PUT',
+      path: `${base()}/sites/${f.site}/target`,
+      // A webhook is checked without a call, so the budget counts Tether's own trips only.
+      body: { type: 'webhook', url: 'http://127.0.0.1:9/patches', secret: 'a-webhook-secret-of-some-length' },
+    }),
+    'DELETE /api/v1/projects/{id}/sites/{siteId}/target': async () => ({
+      method: 'DELETE',
+      path: `${base()}/sites/${f.site}/target`,
+    }),
+    'POST /api/v1/projects/{id}/sites/{siteId}/deliveries/{deliveryId}/retry': async () => {
+      const site = await freshSite();
+      const [dead] = await metadata<{ id: string }>(
+        `insert into deliveries (id, kind, project_id, target_id, reason, status, attempts, last_error)
+         values (gen_random_uuid(), 'runtime_patch', $1, $2, 'connect', 'dead', 11, 'the receiver answered 500')
+         returning id`,
+        [f.project, site],
+      );
+      return { method: 'POST', path: `${base()}/sites/${site}/deliveries/${dead?.id}/retry`, ok: [202] };
+    },
     'PUT /api/v1/storage/{id}/sites': async () => ({
       method: 'PUT',
       path: `/api/v1/storage/${f.bucket.id}/sites`,

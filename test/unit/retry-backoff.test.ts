@@ -22,7 +22,16 @@ describe('queue retry backoff', () => {
 
   it("a dead letter records the tries it had on the provisioning queue, not the dead-letter queue's own count", async () => {
     let rows: Array<{ attempts: number }> = [];
+    let marked: unknown;
     const db = {
+      // A dead-lettered live patch is marked `dead` (CONTRACT §11).
+      update: () => ({
+        set: (v: unknown) => ({
+          where: async () => {
+            marked = v;
+          },
+        }),
+      }),
       insert: () => ({
         values: async (v: typeof rows) => {
           rows = v;
@@ -42,5 +51,6 @@ describe('queue retry backoff', () => {
     );
     expect(rows.map((r) => r.attempts)).toEqual([MAX_RETRIES + 1]);
     expect(acked).toEqual(['m1']);
+    expect(marked).toMatchObject({ status: 'dead' });
   });
 });

@@ -9,6 +9,7 @@ import { deliveries, sites, siteTargets } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
 import {
   type DeliveryTarget,
+  TARGETS,
   type TargetPatch,
   TargetRefused,
   TargetUnreachable,
@@ -18,10 +19,29 @@ import type { Config } from '../../config';
 import { siteRef } from '../../domain/names';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { validationError } from '../../lib/openapi';
 import { projectIdOf } from '../caller/api-caller';
-import { siteIs } from '../sites';
 
 type TargetRow = typeof siteTargets.$inferSelect;
+
+/** The types a target may have, in the registry's order. */
+export const TARGET_TYPES = TARGETS.map((t) => t.type) as [string, ...string[]];
+
+/** The adapter of a PUT body's `type` and the body as that kind's schema parses it; 400 otherwise. */
+export function parseTarget(body: { type: string }): { adapter: DeliveryTarget; input: { type: string } } {
+  const adapter = targetOf(body.type);
+  if (!adapter) throw new ApiError('VALIDATION_FAILED', 'type: unknown target type', 'type');
+  const parsed = adapter.input.safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error);
+  return { adapter, input: parsed.data };
+}
+
+/** Site `siteId` (its id or slug) of project `projectRef` (its id or slug), as a condition. */
+function siteMatch(projectRef: string, siteId: string) {
+  const ref = siteRef(siteId);
+  const match = ref === null ? sql`false` : 'id' in ref ? eq(sites.id, ref.id) : eq(sites.slug, ref.slug);
+  return and(match, eq(sites.projectId, projectIdOf(projectRef)));
+}
 
 /** Site `siteId` of project `projectRef` (ids or slug/ref) with its target, not yet sent; no row: no site. */
 export function siteWithTarget(db: HttpDb, projectRef: string, siteId: string) {
@@ -29,7 +49,7 @@ export function siteWithTarget(db: HttpDb, projectRef: string, siteId: string) {
     .select({ site: sites, target: siteTargets })
     .from(sites)
     .leftJoin(siteTargets, eq(siteTargets.siteId, sites.id))
-    .where(siteIs(projectIdOf(projectRef), siteRef(siteId)));
+    .where(siteMatch(projectRef, siteId));
 }
 
 /** What GET …/target answers for a stored target, or `{type:"default"}` without one. */

@@ -90,7 +90,7 @@ const vercel: Platform = {
     const teamId = req.url.searchParams.get('teamId') ?? '';
     if (!resource || (resource.fields.team_id ?? '') !== teamId)
       return error(404, 'not_found', 'Project not found');
-    const [, version, env, envId] = match;
+    const [, version, , env, envId] = match;
     if (!env && version === 'v9' && req.method === 'GET') {
       record(resource, req, []);
       return {
