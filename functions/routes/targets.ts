@@ -16,7 +16,7 @@ import {
   siteWithTarget,
   TARGET_TYPES,
 } from '../services/delivery/targets';
-import { access, readsCaller, readWithCaller, siteBeforeBody } from './shared';
+import { access, activityBy, readsCaller, readWithCaller, siteBeforeBody } from './shared';
 import { SiteParams } from './site-variables';
 
 const tags = ['delivery'];
@@ -102,6 +102,7 @@ targetsRoutes.openapi(
       site,
       adapter,
       input,
+      activityBy(c),
     );
     await enqueueDeliveries(services.queue, [syncId]);
     return c.json(described as z.infer<typeof TargetSchema>, 200);
@@ -121,7 +122,7 @@ targetsRoutes.openapi(
   }),
   async (c) => {
     const { site } = await siteOf(c, 'admin');
-    await removeSiteTarget(getHttpDb(c), site.id);
+    await removeSiteTarget(getHttpDb(c), site, activityBy(c));
     return c.json({ type: 'default' as const }, 200);
   },
 );
@@ -177,7 +178,7 @@ targetsRoutes.openapi(
   async (c) => {
     const { deliveryId } = c.req.valid('param');
     const { site } = await siteOf(c, 'write');
-    const outcome = await reviveDelivery(getHttpDb(c), site.id, deliveryId);
+    const outcome = await reviveDelivery(getHttpDb(c), site, deliveryId, activityBy(c));
     if (outcome === 'unknown') throw new ApiError('NOT_FOUND', 'delivery not found');
     if (outcome !== 'revived')
       throw new ApiError('CONFLICT', `the delivery is ${outcome}; only a dead or failed one is sent again`);

@@ -67,6 +67,11 @@ describe.each(platformCases().map((p) => [p.type, p] as const))('a %s target', (
     expect(set.body).toMatchObject({ type: p.type, api_token_set: true });
     expect(JSON.stringify(set.body)).not.toContain(token);
     expect((await s.as.get(`${site}/target`)).body).toEqual(set.body);
+    const recorded = await s.as.get<{ events: Array<{ action: string; details: Record<string, unknown> }> }>(
+      `/api/v1/projects/${s.project.id}/activity?action=target.set`,
+    );
+    expect(recorded.body.events.map((e) => [e.action, e.details.type])).toEqual([['target.set', p.type]]);
+    expect(recorded.text).not.toContain(token);
     await converged('the sync');
     expect((await resourceState(p)).vars).toEqual({ LOG_LEVEL: 'debug' });
 

@@ -7,6 +7,7 @@ import type { DbOrTx, HttpDb } from '../../../db/client';
 import { deliveries } from '../../../db/schema';
 import { siteRef } from '../../domain/names';
 import { isUuid } from '../../lib/ids';
+import { type ActivitySource, activityQuery } from '../activity';
 import { projectIdOf } from '../caller/api-caller';
 
 type DeliveryRow = typeof deliveries.$inferSelect;
@@ -97,27 +98,43 @@ export function showDelivery(row: DeliveryRow): ShownDelivery {
  */
 export async function reviveDelivery(
   db: HttpDb,
-  siteId: string,
+  site: { id: string; projectId: string; slug: string },
   deliveryId: string,
+  by: ActivitySource,
 ): Promise<'revived' | 'unknown' | ShownStatus> {
   if (!isUuid(deliveryId)) return 'unknown';
   const id = deliveryId.toLowerCase();
-  const revived = await db
-    .update(deliveries)
-    .set({ status: 'pending', claimedUntil: null })
-    .where(
-      and(
-        eq(deliveries.id, id),
-        eq(deliveries.kind, 'runtime_patch'),
-        eq(deliveries.targetId, siteId),
-        sql`(${deliveries.status} = 'dead' or (${deliveries.status} = 'pending' and ${deliveries.lastError} is not null))`,
-      ),
-    )
-    .returning({ id: deliveries.id });
+  const retryable = and(
+    eq(deliveries.id, id),
+    eq(deliveries.kind, 'runtime_patch'),
+    eq(deliveries.targetId, site.id),
+    sql`(${deliveries.status} = 'dead' or (${deliveries.status} = 'pending' and ${deliveries.lastError} is not null))`,
+  );
+  const [, revived] = await db.batch([
+    // Recorded only for a delivery sent again (placed first, it sees the row as it was).
+    activityQuery(
+      db,
+      by,
+      {
+        action: 'delivery.retry',
+        target: { type: 'delivery', id },
+        projectId: site.projectId,
+        siteId: site.id,
+      },
+      sql`exists (select 1 from deliveries where ${retryable})`,
+    ),
+    db
+      .update(deliveries)
+      .set({ status: 'pending', claimedUntil: null })
+      .where(retryable)
+      .returning({ id: deliveries.id }),
+  ]);
   if (revived.length > 0) return 'revived';
   const [row] = await db
     .select()
     .from(deliveries)
-    .where(and(eq(deliveries.id, id), eq(deliveries.kind, 'runtime_patch'), eq(deliveries.targetId, siteId)));
+    .where(
+      and(eq(deliveries.id, id), eq(deliveries.kind, 'runtime_patch'), eq(deliveries.targetId, site.id)),
+    );
   return row ? showDelivery(row).status : 'unknown';
 }

@@ -20,6 +20,7 @@ import { siteRef } from '../../domain/names';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { validationError } from '../../lib/openapi';
+import { type ActivitySource, activityQuery } from '../activity';
 import { projectIdOf } from '../caller/api-caller';
 
 type TargetRow = typeof siteTargets.$inferSelect;
@@ -76,9 +77,10 @@ export async function setSiteTarget(
   db: HttpDb,
   config: Config,
   receivers: Receivers,
-  site: { id: string; projectId: string },
+  site: { id: string; projectId: string; slug: string },
   adapter: DeliveryTarget,
   input: { type: string },
+  by: ActivitySource,
 ): Promise<{ syncId: string; described: Record<string, unknown> }> {
   const stored = adapter.split(input);
   await adapter.check(receivers.platforms, stored).catch((err: unknown) => {
@@ -118,13 +120,47 @@ export async function setSiteTarget(
       targetId: site.id,
       reason: 'sync',
     }),
+    activityQuery(db, by, {
+      action: 'target.set',
+      target: { type: 'site', id: site.id, name: site.slug },
+      projectId: site.projectId,
+      siteId: site.id,
+      details: { type: adapter.type, ...publicDetails(adapter.describe(stored.config)) },
+    }),
   ]);
   return { syncId, described: { type: adapter.type, ...adapter.describe(stored.config) } };
 }
 
+/** The plain fields of a target's description, for the Activity record. */
+function publicDetails(described: Record<string, unknown>): Record<string, string | readonly string[]> {
+  const out: Record<string, string | readonly string[]> = {};
+  for (const [key, value] of Object.entries(described)) {
+    if (typeof value === 'string' || Array.isArray(value)) out[key] = value as string | string[];
+  }
+  return out;
+}
+
 /** Removes the site's target (its patches go to RUNTIME_PATCH_URL again, or stay pending). */
-export async function removeSiteTarget(db: HttpDb, siteId: string): Promise<void> {
-  await db.delete(siteTargets).where(eq(siteTargets.siteId, siteId));
+export async function removeSiteTarget(
+  db: HttpDb,
+  site: { id: string; projectId: string; slug: string },
+  by: ActivitySource,
+): Promise<void> {
+  await db.batch([
+    // Recorded only when there was a target to remove (placed first, it sees the row).
+    activityQuery(
+      db,
+      by,
+      {
+        action: 'target.remove',
+        target: { type: 'site', id: site.id, name: site.slug },
+        projectId: site.projectId,
+        siteId: site.id,
+      },
+      sql`exists (select 1 from site_targets where site_id = ${site.id}::uuid)`,
+    ),
+    db.delete(siteTargets).where(eq(siteTargets.siteId, site.id)),
+  ]);
 }
 
 /**
