@@ -163,7 +163,8 @@ export const databases = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    engine: text('engine', { enum: ['postgresql', 'mongodb'] }).notNull(),
+    /** A registered engine's name (functions/kinds/registry.ts). */
+    engine: text('engine').notNull(),
     replicaSet: boolean('replica_set').notNull(),
     status: text('status', { enum: ['running', 'stopped'] })
       .notNull()

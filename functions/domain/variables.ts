@@ -7,72 +7,76 @@
  * starts pointing at another database), only `promote` moves them. Families are per variable
  * set, so a PostgreSQL and a MongoDB database each hold their own plain names.
  */
-import type { Kind } from './levels';
 import { variableName } from './names';
 
-/** The variable family of a service: the set of names it is handed. */
-export type Family = 'postgresql' | 'mongodb' | 'bucket' | 'auth_app';
+/** The variable family of a service (its name): the set of names it is handed. */
+export type Family = string;
 
-/** A database engine. */
-export type Engine = 'postgresql' | 'mongodb';
+/** A database engine's name (`postgresql`, `mongodb`, or one a kind descriptor registers). */
+export type Engine = string;
 
-/** The family of a service of `kind` (and, for a database, `engine`). */
-export function familyOf(kind: Kind, engine?: Engine | null): Family {
-  if (kind === 'database') return engine === 'mongodb' ? 'mongodb' : 'postgresql';
-  return kind;
+/**
+ * The names one family hands: its plain (unsuffixed) names and, for a service named `n`
+ * (already in variable form), its suffixed ones. `mirrors` lists the plain name each suffixed
+ * one carries the value of, in order (the plain names when absent).
+ */
+export interface VariableFamily {
+  name: Family;
+  plain: readonly string[];
+  suffixed(n: string): string[];
+  mirrors?: readonly string[];
 }
+
+const FAMILIES = new Map<Family, VariableFamily>();
+
+/** Makes a family known to the naming rules (kinds/ registers its engines' families). */
+export function registerFamily(family: VariableFamily): void {
+  FAMILIES.set(family.name, family);
+}
+
+/** A family no registered kind hands (a service gone meanwhile) holds no names. */
+const familyNamed = (name: Family): VariableFamily =>
+  FAMILIES.get(name) ?? { name, plain: [], suffixed: () => [] };
 
 /** The platform's managed key, handed to a site whose connections imply a capability. */
 export const MANAGED_KEY_NAME = 'PLATFORM_API_KEY';
 
-const PLAIN: Record<Family, readonly string[]> = {
-  postgresql: ['DATABASE_URL'],
-  mongodb: ['MONGODB_URI', 'MONGODB_URL'],
-  bucket: [
-    'STORAGE_ENDPOINT',
-    'STORAGE_ACCESS_KEY',
-    'STORAGE_SECRET_KEY',
-    'STORAGE_BUCKET',
-    'STORAGE_REGION',
-  ],
-  auth_app: [
+registerFamily({
+  name: 'bucket',
+  plain: ['STORAGE_ENDPOINT', 'STORAGE_ACCESS_KEY', 'STORAGE_SECRET_KEY', 'STORAGE_BUCKET', 'STORAGE_REGION'],
+  suffixed: (n) =>
+    ['ENDPOINT', 'ACCESS_KEY', 'SECRET_KEY', 'BUCKET', 'REGION'].map((f) => `STORAGE_${n}_${f}`),
+});
+registerFamily({
+  name: 'auth_app',
+  plain: [
     'SERVICE_AUTH_APP_ID',
     'SERVICE_AUTH_URL',
     'SERVICE_AUTH_PUBLIC_URL',
     'SERVICE_AUTH_SERVER_KEY',
     'PLATFORM_AUTH_APP_ID',
   ],
-};
+  suffixed: (n) => ['APP_ID', 'URL', 'PUBLIC_URL', 'SERVER_KEY'].map((f) => `SERVICE_AUTH_${f}_${n}`),
+  // PLATFORM_AUTH_APP_ID is for the build and has no suffixed form.
+  mirrors: ['SERVICE_AUTH_APP_ID', 'SERVICE_AUTH_URL', 'SERVICE_AUTH_PUBLIC_URL', 'SERVICE_AUTH_SERVER_KEY'],
+});
 
 /** The unsuffixed names of a family, held by the site's first service of that family. */
-export const plainNames = (family: Family): readonly string[] => PLAIN[family];
+export const plainNames = (family: Family): readonly string[] => familyNamed(family).plain;
 
 /** The suffixed names every service of the family holds, for service name `name`. */
-export function suffixedNames(family: Family, name: string): string[] {
-  const n = variableName(name);
-  switch (family) {
-    case 'postgresql':
-      return [`DATABASE_URL_${n}`];
-    case 'mongodb':
-      return [`MONGODB_URI_${n}`, `MONGODB_URL_${n}`];
-    case 'bucket':
-      return ['ENDPOINT', 'ACCESS_KEY', 'SECRET_KEY', 'BUCKET', 'REGION'].map((f) => `STORAGE_${n}_${f}`);
-    case 'auth_app':
-      // PLATFORM_AUTH_APP_ID is for the build and has no suffixed form.
-      return ['APP_ID', 'URL', 'PUBLIC_URL', 'SERVER_KEY'].map((f) => `SERVICE_AUTH_${f}_${n}`);
-  }
-}
+export const suffixedNames = (family: Family, name: string): string[] =>
+  familyNamed(family).suffixed(variableName(name));
 
 /**
  * Pairs each name a service of `family` holds with the plain name it mirrors, so values can
  * be computed once per service: `[name, plainName]`.
  */
 export function namesWithRoles(family: Family, name: string, holdsPlain: boolean): Array<[string, string]> {
-  const plain = PLAIN[family];
-  const suffixed = suffixedNames(family, name);
-  const roles = family === 'auth_app' ? plain.slice(0, 4) : plain;
-  const out: Array<[string, string]> = suffixed.map((s, i) => [s, roles[i] as string]);
-  return holdsPlain ? [...plain.map((p): [string, string] => [p, p]), ...out] : out;
+  const f = familyNamed(family);
+  const roles = f.mirrors ?? f.plain;
+  const out: Array<[string, string]> = suffixedNames(family, name).map((s, i) => [s, roles[i] as string]);
+  return holdsPlain ? [...f.plain.map((p): [string, string] => [p, p]), ...out] : out;
 }
 
 /** What the naming rules need to know of one of a site's connections. */

@@ -2,6 +2,7 @@
 
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
+import { engineNames, engineOf, isEngine } from '../kinds/registry';
 import { log } from '../lib/logger';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { projectIdOf } from '../services/caller/api-caller';
@@ -31,11 +32,17 @@ import {
   requireUuid,
 } from './shared';
 
+/** A registered engine's name (kinds/registry.ts); the document lists the engines registered at start. */
+const EngineSchema = z
+  .string()
+  .refine(isEngine, { message: `one of ${engineNames().join(', ')}` })
+  .openapi({ enum: engineNames() });
+
 const DatabaseSchema = z
   .object({
     id: z.string(),
     name: z.string(),
-    engine: z.enum(['postgresql', 'mongodb']),
+    engine: EngineSchema,
     replica_set: z.boolean(),
     status: z.enum(['running', 'stopped']),
     created_at: z.string(),
@@ -68,7 +75,7 @@ databasesRoutes.openapi(
         z
           .object({
             name: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
-            engine: z.enum(['postgresql', 'mongodb']),
+            engine: EngineSchema,
             replica_set: z.boolean().optional(),
           })
           .strict(),
@@ -88,8 +95,7 @@ databasesRoutes.openapi(
       {
         name: body.name,
         engine: body.engine,
-        // Only MongoDB has replica sets; they are the default there.
-        replicaSet: body.engine === 'mongodb' ? (body.replica_set ?? true) : false,
+        replicaSet: engineOf(body.engine).replicaSet(body.replica_set),
       },
       creationReadFrom<DatabaseRow>(answers),
     );
@@ -139,12 +145,7 @@ for (const action of ['stop', 'start'] as const) {
       const { project } = await access(c, params.id, 'write');
       requireUuid(params.dbId, 'database');
       const row = databaseOf(found);
-      const updated = await setDatabaseRunning(
-        getHttpDb(c),
-        c.get('services').adapters,
-        row,
-        action === 'start',
-      );
+      const updated = await setDatabaseRunning(getHttpDb(c), c.get('services'), row, action === 'start');
       if (action === 'start') {
         // Apps that connected while it was stopped get their own credentials now, by live patch
         // (the minute reconciler does it too, should this message be lost).

@@ -1,10 +1,12 @@
 /** Where a site's local tunnel to one of its databases may lead (`tether connect --local`). */
+
 import { type SQL, sql } from 'drizzle-orm';
 import type { HttpDb } from '../../db/client';
 import type { Adapters } from '../adapters';
 import { servePostgresTunnel, type TunnelTarget } from '../adapters/postgres-tunnel';
 import type { Config } from '../config';
 import { siteRef } from '../domain/names';
+import { engineOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 
@@ -64,7 +66,7 @@ export function tunnelTarget(config: Config, adapters: Adapters, answer: { rows:
   if (!row.database_id || !row.physical_name) throw new ApiError('NOT_FOUND', 'database not found');
   if (!row.connection_id)
     throw new ApiError('NOT_FOUND', 'connection of this site to the database not found');
-  if (row.engine !== 'postgresql')
+  if (!row.engine || !engineOf(row.engine).tunnel)
     throw new ApiError('BAD_REQUEST', 'tunnels reach PostgreSQL databases only');
   const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
   return {

@@ -12,6 +12,8 @@ import {
   plainHolders,
   suffixedNames,
 } from '../../functions/domain/variables';
+// The database engines' families (postgresql, mongodb) come with their descriptors.
+import '../../functions/kinds/registry';
 
 /** A connection; by default it claims the plain names (the earliest claimant of a family holds them). */
 const conn = (

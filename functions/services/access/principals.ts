@@ -19,6 +19,7 @@ import {
   principalExpiry,
   principalLevel,
 } from '../../domain/principal-rules';
+import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
@@ -160,11 +161,9 @@ export async function createPrincipal(
   const level = principalLevel(kind, input.level);
   const sources = allowedSources(input.allowed_sources);
   const expiresAt = principalExpiry(input.expires_at);
-  if (target.kind === 'database' && target.resource.engine === 'mongodb' && !target.resource.replicaSet)
-    throw new ApiError(
-      'SHARED_CREDENTIAL',
-      'a standalone MongoDB has only its shared user; use the database credentials instead',
-    );
+  const sharedOnly =
+    target.kind === 'database' ? engineOf(target.resource.engine).sharedOnly(target.resource) : null;
+  if (sharedOnly) throw new ApiError('SHARED_CREDENTIAL', sharedOnly);
   if (named.length > 0) throw nameTaken(input.name);
   const made = await createOwnCredential(deps.adapters, target, level, {
     expiresAt,

@@ -1,12 +1,7 @@
 /** The shapes connection services share, and the connection object of the API. */
 import { connectionKey, type Kind, type Level } from '../../domain/levels';
-import {
-  connectionEnvNames,
-  type Engine,
-  type Family,
-  familyOf,
-  type NamedConnection,
-} from '../../domain/variables';
+import { connectionEnvNames, type Engine, type Family, type NamedConnection } from '../../domain/variables';
+import { familyOf } from '../../kinds/registry';
 
 export { connectionKey };
 

@@ -3,12 +3,14 @@
  * changes and new secrets. If one step fails, every step already done is undone, so a 503
  * leaves nothing behind; if the later transaction fails, the caller undoes it all the same.
  */
+
 import type { Db, HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import { type CredentialLevel, isCredentialLevel, type KindLevel, storedLevel } from '../../domain/levels';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import { engineOf } from '../../kinds/registry';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
@@ -142,7 +144,7 @@ export async function prepare(
     const handed: string[] = [];
     for (const id of readers) {
       const t = target(id);
-      if (t.kind !== 'database' || t.resource.engine !== 'postgresql') continue;
+      if (t.kind !== 'database' || !engineOf(t.resource.engine).sharedReader) continue;
       // A database made before the shared read-only login gets it now (no metadata trip otherwise).
       if (!t.resource.readerUser) await handSharedReader(deps, t.resource);
       handed.push(id);

@@ -9,11 +9,15 @@ import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import type { BucketLevel, CredentialLevel, DatabaseLevel } from '../../domain/levels';
+import { bucketProvisioner } from '../../kinds/bucket/provisioner';
+import type {
+  BucketProvisioner,
+  Credential,
+  CredentialLimits,
+  DatabaseProvisioner,
+} from '../../kinds/provisioner';
+import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
-import { bucketProvisioner } from './bucket';
-import { mongoProvisioner } from './mongodb';
-import { postgresProvisioner } from './postgres';
-import type { BucketProvisioner, Credential, CredentialLimits, DatabaseProvisioner } from './provisioner';
 
 /** The service a credential is for. */
 export type CredentialTarget =
@@ -43,7 +47,7 @@ export type RotatedCredential = Credential;
 export function usesSharedCredential(target: CredentialTarget): boolean {
   if (target.kind === 'bucket') return false;
   const db = target.resource;
-  return (db.engine === 'mongodb' && !db.replicaSet) || db.status !== 'running' || db.deletedAt !== null;
+  return engineOf(db.engine).sharedOnly(db) !== null || db.status !== 'running' || db.deletedAt !== null;
 }
 
 /** The provisioner of the target's kind (and engine); 503 when the deployment configures none. */
@@ -53,12 +57,7 @@ export function provisionerFor(adapters: Adapters, target: CredentialTarget): Pr
       throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
     return { ...target, provisioner: bucketProvisioner(adapters.s3) };
   }
-  if (target.resource.engine === 'postgresql') {
-    return { ...target, provisioner: postgresProvisioner(adapters.postgres) };
-  }
-  if (!adapters.mongodb)
-    throw new ApiError('SERVICE_UNAVAILABLE', 'no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
-  return { ...target, provisioner: mongoProvisioner(adapters.mongodb) };
+  return { ...target, provisioner: engineOf(target.resource.engine).provisioner(adapters) };
 }
 
 /**
@@ -137,10 +136,10 @@ export async function restoreSecret(
   name: string,
   secret: string,
 ): Promise<void> {
-  if (target.kind === 'bucket') throw new Error('a replaced bucket key cannot come back');
-  if (target.resource.engine === 'postgresql') await adapters.postgres.setLoginPassword(name, secret);
-  else if (adapters.mongodb) await adapters.mongodb.setUserPassword(name, secret);
-  else throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
+  const p = provisionerFor(adapters, target);
+  if (p.kind === 'bucket' || !p.provisioner.setSecret)
+    throw new Error('a replaced bucket key cannot come back');
+  await p.provisioner.setSecret(p.resource, name, secret);
 }
 
 /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */

@@ -12,8 +12,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, credentialCleanups, databases, principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import { pgCode } from '../../adapters/postgres-sql';
 import type { Config } from '../../config';
+import { engineOf, engines } from '../../kinds/registry';
 
 /** How old an unnamed credential must be before it counts as an orphan. */
 export const ORPHAN_GRACE_MS = 10 * 60_000;
@@ -48,21 +48,10 @@ const old = (createdAt: Date | null, now: number) =>
 export async function removeOrphans(db: DbOrTx, adapters: Adapters, now = Date.now()): Promise<number> {
   const named = await namedCredentials(db);
   let removed = 0;
-  for (const login of await adapters.postgres.listLogins()) {
-    if (named.database.has(login.name) || !old(login.createdAt, now)) continue;
-    const group = login.groups.find((g) => /_(rw|ro)$/.test(g));
-    await adapters.postgres.dropLogin(group ? group.slice(0, -3) : '', login.name);
-    removed++;
-  }
-  if (adapters.mongodb) {
-    for (const user of await adapters.mongodb.listUsers()) {
-      if (
-        !CONNECTION_NAME.test(user.username) ||
-        named.database.has(user.username) ||
-        !old(user.createdAt, now)
-      )
-        continue;
-      await adapters.mongodb.dropUser(user.username);
+  for (const engine of engines()) {
+    for (const held of (await engine.heldCredentials(adapters)) ?? []) {
+      if (named.database.has(held.name) || !old(held.createdAt, now)) continue;
+      await held.drop();
       removed++;
     }
   }
@@ -92,7 +81,7 @@ async function stillWanted(db: DbOrTx, name: string): Promise<boolean> {
   return !cleanup;
 }
 
-/** Recreates own PostgreSQL roles and MongoDB users that went missing; returns how many. */
+/** Recreates own database logins (PostgreSQL roles, MongoDB users, ...) that went missing; returns how many. */
 export async function restoreMissing(db: DbOrTx, config: Config, adapters: Adapters): Promise<number> {
   const rows = await db
     .select({
@@ -107,35 +96,23 @@ export async function restoreMissing(db: DbOrTx, config: Config, adapters: Adapt
     .innerJoin(databases, and(eq(databases.id, connections.resourceId), isNull(databases.deletedAt)))
     .where(and(eq(connections.kind, 'database'), eq(connections.credentialMode, 'own')));
   if (rows.length === 0) return 0;
-  const pgNames = new Set((await adapters.postgres.listLogins()).map((l) => l.name));
-  const mongoNames =
-    adapters.mongodb && rows.some((r) => r.engine === 'mongodb')
-      ? new Set((await adapters.mongodb.listUsers()).map((u) => u.username))
-      : null;
+  // What each engine's system holds, listed once per engine that has such connections.
+  // An engine whose system the deployment does not configure lists nothing: nothing to restore there.
+  const held = new Map<string, Set<string> | null>();
+  for (const name of new Set(rows.map((r) => r.engine))) {
+    const list = await engineOf(name).heldCredentials(adapters);
+    held.set(name, list && new Set(list.map((h) => h.name)));
+  }
   let restored = 0;
   for (const r of rows) {
-    if (!r.name || !r.secret) continue;
-    if (pgNames.has(r.name) && r.engine === 'postgresql') continue;
-    if (r.engine === 'mongodb' && (!mongoNames || mongoNames.has(r.name))) continue;
+    const names = held.get(r.engine);
+    if (!r.name || !r.secret || !names || names.has(r.name)) continue;
     // Re-check just before acting: a disconnect since the first read must not bring its role back.
     if (!(await stillWanted(db, r.name))) continue;
     const level = r.level === 'read-only' ? 'read-only' : 'connect';
-    if (r.engine === 'postgresql' && !pgNames.has(r.name)) {
-      const password = await config.keyring.decrypt(r.secret);
-      try {
-        await adapters.postgres.createLogin(r.physical, level, r.status === 'running', {
-          name: r.name,
-          password,
-        });
-        restored++;
-      } catch (err) {
-        // Made meanwhile by the connection's own path: nothing to restore.
-        if (pgCode(err) !== '42710') throw err;
-      }
-    } else if (r.engine === 'mongodb' && mongoNames && !mongoNames.has(r.name) && adapters.mongodb) {
-      await adapters.mongodb.createUser(r.physical, r.name, await config.keyring.decrypt(r.secret), level);
-      restored++;
-    }
+    const login = { user: r.name, secret: await config.keyring.decrypt(r.secret) };
+    const target = { physicalName: r.physical, status: r.status };
+    if (await engineOf(r.engine).restoreCredential({ config, adapters }, target, login, level)) restored++;
   }
   return restored;
 }

@@ -5,16 +5,24 @@
  * app is first handed it. Once every app it was handed has its own credential (the database ran
  * again) or is gone, its password is changed, so the copy an app kept stops working.
  */
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+
+import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../../db/client';
 import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import { pgCode } from '../../adapters/postgres-sql';
 import type { Config } from '../../config';
+import { outside } from '../../kinds/provisioner';
+import { engineOf, engines } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
-import { outside } from './provisioner';
+
+/** The engines whose databases have a shared read-only login. */
+const readerEngines = () =>
+  engines()
+    .filter((e) => e.sharedReader)
+    .map((e) => e.name);
 
 /** The shared read-only login's name for a database. */
 export const readerUserOf = (physicalName: string): string => `r_${physicalName}`;
@@ -68,7 +76,7 @@ export async function createSharedReader(
  * nothing changed.
  */
 export async function handSharedReader(deps: ReaderDeps, db: DatabaseRow): Promise<void> {
-  if (db.engine !== 'postgresql') return;
+  if (!engineOf(db.engine).sharedReader) return;
   await deps.db.transaction(async (tx) => {
     const [row] = await tx.select().from(databases).where(eq(databases.id, db.id)).for('update');
     if (!row) return;
@@ -104,7 +112,7 @@ export async function rotateUnusedReaders(deps: ReaderDeps): Promise<number> {
     .where(
       and(
         eq(databases.readerHanded, true),
-        eq(databases.engine, 'postgresql'),
+        inArray(databases.engine, readerEngines()),
         isNull(databases.deletedAt),
         sql`not ${sharedReadersLeft(sql`${databases.id}`)}`,
       ),

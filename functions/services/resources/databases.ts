@@ -3,13 +3,14 @@ import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
 import type { DatabaseRow } from '../../../db/rows';
 import { databases } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
+import type { Engine } from '../../domain/variables';
+import type { EngineContext } from '../../kinds/database-engine';
+import { outside } from '../../kinds/provisioner';
+import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
-import { log } from '../../lib/logger';
 import { afterCommit, type WriteDeps } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
-import { outside } from '../credentials/provisioner';
 import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
 import { guardRows } from '../store/guarded-write';
 import { assertNameFree } from './names';
@@ -78,7 +79,7 @@ export function databaseCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[
 export async function createDatabase(
   deps: WriteDeps,
   projectId: string,
-  input: { name: string; engine: 'postgresql' | 'mongodb'; replicaSet: boolean },
+  input: { name: string; engine: Engine; replicaSet: boolean },
   read: { existing: DatabaseRow[]; initial: InitialSite },
 ): Promise<DatabaseRow> {
   const { config, adapters } = deps;
@@ -92,29 +93,8 @@ export async function createDatabase(
   const physicalName = physicalDatabaseName(input.name);
   const mainUser = `u_${physicalName}`;
   const mainPassword = randomPassword();
-  if (input.engine === 'postgresql') {
-    try {
-      await adapters.postgres.createDatabase(physicalName, mainUser, mainPassword);
-    } catch (err) {
-      log.error('creating a database on the cluster failed:', err);
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'the database cluster could not create the database; nothing was changed, retry later',
-      );
-    }
-  } else {
-    // MongoDB: the database's shared user (what a standalone database hands its apps).
-    try {
-      if (!adapters.mongodb) throw new Error('no MongoDB admin system is configured (MONGODB_ADMIN_URL)');
-      await adapters.mongodb.createUser(physicalName, mainUser, mainPassword, 'connect');
-    } catch (err) {
-      log.error('creating a MongoDB user failed:', err);
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'the MongoDB admin system could not create the database user; nothing was changed, retry later',
-      );
-    }
-  }
+  const engine = engineOf(input.engine);
+  await engine.createDatabase({ config, adapters }, physicalName, { user: mainUser, secret: mainPassword });
   const row: DatabaseRow = {
     id: newId(),
     projectId,
@@ -132,8 +112,8 @@ export async function createDatabase(
     createdAt: new Date(),
   };
   try {
-    // PostgreSQL: the shared read-only login, what read-only apps connected while it is stopped get.
-    if (input.engine === 'postgresql')
+    // The shared read-only login, what read-only apps connected while it is stopped get.
+    if (engine.sharedReader)
       Object.assign(
         row,
         await outside('create the database', () => createSharedReader(config, adapters, row)),
@@ -143,11 +123,8 @@ export async function createDatabase(
     );
     return row;
   } catch (err) {
-    if (input.engine === 'postgresql')
-      await adapters.postgres
-        .dropDatabase(physicalName, [mainUser, readerUserOf(physicalName)])
-        .catch(() => undefined);
-    else await adapters.mongodb?.dropUser(mainUser).catch(() => undefined);
+    const logins = [mainUser, ...(engine.sharedReader ? [readerUserOf(physicalName)] : [])];
+    await engine.dropDatabase({ config, adapters }, physicalName, logins).catch(() => undefined);
     throw err;
   }
 }
@@ -155,18 +132,11 @@ export async function createDatabase(
 /** Stops or starts a database: the cluster first, then one statement (404 if it was deleted meanwhile). */
 export async function setDatabaseRunning(
   db: Queryable,
-  adapters: Adapters,
+  ctx: EngineContext,
   row: DatabaseRow,
   running: boolean,
 ): Promise<DatabaseRow> {
-  if (row.engine === 'postgresql') {
-    try {
-      await adapters.postgres.setRunning(row.physicalName, running);
-    } catch (err) {
-      log.error('stopping or starting a database failed:', err);
-      throw new ApiError('SERVICE_UNAVAILABLE', 'the database cluster is unreachable; retry later');
-    }
-  }
+  await engineOf(row.engine).setRunning(ctx, row.physicalName, running);
   const updated = await db
     .update(databases)
     .set({ status: running ? 'running' : 'stopped' })
@@ -191,25 +161,7 @@ export async function deleteDatabase(
   const { config, adapters } = deps;
   // Its connections' and principals' logins go with it (contract §7: deleting revokes principals).
   const loginRoles = [row.mainUser, ...(row.readerUser ? [row.readerUser] : []), ...logins];
-  if (row.engine === 'postgresql') {
-    try {
-      await adapters.postgres.dropDatabase(row.physicalName, loginRoles);
-    } catch (err) {
-      log.error('dropping a database failed:', err);
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'the database cluster is unreachable; nothing was changed, retry later',
-      );
-    }
-  } else if (adapters.mongodb) {
-    try {
-      // Idempotent, so a retry after a partial failure finishes the job.
-      for (const user of loginRoles) await adapters.mongodb.dropUser(user);
-    } catch (err) {
-      log.error('dropping MongoDB users failed:', err);
-      throw new ApiError('SERVICE_UNAVAILABLE', 'the MongoDB admin system is unreachable; retry later');
-    }
-  }
+  await engineOf(row.engine).dropDatabase({ config, adapters }, row.physicalName, loginRoles);
   const db = deps.reads;
   // Disconnects every site (live patches, managed keys), as DELETE of each connection does.
   const { written } = await writeServiceRemoval(

@@ -8,16 +8,15 @@ import { type HttpDb, type Queryable, rowsOf } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import { connectionKey, type Kind } from '../../domain/levels';
-import { mongodbUri } from '../../domain/mongodb-uri';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import {
   type Engine,
-  familyOf,
   MANAGED_KEY_NAME,
   nameOwners,
   namesWithRoles,
   plainHolders,
 } from '../../domain/variables';
+import { engineOf, familyOf } from '../../kinds/registry';
 
 /** One connection of a site with its service's fields, as the derivation reads it. */
 export type DerivationRow = {
@@ -126,20 +125,14 @@ async function valuesOf(
   adapters: Adapters,
   r: DerivationRow,
 ): Promise<Record<string, string>> {
-  const enc = encodeURIComponent;
-  if (r.kind === 'database') {
-    // A read-only app on a PostgreSQL database's shared credential gets its shared read-only login.
-    const reader = r.engine === 'postgresql' && r.level === 'read-only' && r.reader_user !== null;
+  if (r.kind === 'database' && r.engine) {
+    const engine = engineOf(r.engine);
+    // A read-only app on the shared credential gets the database's shared read-only login, if its engine has one.
+    const reader = engine.sharedReader && r.level === 'read-only' && r.reader_user !== null;
     const { user, secret } = reader
       ? await login(config, r, r.reader_user, r.reader_password_ciphertext)
       : await login(config, r, r.main_user, r.main_password_ciphertext);
-    const database = r.db_physical ?? '';
-    if (r.engine === 'mongodb') {
-      const url = mongodbUri(config.MONGODB_PUBLIC_HOST, user, secret, database);
-      return { MONGODB_URI: url, MONGODB_URL: url };
-    }
-    const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
-    return { DATABASE_URL: `postgres://${enc(user)}:${enc(secret)}@${host}:${port}/${database}` };
+    return engine.values({ config, adapters }, r.db_physical ?? '', { user, secret });
   }
   if (r.kind === 'bucket') {
     const { user, secret } = await login(config, r, r.access_key_id, r.secret_key_ciphertext);

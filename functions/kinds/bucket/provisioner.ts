@@ -1,6 +1,6 @@
 /** Connection credentials on a bucket: IAM access keys whose policy reaches that bucket only. */
 import type { StorageAdmin } from '../../adapters/s3-admin';
-import { type BucketProvisioner, outside } from './provisioner';
+import { type BucketProvisioner, outside } from '../provisioner';
 
 /** The provisioner of bucket keys through `admin`. */
 export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {

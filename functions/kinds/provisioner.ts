@@ -6,10 +6,10 @@
  * What `name` and `secret` are per kind: PostgreSQL role name and password; MongoDB user name and
  * password; bucket access key id and secret access key.
  */
-import type { BucketRow, DatabaseRow } from '../../../db/rows';
-import type { BucketLevel, DatabaseLevel, Level } from '../../domain/levels';
-import { ApiError } from '../../lib/errors';
-import { log } from '../../lib/logger';
+import type { BucketRow, DatabaseRow } from '../../db/rows';
+import type { BucketLevel, DatabaseLevel, Level } from '../domain/levels';
+import { ApiError } from '../lib/errors';
+import { log } from '../lib/logger';
 
 /** A credential at an outside system. */
 export interface Credential {
@@ -42,6 +42,11 @@ export interface CredentialProvisioner<R, L extends Level> {
   rotate(resource: R, name: string): Promise<Credential>;
   /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
   drop(resource: R, name: string): Promise<void>;
+  /**
+   * Sets the credential's secret to `secret` (a database's main login, or a login given back
+   * the secret it had); throws the system's own error. Absent where a secret cannot be chosen (a bucket key).
+   */
+  setSecret?(resource: R, name: string, secret: string): Promise<void>;
 }
 
 /** Credentials on a database (PostgreSQL or MongoDB). */

@@ -2,7 +2,7 @@
 import { AtlasError, type MongoAdmin } from '../../adapters/mongodb-admin';
 import { ApiError } from '../../lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../lib/ids';
-import { type DatabaseProvisioner, outside } from './provisioner';
+import { type DatabaseProvisioner, outside } from '../provisioner';
 
 /** The provisioner of MongoDB users through `admin`. */
 export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
@@ -40,6 +40,7 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
     async drop(_db, name) {
       await outside('delete the database user', () => admin.dropUser(name));
     },
+    setSecret: (_db, name, secret) => admin.setUserPassword(name, secret),
   };
 }
 

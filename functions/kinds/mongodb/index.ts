@@ -1,0 +1,85 @@
+/** MongoDB databases through the Atlas Admin API: users per connection, or the shared user of a standalone database. */
+import type { Adapters } from '../../adapters';
+import type { MongoAdmin } from '../../adapters/mongodb-admin';
+import { mongodbUri } from '../../domain/mongodb-uri';
+import { ApiError } from '../../lib/errors';
+import { log } from '../../lib/logger';
+import type { DatabaseEngine } from '../database-engine';
+import { mongoProvisioner } from './provisioner';
+
+const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
+const NOT_CONFIGURED = 'no MongoDB admin system is configured (MONGODB_ADMIN_URL)';
+
+/** The deployment's MongoDB admin API, or the error saying it configures none. */
+function adminOf(adapters: Adapters): MongoAdmin {
+  if (!adapters.mongodb) throw new Error(NOT_CONFIGURED);
+  return adapters.mongodb;
+}
+
+/** The MongoDB engine. */
+export const mongodb: DatabaseEngine = {
+  name: 'mongodb',
+  family: {
+    name: 'mongodb',
+    plain: ['MONGODB_URI', 'MONGODB_URL'],
+    suffixed: (n) => [`MONGODB_URI_${n}`, `MONGODB_URL_${n}`],
+  },
+  sharedReader: false,
+  tunnel: false,
+  replicaSet: (requested) => requested ?? true,
+  sharedOnly: (db) =>
+    db.replicaSet
+      ? null
+      : 'a standalone MongoDB has only its shared user; use the database credentials instead',
+  provisioner(adapters) {
+    if (!adapters.mongodb) throw new ApiError('SERVICE_UNAVAILABLE', NOT_CONFIGURED);
+    return mongoProvisioner(adapters.mongodb);
+  },
+  values({ config }, database, login) {
+    const url = mongodbUri(config.MONGODB_PUBLIC_HOST, login.user, login.secret, database);
+    return { MONGODB_URI: url, MONGODB_URL: url };
+  },
+  urls({ config }, db, login) {
+    // MongoDB drivers pool connections themselves and Atlas has no separate pooler.
+    const internal = mongodbUri(config.MONGODB_PUBLIC_HOST, login.user, login.secret, db.physicalName);
+    const external = config.MONGODB_EXTERNAL_HOST
+      ? mongodbUri(config.MONGODB_EXTERNAL_HOST, login.user, login.secret, db.physicalName)
+      : internal;
+    return { url: internal, external_url: external, pooled_url: external };
+  },
+  async createDatabase({ adapters }, physical, main) {
+    // The database's shared user (what a standalone database hands its apps).
+    try {
+      await adminOf(adapters).createUser(physical, main.user, main.secret, 'connect');
+    } catch (err) {
+      log.error('creating a MongoDB user failed:', err);
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'the MongoDB admin system could not create the database user; nothing was changed, retry later',
+      );
+    }
+  },
+  async dropDatabase({ adapters }, _physical, logins) {
+    if (!adapters.mongodb) return;
+    try {
+      // Idempotent, so a retry after a partial failure finishes the job.
+      for (const user of logins) await adapters.mongodb.dropUser(user);
+    } catch (err) {
+      log.error('dropping MongoDB users failed:', err);
+      throw new ApiError('SERVICE_UNAVAILABLE', 'the MongoDB admin system is unreachable; retry later');
+    }
+  },
+  // Atlas databases have no stopped state of their own: the status is Tether's record only.
+  setRunning: async () => undefined,
+  async heldCredentials(adapters) {
+    const admin = adapters.mongodb;
+    if (!admin) return null;
+    return (await admin.listUsers())
+      .filter((u) => CONNECTION_NAME.test(u.username))
+      .map((u) => ({ name: u.username, createdAt: u.createdAt, drop: () => admin.dropUser(u.username) }));
+  },
+  async restoreCredential({ adapters }, db, login, level) {
+    await adminOf(adapters).createUser(db.physicalName, login.user, login.secret, level);
+    return true;
+  },
+};
