@@ -13,7 +13,7 @@ import type { DbOrTx } from '../../../db/client';
 import { connections, credentialCleanups, databases, principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
-import { engineOf, engines } from '../../kinds/registry';
+import { engineOf, engines, isEngine } from '../../kinds/registry';
 
 /** How old an unnamed credential must be before it counts as an orphan. */
 export const ORPHAN_GRACE_MS = 10 * 60_000;
@@ -99,7 +99,8 @@ export async function restoreMissing(db: DbOrTx, config: Config, adapters: Adapt
   // What each engine's system holds, listed once per engine that has such connections.
   // An engine whose system the deployment does not configure lists nothing: nothing to restore there.
   const held = new Map<string, Set<string> | null>();
-  for (const name of new Set(rows.map((r) => r.engine))) {
+  // A database of an engine this deployment does not register is left alone.
+  for (const name of new Set(rows.map((r) => r.engine).filter(isEngine))) {
     const list = await engineOf(name).heldCredentials(adapters);
     held.set(name, list && new Set(list.map((h) => h.name)));
   }

@@ -1,0 +1,45 @@
+/**
+ * The Worker's three handlers: `fetch` serves the management API and the auth service, `queue`
+ * consumes the provisioning queue and its dead-letter queue, `scheduled` runs the minute
+ * reconciler. Kept apart from index.ts (which adds the Durable Object classes) so Node can run
+ * them in process (test/helpers/in-process-app.ts).
+ */
+import { createDb, createPool } from '../db/client';
+import { buildFetch } from './app';
+import type { Bindings } from './config';
+import { buildServices, type Services } from './container';
+import type { ProvisioningMessage } from './domain/queue-messages';
+import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
+import { PROVISIONING_HANDLERS } from './queues/handlers';
+import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
+import { CREDENTIAL_STEPS } from './services/reconciler-steps';
+
+/** Runs `work` with the environment's services and a database pool, closed afterwards. */
+async function withServices<T>(
+  env: Bindings,
+  work: (ctx: Services & { db: ReturnType<typeof createDb> }) => Promise<T>,
+): Promise<T> {
+  const services = buildServices(env);
+  const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
+  try {
+    return await work({ ...services, db: createDb(pool) });
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+/** The Worker's handlers. */
+export const worker = {
+  fetch: buildFetch(),
+
+  async queue(batch: MessageBatch<ProvisioningMessage>, env: Bindings): Promise<void> {
+    await withServices(env, async (ctx) => {
+      if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, ctx.db);
+      return consumeProvisioning(batch, ctx, PROVISIONING_HANDLERS);
+    });
+  },
+
+  async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
+    await withServices(env, (ctx) => runReconciler(ctx, { ...RECONCILER_STEPS, ...CREDENTIAL_STEPS }));
+  },
+} satisfies ExportedHandler<Bindings, ProvisioningMessage>;

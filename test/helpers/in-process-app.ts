@@ -1,0 +1,77 @@
+/**
+ * The Worker in this Node process: its `fetch` served on a free local port and its `scheduled`
+ * run on demand, with the shared stack's environment and real metadata database. For route
+ * tests that need no workerd, and for tests that register a variant of their own (a database
+ * engine) in the registry the Worker reads: the registry is this process's, so what a test
+ * registers the app sees. Durable Objects are not here (a route that needs one answers 500);
+ * queue messages are kept in `sent`, for a test to hand on or to check.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { neonConfig } from '@neondatabase/serverless';
+import { inject } from 'vitest';
+import ws from 'ws';
+import type { Bindings } from '../../functions/config';
+import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
+import { worker } from '../../functions/worker';
+
+/** A running in-process app. */
+export interface InProcessApp {
+  /** Its base URL, e.g. `http://127.0.0.1:41234`, for `api(baseUrl)` and the seed helpers. */
+  baseUrl: string;
+  /** Messages the app put on the provisioning queue, oldest first. */
+  sent: ProvisioningMessage[];
+  /** Runs the minute cron's handler (the reconciler) once, here. */
+  runScheduled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A Durable Object namespace whose every use fails: no route these tests call reaches one. */
+const absentObjects = {
+  idFromName() {
+    throw new Error('no Durable Objects in the in-process app');
+  },
+  get() {
+    throw new Error('no Durable Objects in the in-process app');
+  },
+};
+
+/** Starts the app on the shared stack's environment, with `overrides` on top. */
+export async function startInProcessApp(overrides: Record<string, string> = {}): Promise<InProcessApp> {
+  // Node has no WebSocket of its own before 22; the driver's pool reaches the proxy through ws.
+  neonConfig.webSocketConstructor = ws;
+  const sent: ProvisioningMessage[] = [];
+  const queue = {
+    async send(message: ProvisioningMessage) {
+      sent.push(message);
+    },
+    async sendBatch(messages: Iterable<{ body: ProvisioningMessage }>) {
+      for (const m of messages) sent.push(m.body);
+    },
+  };
+  const env = {
+    ...inject('workerEnv'),
+    ...overrides,
+    ONE_TIME_CODES: absentObjects,
+    RATE_COUNTERS: absentObjects,
+    PROVISIONING: queue,
+  } as unknown as Bindings;
+  const waiting: Promise<unknown>[] = [];
+  const ctx = {
+    waitUntil: (p: Promise<unknown>) => void waiting.push(p.catch(() => undefined)),
+    passThroughOnException: () => undefined,
+    props: {},
+  } as unknown as ExecutionContext;
+  const server = serve({ fetch: (req) => worker.fetch(req, env, ctx), hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    sent,
+    runScheduled: () => worker.scheduled({} as ScheduledController, env),
+    async stop() {
+      await Promise.all(waiting);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
