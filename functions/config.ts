@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { ProvisioningMessage } from './domain/queue-messages';
+import { parseSignupPolicy, type SignupPolicy } from './domain/signup-policy';
 import { Keyring } from './lib/crypto';
 import type { OneTimeCodes } from './objects/one-time-codes';
 import type { RateCounter } from './objects/rate-counter';
@@ -83,6 +84,14 @@ const ConfigSchema = z.object({
   IAM_ENDPOINT: z.string().url().default('https://iam.amazonaws.com'),
   IAM_ACCESS_KEY_ID: z.string().optional(),
   IAM_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Who may make an account by signing in: `invite` (default), `open`, or a comma list of e-mail domains. */
+  ACCOUNT_SIGNUP: z.string().default('invite'),
+  INVITATION_WEBHOOK_URL: optionalUrl,
+  INVITATION_WEBHOOK_SECRET: z.string().optional(),
+  CONSOLE_GITHUB_CLIENT_ID: z.string().optional(),
+  CONSOLE_GITHUB_CLIENT_SECRET: z.string().optional(),
+  CONSOLE_GOOGLE_CLIENT_ID: z.string().optional(),
+  CONSOLE_GOOGLE_CLIENT_SECRET: z.string().optional(),
 });
 
 type ParsedVars = z.infer<typeof ConfigSchema>;
@@ -102,7 +111,13 @@ type Paired =
   | 'MONGODB_ADMIN_URL'
   | 'MONGODB_ADMIN_KEY'
   | 'IAM_ACCESS_KEY_ID'
-  | 'IAM_SECRET_ACCESS_KEY';
+  | 'IAM_SECRET_ACCESS_KEY'
+  | 'INVITATION_WEBHOOK_URL'
+  | 'INVITATION_WEBHOOK_SECRET'
+  | 'CONSOLE_GITHUB_CLIENT_ID'
+  | 'CONSOLE_GITHUB_CLIENT_SECRET'
+  | 'CONSOLE_GOOGLE_CLIENT_ID'
+  | 'CONSOLE_GOOGLE_CLIENT_SECRET';
 
 /** The parsed configuration; each optional pair is one value, or null when neither half is set. */
 export type Config = Omit<ParsedVars, Paired> & {
@@ -116,6 +131,12 @@ export type Config = Omit<ParsedVars, Paired> & {
   mongodbAdmin: { url: string; key: string } | null;
   /** The storage account's admin key (S3 and IAM). */
   iam: { accessKeyId: string; secretAccessKey: string } | null;
+  /** Who may make an account by signing in (ACCOUNT_SIGNUP). */
+  signup: SignupPolicy;
+  /** Where each invitation is also POSTed, signed, for the operator's mail sender; null: nowhere. */
+  invitationWebhook: ReceiverTarget | null;
+  /** The console's own OAuth clients, by provider name (`github`, `google`); absent: no button. */
+  consoleClients: Record<string, { clientId: string; clientSecret: string }>;
 };
 
 /** Both halves of a pair, or null when neither is set; one half alone is named as missing. */
@@ -150,7 +171,15 @@ export function loadConfig(env: Bindings): Config {
   const networkPolicy = pair(vars, 'NETWORK_POLICY_URL', 'NETWORK_POLICY_SECRET', missing);
   const mongodbAdmin = pair(vars, 'MONGODB_ADMIN_URL', 'MONGODB_ADMIN_KEY', missing);
   const iam = pair(vars, 'IAM_ACCESS_KEY_ID', 'IAM_SECRET_ACCESS_KEY', missing);
-  if (missing.length > 0) throw new EnvironmentError(missing);
+  const invitationWebhook = pair(vars, 'INVITATION_WEBHOOK_URL', 'INVITATION_WEBHOOK_SECRET', missing);
+  const consoleClients: Config['consoleClients'] = {};
+  const github = pair(vars, 'CONSOLE_GITHUB_CLIENT_ID', 'CONSOLE_GITHUB_CLIENT_SECRET', missing);
+  if (github) consoleClients.github = { clientId: github[0], clientSecret: github[1] };
+  const google = pair(vars, 'CONSOLE_GOOGLE_CLIENT_ID', 'CONSOLE_GOOGLE_CLIENT_SECRET', missing);
+  if (google) consoleClients.google = { clientId: google[0], clientSecret: google[1] };
+  const signup = parseSignupPolicy(vars.ACCOUNT_SIGNUP);
+  if (!signup) missing.push('ACCOUNT_SIGNUP');
+  if (missing.length > 0 || !signup) throw new EnvironmentError(missing);
   const {
     RUNTIME_PATCH_URL,
     RUNTIME_PATCH_SECRET,
@@ -160,6 +189,12 @@ export function loadConfig(env: Bindings): Config {
     MONGODB_ADMIN_KEY,
     IAM_ACCESS_KEY_ID,
     IAM_SECRET_ACCESS_KEY,
+    INVITATION_WEBHOOK_URL,
+    INVITATION_WEBHOOK_SECRET,
+    CONSOLE_GITHUB_CLIENT_ID,
+    CONSOLE_GITHUB_CLIENT_SECRET,
+    CONSOLE_GOOGLE_CLIENT_ID,
+    CONSOLE_GOOGLE_CLIENT_SECRET,
     ...rest
   } = vars;
   const config: Config = {
@@ -172,6 +207,9 @@ export function loadConfig(env: Bindings): Config {
     networkPolicy: networkPolicy && { url: networkPolicy[0], secret: networkPolicy[1] },
     mongodbAdmin: mongodbAdmin && { url: mongodbAdmin[0], key: mongodbAdmin[1] },
     iam: iam && { accessKeyId: iam[0], secretAccessKey: iam[1] },
+    signup,
+    invitationWebhook: invitationWebhook && { url: invitationWebhook[0], secret: invitationWebhook[1] },
+    consoleClients,
   };
   cached = { source: env, config };
   return config;

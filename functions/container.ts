@@ -69,6 +69,7 @@ export function buildServices(env: Bindings): Services {
         vercel: config.VERCEL_API_URL,
         fly: config.FLY_API_URL,
       },
+      invitations: config.invitationWebhook && new SignedHttpReceiver(config.invitationWebhook),
     },
     codes: new DurableObjectCodeStore(bindings.ONE_TIME_CODES),
     rateLimiter: new DurableObjectRateLimiter(bindings.RATE_COUNTERS),

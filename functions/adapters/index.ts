@@ -18,4 +18,6 @@ export interface Receivers {
   networkPolicy: Receiver | null;
   /** The platforms' API base URLs, for sites whose target is a platform (adapters/targets). */
   platforms: PlatformUrls;
+  /** The operator's mail sender, sent each invitation (INVITATION_WEBHOOK_URL). */
+  invitations: Receiver | null;
 }

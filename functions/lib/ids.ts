@@ -33,6 +33,7 @@ export const TOKEN_PREFIX = {
   apiKey: 'tth_pk_',
   serverKey: 'tth_sk_',
   refresh: 'tth_rt_',
+  invitation: 'tth_iv_',
 } as const;
 
 /** A new secret with a recognisable prefix and 256 bits of randomness. */

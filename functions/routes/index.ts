@@ -10,6 +10,7 @@ import { bucketsRoutes } from './buckets';
 import { connectionsRoutes } from './connections';
 import { databasesRoutes } from './databases';
 import { deploysRoutes } from './deploys';
+import { invitationsRoutes } from './invitations';
 import { principalsRoutes } from './principals';
 import { projectsRoutes } from './projects';
 import { serviceCredentialsRoutes } from './service-credentials';
@@ -23,6 +24,7 @@ export const managementRoutes = routeGroup<AppEnv>();
 for (const group of [
   accountsRoutes,
   projectsRoutes,
+  invitationsRoutes,
   apiKeysRoutes,
   sitesRoutes,
   databasesRoutes,

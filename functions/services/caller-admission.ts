@@ -11,7 +11,7 @@ import { connectionCaller, requireRole } from './connections/site-access';
 export const PROJECT_PATH = /^\/api\/v1\/projects\/([^/]+)/;
 /** Project routes whose changes need the admin role: members and API keys. */
 const ADMIN_PATH =
-  /^\/api\/v1\/projects\/[^/]+\/(?:members|api-keys|(?:databases|buckets)\/[^/]+\/(?:credentials|principals))(?:\/|$)/;
+  /^\/api\/v1\/projects\/[^/]+\/(?:members|invitations|api-keys|(?:databases|buckets)\/[^/]+\/(?:credentials|principals))(?:\/|$)/;
 /** The six connection routes of the specification. */
 const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
 

@@ -15,6 +15,7 @@ import { registerConnections } from './commands/connections.mjs';
 import { registerDb } from './commands/db.mjs';
 import { registerEnv } from './commands/env.mjs';
 import { registerLink } from './commands/link.mjs';
+import { registerMembers } from './commands/members.mjs';
 import { registerProjects, registerSites } from './commands/projects.mjs';
 import { registerBucket } from './commands/services.mjs';
 import { registerTokens } from './commands/tokens.mjs';
@@ -63,6 +64,7 @@ registerBucket(program);
 registerPrincipals(program);
 registerAuth(program);
 registerTokens(program);
+registerMembers(program);
 registerCompletion(program);
 
 // A reader that stops early (`tether completion bash | head`) is no failure of the tool.

@@ -111,6 +111,28 @@ const rows: Row[] = [
     rest: 200,
   },
   {
+    name: 'GET /projects/:id/members',
+    call: (c) => raw(c, 'GET', `/projects/${project.slug}/members`),
+    expect: projectRead,
+    rest: 200,
+  },
+  {
+    name: 'POST /projects/:id/invitations',
+    call: (c) =>
+      raw(c, 'POST', `/projects/${project.id}/invitations`, {
+        email: `${uniqueName('i')}@example.test`,
+        role: 'read',
+      }),
+    expect: { ...projectRead, read: 403, write: 403 },
+    rest: 201,
+  },
+  {
+    name: 'GET /projects/:id/invitations',
+    call: (c) => raw(c, 'GET', `/projects/${project.slug}/invitations`),
+    expect: projectRead,
+    rest: 200,
+  },
+  {
     name: 'POST /projects/:id/api-keys',
     call: (c) => raw(c, 'POST', `/projects/${project.id}/api-keys`, { name: 'k', capabilities: {} }),
     expect: { ...projectRead, read: 403, write: 403 },

@@ -75,6 +75,38 @@ export function writeRequests(world: RoundTripWorld): Record<string, () => Promi
       await s.as.put(`${base()}/members/${other.id}`, { role: 'read' });
       return { method: 'DELETE', path: `${base()}/members/${other.id}` };
     },
+    'POST /api/v1/projects/{id}/invitations': async () => ({
+      method: 'POST',
+      path: `${base()}/invitations`,
+      body: { email: `${uniqueName('inv')}@example.test`, role: 'read' },
+    }),
+    'DELETE /api/v1/projects/{id}/invitations/{invitationId}': async () => {
+      const made = await s.as.post<{ id: string }>(`${base()}/invitations`, {
+        email: `${uniqueName('inv')}@example.test`,
+        role: 'read',
+      });
+      return { method: 'DELETE', path: `${base()}/invitations/${made.body.id}` };
+    },
+    'GET /api/v1/invitations/{token}': async () => {
+      const made = await s.as.post<{ accept_url: string }>(`${base()}/invitations`, {
+        email: `${uniqueName('inv')}@example.test`,
+        role: 'read',
+      });
+      return { method: 'GET', path: `/api/v1/invitations/${made.body.accept_url.split('/').at(-1)}` };
+    },
+    'POST /api/v1/invitations/{token}/accept': async () => {
+      const invitee = await createAccount(undefined, worker.baseUrl);
+      const made = await s.as.post<{ accept_url: string }>(`${base()}/invitations`, {
+        email: invitee.email,
+        role: 'read',
+      });
+      const token = made.body.accept_url.split('/').at(-1);
+      return {
+        method: 'POST',
+        path: `/api/v1/invitations/${token}/accept`,
+        as: api(worker.baseUrl, invitee.token),
+      };
+    },
     'POST /api/v1/projects/{id}/api-keys': async () => ({
       method: 'POST',
       path: `${base()}/api-keys`,

@@ -1,0 +1,113 @@
+// @ts-check
+/** `tether members`: a project's members and pending invitations; invite by e-mail, remove or revoke. */
+import { seg } from '../lib/api.mjs';
+import { contextOf, examples } from '../lib/context.mjs';
+import { UsageError } from '../lib/errors.mjs';
+import { printJson, printTable, say } from '../lib/output.mjs';
+import { confirm } from '../lib/prompt.mjs';
+import { projectOf } from '../lib/resolve.mjs';
+
+/**
+ * @typedef {import('commander').Command} Command
+ * @typedef {{ account_id: string, email: string, name: string | null, role: string, created_at: string }} Member
+ * @typedef {{ id: string, email: string, role: string, created_at: string, expires_at: string }} Invitation
+ */
+
+const ROLES = ['read', 'write', 'admin', 'owner'];
+
+/**
+ * The project's members and pending invitations.
+ * @param {import('../lib/api.mjs').Api} api
+ * @param {string} project
+ */
+async function listing(api, project) {
+  /** @type {[{ members: Member[] }, { invitations: Invitation[] }]} */
+  const [m, i] = await Promise.all([
+    api.get(`/api/v1/projects/${seg(project)}/members`),
+    api.get(`/api/v1/projects/${seg(project)}/invitations`),
+  ]);
+  return { members: m.members, invitations: i.invitations };
+}
+
+/** @param {Command} program */
+export function registerMembers(program) {
+  const members = program
+    .command('members')
+    .description("the project's members and invitations (list, invite, remove)")
+    .addHelpText(
+      'after',
+      examples([
+        'tether members',
+        'tether members invite ana@example.com --role write',
+        'tether members remove ana@example.com --yes',
+      ]),
+    );
+  members
+    .command('ls', { isDefault: true })
+    .description('list members with their roles, and pending invitations')
+    .option('--json', 'print the API answers as JSON')
+    .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
+      const ctx = await contextOf(cmd);
+      const list = await listing(ctx.api(), projectOf(ctx.settings));
+      if (opts.json) return printJson(list);
+      printTable(
+        ['EMAIL', 'ROLE', 'STATUS', 'SINCE'],
+        [
+          ...list.members.map((m) => [m.email, m.role, 'member', m.created_at]),
+          ...list.invitations.map((i) => [i.email, i.role, `invited until ${i.expires_at}`, i.created_at]),
+        ],
+      );
+    });
+  members
+    .command('invite')
+    .description('invite an e-mail address to the project with a role; prints the link to send')
+    .argument('<email>', 'the address of the person to invite')
+    .option('--role <role>', `one of ${ROLES.join(', ')}`, 'read')
+    .option('--json', 'print the API answer as JSON')
+    .action(
+      async (/** @type {string} */ email, /** @type {{ role: string, json?: boolean }} */ opts, cmd) => {
+        if (!ROLES.includes(opts.role)) throw new UsageError(`--role takes one of ${ROLES.join(', ')}`);
+        const ctx = await contextOf(cmd);
+        const project = projectOf(ctx.settings);
+        /** @type {Invitation & { accept_url: string }} */
+        const made = await ctx
+          .api()
+          .post(`/api/v1/projects/${seg(project)}/invitations`, { email, role: opts.role });
+        if (opts.json) return printJson(made);
+        say(`Invited ${made.email} to ${project} as ${made.role}, until ${made.expires_at}.`);
+        say(`Send them this link (shown once): ${made.accept_url}`);
+      },
+    );
+  members
+    .command('remove')
+    .description('remove a member, or revoke a pending invitation, by e-mail address or account id')
+    .argument('<who>', 'an e-mail address or account id')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--json', 'print the API answer as JSON')
+    .action(async (/** @type {string} */ who, /** @type {{ yes?: boolean, json?: boolean }} */ opts, cmd) => {
+      const ctx = await contextOf(cmd);
+      const api = ctx.api();
+      const project = projectOf(ctx.settings);
+      const list = await listing(api, project);
+      const wanted = who.trim().toLowerCase();
+      const member = list.members.find((m) => m.email === wanted || m.account_id === wanted);
+      const invitation = list.invitations.find((i) => i.email === wanted);
+      if (member) {
+        await confirm(
+          `Remove ${member.email} from ${project}`,
+          'They lose access to the project at once.',
+          opts,
+        );
+        const answer = await api.del(`/api/v1/projects/${seg(project)}/members/${seg(member.account_id)}`);
+        if (opts.json) return printJson(answer);
+        return say(`Removed ${member.email} from ${project}.`);
+      }
+      if (invitation) {
+        await confirm(`Revoke the invitation of ${invitation.email}`, 'Its link stops working.', opts);
+        const answer = await api.del(`/api/v1/projects/${seg(project)}/invitations/${seg(invitation.id)}`);
+        if (opts.json) return printJson(answer);
+        return say(`Revoked the invitation of ${invitation.email}.`);
+      }
+      throw new UsageError(`${who} is neither a member of ${project} nor invited to it`);
+    });
+}
