@@ -10,6 +10,7 @@ import { consoleError, consoleNotFound } from './errors';
 import { accessPages } from './pages/access';
 import { authAppPages } from './pages/auth-app';
 import { authUserPages } from './pages/auth-users';
+import { memberPages } from './pages/members';
 import { principalPages } from './pages/principals';
 import { projectPages } from './pages/project';
 import { projectsPages } from './pages/projects';
@@ -30,6 +31,7 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
   for (const pages of [
     projectsPages,
     projectPages,
+    memberPages,
     siteConnectionsPages,
     siteVariablesPages,
     siteDeploysPages,

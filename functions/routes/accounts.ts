@@ -16,7 +16,7 @@ import {
   TOKEN_MAX_DAYS,
 } from '../services/accounts';
 import { requireAccount } from '../services/caller/project-access';
-import { callerAccount, readsCaller, readWithCaller } from './shared';
+import { activityBy, callerAccount, readsCaller, readWithCaller } from './shared';
 
 const AccountSchema = z
   .object({ id: z.string(), email: z.string(), name: z.string().nullable() })
@@ -102,7 +102,7 @@ accountsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
     const body = c.req.valid('json');
-    const issued = await issueAccountToken(getHttpDb(c), accountId, {
+    const issued = await issueAccountToken(getHttpDb(c), activityBy(c), accountId, {
       name: body.name,
       expiresInDays: body.expires_in_days,
       readOnly: body.read_only,
@@ -147,7 +147,7 @@ accountsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
     const { tokenId } = c.req.valid('param');
-    await revokeAccountToken(getHttpDb(c), accountId, tokenId);
+    await revokeAccountToken(getHttpDb(c), activityBy(c), accountId, tokenId);
     return c.json({ revoked: true as const }, 200);
   },
 );

@@ -22,7 +22,7 @@ import {
   listMembers,
   revokeInvitation,
 } from '../services/invitations';
-import { access, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const InvitationSchema = z
   .object({
@@ -100,7 +100,12 @@ invitationsRoutes.openapi(
     if (role === 'owner' && callerRole !== 'owner')
       throw new ApiError('FORBIDDEN', 'only an owner may invite an owner');
     const invitedBy = requireAccount(principal);
-    const made = await createInvitation(getHttpDb(c), { projectId: project.id, email, role, invitedBy });
+    const made = await createInvitation(getHttpDb(c), activityBy(c), {
+      projectId: project.id,
+      email,
+      role,
+      invitedBy,
+    });
     const url = acceptUrl(c.get('config').PUBLIC_BASE_URL, made.token);
     sendToMailer(c, {
       email,
@@ -168,7 +173,10 @@ invitationsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'admin');
-    return c.json({ revoked: await revokeInvitation(getHttpDb(c), project.id, params.invitationId) }, 200);
+    return c.json(
+      { revoked: await revokeInvitation(getHttpDb(c), activityBy(c), project.id, params.invitationId) },
+      200,
+    );
   },
 );
 
@@ -224,6 +232,9 @@ invitationsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    return c.json(await acceptInvitation(getHttpDb(c), accountId, c.req.valid('param').token), 200);
+    return c.json(
+      await acceptInvitation(getHttpDb(c), activityBy(c), accountId, c.req.valid('param').token),
+      200,
+    );
   },
 );

@@ -1,10 +1,11 @@
 /** Accounts, their tokens and dashboard sessions: only hashes of tokens are stored. */
 import { and, asc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
-import type { HttpDb, Queryable } from '../../db/client';
+import { type HttpDb, runBatch } from '../../db/client';
 import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
+import { type ActivitySource, activityQuery } from './activity';
 
 /** Dashboard sessions last twelve hours. */
 const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -70,7 +71,8 @@ export interface IssuedToken {
 
 /** Issues a personal token (shown once) that expires after `expiresInDays` (default 90). */
 export async function issueAccountToken(
-  db: Queryable,
+  db: HttpDb,
+  by: ActivitySource,
   accountId: string,
   input: NewTokenInput,
 ): Promise<IssuedToken> {
@@ -79,16 +81,25 @@ export async function issueAccountToken(
   const createdAt = new Date();
   const expiresAt = new Date(createdAt.getTime() + (input.expiresInDays ?? TOKEN_DEFAULT_DAYS) * DAY_MS);
   const readOnly = input.readOnly ?? false;
-  await db.insert(accountTokens).values({
-    id,
-    accountId,
-    kind: 'token',
-    name: input.name,
-    tokenHash: await sha256Hex(token),
-    expiresAt,
-    readOnly,
-    createdAt,
-  });
+  await runBatch(db, [
+    db.insert(accountTokens).values({
+      id,
+      accountId,
+      kind: 'token',
+      name: input.name,
+      tokenHash: await sha256Hex(token),
+      expiresAt,
+      readOnly,
+      createdAt,
+    }),
+    activityQuery(db, by, {
+      action: 'token.create',
+      target: { type: 'token', id, name: input.name },
+      projectId: null,
+      accountId,
+      details: { expires_at: expiresAt.toISOString(), read_only: readOnly },
+    }),
+  ]);
   return {
     id,
     name: input.name,
@@ -127,10 +138,28 @@ export function listAccountTokens(db: HttpDb, accountId: SQL | string) {
  * it minted (a session outlived its token by twelve hours); 404 when the account has
  * no live token by that id.
  */
-export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId: string): Promise<void> {
+export async function revokeAccountToken(
+  db: HttpDb,
+  by: ActivitySource,
+  accountId: string,
+  tokenId: string,
+): Promise<void> {
   if (!isUuid(tokenId)) throw new ApiError('NOT_FOUND', 'token not found');
   const id = tokenId.toLowerCase();
-  const revoked = await db
+  const live = sql`exists (select 1 from account_tokens where id = ${id}::uuid and account_id = ${accountId}::uuid
+    and kind = 'token' and revoked_at is null)`;
+  const recorded = activityQuery(
+    db,
+    by,
+    {
+      action: 'token.revoke',
+      target: { type: 'token', id, name: sql`select name from account_tokens where id = ${id}::uuid` },
+      projectId: null,
+      accountId,
+    },
+    live,
+  );
+  const revocation = db
     .update(accountTokens)
     .set({ revokedAt: new Date() })
     .where(
@@ -144,6 +173,7 @@ export async function revokeAccountToken(db: HttpDb, accountId: string, tokenId:
       ),
     )
     .returning({ id: accountTokens.id });
+  const [, revoked] = await db.batch([recorded, revocation]);
   if (!revoked.some((row) => row.id === id)) throw new ApiError('NOT_FOUND', 'token not found');
 }
 

@@ -9,6 +9,7 @@ import type { Role } from '../domain/roles';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
+import { type ActivitySource, activityStatement } from './activity';
 
 /** How long an invitation may be accepted. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -36,6 +37,7 @@ const PENDING = sql.raw('accepted_at is null and revoked_at is null and expires_
  */
 export async function createInvitation(
   db: HttpDb,
+  by: ActivitySource,
   input: { projectId: string; email: string; role: Role; invitedBy: string },
 ): Promise<{ invitation: InvitationBody; token: string; inviterEmail: string | null }> {
   const token = newSecret('invitation');
@@ -55,7 +57,17 @@ export async function createInvitation(
       select ${id}::uuid, ${input.projectId}::uuid, ${input.email}, ${input.role}, ${await sha256Hex(token)},
              ${input.invitedBy}::uuid, ${expiresAt.toISOString()}::timestamptz
        where not exists (select 1 from member)
-      returning created_at)
+      returning created_at),
+    recorded as (${activityStatement(
+      by,
+      {
+        action: 'member.invite',
+        target: { type: 'invitation', id, name: input.email },
+        projectId: input.projectId,
+        details: { role: input.role, email: input.email },
+      },
+      sql`exists (select 1 from made)`,
+    )})
     select made.created_at, (select email from accounts where id = ${input.invitedBy}::uuid) as inviter from made`);
   const [row] = rows;
   if (!row) throw new ApiError('CONFLICT', `${input.email} is already a member of this project`);
@@ -83,14 +95,27 @@ export function listInvitations(db: HttpDb, projectId: SQL) {
 /** Revokes a pending invitation of the project; false when there was none by that id. */
 export async function revokeInvitation(
   db: HttpDb,
+  by: ActivitySource,
   projectId: string,
   invitationId: string,
 ): Promise<boolean> {
   if (!isUuid(invitationId)) return false;
+  const id = invitationId.toLowerCase();
   const { rows } = await db.execute(sql`
-    update invitations set revoked_at = now()
-     where id = ${invitationId.toLowerCase()}::uuid and project_id = ${projectId}::uuid and ${PENDING}
-    returning id`);
+    with gone as (
+      update invitations set revoked_at = now()
+       where id = ${id}::uuid and project_id = ${projectId}::uuid and ${PENDING}
+      returning id, email),
+    recorded as (${activityStatement(
+      by,
+      {
+        action: 'invitation.revoke',
+        target: { type: 'invitation', id, name: sql`select email from gone` },
+        projectId,
+      },
+      sql`exists (select 1 from gone)`,
+    )})
+    select id from gone`);
   return rows.length > 0;
 }
 
@@ -117,6 +142,7 @@ export function invitationByHash(db: HttpDb, hash: string) {
  */
 export async function acceptInvitation(
   db: HttpDb,
+  by: ActivitySource,
   accountId: string,
   token: string,
 ): Promise<{ project_id: string; role: Role }> {
@@ -141,7 +167,20 @@ export async function acceptInvitation(
         case when array_position(array['read','write','admin','owner'], excluded.role)
                 > array_position(array['read','write','admin','owner'], project_members.role)
              then excluded.role else project_members.role end
-      returning project_id, role)
+      returning project_id, role),
+    recorded as (${activityStatement(
+      by,
+      {
+        action: 'member.join',
+        target: {
+          type: 'member',
+          id: accountId,
+          name: sql`select email from accounts where id = ${accountId}::uuid`,
+        },
+        projectId: sql`select project_id from member`,
+      },
+      sql`exists (select 1 from member)`,
+    )})
     select (select id from inv) as found,
            (select email from inv) = (select email from accounts where id = ${accountId}::uuid) as email_ok,
            (select project_id from member) as project_id,

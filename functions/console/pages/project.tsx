@@ -4,8 +4,9 @@ import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { ConfirmPage, CsrfField, Layout } from '../layout';
-import { canWrite } from '../roles';
+import { canAdmin, canWrite } from '../roles';
 import type { AuthApp, Bucket, Database, Project, Site } from '../types';
+import { MembersSection, readMembers } from './members';
 
 export const projectPages = new Hono<ConsoleEnv>();
 
@@ -16,12 +17,13 @@ export const authAppLabel = (a: Pick<AuthApp, 'name' | 'app_id'>): string =>
 projectPages.get('/projects/:p', async (c) => {
   const { api, csrf, flash } = signedIn(c);
   const p = c.req.param('p');
-  const [project, { sites }, { databases }, { buckets }, { auth_apps }] = await Promise.all([
+  const [project, { sites }, { databases }, { buckets }, { auth_apps }, people] = await Promise.all([
     api.get<Project>(path`/projects/${p}`),
     api.get<{ sites: Site[] }>(path`/projects/${p}/sites`),
     api.get<{ databases: Database[] }>(path`/projects/${p}/databases`),
     api.get<{ buckets: Bucket[] }>(path`/projects/${p}/buckets`),
     api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
+    readMembers(api, p),
   ]);
   const writer = canWrite(project);
   const base = `/console/projects/${encodeURIComponent(project.slug)}`;
@@ -126,6 +128,7 @@ projectPages.get('/projects/:p', async (c) => {
           </label>
         </CreateForm>
       </section>
+      <MembersSection slug={project.slug} csrf={csrf} admin={canAdmin(project)} {...people} />
     </Layout>,
   );
 });

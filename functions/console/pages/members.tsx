@@ -1,0 +1,187 @@
+/**
+ * A project's Members section: members with their roles and pending invitations, each with
+ * `Remove` or `Revoke` for admins, and the invite form (`Email`, `Role`, `Invite`). The link of
+ * a new invitation is shown once, on the answer page, as every secret is.
+ */
+import { Hono } from 'hono';
+import { ROLES } from '../../domain/roles';
+import { act, consolePath, formOf, unconfirmed } from '../actions';
+import { type ConsoleApi, path } from '../api';
+import { type ConsoleEnv, signedIn } from '../context';
+import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { SecretPage } from './principals';
+
+/** A member as the API lists it. */
+export interface Member {
+  account_id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  created_at: string;
+}
+
+/** A pending invitation as the API lists it. */
+export interface Invitation {
+  id: string;
+  email: string;
+  role: string;
+  expires_at: string;
+}
+
+/** The members and pending invitations of project `p`, read side by side. */
+export async function readMembers(
+  api: ConsoleApi,
+  p: string,
+): Promise<{ members: Member[]; invitations: Invitation[] }> {
+  const [{ members }, { invitations }] = await Promise.all([
+    api.get<{ members: Member[] }>(path`/projects/${p}/members`),
+    api.get<{ invitations: Invitation[] }>(path`/projects/${p}/invitations`),
+  ]);
+  return { members, invitations };
+}
+
+/** The Members section of the project page. */
+export function MembersSection(props: {
+  slug: string;
+  csrf: string;
+  admin: boolean;
+  members: Member[];
+  invitations: Invitation[];
+}) {
+  const base = `${consolePath.project(props.slug)}`;
+  return (
+    <section class="card" aria-labelledby="members-heading">
+      <h2 id="members-heading">Members</h2>
+      <div class="table-wrap">
+        <table class="stack-sm">
+          <thead>
+            <tr>
+              <th>E-mail</th>
+              <th>Role</th>
+              <th>Status</th>
+              {props.admin ? <th>Actions</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {props.members.map((m) => (
+              <tr>
+                <td class="names">{m.email}</td>
+                <td>{m.role}</td>
+                <td>member</td>
+                {props.admin ? (
+                  <td>
+                    <ConfirmForm
+                      action={`${base}/members/${encodeURIComponent(m.account_id)}/remove`}
+                      csrf={props.csrf}
+                      label="Remove"
+                      question={`Remove ${m.email} from the project? They lose access at once.`}
+                      fields={{ email: m.email }}
+                    />
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+            {props.invitations.map((i) => (
+              <tr>
+                <td class="names">{i.email}</td>
+                <td>{i.role}</td>
+                <td>invited until {i.expires_at.slice(0, 10)}</td>
+                {props.admin ? (
+                  <td>
+                    <ConfirmForm
+                      action={`${base}/invitations/${encodeURIComponent(i.id)}/revoke`}
+                      csrf={props.csrf}
+                      label="Revoke"
+                      question={`Revoke the invitation of ${i.email}? Its link stops working.`}
+                      fields={{ email: i.email }}
+                    />
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {props.admin ? (
+        <form method="post" action={`${base}/invitations`} class="row">
+          <CsrfField csrf={props.csrf} />
+          <label>
+            Email
+            <input type="email" name="email" required autocomplete="off" />
+          </label>
+          <label>
+            Role
+            <select name="role">
+              {ROLES.map((r) => (
+                <option value={r} selected={r === 'read'}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">Invite</button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+export const memberPages = new Hono<ConsoleEnv>();
+
+memberPages.post('/projects/:p/invitations', async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p } = c.req.param();
+  const form = await formOf(c);
+  const back = consolePath.project(p);
+  let made: { email: string; role: string; accept_url: string; expires_at: string } | undefined;
+  const refused = await act(
+    c,
+    back,
+    async () => {
+      made = await api.post(path`/projects/${p}/invitations`, {
+        email: form.email ?? '',
+        role: form.role ?? '',
+      });
+      return '';
+    },
+    'invite',
+  );
+  if (!made) return refused;
+  return c.html(
+    <SecretPage
+      title={`Invited ${made.email}`}
+      back={back}
+      csrf={csrf}
+      values={{ email: made.email, role: made.role, expires_at: made.expires_at, link: made.accept_url }}
+    />,
+  );
+});
+
+memberPages.post('/projects/:p/:what{(?:members|invitations)}/:id/:verb{(?:remove|revoke)}', async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, what, id, verb } = c.req.param();
+  const form = await formOf(c);
+  const back = consolePath.project(p);
+  const who = form.email ?? 'this person';
+  const removing = what === 'members';
+  if (unconfirmed(form)) {
+    return c.html(
+      <ConfirmPage
+        title={removing ? 'Remove member' : 'Revoke invitation'}
+        question={removing ? `Remove ${who} from the project?` : `Revoke the invitation of ${who}?`}
+        action={`${back}/${what}/${encodeURIComponent(id)}/${verb}`}
+        fields={{ email: who }}
+        back={back}
+        csrf={csrf}
+      />,
+    );
+  }
+  return act(c, back, async () => {
+    if (removing) {
+      const { removed } = await api.delete<{ removed: boolean }>(path`/projects/${p}/members/${id}`);
+      return removed ? `Removed ${who}.` : `${who} was not a member.`;
+    }
+    const { revoked } = await api.delete<{ revoked: boolean }>(path`/projects/${p}/invitations/${id}`);
+    return revoked ? `Revoked the invitation of ${who}.` : `The invitation of ${who} was no longer pending.`;
+  });
+});
