@@ -452,7 +452,7 @@ export const deliveries = pgTable(
 );
 
 /**
- * A site's delivery target (CONTRACT §11): where its live patches go instead of the
+ * A site's delivery target (contract §11): where its live patches go instead of the
  * platform-wide RUNTIME_PATCH_URL. `config` holds the target's public fields; its API token (or
  * a webhook's secret) is kept encrypted.
  */

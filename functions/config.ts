@@ -66,7 +66,7 @@ const ConfigSchema = z.object({
   RUNTIME_PATCH_SECRET: z.string().optional(),
   NETWORK_POLICY_URL: optionalUrl,
   NETWORK_POLICY_SECRET: z.string().optional(),
-  /** Delivery targets' platform APIs (CONTRACT §11); tests and `npm start` point them at stand-ins. */
+  /** Delivery targets' platform APIs (contract §11); tests and `npm start` point them at stand-ins. */
   CLOUDFLARE_API_URL: z.string().url().default('https://api.cloudflare.com/client/v4'),
   VERCEL_API_URL: z.string().url().default('https://api.vercel.com'),
   FLY_API_URL: z.string().url().default('https://api.machines.dev'),

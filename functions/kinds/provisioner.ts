@@ -68,3 +68,16 @@ export async function outside<T>(what: string, work: () => Promise<T>): Promise<
     );
   }
 }
+
+/**
+ * Runs an engine's work on its databases at the outside system; a failure is logged as `what`
+ * and answered 503 SERVICE_UNAVAILABLE with `message` (what the caller may do about it).
+ */
+export async function atSystem<T>(what: string, message: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    log.error(`${what} failed:`, err);
+    throw new ApiError('SERVICE_UNAVAILABLE', message);
+  }
+}

@@ -49,7 +49,7 @@ export async function consumeProvisioning(
  */
 export async function recordDeadLetters(batch: MessageBatch<ProvisioningMessage>, db: Db): Promise<void> {
   if (batch.messages.length === 0) return;
-  // A live patch that exhausted its retries is `dead` until retried by hand (CONTRACT §11); a
+  // A live patch that exhausted its retries is `dead` until retried by hand (contract §11); a
   // network policy stays pending, for the reconciler converges it by itself.
   const dead = batch.messages.flatMap((m) => (m.body.type === 'deliver' ? [m.body.deliveryId] : []));
   if (dead.length > 0) await markDead(db, dead);

@@ -1,4 +1,4 @@
-/** The Activity record (CONTRACT §13): a project's changes and an account's own events. */
+/** The Activity record (contract §13): a project's changes and an account's own events. */
 import { type AppEnv, getHttpDb } from '../context';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import {

@@ -1,5 +1,5 @@
 /**
- * A site's delivery target and what became of its live patches (CONTRACT §11). The target's
+ * A site's delivery target and what became of its live patches (contract §11). The target's
  * kinds are the registry's (adapters/targets); nothing here branches on one.
  */
 import type { Context } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * The Activity record's API (CONTRACT §13): a change adds exactly one event naming its actor
+ * The Activity record's API (contract §13): a change adds exactly one event naming its actor
  * and way in, newest first, filtered and paged by cursor, readable by a project's members only.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

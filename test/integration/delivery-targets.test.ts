@@ -1,5 +1,5 @@
 /**
- * A site's delivery target on each platform (CONTRACT §11), through the real queue against the
+ * A site's delivery target on each platform (contract §11), through the real queue against the
  * platform stand-ins: a refused token stores nothing; setting the target syncs the whole
  * effective set; connect, rotate and disconnect each leave the platform holding exactly the
  * site's effective variables; while the platform is down deliveries show `failed`, and they are

@@ -24,7 +24,7 @@ describe('queue retry backoff', () => {
     let rows: Array<{ attempts: number }> = [];
     let marked: unknown;
     const db = {
-      // A dead-lettered live patch is marked `dead` (CONTRACT §11).
+      // A dead-lettered live patch is marked `dead` (contract §11).
       update: () => ({
         set: (v: unknown) => ({
           where: async () => {

@@ -1,5 +1,5 @@
 /**
- * The registry of delivery targets (CONTRACT §11): every kind a site's live patches can go to.
+ * The registry of delivery targets (contract §11): every kind a site's live patches can go to.
  * Generic code (the routes, the consumer) loops over or looks up this registry; nothing else
  * branches on a target's type.
  */

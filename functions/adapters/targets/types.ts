@@ -1,5 +1,5 @@
 /**
- * A delivery target (CONTRACT §11): where a site's live patches go, as one adapter per kind of
+ * A delivery target (contract §11): where a site's live patches go, as one adapter per kind of
  * target behind one interface, listed in one registry (index.ts). An adapter turns a patch into
  * its platform's own API calls; every call it makes is idempotent (PUT, upsert, delete if
  * present), so a patch failing part-way is sent again whole.
@@ -21,7 +21,7 @@ export interface TargetPatch {
   unset: string[];
   reason: string;
   seq: number;
-  /** The patch as the signed webhook body (CONTRACT §6), exactly as signed. */
+  /** The patch as the signed webhook body (contract §6), exactly as signed. */
   body: string;
 }
 

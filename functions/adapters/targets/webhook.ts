@@ -1,5 +1,5 @@
 /**
- * The signed webhook target: the live patch of CONTRACT §6, POSTed to the site's own receiver and
+ * The signed webhook target: the live patch of contract §6, POSTed to the site's own receiver and
  * signed with its own secret (packages/receiver verifies it). Checking it makes no call: a
  * receiver answers POSTs only, and one sent before the target is stored could not be told apart
  * from a patch.

@@ -3,8 +3,8 @@ import type { Adapters } from '../../adapters';
 import type { MongoAdmin } from '../../adapters/mongodb-admin';
 import { mongodbUri } from '../../domain/mongodb-uri';
 import { ApiError } from '../../lib/errors';
-import { log } from '../../lib/logger';
 import type { DatabaseEngine } from '../database-engine';
+import { atSystem } from '../provisioner';
 import { mongoProvisioner } from './provisioner';
 
 const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
@@ -47,27 +47,24 @@ export const mongodb: DatabaseEngine = {
       : internal;
     return { url: internal, external_url: external, pooled_url: external };
   },
-  async createDatabase({ adapters }, physical, main) {
-    // The database's shared user (what a standalone database hands its apps).
-    try {
-      await adminOf(adapters).createUser(physical, main.user, main.secret, 'connect');
-    } catch (err) {
-      log.error('creating a MongoDB user failed:', err);
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'the MongoDB admin system could not create the database user; nothing was changed, retry later',
-      );
-    }
-  },
+  // The database's shared user (what a standalone database hands its apps).
+  createDatabase: ({ adapters }, physical, main) =>
+    atSystem(
+      'creating a MongoDB user',
+      'the MongoDB admin system could not create the database user; nothing was changed, retry later',
+      () => adminOf(adapters).createUser(physical, main.user, main.secret, 'connect'),
+    ),
   async dropDatabase({ adapters }, _physical, logins) {
-    if (!adapters.mongodb) return;
-    try {
-      // Idempotent, so a retry after a partial failure finishes the job.
-      for (const user of logins) await adapters.mongodb.dropUser(user);
-    } catch (err) {
-      log.error('dropping MongoDB users failed:', err);
-      throw new ApiError('SERVICE_UNAVAILABLE', 'the MongoDB admin system is unreachable; retry later');
-    }
+    const admin = adapters.mongodb;
+    if (!admin) return;
+    // Idempotent, so a retry after a partial failure finishes the job.
+    await atSystem(
+      'dropping MongoDB users',
+      'the MongoDB admin system is unreachable; retry later',
+      async () => {
+        for (const user of logins) await admin.dropUser(user);
+      },
+    );
   },
   // Atlas databases have no stopped state of their own: the status is Tether's record only.
   setRunning: async () => undefined,

@@ -1,8 +1,7 @@
 /** PostgreSQL databases on the customer cluster: login roles, the shared reader, the tunnel. */
 import { pgCode } from '../../adapters/postgres-sql';
-import { ApiError } from '../../lib/errors';
-import { log } from '../../lib/logger';
 import type { DatabaseEngine, EngineContext, Login } from '../database-engine';
+import { atSystem } from '../provisioner';
 import { postgresProvisioner } from './provisioner';
 
 const enc = encodeURIComponent;
@@ -38,36 +37,22 @@ export const postgresql: DatabaseEngine = {
       pooled_url: urlAt(ctx, config.CUSTOMER_DB_POOLED_HOST ?? externalHost, db.physicalName, login),
     };
   },
-  async createDatabase({ adapters }, physical, main) {
-    try {
-      await adapters.postgres.createDatabase(physical, main.user, main.secret);
-    } catch (err) {
-      log.error('creating a database on the cluster failed:', err);
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'the database cluster could not create the database; nothing was changed, retry later',
-      );
-    }
-  },
-  async dropDatabase({ adapters }, physical, logins) {
-    try {
-      await adapters.postgres.dropDatabase(physical, logins);
-    } catch (err) {
-      log.error('dropping a database failed:', err);
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'the database cluster is unreachable; nothing was changed, retry later',
-      );
-    }
-  },
-  async setRunning({ adapters }, physical, running) {
-    try {
-      await adapters.postgres.setRunning(physical, running);
-    } catch (err) {
-      log.error('stopping or starting a database failed:', err);
-      throw new ApiError('SERVICE_UNAVAILABLE', 'the database cluster is unreachable; retry later');
-    }
-  },
+  createDatabase: ({ adapters }, physical, main) =>
+    atSystem(
+      'creating a database on the cluster',
+      'the database cluster could not create the database; nothing was changed, retry later',
+      () => adapters.postgres.createDatabase(physical, main.user, main.secret),
+    ),
+  dropDatabase: ({ adapters }, physical, logins) =>
+    atSystem(
+      'dropping a database',
+      'the database cluster is unreachable; nothing was changed, retry later',
+      () => adapters.postgres.dropDatabase(physical, logins),
+    ),
+  setRunning: ({ adapters }, physical, running) =>
+    atSystem('stopping or starting a database', 'the database cluster is unreachable; retry later', () =>
+      adapters.postgres.setRunning(physical, running),
+    ),
   async heldCredentials(adapters) {
     return (await adapters.postgres.listLogins()).map((login) => {
       // A login's database is the one whose `<db>_rw` or `<db>_ro` group it is in.

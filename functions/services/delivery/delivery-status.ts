@@ -1,5 +1,5 @@
 /**
- * What became of a site's live patches (CONTRACT §11): the listing (names, never values), the
+ * What became of a site's live patches (contract §11): the listing (names, never values), the
  * dead ones the dead-letter queue left, and sending a dead or failed one again.
  */
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';

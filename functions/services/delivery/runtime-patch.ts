@@ -1,5 +1,5 @@
 /**
- * Sending a live patch (CONTRACT §6 and §11): to the site's own delivery target when it has one,
+ * Sending a live patch (contract §6 and §11): to the site's own delivery target when it has one,
  * else to the platform-wide RUNTIME_PATCH_URL, else it stays pending. The values are derived when
  * it is sent, so every copy carries the site's current truth for the names it touches.
  */

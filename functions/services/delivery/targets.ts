@@ -1,5 +1,5 @@
 /**
- * A site's delivery target (CONTRACT §11): set after one read call at the platform, stored with
+ * A site's delivery target (contract §11): set after one read call at the platform, stored with
  * its secret encrypted, answered without it, and used by the consumer to send the site's live
  * patches. Setting a target records one `sync` delivery carrying the site's whole effective set.
  */

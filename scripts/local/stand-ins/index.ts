@@ -77,7 +77,7 @@ export async function startStandIns(
       env.IAM_ACCESS_KEY_ID = aws.accessKeyId;
       env.IAM_SECRET_ACCESS_KEY = aws.secretAccessKey;
     }
-    // The delivery targets' platforms (CONTRACT §11), each unless its API URL is given.
+    // The delivery targets' platforms (contract §11), each unless its API URL is given.
     const platforms = [
       ['CLOUDFLARE_API_URL', startCloudflareStandIn, '/client/v4'],
       ['VERCEL_API_URL', startVercelStandIn, ''],
