@@ -21,4 +21,5 @@ export const CRON_FILES = [
   'test/integration/shared-reader.test.ts',
   'test/integration/tenant-cluster-admin.test.ts',
   'test/integration/tenant-isolation.test.ts',
+  'test/integration/tenant-pinning.test.ts',
 ];

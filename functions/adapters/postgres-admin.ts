@@ -10,6 +10,7 @@ import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { PostgresAdmin } from './postgres-admin-interface';
 import { passwordRefused } from './postgres-login-check';
+import { releasePins } from './postgres-pins';
 import { validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
 import {
@@ -27,6 +28,11 @@ import {
   rolesOf,
   TERMINATE_SESSIONS_OF_ROLE,
 } from './postgres-sql';
+
+/** Lets a statement in a database that is gone already pass (its roles are dropped all the same). */
+const unlessGone = (err: unknown): void => {
+  if (pgCode(err) !== '3D000') throw err;
+};
 
 const ROLE_EXISTS =
   'SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.name';
@@ -122,12 +128,24 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   /** Drops the database and its roles (plus any extra login roles named), if they exist. */
   async dropDatabase(db: string, loginRoles: string[]): Promise<void> {
     const { owner, reader } = rolesOf(db);
+    const roles = [...loginRoles, reader, owner];
+    // What other tenants made depend on these roles goes first, so the drop never stops halfway.
+    await releasePins(this.run.bind(this), roles, db);
     await this.run(async (client) => {
       await client.query(`DROP DATABASE IF EXISTS ${ident(db)} WITH (FORCE)`);
-      for (const role of [...loginRoles, reader, owner]) {
-        await client.query(`DROP ROLE IF EXISTS ${ident(role)}`);
-      }
+      for (const role of roles) await this.dropRole(client, role, db);
     });
+  }
+
+  /** Drops a role; a dependency made meanwhile in another database is removed and the drop retried. */
+  private async dropRole(client: Client, role: string, db: string): Promise<void> {
+    try {
+      await client.query(`DROP ROLE IF EXISTS ${ident(role)}`);
+    } catch (err) {
+      if (pgCode(err) !== '2BP01') throw err;
+      await releasePins(this.run.bind(this), [role], db);
+      await client.query(`DROP ROLE IF EXISTS ${ident(role)}`);
+    }
   }
 
   /**
@@ -207,10 +225,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
       await client.query(`ALTER ROLE ${ident(name)} NOLOGIN`);
       await client.query(TERMINATE_SESSIONS_OF_ROLE, [name]);
       const revoke = `REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`;
-      await client.query(`${privilegesLock(db)};\n${revoke}`).catch((err) => {
-        // The database itself may be gone already; the role is dropped all the same.
-        if (pgCode(err) !== '3D000') throw err;
-      });
+      await client.query(`${privilegesLock(db)};\n${revoke}`).catch(unlessGone);
       try {
         await client.query(`DROP ROLE IF EXISTS ${ident(name)}`);
         return false;
@@ -220,10 +235,11 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
       }
     });
     if (!dependent) return;
-    await this.reassignOwned(db, name);
-    await this.run((client) => client.query(`DROP OWNED BY ${ident(name)}`), db);
+    await this.reassignOwned(db, name).catch(unlessGone);
+    await this.run((client) => client.query(`DROP OWNED BY ${ident(name)}`), db).catch(unlessGone);
+    await releasePins(this.run.bind(this), [name], db);
     // What passed to <db>_rw is readable by read-only apps like everything else it holds.
-    await this.grantReaderExisting(db);
+    await this.grantReaderExisting(db).catch(unlessGone);
     await this.run((client) => client.query(`DROP ROLE IF EXISTS ${ident(name)}`));
   }
 
