@@ -3,22 +3,28 @@
  * a machine with no internet: `npm start` runs it when no provider endpoint is configured.
  * Never part of the production path.
  *
- * Google is an OpenID Connect provider here (authorization code with PKCE and nonce, RS256 ID
- * tokens, a JWKS); GitHub is its OAuth app flow (code, token, `/user`, `/user/emails`). Both
+ * Google is an OpenID Connect provider here (code flow with PKCE and nonce, RS256 ID tokens, a
+ * JWKS, userinfo, discovery: sign-in-oidc.ts); GitHub is its OAuth app flow (code, token, `/user`,
+ * `/user/emails`). Both
  * show one page where you pick a test user. Any client id and secret an auth app is given is
  * accepted (the point is to try an app without registering one anywhere), but everything the
  * real providers check in a request is checked: the redirect URI and client id of the code,
  * single use, expiry, and the PKCE verifier.
  *
- * Written here rather than with `oidc-provider` (which the tests use as a real provider): that
- * library serves registered clients with fixed ids, secrets and redirect URIs, while a local
- * default must take whatever an auth app is configured with, and GitHub is not OpenID anyway.
- * Tokens are signed with `jose`.
+ * Not `oidc-provider` (the tests' real provider): it serves only registered clients with fixed
+ * ids, secrets and redirect URIs, while a local default must take whatever an auth app is given.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import {
+  authorizeError,
+  clientAuth,
+  discoveryDocument,
+  type GoogleAccess,
+  userinfoClaims,
+} from './sign-in-oidc';
 
 /** A person you can sign in as. */
 export interface TestUser {
@@ -45,6 +51,7 @@ interface PendingCode {
   redirectUri: string;
   nonce: string | undefined;
   challenge: string | undefined;
+  scopes: string[];
   expires: number;
 }
 
@@ -104,8 +111,7 @@ ul{list-style:none;padding:0}li{margin:.5rem 0}button{font:inherit;width:100%;pa
 
 function isUrl(text: string): boolean {
   try {
-    new URL(text);
-    return true;
+    return new URL(text).protocol !== '';
   } catch {
     return false;
   }
@@ -122,6 +128,7 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
   const codes = new Map<string, PendingCode>();
   const githubTokens = new Map<string, TestUser>();
+  const googleTokens = new Map<string, GoogleAccess>();
   let origin = '';
 
   /** The authorization request's own errors, as the providers show them: a page, no redirect. */
@@ -142,6 +149,11 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
     const back = new URL(params.get('redirect_uri') ?? '');
     const state = params.get('state');
     if (state !== null) back.searchParams.set('state', state);
+    const refused = authorizeError(params, provider === 'google');
+    if (refused) {
+      back.searchParams.set('error', refused);
+      return void res.writeHead(303, { location: back.toString() }).end();
+    }
     if (req.method !== 'POST') return sendHtml(res, 200, pickerPage(provider, params));
     const choice = params.get('user');
     const user = TEST_USERS.find((u) => u.id === choice);
@@ -155,6 +167,7 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
         clientId: params.get('client_id') ?? '',
         redirectUri: params.get('redirect_uri') ?? '',
         nonce: params.get('nonce') ?? undefined,
+        scopes: (params.get('scope') ?? '').split(' ').filter(Boolean),
         challenge: params.get('code_challenge') ?? undefined,
         expires: Date.now() + CODE_TTL_MS,
       });
@@ -165,12 +178,14 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
   };
 
   /** Redeems a code once; the error the real token endpoints give otherwise. */
-  const redeem = (provider: Provider, form: URLSearchParams): PendingCode | string => {
+  const redeem = (provider: Provider, req: IncomingMessage, form: URLSearchParams): PendingCode | string => {
+    const client = clientAuth(req.headers.authorization, form);
+    if ('error' in client) return client.error;
     const code = form.get('code') ?? '';
     const pending = codes.get(code);
     codes.delete(code);
     if (!pending || pending.provider !== provider || pending.expires < Date.now()) return 'invalid_grant';
-    if (pending.clientId !== form.get('client_id') || !form.get('client_secret')) return 'invalid_client';
+    if (pending.clientId !== client.clientId) return 'invalid_grant';
     if (pending.redirectUri !== form.get('redirect_uri')) return 'invalid_grant';
     if (pending.challenge !== undefined && s256(form.get('code_verifier') ?? '') !== pending.challenge) {
       return 'invalid_grant';
@@ -186,16 +201,15 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
         return await authorize(path.startsWith('/google') ? 'google' : 'github', req, res, url);
       }
       if (req.method === 'GET' && path === '/google/.well-known/openid-configuration') {
-        return sendJson(res, 200, {
-          issuer: `${origin}/google`,
-          authorization_endpoint: `${origin}/google/authorize`,
-          token_endpoint: `${origin}/google/token`,
-          jwks_uri: `${origin}/google/certs`,
-          response_types_supported: ['code'],
-          subject_types_supported: ['public'],
-          id_token_signing_alg_values_supported: ['RS256'],
-          code_challenge_methods_supported: ['S256'],
-        });
+        return sendJson(res, 200, discoveryDocument(`${origin}/google`));
+      }
+      if (path === '/google/userinfo' && (req.method === 'GET' || req.method === 'POST')) {
+        const access = googleTokens.get((req.headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
+        if (!access || access.expires < Date.now()) {
+          res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' });
+          return void res.end();
+        }
+        return sendJson(res, 200, userinfoClaims(access.user, access.scopes));
       }
       if (req.method === 'GET' && path === '/google/certs') return sendJson(res, 200, { keys: [jwk] });
       if (req.method === 'POST' && path === '/google/token') {
@@ -203,8 +217,9 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
         if (form.get('grant_type') !== 'authorization_code') {
           return sendJson(res, 400, { error: 'unsupported_grant_type' });
         }
-        const pending = redeem('google', form);
-        if (typeof pending === 'string') return sendJson(res, 400, { error: pending });
+        const pending = redeem('google', req, form);
+        if (typeof pending === 'string')
+          return sendJson(res, pending === 'invalid_client' ? 401 : 400, { error: pending });
         const now = Math.floor(Date.now() / 1000);
         const { user } = pending;
         const idToken = await new SignJWT({
@@ -220,15 +235,18 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
           .setIssuedAt(now)
           .setExpirationTime(now + 3600)
           .sign(privateKey);
+        const accessToken = `local-${randomBytes(16).toString('hex')}`;
+        googleTokens.set(accessToken, { user, scopes: pending.scopes, expires: Date.now() + 3600_000 });
         return sendJson(res, 200, {
-          access_token: `local-${randomBytes(16).toString('hex')}`,
+          access_token: accessToken,
           id_token: idToken,
+          scope: pending.scopes.join(' '),
           token_type: 'Bearer',
           expires_in: 3600,
         });
       }
       if (req.method === 'POST' && path === '/github/token') {
-        const pending = redeem('github', await readForm(req));
+        const pending = redeem('github', req, await readForm(req));
         // GitHub answers a bad code with 200 and an error member.
         if (typeof pending === 'string') return sendJson(res, 200, { error: 'bad_verification_code' });
         const token = `gho_local${randomBytes(16).toString('hex')}`;
