@@ -140,7 +140,16 @@ targetsRoutes.openapi(
     },
     responses: {
       200: json(
-        z.object({ target: z.object({ type: z.string() }), deliveries: z.array(DeliverySchema) }),
+        z.object({
+          target: z.object({
+            type: z.string(),
+            configured: z.boolean().openapi({
+              description:
+                'whether live patches go anywhere: a target of the site, or (type default) a platform-wide RUNTIME_PATCH_URL; false: they wait as pending deliveries',
+            }),
+          }),
+          deliveries: z.array(DeliverySchema),
+        }),
         'the deliveries',
       ),
     },
@@ -156,7 +165,13 @@ targetsRoutes.openapi(
     await access(c, params.id, 'read');
     if (!row) throw new ApiError('NOT_FOUND', 'site not found');
     return c.json(
-      { target: { type: row.target?.type ?? 'default' }, deliveries: listed.map(showDelivery) },
+      {
+        target: {
+          type: row.target?.type ?? 'default',
+          configured: row.target !== null || c.get('services').receivers.runtimePatch !== null,
+        },
+        deliveries: listed.map(showDelivery),
+      },
       200,
     );
   },

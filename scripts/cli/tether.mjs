@@ -17,6 +17,7 @@ import { registerEnv } from './commands/env.mjs';
 import { registerLink } from './commands/link.mjs';
 import { registerMembers } from './commands/members.mjs';
 import { registerProjects, registerSites } from './commands/projects.mjs';
+import { registerRun } from './commands/run.mjs';
 import { registerBucket } from './commands/services.mjs';
 import { registerTokens } from './commands/tokens.mjs';
 import { examples } from './lib/context.mjs';
@@ -45,6 +46,7 @@ const program = new Command('tether')
       'tether connections',
       'tether connect database main --level read-only',
       'tether env pull',
+      'tether run -- npm run dev',
       'tether rotate database main',
       'tether connect --local',
     ])}
@@ -59,6 +61,7 @@ registerSites(program);
 registerLink(program);
 registerConnections(program);
 registerEnv(program);
+registerRun(program);
 registerDb(program);
 registerBucket(program);
 registerPrincipals(program);

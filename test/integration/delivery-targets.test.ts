@@ -34,8 +34,11 @@ describe.each(platformCases().map((p) => [p.type, p] as const))('a %s target', (
     const effective = async () =>
       (await s.as.get<{ vars: Record<string, string> }>(`${site}/env/effective`)).body.vars;
     const deliveries = async () =>
-      (await s.as.get<{ target: { type: string }; deliveries: Delivery[] }>(`${site}/deliveries?limit=50`))
-        .body;
+      (
+        await s.as.get<{ target: { type: string; configured: boolean }; deliveries: Delivery[] }>(
+          `${site}/deliveries?limit=50`,
+        )
+      ).body;
     /** Waits until the platform holds exactly the site's effective variables. */
     const converged = async (what: string) => {
       const want = await effective();
@@ -93,7 +96,7 @@ describe.each(platformCases().map((p) => [p.type, p] as const))('a %s target', (
       10_000,
       'every delivery recorded as delivered',
     );
-    expect(listed.target).toEqual({ type: p.type });
+    expect(listed.target).toEqual({ type: p.type, configured: true });
     expect(listed.deliveries.map((d) => d.reason)).toEqual(['disconnect', 'rotate', 'connect', 'sync']);
     const seqs = listed.deliveries.map((d) => d.seq as number);
     expect([...seqs].sort((a, b) => b - a)).toEqual(seqs);

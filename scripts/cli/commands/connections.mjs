@@ -2,6 +2,7 @@
 /** `tether connections`, `tether connect` and `tether disconnect`: a site's connections. */
 import { seg } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
+import { whereItWent } from '../lib/delivery.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
@@ -156,6 +157,7 @@ export function registerConnections(program) {
           `Connected ${kindLabel(kind)} ${connection.resource_name} to site ${site.slug} at level ${connection.level}.`,
         );
         say(`Variables: ${connection.env_names.join(', ') || 'none'}`);
+        say(await whereItWent(api, `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`, site.slug));
       },
     );
 
@@ -186,7 +188,7 @@ export function registerConnections(program) {
         const service = await resolveService(api, ctx.settings, kind, name);
         await confirm(
           `Disconnect ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
-          'Its variables and its own credential are removed from the running app.',
+          "Its variables are unset at the site's delivery target and its own credential stops working.",
           opts,
         );
         const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}`;
@@ -197,7 +199,9 @@ export function registerConnections(program) {
         );
         if (opts.json) printJson(result);
         else if (result.removed)
-          say(`Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}.`);
+          say(
+            `Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}. ${await whereItWent(api, `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`, site.slug)}`,
+          );
         else
           say(`${kindLabel(kind)} ${service.name} was not connected to site ${site.slug}; nothing changed.`);
       },
@@ -206,7 +210,7 @@ export function registerConnections(program) {
   program
     .command('rotate')
     .description(
-      "give a site's connection to a database or bucket a new credential secret (the app gets it by live patch)",
+      "give a site's connection to a database or bucket a new credential secret (sent to the site's delivery target)",
     )
     .argument('<kind>', 'database or bucket')
     .argument('<name>', "the database's or bucket's name")
@@ -238,7 +242,7 @@ export function registerConnections(program) {
         if (opts.json) printJson({ rotated: true, site: site.slug, kind, name: service.name });
         else
           say(
-            `Rotated the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}; the running app receives it by live patch (run tether env pull for your local copy).`,
+            `Rotated the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}. ${await whereItWent(api, `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`, site.slug)}`,
           );
       },
     );

@@ -3,6 +3,7 @@
 import { seg } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
+import { formatVars, parseEnvFormat } from '../lib/env-formats.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say, warn, withProgress } from '../lib/output.mjs';
 import { projectOf, resolveSite } from '../lib/resolve.mjs';
@@ -57,6 +58,8 @@ export function registerEnv(program) {
         'tether env set LOG_LEVEL=debug',
         'tether env unset LOG_LEVEL',
         'tether env pull',
+        'tether env pull --format json config/env.json',
+        'tether env pull --format shell - > env.sh',
       ]),
     );
 
@@ -97,7 +100,7 @@ export function registerEnv(program) {
 
   env
     .command('set')
-    .description('set user variables (live apps receive them at once)')
+    .description('set user variables (apps get them at their next deploy, env pull or run)')
     .argument('<NAME=VALUE...>', 'one or more assignments')
     .option('--site <slug>', 'the site (default: the linked site, or the only one)')
     .option('--json', 'print the API answer as JSON')
@@ -143,8 +146,9 @@ export function registerEnv(program) {
   env
     .command('pull')
     .description("write the site's effective variables (derived ones included) to a local env file")
-    .argument('[file]', 'file to write', '.env')
+    .argument('[file]', 'file to write (- for standard output)', '.env')
     .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option('--format <format>', "dotenv, json or shell (export NAME='value' lines)", 'dotenv')
     .option('-y, --yes', 'replace a file tether did not write (a copy is kept as <file>.<timestamp>.bak)')
     .option('--json', 'print what was written as JSON (names only)')
     .addHelpText(
@@ -159,23 +163,24 @@ replaced file is kept as <file>.<timestamp>.bak. It holds secrets: keep it out o
     .action(
       async (
         /** @type {string} */ file,
-        /** @type {{ site?: string, yes?: boolean, json?: boolean }} */ opts,
+        /** @type {{ site?: string, yes?: boolean, json?: boolean, format: string }} */ opts,
         cmd,
       ) => {
+        const format = parseEnvFormat(opts.format);
         const { api, project, site, path } = await sitePath(await contextOf(cmd), opts.site);
         /** @type {{ vars: Record<string, string> }} */
         const { vars } = await withProgress(`Reading the variables of site ${site.slug}`, () =>
           api.get(`${path}/env/effective`),
         );
-        const written = await writeEnvFile(
-          file,
-          vars,
-          envFileHeader(
-            'env pull',
-            `Variables of site ${site.slug} (project ${project}). Secrets: do not commit`,
-          ),
-          opts,
+        const header = envFileHeader(
+          'env pull',
+          `Variables of site ${site.slug} (project ${project}). Secrets: do not commit`,
         );
+        if (file === '-') {
+          process.stdout.write(formatVars(vars, format, header).text);
+          return;
+        }
+        const written = await writeEnvFile(file, vars, header, { ...opts, format });
         const names = Object.keys(vars).sort();
         if (opts.json) {
           printJson({

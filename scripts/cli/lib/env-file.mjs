@@ -6,7 +6,8 @@
  */
 import { chmod, copyFile, readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { formatEnvFile, UnrepresentableError } from './dotenv-writer.mjs';
+import { UnrepresentableError } from './dotenv-writer.mjs';
+import { formatVars } from './env-formats.mjs';
 import { UsageError } from './errors.mjs';
 import { gitIgnores, writePrivateFile } from './files.mjs';
 import { warn } from './output.mjs';
@@ -50,7 +51,7 @@ function stamp() {
  * @param {string} file
  * @param {Record<string, string>} vars
  * @param {string[]} header comment lines (from {@link envFileHeader})
- * @param {{ yes?: boolean }} [opts]
+ * @param {{ yes?: boolean, format?: import('./env-formats.mjs').EnvFormat }} [opts] `format`: dotenv by default
  * @returns {Promise<{ file: string, backup?: string, dotenvOnly: string[] }>} paths relative to the working folder
  */
 export async function writeEnvFile(file, vars, header, opts = {}) {
@@ -58,7 +59,7 @@ export async function writeEnvFile(file, vars, header, opts = {}) {
   const shown = relative(process.cwd(), path) || path;
   let formatted;
   try {
-    formatted = formatEnvFile(vars, header);
+    formatted = formatVars(vars, opts.format ?? 'dotenv', header);
   } catch (err) {
     if (err instanceof UnrepresentableError) throw new UsageError(`${err.message}; nothing was written`);
     throw err;
@@ -68,6 +69,7 @@ export async function writeEnvFile(file, vars, header, opts = {}) {
   let backup;
   if (before !== undefined && before !== formatted.text) {
     const first = (before.split('\n', 1)[0] ?? '').toLowerCase();
+    // JSON has no comments to carry the mark: a JSON file is replaced only once confirmed.
     const ours = first.startsWith('#') && first.includes(MARK);
     if (!ours) {
       await confirm(`Replace ${shown}, which tether did not write`, 'A copy is kept beside it.', opts).catch(

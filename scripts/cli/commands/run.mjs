@@ -1,0 +1,114 @@
+// @ts-check
+/**
+ * `tether run -- <command…>`: the command with the site's effective variables in its
+ * environment (no file written), signals passed on, its exit code returned. `tether deliveries`:
+ * what became of the site's live patches. `tether target show|set|rm`: where they go.
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { seg } from '../lib/api.mjs';
+import { contextOf, examples } from '../lib/context.mjs';
+import { UsageError } from '../lib/errors.mjs';
+import { printJson, printTable, say } from '../lib/output.mjs';
+import { projectOf, resolveSite } from '../lib/resolve.mjs';
+
+/**
+ * @typedef {import('commander').Command} Command
+ */
+
+/** Signals a terminal or a supervisor sends that the child should get too. */
+const FORWARDED = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2']);
+
+/**
+ * The site's API path and slug.
+ * @param {Command} cmd
+ * @param {string | undefined} siteSlug
+ */
+async function siteOf(cmd, siteSlug) {
+  const ctx = await contextOf(cmd);
+  const api = ctx.api();
+  const site = await resolveSite(api, ctx.settings, siteSlug);
+  return { api, site, path: `/api/v1/projects/${seg(projectOf(ctx.settings))}/sites/${seg(site.id)}` };
+}
+
+/**
+ * Runs `argv` with `vars` over this process's environment; resolves with the exit code to give
+ * (the child's, or 128 plus the number of the signal that ended it).
+ * @param {string[]} argv
+ * @param {Record<string, string>} vars
+ * @returns {Promise<number>}
+ */
+export function runWith(argv, vars) {
+  const [file, ...args] = argv;
+  if (!file) throw new UsageError('tether run needs a command after --');
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...vars } });
+    /** @type {Array<[NodeJS.Signals, () => void]>} */
+    const handlers = FORWARDED.map((signal) => [signal, () => child.kill(signal)]);
+    for (const [signal, handler] of handlers) process.on(signal, handler);
+    const done = () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler);
+    };
+    child.once('error', (err) => {
+      done();
+      reject(new UsageError(`could not run ${file}: ${err.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      done();
+      resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+    });
+  });
+}
+
+/** @param {Command} program */
+export function registerRun(program) {
+  program
+    .command('run')
+    .description("run a command with the site's effective variables in its environment (no file written)")
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .argument('<command...>', 'the command and its arguments, after --')
+    .addHelpText(
+      'after',
+      `${examples(['tether run -- npm run dev', "tether run --site web -- node -e 'console.log(process.env.DATABASE_URL)'"])}
+Variables already in your environment are overridden by the site's. Signals (Ctrl-C, SIGTERM)
+are passed to the command, and tether exits with its exit code.
+`,
+    )
+    .action(async (/** @type {string[]} */ argv, /** @type {{ site?: string }} */ opts, cmd) => {
+      const { api, path } = await siteOf(cmd, opts.site);
+      /** @type {{ vars: Record<string, string> }} */
+      const { vars } = await api.get(`${path}/env/effective`);
+      process.exitCode = await runWith(argv, vars);
+    });
+
+  program
+    .command('deliveries')
+    .description("the site's latest live patches: status, attempts and last error (names, never values)")
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option('--limit <n>', 'how many, newest first', '20')
+    .option('--json', 'print the API answer as JSON')
+    .addHelpText('after', examples(['tether deliveries', 'tether deliveries --site web --json']))
+    .action(async (/** @type {{ site?: string, limit: string, json?: boolean }} */ opts, cmd) => {
+      const { api, site, path } = await siteOf(cmd, opts.site);
+      /** @type {{ target: { type: string, configured: boolean }, deliveries: Array<{ id: string, seq: number | null, reason: string, names: string[], status: string, attempts: number, last_error: string | null, created_at: string }> }} */
+      const listed = await api.get(`${path}/deliveries?limit=${encodeURIComponent(opts.limit)}`);
+      if (opts.json) return printJson(listed);
+      const where = listed.target.configured
+        ? `Live patches of site ${site.slug} go to its ${listed.target.type === 'default' ? "platform's runtime receiver" : `${listed.target.type} target`}.`
+        : `Site ${site.slug} has no delivery target and there is no platform-wide receiver: live patches wait as pending (tether env pull or tether run give you the variables).`;
+      say(where);
+      if (listed.deliveries.length === 0) return say('No deliveries yet.');
+      printTable(
+        ['WHEN', 'REASON', 'SEQ', 'STATUS', 'ATTEMPTS', 'NAMES', 'LAST ERROR'],
+        listed.deliveries.map((d) => [
+          d.created_at.replace('T', ' ').slice(0, 19),
+          d.reason,
+          d.seq === null ? '' : String(d.seq),
+          d.status,
+          String(d.attempts),
+          d.names.join(', '),
+          d.last_error ?? '',
+        ]),
+      );
+    });
+}
