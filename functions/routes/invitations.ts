@@ -1,5 +1,5 @@
 /**
- * Members and invitations (CONTRACT §10): a project's members with their e-mail addresses, its
+ * Members and invitations (contract §10): a project's members with their e-mail addresses, its
  * pending invitations, inviting by e-mail with a role, revoking, and accepting by the invited
  * account. An invitation's link is shown once, to the inviter, and sent to the optional signed
  * mail webhook.

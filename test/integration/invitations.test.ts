@@ -1,5 +1,5 @@
 /**
- * Invitations (CONTRACT §10): an admin invites an e-mail address with a role (an owner to invite
+ * Invitations (contract §10): an admin invites an e-mail address with a role (an owner to invite
  * an owner); the link is shown once and, with INVITATION_WEBHOOK_URL, POSTed signed to the
  * operator's mail sender; the invited account (and no other) accepts it once; used, revoked or
  * expired links are 404. Members are listed with their addresses; `tether members` drives it.
