@@ -79,4 +79,9 @@ export interface DatabaseEngine {
     login: Login,
     level: DatabaseLevel,
   ): Promise<boolean>;
+  /**
+   * Whether the system refuses `login` on database `physical` (checked by logging in), for the
+   * repair of stored passwords; absent where the system cannot be asked.
+   */
+  passwordRefused?(adapters: Adapters, physical: string, login: Login): Promise<boolean>;
 }

@@ -43,10 +43,10 @@ export interface CredentialProvisioner<R, L extends Level> {
   /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
   drop(resource: R, name: string): Promise<void>;
   /**
-   * Sets the credential's secret to `secret` (a database's main login, or a login given back
+   * Sets credential `name`'s secret to `secret` (a database's main login, or a login given back
    * the secret it had); throws the system's own error. Absent where a secret cannot be chosen (a bucket key).
    */
-  setSecret?(resource: R, name: string, secret: string): Promise<void>;
+  setSecret?(name: string, secret: string): Promise<void>;
 }
 
 /** Credentials on a database (PostgreSQL or MongoDB). */
@@ -80,4 +80,14 @@ export async function atSystem<T>(what: string, message: string, work: () => Pro
     log.error(`${what} failed:`, err);
     throw new ApiError('SERVICE_UNAVAILABLE', message);
   }
+}
+
+/** Gives credential `name` the secret `secret` through `provisioner`; an error where secrets cannot be chosen. */
+export async function setSecret(
+  provisioner: CredentialProvisioner<unknown, Level>,
+  name: string,
+  secret: string,
+): Promise<void> {
+  if (!provisioner.setSecret) throw new Error('this system takes no chosen secret');
+  await provisioner.setSecret(name, secret);
 }

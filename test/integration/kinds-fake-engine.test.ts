@@ -52,7 +52,7 @@ const fakedb: DatabaseEngine = {
     async drop(_db, name) {
       logins.delete(name);
     },
-    async setSecret(_db, name, secret) {
+    async setSecret(name, secret) {
       const login = logins.get(name);
       if (login) login.secret = secret;
     },

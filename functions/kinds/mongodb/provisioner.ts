@@ -40,7 +40,7 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
     async drop(_db, name) {
       await outside('delete the database user', () => admin.dropUser(name));
     },
-    setSecret: (_db, name, secret) => admin.setUserPassword(name, secret),
+    setSecret: (name, secret) => admin.setUserPassword(name, secret),
   };
 }
 

@@ -64,6 +64,8 @@ export const postgresql: DatabaseEngine = {
       };
     });
   },
+  passwordRefused: (adapters, physical, login) =>
+    adapters.postgres.passwordRefused(physical, login.user, login.secret),
   async restoreCredential({ adapters }, db, login, level) {
     try {
       await adapters.postgres.createLogin(db.physicalName, level, db.status === 'running', {

@@ -26,6 +26,6 @@ export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
     async drop(db, name) {
       await outside('delete the database role', () => admin.dropLogin(db.physicalName, name));
     },
-    setSecret: (_db, name, secret) => admin.setLoginPassword(name, secret),
+    setSecret: (name, secret) => admin.setLoginPassword(name, secret),
   };
 }

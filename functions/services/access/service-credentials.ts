@@ -13,6 +13,7 @@ import { buckets, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
+import { setSecret } from '../../kinds/provisioner';
 import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { randomPassword } from '../../lib/ids';
@@ -118,9 +119,7 @@ const unavailable = (what: string) =>
 /** The main user's new password at the cluster or Atlas; 503 when it cannot be set. */
 async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: string): Promise<void> {
   try {
-    const provisioner = engineOf(row.engine).provisioner(deps.adapters);
-    if (!provisioner.setSecret) throw new Error(`${row.engine} logins take no chosen password`);
-    await provisioner.setSecret(row, row.mainUser, password);
+    await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.mainUser, password);
   } catch (err) {
     log.error('rotating a main password failed:', (err as Error).message);
     throw unavailable('the database');

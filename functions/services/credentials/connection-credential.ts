@@ -139,7 +139,7 @@ export async function restoreSecret(
   const p = provisionerFor(adapters, target);
   if (p.kind === 'bucket' || !p.provisioner.setSecret)
     throw new Error('a replaced bucket key cannot come back');
-  await p.provisioner.setSecret(p.resource, name, secret);
+  await p.provisioner.setSecret(name, secret);
 }
 
 /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */

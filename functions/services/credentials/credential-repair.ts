@@ -6,12 +6,20 @@
  * logging in with it. Before acting, the stored secret is read again: one that changed since
  * (a rotation that just finished) is judged at the next run instead.
  */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
+import { setSecret } from '../../kinds/provisioner';
+import { engineOf, engines } from '../../kinds/registry';
 import { mapLimit } from '../../lib/map-limit';
+
+/** The engines whose systems can say whether they refuse a login. */
+const checkedEngines = () =>
+  engines()
+    .filter((e) => e.passwordRefused)
+    .map((e) => e.name);
 
 /** How many logins are tried at once. */
 const CHECKS_PARALLEL = 4;
@@ -28,6 +36,7 @@ export async function repairRefusedCredentials(
       name: connections.credentialName,
       secret: connections.credentialSecretCiphertext,
       physical: databases.physicalName,
+      engine: databases.engine,
     })
     .from(connections)
     .innerJoin(databases, and(eq(databases.id, connections.resourceId), isNull(databases.deletedAt)))
@@ -35,7 +44,7 @@ export async function repairRefusedCredentials(
       and(
         eq(connections.kind, 'database'),
         eq(connections.credentialMode, 'own'),
-        eq(databases.engine, 'postgresql'),
+        inArray(databases.engine, checkedEngines()),
       ),
     );
   const failures: string[] = [];
@@ -45,13 +54,15 @@ export async function repairRefusedCredentials(
       if (!r.name || !r.secret) return false;
       try {
         const password = await config.keyring.decrypt(r.secret);
-        if (!(await adapters.postgres.passwordRefused(r.physical, r.name, password))) return false;
+        const engine = engineOf(r.engine);
+        const login = { user: r.name, secret: password };
+        if (!(await engine.passwordRefused?.(adapters, r.physical, login))) return false;
         const [now] = await db
           .select({ secret: connections.credentialSecretCiphertext })
           .from(connections)
           .where(eq(connections.id, r.id));
         if (now?.secret !== r.secret) return false;
-        await adapters.postgres.setLoginPassword(r.name, password);
+        await setSecret(engine.provisioner(adapters), r.name, password);
         return true;
       } catch (err) {
         // Tried again at the next run (a role that is gone is restore-missing-credentials' work).

@@ -11,9 +11,8 @@ import { type Db, rowsOf } from '../../../db/client';
 import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
-import { pgCode } from '../../adapters/postgres-sql';
 import type { Config } from '../../config';
-import { outside } from '../../kinds/provisioner';
+import { outside, setSecret } from '../../kinds/provisioner';
 import { engineOf, engines } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
@@ -36,21 +35,17 @@ export interface ReaderDeps {
 
 /** Makes login `name` (read-only) with `password`, or gives an existing one that password. */
 async function makeReader(
+  config: Config,
   adapters: Adapters,
   db: DatabaseRow,
   name: string,
   password: string,
 ): Promise<void> {
-  try {
-    await adapters.postgres.createLogin(db.physicalName, 'read-only', db.status === 'running', {
-      name,
-      password,
-    });
-  } catch (err) {
-    // Left by an earlier attempt whose row was never written: it takes the password stored now.
-    if (pgCode(err) !== '42710') throw err;
-    await adapters.postgres.setLoginPassword(name, password);
-  }
+  const engine = engineOf(db.engine);
+  const login = { user: name, secret: password };
+  // Left by an earlier attempt whose row was never written: it takes the password stored now.
+  if (!(await engine.restoreCredential({ config, adapters }, db, login, 'read-only')))
+    await setSecret(engine.provisioner(adapters), name, password);
 }
 
 /**
@@ -64,7 +59,7 @@ export async function createSharedReader(
 ): Promise<Pick<DatabaseRow, 'readerUser' | 'readerPasswordCiphertext'>> {
   const name = readerUserOf(db.physicalName);
   const password = randomPassword();
-  await makeReader(adapters, db, name, password);
+  await makeReader(config, adapters, db, name, password);
   return { readerUser: name, readerPasswordCiphertext: await config.keyring.encrypt(password) };
 }
 
@@ -129,7 +124,7 @@ export async function rotateUnusedReaders(deps: ReaderDeps): Promise<number> {
         );
         if (left?.left) return false;
         const password = randomPassword();
-        await deps.adapters.postgres.setLoginPassword(row.readerUser, password);
+        await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.readerUser, password);
         await tx
           .update(databases)
           .set({ readerPasswordCiphertext: await deps.config.keyring.encrypt(password), readerHanded: false })
