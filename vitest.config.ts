@@ -21,7 +21,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'packages/receiver/test/receiver.test.ts'],
           environment: 'node',
           sequence: { groupOrder: 0 },
         },
@@ -30,7 +30,11 @@ export default defineConfig({
         test: {
           ...integration,
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          include: [
+            'test/integration/**/*.test.ts',
+            'test/e2e/**/*.test.ts',
+            'packages/receiver/test/stack.test.ts',
+          ],
           exclude: CRON_FILES,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
