@@ -4,7 +4,7 @@ import { type AppEnv, getDb, getHttpDb } from '../context';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
 import { projectIdOf } from '../services/caller/api-caller';
-import { access, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
+import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
 
 const CapabilitiesSchema = z
   .object({
@@ -50,7 +50,7 @@ apiKeysRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'admin');
     const { name, capabilities } = c.req.valid('json');
-    const made = await createApiKey(getHttpDb(c), project.id, name, capabilities);
+    const made = await createApiKey(getHttpDb(c), activityBy(c), project.id, name, capabilities);
     return c.json({ id: made.id, name, key: made.key, capabilities: made.capabilities }, 201);
   },
 );
@@ -106,7 +106,7 @@ apiKeysRoutes.openapi(
     const keyId = requireUuid(params.keyId, 'API key');
     const { queue } = c.get('services');
     await revokeApiKey(
-      { db: getDb(c), http: getHttpDb(c), config: c.get('config'), queue },
+      { db: getDb(c), http: getHttpDb(c), config: c.get('config'), queue, activity: activityBy(c) },
       project.id,
       keyId,
       found,

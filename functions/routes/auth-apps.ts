@@ -29,6 +29,7 @@ import { AdminUserSchema, AuthAppSchema, PatchSchema } from './auth-app-schemas'
 import { connectionDeps } from './connection-schemas';
 import {
   access,
+  activityBy,
   callerBeforeBody,
   callerBeforeMalformedJson,
   ProjectParam,
@@ -155,7 +156,14 @@ authAppsRoutes.openapi(
   async (c) => {
     const { app } = await appWith(c, c.req.valid('param'), 'write', false, []);
     return c.json(
-      await updateAuthApp(getHttpDb(c), c.get('services').codes, c.get('config'), app, c.req.valid('json')),
+      await updateAuthApp(
+        getHttpDb(c),
+        activityBy(c),
+        c.get('services').codes,
+        c.get('config'),
+        app,
+        c.req.valid('json'),
+      ),
       200,
     );
   },
@@ -203,6 +211,7 @@ authAppsRoutes.openapi(
     return c.json(
       await setUserDisabled(
         getHttpDb(c),
+        activityBy(c),
         c.get('services').codes,
         app,
         params.userId,
@@ -229,7 +238,7 @@ authAppsRoutes.openapi(
     const { app, answers } = await appWith(c, params, 'write', true, [
       userQuery(getHttpDb(c), authAppIdOf(params.authAppId), params.userId),
     ]);
-    await deleteUser(getHttpDb(c), c.get('services').codes, app, userFound(answers[0]));
+    await deleteUser(getHttpDb(c), activityBy(c), c.get('services').codes, app, userFound(answers[0]));
     return c.json({ deleted: true as const }, 200);
   },
 );

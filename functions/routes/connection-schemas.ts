@@ -12,6 +12,7 @@ import {
 } from '../domain/levels';
 import { z } from '../lib/openapi';
 import type { WriteDeps } from '../services/connections/apply';
+import { activityBy } from './shared';
 
 const ALL_LEVELS = [...new Set(Object.values(LEVELS).flat())];
 
@@ -114,5 +115,9 @@ export function connectionDeps(c: Context<AppEnv>): WriteDeps {
     config,
     adapters: c.get('services').adapters,
     queue: c.get('services').queue,
+    // Read when the plan is prepared: by then the request's caller has been read.
+    get activity() {
+      return activityBy(c);
+    },
   };
 }

@@ -23,6 +23,7 @@ import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/pr
 import { connectionDeps } from './connection-schemas';
 import {
   access,
+  activityBy,
   callerBeforeBody,
   callerBeforeMalformedJson,
   iso,
@@ -145,7 +146,13 @@ for (const action of ['stop', 'start'] as const) {
       const { project } = await access(c, params.id, 'write');
       requireUuid(params.dbId, 'database');
       const row = databaseOf(found);
-      const updated = await setDatabaseRunning(getHttpDb(c), c.get('services'), row, action === 'start');
+      const updated = await setDatabaseRunning(
+        getHttpDb(c),
+        activityBy(c),
+        c.get('services'),
+        row,
+        action === 'start',
+      );
       if (action === 'start') {
         // Apps that connected while it was stopped get their own credentials now, by live patch
         // (the minute reconciler does it too, should this message be lost).

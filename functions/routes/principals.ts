@@ -19,7 +19,7 @@ import {
 } from '../services/access/principals';
 import { projectIdOf } from '../services/caller/api-caller';
 import { PrincipalSummarySchema } from './access';
-import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, activityBy, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const SHOWN_FIELDS = {
   id: z.string(),
@@ -77,7 +77,10 @@ for (const { kind, segment, param, levels } of ROUTES) {
   /** The project at admin (its membership came with the route's reads: no query) and the services' dependencies. */
   const admitted = async (c: Context<AppEnv>, ref: string) => {
     const { project } = await access(c, ref, 'admin');
-    return { projectId: project.id, deps: accessDeps(getDb(c), getHttpDb(c), c.get('services')) };
+    return {
+      projectId: project.id,
+      deps: accessDeps(getDb(c), getHttpDb(c), c.get('services'), activityBy(c)),
+    };
   };
   /** Reads principal `principalId` with the caller and the service: rotate's and revoke's one read. */
   const readPrincipal = async (c: Context<AppEnv>) => {

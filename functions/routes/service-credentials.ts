@@ -14,7 +14,7 @@ import { projectIdOf } from '../services/caller/api-caller';
 import { bucketQuery } from '../services/resources/buckets';
 import { databaseQuery } from '../services/resources/databases';
 import { connectedSiteInputsQuery } from '../services/site-env/derive';
-import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, activityBy, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const DatabaseCredentialsSchema = z
   .object({
@@ -46,7 +46,7 @@ async function adminDeps(c: Context<AppEnv>, projectRef: string) {
   const { project } = await access(c, projectRef, 'admin');
   return {
     projectId: project.id,
-    deps: accessDeps(getDb(c), getHttpDb(c), c.get('services')),
+    deps: accessDeps(getDb(c), getHttpDb(c), c.get('services'), activityBy(c)),
   };
 }
 

@@ -7,7 +7,15 @@ import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { projectIdOf } from '../services/caller/api-caller';
 import { readUserVars, writeUserVars } from '../services/site-variables';
 import { siteOfProject } from '../services/sites';
-import { access, loadSite, ProjectParam, readsCaller, readWithCaller, siteBeforeBody } from './shared';
+import {
+  access,
+  activityBy,
+  loadSite,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+  siteBeforeBody,
+} from './shared';
 
 /** `:id` and `:siteId`. */
 export const SiteParams = ProjectParam.extend({
@@ -70,7 +78,7 @@ envRoutes.openapi(
       await loadSite(c, project.id, params.siteId);
       throw new ApiError('BAD_REQUEST', 'vars: at most 500 variables', 'vars');
     }
-    if (!(await writeUserVars(getHttpDb(c), c.get('config'), project.id, params.siteId, vars)))
+    if (!(await writeUserVars(getHttpDb(c), activityBy(c), c.get('config'), project.id, params.siteId, vars)))
       throw new ApiError('NOT_FOUND', 'site not found');
     return c.json({ vars }, 200);
   },

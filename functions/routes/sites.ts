@@ -8,7 +8,7 @@ import { sitesOfProject } from '../services/reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
 import { createSite } from '../services/sites';
 import { connectionDeps } from './connection-schemas';
-import { access, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
@@ -36,7 +36,7 @@ sitesRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
     const { slug } = c.req.valid('json');
-    return c.json(toSite(await createSite(getHttpDb(c), project.id, slug)), 201);
+    return c.json(toSite(await createSite(getHttpDb(c), activityBy(c), project.id, slug)), 201);
   },
 );
 

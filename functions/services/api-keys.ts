@@ -1,12 +1,13 @@
 /** Project API keys: created with capabilities, listed without values, revoked (managed ones replaced). */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Db, HttpDb } from '../../db/client';
+import { type Db, type HttpDb, runBatch } from '../../db/client';
 import { type ApiKeyCapabilities, apiKeys, authApps } from '../../db/schema';
 import type { Config } from '../config';
 import type { ProvisioningMessage } from '../domain/queue-messages';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
+import { type ActivitySource, activityQuery } from './activity';
 import { replaceManagedKey } from './credentials/managed-key';
 import { enqueueDeliveries } from './delivery/deliveries';
 
@@ -38,6 +39,7 @@ async function resolveAuthApps(db: HttpDb, projectId: string, refs: string[]): P
 /** Creates a project API key; its value is returned once and only its hash is kept. */
 export async function createApiKey(
   db: HttpDb,
+  by: ActivitySource,
   projectId: string,
   name: string,
   capabilities: RequestedCapabilities,
@@ -50,7 +52,16 @@ export async function createApiKey(
   };
   const key = newSecret('apiKey');
   const id = newId();
-  await db.insert(apiKeys).values({ id, projectId, name, keyHash: await sha256Hex(key), capabilities: caps });
+  const event = {
+    action: 'api_key.create',
+    target: { type: 'api_key', id, name },
+    projectId,
+    details: { storage: caps.storage, databases: caps.databases, auth: caps.auth },
+  };
+  await runBatch(db, [
+    db.insert(apiKeys).values({ id, projectId, name, keyHash: await sha256Hex(key), capabilities: caps }),
+    activityQuery(db, by, event),
+  ]);
   return { id, key, capabilities: caps };
 }
 
@@ -69,6 +80,7 @@ export interface RevokeDeps {
   http: HttpDb;
   config: Config;
   queue: Queue<ProvisioningMessage>;
+  activity: ActivitySource;
 }
 
 /** The live key `keyId` of project `projectId` (SQL when sent with the caller's lookup): a query not yet sent. */
@@ -97,18 +109,29 @@ export async function revokeApiKey(
   found: Array<{ id: string; projectId: string; siteId: string | null }>,
 ): Promise<void> {
   const [managed] = found;
+  const event = (managedBy: string | null) => ({
+    action: 'api_key.revoke',
+    target: { type: 'api_key', id: keyId, name: sql`select name from api_keys where id = ${keyId}::uuid` },
+    projectId,
+    siteId: managedBy,
+    details: { managed: managedBy !== null },
+  });
   if (managed?.siteId) {
     const site = { ...managed, siteId: managed.siteId };
-    const deliveryIds = await deps.db.transaction((tx) => replaceManagedKey(tx, deps.config, site));
+    const deliveryIds = await deps.db.transaction(async (tx) => {
+      const ids = await replaceManagedKey(tx, deps.config, site);
+      if (ids !== null) await activityQuery(tx, deps.activity, event(site.siteId));
+      return ids;
+    });
     if (deliveryIds === null) throw new ApiError('NOT_FOUND', 'API key not found');
     await enqueueDeliveries(deps.queue, deliveryIds);
     return;
   }
   if (!managed) throw new ApiError('NOT_FOUND', 'API key not found');
-  const revoked = await deps.http
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  if (revoked.length === 0) throw new ApiError('NOT_FOUND', 'API key not found');
+  const live = and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt));
+  const [, revoked] = await runBatch(deps.http, [
+    activityQuery(deps.http, deps.activity, event(null), sql`exists (select 1 from api_keys where ${live})`),
+    deps.http.update(apiKeys).set({ revokedAt: new Date() }).where(live).returning({ id: apiKeys.id }),
+  ]);
+  if ((revoked as unknown[]).length === 0) throw new ApiError('NOT_FOUND', 'API key not found');
 }

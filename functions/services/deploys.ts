@@ -4,6 +4,7 @@
  * a stale copy). The listing is read with the caller's lookup (routes/shared.ts readWithCaller):
  * one round trip.
  */
+
 import { type SQL, sql } from 'drizzle-orm';
 import { type HttpDb, type Queryable, rowsOf } from '../../db/client';
 import type { Adapters } from '../adapters';
@@ -11,6 +12,7 @@ import type { Config } from '../config';
 import { siteRef } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
+import { activityStatement } from './activity';
 import { projectIdOf } from './caller/api-caller';
 import type { ConnectionDeps } from './connections/prepare';
 import { switchLegacyNow } from './credentials/switch';
@@ -132,12 +134,24 @@ export async function recordDeploy(
   } else env = await effectiveOf(deps.config, deps.adapters, reads[0]);
   const names = Object.keys(env).sort();
   // Recorded only while the site is there: one deleted meanwhile is 404, not a failed insert.
+  const id = newId();
+  const event = {
+    action: rollbackOf ? 'deploy.rollback' : 'deploy.create',
+    target: { type: 'deploy', id, name: sql`select slug from sites where id = ${siteId}::uuid` },
+    projectId,
+    siteId,
+    details: { rollback_of: rollbackOf, env_names: names },
+  };
+  const recorded = deps.activity
+    ? sql`, a as (${activityStatement(deps.activity, event, sql`exists (select 1 from d)`)})`
+    : sql``;
   const [row] = await rowsOf<{ id: string; created_at: string; env_names: string[] }>(
     http,
-    sql`insert into deploys (id, site_id, rollback_of, env_names)
-        select ${newId()}::uuid, s.id, ${rollbackOf}::uuid, ${JSON.stringify(names)}::jsonb from sites s
+    sql`with d as (insert into deploys (id, site_id, rollback_of, env_names)
+        select ${id}::uuid, s.id, ${rollbackOf}::uuid, ${JSON.stringify(names)}::jsonb from sites s
          where s.id = ${siteId}::uuid
-        returning id, created_at, env_names`,
+        returning id, created_at, env_names)${recorded}
+      select * from d`,
   );
   if (!row) throw new ApiError('NOT_FOUND', 'site not found');
   return { id: row.id, created_at: new Date(row.created_at).toISOString(), env_names: row.env_names };

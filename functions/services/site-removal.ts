@@ -9,6 +9,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../db/client';
 import { buckets, connections, databases, sites } from '../../db/schema';
 import { siteRef } from '../domain/names';
+import { type ActivitySource, activityQuery } from './activity';
 import { afterCommit, type CommitDeps } from './connections/apply';
 import { targetsOf } from './connections/plan';
 import type { CleanupRef } from './connections/write';
@@ -59,14 +60,26 @@ export function siteRemovalFrom(answers: readonly unknown[]): {
  * caller), the queue retrying what fails.
  */
 export async function removeSite(
-  deps: CommitDeps & { reads: HttpDb },
+  deps: CommitDeps & { reads: HttpDb; activity?: ActivitySource },
   projectId: string,
   siteId: string,
   targets: ReadonlyMap<string, CredentialTarget>,
 ): Promise<void> {
   const db = deps.reads;
   const where = siteWhere(projectId, siteId);
-  const [made] = await runGuarded(db, [
+  const site = (column: SQL) => sql`select ${column} from ${sites} where ${where}`;
+  const event = {
+    action: 'site.delete',
+    target: { type: 'site', id: site(sql`${sites.id}`), name: site(sql`${sites.slug}`) },
+    projectId,
+    siteId: site(sql`${sites.id}`),
+  };
+  // First, while the site is there to name (a site already gone records nothing, then is 404).
+  const recorded = deps.activity
+    ? [activityQuery(db, deps.activity, event, sql`exists (${site(sql`1`)})`)]
+    : [];
+  const answers = await runGuarded(db, [
+    ...recorded,
     db.execute<{ id: string; kind: 'database' | 'bucket'; resource_id: string; credential_name: string }>(sql`
       with removed as (
         delete from connections where site_id = (select ${sites.id} from ${sites} where ${where} for update)
@@ -83,6 +96,7 @@ export async function removeSite(
       }),
     ),
   ]);
+  const made = answers[recorded.length];
   const cleanups: CleanupRef[] = (
     made as {
       rows: Array<{ id: string; kind: 'database' | 'bucket'; resource_id: string; credential_name: string }>;

@@ -1,9 +1,11 @@
 /** The user-set variables of a site, kept encrypted as one JSON document. */
-import type { HttpDb } from '../../db/client';
+import { type SQL, sql } from 'drizzle-orm';
+import { type HttpDb, runBatch } from '../../db/client';
 import type { SiteRow } from '../../db/rows';
 import { sites } from '../../db/schema';
 import type { Config } from '../config';
 import { siteRef } from '../domain/names';
+import { type ActivitySource, activityQuery } from './activity';
 import { siteIs } from './sites';
 
 /** Decrypts a site's user-set variables. */
@@ -18,15 +20,29 @@ export async function readUserVars(config: Config, site: SiteRow): Promise<Recor
  */
 export async function writeUserVars(
   db: HttpDb,
+  by: ActivitySource,
   config: Config,
   projectId: string,
   siteId: string,
   vars: Record<string, string>,
 ): Promise<boolean> {
-  const updated = await db
-    .update(sites)
-    .set({ varsCiphertext: await config.keyring.encrypt(JSON.stringify(vars)) })
-    .where(siteIs(projectId, siteRef(siteId)))
-    .returning({ id: sites.id });
-  return updated.length > 0;
+  const where = siteIs(projectId, siteRef(siteId));
+  const site = (column: SQL) => sql`select ${column} from ${sites} where ${where}`;
+  // The names only: a variable's value may be a secret.
+  const event = {
+    action: 'env.set',
+    target: { type: 'site', id: site(sql`${sites.id}`), name: site(sql`${sites.slug}`) },
+    projectId,
+    siteId: site(sql`${sites.id}`),
+    details: { names: Object.keys(vars).sort() },
+  };
+  const [updated] = await runBatch(db, [
+    db
+      .update(sites)
+      .set({ varsCiphertext: await config.keyring.encrypt(JSON.stringify(vars)) })
+      .where(where)
+      .returning({ id: sites.id }),
+    activityQuery(db, by, event, sql`exists (${site(sql`1`)})`),
+  ]);
+  return (updated as unknown[]).length > 0;
 }

@@ -1,21 +1,29 @@
 /** Sites of a project: created empty, listed, found, deleted with their connections. */
 import { and, eq, type SQL, sql } from 'drizzle-orm';
-import type { HttpDb } from '../../db/client';
+import { type HttpDb, runBatch } from '../../db/client';
 import type { SiteRow } from '../../db/rows';
 import { sites } from '../../db/schema';
 import { type SiteRef, siteRef } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
+import { type ActivitySource, activityQuery } from './activity';
 
 export type { SiteRow };
 
 /** Creates a site with no connections; 409 when the project has one by that slug. */
-export async function createSite(db: HttpDb, projectId: string, slug: string): Promise<SiteRow> {
-  const [row] = await db
-    .insert(sites)
-    .values({ id: newId(), projectId, slug })
-    .onConflictDoNothing()
-    .returning();
+export async function createSite(
+  db: HttpDb,
+  by: ActivitySource,
+  projectId: string,
+  slug: string,
+): Promise<SiteRow> {
+  const id = newId();
+  const event = { action: 'site.create', target: { type: 'site', id, name: slug }, projectId, siteId: id };
+  const [inserted] = await runBatch(db, [
+    db.insert(sites).values({ id, projectId, slug }).onConflictDoNothing().returning(),
+    activityQuery(db, by, event, sql`exists (select 1 from sites where id = ${id}::uuid)`),
+  ]);
+  const [row] = inserted as SiteRow[];
   if (!row) throw new ApiError('CONFLICT', `a site with slug ${slug} already exists in this project`);
   return row;
 }

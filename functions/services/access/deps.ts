@@ -7,6 +7,7 @@ import type { Config } from '../../config';
 import type { Services } from '../../container';
 import type { PrincipalKind } from '../../domain/principal-rules';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import type { ActivitySource } from '../activity';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import { bucketOf, bucketQuery } from '../resources/buckets';
 import { databaseOf, databaseQuery } from '../resources/databases';
@@ -19,11 +20,14 @@ export interface AccessDeps {
   config: Config;
   adapters: Adapters;
   queue: Queue<ProvisioningMessage>;
+  /** Who the request's changes are recorded as in the Activity record. */
+  activity?: ActivitySource;
 }
 
 /** Builds {@link AccessDeps} from the request's database handles and the composition root's services. */
-export function accessDeps(db: Db, http: HttpDb, services: Services): AccessDeps {
-  return { db, http, config: services.config, adapters: services.adapters, queue: services.queue };
+export function accessDeps(db: Db, http: HttpDb, services: Services, activity?: ActivitySource): AccessDeps {
+  const { config, adapters, queue } = services;
+  return { db, http, config, adapters, queue, activity };
 }
 
 /** The live service a principal route names (`kind`, `id` of the project `projectId` names), as a query not yet sent. */

@@ -34,6 +34,7 @@ import { policyDriftStatement } from '../delivery/network-policy';
 import type { AccessDeps } from './deps';
 import { databaseUrls } from './endpoints';
 import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './listing';
+import { principalEvent } from './principal-events';
 
 /** A principal request, as the API takes it. */
 export interface PrincipalInput {
@@ -182,6 +183,14 @@ export async function createPrincipal(
           from ${SERVICE_TABLE[kind]} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
         returning created_at`),
       ...policyNow(target).map((q) => deps.http.execute(q)),
+      ...principalEvent(
+        deps,
+        deps.http,
+        'principal.create',
+        target,
+        { id, name: input.name, level: level.level },
+        sql`true`,
+      ),
     ]);
     const [row] = (inserted as { rows: Array<{ created_at: string }> }).rows;
     if (!row) throw new ApiError('NOT_FOUND', `${kind} not found`);
@@ -251,14 +260,17 @@ export async function rotatePrincipal(
   if (row.revokedAt) throw new ApiError('NOT_FOUND', 'principal not found');
   // A stopped database still holds the role: its password changes all the same.
   const rotated = await rotateCredential(deps.adapters, deps.config, target, row.credentialName);
-  const [saved] = await deps.http
-    .update(principals)
-    .set({
-      credentialName: rotated.name,
-      secretCiphertext: await deps.config.keyring.encrypt(rotated.secret),
-    })
-    .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
-    .returning();
+  const secretCiphertext = await deps.config.keyring.encrypt(rotated.secret);
+  const live = and(eq(principals.id, row.id), isNull(principals.revokedAt));
+  const [updated] = await runBatch(deps.http, [
+    deps.http
+      .update(principals)
+      .set({ credentialName: rotated.name, secretCiphertext })
+      .where(live)
+      .returning(),
+    ...principalEvent(deps, deps.http, 'principal.rotate', target, row, sql`revoked_at is null`),
+  ]);
+  const [saved] = updated as PrincipalRow[];
   // Revoked meanwhile: its credential went with the revoke.
   if (!saved) throw new ApiError('NOT_FOUND', 'principal not found');
   return shown(deps, target, saved, rotated.secret);
@@ -277,6 +289,7 @@ export async function revokePrincipal(
   const row = principalOf(rows);
   if (row.revokedAt) return false;
   await dropCredential(deps.adapters, deps.config, target, row.credentialName);
+  const recorded = principalEvent(deps, deps.http, 'principal.revoke', target, row, sql`revoked_at is null`);
   const [marked, policy] = await runBatch(deps.http, [
     deps.http
       .update(principals)
@@ -284,6 +297,7 @@ export async function revokePrincipal(
       .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
       .returning({ id: principals.id }),
     ...policyNow(target).map((q) => deps.http.execute(q)),
+    ...recorded,
   ]);
   await sendPolicies(deps, policy);
   return (marked as unknown[]).length > 0;

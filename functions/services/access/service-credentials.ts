@@ -24,6 +24,7 @@ import { databaseOf } from '../resources/databases';
 import { type DerivationRow, type SiteEnvInputs, siteEnvOf } from '../site-env/derive';
 import type { AccessDeps } from './deps';
 import { type DatabaseUrls, databaseUrls } from './endpoints';
+import { serviceCredentialEvent } from './principal-events';
 
 /** GET and rotate of a database's credentials. */
 export type DatabaseCredentials = { user: string; password: string } & DatabaseUrls;
@@ -168,6 +169,11 @@ export async function rotateDatabasePassword(
       patches,
       sql`exists (select 1 from databases d where d.id = ${row.id}::uuid and d.main_password_ciphertext = ${ciphertext})`,
     ),
+    ...serviceCredentialEvent(
+      deps,
+      { kind: 'database', resource: row },
+      sql`exists (select 1 from databases d where d.id = ${row.id}::uuid and d.main_password_ciphertext = ${ciphertext})`,
+    ),
   ]);
   const [saved] = updated as DatabaseRow[];
   if (!saved) {
@@ -229,6 +235,11 @@ export async function rotateBucketKey(
     patchesIf(
       deps,
       patches,
+      sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`,
+    ),
+    ...serviceCredentialEvent(
+      deps,
+      { kind: 'bucket', resource: row },
       sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`,
     ),
   ]);

@@ -10,6 +10,7 @@ import { buckets, databases } from '../../../db/schema';
 import type { Kind, KindLevel } from '../../domain/levels';
 import { type NamedConnection, patchNames } from '../../domain/variables';
 import { isUuid } from '../../lib/ids';
+import type { ActivitySource } from '../activity';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import type { PatchReason } from '../delivery/deliveries';
 import { type ConnectionInfo, connectionKey, named, type ResourceInfo } from './model';
@@ -46,6 +47,8 @@ export interface Plan {
    * refusing a site whose other connections changed meanwhile.
    */
   rereadUnderLock?: boolean;
+  /** Who the plan's changes are recorded as in the Activity record (with the write itself). */
+  activity?: ActivitySource;
 }
 
 /** A plan that changes nothing. */

@@ -14,6 +14,7 @@ import { engineOf } from '../../kinds/registry';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
+import type { ActivitySource } from '../activity';
 import {
   type CreatedCredential,
   type CredentialTarget,
@@ -37,6 +38,8 @@ export interface ConnectionDeps {
   config: Config;
   adapters: Adapters;
   queue: Queue<ProvisioningMessage>;
+  /** Who the request's changes are recorded as (a plan without its own source takes this one). */
+  activity?: ActivitySource;
 }
 
 /** A plan whose outside work is done. */
@@ -97,6 +100,7 @@ export async function prepare(
   known: ReadonlyMap<string, CredentialTarget> = new Map(),
   storedAlready?: ReadonlyMap<string, string>,
 ): Promise<Prepared> {
+  plan.activity ??= deps.activity;
   const refs = [
     ...plan.adds.map((a) => ({ kind: a.resource.kind, id: a.resource.id })),
     ...plan.levels

@@ -5,10 +5,12 @@
  * reads the sites holding the service with its caller (one round trip) and writes the removal
  * with the service's own row in one guarded batch (versioned-write.ts).
  */
+
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Config } from '../../config';
 import { isUuid } from '../../lib/ids';
+import { type ActivitySource, activityQuery } from '../activity';
 import type { ConnectionInfo } from './model';
 import { emptyPlan } from './plan';
 import type { Prepared } from './prepare';
@@ -69,11 +71,20 @@ export function serviceHoldersFrom(answers: readonly unknown[]): ServiceHolders 
 export async function writeServiceRemoval(
   db: HttpDb,
   config: Config,
-  service: { projectId: string; kind: ServiceKind; id: string },
+  service: { projectId: string; kind: ServiceKind; id: string; name: string },
   holders: ServiceHolders,
   around: AroundPlan,
+  by?: ActivitySource,
 ): Promise<{ written: Written; after: unknown[] }> {
   const plan = emptyPlan(service.projectId, holders.before);
+  plan.activity = by;
+  // The service's own event, with the batch; each connection it had records its `connection.delete`.
+  const event = {
+    action: `${service.kind}.delete`,
+    target: { type: service.kind, id: service.id, name: service.name },
+    projectId: service.projectId,
+  };
+  const before = by ? [...(around.before ?? []), activityQuery(db, by, event)] : around.before;
   plan.removes = holders.before.filter((c) => c.kind === service.kind && c.resourceId === service.id);
   // Nothing outside to undo: the service itself is being deleted.
   const prepared: Prepared = {
@@ -84,5 +95,5 @@ export async function writeServiceRemoval(
     undo: async () => undefined,
     unrotate: async () => new Map(),
   };
-  return writeGuardedWith(db, config, prepared, holders.states, around);
+  return writeGuardedWith(db, config, prepared, holders.states, { ...around, before });
 }

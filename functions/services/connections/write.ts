@@ -4,6 +4,7 @@
  * round trip (guarded-write.ts) or a caller's interactive transaction runs (writePlan). The number of statements does not grow with
  * the size of the plan (one per kind of change), so a PUT of 100 connections costs what a PUT of 1 does.
  */
+
 import { inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, Queryable } from '../../../db/client';
 import { connections, credentialCleanups } from '../../../db/schema';
@@ -11,8 +12,10 @@ import type { Config } from '../../config';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { activityQuery } from '../activity';
 import { type CurrentKey, managedKeyStatements } from '../credentials/managed-key';
 import { patchInsert } from '../delivery/deliveries';
+import { connectionEvents } from './activity-events';
 import type { ConnectionInfo } from './model';
 import {
   addsHoldingPlain,
@@ -233,5 +236,7 @@ export async function planStatements(
   }
   const recorded = patchInsert(db, patches);
   if (recorded.query) queries.push(recorded.query);
+  const events = plan.activity ? connectionEvents(plan, inserted) : [];
+  if (plan.activity && events.length > 0) queries.push(activityQuery(db, plan.activity, events));
   return { queries, written: { inserted, deliveryIds: recorded.ids, cleanups: removal.cleanups } };
 }

@@ -108,7 +108,7 @@ export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: Ser
   const { written, after } = await writeServiceRemoval(
     db,
     deps.config,
-    { projectId: row.projectId, kind: 'bucket', id: row.id },
+    { projectId: row.projectId, kind: 'bucket', id: row.id, name: row.name },
     holders,
     {
       after: [
@@ -122,6 +122,7 @@ export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: Ser
         queueBucketKeyCleanups(db, row.id, row.accessKeyId),
       ],
     },
+    deps.activity,
   );
   const cleanups = [...written.cleanups, ...bucketCleanupsFrom(after[1], row.id)];
   await afterCommit(deps, { ...written, cleanups }, new Map([[row.id, { kind: 'bucket', resource: row }]]));

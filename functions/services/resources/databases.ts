@@ -1,6 +1,6 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import type { DatabaseRow } from '../../../db/rows';
 import { databases } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
@@ -9,6 +9,7 @@ import { outside } from '../../kinds/provisioner';
 import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
+import { type ActivitySource, activityQuery } from '../activity';
 import { afterCommit, type WriteDeps } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
@@ -118,8 +119,12 @@ export async function createDatabase(
         row,
         await outside('create the database', () => createSharedReader(config, adapters, row)),
       );
-    await writeNewService(deps, { kind: 'database', resource: row }, read.initial, (db) =>
-      db.insert(databases).values(row),
+    await writeNewService(
+      deps,
+      { kind: 'database', resource: row },
+      read.initial,
+      (db) => db.insert(databases).values(row),
+      { engine: row.engine },
     );
     return row;
   } catch (err) {
@@ -131,18 +136,28 @@ export async function createDatabase(
 
 /** Stops or starts a database: the cluster first, then one statement (404 if it was deleted meanwhile). */
 export async function setDatabaseRunning(
-  db: Queryable,
+  db: HttpDb,
+  by: ActivitySource,
   ctx: EngineContext,
   row: DatabaseRow,
   running: boolean,
 ): Promise<DatabaseRow> {
   await engineOf(row.engine).setRunning(ctx, row.physicalName, running);
-  const updated = await db
-    .update(databases)
-    .set({ status: running ? 'running' : 'stopped' })
-    .where(and(eq(databases.id, row.id), isNull(databases.deletedAt)))
-    .returning();
-  return databaseOf(updated);
+  const live = and(eq(databases.id, row.id), isNull(databases.deletedAt));
+  const event = {
+    action: running ? 'database.start' : 'database.stop',
+    target: { type: 'database', id: row.id, name: row.name },
+    projectId: row.projectId,
+  };
+  const [, updated] = await runBatch(db, [
+    activityQuery(db, by, event, sql`exists (select 1 from databases where ${live})`),
+    db
+      .update(databases)
+      .set({ status: running ? 'running' : 'stopped' })
+      .where(live)
+      .returning(),
+  ]);
+  return databaseOf(updated as DatabaseRow[]);
 }
 
 /**
@@ -167,7 +182,7 @@ export async function deleteDatabase(
   const { written } = await writeServiceRemoval(
     db,
     config,
-    { projectId: row.projectId, kind: 'database', id: row.id },
+    { projectId: row.projectId, kind: 'database', id: row.id, name: row.name },
     holders,
     {
       after: [
@@ -180,6 +195,7 @@ export async function deleteDatabase(
         revokeDatabasePrincipals(db, row.id),
       ],
     },
+    deps.activity,
   );
   await afterCommit(deps, written, new Map([[row.id, { kind: 'database', resource: row }]]));
 }

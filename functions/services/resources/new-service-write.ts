@@ -11,6 +11,7 @@ import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { levelOrDefault } from '../../domain/levels';
 import { ApiError } from '../../lib/errors';
+import { activityQuery, type DetailValue } from '../activity';
 import { afterCommit, type WriteDeps } from '../connections/apply';
 import { writePlan } from '../connections/locked-write';
 import { type ConnectionInfo, resourceOf } from '../connections/model';
@@ -103,8 +104,18 @@ export async function writeNewService(
   service: NewService,
   initial: InitialSite,
   insert: RowInsert,
+  details: Record<string, DetailValue> = {},
 ): Promise<void> {
   const r = service.resource;
+  // The service's own event goes in with its row; its initial connection records its own.
+  const event = {
+    action: `${service.kind}.create`,
+    target: { type: service.kind, id: r.id, name: r.name },
+    projectId: r.projectId,
+    details,
+  };
+  const rows = (db: Queryable): BatchQuery[] =>
+    deps.activity ? [insert(db), activityQuery(db, deps.activity, event)] : [insert(db)];
   const plan = emptyPlan(r.projectId, initial.before);
   if (initial.site) {
     const engine = service.kind === 'database' ? service.resource.engine : null;
@@ -123,7 +134,7 @@ export async function writeNewService(
   );
   let written: Written;
   try {
-    written = await writeOnce(deps, prepared, initial.states, insert);
+    written = await writeOnce(deps, prepared, initial.states, rows);
   } catch (err) {
     await prepared.undo();
     throw nameTaken(service, uniqueViolation(err)?.constraint) ?? err;
@@ -136,11 +147,11 @@ async function writeOnce(
   deps: WriteDeps,
   prepared: Prepared,
   states: SiteStates,
-  insert: RowInsert,
+  rows: (db: Queryable) => BatchQuery[],
 ): Promise<Written> {
   try {
     const { written } = await writeGuardedWith(deps.reads, deps.config, prepared, states, {
-      before: [insert(deps.reads)],
+      before: rows(deps.reads),
     });
     return written;
   } catch (err) {
@@ -148,7 +159,7 @@ async function writeOnce(
   }
   prepared.plan.rereadUnderLock = true;
   return deps.db.transaction(async (tx) => {
-    await insert(tx);
+    for (const row of rows(tx)) await row;
     return writePlan(tx, deps.config, prepared);
   });
 }

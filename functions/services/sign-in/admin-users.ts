@@ -9,6 +9,7 @@ import { authUsers } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import { type ActivitySource, activityQuery } from '../activity';
 import type { AuthAppRow } from './apps';
 import { blockCodes, CODE_TTL_MS, STATE_TTL_MS, unblockCodes, unblockNewCodes } from './one-time-codes';
 import { type AuthUserRow, revokeUserSessions, toUserBody, type UserBody } from './users';
@@ -48,6 +49,29 @@ export function listUsers(db: Queryable, appId: string | SQL, page: { limit: num
 const byId = (appId: string | SQL, userId: string) =>
   isUuid(userId) ? and(eq(authUsers.authAppId, appId), eq(authUsers.id, userId.toLowerCase())) : sql`false`;
 
+/** The statement recording `action` on user `userId` of `app`, when the user exists at that point of the batch. */
+function userEvent(
+  db: HttpDb,
+  by: ActivitySource,
+  app: AuthAppRow,
+  userId: string,
+  action: string,
+  details = {},
+) {
+  const where = byId(app.id, userId);
+  const event = {
+    action,
+    target: {
+      type: 'auth_user',
+      id: userId.toLowerCase(),
+      name: sql`select email from auth_users where ${where}`,
+    },
+    projectId: app.projectId,
+    details: { auth_app: app.appId, ...details },
+  };
+  return activityQuery(db, by, event, sql`exists (select 1 from auth_users where ${where})`);
+}
+
 /**
  * Whether user `userId` of the auth app `appId` gives exists: a query to send with the
  * caller's lookup (at most one row); read it with {@link userFound}.
@@ -76,15 +100,17 @@ const userIdsOf = (appId: string, userId: string): SQL =>
  */
 export async function setUserDisabled(
   db: HttpDb,
+  by: ActivitySource,
   codes: CodeStore,
   app: AuthAppRow,
   userId: string,
   disabled: boolean,
 ): Promise<AdminUserBody> {
   const update = db.update(authUsers).set({ disabled }).where(byId(app.id, userId)).returning();
+  const recorded = userEvent(db, by, app, userId, disabled ? 'auth_user.disable' : 'auth_user.enable');
   const [[row]] = disabled
-    ? await db.batch([update, revokeUserSessions(db, userIdsOf(app.id, userId))])
-    : [await update];
+    ? await db.batch([update, revokeUserSessions(db, userIdsOf(app.id, userId)), recorded])
+    : await db.batch([update, recorded]);
   if (!row) throw new ApiError('NOT_FOUND', 'user not found');
   const user = toAdminUser(row);
   const store = disabled
@@ -103,6 +129,7 @@ export async function setUserDisabled(
  */
 export async function deleteUser(
   db: HttpDb,
+  by: ActivitySource,
   codes: CodeStore,
   app: AuthAppRow,
   userId: string,
@@ -111,7 +138,10 @@ export async function deleteUser(
     throw new ApiError('SERVICE_UNAVAILABLE', 'the sign-in store could not be reached; nothing was deleted');
   });
   try {
-    const [row] = await db.delete(authUsers).where(byId(app.id, userId)).returning({ id: authUsers.id });
+    const [, [row]] = await db.batch([
+      userEvent(db, by, app, userId, 'auth_user.delete'),
+      db.delete(authUsers).where(byId(app.id, userId)).returning({ id: authUsers.id }),
+    ]);
     if (!row) throw new ApiError('NOT_FOUND', 'user not found');
   } catch (err) {
     await unblockCodes(codes, app.appId, userId).catch(() => undefined);

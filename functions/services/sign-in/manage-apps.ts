@@ -4,13 +4,14 @@
  */
 
 import { eq, or, type SQL } from 'drizzle-orm';
-import type { BatchQuery, HttpDb } from '../../../db/client';
+import { type BatchQuery, type HttpDb, runBatch } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import type { Config } from '../../config';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import { ApiError } from '../../lib/errors';
 import { newId, newSecret } from '../../lib/ids';
+import { type ActivitySource, activityQuery } from '../activity';
 import type { WriteDeps } from '../connections/apply';
 import { assertNameFree } from '../resources/names';
 import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
@@ -161,6 +162,7 @@ async function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: 
 /** Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. */
 export async function updateAuthApp(
   db: HttpDb,
+  by: ActivitySource,
   codes: CodeStore,
   config: Config,
   row: AuthAppRow,
@@ -188,7 +190,17 @@ export async function updateAuthApp(
       Object.keys(secrets).length > 0 ? await config.keyring.encrypt(JSON.stringify(secrets)) : null;
   }
   if (Object.keys(set).length === 0) return toAuthAppBody(config, row, secrets);
-  const [updated] = await db.update(authApps).set(set).where(eq(authApps.id, row.id)).returning();
+  // What changed, by name: a provider's client secret is never named with its value.
+  const event = {
+    action: 'auth_app.update',
+    target: { type: 'auth_app', id: row.id, name: row.appId },
+    projectId: row.projectId,
+    details: { changed: Object.keys(patch).sort(), enabled: patch.enabled },
+  };
+  const [[updated]] = (await runBatch(db, [
+    db.update(authApps).set(set).where(eq(authApps.id, row.id)).returning(),
+    activityQuery(db, by, event),
+  ])) as [AuthAppRow[]];
   if (patch.enabled !== undefined) {
     // Codes are redeemed without Postgres: a disabled app's outstanding codes are blocked where they live.
     const store = patch.enabled
