@@ -48,7 +48,7 @@ accountsRoutes.openapi(
     if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
     if (principal.type !== 'operator')
       throw new ApiError('FORBIDDEN', 'only the operator token can create accounts');
-    return c.json(await createAccount(getHttpDb(c), c.req.valid('json')), 201);
+    return c.json(await createAccount(getHttpDb(c), activityBy(c), c.req.valid('json')), 201);
   },
 );
 
@@ -164,7 +164,12 @@ accountsRoutes.openapi(
     const principal = c.get('principal');
     const accountId = requireAccount(principal, 'token');
     if (principal.type !== 'account') throw new ApiError('UNAUTHORIZED');
-    const { token, expiresAt } = await openDashboardSession(getHttpDb(c), accountId, principal.tokenId);
+    const { token, expiresAt } = await openDashboardSession(
+      getHttpDb(c),
+      activityBy(c),
+      accountId,
+      principal.tokenId,
+    );
     return c.json({ token, expires_at: expiresAt.toISOString() }, 201);
   },
 );
@@ -186,7 +191,7 @@ accountsRoutes.openapi(
         'only a dashboard session can end itself; revoke an account token by its id',
       );
     }
-    await endDashboardSession(getHttpDb(c), accountId, principal.tokenId);
+    await endDashboardSession(getHttpDb(c), activityBy(c), accountId, principal.tokenId);
     return c.json({ revoked: true as const }, 200);
   },
 );
@@ -239,7 +244,7 @@ accountsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    await endDashboardSessionById(getHttpDb(c), accountId, c.req.valid('param').sessionId);
+    await endDashboardSessionById(getHttpDb(c), activityBy(c), accountId, c.req.valid('param').sessionId);
     return c.json({ revoked: true as const }, 200);
   },
 );
@@ -254,6 +259,6 @@ accountsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    return c.json({ revoked: await endAllDashboardSessions(getHttpDb(c), accountId) }, 200);
+    return c.json({ revoked: await endAllDashboardSessions(getHttpDb(c), activityBy(c), accountId) }, 200);
   },
 );

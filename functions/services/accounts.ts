@@ -5,6 +5,7 @@ import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
+import { accountCreated, accountEvent } from './account-events';
 import { type ActivitySource, activityQuery } from './activity';
 
 /** Dashboard sessions last twelve hours. */
@@ -23,6 +24,7 @@ export interface AccountBody {
  */
 export async function createAccount(
   db: HttpDb,
+  by: ActivitySource,
   body: { email: string; name?: string },
 ): Promise<{ account: AccountBody; token: string }> {
   const token = newSecret('account');
@@ -30,7 +32,8 @@ export async function createAccount(
   const { rows } = await db.execute(sql`
     with a as (
       insert into accounts (id, email, name) values (${account.id}::uuid, ${account.email}, ${account.name})
-      on conflict do nothing returning id)
+      on conflict do nothing returning id),
+    e as (${accountCreated(by, account, sql`exists (select 1 from a)`)})
     insert into account_tokens (id, account_id, kind, name, token_hash)
     select ${newId()}::uuid, a.id, 'token', 'initial', ${await sha256Hex(token)} from a
     returning id`);
@@ -183,19 +186,24 @@ export async function revokeAccountToken(
  */
 export async function openDashboardSession(
   db: HttpDb,
+  by: ActivitySource,
   accountId: string,
   mintedBy: string | null,
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = newSecret('session');
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await db.insert(accountTokens).values({
-    id: newId(),
-    accountId,
-    kind: 'session',
-    tokenHash: await sha256Hex(token),
-    expiresAt,
-    mintedBy,
-  });
+  const id = newId();
+  await runBatch(db, [
+    db.insert(accountTokens).values({
+      id,
+      accountId,
+      kind: 'session',
+      tokenHash: await sha256Hex(token),
+      expiresAt,
+      mintedBy,
+    }),
+    accountEvent(db, by, accountId, 'session.create', { type: 'session', id }, { minted_by: mintedBy }),
+  ]);
   return { token, expiresAt };
 }
 
@@ -224,46 +232,68 @@ export function listDashboardSessions(db: HttpDb, accountId: SQL | string) {
 /** Ends the account's live dashboard session `sessionId`; 404 when it has none by that id. */
 export async function endDashboardSessionById(
   db: HttpDb,
+  by: ActivitySource,
   accountId: string,
   sessionId: string,
 ): Promise<void> {
   if (!isUuid(sessionId)) throw new ApiError('NOT_FOUND', 'session not found');
-  const ended = await db
-    .update(accountTokens)
-    .set({ revokedAt: new Date() })
-    .where(
-      and(
-        eq(accountTokens.id, sessionId.toLowerCase()),
-        eq(accountTokens.accountId, accountId),
-        eq(accountTokens.kind, 'session'),
-        isNull(accountTokens.revokedAt),
-        gt(accountTokens.expiresAt, new Date()),
-      ),
-    )
-    .returning({ id: accountTokens.id });
-  if (ended.length === 0) throw new ApiError('NOT_FOUND', 'session not found');
+  const id = sessionId.toLowerCase();
+  const live = sql`exists (select 1 from account_tokens where id = ${id}::uuid and account_id = ${accountId}::uuid
+    and kind = 'session' and revoked_at is null and expires_at > now())`;
+  const [, ended] = await runBatch(db, [
+    accountEvent(db, by, accountId, 'session.revoke', { type: 'session', id }, {}, live),
+    db
+      .update(accountTokens)
+      .set({ revokedAt: new Date() })
+      .where(
+        and(
+          eq(accountTokens.id, sessionId.toLowerCase()),
+          eq(accountTokens.accountId, accountId),
+          eq(accountTokens.kind, 'session'),
+          isNull(accountTokens.revokedAt),
+          gt(accountTokens.expiresAt, new Date()),
+        ),
+      )
+      .returning({ id: accountTokens.id }),
+  ]);
+  if ((ended as unknown[]).length === 0) throw new ApiError('NOT_FOUND', 'session not found');
 }
 
 /** Ends the account's dashboard session `tokenId` (the console's Sign out). */
-export async function endDashboardSession(db: HttpDb, accountId: string, tokenId: string): Promise<void> {
-  await db
-    .update(accountTokens)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(accountTokens.id, tokenId), eq(accountTokens.accountId, accountId)));
+export async function endDashboardSession(
+  db: HttpDb,
+  by: ActivitySource,
+  accountId: string,
+  tokenId: string,
+): Promise<void> {
+  await runBatch(db, [
+    db
+      .update(accountTokens)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(accountTokens.id, tokenId), eq(accountTokens.accountId, accountId))),
+    accountEvent(db, by, accountId, 'session.end', { type: 'session', id: tokenId }),
+  ]);
 }
 
 /** Ends every live dashboard session of the account (sign out everywhere); returns how many. */
-export async function endAllDashboardSessions(db: HttpDb, accountId: string): Promise<number> {
-  const ended = await db
-    .update(accountTokens)
-    .set({ revokedAt: new Date() })
-    .where(
-      and(
-        eq(accountTokens.accountId, accountId),
-        eq(accountTokens.kind, 'session'),
-        isNull(accountTokens.revokedAt),
-      ),
-    )
-    .returning({ id: accountTokens.id });
-  return ended.length;
+export async function endAllDashboardSessions(
+  db: HttpDb,
+  by: ActivitySource,
+  accountId: string,
+): Promise<number> {
+  const [ended] = await runBatch(db, [
+    db
+      .update(accountTokens)
+      .set({ revokedAt: new Date() })
+      .where(
+        and(
+          eq(accountTokens.accountId, accountId),
+          eq(accountTokens.kind, 'session'),
+          isNull(accountTokens.revokedAt),
+        ),
+      )
+      .returning({ id: accountTokens.id }),
+    accountEvent(db, by, accountId, 'session.revoke_all', { type: 'account', id: accountId }),
+  ]);
+  return (ended as unknown[]).length;
 }

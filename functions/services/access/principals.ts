@@ -31,6 +31,7 @@ import {
 } from '../credentials/connection-credential';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
+import { uniqueViolation } from '../store/guarded-write';
 import type { AccessDeps } from './deps';
 import { databaseUrls } from './endpoints';
 import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './listing';
@@ -73,22 +74,9 @@ function shown(
   const { expired: _expired, ...summary } = summaryOf(target.kind, row);
   if (target.kind === 'bucket')
     return { ...summary, access_key_id: row.credentialName, secret_access_key: secret };
-  const { external_url } = databaseUrls(
-    deps.config,
-    deps.adapters,
-    target.resource,
-    row.credentialName,
-    secret,
-  );
-  return { ...summary, username: row.credentialName, password: secret, url: external_url };
+  const urls = databaseUrls(deps.config, deps.adapters, target.resource, row.credentialName, secret);
+  return { ...summary, username: row.credentialName, password: secret, url: urls.external_url };
 }
-
-const UNIQUE_VIOLATION = '23505';
-const isUniqueViolation = (err: unknown): boolean =>
-  typeof err === 'object' &&
-  err !== null &&
-  ((err as { code?: string }).code === UNIQUE_VIOLATION ||
-    (err as { cause?: { code?: string } }).cause?.code === UNIQUE_VIOLATION);
 
 const nameTaken = (name: string) =>
   new ApiError('NAME_TAKEN', `a principal named ${name} already exists on this service`, 'name');
@@ -218,7 +206,7 @@ export async function createPrincipal(
     await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
       log.error('dropping an unused principal credential failed; the reconciler removes orphans:', e.message),
     );
-    if (isUniqueViolation(err)) throw nameTaken(input.name);
+    if (uniqueViolation(err)) throw nameTaken(input.name);
     throw err;
   }
 }
@@ -290,15 +278,17 @@ export async function revokePrincipal(
   if (row.revokedAt) return false;
   await dropCredential(deps.adapters, deps.config, target, row.credentialName);
   const recorded = principalEvent(deps, deps.http, 'principal.revoke', target, row, sql`revoked_at is null`);
-  const [marked, policy] = await runBatch(deps.http, [
+  // Before the update, while the row is still live to be found.
+  const answers = await runBatch(deps.http, [
+    ...recorded,
     deps.http
       .update(principals)
       .set({ revokedAt: new Date() })
       .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
       .returning({ id: principals.id }),
     ...policyNow(target).map((q) => deps.http.execute(q)),
-    ...recorded,
   ]);
+  const [marked, policy] = answers.slice(recorded.length);
   await sendPolicies(deps, policy);
   return (marked as unknown[]).length > 0;
 }
