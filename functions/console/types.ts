@@ -19,7 +19,8 @@ export interface Site {
 export interface Database {
   id: string;
   name: string;
-  engine: 'postgresql' | 'mongodb';
+  /** A registered engine's name (functions/kinds/registry.ts). */
+  engine: string;
   replica_set: boolean;
   status: 'running' | 'stopped';
   created_at: string;

@@ -42,6 +42,8 @@ export interface HeldCredential {
 export interface DatabaseEngine {
   /** The engine's name in the API and the `databases.engine` column. */
   readonly name: Engine;
+  /** Its name for people (the console's engine choice). */
+  readonly label: string;
   /** The names its connections are handed. */
   readonly family: VariableFamily;
   /** Whether read-only apps on the shared credential get the shared read-only login `r_<physical>`. */

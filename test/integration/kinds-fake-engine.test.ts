@@ -27,6 +27,7 @@ const databases = new Set<string>();
 
 const fakedb: DatabaseEngine = {
   name: 'fakedb',
+  label: 'FakeDB',
   family: { name: 'fakedb', plain: ['FAKEDB_URL'], suffixed: (n) => [`FAKEDB_URL_${n}`] },
   sharedReader: false,
   tunnel: false,

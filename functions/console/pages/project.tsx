@@ -1,5 +1,6 @@
 /** A project: its sites, databases, buckets and auth apps, each with a create form for writers. */
 import { Hono } from 'hono';
+import { engines } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
@@ -78,8 +79,9 @@ projectPages.get('/projects/:p', async (c) => {
           <label>
             Engine
             <select name="engine">
-              <option value="postgresql">PostgreSQL</option>
-              <option value="mongodb">MongoDB</option>
+              {engines().map((e) => (
+                <option value={e.name}>{e.label}</option>
+              ))}
             </select>
           </label>
         </CreateForm>

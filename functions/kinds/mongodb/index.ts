@@ -19,6 +19,7 @@ function adminOf(adapters: Adapters): MongoAdmin {
 /** The MongoDB engine. */
 export const mongodb: DatabaseEngine = {
   name: 'mongodb',
+  label: 'MongoDB',
   family: {
     name: 'mongodb',
     plain: ['MONGODB_URI', 'MONGODB_URL'],

@@ -15,6 +15,7 @@ function urlAt({ adapters }: EngineContext, hostPort: string | undefined, databa
 /** The PostgreSQL engine. */
 export const postgresql: DatabaseEngine = {
   name: 'postgresql',
+  label: 'PostgreSQL',
   family: {
     name: 'postgresql',
     plain: ['DATABASE_URL'],

@@ -19,7 +19,7 @@ type ServiceKind = 'database' | 'bucket';
 const TABLE = { database: sql.raw('databases'), bucket: sql.raw('buckets') } as const;
 
 interface ServiceRow {
-  service: [string, string, string, string, 'postgresql' | 'mongodb' | null];
+  service: [string, string, string, string, string | null];
   project: [string, string, string, string];
   role: Role | null;
 }
