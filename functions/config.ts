@@ -43,6 +43,18 @@ const ConfigSchema = z.object({
   CUSTOMER_DB_EXTERNAL_HOST: z.string().optional(),
   /** host[:port] of the connection pooler (Neon: the `-pooler` endpoint); default the external host. */
   CUSTOMER_DB_POOLED_HOST: z.string().optional(),
+  /** Sessions each login role Tether makes on the customer cluster may hold at once (CONNECTION LIMIT). */
+  CUSTOMER_DB_ROLE_CONNECTION_LIMIT: z.coerce.number().int().min(1).default(20),
+  /** Sessions each customer database may hold at once, all its roles together (CONNECTION LIMIT). */
+  CUSTOMER_DB_DATABASE_CONNECTION_LIMIT: z.coerce.number().int().min(1).default(60),
+  /**
+   * temp_file_limit set on every login role (for example `1GB`); needs `GRANT SET ON PARAMETER
+   * temp_file_limit` to the admin (README), so unset sets none.
+   */
+  CUSTOMER_DB_TEMP_FILE_LIMIT: z
+    .string()
+    .regex(/^\d+\s*(kB|MB|GB|TB)?$/)
+    .optional(),
   NEON_WS_PROXY: z.string().optional(),
   NEON_HTTP_ENDPOINT: z.string().url().optional(),
   /** contract §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */

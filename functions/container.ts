@@ -32,7 +32,11 @@ export interface Services {
 function buildAdapters(config: Config): Adapters {
   const { mongodbAdmin, iam } = config;
   return {
-    postgres: new ClusterPostgresAdmin(config.CUSTOMER_DB_ADMIN_URL, config.NEON_WS_PROXY),
+    postgres: new ClusterPostgresAdmin(config.CUSTOMER_DB_ADMIN_URL, config.NEON_WS_PROXY, {
+      role: config.CUSTOMER_DB_ROLE_CONNECTION_LIMIT,
+      database: config.CUSTOMER_DB_DATABASE_CONNECTION_LIMIT,
+      tempFileLimit: config.CUSTOMER_DB_TEMP_FILE_LIMIT ?? null,
+    }),
     mongodb: mongodbAdmin && new AtlasMongoAdmin(mongodbAdmin.url, mongodbAdmin.key),
     s3:
       iam &&

@@ -7,17 +7,18 @@
  */
 import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
-import { log } from '../lib/logger';
 import type { PostgresAdmin } from './postgres-admin-interface';
+import { restrictLargeObjects } from './postgres-large-objects';
 import { passwordRefused } from './postgres-login-check';
 import { releasePins } from './postgres-pins';
 import { validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
 import {
+  type ClusterLimits,
   createLoginStatements,
+  DEFAULT_CLUSTER_LIMITS,
   grantReaderExistingSql,
   ident,
-  LARGE_OBJECT_CREATORS,
   LOGIN_COMMENT,
   levelStatements,
   literal,
@@ -25,6 +26,7 @@ import {
   passwordClause,
   pgCode,
   privilegesLock,
+  roleSettings,
   rolesOf,
   TERMINATE_SESSIONS_OF_ROLE,
 } from './postgres-sql';
@@ -37,32 +39,12 @@ const unlessGone = (err: unknown): void => {
 const ROLE_EXISTS =
   'SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.name';
 
-/**
- * Leaves creating large objects to the shared owner: any role may create them by default, which
- * would let a read-only app write data after all. It needs the right to revoke from PUBLIC on
- * pg_catalog's functions (the local stack gives its admin that right in template1); a managed
- * cluster whose admin lacks it keeps PostgreSQL's default (logged), rather than failing the
- * database's creation.
- */
-async function restrictLargeObjects(client: Client, owner: string): Promise<void> {
-  const fns = `FUNCTION ${LARGE_OBJECT_CREATORS.join(', ')}`;
-  try {
-    await client.query('BEGIN');
-    await client.query(`REVOKE EXECUTE ON ${fns} FROM PUBLIC`);
-    await client.query(`GRANT EXECUTE ON ${fns} TO ${ident(owner)}`);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    if (pgCode(err) !== '42501') throw err;
-    log.warn('large objects stay creatable by every role: the admin may not revoke on pg_catalog');
-  }
-}
-
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
 export class ClusterPostgresAdmin implements PostgresAdmin {
   constructor(
     private readonly adminUrl: string,
     private readonly wsProxy: string | undefined,
+    private readonly limits: ClusterLimits = DEFAULT_CLUSTER_LIMITS,
   ) {}
 
   /**
@@ -95,11 +77,14 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
         await client.query(`CREATE ROLE ${ident(owner)} NOLOGIN`);
         await client.query(`CREATE ROLE ${ident(reader)} NOLOGIN`);
         await client.query(
-          `CREATE ROLE ${ident(mainUser)} LOGIN ${mainPasswordClause} IN ROLE ${ident(owner)}`,
+          `CREATE ROLE ${ident(mainUser)} LOGIN ${mainPasswordClause} CONNECTION LIMIT ${this.limits.role} IN ROLE ${ident(owner)}`,
         );
+        for (const statement of roleSettings(mainUser, this.limits)) await client.query(statement);
         // Objects the main user creates belong to the shared owner group, like every connect-level app.
         await client.query(`ALTER ROLE ${ident(mainUser)} SET role = ${literal(owner)}`);
-        await client.query(`CREATE DATABASE ${ident(db)} OWNER ${ident(owner)}`);
+        await client.query(
+          `CREATE DATABASE ${ident(db)} OWNER ${ident(owner)} CONNECTION LIMIT ${this.limits.database}`,
+        );
         await client.query(`REVOKE ALL ON DATABASE ${ident(db)} FROM PUBLIC`);
         await client.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${ident(db)} TO ${ident(owner)}`);
         await client.query(`GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(reader)}`);
@@ -168,7 +153,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
       const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {
         // One round trip: a multi-statement simple query is one implicit transaction (all or nothing).
-        const statements = createLoginStatements(db, name, passwordSql, level);
+        const statements = createLoginStatements(db, name, passwordSql, level, this.limits);
         await this.run((client) => client.query(statements.join(';\n')));
         return { name, password };
       } catch (err) {

@@ -84,9 +84,11 @@ export function createLoginStatements(
   name: string,
   passwordSql: string,
   level: PgLevel,
+  limits: ClusterLimits,
 ): string[] {
   return [
-    `CREATE ROLE ${ident(name)} LOGIN ${passwordSql}`,
+    `CREATE ROLE ${ident(name)} LOGIN ${passwordSql} CONNECTION LIMIT ${limits.role}`,
+    ...roleSettings(name, limits),
     // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
     `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,
     ...levelStatements(db, name, level),
@@ -95,6 +97,32 @@ export function createLoginStatements(
     // to one database wait on each other for it alone, not for their role's other statements.
     privilegesLock(db),
     `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
+  ];
+}
+
+/** What one tenant may take of the shared cluster (README, "The shared cluster's limits"). */
+export interface ClusterLimits {
+  /** CONNECTION LIMIT of each login role. */
+  role: number;
+  /** CONNECTION LIMIT of each database. */
+  database: number;
+  /** temp_file_limit of each login role, or null to leave the cluster's (the admin needs SET on it). */
+  tempFileLimit: string | null;
+}
+
+/** The limits used when a deployment configures none. */
+export const DEFAULT_CLUSTER_LIMITS: ClusterLimits = { role: 20, database: 60, tempFileLimit: null };
+
+/** How long a tenant session may sit idle inside a transaction, holding its locks, before it is ended. */
+const IDLE_IN_TRANSACTION = '5min';
+
+/** The settings every login role Tether makes starts its sessions with. */
+export function roleSettings(name: string, limits: ClusterLimits): string[] {
+  return [
+    `ALTER ROLE ${ident(name)} SET idle_in_transaction_session_timeout = ${literal(IDLE_IN_TRANSACTION)}`,
+    ...(limits.tempFileLimit === null
+      ? []
+      : [`ALTER ROLE ${ident(name)} SET temp_file_limit = ${literal(limits.tempFileLimit)}`]),
   ];
 }
 

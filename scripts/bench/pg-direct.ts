@@ -6,7 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createLoginStatements, ident, passwordClause } from '../../functions/adapters/postgres-sql';
+import {
+  createLoginStatements,
+  DEFAULT_CLUSTER_LIMITS,
+  ident,
+  passwordClause,
+} from '../../functions/adapters/postgres-sql';
 
 /** Opens a client on `url`, runs `work`, always closes it. */
 export async function withPg<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -79,7 +84,7 @@ export async function timeParallelDirectLogins(adminUrl: string, db: string, cou
       names.map((name) =>
         withPg(adminUrl, async (client) => {
           const password = await passwordClause(randomBytes(24).toString('base64url'));
-          const statements = createLoginStatements(db, name, password, 'connect');
+          const statements = createLoginStatements(db, name, password, 'connect', DEFAULT_CLUSTER_LIMITS);
           await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
         }),
       ),
@@ -119,7 +124,7 @@ export async function timeDirectLogins(
   const times: number[] = [];
   const runOne = async (client: pg.Client, name: string): Promise<void> => {
     const password = await passwordClause(randomBytes(24).toString('base64url'));
-    const statements = createLoginStatements(db, name, password, 'connect');
+    const statements = createLoginStatements(db, name, password, 'connect', DEFAULT_CLUSTER_LIMITS);
     await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
   };
   try {

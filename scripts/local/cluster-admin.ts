@@ -59,6 +59,10 @@ export async function prepareClusterAdmin(
     await c.query(`ALTER ROLE ${role} SET createrole_self_grant = 'set, inherit'`);
     await c.query(`ALTER ROLE ${role} SET search_path = pg_catalog, pg_temp`);
     await c.query(`GRANT pg_signal_backend TO ${role}`);
+    // The connections the cluster keeps for it (reserved_connections), so no tenant starves it.
+    await c.query(`GRANT pg_use_reserved_connections TO ${role}`);
+    // It sets every tenant login's temp_file_limit, which only a superuser may otherwise set.
+    await c.query(`GRANT SET ON PARAMETER temp_file_limit TO ${role}`);
     // Roles made by an earlier run's superuser admin (a data folder from before this layout).
     const earlier = await c.query<{ rolname: string }>(
       `SELECT r.rolname FROM pg_roles r

@@ -320,6 +320,9 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
       'unix_socket_directories=',
       '-c',
       'max_connections=400',
+      // Kept for the admin role (pg_use_reserved_connections): provisioning works on a full cluster.
+      '-c',
+      'reserved_connections=10',
     ],
     log,
   ).catch((err: unknown) => {

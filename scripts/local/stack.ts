@@ -188,6 +188,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...secrets,
       PUBLIC_BASE_URL: local,
       PUBLIC_AUTH_URL: local,
+      // The embedded cluster lets its admin set this (cluster-admin.ts).
+      CUSTOMER_DB_TEMP_FILE_LIMIT: '1GB',
       ...fromProcessEnv(),
       DATABASE_URL: metadataUrl,
       CUSTOMER_DB_ADMIN_URL: customerAdminUrl,
