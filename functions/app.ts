@@ -13,6 +13,7 @@ import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
 import { routeGroup } from './lib/openapi';
+import { finishDocument } from './lib/openapi-document';
 import { boundedBodies, isJsonMediaType } from './lib/request-limits';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
@@ -150,16 +151,25 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.route('/v1', oauthRoutes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  app.doc31('/api/v1/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Tether management API',
-      version: '1.0.0',
-      description:
-        'Connections between sites and services. Errors: {"error":{"code","message"}}, checked in the ' +
-        'order 401 (credentials), 403 (a key or the operator where not allowed), 404 (the project), ' +
-        '403 (the role), 404 (the site, service or auth app the path names), then 400 (the body).',
-    },
+  // Built on first request and kept for the isolate: the routes never change while it lives.
+  let served: { base: string; doc: unknown } | undefined;
+  app.get('/api/v1/openapi.json', (c) => {
+    const base = c.get('config').PUBLIC_BASE_URL;
+    if (served?.base !== base) {
+      const doc = app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Tether management API',
+          version: '1.0.0',
+          description:
+            'Connections between sites and services. Errors: {"error":{"code","message"}}, checked in the ' +
+            'order 401 (credentials), 403 (a key or the operator where not allowed), 404 (the project), ' +
+            '403 (the role), 404 (the site, service or auth app the path names), then 400 (the body).',
+        },
+      });
+      served = { base, doc: finishDocument(doc, base) };
+    }
+    return c.json(served.doc as Record<string, unknown>);
   });
 
   app.notFound(notFound);

@@ -85,9 +85,10 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof HTTPException && err.status < 500) {
     const message = err.message || 'invalid request';
     if (isOAuthPath(c)) return c.json({ error: message }, err.status);
-    const code = codeOfStatus(err.status);
+    // A 4xx Hono raises itself at 400 is a body it could not read: the one code of a body that fails validation.
+    const code = err.status === 400 ? 'VALIDATION_FAILED' : codeOfStatus(err.status);
     return c.json(
-      { error: { code, message, ...(code === 'BAD_REQUEST' ? { field: 'body' } : {}) } },
+      { error: { code, message, ...(code === 'VALIDATION_FAILED' ? { field: 'body' } : {}) } },
       err.status,
     );
   }

@@ -4,7 +4,7 @@
  */
 import { createRoute, OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context, Env } from 'hono';
-import { ApiError } from './errors';
+import { ApiError, ERROR_STATUS, type ErrorCode } from './errors';
 
 /** Formats a zod issue path as `a.b[0].c`. */
 function fieldOf(path: ReadonlyArray<PropertyKey>): string {
@@ -16,17 +16,15 @@ function fieldOf(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /**
- * Turns a zod error into the API's 400 naming the first offending field: VALIDATION_FAILED, or
- * the code a schema's own check gives its issue (`params.apiCode`, such as BAD_REQUEST for a
- * level its kind does not accept).
+ * Turns a zod error into the API's 400 naming the first offending field. Every request that
+ * fails its schema (a level its kind does not accept included) is VALIDATION_FAILED, the one
+ * code of a body that fails validation; BAD_REQUEST is left for well-formed requests a rule refuses.
  */
 export function validationError(error: z.ZodError): ApiError {
   const issue = error.issues[0];
   const field = issue ? fieldOf(issue.path) : '';
   const message = issue ? `${field || 'body'}: ${issue.message}` : 'invalid request';
-  const code =
-    issue?.code === 'custom' && issue.params?.apiCode === 'BAD_REQUEST' ? 'BAD_REQUEST' : 'VALIDATION_FAILED';
-  return new ApiError(code, message, field || undefined);
+  return new ApiError('VALIDATION_FAILED', message, field || undefined);
 }
 
 /** A route-group app whose validation failures become the API's 400. */
@@ -96,10 +94,12 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 export const anyObject = z.record(z.string(), z.unknown());
 
 /** The management API's error body. */
-const ErrorSchema = z
+export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: 'VALIDATION_FAILED' }),
+      code: z
+        .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+        .openapi({ example: 'VALIDATION_FAILED' }),
       message: z.string(),
       field: z.string().optional().openapi({ description: 'the offending field, when there is one' }),
     }),

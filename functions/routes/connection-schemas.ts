@@ -80,7 +80,6 @@ function checkLevel<K extends Kind>(
     code: 'custom',
     path,
     message: `a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`,
-    params: { apiCode: 'BAD_REQUEST' },
   });
   return z.NEVER;
 }

@@ -7,14 +7,13 @@
 import type { Context } from 'hono';
 import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
-import { routeGroup, validationError, z } from '../lib/openapi';
+import { ErrorSchema as ErrorBody, routeGroup, validationError, z } from '../lib/openapi';
 import { projectIdOf } from '../services/caller/api-caller';
 import { serveTunnel, tunnelQuery, tunnelTarget } from '../services/tunnel';
 import { access, readsCaller, readWithCaller } from './shared';
 import { SiteParams } from './site-variables';
 
 const TunnelParams = SiteParams.extend({ dbId: z.string() });
-const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 export const tunnelRoutes = routeGroup<AppEnv>();
 
@@ -36,7 +35,14 @@ tunnelRoutes.openAPIRegistry.registerPath({
       description: 'the database is not PostgreSQL',
       content: { 'application/json': { schema: ErrorBody } },
     },
-    403: { description: 'role below write, or a project API key' },
+    401: {
+      description: 'no credentials, or unknown, revoked or expired ones',
+      content: { 'application/json': { schema: ErrorBody } },
+    },
+    403: {
+      description: 'role below write, or a project API key',
+      content: { 'application/json': { schema: ErrorBody } },
+    },
     404: { description: 'no such project, site or database, or the site is not connected to it' },
     426: { description: 'the request is not a WebSocket upgrade' },
   },

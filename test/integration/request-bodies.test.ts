@@ -50,7 +50,7 @@ describe('a JSON body without a JSON media type', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('BAD_REQUEST');
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect((await s.as.get<{ connections: unknown[] }>(conns(site.id))).body.connections).toEqual([]);
   });
 

@@ -94,10 +94,10 @@ describe("the route's schema of a wanted connection", () => {
     const err = validationError(result.error);
     return { status: err.status, code: err.code, message: err.message, field: err.field };
   };
-  it("refuses a level of another kind with 400 BAD_REQUEST naming the kind's levels", () => {
+  it("refuses a level of another kind with 400 VALIDATION_FAILED (one code for a body failing validation) naming the kind's levels", () => {
     expect(refusal({ kind: 'database', resource_id: db1.id, level: 'admin' })).toEqual({
       status: 400,
-      code: 'BAD_REQUEST',
+      code: 'VALIDATION_FAILED',
       message: 'level: a database accepts the levels read-only, connect',
       field: 'level',
     });

@@ -42,11 +42,11 @@ describe('the error handler', () => {
     }
   });
 
-  it('answers a malformed body Hono found as 400 BAD_REQUEST naming the body', async () => {
+  it('answers a malformed body Hono found as 400 VALIDATION_FAILED naming the body, the code of every body failing validation', async () => {
     const res = await throwing(() => new HTTPException(400, { message: 'Malformed JSON' })).management();
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
-      error: { code: 'BAD_REQUEST', message: 'Malformed JSON', field: 'body' },
+      error: { code: 'VALIDATION_FAILED', message: 'Malformed JSON', field: 'body' },
     });
   });
 
