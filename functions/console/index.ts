@@ -16,6 +16,7 @@ import { projectPages } from './pages/project';
 import { projectsPages } from './pages/projects';
 import { servicePages } from './pages/service';
 import { siteConnectionsPages } from './pages/site-connections';
+import { siteDeliveryPages } from './pages/site-delivery';
 import { siteDeploysPages } from './pages/site-deploys';
 import { siteVariablesPages } from './pages/site-variables';
 import { securityHeaders } from './security';
@@ -35,6 +36,7 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
     siteConnectionsPages,
     siteVariablesPages,
     siteDeploysPages,
+    siteDeliveryPages,
     servicePages,
     accessPages,
     principalPages,

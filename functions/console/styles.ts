@@ -21,7 +21,7 @@ th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e5e7eb;vertic
 td code,.names{font-size:.85rem;overflow-wrap:anywhere}
 form{margin:0}
 form.inline{display:inline-flex;flex-wrap:wrap;gap:.4rem;align-items:center}
-form.stack{display:grid;gap:.6rem;max-width:36rem}
+.wrap-any,.wrap-any td{overflow-wrap:anywhere}fieldset{min-width:0}form.stack{display:grid;gap:.6rem;max-width:36rem}
 form.row{display:flex;flex-wrap:wrap;gap:.6rem;align-items:end}
 label{display:grid;gap:.2rem;font-weight:600;font-size:.9rem}
 label input,label select,label textarea{font-weight:400}
@@ -38,7 +38,7 @@ header.top button{background:transparent;border-color:#fff;color:#fff}
 .flash.error{background:#fdecea;color:#8a1c12}
 .field-error{color:#8a1c12;font-weight:400}
 .hint{color:#4b5563;font-size:.9rem;font-weight:400}
-.tabs{display:flex;gap:.25rem;border-bottom:2px solid #d1d5db;margin-bottom:1rem;padding:0;list-style:none}
+.tabs{display:flex;flex-wrap:wrap;gap:.25rem;border-bottom:2px solid #d1d5db;margin-bottom:1rem;padding:0;list-style:none}
 .tabs a{display:block;padding:.4rem .8rem;text-decoration:none;border-radius:6px 6px 0 0}
 .tabs a[aria-current=page]{background:#fff;border:2px solid #d1d5db;border-bottom-color:#fff;margin-bottom:-2px;color:#1a1a1a;font-weight:600}
 .secret{font-family:ui-monospace,monospace;background:#fff7e6;padding:.5rem;border:1px solid #f0c36d;border-radius:6px;overflow-wrap:anywhere}

@@ -246,7 +246,7 @@ siteConnectionsPages.post(`${ROOT}/connections/:action{(?:disconnect|rotate)}`, 
   return act(c, back, async () => {
     if (action === 'rotate') {
       await api.post(`${one}/rotate`);
-      return `The credential for ${name} has a new secret; the app gets it by live patch.`;
+      return `The credential for ${name} has a new secret; the Delivery tab shows where it went.`;
     }
     const { removed } = await api.delete<{ removed: boolean }>(one);
     return removed ? `Disconnected ${name}.` : `${name} was not connected.`;

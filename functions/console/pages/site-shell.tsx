@@ -1,4 +1,4 @@
-/** The frame of a site's pages: heading, the Connections / Variables / Deploys tabs and the site's deletion. */
+/** The frame of a site's pages: heading, the Connections / Variables / Deploys / Delivery tabs and the site's deletion. */
 import type { Child } from 'hono/jsx';
 import { consolePath } from '../actions';
 import { ApiFailure, type ConsoleApi, path } from '../api';
@@ -7,11 +7,12 @@ import { ConfirmForm, Layout } from '../layout';
 import { canWrite } from '../roles';
 import type { Project, Site } from '../types';
 
-export type SiteTab = 'connections' | 'variables' | 'deploys';
+export type SiteTab = 'connections' | 'variables' | 'deploys' | 'delivery';
 const TABS: { tab: SiteTab; label: string }[] = [
   { tab: 'connections', label: 'Connections' },
   { tab: 'variables', label: 'Variables' },
   { tab: 'deploys', label: 'Deploys' },
+  { tab: 'delivery', label: 'Delivery' },
 ];
 
 /** The project and the site a site page names (read together with the tab's own data). */

@@ -1,0 +1,198 @@
+/**
+ * A site's Delivery tab (contract §11): where its live patches go (the target form, admin only),
+ * and its latest deliveries with status, attempts and last error, names never values; `Retry` on
+ * a dead or failed one. The form sends the fields filled in as the API's body, so the API's
+ * schema of each target type is the one rule.
+ */
+import { Hono } from 'hono';
+import { act, consolePath, formOf } from '../actions';
+import { path } from '../api';
+import { type ConsoleEnv, signedIn } from '../context';
+import { CsrfField } from '../layout';
+import { canAdmin, canWrite } from '../roles';
+import { loadSite, SitePage } from './site-shell';
+
+interface Delivery {
+  id: string;
+  seq: number | null;
+  reason: string;
+  names: string[];
+  status: 'pending' | 'delivered' | 'failed' | 'dead';
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+}
+
+/** The target form's text fields: the API field each fills, and its label. */
+const FIELDS = [
+  ['url', 'Webhook URL'],
+  ['account_id', 'Account ID'],
+  ['script_name', 'Script name'],
+  ['project_id', 'Project ID'],
+  ['team_id', 'Team ID'],
+  ['app_name', 'App name'],
+] as const;
+const ENVIRONMENTS = ['production', 'preview', 'development'] as const;
+
+export const siteDeliveryPages = new Hono<ConsoleEnv>();
+
+siteDeliveryPages.get('/projects/:p/sites/:s/delivery', async (c) => {
+  const { api, csrf, flash } = signedIn(c);
+  const { p, s } = c.req.param();
+  const [{ project, site }, target, listed] = await Promise.all([
+    loadSite(api, p, s),
+    api.get<Record<string, unknown> & { type: string }>(path`/projects/${p}/sites/${s}/target`),
+    api.get<{ target: { type: string; configured: boolean }; deliveries: Delivery[] }>(
+      path`/projects/${p}/sites/${s}/deliveries`,
+    ),
+  ]);
+  const action = (what: string) => consolePath.site(project.slug, site.id, what);
+  const shown = Object.entries(target).filter(([k]) => k !== 'type');
+  return c.html(
+    <SitePage project={project} site={site} tab="delivery" csrf={csrf} flash={flash}>
+      <section class="card wrap-any" aria-labelledby="target-heading">
+        <h2 id="target-heading">Delivery target</h2>
+        {target.type === 'default' ? (
+          <p>
+            {listed.target.configured
+              ? "Live patches go to the platform's runtime receiver."
+              : 'No target: live patches wait as pending deliveries, and no running app is told. Set a target below, or use tether env pull or tether run.'}
+          </p>
+        ) : (
+          <p>
+            Live patches go to <strong>{target.type}</strong>
+            {shown.length > 0 &&
+              ` (${shown.map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('; ')})`}
+            .
+          </p>
+        )}
+        {canAdmin(project) && (
+          <form method="post" action={action('delivery/target')} class="stack">
+            <CsrfField csrf={csrf} />
+            <label>
+              Type
+              <select name="type">
+                {['webhook', 'cloudflare', 'vercel', 'fly'].map((t) => (
+                  <option value={t} selected={t === target.type}>
+                    {t}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {FIELDS.map(([name, label]) => (
+              <label>
+                {label}
+                <input type="text" name={name} autocomplete="off" />
+              </label>
+            ))}
+            <label>
+              API token
+              <input type="password" name="api_token" autocomplete="off" />
+            </label>
+            <label>
+              Webhook secret
+              <input type="password" name="secret" autocomplete="off" />
+            </label>
+            <fieldset>
+              <legend>Environments (Vercel)</legend>
+              {ENVIRONMENTS.map((e) => (
+                <label>
+                  <input type="checkbox" name={`env_${e}`} value="yes" /> {e}
+                </label>
+              ))}
+            </fieldset>
+            <button type="submit">Set target</button>
+          </form>
+        )}
+        {canAdmin(project) && target.type !== 'default' && (
+          <form method="post" action={action('delivery/target/remove')} class="inline">
+            <CsrfField csrf={csrf} />
+            <button type="submit">Remove target</button>
+          </form>
+        )}
+      </section>
+      <section class="card wrap-any" aria-labelledby="deliveries-heading">
+        <h2 id="deliveries-heading">Deliveries</h2>
+        {listed.deliveries.length === 0 ? (
+          <p>No live patches yet.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="stack-sm">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Reason</th>
+                  <th scope="col">Seq</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Names</th>
+                  <th scope="col">Last error</th>
+                  {canWrite(project) && <th scope="col">Retry</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {listed.deliveries.map((d) => (
+                  <tr>
+                    <td>
+                      <time datetime={d.created_at}>{d.created_at}</time>
+                    </td>
+                    <td>{d.reason}</td>
+                    <td>{d.seq ?? ''}</td>
+                    <td>{d.status}</td>
+                    <td>{d.attempts}</td>
+                    <td class="names">{d.names.join(' ')}</td>
+                    <td>{d.last_error ?? ''}</td>
+                    {canWrite(project) && (
+                      <td>
+                        {(d.status === 'dead' || d.status === 'failed') && (
+                          <form method="post" action={action(`delivery/${d.id}/retry`)} class="inline">
+                            <CsrfField csrf={csrf} />
+                            <button type="submit">Retry</button>
+                          </form>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </SitePage>,
+  );
+});
+
+siteDeliveryPages.post('/projects/:p/sites/:s/delivery/target', async (c) => {
+  const { api } = signedIn(c);
+  const { p, s } = c.req.param();
+  const form = await formOf(c);
+  return act(c, consolePath.site(p, s, 'delivery'), async () => {
+    const body: Record<string, unknown> = { type: form.type ?? '' };
+    for (const [name] of FIELDS) if (form[name]) body[name] = form[name];
+    if (form.api_token) body.api_token = form.api_token;
+    if (form.secret) body.secret = form.secret;
+    const environments = ENVIRONMENTS.filter((e) => form[`env_${e}`] === 'yes');
+    if (environments.length > 0) body.environments = environments;
+    const set = await api.put<{ type: string }>(path`/projects/${p}/sites/${s}/target`, body);
+    return `Live patches now go to ${set.type}; it receives the whole effective set once.`;
+  });
+});
+
+siteDeliveryPages.post('/projects/:p/sites/:s/delivery/target/remove', async (c) => {
+  const { api } = signedIn(c);
+  const { p, s } = c.req.param();
+  return act(c, consolePath.site(p, s, 'delivery'), async () => {
+    await api.delete(path`/projects/${p}/sites/${s}/target`);
+    return 'The target is removed.';
+  });
+});
+
+siteDeliveryPages.post('/projects/:p/sites/:s/delivery/:d/retry', async (c) => {
+  const { api } = signedIn(c);
+  const { p, s, d } = c.req.param();
+  return act(c, consolePath.site(p, s, 'delivery'), async () => {
+    await api.post(path`/projects/${p}/sites/${s}/deliveries/${d}/retry`);
+    return 'The delivery is sent again.';
+  });
+});
