@@ -223,6 +223,8 @@ export interface StoredSigningKey {
   /** The private JWK as JSON, encrypted with the service's keyring. */
   private_jwk_ciphertext: string;
   created_at: string;
+  /** When a newer key replaced it: it is published until every token it signed has expired. */
+  retired_at?: string;
 }
 
 export const authApps = pgTable('auth_apps', {
@@ -240,6 +242,10 @@ export const authApps = pgTable('auth_apps', {
   providerSecretsCiphertext: text('provider_secrets_ciphertext'),
   /** SERVICE_AUTH_SERVER_KEY, encrypted. */
   serverKeyCiphertext: text('server_key_ciphertext').notNull(),
+  /** SHA-256 hex of the server key: how a request presenting it finds its app (null: made before keys were hashed). */
+  serverKeyHash: text('server_key_hash').unique('auth_apps_server_key_hash_uq'),
+  /** Bumped by every settings write; a PATCH writes only over the version it read. */
+  settingsVersion: integer('settings_version').notNull().default(0),
   /** Accept only ID tokens bound to a nonce Tether issued (contract §9). */
   requireIssuedNonce: boolean('require_issued_nonce').notNull().default(false),
   /**

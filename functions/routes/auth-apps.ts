@@ -37,7 +37,8 @@ import {
   readWithCaller,
 } from './shared';
 
-const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
+/** The path parameters of one auth app. */
+export const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
 const UserParams = AppParams.extend({ userId: z.string().min(1) });
 
 /**
@@ -45,7 +46,7 @@ const UserParams = AppParams.extend({ userId: z.string().min(1) });
  * answers it returns), then the caller's access: the app is read with the caller because a
  * key's auth capability names app ids; whether it exists is revealed only after access passed.
  */
-async function appWith<T extends readonly BatchQuery[]>(
+export async function appWith<T extends readonly BatchQuery[]>(
   c: Context<AppEnv>,
   params: { id: string; authAppId: string },
   role: Role,

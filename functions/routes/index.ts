@@ -5,6 +5,7 @@ import { accessRoutes } from './access';
 import { accountsRoutes } from './accounts';
 import { activityRoutes } from './activity';
 import { apiKeysRoutes } from './api-keys';
+import { authAppLifecycleRoutes } from './auth-app-lifecycle';
 import { authAppsRoutes } from './auth-apps';
 import { bucketsRoutes } from './buckets';
 import { connectionsRoutes } from './connections';
@@ -30,6 +31,7 @@ for (const group of [
   databasesRoutes,
   bucketsRoutes,
   authAppsRoutes,
+  authAppLifecycleRoutes,
   envRoutes,
   connectionsRoutes,
   serviceSitesRoutes,

@@ -184,6 +184,19 @@ export function writeRequests(world: RoundTripWorld): Record<string, () => Promi
       path: `${base()}/auth-apps/${f.authApp.id}`,
       body: { name: uniqueName('n') },
     }),
+    'DELETE /api/v1/projects/{id}/auth-apps/{authAppId}': async () => {
+      const made = await s.as.post<{ id: string }>(`${base()}/auth-apps`, { app_id: uniqueName('gone') });
+      expect(made.status, made.text).toBe(201);
+      return { method: 'DELETE', path: `${base()}/auth-apps/${made.body.id}` };
+    },
+    'POST /api/v1/projects/{id}/auth-apps/{authAppId}/server-key/rotate': async () => ({
+      method: 'POST',
+      path: `${base()}/auth-apps/${f.authApp.id}/server-key/rotate`,
+    }),
+    'POST /api/v1/projects/{id}/auth-apps/{authAppId}/signing-key/rotate': async () => ({
+      method: 'POST',
+      path: `${base()}/auth-apps/${f.authApp.id}/signing-key/rotate`,
+    }),
     'PATCH /api/v1/projects/{id}/auth-apps/{authAppId}/users/{userId}': async () => ({
       method: 'PATCH',
       path: `${base()}/auth-apps/${f.authApp.id}/users/${f.endUser}`,

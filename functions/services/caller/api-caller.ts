@@ -102,6 +102,19 @@ const keyCaller = (hash: string, join: SQL) => sql`
    limit 1`;
 
 /**
+ * An auth app's SERVICE_AUTH_SERVER_KEY, as a key whose only capability is that app (contract
+ * §12): its end-user admin routes and nothing else. Found by the key's hash, so a rotated key
+ * finds nothing from the moment the rotation committed.
+ */
+const serverKeyCaller = (hash: string, join: SQL) => sql`
+  select a.id, a.project_id, json_build_object('auth', json_build_array(a.id)) as capabilities,
+         null::uuid as site_id, ${PROJECT_COLUMNS}
+    from auth_apps a
+    left join projects p on ${join}
+   where a.server_key_hash = ${hash}
+   limit 1`;
+
+/**
  * SQL for the id of the project `ref` names, for a read sent with the caller's lookup: a uuid
  * as itself, a slug through `projects`; a reference that can be neither names none (null).
  */
@@ -141,7 +154,7 @@ export async function callerRead(
   const callerKind =
     token?.startsWith(TOKEN_PREFIX.account) || token?.startsWith(TOKEN_PREFIX.session)
       ? 'account'
-      : token?.startsWith(TOKEN_PREFIX.apiKey)
+      : token?.startsWith(TOKEN_PREFIX.apiKey) || token?.startsWith(TOKEN_PREFIX.serverKey)
         ? 'api_key'
         : undefined;
   if (!token || !callerKind)
@@ -149,7 +162,12 @@ export async function callerRead(
   const hash = await sha256Hex(token);
   const join = projectJoin(refKind(projectRef), projectRef?.toLowerCase() ?? '');
   return {
-    query: callerKind === 'account' ? accountCaller(hash, join) : keyCaller(hash, join),
+    query:
+      callerKind === 'account'
+        ? accountCaller(hash, join)
+        : token.startsWith(TOKEN_PREFIX.serverKey)
+          ? serverKeyCaller(hash, join)
+          : keyCaller(hash, join),
     accountId:
       callerKind === 'account'
         ? sql`(select t.account_id from account_tokens t where t.token_hash = ${hash} and t.revoked_at is null and (t.expires_at is null or t.expires_at > now()))`

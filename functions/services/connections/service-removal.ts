@@ -24,7 +24,7 @@ import {
 } from './versioned-write';
 import type { Written } from './write';
 
-type ServiceKind = 'database' | 'bucket';
+type ServiceKind = 'database' | 'bucket' | 'auth_app';
 
 /** What a deletion read of the sites holding the service: their states and every connection of theirs. */
 export interface ServiceHolders {
@@ -63,6 +63,18 @@ export function serviceHoldersFrom(answers: readonly unknown[]): ServiceHolders 
   };
 }
 
+/** A plan's preparation when nothing outside needs doing (the service's own row is what changes). */
+function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
+  return {
+    plan,
+    credentials: [],
+    rotated: new Map(),
+    readers: [],
+    undo: async () => undefined,
+    unrotate: async () => new Map(),
+  };
+}
+
 /**
  * Removes every connection to the service and runs `around` (the service's own row marked
  * deleted, with what goes with it) in one guarded batch; throws ConcurrentChange when a
@@ -87,13 +99,22 @@ export async function writeServiceRemoval(
   const before = by ? [...(around.before ?? []), activityQuery(db, by, event)] : around.before;
   plan.removes = holders.before.filter((c) => c.kind === service.kind && c.resourceId === service.id);
   // Nothing outside to undo: the service itself is being deleted.
-  const prepared: Prepared = {
-    plan,
-    credentials: [],
-    rotated: new Map(),
-    readers: [],
-    undo: async () => undefined,
-    unrotate: async () => new Map(),
-  };
-  return writeGuardedWith(db, config, prepared, holders.states, { ...around, before });
+  return writeGuardedWith(db, config, preparedOf(plan), holders.states, { ...around, before });
+}
+
+/**
+ * A new secret of the service itself (an auth app's server key) reaching every site holding
+ * it: `around` changes the service's row, and each holding site gets one live patch of the
+ * service's names with reason `rotate`, in one guarded batch. Enqueue with `afterCommit`.
+ */
+export async function writeServiceRekey(
+  db: HttpDb,
+  config: Config,
+  service: { projectId: string; kind: ServiceKind; id: string },
+  holders: ServiceHolders,
+  around: AroundPlan,
+): Promise<{ written: Written; after: unknown[] }> {
+  const plan = emptyPlan(service.projectId, holders.before);
+  plan.rotates = holders.before.filter((c) => c.kind === service.kind && c.resourceId === service.id);
+  return writeGuardedWith(db, config, preparedOf(plan), holders.states, around);
 }

@@ -3,8 +3,8 @@
  * connection), listing without secrets, and PATCH of providers, origins, user limit and enabled.
  */
 
-import { eq, or, type SQL } from 'drizzle-orm';
-import { type BatchQuery, type HttpDb, runBatch } from '../../../db/client';
+import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import type { BatchQuery, HttpDb } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import type { Config } from '../../config';
@@ -15,8 +15,10 @@ import { type ActivitySource, activityQuery } from '../activity';
 import type { WriteDeps } from '../connections/apply';
 import { assertNameFree } from '../resources/names';
 import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
+import { runGuarded } from '../store/guarded-write';
+import { newServerKey } from './app-lifecycle';
+import { findAuthApp } from './app-reads';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
-
 import { blockCodes, unblockCodes } from './one-time-codes';
 import { allProviders } from './providers/registry';
 import { newSigningKey } from './signing-keys';
@@ -103,6 +105,7 @@ export async function createAuthApp(
   const siblings = read.existing.filter((a) => a.projectId === projectId).map((a) => a.appId);
   assertNameFree(input.app_id, [], siblings, 'auth app', 'app_id');
   const { config } = deps;
+  const serverKey = await newServerKey(deps);
   const row: AuthAppRow = {
     id: newId(),
     projectId,
@@ -113,7 +116,9 @@ export async function createAuthApp(
     userLimit: null,
     providers: {},
     providerSecretsCiphertext: null,
-    serverKeyCiphertext: await config.keyring.encrypt(newSecret('serverKey')),
+    serverKeyCiphertext: serverKey.ciphertext,
+    serverKeyHash: serverKey.hash,
+    settingsVersion: 0,
     requireIssuedNonce: false,
     // Each app signs its tokens with a key of its own.
     signingKeys: [await newSigningKey(config)],
@@ -159,15 +164,11 @@ async function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: 
   return { providers, secrets: nextSecrets };
 }
 
-/** Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. */
-export async function updateAuthApp(
-  db: HttpDb,
-  by: ActivitySource,
-  codes: CodeStore,
-  config: Config,
-  row: AuthAppRow,
-  patch: AuthAppPatch,
-): Promise<AuthAppBody> {
+/** How many times a PATCH reads the app again when another write changed it meanwhile. */
+const PATCH_ATTEMPTS = 5;
+
+/** The columns a PATCH sets on `row`, and the provider secrets after it. */
+async function patchedColumns(config: Config, row: AuthAppRow, patch: AuthAppPatch) {
   const set: Partial<typeof authApps.$inferInsert> = {};
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.enabled !== undefined) set.enabled = patch.enabled;
@@ -189,29 +190,67 @@ export async function updateAuthApp(
     set.providerSecretsCiphertext =
       Object.keys(secrets).length > 0 ? await config.keyring.encrypt(JSON.stringify(secrets)) : null;
   }
-  if (Object.keys(set).length === 0) return toAuthAppBody(config, row, secrets);
-  // What changed, by name: a provider's client secret is never named with its value.
-  const event = {
-    action: 'auth_app.update',
-    target: { type: 'auth_app', id: row.id, name: row.appId },
-    projectId: row.projectId,
-    details: { changed: Object.keys(patch).sort(), enabled: patch.enabled },
-  };
-  const [[updated]] = (await runBatch(db, [
-    db.update(authApps).set(set).where(eq(authApps.id, row.id)).returning(),
-    activityQuery(db, by, event),
-  ])) as [AuthAppRow[]];
-  if (patch.enabled !== undefined) {
-    // Codes are redeemed without Postgres: a disabled app's outstanding codes are blocked where they live.
-    const store = patch.enabled
-      ? unblockCodes(codes, row.appId, null)
-      : blockCodes(codes, row.appId, null, 'app_disabled');
-    await store.catch(() => {
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'the change is saved but sign-ins in progress could not be updated yet; repeat the request',
-      );
-    });
+  return { set, secrets };
+}
+
+/**
+ * Applies a PATCH; refuses the whole change (400, nothing written) if any part is invalid. The
+ * write goes over the settings version it read, with its Activity event: when another PATCH
+ * landed meanwhile, the app is read again and this one merged onto it, so neither is lost.
+ */
+export async function updateAuthApp(
+  db: HttpDb,
+  by: ActivitySource,
+  codes: CodeStore,
+  config: Config,
+  read: AuthAppRow,
+  patch: AuthAppPatch,
+): Promise<AuthAppBody> {
+  let row = read;
+  for (let attempt = 1; ; attempt++) {
+    const { set, secrets } = await patchedColumns(config, row, patch);
+    if (Object.keys(set).length === 0) return toAuthAppBody(config, row, secrets);
+    const version = row.settingsVersion + 1;
+    const [updated] = (await runGuarded(db, [
+      db
+        .update(authApps)
+        .set({ ...set, settingsVersion: version })
+        .where(and(eq(authApps.id, row.id), eq(authApps.settingsVersion, row.settingsVersion)))
+        .returning(),
+      activityQuery(
+        db,
+        by,
+        {
+          action: 'auth_app.update',
+          target: { type: 'auth_app', id: row.id, name: row.appId },
+          projectId: row.projectId,
+          // What changed, by name: a provider's secret is never named with its value.
+          details: { changed: Object.keys(patch).sort(), enabled: patch.enabled },
+        },
+        sql`exists (select 1 from auth_apps where id = ${row.id}::uuid and settings_version = ${version})`,
+      ),
+    ])) as [AuthAppRow[], unknown];
+    const saved = updated[0];
+    if (saved) {
+      await afterSettingsWrite(codes, row, patch);
+      return toAuthAppBody(config, saved, secrets);
+    }
+    const again = attempt < PATCH_ATTEMPTS ? await findAuthApp(db, row.id) : undefined;
+    if (!again) throw new ApiError('CONFLICT', 'the auth app changed while this request ran; retry');
+    row = again;
   }
-  return toAuthAppBody(config, updated as AuthAppRow, secrets);
+}
+
+/** Codes are redeemed without Postgres: a disabled app's outstanding codes are blocked where they live. */
+async function afterSettingsWrite(codes: CodeStore, row: AuthAppRow, patch: AuthAppPatch): Promise<void> {
+  if (patch.enabled === undefined) return;
+  const store = patch.enabled
+    ? unblockCodes(codes, row.appId, null)
+    : blockCodes(codes, row.appId, null, 'app_disabled');
+  await store.catch(() => {
+    throw new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'the change is saved but sign-ins in progress could not be updated yet; repeat the request',
+    );
+  });
 }

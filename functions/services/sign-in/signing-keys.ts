@@ -57,9 +57,34 @@ export async function signerOf(config: Config, stored: StoredSigningKey): Promis
   return { key: await key, kid: stored.kid, alg: stored.alg };
 }
 
-/** The public JWKs an app publishes: its own keys and nothing else. */
-export const publicJwks = (keys: readonly StoredSigningKey[]): Record<string, unknown>[] =>
-  keys.map((key) => key.public_jwk);
+/**
+ * How long a replaced key is still published: the life of an access token it signed, plus that
+ * of a one-time code issued just before the rotation (its session is signed when redeemed), plus
+ * a minute of clock skew.
+ */
+export const RETIRED_KEY_GRACE_MS = (900 + 120 + 60) * 1000;
+
+/** Whether a key still verifies tokens at `now`: the current one, or one retired within the grace. */
+export const isPublished = (key: StoredSigningKey, now: number = Date.now()): boolean =>
+  key.retired_at === undefined || Date.parse(key.retired_at) + RETIRED_KEY_GRACE_MS > now;
+
+/** The public JWKs an app publishes: its own keys still in use, and nothing else. */
+export const publicJwks = (
+  keys: readonly StoredSigningKey[],
+  now: number = Date.now(),
+): Record<string, unknown>[] => keys.filter((key) => isPublished(key, now)).map((key) => key.public_jwk);
+
+/** The app's keys after a rotation: a new current key first, the old ones retired, the expired ones gone. */
+export async function rotatedKeys(
+  config: Config,
+  keys: readonly StoredSigningKey[],
+): Promise<StoredSigningKey[]> {
+  const now = Date.now();
+  const retired = keys
+    .map((key) => (key.retired_at ? key : { ...key, retired_at: new Date(now).toISOString() }))
+    .filter((key) => isPublished(key, now));
+  return [await newSigningKey(config), ...retired];
+}
 
 /**
  * The app's keys, making its first one when it has none (an app made before apps had keys of

@@ -1,0 +1,124 @@
+/**
+ * An auth app's lifecycle beyond its settings: deletion (its connections removed with their
+ * live patches, its users and their sessions gone with the row, its app_id free again), a new
+ * server key (delivered to every connected site with reason `rotate`; the old one no longer
+ * finds the app) and a new signing key (the old one published until its tokens expired). Each is
+ * one guarded batch with its Activity event.
+ */
+import { sql } from 'drizzle-orm';
+import type { StoredSigningKey } from '../../../db/schema';
+import type { CodeStore } from '../../adapters/code-store';
+import { sha256Hex } from '../../lib/crypto';
+import { newSecret } from '../../lib/ids';
+import { log } from '../../lib/logger';
+import { type ActivitySource, activityQuery } from '../activity';
+import { afterCommit, type WriteDeps } from '../connections/apply';
+import { type ServiceHolders, writeServiceRekey, writeServiceRemoval } from '../connections/service-removal';
+import { guardRows, runGuarded } from '../store/guarded-write';
+import type { AuthAppRow } from './apps';
+import { blockCodes, CODE_TTL_MS } from './one-time-codes';
+import { rotatedKeys } from './signing-keys';
+
+const NOT_FOUND = { code: 'NOT_FOUND', message: 'auth app not found' } as const;
+
+const target = (app: AuthAppRow) => ({ type: 'auth_app', id: app.id, name: app.appId });
+
+/** A new server key: the value, its ciphertext and the hash a request presenting it is found by. */
+export async function newServerKey(deps: Pick<WriteDeps, 'config'>) {
+  const key = newSecret('serverKey');
+  return { key, ciphertext: await deps.config.keyring.encrypt(key), hash: await sha256Hex(key) };
+}
+
+/** Deletes `app` with its connections (read with the caller as `holders`). */
+export async function deleteAuthApp(
+  deps: WriteDeps & { codes: CodeStore },
+  by: ActivitySource,
+  app: AuthAppRow,
+  holders: ServiceHolders,
+): Promise<void> {
+  const db = deps.reads;
+  const { written } = await writeServiceRemoval(
+    db,
+    deps.config,
+    { projectId: app.projectId, kind: 'auth_app', id: app.id },
+    holders,
+    {
+      before: [
+        activityQuery(db, by, { action: 'auth_app.delete', target: target(app), projectId: app.projectId }),
+      ],
+      // Its users, identities and refresh tokens go with the row (foreign keys, on delete cascade).
+      after: [
+        db.execute(guardRows(sql`delete from auth_apps where id = ${app.id}::uuid returning id`, NOT_FOUND)),
+      ],
+    },
+  );
+  await afterCommit(deps, written);
+  // Codes are redeemed without Postgres: the app's outstanding ones are blocked where they live,
+  // for as long as one can live, so an app made later with the same app_id is not affected.
+  await blockCodes(deps.codes, app.appId, null, 'app_disabled', CODE_TTL_MS).catch((err: unknown) =>
+    log.error('blocking a deleted app’s outstanding codes failed; they expire within two minutes:', err),
+  );
+}
+
+/** Gives `app` a new server key, delivered to the sites holding it (`holders`) with reason `rotate`. */
+export async function rotateServerKey(
+  deps: WriteDeps,
+  by: ActivitySource,
+  app: AuthAppRow,
+  holders: ServiceHolders,
+): Promise<void> {
+  const db = deps.reads;
+  const next = await newServerKey(deps);
+  const { written } = await writeServiceRekey(
+    db,
+    deps.config,
+    { projectId: app.projectId, kind: 'auth_app', id: app.id },
+    holders,
+    {
+      before: [
+        db.execute(
+          guardRows(
+            sql`update auth_apps set server_key_ciphertext = ${next.ciphertext}, server_key_hash = ${next.hash}
+                 where id = ${app.id}::uuid returning id`,
+            NOT_FOUND,
+          ),
+        ),
+        activityQuery(db, by, {
+          action: 'auth_app.rotate_server_key',
+          target: target(app),
+          projectId: app.projectId,
+        }),
+      ],
+    },
+  );
+  await afterCommit(deps, written);
+}
+
+/**
+ * Gives `app` a new signing key; the keys it replaces stay published until their tokens expired.
+ * Written over the keys it read (a concurrent rotation makes this one 409, retry safe).
+ */
+export async function rotateSigningKey(
+  deps: WriteDeps,
+  by: ActivitySource,
+  app: AuthAppRow,
+): Promise<StoredSigningKey> {
+  const db = deps.reads;
+  const keys = await rotatedKeys(deps.config, app.signingKeys);
+  const before = JSON.stringify(app.signingKeys);
+  await runGuarded(db, [
+    db.execute(
+      guardRows(
+        sql`update auth_apps set signing_keys = ${JSON.stringify(keys)}::jsonb
+             where id = ${app.id}::uuid and signing_keys = ${before}::jsonb returning id`,
+        { code: 'CONFLICT', message: 'the signing key changed while this request ran; retry' },
+      ),
+    ),
+    activityQuery(db, by, {
+      action: 'auth_app.rotate_signing_key',
+      target: target(app),
+      projectId: app.projectId,
+    }),
+  ]);
+  return keys[0] as StoredSigningKey;
+}
