@@ -165,7 +165,7 @@ async function mergeProviders(row: AuthAppRow, secrets: ProviderSecrets, patch: 
 }
 
 /** How many times a PATCH reads the app again when another write changed it meanwhile. */
-const PATCH_ATTEMPTS = 5;
+const PATCH_ATTEMPTS = 10;
 
 /** The columns a PATCH sets on `row`, and the provider secrets after it. */
 async function patchedColumns(config: Config, row: AuthAppRow, patch: AuthAppPatch) {
@@ -235,6 +235,8 @@ export async function updateAuthApp(
       await afterSettingsWrite(codes, row, patch);
       return toAuthAppBody(config, saved, secrets);
     }
+    // A short random pause, so writers that collided do not collide again in step.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     const again = attempt < PATCH_ATTEMPTS ? await findAuthApp(db, row.id) : undefined;
     if (!again) throw new ApiError('CONFLICT', 'the auth app changed while this request ran; retry');
     row = again;
