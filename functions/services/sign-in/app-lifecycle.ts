@@ -40,17 +40,15 @@ export async function deleteAuthApp(
   const { written } = await writeServiceRemoval(
     db,
     deps.config,
-    { projectId: app.projectId, kind: 'auth_app', id: app.id },
+    { projectId: app.projectId, kind: 'auth_app', id: app.id, name: app.appId },
     holders,
     {
-      before: [
-        activityQuery(db, by, { action: 'auth_app.delete', target: target(app), projectId: app.projectId }),
-      ],
       // Its users, identities and refresh tokens go with the row (foreign keys, on delete cascade).
       after: [
         db.execute(guardRows(sql`delete from auth_apps where id = ${app.id}::uuid returning id`, NOT_FOUND)),
       ],
     },
+    by,
   );
   await afterCommit(deps, written);
   // Codes are redeemed without Postgres: the app's outstanding ones are blocked where they live,

@@ -10,7 +10,7 @@ import type { CodeStore } from '../../adapters/code-store';
 import type { Config } from '../../config';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import { ApiError } from '../../lib/errors';
-import { newId, newSecret } from '../../lib/ids';
+import { newId } from '../../lib/ids';
 import { type ActivitySource, activityQuery } from '../activity';
 import type { WriteDeps } from '../connections/apply';
 import { assertNameFree } from '../resources/names';
