@@ -354,6 +354,8 @@ export const connections = pgTable(
     uniqueIndex('connections_site_resource_uq').on(t.siteId, t.kind, t.resourceId),
     index('connections_project_idx').on(t.projectId),
     index('connections_resource_idx').on(t.resourceId),
+    index('connections_credential_idx').on(t.credentialName),
+    index('connections_shared_idx').on(t.createdAt).where(sql`${t.credentialMode} = 'shared'`),
   ],
 );
 
@@ -388,20 +390,30 @@ export const principals = pgTable(
       .where(sql`${t.revokedAt} is null`),
     index('principals_resource_idx').on(t.resourceId),
     index('principals_credential_idx').on(t.credentialName),
+    index('principals_expiry_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.revokedAt} is null and ${t.expiresAt} is not null`),
   ],
 );
 
 /** Credentials that must be removed from an outside system (after disconnect, delete or a failed step). */
-export const credentialCleanups = pgTable('credential_cleanups', {
-  id: uuid('id').primaryKey(),
-  kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
-  resourceId: uuid('resource_id').notNull(),
-  credentialName: text('credential_name').notNull(),
-  attempts: integer('attempts').notNull().default(0),
-  lastError: text('last_error'),
-  doneAt: tstz('done_at'),
-  createdAt: createdAt(),
-});
+export const credentialCleanups = pgTable(
+  'credential_cleanups',
+  {
+    id: uuid('id').primaryKey(),
+    kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
+    resourceId: uuid('resource_id').notNull(),
+    credentialName: text('credential_name').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    doneAt: tstz('done_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('credential_cleanups_pending_idx').on(t.createdAt).where(sql`${t.doneAt} is null`),
+    index('credential_cleanups_name_idx').on(t.credentialName),
+  ],
+);
 
 export const deploys = pgTable(
   'deploys',
@@ -515,4 +527,49 @@ export const activityEvents = pgTable(
     index('activity_events_account_idx').on(t.accountId, t.seq).where(sql`${t.accountId} is not null`),
     index('activity_events_at_idx').on(t.at),
   ],
+);
+
+/**
+ * What changed and must be reconciled (`kind` 'policy': a database whose network policy may
+ * differ). Written by triggers in the change's own transaction; taken oldest first.
+ */
+export const reconcileMarks = pgTable(
+  'reconcile_marks',
+  {
+    kind: text('kind').notNull(),
+    targetId: uuid('target_id').notNull(),
+    markedAt: tstz('marked_at').notNull().defaultNow(),
+    /** Taken from a sequence at every change, so a mark is removed only if nothing changed since it was read. */
+    seq: bigint('seq', { mode: 'number' }).notNull().default(sql`nextval('reconcile_marks_seq')`),
+  },
+  (t) => [
+    primaryKey({ name: 'reconcile_marks_pk', columns: [t.kind, t.targetId] }),
+    index('reconcile_marks_due_idx').on(t.kind, t.markedAt),
+  ],
+);
+
+/** Each reconciler step's and sweep's progress: cursor, last run, last success, failures in a row. */
+export const reconcilerState = pgTable('reconciler_state', {
+  name: text('name').primaryKey(),
+  cursor: text('cursor'),
+  lapStartedAt: tstz('lap_started_at'),
+  lastRunAt: tstz('last_run_at'),
+  lastOkAt: tstz('last_ok_at'),
+  failures: integer('failures').notNull().default(0),
+  lastError: text('last_error'),
+  lastCount: integer('last_count').notNull().default(0),
+});
+
+/** One item a reconciler step could not finish, retried after `retryAt` while the rest go on. */
+export const reconcileFailures = pgTable(
+  'reconcile_failures',
+  {
+    step: text('step').notNull(),
+    itemId: text('item_id').notNull(),
+    attempts: integer('attempts').notNull().default(1),
+    lastError: text('last_error'),
+    firstFailedAt: tstz('first_failed_at').notNull().defaultNow(),
+    retryAt: tstz('retry_at').notNull(),
+  },
+  (t) => [primaryKey({ name: 'reconcile_failures_pk', columns: [t.step, t.itemId] })],
 );

@@ -6,9 +6,10 @@ import { createHttpDb } from '../db/client';
 import { type Bindings, type Config, loadConfig } from './config';
 import { consoleApp } from './console';
 import { buildServices } from './container';
-import { type AppEnv, closeDb, getHttpDb } from './context';
+import { type AppEnv, closeDb, getDb, getHttpDb } from './context';
 import { exchangeSlugOf, serveExchange } from './exchange-fast-path';
 import { isCrossSiteWrite } from './lib/cross-site';
+import { timingSafeEqual } from './lib/crypto';
 import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
@@ -23,6 +24,7 @@ import { isPlainExchange } from './routes/oauth/exchange';
 import { readsWithCaller } from './routes/shared';
 import { callerRead, resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
+import { reconcilerHealth } from './services/reconciler-state';
 import { namedServiceIn, withServiceIds } from './services/resources/by-name';
 
 function bearerOf(c: Context<AppEnv>): string | undefined {
@@ -111,7 +113,15 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.use('*', requestScope);
   app.use('/console/*', boundedBodies);
   app.use('/api/*', boundedBodies);
-  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/healthz', async (c) => {
+    if (c.req.query('detail') === undefined) return c.json({ ok: true });
+    // The detail is the operator's: what the reconciler is doing, failing items included.
+    const token = bearerOf(c);
+    if (!token || !timingSafeEqual(token, c.get('config').OPERATOR_TOKEN))
+      throw new ApiError('UNAUTHORIZED', 'the detail needs the operator token');
+    c.header('Cache-Control', 'no-store');
+    return c.json({ ok: true, reconciler: await reconcilerHealth(getDb(c)) });
+  });
   app.get('/', (c) => c.redirect('/console', 302));
   app.route(
     '/console',

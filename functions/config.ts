@@ -104,6 +104,8 @@ const ConfigSchema = z.object({
   CONSOLE_GITHUB_CLIENT_SECRET: z.string().optional(),
   CONSOLE_GOOGLE_CLIENT_ID: z.string().optional(),
   CONSOLE_GOOGLE_CLIENT_SECRET: z.string().optional(),
+  /** Minutes over which the reconciler's full checks cover everything once (a slice a tick); 1: all every tick. */
+  RECONCILER_SWEEP_MINUTES: z.coerce.number().int().min(1).max(10_080).default(1440),
 });
 
 type ParsedVars = z.infer<typeof ConfigSchema>;

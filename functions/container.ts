@@ -28,15 +28,23 @@ export interface Services {
   queue: ProvisioningQueue;
 }
 
-/** The outside systems' adapters for `config`. */
-function buildAdapters(config: Config): Adapters {
+/** How long the reconciler's admin statements wait for a lock: one stalled item must cost little. */
+export const RECONCILER_LOCK_TIMEOUT = '1s';
+
+/** The outside systems' adapters for `config` (admin sessions waiting at most `lockTimeout` for a lock). */
+function buildAdapters(config: Config, lockTimeout?: string): Adapters {
   const { mongodbAdmin, iam } = config;
   return {
-    postgres: new ClusterPostgresAdmin(config.CUSTOMER_DB_ADMIN_URL, config.NEON_WS_PROXY, {
-      role: config.CUSTOMER_DB_ROLE_CONNECTION_LIMIT,
-      database: config.CUSTOMER_DB_DATABASE_CONNECTION_LIMIT,
-      tempFileLimit: config.CUSTOMER_DB_TEMP_FILE_LIMIT ?? null,
-    }),
+    postgres: new ClusterPostgresAdmin(
+      config.CUSTOMER_DB_ADMIN_URL,
+      config.NEON_WS_PROXY,
+      {
+        role: config.CUSTOMER_DB_ROLE_CONNECTION_LIMIT,
+        database: config.CUSTOMER_DB_DATABASE_CONNECTION_LIMIT,
+        tempFileLimit: config.CUSTOMER_DB_TEMP_FILE_LIMIT ?? null,
+      },
+      lockTimeout,
+    ),
     mongodb: mongodbAdmin && new AtlasMongoAdmin(mongodbAdmin.url, mongodbAdmin.key),
     s3:
       iam &&
@@ -82,3 +90,14 @@ export function buildServices(env: Bindings): Services {
   cached = { env, services };
   return services;
 }
+
+/** The services the reconciler's tick and its queued slices run with: admin sessions with a short lock timeout. */
+export function buildReconcilerServices(env: Bindings): Services {
+  const services = buildServices(env);
+  if (reconcilerCached?.base === services) return reconcilerCached.services;
+  const built = { ...services, adapters: buildAdapters(services.config, RECONCILER_LOCK_TIMEOUT) };
+  reconcilerCached = { base: services, services: built };
+  return built;
+}
+
+let reconcilerCached: { base: Services; services: Services } | undefined;

@@ -7,19 +7,20 @@
 import { createDb, createPool } from '../db/client';
 import { buildFetch } from './app';
 import type { Bindings } from './config';
-import { buildServices, type Services } from './container';
+import { buildReconcilerServices, buildServices, type Services } from './container';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
 import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
-import { CREDENTIAL_STEPS } from './services/reconciler-steps';
+import { credentialSteps } from './services/reconciler-steps';
 
 /** Runs `work` with the environment's services and a database pool, closed afterwards. */
 async function withServices<T>(
   env: Bindings,
   work: (ctx: Services & { db: ReturnType<typeof createDb> }) => Promise<T>,
+  build: (env: Bindings) => Services = buildServices,
 ): Promise<T> {
-  const services = buildServices(env);
+  const services = build(env);
   const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
   try {
     return await work({ ...services, db: createDb(pool) });
@@ -40,6 +41,11 @@ export const worker = {
   },
 
   async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
-    await withServices(env, (ctx) => runReconciler(ctx, { ...RECONCILER_STEPS, ...CREDENTIAL_STEPS }));
+    // Admin sessions with a short lock timeout: one stalled item must cost the tick little.
+    await withServices(
+      env,
+      (ctx) => runReconciler(ctx, { ...RECONCILER_STEPS, ...credentialSteps() }),
+      buildReconcilerServices,
+    );
   },
 } satisfies ExportedHandler<Bindings, ProvisioningMessage>;

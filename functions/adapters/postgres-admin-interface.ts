@@ -12,6 +12,13 @@ export interface PgLogin {
   createdAt: Date | null;
 }
 
+/** Which logins a listing returns: these names, or a page of names after `after`. */
+export interface LoginScope {
+  names?: readonly string[];
+  after?: string;
+  limit?: number;
+}
+
 /** Admin work on the customer cluster: databases, their groups and per-connection logins. */
 export interface PostgresAdmin {
   /** The host and port apps use to reach the cluster. */
@@ -39,8 +46,8 @@ export interface PostgresAdmin {
   passwordRefused(db: string, name: string, password: string): Promise<boolean>;
   /** Drops a login, handing what it owns to the database's owner group. */
   dropLogin(db: string, name: string): Promise<void>;
-  /** Every login Tether created on the cluster. */
-  listLogins(): Promise<PgLogin[]>;
+  /** The logins Tether created on the cluster (all, or those `scope` names), ordered by name. */
+  listLogins(scope?: LoginScope): Promise<PgLogin[]>;
   /** Stops (no new connections, sessions ended) or starts a database. */
   setRunning(db: string, running: boolean): Promise<void>;
 }

@@ -7,7 +7,7 @@
  */
 import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
-import type { PostgresAdmin } from './postgres-admin-interface';
+import type { LoginScope, PgLogin, PostgresAdmin } from './postgres-admin-interface';
 import { restrictLargeObjects } from './postgres-large-objects';
 import { passwordRefused } from './postgres-login-check';
 import { releasePins } from './postgres-pins';
@@ -45,6 +45,8 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     private readonly adminUrl: string,
     private readonly wsProxy: string | undefined,
     private readonly limits: ClusterLimits = DEFAULT_CLUSTER_LIMITS,
+    /** A shorter lock wait for callers that must not stall on one item (the reconciler). */
+    private readonly lockTimeout?: string,
   ) {}
 
   /**
@@ -52,7 +54,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
    * the session's `search_path` and `lock_timeout` are pinned before its first statement.
    */
   run<T>(work: (client: Client) => Promise<T>, database?: string): Promise<T> {
-    return withAdminSession(this.adminUrl, this.wsProxy, work, database);
+    return withAdminSession(this.adminUrl, this.wsProxy, work, database, this.lockTimeout);
   }
 
   /** The host and port apps use to reach the cluster. */
@@ -240,7 +242,22 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   }
 
   /** Every connection login role on the cluster, with the groups it belongs to and when it was made. */
-  async listLogins(): Promise<Array<{ name: string; groups: string[]; createdAt: Date | null }>> {
+  async listLogins(scope: LoginScope = {}): Promise<PgLogin[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (scope.names) {
+      params.push(scope.names);
+      where.push(
+        `r.rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY($${params.length}::pg_catalog.text[])`,
+      );
+    }
+    if (scope.after !== undefined) {
+      params.push(scope.after);
+      where.push(
+        `(r.rolname::pg_catalog.text COLLATE "C") OPERATOR(pg_catalog.>) $${params.length}::pg_catalog.text`,
+      );
+    }
+    const limit = scope.limit === undefined ? '' : `LIMIT ${Math.max(1, Math.floor(scope.limit))}`;
     return this.run(async (client) => {
       const result = await client.query<{ name: string; groups: string[] | null; comment: string | null }>(
         `SELECT r.rolname::pg_catalog.text AS name,
@@ -250,7 +267,10 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
            LEFT JOIN pg_catalog.pg_auth_members m ON m.member OPERATOR(pg_catalog.=) r.oid
            LEFT JOIN pg_catalog.pg_roles g ON g.oid OPERATOR(pg_catalog.=) m.roleid
           WHERE r.rolname::pg_catalog.text OPERATOR(pg_catalog.~) '^c_[a-z0-9]{8}$'
-          GROUP BY r.oid, r.rolname`,
+            ${where.map((w) => `AND ${w}`).join(' ')}
+          GROUP BY r.oid, r.rolname
+          ORDER BY r.rolname::pg_catalog.text COLLATE "C" ${limit}`,
+        params,
       );
       return result.rows.map((row) => {
         const stamp = row.comment?.startsWith(LOGIN_COMMENT)

@@ -13,13 +13,17 @@ import { pgCode } from './postgres-sql';
 /** Longest a statement of an admin session waits for a lock before it fails (SQLSTATE 55P03). */
 export const ADMIN_LOCK_TIMEOUT = '4s';
 
+/** The settings an admin session starts with (a lock timeout of `lockTimeout`), as the startup packet's `options`. */
+export const adminSessionOptions = (lockTimeout: string = ADMIN_LOCK_TIMEOUT): string =>
+  [
+    '-c search_path=pg_catalog,pg_temp',
+    `-c lock_timeout=${lockTimeout}`,
+    // Role settings a tenant could have stored for the database must not change who acts.
+    '-c role=none',
+  ].join(' ');
+
 /** The settings every admin session starts with, as the startup packet's `options`. */
-export const ADMIN_SESSION_OPTIONS = [
-  '-c search_path=pg_catalog,pg_temp',
-  `-c lock_timeout=${ADMIN_LOCK_TIMEOUT}`,
-  // Role settings a tenant could have stored for the database must not change who acts.
-  '-c role=none',
-].join(' ');
+export const ADMIN_SESSION_OPTIONS = adminSessionOptions();
 
 /** SQLSTATEs worth a quick retry when connecting: too many connections, cannot connect now. */
 const TRANSIENT = new Set(['53300', '57P03']);
@@ -33,6 +37,7 @@ export async function withAdminSession<T>(
   wsProxy: string | undefined,
   work: (client: Client) => Promise<T>,
   database?: string,
+  lockTimeout?: string,
 ): Promise<T> {
   configureNeon(wsProxy);
   const url = new URL(adminUrl);
@@ -40,7 +45,10 @@ export async function withAdminSession<T>(
   // A dropped connection also emits 'error'; unheard, it would be an uncaught exception (a 500)
   // instead of the rejected query or connect the caller already handles.
   const open = () => {
-    const c = new ScramClient({ connectionString: url.toString(), options: ADMIN_SESSION_OPTIONS });
+    const c = new ScramClient({
+      connectionString: url.toString(),
+      options: adminSessionOptions(lockTimeout),
+    });
     c.on('error', () => undefined);
     return c;
   };

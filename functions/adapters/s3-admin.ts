@@ -50,7 +50,8 @@ export interface StorageAdmin {
   dropKey(bucket: string, accessKeyId: string): Promise<void>;
   /** Deletes a key user and everything it holds; a missing user is not an error. */
   dropUser(userName: string): Promise<void>;
-  listKeyUsers(): Promise<KeyUser[]>;
+  /** Every key user, or only `bucket`'s (one listing under its path). */
+  listKeyUsers(bucket?: string): Promise<KeyUser[]>;
   /** The access key ids a key user holds. */
   keysOf(userName: string): Promise<string[]>;
 }
@@ -197,12 +198,12 @@ export class AwsS3Admin implements StorageAdmin {
     await this.iam('DeleteUser', { UserName: userName }).catch(ignoreMissing);
   }
 
-  async listKeyUsers(): Promise<KeyUser[]> {
+  async listKeyUsers(bucket?: string): Promise<KeyUser[]> {
     const users: KeyUser[] = [];
     let marker: string | undefined;
     do {
       const xml = await this.iam('ListUsers', {
-        PathPrefix: '/tether/',
+        PathPrefix: bucket ? `/tether/${bucket}/` : '/tether/',
         MaxItems: '1000',
         ...(marker ? { Marker: marker } : {}),
       });

@@ -8,4 +8,6 @@ export type ProvisioningMessage =
   /** The request that recorded the cleanup dropped its credential already: only mark it done. */
   | { type: 'credential-dropped'; cleanupId: string }
   /** `includeLegacy` false: only connections waiting for a stopped database (absent: legacy sites too). */
-  | { type: 'switch-credentials'; projectId: string; includeLegacy?: boolean };
+  | { type: 'switch-credentials'; projectId: string; includeLegacy?: boolean }
+  /** A slice of a reconciler sweep that did not fit the tick's budget: a few item ids. */
+  | { type: 'reconcile-slice'; sweep: string; ids: string[] };

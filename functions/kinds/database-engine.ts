@@ -38,6 +38,23 @@ export interface HeldCredential {
   drop(): Promise<void>;
 }
 
+/** Which held credentials a listing returns: these names, or a page of names after `after`. */
+export interface HeldScope {
+  names?: readonly string[];
+  after?: string;
+  limit?: number;
+}
+
+/** Applies `scope` to a whole listing (for systems that list everything at once). */
+export function inScope<T extends { name: string }>(all: T[], scope: HeldScope = {}): T[] {
+  const names = scope.names && new Set(scope.names);
+  const after = scope.after;
+  const kept = all
+    .filter((h) => (!names || names.has(h.name)) && (after === undefined || h.name > after))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return scope.limit === undefined ? kept : kept.slice(0, scope.limit);
+}
+
 /** One database engine's descriptor. */
 export interface DatabaseEngine {
   /** The engine's name in the API and the `databases.engine` column. */
@@ -69,8 +86,11 @@ export interface DatabaseEngine {
   dropDatabase(ctx: EngineContext, physical: string, logins: string[]): Promise<void>;
   /** Stops or starts the database at its system; throws SERVICE_UNAVAILABLE. */
   setRunning(ctx: EngineContext, physical: string, running: boolean): Promise<void>;
-  /** The `c_` credentials its system holds now; null when the deployment configures no such system. */
-  heldCredentials(adapters: Adapters): Promise<HeldCredential[] | null>;
+  /**
+   * The `c_` credentials its system holds now, ordered by name (all, or those `scope` names or
+   * pages to); null when the deployment configures no such system.
+   */
+  heldCredentials(adapters: Adapters, scope?: HeldScope): Promise<HeldCredential[] | null>;
   /**
    * Makes credential `name` again with its `secret` and `level` on `db` (a connection's own
    * login that went missing); false when it exists meanwhile.

@@ -62,10 +62,13 @@ export async function outside<T>(what: string, work: () => Promise<T>): Promise<
     if (err instanceof ApiError) throw err;
     // The message of a driver or provider error never carries the secret we sent.
     log.error(`${what} failed:`, err);
-    throw new ApiError(
+    const refused = new ApiError(
       'SERVICE_UNAVAILABLE',
       `the service could not ${what}; nothing was changed, retry later`,
     );
+    // Kept for the operator's records (the reconciler's failures), never in an answer.
+    refused.cause = err;
+    throw refused;
   }
 }
 
@@ -78,7 +81,10 @@ export async function atSystem<T>(what: string, message: string, work: () => Pro
     return await work();
   } catch (err) {
     log.error(`${what} failed:`, err);
-    throw new ApiError('SERVICE_UNAVAILABLE', message);
+    const refused = new ApiError('SERVICE_UNAVAILABLE', message);
+    // Kept for the operator's records (the reconciler's failures), never in an answer.
+    refused.cause = err;
+    throw refused;
   }
 }
 

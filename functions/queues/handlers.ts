@@ -5,6 +5,7 @@
  * network policy is sent.
  */
 import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
+import { runQueuedSlice } from '../services/credentials/sweep';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
 import { readDeliveries } from '../services/delivery/deliveries';
 import { deliverNetworkPolicy, policiesAfterChange } from '../services/delivery/network-policy';
@@ -44,5 +45,9 @@ export const PROVISIONING_HANDLERS: Handlers = {
       { db: ctx.db, config: ctx.config, adapters: ctx.adapters, queue: ctx.queue },
       { projectId: m.projectId, includeLegacy: m.includeLegacy ?? true },
     );
+  },
+  // A reconciler sweep's slice beyond the tick's budget; its items' failures are recorded, not retried here.
+  'reconcile-slice': async (m, ctx) => {
+    await runQueuedSlice(ctx, m.sweep, m.ids);
   },
 };

@@ -1,23 +1,54 @@
 /**
- * The minute reconciler (the Worker's `scheduled`): repairs what the queue path missed. Each
- * step runs on its own, so one failing step never stops the others.
+ * The minute reconciler (the Worker's `scheduled`): repairs what the queue path missed. Its
+ * work follows the changes: each step reads a bounded batch (oldest first, by an index), the
+ * full checks run as sweeps that take a slice a tick and resume at their cursor, and work past
+ * the tick's own budget of outside calls goes to the queue. Each step runs on its own, so one
+ * failing step never stops the others; every outcome is written to reconciler_state in one
+ * statement and logged as one `reconciler.tick` line (the metric), so `/healthz` detail and the
+ * operator's log show a stuck or failing reconciler.
  */
 import type { Db } from '../../db/client';
 import type { Services } from '../container';
 import { log } from '../lib/logger';
 import { enqueueDeliveries, stalledDeliveries } from './delivery/deliveries';
+import { readCursors, recordOutcomes, type StepOutcome } from './reconciler-state';
 
-/** What the reconciler works with: the services and a database. */
-export type ReconcilerContext = Services & { db: Db };
+/** The Worker's limit is 1,000 subrequests an invocation; a tick plans for at most half. */
+export const TICK_SUBREQUESTS = 500;
+
+/** Outside calls (subrequests) a tick or a queue message may still make. */
+export class SubrequestBudget {
+  spent = 0;
+  constructor(readonly limit: number) {}
+  /** Takes `n` calls if they fit; false (nothing taken) when they do not. */
+  take(n: number): boolean {
+    if (this.spent + n > this.limit) return false;
+    this.spent += n;
+    return true;
+  }
+}
+
+/** What the reconciler works with: the services, a database, the sweeps' cursors and the budget. */
+export type ReconcilerContext = Services & {
+  db: Db;
+  cursors?: Map<string, string | null>;
+  budget?: SubrequestBudget;
+};
+
+/** What a step did: how many things it acted on, and for a sweep where it stopped (null: lap done). */
+export interface StepResult {
+  count: number;
+  cursor?: string | null;
+}
 
 /** A repair step; returns how many things it acted on. */
-export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number>;
+export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number | StepResult>;
 
 /** Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer crashed). */
 export const resendRuntimePatches: ReconcilerStep = async ({ db, receivers, queue }) => {
   // Without a platform-wide receiver, patches of sites without a target of their own are kept
   // pending on purpose; resending them would only churn.
-  const ids = await stalledDeliveries(db, 'runtime_patch', undefined, undefined, !receivers.runtimePatch);
+  const ids = await stalledDeliveries(db, 'runtime_patch', undefined, 200, !receivers.runtimePatch);
   await enqueueDeliveries(queue, ids);
   return ids.length;
 };
@@ -27,19 +58,56 @@ export const RECONCILER_STEPS: Record<string, ReconcilerStep> = {
   'resend-runtime-patches': resendRuntimePatches,
 };
 
-/** Runs every step; returns what each did (-1 for a step that failed, after logging it). */
+/**
+ * Runs every step, each isolated; records each outcome and the tick's (cursors included) and
+ * logs the tick's metric line. Returns what each step did (-1 for a step that failed).
+ */
 export async function runReconciler(
   ctx: ReconcilerContext,
   steps: Record<string, ReconcilerStep> = RECONCILER_STEPS,
 ): Promise<Record<string, number>> {
+  const started = Date.now();
+  const budget = ctx.budget ?? new SubrequestBudget(TICK_SUBREQUESTS);
+  const cursors = await readCursors(ctx.db).catch((err) => {
+    log.error('reconciler: reading its cursors failed; sweeps start over:', err);
+    return new Map<string, string | null>();
+  });
+  const run: ReconcilerContext = { ...ctx, cursors, budget };
   const out: Record<string, number> = {};
+  const outcomes: StepOutcome[] = [];
   for (const [name, step] of Object.entries(steps)) {
     try {
-      out[name] = await step(ctx);
+      const result = await step(run);
+      const r = typeof result === 'number' ? { count: result } : result;
+      out[name] = r.count;
+      outcomes.push({ name, ok: true, count: r.count, cursor: r.cursor });
     } catch (err) {
       log.error(`reconciler step ${name} failed:`, err);
       out[name] = -1;
+      outcomes.push({ name, ok: false, count: 0, error: (err as Error).message ?? String(err) });
     }
   }
+  const failed = outcomes.filter((o) => !o.ok).map((o) => o.name);
+  outcomes.push({
+    name: 'tick',
+    ok: failed.length === 0,
+    count: budget.spent,
+    error: failed.join(', ') || undefined,
+  });
+  try {
+    await recordOutcomes(ctx.db, outcomes);
+  } catch (err) {
+    log.error('reconciler: recording its outcome failed:', err);
+  }
+  // The metric: one line a tick, which log-based metrics count and chart.
+  const line = {
+    metric: 'reconciler.tick',
+    ms: Date.now() - started,
+    subrequests: budget.spent,
+    failed,
+    steps: out,
+  };
+  if (failed.length > 0) log.error('reconciler tick failed steps', JSON.stringify(line));
+  else log.info('reconciler tick', JSON.stringify(line));
   return out;
 }

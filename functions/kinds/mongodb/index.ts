@@ -3,7 +3,7 @@ import type { Adapters } from '../../adapters';
 import type { MongoAdmin } from '../../adapters/mongodb-admin';
 import { mongodbUri } from '../../domain/mongodb-uri';
 import { ApiError } from '../../lib/errors';
-import type { DatabaseEngine } from '../database-engine';
+import { type DatabaseEngine, inScope } from '../database-engine';
 import { atSystem } from '../provisioner';
 import { mongoProvisioner } from './provisioner';
 
@@ -69,12 +69,14 @@ export const mongodb: DatabaseEngine = {
   },
   // Atlas databases have no stopped state of their own: the status is Tether's record only.
   setRunning: async () => undefined,
-  async heldCredentials(adapters) {
+  async heldCredentials(adapters, scope) {
     const admin = adapters.mongodb;
     if (!admin) return null;
-    return (await admin.listUsers())
+    // Atlas holds at most 100 users a project: one listing, scoped here.
+    const all = (await admin.listUsers())
       .filter((u) => CONNECTION_NAME.test(u.username))
       .map((u) => ({ name: u.username, createdAt: u.createdAt, drop: () => admin.dropUser(u.username) }));
+    return inScope(all, scope);
   },
   async restoreCredential({ adapters }, db, login, level) {
     await adminOf(adapters).createUser(db.physicalName, login.user, login.secret, level);

@@ -54,8 +54,8 @@ export const postgresql: DatabaseEngine = {
     atSystem('stopping or starting a database', 'the database cluster is unreachable; retry later', () =>
       adapters.postgres.setRunning(physical, running),
     ),
-  async heldCredentials(adapters) {
-    return (await adapters.postgres.listLogins()).map((login) => {
+  async heldCredentials(adapters, scope) {
+    return (await adapters.postgres.listLogins(scope)).map((login) => {
       // A login's database is the one whose `<db>_rw` or `<db>_ro` group it is in.
       const group = login.groups.find((g) => /_(rw|ro)$/.test(g));
       return {

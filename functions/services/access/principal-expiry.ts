@@ -4,7 +4,7 @@
  * `aws:CurrentTime`); this step then drops it and marks the principal revoked, so it leaves the
  * listings and the database's network policy.
  */
-import { and, isNull, lte } from 'drizzle-orm';
+import { and, asc, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
@@ -13,9 +13,20 @@ import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { loadTargetAnyState } from '../credentials/cleanup';
 import { dropCredential } from '../credentials/connection-credential';
 import { requestPolicies } from '../delivery/network-policy';
+import { notBackingOff, runItems } from '../reconcile-items';
 import { revokeExpired } from '../resources/principal-removal';
 
-/** Drops every expired principal's credential and marks it revoked; returns how many. */
+/** The step's name in reconcile_failures. */
+const STEP = 'remove-expired-principals';
+/** Expired principals one tick removes. */
+const BATCH = 50;
+
+/**
+ * Drops expired principals' credentials and marks them revoked, oldest expiry first, each on
+ * its own (reconcile-items.ts): one a tenant stalls (a lock on its role) costs one short
+ * deadline, is recorded with its error and retried after a backoff, and leaves the batch to the
+ * others meanwhile. Returns how many it removed.
+ */
 export async function removeExpiredPrincipals(
   db: Db,
   config: Config,
@@ -26,23 +37,29 @@ export async function removeExpiredPrincipals(
   const expired = await db
     .select()
     .from(principals)
-    .where(and(isNull(principals.revokedAt), lte(principals.expiresAt, now)))
-    .limit(200);
+    .where(
+      and(
+        isNull(principals.revokedAt),
+        lte(principals.expiresAt, now),
+        notBackingOff(STEP, sql`${principals.id}`),
+      ),
+    )
+    .orderBy(asc(principals.expiresAt))
+    .limit(BATCH);
   const databases = new Set<string>();
-  let removed = 0;
-  let failure: unknown;
-  for (const p of expired) {
-    try {
+  const outcome = await runItems(
+    db,
+    STEP,
+    expired,
+    (p) => p.id,
+    async (p) => {
       const target = await loadTargetAnyState(db, p.kind, p.resourceId);
       if (target) await dropCredential(adapters, config, target, p.credentialName);
-      if (await revokeExpired(db, p.id)) removed++;
+      const removed = await revokeExpired(db, p.id);
       if (p.kind === 'database') databases.add(p.resourceId);
-    } catch (err) {
-      // The others still go; the next run retries this one.
-      failure = err;
-    }
-  }
+      return removed;
+    },
+  );
   await requestPolicies(db, queue, [...databases]);
-  if (failure) throw failure;
-  return removed;
+  return outcome.acted;
 }

@@ -5,17 +5,21 @@
  * (reason `credential`). The key user left without its key is an orphan from then on, removed
  * by the orphan step once its grace period is over. IAM reads are eventually consistent, so a
  * site whose credentials changed in the last {@link KEY_SETTLE_MS} is judged at a later pass:
- * a key made a moment ago may not be listed yet.
+ * a key made a moment ago may not be listed yet. Key users whose keys nothing names (a failed
+ * drop, the user left behind by a replaced key) are removed once past their grace period.
  */
-import { and, eq, gt, isNull } from 'drizzle-orm';
-import { buckets, connections, deliveries } from '../../../db/schema';
+import { and, eq, gt } from 'drizzle-orm';
+import { type buckets, connections, deliveries } from '../../../db/schema';
 import { isCredentialLevel, storedLevel } from '../../domain/levels';
+import { mapLimit } from '../../lib/map-limit';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { createConnectionCredential } from './connection-credential';
+import { namedAmong, pastGrace } from './drift';
 import { type CredentialHolder, installOwnCredential, type SwitchDeps } from './switch';
 
 /** How long after a site's last connection change its keys are left alone. */
 export const KEY_SETTLE_MS = 5 * 60_000;
+const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
 
 /** Whether the site had a live patch (a connect, level change, rotate or switch) lately. */
 async function changedLately(deps: SwitchDeps, siteId: string, now: number): Promise<boolean> {
@@ -33,52 +37,56 @@ async function changedLately(deps: SwitchDeps, siteId: string, now: number): Pro
   return row !== undefined;
 }
 
-/** The access key ids that exist under the key users of `bucketNames`. */
-async function existingKeys(deps: SwitchDeps, bucketNames: Set<string>): Promise<Set<string> | null> {
-  const s3 = deps.adapters.s3;
-  if (!s3) return null;
-  const keys = new Set<string>();
-  for (const user of await s3.listKeyUsers()) {
-    if (!bucketNames.has(user.bucket)) continue;
-    for (const key of await s3.keysOf(user.userName)) keys.add(key);
-  }
-  return keys;
-}
+/** A bucket as the sweep reads it. */
+type BucketRow = typeof buckets.$inferSelect;
 
 /**
- * Gives every bucket connection whose own key is missing at the provider a new one; returns how
- * many it replaced. Tries every connection and throws at the end if any failed.
+ * Checks one bucket's keys at the provider (one listing of its key users, one per user for
+ * their keys): gives every connection whose own key is missing a new one, and removes key users
+ * past their grace period whose keys nothing names. Returns how many things it changed.
  */
-export async function replaceMissingBucketKeys(deps: SwitchDeps, now = Date.now()): Promise<number> {
+export async function checkBucketKeys(
+  deps: SwitchDeps,
+  bucket: BucketRow,
+  now = Date.now(),
+): Promise<number> {
+  const s3 = deps.adapters.s3;
+  if (!s3) return 0;
+  const users = await s3.listKeyUsers(bucket.physicalName);
+  const keysByUser = await mapLimit(users, (u) => s3.keysOf(u.userName), 4);
+  const present = new Set(keysByUser.flat());
+  const named = await namedAmong(deps.db, 'bucket', [...present]);
+  let changed = 0;
+  for (const [i, user] of users.entries()) {
+    const keys = keysByUser[i] ?? [];
+    if (!CONNECTION_NAME.test(user.userName) || !pastGrace(user.createdAt, now)) continue;
+    if (keys.some((k) => named.has(k))) continue;
+    await s3.dropUser(user.userName);
+    changed++;
+  }
   const rows = await deps.db
-    .select({ conn: connections, bucket: buckets })
+    .select()
     .from(connections)
-    .innerJoin(buckets, and(eq(buckets.id, connections.resourceId), isNull(buckets.deletedAt)))
-    .where(and(eq(connections.kind, 'bucket'), eq(connections.credentialMode, 'own')));
-  if (rows.length === 0) return 0;
-  const present = await existingKeys(deps, new Set(rows.map((r) => r.bucket.physicalName)));
-  if (!present) return 0;
-  let replaced = 0;
-  const failures: string[] = [];
+    .where(
+      and(
+        eq(connections.kind, 'bucket'),
+        eq(connections.credentialMode, 'own'),
+        eq(connections.resourceId, bucket.id),
+      ),
+    );
   const deliveryIds: string[] = [];
-  for (const { conn, bucket } of rows) {
+  for (const conn of rows) {
     if (!conn.credentialName || present.has(conn.credentialName)) continue;
-    try {
-      if (await changedLately(deps, conn.siteId, now)) continue;
-      const target = { kind: 'bucket' as const, resource: bucket };
-      const level = storedLevel(conn);
-      if (!isCredentialLevel(level)) continue;
-      const made = await createConnectionCredential(deps.adapters, deps.config, target, level);
-      if (made.mode !== 'own') continue;
-      const ids = await installOwnCredential(deps, conn satisfies CredentialHolder, target, made);
-      if (ids.length > 0) replaced++;
-      deliveryIds.push(...ids);
-    } catch (err) {
-      failures.push((err as Error).message);
-    }
+    if (await changedLately(deps, conn.siteId, now)) continue;
+    const target = { kind: 'bucket' as const, resource: bucket };
+    const level = storedLevel(conn);
+    if (!isCredentialLevel(level)) continue;
+    const made = await createConnectionCredential(deps.adapters, deps.config, target, level);
+    if (made.mode !== 'own') continue;
+    const ids = await installOwnCredential(deps, conn satisfies CredentialHolder, target, made);
+    if (ids.length > 0) changed++;
+    deliveryIds.push(...ids);
   }
   await enqueueDeliveries(deps.queue, deliveryIds);
-  if (failures.length > 0)
-    throw new Error(`${failures.length} bucket key replacement(s) failed: ${failures[0]}`);
-  return replaced;
+  return changed;
 }

@@ -6,7 +6,7 @@
  * changes). The own credential is made first; the connection row, the legacy flag and a live
  * patch (reason `credential`) are written in one transaction; the app is never restarted.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { connections, sites } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
@@ -15,6 +15,7 @@ import { isCredentialLevel, type Level, storedLevel } from '../../domain/levels'
 import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { log } from '../../lib/logger';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
+import { notBackingOff, runItems } from '../reconcile-items';
 import { deriveSiteEnv } from '../site-env/derive';
 import { loadTargetAnyState } from './cleanup';
 import {
@@ -24,6 +25,9 @@ import {
   usesSharedCredential,
 } from './connection-credential';
 import { rotateUnusedReaders } from './shared-reader';
+
+/** The reconciler's name for switches in reconcile_failures. */
+const SWITCH_STEP = 'switch-shared-credentials';
 
 /** What a switch needs. */
 export interface SwitchDeps {
@@ -145,21 +149,35 @@ export async function switchSharedConnections(
         inArray(connections.kind, ['database', 'bucket']),
         scope.projectId ? eq(connections.projectId, scope.projectId) : undefined,
         scope.includeLegacy ? undefined : eq(sites.legacyCredentials, false),
+        // A connection whose switch failed lately waits out its backoff; the others go first.
+        scope.projectId ? undefined : notBackingOff(SWITCH_STEP, sql`${connections.id}`),
       ),
     )
+    // Oldest first, so a batch's limit never starves the connections made earliest.
+    .orderBy(asc(connections.createdAt))
     .limit(scope.limit ?? 200);
   let switched = 0;
   const failures: string[] = [];
   const deliveryIds: string[] = [];
-  for (const row of rows) {
-    try {
-      const ids = await switchOne(deps, row.id);
-      if (ids.length > 0) switched++;
-      deliveryIds.push(...ids);
-    } catch (err) {
-      failures.push((err as Error).message);
-    }
-  }
+  await runItems(
+    deps.db,
+    SWITCH_STEP,
+    rows,
+    (row) => row.id,
+    async (row) => {
+      try {
+        const ids = await switchOne(deps, row.id);
+        if (ids.length > 0) switched++;
+        deliveryIds.push(...ids);
+        return ids.length > 0;
+      } catch (err) {
+        failures.push((err as Error).message);
+        throw err;
+      }
+    },
+    // One at a time: switches of one site's connections write the same site's patches.
+    { parallel: 1 },
+  );
   if (scope.includeLegacy && failures.length === 0) {
     // Every connection that can have its own credential now has it: the site is no longer legacy.
     await deps.db
@@ -175,7 +193,9 @@ export async function switchSharedConnections(
   await enqueueDeliveries(deps.queue, deliveryIds);
   // Apps that moved to their own credential may have been the last holders of a shared read-only login.
   if (switched > 0) await rotateUnusedReaders(deps);
-  if (failures.length > 0) throw new Error(`${failures.length} credential switch(es) failed: ${failures[0]}`);
+  // The queue retries a project's switch; the reconciler's failures are recorded per connection instead.
+  if (failures.length > 0 && scope.projectId)
+    throw new Error(`${failures.length} credential switch(es) failed: ${failures[0]}`);
   return switched;
 }
 

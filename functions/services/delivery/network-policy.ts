@@ -12,7 +12,7 @@ import type { DbOrTx } from '../../../db/client';
 import { connections, databases, deliveries } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
-import { enqueueDeliveries, olderPending, sendClaimed, stalledDeliveries } from './deliveries';
+import { enqueueDeliveries, olderPending, sendClaimed } from './deliveries';
 
 /**
  * A database's desired policy as one comparable JSON array (`d` is its row): the connected
@@ -106,23 +106,6 @@ export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly strin
   if (databaseIds?.length === 0) return [];
   const result = await db.execute<{ id: string }>(policyDriftStatement(databaseIds));
   return result.rows.map((r) => r.id);
-}
-
-/**
- * The reconciler step: records drift and enqueues it, and re-enqueues policies whose message
- * was lost or dead-lettered (not those whose retries are still backing off).
- */
-export async function reconcileNetworkPolicies(
-  db: DbOrTx,
-  receivers: Receivers,
-  queue: Queue<ProvisioningMessage>,
-): Promise<number> {
-  const fresh = await recordPolicyDrift(db);
-  // Without a receiver they are kept pending (contract §1).
-  if (!receivers.networkPolicy) return fresh.length;
-  const pending = [...fresh, ...(await stalledDeliveries(db, 'network_policy'))];
-  await enqueueDeliveries(queue, pending);
-  return pending.length;
 }
 
 /**
