@@ -131,6 +131,11 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   // The reference page is public and needs no caller: it is answered before the API's middleware.
   app.route('/api/v1', apiDocsRoutes);
   const api = routeGroup<AppEnv>();
+  // Management answers carry secrets (credentials, tokens, keys, effective variables): no cache keeps any.
+  api.use('*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
   api.use('*', async (c, next) => {
     if (c.req.path === '/api/v1/openapi.json') return next();
     const viaCookie = !c.req.header('authorization') && getCookie(c, SESSION_COOKIE) !== undefined;
