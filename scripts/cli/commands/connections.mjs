@@ -162,6 +162,37 @@ export function registerConnections(program) {
     );
 
   program
+    .command('promote')
+    .description(
+      "give a connection its family's plain names (DATABASE_URL, MONGODB_URI, STORAGE_*, SERVICE_AUTH_*)",
+    )
+    .argument('<kind>', 'database, bucket or auth')
+    .argument('<name>', "the database's or bucket's name, or the auth app's app_id")
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option('--json', 'print the API answer as JSON')
+    .addHelpText('after', examples(['tether promote database analytics --site web']))
+    .action(
+      async (
+        /** @type {string} */ kindArg,
+        /** @type {string} */ name,
+        /** @type {{ site?: string, json?: boolean }} */ opts,
+        cmd,
+      ) => {
+        const kind = parseKind(kindArg);
+        const ctx = await contextOf(cmd);
+        const api = ctx.api();
+        const project = projectOf(ctx.settings);
+        const site = await resolveSite(api, ctx.settings, opts.site);
+        const service = await resolveService(api, ctx.settings, kind, name);
+        const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}/promote`;
+        /** @type {{ env_names: string[] }} */
+        const result = await api.post(path, {});
+        if (opts.json) return printJson(result);
+        say(`${kindLabel(kind)} ${service.name} now holds the plain names on site ${site.slug}.`);
+      },
+    );
+
+  program
     .command('disconnect')
     .description('disconnect a service from a site (asks first; --yes without a terminal)')
     .argument('<kind>', 'database, bucket or auth')

@@ -99,6 +99,23 @@ export function registerEnv(program) {
     });
 
   env
+    .command('get')
+    .description(
+      'print the value the app is handed for one variable (derived ones included); exit 1 if unset',
+    )
+    .argument('<NAME>', 'the variable')
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .addHelpText('after', examples(['tether env get DATABASE_URL', 'psql "$(tether env get DATABASE_URL)"']))
+    .action(async (/** @type {string} */ name, /** @type {{ site?: string }} */ opts, cmd) => {
+      const { api, site, path } = await sitePath(await contextOf(cmd), opts.site);
+      /** @type {{ vars: Record<string, string> }} */
+      const all = await api.get(`${path}/env/effective`);
+      const value = all.vars[name];
+      if (value === undefined) throw new UsageError(`site ${site.slug} has no variable ${name}`);
+      process.stdout.write(`${value}\n`);
+    });
+
+  env
     .command('set')
     .description('set user variables (apps get them at their next deploy, env pull or run)')
     .argument('<NAME=VALUE...>', 'one or more assignments')
