@@ -9,6 +9,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startAppleStandIn } from './apple-stand-in';
 import { startAwsStandIn } from './aws-stand-in';
 import { startCloudflareStandIn } from './cloudflare-stand-in';
 import { startFlyStandIn } from './fly-stand-in';
@@ -19,6 +20,7 @@ import { startVercelStandIn } from './vercel-stand-in';
 
 const GOOGLE_VARS = ['GOOGLE_AUTHORIZE_URL', 'GOOGLE_TOKEN_URL', 'GOOGLE_JWKS_URL', 'GOOGLE_ISSUERS'];
 const GITHUB_VARS = ['GITHUB_AUTHORIZE_URL', 'GITHUB_TOKEN_URL', 'GITHUB_API_URL'];
+const APPLE_VARS = ['APPLE_AUTHORIZE_URL', 'APPLE_TOKEN_URL', 'APPLE_JWKS_URL', 'APPLE_ISSUER'];
 
 /**
  * The local MongoDB endpoint on the port it had before in this data folder (apps keep the
@@ -88,6 +90,11 @@ export async function startStandIns(
       const standIn = await start();
       stops.push(() => standIn.stop());
       env[name] = `${standIn.url}${suffix}`;
+    }
+    if (opts.signIn && !APPLE_VARS.some((name) => given[name])) {
+      const apple = await startAppleStandIn();
+      stops.push(() => apple.stop());
+      Object.assign(env, apple.env);
     }
     const google = !GOOGLE_VARS.some((name) => given[name]);
     const github = !GITHUB_VARS.some((name) => given[name]);
