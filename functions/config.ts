@@ -74,6 +74,8 @@ const ConfigSchema = z.object({
   APPLE_JWKS_URL: z.string().url().default('https://appleid.apple.com/auth/keys'),
   APPLE_ISSUER: z.string().default('https://appleid.apple.com'),
   CLIENT_IP_HEADER: z.string().default('CF-Connecting-IP'),
+  /** Days the Activity record keeps an event (the minute reconciler purges older ones in bounded batches). */
+  ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(400),
   RUNTIME_PATCH_URL: optionalUrl,
   RUNTIME_PATCH_SECRET: z.string().optional(),
   NETWORK_POLICY_URL: optionalUrl,

@@ -11,6 +11,7 @@ import { buildReconcilerServices, buildServices, type Services } from './contain
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
+import { purgeActivity } from './services/activity/retention';
 import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
 import { credentialSteps } from './services/reconciler-steps';
 
@@ -44,7 +45,12 @@ export const worker = {
     // Admin sessions with a short lock timeout: one stalled item must cost the tick little.
     await withServices(
       env,
-      (ctx) => runReconciler(ctx, { ...RECONCILER_STEPS, ...credentialSteps() }),
+      (ctx) =>
+        runReconciler(ctx, {
+          ...RECONCILER_STEPS,
+          ...credentialSteps(),
+          'purge-activity': (c) => purgeActivity(c.db, c.config.ACTIVITY_RETENTION_DAYS),
+        }),
       buildReconcilerServices,
     );
   },
