@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerPrincipals } from './commands/access.mjs';
 import { registerAccount } from './commands/account.mjs';
+import { registerActivity } from './commands/activity.mjs';
 import { registerAuth } from './commands/auth.mjs';
 import { registerCompletion } from './commands/completion.mjs';
 import { registerConnections } from './commands/connections.mjs';
@@ -68,6 +69,7 @@ registerPrincipals(program);
 registerAuth(program);
 registerTokens(program);
 registerMembers(program);
+registerActivity(program);
 registerCompletion(program);
 
 // A reader that stops early (`tether completion bash | head`) is no failure of the tool.
