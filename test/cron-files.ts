@@ -18,6 +18,7 @@ export const CRON_FILES = [
   'test/integration/local-stack.test.ts',
   'test/integration/principals-mongodb.test.ts',
   'test/integration/principals-postgres.test.ts',
+  'test/integration/query-plans.test.ts',
   'test/integration/reconciler-isolation.test.ts',
   'test/integration/shared-reader.test.ts',
   'test/integration/tenant-cluster-admin.test.ts',

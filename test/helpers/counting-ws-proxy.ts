@@ -26,6 +26,8 @@ export interface CountingProxy {
    */
   sequential(): number;
   reset(): void;
+  /** Every distinct statement text sent to `database` (Parse, simple Query, SQL over HTTP) since the last reset. */
+  queries(): string[];
   stop(): Promise<void>;
 }
 
@@ -59,10 +61,43 @@ export function longestChain(trips: readonly Trip[]): number {
   return chain;
 }
 
+/** The statement texts of a client's protocol messages in `buf` (after startup); returns what is left unread. */
+function readStatements(buf: Buffer, seen: (query: string) => void): Buffer {
+  let rest = buf;
+  while (rest.length >= 5) {
+    const len = rest.readInt32BE(1);
+    if (rest.length < len + 1) break;
+    const body = rest.subarray(5, len + 1);
+    if (rest[0] === 0x51) seen(body.toString('utf8').replace(/\0$/, ''));
+    if (rest[0] === 0x50) seen(body.toString('utf8').split('\0')[1] ?? '');
+    rest = rest.subarray(len + 1);
+  }
+  return rest;
+}
+
+/** The statement texts of an SQL-over-HTTP body: one query, or a batch. */
+function httpStatements(body: Buffer): string[] {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as {
+      query?: string;
+      queries?: Array<{ query: string }>;
+    };
+    return parsed.queries ? parsed.queries.map((q) => q.query) : parsed.query ? [parsed.query] : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Forwards one SQL-over-HTTP request to `endpoint`, counting it when it names `database`. */
-async function forwardSql(req: IncomingMessage, res: ServerResponse, endpoint: string, counted: () => void) {
+async function forwardSql(
+  req: IncomingMessage,
+  res: ServerResponse,
+  endpoint: string,
+  counted: (statements: string[]) => void,
+) {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
+  const statements = httpStatements(Buffer.concat(chunks));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
   const upstream = await fetch(endpoint, { method: 'POST', headers, body: Buffer.concat(chunks) });
@@ -71,7 +106,7 @@ async function forwardSql(req: IncomingMessage, res: ServerResponse, endpoint: s
     if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
   });
   const body = Buffer.from(await upstream.arrayBuffer());
-  counted();
+  counted(statements);
   res.writeHead(upstream.status, out).end(body);
 }
 
@@ -85,16 +120,19 @@ export async function startCountingProxy(
   httpEndpoint: string,
 ): Promise<CountingProxy> {
   let trips: Trip[] = [];
+  let statements = new Set<string>();
   const server = createServer((req, res) => {
     if (req.method !== 'POST' || !req.url?.startsWith('/sql')) {
       res.writeHead(426).end();
       return;
     }
     const start = performance.now();
-    const onDatabase = () => {
+    const onDatabase = (sent: string[]) => {
       const url = req.headers['neon-connection-string'];
-      if (typeof url === 'string' && new URL(url).pathname.slice(1) === database)
+      if (typeof url === 'string' && new URL(url).pathname.slice(1) === database) {
         trips.push({ start, end: performance.now() });
+        for (const q of sent) statements.add(q);
+      }
     };
     forwardSql(req, res, httpEndpoint, onDatabase).catch(() => res.destroy());
   });
@@ -104,7 +142,7 @@ export async function startCountingProxy(
   wss.on('connection', (ws) => {
     const tcp = connect({ host: '127.0.0.1', port: targetPort });
     sockets.add(tcp);
-    let clientBuf = Buffer.alloc(0);
+    let clientBuf: Buffer = Buffer.alloc(0);
     let counted: boolean | undefined; // undefined until the startup message is read
     let sslByte = false;
     let serverBuf = Buffer.alloc(0);
@@ -124,7 +162,10 @@ export async function startCountingProxy(
           else counted = databaseOf(clientBuf.subarray(0, len)) === database;
           clientBuf = clientBuf.subarray(len);
         }
+      } else if (counted) {
+        clientBuf = Buffer.concat([clientBuf, chunk]);
       }
+      if (counted) clientBuf = readStatements(clientBuf, (q) => statements.add(q));
       tcp.write(chunk);
     });
     tcp.on('data', (chunk: Buffer) => {
@@ -162,7 +203,9 @@ export async function startCountingProxy(
     sequential: () => longestChain(trips),
     reset: () => {
       trips = [];
+      statements = new Set();
     },
+    queries: () => [...statements].filter((q) => q.trim() !== ''),
     stop: () =>
       new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.terminate();

@@ -68,7 +68,10 @@ export interface RoundTripWorld {
 }
 
 /** Starts the proxy, the provider stand-in and the Worker, and seeds the fixture. */
-export async function startRoundTripWorld(started: Partial<RoundTripWorld>): Promise<RoundTripWorld> {
+export async function startRoundTripWorld(
+  started: Partial<RoundTripWorld>,
+  extraEnv: Record<string, string> = {},
+): Promise<RoundTripWorld> {
   const metadataDb = new URL(inject('metadataUrl')).pathname.slice(1);
   const env = inject('workerEnv');
   const proxy = await startCountingProxy(inject('pgPort'), metadataDb, env.NEON_HTTP_ENDPOINT as string);
@@ -77,7 +80,13 @@ export async function startRoundTripWorld(started: Partial<RoundTripWorld>): Pro
   started.standIn = standIn;
   // No queue consumer: its work on earlier messages would add trips to a request's count.
   const worker = await startExtraWorker(
-    { ...standIn.env, CLIENT_IP_HEADER, NEON_WS_PROXY: proxy.url, NEON_HTTP_ENDPOINT: proxy.httpEndpoint },
+    {
+      ...standIn.env,
+      CLIENT_IP_HEADER,
+      NEON_WS_PROXY: proxy.url,
+      NEON_HTTP_ENDPOINT: proxy.httpEndpoint,
+      ...extraEnv,
+    },
     { configPath: NO_CONSUMER_CONFIG },
   );
   started.worker = worker;

@@ -10,15 +10,14 @@
  * request it answers with success.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../helpers/api';
 import {
   type Call,
   counted,
-  fill,
   type RoundTripWorld,
   startRoundTripWorld,
   stopRoundTripWorld,
 } from '../helpers/round-trip-fixture';
+import { documentedRoutes, routeRequest } from '../helpers/route-calls';
 import { authRequests } from './round-trip-auth-requests';
 import { OVER_BUDGET } from './round-trip-over-budget';
 import { writeRequests } from './round-trip-writes';
@@ -54,29 +53,8 @@ beforeAll(async () => {
 
 afterAll(() => stopRoundTripWorld(started));
 
-/** Every route of the OpenAPI document, as [METHOD, path]. */
-async function documented(): Promise<Array<[string, string]>> {
-  const res = await api(w.worker.baseUrl).get<{ paths: Record<string, Record<string, unknown>> }>(
-    '/api/v1/openapi.json',
-  );
-  const routes: Array<[string, string]> = [];
-  for (const [path, ops] of Object.entries(res.body.paths))
-    for (const method of Object.keys(ops)) routes.push([method.toUpperCase(), path]);
-  return routes;
-}
-
-/** The request a documented route is measured with, or why there is none. */
-function requestOf(method: string, path: string): (() => Promise<Call>) | string {
-  const route = `${method} ${path}`;
-  const made = AUTH[route] ?? WRITES[route];
-  if (made) return made;
-  if (method !== 'GET') return `${route}: add a request to WRITES`;
-  const filled = fill(w.f, path);
-  if (filled === undefined) return `${route}: add its path parameter to fill()`;
-  // The tunnel answers a plain GET 426 after every check it makes before opening a socket.
-  const ok = path.endsWith('/tunnel/{dbId}') ? [426] : [200];
-  return async () => ({ method, path: filled, ok });
-}
+const documented = () => documentedRoutes(w);
+const requestOf = (method: string, path: string) => routeRequest(w, { ...WRITES, ...AUTH }, method, path);
 
 describe('sequential metadata round trips', () => {
   it('every route of the OpenAPI document keeps its budget', async () => {

@@ -227,6 +227,8 @@ export function projectConnectionsStatement(projectId: SQL, filter: ConnectionFi
            c.holds_plain, c.created_at
     from connections c join sites st on st.id = c.site_id ${SERVICE_JOINS}
     where ${SERVICE_NAME} is not null
+      -- The project's own sites, by their index (a connection's site is its project's).
+      and st.project_id = ${projectId}
       and c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`;
 }
 

@@ -145,7 +145,8 @@ export async function switchSharedConnections(
     .innerJoin(sites, eq(sites.id, connections.siteId))
     .where(
       and(
-        eq(connections.credentialMode, 'shared'),
+        // A literal, so the partial index on shared connections serves every plan.
+        sql`${connections.credentialMode} = 'shared'`,
         inArray(connections.kind, ['database', 'bucket']),
         scope.projectId ? eq(connections.projectId, scope.projectId) : undefined,
         scope.includeLegacy ? undefined : eq(sites.legacyCredentials, false),
