@@ -10,6 +10,7 @@ import { consoleError, consoleNotFound } from './errors';
 import { accessPages } from './pages/access';
 import { authAppPages } from './pages/auth-app';
 import { authUserPages } from './pages/auth-users';
+import { invitationPages } from './pages/invitation';
 import { memberPages } from './pages/members';
 import { principalPages } from './pages/principals';
 import { projectPages } from './pages/project';
@@ -33,6 +34,7 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
     projectsPages,
     projectPages,
     memberPages,
+    invitationPages,
     siteConnectionsPages,
     siteVariablesPages,
     siteDeploysPages,

@@ -9,6 +9,7 @@ import { ApiFailure, ConsoleApi, type Fetcher } from './api';
 import type { ConsoleContext, ConsoleEnv } from './context';
 import { takeFlash } from './flash';
 import { Layout } from './layout';
+import { consoleProviders, ProviderButtons, providerSignInRoutes } from './provider-sign-in';
 import {
   clearSessionCookie,
   csrfToken,
@@ -19,10 +20,19 @@ import {
   setSessionCookie,
 } from './security';
 
-function LoginPage({ next, error }: { next: string; error?: string }) {
+function LoginPage({
+  next,
+  error,
+  providers,
+}: {
+  next: string;
+  error?: string;
+  providers: Array<{ name: string; title: string }>;
+}) {
   return (
     <Layout title="Sign in" flash={error ? { kind: 'error', text: error } : undefined}>
       <section class="card">
+        <ProviderButtons providers={providers} next={next} />
         <form method="post" action="/console/login" class="stack">
           <input type="hidden" name="next" value={next} />
           <label for="token">Account token</label>
@@ -62,7 +72,15 @@ export function loginRedirect(c: ConsoleContext): Response {
 export function sessionRoutes(fetcher: Fetcher): Hono<ConsoleEnv> {
   const routes = new Hono<ConsoleEnv>();
 
-  routes.get('/login', (c) => c.html(<LoginPage next={safeReturnPath(c.req.query('next'))} />));
+  routes.get('/login', (c) =>
+    c.html(<LoginPage next={safeReturnPath(c.req.query('next'))} providers={consoleProviders(c)} />),
+  );
+  routes.route(
+    '/',
+    providerSignInRoutes((c, next, message) =>
+      c.html(<LoginPage next={next} error={message} providers={consoleProviders(c)} />, 403),
+    ),
+  );
 
   routes.post('/login', async (c) => {
     requireSameOrigin(c, c.get('config').PUBLIC_BASE_URL);
@@ -81,7 +99,7 @@ export function sessionRoutes(fetcher: Fetcher): Hono<ConsoleEnv> {
         err.status === 403
           ? 'Sign in with an account token (tth_at_…), not a session token or an API key.'
           : 'That account token was not accepted: it is unknown or revoked.';
-      return c.html(<LoginPage next={next} error={error} />, 401);
+      return c.html(<LoginPage next={next} error={error} providers={consoleProviders(c)} />, 401);
     }
   });
 

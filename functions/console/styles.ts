@@ -33,6 +33,8 @@ button{padding:.3rem .8rem;border:1px solid #1f2937;border-radius:6px;background
 button[type=submit]:not(.danger){background:#0b57d0;border-color:#0b57d0;color:#fff}
 button.danger{background:#b42318;border-color:#b42318;color:#fff}
 header.top button{background:transparent;border-color:#fff;color:#fff}
+a.button{display:inline-block;padding:.4rem .9rem;border:1px solid #1f2937;border-radius:6px;background:#fff;color:#1a1a1a;text-decoration:none}
+ul.providers{list-style:none;padding:0;margin:0 0 1rem}
 .flash{padding:.6rem .8rem;border-radius:6px}
 .flash.notice{background:#e7f5ec;color:#0f5132}
 .flash.error{background:#fdecea;color:#8a1c12}

@@ -9,7 +9,7 @@ import { accountCreated, accountEvent } from './account-events';
 import { type ActivitySource, activityQuery } from './activity';
 
 /** Dashboard sessions last twelve hours. */
-const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 /** An account as the API shows it. */
 export interface AccountBody {

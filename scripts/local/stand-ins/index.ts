@@ -106,6 +106,15 @@ export async function startStandIns(
           env[name] = value;
       }
       signInUrl = signIn.url;
+      // The console's own sign-in goes to the same stand-in (it takes any client id and secret).
+      for (const [provider, runs] of [
+        ['GOOGLE', google],
+        ['GITHUB', github],
+      ] as const) {
+        if (!runs || given[`CONSOLE_${provider}_CLIENT_ID`]) continue;
+        env[`CONSOLE_${provider}_CLIENT_ID`] = `local-console-${provider.toLowerCase()}`;
+        env[`CONSOLE_${provider}_CLIENT_SECRET`] = 'local-console-secret';
+      }
     }
   } catch (err) {
     for (const stop of stops) await stop().catch(() => undefined);

@@ -89,15 +89,17 @@ function sendHtml(res: ServerResponse, status: number, html: string): void {
 }
 
 /** The page that lists the test users; each button posts the request back with the user. */
-function pickerPage(provider: Provider, params: URLSearchParams): string {
+function pickerPage(provider: Provider, params: URLSearchParams, users: readonly TestUser[]): string {
   const hidden = [...params.entries()]
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
   const title = provider === 'google' ? 'Google' : 'GitHub';
-  const buttons = TEST_USERS.map(
-    (u) =>
-      `<li><button type="submit" name="user" value="${u.id}">${escapeHtml(u.name)} &lt;${escapeHtml(u.email)}&gt;${u.verified ? '' : ' (e-mail not verified)'}</button></li>`,
-  ).join('');
+  const buttons = users
+    .map(
+      (u) =>
+        `<li><button type="submit" name="user" value="${u.id}">${escapeHtml(u.name)} &lt;${escapeHtml(u.email)}&gt;${u.verified ? '' : ' (e-mail not verified)'}</button></li>`,
+    )
+    .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>Sign in with ${title} (local stand-in)</title>
 <style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}
@@ -122,7 +124,11 @@ function s256(verifier: string): string {
 }
 
 /** Starts the stand-in on 127.0.0.1 (a free port unless given). */
-export async function startSignInStandIn(opts: { port?: number } = {}): Promise<SignInStandIn> {
+export async function startSignInStandIn(
+  opts: { port?: number; users?: readonly TestUser[] } = {},
+): Promise<SignInStandIn> {
+  // Tests offer people of their own (addresses no other test signs in with).
+  const users = opts.users ?? TEST_USERS;
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = `local-${randomBytes(6).toString('hex')}`;
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
@@ -154,9 +160,9 @@ export async function startSignInStandIn(opts: { port?: number } = {}): Promise<
       back.searchParams.set('error', refused);
       return void res.writeHead(303, { location: back.toString() }).end();
     }
-    if (req.method !== 'POST') return sendHtml(res, 200, pickerPage(provider, params));
+    if (req.method !== 'POST') return sendHtml(res, 200, pickerPage(provider, params, users));
     const choice = params.get('user');
-    const user = TEST_USERS.find((u) => u.id === choice);
+    const user = users.find((u) => u.id === choice);
     if (!user) {
       back.searchParams.set('error', 'access_denied');
     } else {

@@ -1,0 +1,172 @@
+/**
+ * "Continue with GitHub / Google" on the console's sign-in page: the provider modules of the
+ * auth service (services/sign-in/providers) drive the browser flow with the console's own OAuth
+ * client (CONSOLE_<PROVIDER>_CLIENT_ID/_SECRET). The state, our PKCE verifier and nonce are kept
+ * single use in a Durable Object under the state's hash, bound to the browser that started
+ * (a cookie whose hash the record holds), so a callback link sent to someone else signs nobody in.
+ */
+import { Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { getHttpDb } from '../context';
+import { sha256Hex, timingSafeEqual } from '../lib/crypto';
+import { randomToken } from '../lib/ids';
+import { log } from '../lib/logger';
+import { signInWithProvider } from '../services/console-sign-in';
+import { ProviderFailure } from '../services/sign-in/provider-failure';
+import { allProviders, providerNamed } from '../services/sign-in/providers/registry';
+import type { ConsoleContext, ConsoleEnv } from './context';
+import { safeReturnPath, setSessionCookie } from './security';
+
+/** How long a started sign-in may take at the provider. */
+const STATE_TTL_MS = 10 * 60 * 1000;
+/** The cookie that binds a started sign-in to this browser. */
+const BINDING_COOKIE = 'tether_signin';
+const SCOPE = 'console-sign-in';
+
+/** What a started sign-in keeps until its callback. */
+interface StartedSignIn {
+  provider: string;
+  verifier: string;
+  nonce: string;
+  next: string;
+  binding: string;
+}
+
+/** The providers the console offers: those with a browser flow and a console client configured. */
+export function consoleProviders(c: ConsoleContext): Array<{ name: string; title: string }> {
+  const clients = c.get('config').consoleClients;
+  return allProviders()
+    .filter((p) => p.browser && clients[p.name])
+    .map((p) => ({ name: p.name, title: p.title }));
+}
+
+/**
+ * The buttons of the sign-in page. Links, not forms: the console's CSP allows forms to post only
+ * here, and a browser applies that to the redirect to the provider too. Starting a sign-in
+ * changes nothing; the callback is bound to the browser that started it.
+ */
+export function ProviderButtons(props: { providers: Array<{ name: string; title: string }>; next: string }) {
+  if (props.providers.length === 0) return null;
+  return (
+    <ul class="stack providers">
+      {props.providers.map((p) => (
+        <li>
+          {/* biome-ignore lint/a11y/useSemanticElements: a link announced as the button the contract names; a form could not reach the provider under the CSP's form-action */}
+          <a
+            class="button"
+            role="button"
+            href={`/console/login/${p.name}?next=${encodeURIComponent(props.next)}`}
+          >
+            {`Continue with ${p.title}`}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const callbackUri = (c: ConsoleContext, provider: string) =>
+  `${c.get('config').PUBLIC_BASE_URL.replace(/\/$/, '')}/console/login/${provider}/callback`;
+
+const loopbackHttp = (c: ConsoleContext) => new URL(c.req.url).protocol === 'http:';
+
+/** The routes of the provider sign-in; `refused` renders the sign-in page with a message. */
+export function providerSignInRoutes(
+  refused: (c: ConsoleContext, next: string, message: string) => Response | Promise<Response>,
+): Hono<ConsoleEnv> {
+  const routes = new Hono<ConsoleEnv>();
+
+  routes.get('/login/:provider{[a-z]+}', async (c) => {
+    const name = c.req.param('provider');
+    const provider = providerNamed(name);
+    const client = c.get('config').consoleClients[name];
+    if (!provider?.browser || !client) return c.notFound();
+    const next = safeReturnPath(c.req.query('next'));
+    const state = randomToken();
+    const binding = randomToken();
+    const record: StartedSignIn = {
+      provider: name,
+      verifier: randomToken(48),
+      nonce: randomToken(),
+      next,
+      binding: await sha256Hex(binding),
+    };
+    await c
+      .get('services')
+      .codes.scope(SCOPE)
+      .issue(await sha256Hex(state), JSON.stringify(record), STATE_TTL_MS, null);
+    setCookie(c, BINDING_COOKIE, binding, {
+      path: '/console/login',
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: !loopbackHttp(c),
+      maxAge: STATE_TTL_MS / 1000,
+    });
+    const url = await provider.browser.authorizeUrl(c.get('config'), {
+      settings: { enabled: true, client_id: client.clientId },
+      callbackUri: callbackUri(c, name),
+      state,
+      verifier: record.verifier,
+      ...(provider.browser.sendsNonce ? { nonce: record.nonce } : {}),
+    });
+    return c.redirect(url, 303);
+  });
+
+  routes.get('/login/:provider{[a-z]+}/callback', async (c) => {
+    const name = c.req.param('provider');
+    const provider = providerNamed(name);
+    const client = c.get('config').consoleClients[name];
+    if (!provider?.browser || !client) return c.notFound();
+    const state = c.req.query('state') ?? '';
+    const binding = getCookie(c, BINDING_COOKIE) ?? '';
+    deleteCookie(c, BINDING_COOKIE, {
+      path: '/console/login',
+      secure: !loopbackHttp(c),
+      httpOnly: true,
+      sameSite: 'Lax',
+    });
+    const redeemed = state
+      ? await c
+          .get('services')
+          .codes.scope(SCOPE)
+          .redeem(await sha256Hex(state))
+      : null;
+    const record = redeemed ? (JSON.parse(redeemed.value) as StartedSignIn) : undefined;
+    if (!record || record.provider !== name || !timingSafeEqual(record.binding, await sha256Hex(binding))) {
+      return refused(c, '/console', 'That sign-in expired or was started in another browser; start again.');
+    }
+    const error = c.req.query('error');
+    if (error)
+      return refused(c, record.next, `${provider.title} did not sign you in (${error.slice(0, 100)}).`);
+    let who: Awaited<ReturnType<typeof provider.browser.identify>>;
+    try {
+      who = await provider.browser.identify(c.get('config'), {
+        settings: { enabled: true, client_id: client.clientId },
+        secret: client.clientSecret,
+        code: c.req.query('code') ?? '',
+        callbackUri: callbackUri(c, name),
+        verifier: record.verifier,
+        nonce: provider.browser.sendsNonce ? record.nonce : '',
+        params: c.req.query(),
+      });
+    } catch (err) {
+      if (!(err instanceof ProviderFailure)) throw err;
+      log.warn('console sign-in: the provider refused', { provider: name, reason: err.message });
+      return refused(c, record.next, `${provider.title} sign-in failed: ${err.message}`);
+    }
+    const outcome = await signInWithProvider(getHttpDb(c), c.get('config'), who);
+    if (!outcome.ok) {
+      return refused(
+        c,
+        record.next,
+        outcome.reason === 'unverified'
+          ? `${provider.title} does not vouch for ${who.email}: verify the address there first.`
+          : `There is no Tether account for ${who.email}, and signing up needs an invitation. Ask a project admin to invite this address.`,
+      );
+    }
+    setSessionCookie(c, outcome.session.token, outcome.session.expiresAt);
+    return c.redirect(record.next, 303);
+  });
+
+  return routes;
+}

@@ -1,0 +1,53 @@
+/**
+ * Signing a person in to the console with a provider (GitHub, Google) through the same provider
+ * modules the auth service uses: the account is found by a verified e-mail address only, made
+ * when the sign-up policy allows it (or a pending invitation names the address), and given a
+ * dashboard session, all in one statement.
+ */
+import { sql } from 'drizzle-orm';
+import type { HttpDb } from '../../db/client';
+import type { Config } from '../config';
+import { maySignUp } from '../domain/signup-policy';
+import { sha256Hex } from '../lib/crypto';
+import { newId, newSecret } from '../lib/ids';
+import { SESSION_TTL_MS } from './accounts';
+import type { ProviderIdentity } from './sign-in/users';
+
+/** The outcome of a provider sign-in. */
+export type ConsoleSignIn =
+  | { ok: true; accountId: string; created: boolean; session: { token: string; expiresAt: Date } }
+  | { ok: false; reason: 'unverified' | 'not_invited' };
+
+/** Signs `who` in: an existing account by its address, or a new one if the policy lets them sign up. */
+export async function signInWithProvider(
+  db: HttpDb,
+  config: Config,
+  who: ProviderIdentity,
+): Promise<ConsoleSignIn> {
+  if (!who.emailVerified) return { ok: false, reason: 'unverified' };
+  const email = who.email.trim().toLowerCase();
+  const token = newSecret('session');
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  const policyAllows = maySignUp(config.signup, email, false);
+  const { rows } = await db.execute<{ account_id: string | null; created: boolean }>(sql`
+    with found as (select id from accounts where email = ${email}),
+    invited as (
+      select exists (select 1 from invitations where email = ${email} and accepted_at is null
+                       and revoked_at is null and expires_at > now()) as yes),
+    made as (
+      insert into accounts (id, email, name)
+      select ${newId()}::uuid, ${email}, ${who.name}
+       where not exists (select 1 from found) and (${policyAllows} or (select yes from invited))
+      on conflict (email) do nothing
+      returning id),
+    acc as (select id, false as created from found union all select id, true from made),
+    opened as (
+      insert into account_tokens (id, account_id, kind, token_hash, expires_at)
+      select ${newId()}::uuid, id, 'session', ${await sha256Hex(token)}, ${expiresAt.toISOString()}::timestamptz
+        from acc limit 1
+      returning account_id)
+    select (select account_id from opened) as account_id, coalesce((select created from acc limit 1), false) as created`);
+  const [row] = rows;
+  if (!row?.account_id) return { ok: false, reason: 'not_invited' };
+  return { ok: true, accountId: row.account_id, created: row.created, session: { token, expiresAt } };
+}
