@@ -53,11 +53,11 @@ describe('validation errors name the field and change nothing', () => {
     expect(res.status).toBe(400);
   });
 
-  it('an oversized body is 400', async () => {
+  it('an oversized body is 413 (contract §9: every body is limited before it is parsed)', async () => {
     const res = await as.put(`/api/v1/projects/${projectId}/sites/00000000-0000-4000-8000-000000000000/env`, {
       vars: { BIG: 'x'.repeat(300_000) },
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(413);
   });
 
   it('a missing body is 400', async () => {
