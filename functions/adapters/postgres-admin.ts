@@ -26,18 +26,12 @@ import {
   passwordClause,
   pgCode,
   privilegesLock,
+  ROLE_EXISTS,
   roleSettings,
   rolesOf,
   TERMINATE_SESSIONS_OF_ROLE,
+  unlessGone,
 } from './postgres-sql';
-
-/** Lets a statement in a database that is gone already pass (its roles are dropped all the same). */
-const unlessGone = (err: unknown): void => {
-  if (pgCode(err) !== '3D000') throw err;
-};
-
-const ROLE_EXISTS =
-  'SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.name';
 
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
 export class ClusterPostgresAdmin implements PostgresAdmin {

@@ -150,3 +150,12 @@ END $$`;
 /** The statements that end every session of login role `$1` (a parameter). */
 export const TERMINATE_SESSIONS_OF_ROLE =
   'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.usename OPERATOR(pg_catalog.=) $1::pg_catalog.name';
+
+/** Lets a statement in a database that is gone already pass (its roles are dropped all the same). */
+export const unlessGone = (err: unknown): void => {
+  if (pgCode(err) !== '3D000') throw err;
+};
+
+/** Whether a role of the given name exists on the cluster. */
+export const ROLE_EXISTS =
+  'SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) $1::pg_catalog.name';

@@ -7,42 +7,23 @@
  * statement and logged as one `reconciler.tick` line (the metric), so `/healthz` detail and the
  * operator's log show a stuck or failing reconciler.
  */
-import type { Db } from '../../db/client';
-import type { Services } from '../container';
 import { log } from '../lib/logger';
 import { enqueueDeliveries, stalledDeliveries } from './delivery/deliveries';
+import {
+  type ReconcilerContext,
+  type ReconcilerStep,
+  SubrequestBudget,
+  TICK_SUBREQUESTS,
+} from './reconcile/step';
 import { readCursors, recordOutcomes, type StepOutcome } from './reconciler-state';
 
-/** The Worker's limit is 1,000 subrequests an invocation; a tick plans for at most half. */
-export const TICK_SUBREQUESTS = 500;
-
-/** Outside calls (subrequests) a tick or a queue message may still make. */
-export class SubrequestBudget {
-  spent = 0;
-  constructor(readonly limit: number) {}
-  /** Takes `n` calls if they fit; false (nothing taken) when they do not. */
-  take(n: number): boolean {
-    if (this.spent + n > this.limit) return false;
-    this.spent += n;
-    return true;
-  }
-}
-
-/** What the reconciler works with: the services, a database, the sweeps' cursors and the budget. */
-export type ReconcilerContext = Services & {
-  db: Db;
-  cursors?: Map<string, string | null>;
-  budget?: SubrequestBudget;
-};
-
-/** What a step did: how many things it acted on, and for a sweep where it stopped (null: lap done). */
-export interface StepResult {
-  count: number;
-  cursor?: string | null;
-}
-
-/** A repair step; returns how many things it acted on. */
-export type ReconcilerStep = (ctx: ReconcilerContext) => Promise<number | StepResult>;
+export {
+  type ReconcilerContext,
+  type ReconcilerStep,
+  type StepResult,
+  SubrequestBudget,
+  TICK_SUBREQUESTS,
+} from './reconcile/step';
 
 /** Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer crashed). */
 export const resendRuntimePatches: ReconcilerStep = async ({ db, receivers, queue }) => {

@@ -13,7 +13,7 @@ import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { loadTargetAnyState } from '../credentials/cleanup';
 import { dropCredential } from '../credentials/connection-credential';
 import { requestPolicies } from '../delivery/network-policy';
-import { notBackingOff, runItems } from '../reconcile-items';
+import { notBackingOff, runItems } from '../reconcile/items';
 import { revokeExpired } from '../resources/principal-removal';
 
 /** The step's name in reconcile_failures. */
@@ -23,7 +23,7 @@ const BATCH = 50;
 
 /**
  * Drops expired principals' credentials and marks them revoked, oldest expiry first, each on
- * its own (reconcile-items.ts): one a tenant stalls (a lock on its role) costs one short
+ * its own (reconcile/items.ts): one a tenant stalls (a lock on its role) costs one short
  * deadline, is recorded with its error and retried after a backoff, and leaves the batch to the
  * others meanwhile. Returns how many it removed.
  */

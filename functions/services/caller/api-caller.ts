@@ -7,30 +7,11 @@ import { SLUG_RE } from '../../domain/names';
 import type { Role } from '../../domain/roles';
 import { sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { isUuid, TOKEN_PREFIX } from '../../lib/ids';
+import type { Principal } from './principal-type';
 
+export type { Principal } from './principal-type';
 /** A query sent with the caller's lookup (see {@link resolveCallerWith}). */
 export type { BatchQuery };
-
-/** The caller of a management route. */
-export type Principal =
-  | { type: 'anonymous' }
-  | { type: 'invalid' }
-  | { type: 'operator' }
-  | {
-      type: 'account';
-      accountId: string;
-      tokenId: string;
-      via: 'token' | 'session';
-      /** A read-only personal token: every write is 403. */
-      readOnly?: boolean;
-    }
-  | {
-      type: 'api_key';
-      keyId: string;
-      projectId: string;
-      capabilities: ApiKeyCapabilities;
-      siteId: string | null;
-    };
 
 /** The console keeps its dashboard session in this cookie. */
 export const SESSION_COOKIE = 'tether_session';

@@ -5,7 +5,7 @@
  * earlier failure is due for a retry. Work that fits the tick's budget of outside calls runs
  * in the tick; the rest goes to the queue as `reconcile-slice` messages of a few items each,
  * which stay well inside a queue invocation's limits. Every item runs on its own
- * (reconcile-items.ts): one that fails or stalls is recorded and retried without the others
+ * (reconcile/items.ts): one that fails or stalls is recorded and retried without the others
  * waiting.
  *
  * - database credentials: each own login or user exists (else restored) and still logs in
@@ -22,8 +22,8 @@ import type { Engine } from '../../domain/variables';
 import { engineNames, engineOf, isEngine } from '../../kinds/registry';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { recordPolicyDrift } from '../delivery/network-policy';
-import { runItems } from '../reconcile-items';
-import type { ReconcilerContext, ReconcilerStep, StepResult } from '../reconciler';
+import { runItems } from '../reconcile/items';
+import type { ReconcilerContext, ReconcilerStep, StepResult } from '../reconcile/step';
 import { checkBucketKeys } from './bucket-key-repair';
 import { repairIfRefused } from './credential-repair';
 import { type OwnDatabaseCredential, orphansAmong, restoreOne } from './drift';

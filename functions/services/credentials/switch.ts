@@ -15,7 +15,7 @@ import { isCredentialLevel, type Level, storedLevel } from '../../domain/levels'
 import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { log } from '../../lib/logger';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
-import { notBackingOff, runItems } from '../reconcile-items';
+import { notBackingOff, runItems } from '../reconcile/items';
 import { deriveSiteEnv } from '../site-env/derive';
 import { loadTargetAnyState } from './cleanup';
 import {

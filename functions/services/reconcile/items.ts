@@ -6,9 +6,9 @@
  * the step's query leaves it out ({@link notBackingOff}), so failing items cannot fill a batch.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
-import { log } from '../lib/logger';
-import { mapLimit } from '../lib/map-limit';
+import type { DbOrTx } from '../../../db/client';
+import { log } from '../../lib/logger';
+import { mapLimit } from '../../lib/map-limit';
 
 /** How many items of one step run at once. */
 export const ITEMS_PARALLEL = 4;
