@@ -16,11 +16,18 @@ export interface ConsoleIds {
   authApp: string;
 }
 
-/** The console's GET route patterns (relative to /console), static assets left out. */
+/**
+ * Routes of the sign-in flows, not pages of a project: the provider redirects (`/login/:provider`
+ * and its callback) and the invitation page, whose token is single use. Their own tests
+ * (provider-sign-in.test.ts) drive them.
+ */
+const SIGN_IN_FLOW = /\/:(provider|token)\b/;
+
+/** The console's GET route patterns (relative to /console), static assets and sign-in flows left out. */
 export function consoleGetRoutes(): string[] {
   const app = consoleApp(() => new Response(null, { status: 500 }));
   const patterns = app.routes.filter((r) => r.method === 'GET').map((r) => r.path);
-  return [...new Set(patterns)].filter((p) => !p.startsWith('/assets/'));
+  return [...new Set(patterns)].filter((p) => !p.startsWith('/assets/') && !SIGN_IN_FLOW.test(p));
 }
 
 /** Expands `:name{(?:a|b)}` into one pattern per alternative, with the alternative written in. */
