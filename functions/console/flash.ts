@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { isLoopbackHttp } from './security';
 
 const FLASH_COOKIE = 'tether_flash';
 
@@ -20,6 +21,8 @@ export function redirectWith(c: Context, to: string, flash?: Flash): Response {
     setCookie(c, FLASH_COOKIE, encodeURIComponent(JSON.stringify(flash)).slice(0, 3000), {
       path: '/console',
       httpOnly: true,
+      // Secure wherever the console is served over https (plain http only on a loopback host).
+      secure: !isLoopbackHttp(c),
       sameSite: 'Lax',
       maxAge: 60,
     });

@@ -34,7 +34,7 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
 };
 
 /** Whether the console is served over plain http on a loopback host (local runs), where Secure cookies would be dropped. */
-function isLoopbackHttp(c: Context): boolean {
+export function isLoopbackHttp(c: Context): boolean {
   const url = new URL(c.req.url);
   const loopback = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
   return url.protocol === 'http:' && loopback;
