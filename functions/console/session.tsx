@@ -95,10 +95,9 @@ export function sessionRoutes(fetcher: Fetcher): Hono<ConsoleEnv> {
       return c.redirect(next, 303);
     } catch (err) {
       if (!(err instanceof ApiFailure) || err.status >= 500) throw err;
-      const error =
-        err.status === 403
-          ? 'Sign in with an account token (tth_at_…), not a session token or an API key.'
-          : 'That account token was not accepted: it is unknown or revoked.';
+      // One answer for every refused token, so the form does not tell a live session or key
+      // from a token that does not exist.
+      const error = 'That token was not accepted. Sign in with a live account token (tth_at_…).';
       return c.html(<LoginPage next={next} error={error} providers={consoleProviders(c)} />, 401);
     }
   });
