@@ -119,11 +119,19 @@ const unavailable = (what: string) =>
 
 /** The main user's new password at the cluster or Atlas; 503 when it cannot be set. */
 async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: string): Promise<void> {
-  try {
-    await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.mainUser, password);
-  } catch (err) {
-    log.error('rotating a main password failed:', (err as Error).message);
-    throw unavailable('the database');
+  const provisioner = engineOf(row.engine).provisioner(deps.adapters);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await setSecret(provisioner, row.mainUser, password);
+      return;
+    } catch (err) {
+      // Two ALTER ROLEs of one role at once (a stop beside the reconciler's repair of that
+      // role): PostgreSQL refuses the later one; setting the same password again is harmless
+      // and makes this one the last word.
+      if (attempt < 3 && /tuple concurrently updated/.test((err as Error).message)) continue;
+      log.error('rotating a main password failed:', (err as Error).message);
+      throw unavailable('the database');
+    }
   }
 }
 
