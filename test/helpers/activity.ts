@@ -1,20 +1,10 @@
 /** Reading the Activity record in tests: a project's whole record and the secrets none of it may hold. */
 import { expect } from 'vitest';
+import type { ActivityEventJson } from '../../functions/services/activity/read';
 import type { ApiClient } from './api';
 
-/** An event as the API answers it. */
-export interface ActivityEvent {
-  id: string;
-  at: string;
-  actor: { type: string; id: string; email?: string; name?: string };
-  via: string;
-  action: string;
-  target: { type: string; id: string; name: string | null };
-  project_id: string | null;
-  site_id?: string;
-  ip?: string;
-  details: Record<string, unknown>;
-}
+/** An event as the API answers it: the route's own type. */
+export type ActivityEvent = ActivityEventJson;
 
 /** A page of events. */
 export interface ActivityPage {

@@ -3,24 +3,8 @@
  * and way in, newest first, filtered and paged by cursor, readable by a project's members only.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ActivityPage as Page } from '../helpers/activity';
 import { type ApiClient, api, createAccount, type TestAccount, uniqueName } from '../helpers/api';
-
-interface Event {
-  id: string;
-  at: string;
-  actor: { type: string; id: string; email?: string; name?: string };
-  via: string;
-  action: string;
-  target: { type: string; id: string; name: string | null };
-  project_id: string | null;
-  site_id?: string;
-  ip?: string;
-  details: Record<string, unknown>;
-}
-interface Page {
-  events: Event[];
-  next_cursor: string | null;
-}
 
 let owner: TestAccount;
 let other: TestAccount;
