@@ -3,6 +3,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { createHttpDb } from '../db/client';
+import { apiDocument } from './api-document';
 import { type Bindings, type Config, loadConfig } from './config';
 import { consoleApp } from './console';
 import { buildServices } from './container';
@@ -14,7 +15,6 @@ import { ApiError } from './lib/errors';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
 import { routeGroup } from './lib/openapi';
-import { finishDocument } from './lib/openapi-document';
 import { boundedBodies, isJsonMediaType } from './lib/request-limits';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
@@ -165,26 +165,12 @@ export function buildApp(): OpenAPIHono<AppEnv> {
   app.route('/api/v1', api);
   app.route('/v1', oauthRoutes);
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   // Built on first request and kept for the isolate: the routes never change while it lives.
-  let served: { base: string; doc: unknown } | undefined;
+  let served: { base: string; doc: Record<string, unknown> } | undefined;
   app.get('/api/v1/openapi.json', (c) => {
     const base = c.get('config').PUBLIC_BASE_URL;
-    if (served?.base !== base) {
-      const doc = app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'Tether management API',
-          version: '1.0.0',
-          description:
-            'Connections between sites and services. Errors: {"error":{"code","message"}}, checked in the ' +
-            'order 401 (credentials), 403 (a key or the operator where not allowed), 404 (the project), ' +
-            '403 (the role), 404 (the site, service or auth app the path names), then 400 (the body).',
-        },
-      });
-      served = { base, doc: finishDocument(doc, base) };
-    }
-    return c.json(served.doc as Record<string, unknown>);
+    if (served?.base !== base) served = { base, doc: apiDocument(base) };
+    return c.json(served.doc);
   });
 
   app.notFound(notFound);
