@@ -5,7 +5,7 @@
  * contract §7). A secret is printed once to the terminal and written nowhere else, unless
  * `--env-file` names a file (mode 0600, the same writer as `env pull`).
  */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { UsageError } from '../lib/errors.mjs';
@@ -14,7 +14,6 @@ import { projectOf, resolveService } from '../lib/resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
- * @typedef {{ user: string, password: string, url: string, external_url: string, pooled_url: string }} DbCredentials
  * @typedef {{ id: string, name: string, level: string, allowed_sources: string[], expires_at: string | null,
  *   expired?: boolean, created_at: string, username?: string, password?: string, url?: string,
  *   access_key_id?: string, secret_access_key?: string }} Principal
@@ -120,9 +119,10 @@ export function registerDbCredentials(db) {
         const ctx = await contextOf(cmd);
         const api = ctx.api();
         const database = await resolveService(api, ctx.settings, 'database', name);
-        const path = `/api/v1/projects/${seg(projectOf(ctx.settings))}/databases/${seg(database.id)}/credentials`;
-        /** @type {DbCredentials} */
-        const creds = await api.get(path);
+        const path = { id: projectOf(ctx.settings), dbId: database.id };
+        const creds = await dataOf(
+          api.GET('/api/v1/projects/{id}/databases/{dbId}/credentials', { params: { path } }),
+        );
         await showSecret('database', creds, opts, 'db credentials');
       },
     );
@@ -143,9 +143,10 @@ export function registerDbCredentials(db) {
         const ctx = await contextOf(cmd);
         const api = ctx.api();
         const database = await resolveService(api, ctx.settings, 'database', name);
-        const path = `/api/v1/projects/${seg(projectOf(ctx.settings))}/databases/${seg(database.id)}/credentials/rotate`;
-        /** @type {DbCredentials} */
-        const creds = await api.post(path);
+        const path = { id: projectOf(ctx.settings), dbId: database.id };
+        const creds = await dataOf(
+          api.POST('/api/v1/projects/{id}/databases/{dbId}/credentials/rotate', { params: { path } }),
+        );
         if (!opts.json && !opts.envFile && !opts.writeEnv)
           say(`New password for ${creds.user} on database ${database.name}.`);
         await showSecret('database', creds, opts, 'db rotate-password');
@@ -154,35 +155,58 @@ export function registerDbCredentials(db) {
 }
 
 /**
- * The principals path of `<kind> <name>`.
+ * The principal calls of `<kind> <name>`: a database's and a bucket's differ only in their paths.
  * @param {import('../lib/context.mjs').Context} ctx
  * @param {string} kindWord
  * @param {string} name
  */
-async function principalsPath(ctx, kindWord, name) {
+async function principalsOf(ctx, kindWord, name) {
   if (kindWord !== 'database' && kindWord !== 'bucket')
     throw new UsageError(`principals belong to a database or a bucket, not "${kindWord}"`);
   const kind = /** @type {'database' | 'bucket'} */ (kindWord);
   const api = ctx.api();
   const service = await resolveService(api, ctx.settings, kind, name);
-  const segment = kind === 'database' ? 'databases' : 'buckets';
+  const id = projectOf(ctx.settings);
+  if (kind === 'database') {
+    const path = { id, dbId: service.id };
+    const list = '/api/v1/projects/{id}/databases/{dbId}/principals';
+    const one = '/api/v1/projects/{id}/databases/{dbId}/principals/{principalId}';
+    return {
+      kind,
+      list: () => dataOf(api.GET(list, { params: { path } })),
+      /** @param {import('../lib/api.mjs').BodyOf<'postProjectsByIdDatabasesByDbIdPrincipals'>} body */
+      create: (body) => dataOf(api.POST(list, { params: { path }, body })),
+      /** @param {string} principalId */
+      rotate: (principalId) =>
+        dataOf(api.POST(`${one}/rotate`, { params: { path: { ...path, principalId } } })),
+      /** @param {string} principalId */
+      revoke: (principalId) => dataOf(api.DELETE(one, { params: { path: { ...path, principalId } } })),
+    };
+  }
+  const path = { id, bucketId: service.id };
+  const list = '/api/v1/projects/{id}/buckets/{bucketId}/principals';
+  const one = '/api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}';
   return {
-    api,
     kind,
-    path: `/api/v1/projects/${seg(projectOf(ctx.settings))}/${segment}/${seg(service.id)}/principals`,
+    list: () => dataOf(api.GET(list, { params: { path } })),
+    /** @param {import('../lib/api.mjs').BodyOf<'postProjectsByIdBucketsByBucketIdPrincipals'>} body */
+    create: (body) => dataOf(api.POST(list, { params: { path }, body })),
+    /** @param {string} principalId */
+    rotate: (principalId) =>
+      dataOf(api.POST(`${one}/rotate`, { params: { path: { ...path, principalId } } })),
+    /** @param {string} principalId */
+    revoke: (principalId) => dataOf(api.DELETE(one, { params: { path: { ...path, principalId } } })),
   };
 }
 
 /**
  * A principal by name or id among the service's live ones.
- * @param {{ get(path: string): Promise<any> }} api
- * @param {string} path
+ * @param {{ list(): Promise<{ principals: Principal[] }> }} calls
  * @param {string} ref
  * @returns {Promise<Principal>}
  */
-async function principalNamed(api, path, ref) {
-  /** @type {{ principals: Principal[] }} */
-  const { principals } = await api.get(path);
+async function principalNamed(calls, ref) {
+  const { principals } = await calls.list();
   const found = principals.find((p) => p.name === ref) ?? principals.find((p) => p.id === ref);
   if (!found)
     throw new UsageError(
@@ -228,9 +252,7 @@ export function registerPrincipals(program) {
         /** @type {{ json?: boolean }} */ opts,
         cmd,
       ) => {
-        const { api, path } = await principalsPath(await contextOf(cmd), kind, name);
-        /** @type {{ principals: Principal[] }} */
-        const listing = await api.get(path);
+        const listing = await (await principalsOf(await contextOf(cmd), kind, name)).list();
         if (opts.json) return printJson(listing);
         if (listing.principals.length === 0) return say('No principals.');
         printTable(
@@ -268,14 +290,14 @@ export function registerPrincipals(program) {
       /** @type {{ level: string, allow: string[], expires?: string, json?: boolean, envFile?: string, writeEnv?: string, yes?: boolean }} */ opts,
       cmd,
     ) => {
-      const p = await principalsPath(await contextOf(cmd), kind, name);
+      const p = await principalsOf(await contextOf(cmd), kind, name);
       const body = {
         name: principal,
         level: opts.level,
         ...(opts.allow.length > 0 ? { allowed_sources: opts.allow } : {}),
         ...(opts.expires ? { expires_at: expiryOf(opts.expires) } : {}),
       };
-      const shown = await p.api.post(p.path, body);
+      const shown = await p.create(body);
       await showSecret(p.kind, shown, opts, 'principals create');
     },
   );
@@ -294,9 +316,9 @@ export function registerPrincipals(program) {
       /** @type {{ json?: boolean, envFile?: string, writeEnv?: string, yes?: boolean }} */ opts,
       cmd,
     ) => {
-      const p = await principalsPath(await contextOf(cmd), kind, name);
-      const found = await principalNamed(p.api, p.path, ref);
-      const shown = await p.api.post(`${p.path}/${seg(found.id)}/rotate`);
+      const p = await principalsOf(await contextOf(cmd), kind, name);
+      const found = await principalNamed(p, ref);
+      const shown = await p.rotate(found.id);
       await showSecret(p.kind, shown, opts, 'principals rotate');
     },
   );
@@ -317,10 +339,9 @@ export function registerPrincipals(program) {
         /** @type {{ json?: boolean }} */ opts,
         cmd,
       ) => {
-        const p = await principalsPath(await contextOf(cmd), kind, name);
-        const found = await principalNamed(p.api, p.path, ref);
-        /** @type {{ revoked: boolean }} */
-        const answer = await p.api.del(`${p.path}/${seg(found.id)}`);
+        const p = await principalsOf(await contextOf(cmd), kind, name);
+        const found = await principalNamed(p, ref);
+        const answer = await p.revoke(found.id);
         if (opts.json) printJson(answer);
         else say(answer.revoked ? `Revoked ${found.name}.` : `${found.name} was already revoked.`);
       },

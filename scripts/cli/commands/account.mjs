@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline/promises';
 import { text } from 'node:stream/consumers';
-import { createApi } from '../lib/api.mjs';
+import { createApi, dataOf } from '../lib/api.mjs';
 import { configPath, DEFAULT_API_URL, normaliseApiUrl, readConfig, writeConfig } from '../lib/config.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
@@ -92,8 +92,7 @@ export function registerAccount(program) {
             ? await tokenFromStdin()
             : opts.token.trim();
       if (!token) throw new UsageError('the token is empty');
-      /** @type {{ id: string, email: string, name?: string | null }} */
-      const account = await createApi({ apiUrl, token }).get('/api/v1/account');
+      const account = await dataOf(createApi({ apiUrl, token }).GET('/api/v1/account'));
       await writeConfig({ ...stored, api_url: apiUrl, token });
       if (opts.json) printJson({ api_url: apiUrl, account });
       else say(`Logged in to ${apiUrl} as ${account.email}. Saved in ${configPath()}.`);
@@ -106,8 +105,7 @@ export function registerAccount(program) {
     .addHelpText('after', examples(['tether whoami', 'tether whoami --json']))
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
       const ctx = await contextOf(cmd);
-      /** @type {{ id: string, email: string, name?: string | null }} */
-      const account = await ctx.api().get('/api/v1/account');
+      const account = await dataOf(ctx.api().GET('/api/v1/account'));
       if (opts.json) printJson({ api_url: ctx.settings.apiUrl, account });
       else say(`${account.email}${account.name ? ` (${account.name})` : ''} at ${ctx.settings.apiUrl}`);
     });

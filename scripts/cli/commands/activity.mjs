@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether activity`: the project's record of changes, newest first, or followed as they happen. */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
@@ -8,9 +8,7 @@ import { projectOf } from '../lib/resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
- * @typedef {{ id: string, at: string, actor: { type: string, id: string, email?: string, name?: string },
- *   via: string, action: string, target: { type: string, id: string, name: string | null },
- *   project_id: string | null, site_id?: string, ip?: string, details: Record<string, unknown> }} ActivityEvent
+ * @typedef {import('../lib/api.mjs').Schemas['ActivityEvent']} ActivityEvent
  * @typedef {{ site?: string, action?: string, limit: string, follow?: boolean, json?: boolean, interval: string }} Options
  */
 
@@ -56,12 +54,16 @@ export function registerActivity(program) {
       if (!(interval > 0)) throw new UsageError('--interval takes a number of seconds above 0');
       const ctx = await contextOf(cmd);
       const api = ctx.api();
-      const query = new URLSearchParams({ limit: String(limit) });
-      if (opts.site) query.set('site_id', opts.site);
-      if (opts.action) query.set('action', opts.action);
-      const path = `/api/v1/projects/${seg(projectOf(ctx.settings))}/activity?${query}`;
-      /** @type {{ events: ActivityEvent[], next_cursor: string | null }} */
-      const first = await api.get(path);
+      const params = {
+        path: { id: projectOf(ctx.settings) },
+        query: {
+          limit,
+          ...(opts.site ? { site_id: opts.site } : {}),
+          ...(opts.action ? { action: opts.action } : {}),
+        },
+      };
+      const read = () => dataOf(api.GET('/api/v1/projects/{id}/activity', { params }));
+      const first = await read();
       if (!opts.follow) {
         if (opts.json) return printJson(first);
         if (first.events.length === 0) return say('No activity yet.');
@@ -80,8 +82,7 @@ export function registerActivity(program) {
       show(first.events);
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, interval * 1000));
-        /** @type {{ events: ActivityEvent[] }} */
-        const page = await api.get(path);
+        const page = await read();
         show(page.events);
       }
     });

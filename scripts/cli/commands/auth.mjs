@@ -2,7 +2,7 @@
 /** `tether auth create|ls|origins|provider|set`: auth apps and their settings. */
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
@@ -29,10 +29,15 @@ async function authApp(cmd, appId) {
   const api = ctx.api();
   const project = projectOf(ctx.settings);
   const found = await resolveService(api, ctx.settings, 'auth_app', appId);
-  /** @type {{ auth_apps: AuthAppFull[] }} */
-  const { auth_apps } = await api.get(`/api/v1/projects/${seg(project)}/auth-apps`);
+  const { auth_apps } = await dataOf(
+    api.GET('/api/v1/projects/{id}/auth-apps', { params: { path: { id: project } } }),
+  );
   const app = /** @type {AuthAppFull} */ (auth_apps.find((a) => a.id === found.id));
-  return { api, project, app, path: `/api/v1/projects/${seg(project)}/auth-apps/${seg(found.id)}` };
+  const path = { id: project, authAppId: found.id };
+  /** @param {import('../lib/api.mjs').BodyOf<'patchProjectsByIdAuthAppsByAuthAppId'>} body */
+  const patch = (body) =>
+    dataOf(api.PATCH('/api/v1/projects/{id}/auth-apps/{authAppId}', { params: { path }, body }));
+  return { api, project, app, patch };
 }
 
 /**
@@ -81,12 +86,13 @@ export function registerAuth(program) {
       async (/** @type {string} */ appId, /** @type {{ name?: string, json?: boolean }} */ opts, cmd) => {
         const ctx = await contextOf(cmd);
         const project = projectOf(ctx.settings);
-        /** @type {AuthAppFull} */
         const created = await withProgress(`Creating auth app ${appId}`, () =>
-          ctx.api().post(`/api/v1/projects/${seg(project)}/auth-apps`, {
-            app_id: appId,
-            ...(opts.name ? { name: opts.name } : {}),
-          }),
+          dataOf(
+            ctx.api().POST('/api/v1/projects/{id}/auth-apps', {
+              params: { path: { id: project } },
+              body: { app_id: appId, ...(opts.name ? { name: opts.name } : {}) },
+            }),
+          ),
         );
         if (opts.json) return printJson(created);
         say(`Created auth app ${created.app_id} in project ${project}.`);
@@ -103,8 +109,9 @@ export function registerAuth(program) {
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
       const ctx = await contextOf(cmd);
       const project = projectOf(ctx.settings);
-      /** @type {{ auth_apps: AuthAppFull[] }} */
-      const listing = await ctx.api().get(`/api/v1/projects/${seg(project)}/auth-apps`);
+      const listing = await dataOf(
+        ctx.api().GET('/api/v1/projects/{id}/auth-apps', { params: { path: { id: project } } }),
+      );
       if (opts.json) return printJson(listing);
       if (listing.auth_apps.length === 0)
         return say(`Project ${project} has no auth apps: tether auth create <app_id>`);
@@ -139,14 +146,14 @@ export function registerAuth(program) {
         /** @type {{ add?: string[], remove?: string[], json?: boolean }} */ opts,
         cmd,
       ) => {
-        const { api, app, path } = await authApp(cmd, appId);
+        const { app, patch } = await authApp(cmd, appId);
         let after = app;
         if (opts.add || opts.remove) {
           const removing = new Set(opts.remove ?? []);
           const origins = [...app.allowed_origins.filter((o) => !removing.has(o))];
           for (const o of opts.add ?? []) if (!origins.includes(o)) origins.push(o);
           after = await withProgress(`Saving origins of ${app.app_id}`, () =>
-            api.patch(path, { allowed_origins: origins }),
+            patch({ allowed_origins: origins }),
           );
         }
         if (opts.json) return printJson(after);
@@ -228,13 +235,13 @@ export function registerAuth(program) {
             );
           }
         }
-        const { api, app, path } = await authApp(cmd, appId);
-        /** @type {AuthAppFull} */
+        const { app, patch } = await authApp(cmd, appId);
         const after = await withProgress(`Saving ${provider} of ${app.app_id}`, () =>
-          api.patch(path, { providers: { [provider]: change } }),
+          patch({ providers: { [provider]: change } }),
         );
         if (opts.json) return printJson(after);
-        const now = after.providers?.[provider];
+        // The provider is as typed (the service says which it has), so the answer is read by name.
+        const now = /** @type {AuthAppFull['providers'] | undefined} */ (after.providers)?.[provider];
         if (!now) return say(`Removed ${provider} from ${after.app_id}.`);
         const shown = Object.entries(now)
           .filter(([name]) => name !== 'enabled')
@@ -264,7 +271,7 @@ export function registerAuth(program) {
         cmd,
       ) => {
         if (opts.enable && opts.disable) throw new UsageError('choose --enable or --disable, not both');
-        /** @type {Record<string, unknown>} */
+        /** @type {import('../lib/api.mjs').BodyOf<'patchProjectsByIdAuthAppsByAuthAppId'>} */
         const change = {};
         if (opts.name !== undefined) change.name = opts.name;
         if (opts.enable || opts.disable) change.enabled = Boolean(opts.enable);
@@ -275,13 +282,11 @@ export function registerAuth(program) {
           }
           change.user_limit = opts.userLimit === 'none' ? null : n;
         }
-        const { api, app, path } = await authApp(cmd, appId);
+        const { app, patch } = await authApp(cmd, appId);
         const after =
           Object.keys(change).length === 0
             ? app
-            : /** @type {AuthAppFull} */ (
-                await withProgress(`Saving ${app.app_id}`, () => api.patch(path, change))
-              );
+            : await withProgress(`Saving ${app.app_id}`, () => patch(change));
         if (opts.json) return printJson(after);
         describeApp(after);
       },

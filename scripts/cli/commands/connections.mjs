@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether connections`, `tether connect` and `tether disconnect`: a site's connections. */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { whereItWent } from '../lib/delivery.mjs';
 import { UsageError } from '../lib/errors.mjs';
@@ -20,7 +20,6 @@ import { runLocalTunnels } from './local.mjs';
 /**
  * @typedef {import('commander').Command} Command
  * @typedef {import('../lib/types.mjs').Connection} Connection
- * @typedef {import('../lib/types.mjs').Available} Available
  */
 
 /**
@@ -58,15 +57,19 @@ export function registerConnections(program) {
       const api = ctx.api();
       const project = projectOf(ctx.settings);
       if (opts.site === undefined && linkedSite(ctx.settings) === undefined) {
-        /** @type {{ connections: Connection[] }} */
-        const all = await api.get(`/api/v1/projects/${seg(project)}/connections`);
+        const all = await dataOf(
+          api.GET('/api/v1/projects/{id}/connections', { params: { path: { id: project } } }),
+        );
         if (opts.json) printJson(all);
         else printConnections(all.connections, true);
         return;
       }
       const site = await resolveSite(api, ctx.settings, opts.site);
-      /** @type {{ connections: Connection[], available: Available[] }} */
-      const listing = await api.get(`/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections`);
+      const listing = await dataOf(
+        api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', {
+          params: { path: { id: project, siteId: site.id } },
+        }),
+      );
       if (opts.json) {
         printJson(listing);
         return;
@@ -126,10 +129,10 @@ export function registerConnections(program) {
         const project = projectOf(ctx.settings);
         const site = await resolveSite(api, ctx.settings, opts.site);
         const service = await resolveService(api, ctx.settings, kind, name);
-        const base = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections`;
+        const path = { id: project, siteId: site.id };
+        const base = '/api/v1/projects/{id}/sites/{siteId}/connections';
         if (kind === 'auth_app' && opts.level === 'admin' && !opts.yes) {
-          /** @type {{ connections: Connection[] }} */
-          const current = await api.get(base);
+          const current = await dataOf(api.GET(base, { params: { path } }));
           const now = current.connections.find((c) => c.kind === kind && c.resource_id === service.id);
           if (now?.level !== 'admin') {
             await confirm(
@@ -139,15 +142,19 @@ export function registerConnections(program) {
             );
           }
         }
-        /** @type {Connection} */
         const connection = await withProgress(
           `Connecting ${kindLabel(kind)} ${service.name} to site ${site.slug}`,
           () =>
-            api.post(base, {
-              kind,
-              resource_id: service.id,
-              ...(opts.level !== undefined ? { level: opts.level } : {}),
-            }),
+            dataOf(
+              api.POST(base, {
+                params: { path },
+                body: {
+                  kind,
+                  resource_id: service.id,
+                  ...(opts.level !== undefined ? { level: opts.level } : {}),
+                },
+              }),
+            ),
         );
         if (opts.json) {
           printJson(connection);
@@ -157,7 +164,7 @@ export function registerConnections(program) {
           `Connected ${kindLabel(kind)} ${connection.resource_name} to site ${site.slug} at level ${connection.level}.`,
         );
         say(`Variables: ${connection.env_names.join(', ') || 'none'}`);
-        say(await whereItWent(api, `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`, site.slug));
+        say(await whereItWent(api, path, site.slug));
       },
     );
 
@@ -184,9 +191,11 @@ export function registerConnections(program) {
         const project = projectOf(ctx.settings);
         const site = await resolveSite(api, ctx.settings, opts.site);
         const service = await resolveService(api, ctx.settings, kind, name);
-        const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}/promote`;
-        /** @type {{ env_names: string[] }} */
-        const result = await api.post(path, {});
+        const result = await dataOf(
+          api.POST('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote', {
+            params: { path: { id: project, siteId: site.id, kind, resourceId: service.id } },
+          }),
+        );
         if (opts.json) return printJson(result);
         say(`${kindLabel(kind)} ${service.name} now holds the plain names on site ${site.slug}.`);
       },
@@ -222,16 +231,20 @@ export function registerConnections(program) {
           "Its variables are unset at the site's delivery target and its own credential stops working.",
           opts,
         );
-        const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}`;
-        /** @type {{ removed: boolean }} */
+        const path = { id: project, siteId: site.id, kind, resourceId: service.id };
         const result = await withProgress(
           `Disconnecting ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
-          () => api.del(path),
+          () =>
+            dataOf(
+              api.DELETE('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}', {
+                params: { path },
+              }),
+            ),
         );
         if (opts.json) printJson(result);
         else if (result.removed)
           say(
-            `Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}. ${await whereItWent(api, `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`, site.slug)}`,
+            `Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}. ${await whereItWent(api, path, site.slug)}`,
           );
         else
           say(`${kindLabel(kind)} ${service.name} was not connected to site ${site.slug}; nothing changed.`);
@@ -265,15 +278,20 @@ export function registerConnections(program) {
         const project = projectOf(ctx.settings);
         const site = await resolveSite(api, ctx.settings, opts.site);
         const service = await resolveService(api, ctx.settings, kind, name);
-        const path = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}/connections/${kind}/${seg(service.id)}/rotate`;
+        const path = { id: project, siteId: site.id, kind, resourceId: service.id };
         await withProgress(
           `Rotating the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}`,
-          () => api.post(path),
+          () =>
+            dataOf(
+              api.POST('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate', {
+                params: { path },
+              }),
+            ),
         );
         if (opts.json) printJson({ rotated: true, site: site.slug, kind, name: service.name });
         else
           say(
-            `Rotated the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}. ${await whereItWent(api, `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`, site.slug)}`,
+            `Rotated the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}. ${await whereItWent(api, path, site.slug)}`,
           );
       },
     );

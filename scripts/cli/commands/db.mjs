@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether db sites <db> [--add <site>]`: the older per-service route GET/PUT /databases/:id/sites. */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
 import { resolveService, resolveSite } from '../lib/resolve.mjs';
@@ -50,9 +50,8 @@ export function registerDb(program) {
       const ctx = await contextOf(cmd);
       const api = ctx.api();
       const database = await resolveService(api, ctx.settings, 'database', name);
-      const path = `/api/v1/databases/${seg(database.id)}/sites`;
-      /** @type {{ sites: ServiceSite[] }} */
-      let listing = await api.get(path);
+      const params = { path: { id: database.id } };
+      let listing = await dataOf(api.GET('/api/v1/databases/{id}/sites', { params }));
       if (opts.add !== undefined) {
         const site = await resolveSite(api, ctx.settings, opts.add);
         if (listing.sites.some((s) => s.site_id === site.id)) {
@@ -64,7 +63,7 @@ export function registerDb(program) {
             ...listing.sites.map((s) => ({ site_id: s.site_id, level: s.level })),
             { site_id: site.id },
           ];
-          listing = await api.put(path, { sites });
+          listing = await dataOf(api.PUT('/api/v1/databases/{id}/sites', { params, body: { sites } }));
           if (!opts.json) say(`Connected site ${site.slug} to database ${database.name}.`);
         }
       }

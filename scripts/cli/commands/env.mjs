@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether env ls|set|unset|pull`: a site's variables. */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { formatVars, parseEnvFormat } from '../lib/env-formats.mjs';
@@ -25,7 +25,7 @@ async function sitePath(ctx, siteSlug) {
   const api = ctx.api();
   const project = projectOf(ctx.settings);
   const site = await resolveSite(api, ctx.settings, siteSlug);
-  return { api, project, site, path: `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}` };
+  return { api, project, site, path: { id: project, siteId: site.id } };
 }
 
 /**
@@ -75,8 +75,7 @@ export function registerEnv(program) {
     .addHelpText('after', examples(['tether env ls', 'tether env ls --effective --site web']))
     .action(async (/** @type {{ site?: string, effective?: boolean, json?: boolean }} */ opts, cmd) => {
       const { api, site, path } = await sitePath(await contextOf(cmd), opts.site);
-      /** @type {{ vars: Record<string, string> }} */
-      const own = await api.get(`${path}/env`);
+      const own = await dataOf(api.GET('/api/v1/projects/{id}/sites/{siteId}/env', { params: { path } }));
       if (!opts.effective) {
         if (opts.json) return printJson(own);
         const names = Object.keys(own.vars).sort();
@@ -86,8 +85,9 @@ export function registerEnv(program) {
           names.map((n) => [n, own.vars[n] ?? '']),
         );
       }
-      /** @type {{ vars: Record<string, string> }} */
-      const all = await api.get(`${path}/env/effective`);
+      const all = await dataOf(
+        api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } }),
+      );
       const rows = Object.keys(all.vars)
         .sort()
         .map((n) => ({ name: n, source: n in own.vars && own.vars[n] === all.vars[n] ? 'user' : 'derived' }));
@@ -108,8 +108,9 @@ export function registerEnv(program) {
     .addHelpText('after', examples(['tether env get DATABASE_URL', 'psql "$(tether env get DATABASE_URL)"']))
     .action(async (/** @type {string} */ name, /** @type {{ site?: string }} */ opts, cmd) => {
       const { api, site, path } = await sitePath(await contextOf(cmd), opts.site);
-      /** @type {{ vars: Record<string, string> }} */
-      const all = await api.get(`${path}/env/effective`);
+      const all = await dataOf(
+        api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } }),
+      );
       const value = all.vars[name];
       if (value === undefined) throw new UsageError(`site ${site.slug} has no variable ${name}`);
       process.stdout.write(`${value}\n`);
@@ -129,10 +130,13 @@ export function registerEnv(program) {
       async (/** @type {string[]} */ pairs, /** @type {{ site?: string, json?: boolean }} */ opts, cmd) => {
         const changes = parsePairs(pairs);
         const { api, site, path } = await sitePath(await contextOf(cmd), opts.site);
-        /** @type {{ vars: Record<string, string> }} */
-        const own = await api.get(`${path}/env`);
-        /** @type {{ vars: Record<string, string> }} */
-        const saved = await api.put(`${path}/env`, { vars: { ...own.vars, ...changes } });
+        const own = await dataOf(api.GET('/api/v1/projects/{id}/sites/{siteId}/env', { params: { path } }));
+        const saved = await dataOf(
+          api.PUT('/api/v1/projects/{id}/sites/{siteId}/env', {
+            params: { path },
+            body: { vars: { ...own.vars, ...changes } },
+          }),
+        );
         if (opts.json) return printJson(saved);
         say(`Set ${Object.keys(changes).sort().join(', ')} on site ${site.slug}.`);
       },
@@ -148,11 +152,15 @@ export function registerEnv(program) {
     .action(
       async (/** @type {string[]} */ names, /** @type {{ site?: string, json?: boolean }} */ opts, cmd) => {
         const { api, site, path } = await sitePath(await contextOf(cmd), opts.site);
-        /** @type {{ vars: Record<string, string> }} */
-        const own = await api.get(`${path}/env`);
+        const own = await dataOf(api.GET('/api/v1/projects/{id}/sites/{siteId}/env', { params: { path } }));
         const missing = names.filter((n) => !(n in own.vars));
         const vars = Object.fromEntries(Object.entries(own.vars).filter(([n]) => !names.includes(n)));
-        const saved = missing.length === names.length ? own : await api.put(`${path}/env`, { vars });
+        const saved =
+          missing.length === names.length
+            ? own
+            : await dataOf(
+                api.PUT('/api/v1/projects/{id}/sites/{siteId}/env', { params: { path }, body: { vars } }),
+              );
         if (opts.json) return printJson(saved);
         for (const n of missing) warn(`${n} is not set on site ${site.slug}`);
         const removed = names.filter((n) => !missing.includes(n));
@@ -185,9 +193,8 @@ replaced file is kept as <file>.<timestamp>.bak. It holds secrets: keep it out o
       ) => {
         const format = parseEnvFormat(opts.format);
         const { api, project, site, path } = await sitePath(await contextOf(cmd), opts.site);
-        /** @type {{ vars: Record<string, string> }} */
         const { vars } = await withProgress(`Reading the variables of site ${site.slug}`, () =>
-          api.get(`${path}/env/effective`),
+          dataOf(api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } })),
         );
         const header = envFileHeader(
           'env pull',

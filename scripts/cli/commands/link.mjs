@@ -1,13 +1,12 @@
 // @ts-check
 /** `tether link <project> [--site <slug>]`: ties the working folder to a project (and site). */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { writeLink } from '../lib/config.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { printJson, say } from '../lib/output.mjs';
 import { resolveSite } from '../lib/resolve.mjs';
 
 /** @typedef {import('commander').Command} Command */
-/** @typedef {import('../lib/types.mjs').Project} Project */
 
 /** @param {Command} program */
 export function registerLink(program) {
@@ -27,8 +26,9 @@ export function registerLink(program) {
         // The link being replaced is not read: a broken one must not stop its own repair.
         const ctx = await contextOf(cmd, { readLink: false });
         const api = ctx.api();
-        /** @type {Project} */
-        const project = await api.get(`/api/v1/projects/${seg(projectArg)}`);
+        const project = await dataOf(
+          api.GET('/api/v1/projects/{id}', { params: { path: { id: projectArg } } }),
+        );
         const link = { project_id: project.id, project_slug: project.slug };
         let siteSlug;
         if (opts.site !== undefined) {

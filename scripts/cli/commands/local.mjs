@@ -3,16 +3,15 @@
  * `tether connect --local`: a local port per PostgreSQL database the site is connected to,
  * tunnelled through the API, and a local env file whose database URLs point at those ports.
  */
-import { refusalOf, seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
-import { UsageError } from '../lib/errors.mjs';
+import { ApiRefusal, UsageError } from '../lib/errors.mjs';
 import { printTable, say, warn } from '../lib/output.mjs';
 import { listServices, projectOf, resolveSite } from '../lib/resolve.mjs';
 import { listen, localDatabaseUrl, wsUrlOf } from '../lib/tunnel.mjs';
 
 /**
  * @typedef {import('../lib/context.mjs').Context} Context
- * @typedef {import('../lib/types.mjs').Connection} Connection
  * @typedef {import('../lib/tunnel.mjs').Listener} Listener
  */
 
@@ -52,9 +51,10 @@ export async function runLocalTunnels(ctx, opts) {
   const api = ctx.api();
   const project = projectOf(ctx.settings);
   const site = await resolveSite(api, ctx.settings, opts.site);
-  const sitePath = `/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`;
-  /** @type {{ connections: Connection[] }} */
-  const { connections } = await api.get(`${sitePath}/connections`);
+  const sitePath = { id: project, siteId: site.id };
+  const { connections } = await dataOf(
+    api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', { params: { path: sitePath } }),
+  );
   const engines = new Map((await listServices(api, project, 'database')).map((d) => [d.id, d.engine]));
   const databases = [];
   for (const c of connections.filter((x) => x.kind === 'database')) {
@@ -66,11 +66,20 @@ export async function runLocalTunnels(ctx, opts) {
 
   // Ask the API once per database before listening, so a refusal (role, connection) is reported now.
   for (const c of databases) {
-    const res = await api.request('GET', `${sitePath}/tunnel/${seg(c.resource_id)}`);
-    if (res.status !== 426) throw await refusalOf(res);
+    // The tunnel's plain GET answers 426 (upgrade to a WebSocket) when the caller may open it.
+    const refused = await api
+      .GET('/api/v1/projects/{id}/sites/{siteId}/tunnel/{dbId}', {
+        params: { path: { ...sitePath, dbId: c.resource_id } },
+      })
+      .then(
+        () => undefined,
+        (/** @type {unknown} */ err) => err,
+      );
+    if (!(refused instanceof ApiRefusal && refused.status === 426)) throw refused;
   }
-  /** @type {{ vars: Record<string, string> }} */
-  const { vars } = await api.get(`${sitePath}/env/effective`);
+  const { vars } = await dataOf(
+    api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path: sitePath } }),
+  );
 
   /** @type {Listener[]} */
   const listeners = [];
@@ -79,7 +88,10 @@ export async function runLocalTunnels(ctx, opts) {
     const rows = [];
     for (const [i, c] of databases.entries()) {
       const listener = await listen(first === 0 ? 0 : first + i, {
-        wsUrl: wsUrlOf(api.apiUrl, `${sitePath}/tunnel/${seg(c.resource_id)}`),
+        wsUrl: wsUrlOf(
+          api.apiUrl,
+          `/api/v1/projects/${encodeURIComponent(project)}/sites/${site.id}/tunnel/${c.resource_id}`,
+        ),
         token: api.token,
         onProblem: (message) => warn(`${c.resource_name}: ${message}`),
       });

@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether members`: a project's members and pending invitations; invite by e-mail, remove or revoke. */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
@@ -9,8 +9,6 @@ import { projectOf } from '../lib/resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
- * @typedef {{ account_id: string, email: string, name: string | null, role: string, created_at: string }} Member
- * @typedef {{ id: string, email: string, role: string, created_at: string, expires_at: string }} Invitation
  */
 
 const ROLES = ['read', 'write', 'admin', 'owner'];
@@ -21,10 +19,10 @@ const ROLES = ['read', 'write', 'admin', 'owner'];
  * @param {string} project
  */
 async function listing(api, project) {
-  /** @type {[{ members: Member[] }, { invitations: Invitation[] }]} */
+  const params = { path: { id: project } };
   const [m, i] = await Promise.all([
-    api.get(`/api/v1/projects/${seg(project)}/members`),
-    api.get(`/api/v1/projects/${seg(project)}/invitations`),
+    dataOf(api.GET('/api/v1/projects/{id}/members', { params })),
+    dataOf(api.GET('/api/v1/projects/{id}/invitations', { params })),
   ]);
   return { members: m.members, invitations: i.invitations };
 }
@@ -69,10 +67,15 @@ export function registerMembers(program) {
         if (!ROLES.includes(opts.role)) throw new UsageError(`--role takes one of ${ROLES.join(', ')}`);
         const ctx = await contextOf(cmd);
         const project = projectOf(ctx.settings);
-        /** @type {Invitation & { accept_url: string }} */
-        const made = await ctx
-          .api()
-          .post(`/api/v1/projects/${seg(project)}/invitations`, { email, role: opts.role });
+        const role = /** @type {import('../lib/api.mjs').BodyOf<'postProjectsByIdInvitations'>['role']} */ (
+          opts.role
+        );
+        const made = await dataOf(
+          ctx.api().POST('/api/v1/projects/{id}/invitations', {
+            params: { path: { id: project } },
+            body: { email, role },
+          }),
+        );
         if (opts.json) return printJson(made);
         say(`Invited ${made.email} to ${project} as ${made.role}, until ${made.expires_at}.`);
         say(`Send them this link (shown once): ${made.accept_url}`);
@@ -98,13 +101,21 @@ export function registerMembers(program) {
           'They lose access to the project at once.',
           opts,
         );
-        const answer = await api.del(`/api/v1/projects/${seg(project)}/members/${seg(member.account_id)}`);
+        const answer = await dataOf(
+          api.DELETE('/api/v1/projects/{id}/members/{accountId}', {
+            params: { path: { id: project, accountId: member.account_id } },
+          }),
+        );
         if (opts.json) return printJson(answer);
         return say(`Removed ${member.email} from ${project}.`);
       }
       if (invitation) {
         await confirm(`Revoke the invitation of ${invitation.email}`, 'Its link stops working.', opts);
-        const answer = await api.del(`/api/v1/projects/${seg(project)}/invitations/${seg(invitation.id)}`);
+        const answer = await dataOf(
+          api.DELETE('/api/v1/projects/{id}/invitations/{invitationId}', {
+            params: { path: { id: project, invitationId: invitation.id } },
+          }),
+        );
         if (opts.json) return printJson(answer);
         return say(`Revoked the invitation of ${invitation.email}.`);
       }

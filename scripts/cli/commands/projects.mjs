@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether projects` and `tether sites`: list and create them, named by slug. */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
@@ -8,8 +8,6 @@ import { projectOf, resolveSite } from '../lib/resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
- * @typedef {import('../lib/types.mjs').Project} Project
- * @typedef {import('../lib/types.mjs').Site} Site
  */
 
 /** @param {Command} program */
@@ -31,8 +29,7 @@ export function registerProjects(program) {
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
       const api = (await contextOf(cmd)).api();
-      /** @type {{ projects: Array<Project & { role?: string, created_at: string }> }} */
-      const listing = await api.get('/api/v1/projects');
+      const listing = await dataOf(api.GET('/api/v1/projects'));
       if (opts.json) return printJson(listing);
       if (listing.projects.length === 0) return say('No projects yet: tether projects create <name>');
       printTable(
@@ -54,9 +51,8 @@ export function registerProjects(program) {
         cmd,
       ) => {
         const api = (await contextOf(cmd)).api();
-        /** @type {Project} */
         const project = await withProgress(`Creating project ${name}`, () =>
-          api.post('/api/v1/projects', { name, ...(opts.slug ? { slug: opts.slug } : {}) }),
+          dataOf(api.POST('/api/v1/projects', { body: { name, ...(opts.slug ? { slug: opts.slug } : {}) } })),
         );
         if (opts.json) return printJson(project);
         say(`Created project ${project.slug} ("${project.name}"). Next: tether link ${project.slug}`);
@@ -80,8 +76,9 @@ export function registerSites(program) {
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
       const ctx = await contextOf(cmd);
       const project = projectOf(ctx.settings);
-      /** @type {{ sites: Site[] }} */
-      const listing = await ctx.api().get(`/api/v1/projects/${seg(project)}/sites`);
+      const listing = await dataOf(
+        ctx.api().GET('/api/v1/projects/{id}/sites', { params: { path: { id: project } } }),
+      );
       if (opts.json) return printJson(listing);
       if (listing.sites.length === 0)
         return say(`Project ${project} has no sites yet: tether sites create <slug>`);
@@ -98,9 +95,12 @@ export function registerSites(program) {
     .action(async (/** @type {string} */ slug, /** @type {{ json?: boolean }} */ opts, cmd) => {
       const ctx = await contextOf(cmd);
       const project = projectOf(ctx.settings);
-      /** @type {Site} */
       const site = await withProgress(`Creating site ${slug}`, () =>
-        ctx.api().post(`/api/v1/projects/${seg(project)}/sites`, { slug }),
+        dataOf(
+          ctx
+            .api()
+            .POST('/api/v1/projects/{id}/sites', { params: { path: { id: project } }, body: { slug } }),
+        ),
       );
       if (opts.json) return printJson(site);
       say(`Created site ${site.slug} in project ${project}.`);
@@ -124,9 +124,12 @@ export function registerSites(program) {
           'Its connections and their credentials go with it.',
           opts,
         );
-        /** @type {{ deleted: boolean }} */
         const result = await withProgress(`Deleting site ${site.slug}`, () =>
-          api.del(`/api/v1/projects/${seg(project)}/sites/${seg(site.id)}`),
+          dataOf(
+            api.DELETE('/api/v1/projects/{id}/sites/{siteId}', {
+              params: { path: { id: project, siteId: site.id } },
+            }),
+          ),
         );
         if (opts.json) return printJson(result);
         say(`Deleted site ${site.slug}.`);

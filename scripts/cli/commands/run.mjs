@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
@@ -28,7 +28,7 @@ async function siteOf(cmd, siteSlug) {
   const ctx = await contextOf(cmd);
   const api = ctx.api();
   const site = await resolveSite(api, ctx.settings, siteSlug);
-  return { api, site, path: `/api/v1/projects/${seg(projectOf(ctx.settings))}/sites/${seg(site.id)}` };
+  return { api, site, path: { id: projectOf(ctx.settings), siteId: site.id } };
 }
 
 /**
@@ -76,8 +76,9 @@ are passed to the command, and tether exits with its exit code.
     )
     .action(async (/** @type {string[]} */ argv, /** @type {{ site?: string }} */ opts, cmd) => {
       const { api, path } = await siteOf(cmd, opts.site);
-      /** @type {{ vars: Record<string, string> }} */
-      const { vars } = await api.get(`${path}/env/effective`);
+      const { vars } = await dataOf(
+        api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } }),
+      );
       process.exitCode = await runWith(argv, vars);
     });
 
@@ -90,8 +91,11 @@ are passed to the command, and tether exits with its exit code.
     .addHelpText('after', examples(['tether deliveries', 'tether deliveries --site web --json']))
     .action(async (/** @type {{ site?: string, limit: string, json?: boolean }} */ opts, cmd) => {
       const { api, site, path } = await siteOf(cmd, opts.site);
-      /** @type {{ target: { type: string, configured: boolean }, deliveries: Array<{ id: string, seq: number | null, reason: string, names: string[], status: string, attempts: number, last_error: string | null, created_at: string }> }} */
-      const listed = await api.get(`${path}/deliveries?limit=${encodeURIComponent(opts.limit)}`);
+      const listed = await dataOf(
+        api.GET('/api/v1/projects/{id}/sites/{siteId}/deliveries', {
+          params: { path, query: { limit: Number(opts.limit) } },
+        }),
+      );
       if (opts.json) return printJson(listed);
       const where = listed.target.configured
         ? `Live patches of site ${site.slug} go to its ${listed.target.type === 'default' ? "platform's runtime receiver" : `${listed.target.type} target`}.`

@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether db create|ls|stop|start|delete` and `tether bucket create|ls|delete`. */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
@@ -10,18 +10,16 @@ import { projectOf, resolveService } from '../lib/resolve.mjs';
 /**
  * @typedef {import('commander').Command} Command
  * @typedef {import('../lib/context.mjs').Context} Context
- * @typedef {import('../lib/types.mjs').Database} Database
- * @typedef {import('../lib/types.mjs').Bucket} Bucket
  */
 
 /**
- * The project's base path and the API client.
+ * The project's path parameters and the API client.
  * @param {Command} cmd
  */
 async function projectScope(cmd) {
   const ctx = await contextOf(cmd);
   const project = projectOf(ctx.settings);
-  return { ctx, api: ctx.api(), project, base: `/api/v1/projects/${seg(project)}` };
+  return { ctx, api: ctx.api(), project, path: { id: project } };
 }
 
 /**
@@ -45,14 +43,15 @@ export function registerDatabaseCommands(db) {
         if (opts.engine !== 'postgresql' && opts.engine !== 'mongodb') {
           throw new UsageError(`unknown engine "${opts.engine}": use postgresql or mongodb`);
         }
-        const { api, project, base } = await projectScope(cmd);
-        /** @type {Database} */
+        const engine = opts.engine;
+        const { api, project, path } = await projectScope(cmd);
         const created = await withProgress(`Creating database ${name}`, () =>
-          api.post(`${base}/databases`, {
-            name,
-            engine: opts.engine,
-            ...(opts.standalone ? { replica_set: false } : {}),
-          }),
+          dataOf(
+            api.POST('/api/v1/projects/{id}/databases', {
+              params: { path },
+              body: { name, engine, ...(opts.standalone ? { replica_set: false } : {}) },
+            }),
+          ),
         );
         if (opts.json) return printJson(created);
         say(`Created ${created.engine} database ${created.name} in project ${project}.`);
@@ -63,9 +62,8 @@ export function registerDatabaseCommands(db) {
     .description("list the project's databases")
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
-      const { api, project, base } = await projectScope(cmd);
-      /** @type {{ databases: Database[] }} */
-      const listing = await api.get(`${base}/databases`);
+      const { api, project, path } = await projectScope(cmd);
+      const listing = await dataOf(api.GET('/api/v1/projects/{id}/databases', { params: { path } }));
       if (opts.json) return printJson(listing);
       if (listing.databases.length === 0)
         return say(`Project ${project} has no databases: tether db create <name>`);
@@ -84,11 +82,15 @@ export function registerDatabaseCommands(db) {
       .argument('<name>', "the database's name")
       .option('--json', 'print the API answer as JSON')
       .action(async (/** @type {string} */ name, /** @type {{ json?: boolean }} */ opts, cmd) => {
-        const { ctx, api, base } = await projectScope(cmd);
+        const { ctx, api, path } = await projectScope(cmd);
         const database = await resolveService(api, ctx.settings, 'database', name);
-        /** @type {Database} */
+        const params = { path: { ...path, dbId: database.id } };
         const after = await withProgress(`${gerund} database ${database.name}`, () =>
-          api.post(`${base}/databases/${seg(database.id)}/${verb}`),
+          dataOf(
+            verb === 'stop'
+              ? api.POST('/api/v1/projects/{id}/databases/{dbId}/stop', { params })
+              : api.POST('/api/v1/projects/{id}/databases/{dbId}/start', { params }),
+          ),
         );
         if (opts.json) return printJson(after);
         say(`Database ${after.name} is ${after.status}.`);
@@ -102,16 +104,19 @@ export function registerDatabaseCommands(db) {
     .option('--json', 'print the API answer as JSON')
     .action(
       async (/** @type {string} */ name, /** @type {{ yes?: boolean, json?: boolean }} */ opts, cmd) => {
-        const { ctx, api, project, base } = await projectScope(cmd);
+        const { ctx, api, project, path } = await projectScope(cmd);
         const database = await resolveService(api, ctx.settings, 'database', name);
         await confirm(
           `Delete database ${database.name} of project ${project}`,
           'Its data and every connection to it are gone for good.',
           opts,
         );
-        /** @type {{ deleted: boolean }} */
         const result = await withProgress(`Deleting database ${database.name}`, () =>
-          api.del(`${base}/databases/${seg(database.id)}`),
+          dataOf(
+            api.DELETE('/api/v1/projects/{id}/databases/{dbId}', {
+              params: { path: { ...path, dbId: database.id } },
+            }),
+          ),
         );
         if (opts.json) return printJson(result);
         say(`Deleted database ${database.name}.`);
@@ -137,10 +142,14 @@ export function registerBucket(program) {
     .option('--json', 'print the API answer as JSON')
     .action(
       async (/** @type {string} */ name, /** @type {{ region?: string, json?: boolean }} */ opts, cmd) => {
-        const { api, project, base } = await projectScope(cmd);
-        /** @type {Bucket} */
+        const { api, project, path } = await projectScope(cmd);
         const created = await withProgress(`Creating bucket ${name}`, () =>
-          api.post(`${base}/buckets`, { name, ...(opts.region ? { region: opts.region } : {}) }),
+          dataOf(
+            api.POST('/api/v1/projects/{id}/buckets', {
+              params: { path },
+              body: { name, ...(opts.region ? { region: opts.region } : {}) },
+            }),
+          ),
         );
         if (opts.json) return printJson(created);
         say(`Created bucket ${created.name} (${created.region}) in project ${project}.`);
@@ -152,9 +161,8 @@ export function registerBucket(program) {
     .description("list the project's buckets")
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
-      const { api, project, base } = await projectScope(cmd);
-      /** @type {{ buckets: Bucket[] }} */
-      const listing = await api.get(`${base}/buckets`);
+      const { api, project, path } = await projectScope(cmd);
+      const listing = await dataOf(api.GET('/api/v1/projects/{id}/buckets', { params: { path } }));
       if (opts.json) return printJson(listing);
       if (listing.buckets.length === 0)
         return say(`Project ${project} has no buckets: tether bucket create <name>`);
@@ -174,16 +182,19 @@ export function registerBucket(program) {
     .option('--json', 'print the API answer as JSON')
     .action(
       async (/** @type {string} */ name, /** @type {{ yes?: boolean, json?: boolean }} */ opts, cmd) => {
-        const { ctx, api, project, base } = await projectScope(cmd);
+        const { ctx, api, project, path } = await projectScope(cmd);
         const found = await resolveService(api, ctx.settings, 'bucket', name);
         await confirm(
           `Delete bucket ${found.name} of project ${project}`,
           'Every connection and key to it is removed.',
           opts,
         );
-        /** @type {{ deleted: boolean }} */
         const result = await withProgress(`Deleting bucket ${found.name}`, () =>
-          api.del(`${base}/buckets/${seg(found.id)}`),
+          dataOf(
+            api.DELETE('/api/v1/projects/{id}/buckets/{bucketId}', {
+              params: { path: { ...path, bucketId: found.id } },
+            }),
+          ),
         );
         if (opts.json) return printJson(result);
         say(`Deleted bucket ${found.name}.`);

@@ -1,6 +1,6 @@
 // @ts-check
 /** `tether tokens`: your personal tokens (list, create with an expiry, revoke). */
-import { seg } from '../lib/api.mjs';
+import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
@@ -8,8 +8,6 @@ import { confirm } from '../lib/prompt.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
- * @typedef {{ id: string, name: string | null, created_at: string, expires_at: string | null,
- *   last_used_at: string | null, read_only: boolean }} Token
  */
 
 /** @param {Command} program */
@@ -31,8 +29,7 @@ export function registerTokens(program) {
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
       const api = (await contextOf(cmd, { readLink: false })).api();
-      /** @type {{ tokens: Token[] }} */
-      const listing = await api.get('/api/v1/account/tokens');
+      const listing = await dataOf(api.GET('/api/v1/account/tokens'));
       if (opts.json) return printJson(listing);
       if (listing.tokens.length === 0) return say('No personal tokens: tether tokens create <name>');
       printTable(
@@ -64,12 +61,11 @@ export function registerTokens(program) {
         if (!Number.isInteger(days) || days < 1 || days > 365)
           throw new UsageError('--expires takes a whole number of days from 1 to 365');
         const api = (await contextOf(cmd, { readLink: false })).api();
-        /** @type {Token & { token: string }} */
-        const made = await api.post('/api/v1/account/tokens', {
-          name,
-          expires_in_days: days,
-          ...(opts.readOnly ? { read_only: true } : {}),
-        });
+        const made = await dataOf(
+          api.POST('/api/v1/account/tokens', {
+            body: { name, expires_in_days: days, ...(opts.readOnly ? { read_only: true } : {}) },
+          }),
+        );
         if (opts.json) return printJson(made);
         say(
           `Created token ${made.name} (${made.id}), ${made.read_only ? 'read-only' : 'full access'}, expires ${made.expires_at}.`,
@@ -87,7 +83,9 @@ export function registerTokens(program) {
     .action(async (/** @type {string} */ id, /** @type {{ yes?: boolean, json?: boolean }} */ opts, cmd) => {
       await confirm(`Revoke token ${id}`, 'Anything using it stops working at once.', opts);
       const api = (await contextOf(cmd, { readLink: false })).api();
-      const answer = await api.del(`/api/v1/account/tokens/${seg(id)}`);
+      const answer = await dataOf(
+        api.DELETE('/api/v1/account/tokens/{tokenId}', { params: { path: { tokenId: id } } }),
+      );
       if (opts.json) return printJson(answer);
       say(`Revoked token ${id}.`);
     });

@@ -1,5 +1,6 @@
 // @ts-check
 /** The management API over fetch: Bearer token, JSON both ways, errors mapped to exit codes. */
+import createClient from 'openapi-fetch';
 import { ApiRefusal, NetworkError, UsageError } from './errors.mjs';
 
 const TIMEOUT_MS = 30_000;
@@ -14,16 +15,19 @@ function debug(line) {
 
 /**
  * @typedef {{ apiUrl: string, token: string | undefined }} ApiOptions
- * @typedef {{
- *   apiUrl: string,
- *   token: string,
- *   get: <T>(path: string) => Promise<T>,
- *   post: <T>(path: string, body?: unknown) => Promise<T>,
- *   put: <T>(path: string, body?: unknown) => Promise<T>,
- *   patch: <T>(path: string, body?: unknown) => Promise<T>,
- *   del: <T>(path: string) => Promise<T>,
- *   request: (method: string, path: string, body?: unknown) => Promise<Response>,
- * }} Api
+ * @typedef {import('../../../functions/api-types.js').paths} Paths
+ * @typedef {import('../../../functions/api-types.js').components['schemas']} Schemas
+ * @typedef {import('../../../functions/api-types.js').operations} Operations
+ * @typedef {import('openapi-fetch').Client<Paths, 'application/json'> & { apiUrl: string, token: string }} Api
+ *   openapi-fetch over the types generated from the API's own OpenAPI document: a path, its
+ *   parameters, its body and its answer are checked against the routes by the typecheck.
+ *   Every call either succeeds or throws (ApiRefusal, NetworkError); take the body with dataOf.
+ */
+
+/**
+ * The JSON body an operation of the document takes, by its operationId.
+ * @template {keyof Operations} K
+ * @typedef {Operations[K] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never} BodyOf
  */
 
 /**
@@ -68,6 +72,22 @@ export function networkErrorOf(err, apiUrl) {
 }
 
 /**
+ * The body of a call that succeeded: a refusal has already thrown an ApiRefusal and a failed
+ * fetch a NetworkError; a success whose body is not JSON is a NetworkError too.
+ * @template T
+ * @param {Promise<{ data?: T, response: Response }>} pending a call of an Api
+ * @returns {Promise<T>}
+ */
+export async function dataOf(pending) {
+  try {
+    return /** @type {T} */ ((await pending).data);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    throw new NetworkError(`the server answered with something that is not JSON: ${err.message}`);
+  }
+}
+
+/**
  * A client for the API; commands that need no login never build one.
  * @param {ApiOptions} opts
  * @returns {Api}
@@ -80,68 +100,31 @@ export function createApi(opts) {
   }
 
   /**
-   * @param {string} method
-   * @param {string} path starting with /api/v1
-   * @param {unknown} [body]
+   * Sends one request the client built: bounded in time, never following a redirect, logged
+   * under TETHER_DEBUG, and an error status thrown as the API's own refusal.
+   * @param {Request} req
    */
-  async function request(method, path, body) {
-    /** @type {Record<string, string>} */
-    const headers = {
-      authorization: `Bearer ${token}`,
-      accept: 'application/json',
-      'x-tether-client': 'cli',
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+  async function send(req) {
+    const path = new URL(req.url).pathname;
     const started = Date.now();
+    /** @type {Response} */
+    let res;
     try {
-      const res = await fetch(`${apiUrl}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      debug(`${method} ${path} -> ${res.status} in ${Date.now() - started} ms`);
-      return res;
+      res = await fetch(req, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
-      debug(`${method} ${path} failed after ${Date.now() - started} ms: ${String(err)}`);
+      debug(`${req.method} ${path} failed after ${Date.now() - started} ms: ${String(err)}`);
       throw networkErrorOf(err, apiUrl);
     }
-  }
-
-  /**
-   * Sends a request and returns its JSON body, typed by the caller (the API's documented shape).
-   * @template T
-   * @param {string} method
-   * @param {string} path
-   * @param {unknown} [body]
-   * @returns {Promise<T>}
-   */
-  async function call(method, path, body) {
-    const res = await request(method, path, body);
+    debug(`${req.method} ${path} -> ${res.status} in ${Date.now() - started} ms`);
     if (!res.ok) throw await refusalOf(res);
-    if (res.status === 204) return /** @type {T} */ (undefined);
-    const text = await res.text();
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new NetworkError(
-        `the server at ${apiUrl} answered ${method} ${path} with something that is not JSON`,
-      );
-    }
+    return res;
   }
 
-  return {
-    apiUrl,
-    token,
-    request,
-    get: (path) => call('GET', path),
-    post: (path, body) => call('POST', path, body ?? {}),
-    put: (path, body) => call('PUT', path, body),
-    patch: (path, body) => call('PATCH', path, body),
-    del: (path) => call('DELETE', path),
-  };
+  /** @type {import('openapi-fetch').Client<Paths, 'application/json'>} */
+  const client = createClient({
+    baseUrl: apiUrl,
+    fetch: send,
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'x-tether-client': 'cli' },
+  });
+  return Object.assign(client, { apiUrl, token });
 }
-
-/** Encodes one path segment. */
-export const seg = encodeURIComponent;

@@ -3,7 +3,7 @@
  * Names to ids: the project (flag, TETHER_PROJECT or link), sites by slug and services by
  * name, through the API's list routes. An unknown name is a usage error listing the known ones.
  */
-import { seg } from './api.mjs';
+import { dataOf } from './api.mjs';
 import { UsageError } from './errors.mjs';
 
 /**
@@ -12,9 +12,6 @@ import { UsageError } from './errors.mjs';
  * @typedef {import('./types.mjs').Kind} Kind
  * @typedef {import('./types.mjs').Site} Site
  * @typedef {import('./types.mjs').Service} Service
- * @typedef {import('./types.mjs').Database} Database
- * @typedef {import('./types.mjs').Bucket} Bucket
- * @typedef {import('./types.mjs').AuthApp} AuthApp
  */
 
 /** @type {Record<string, Kind>} */
@@ -94,8 +91,9 @@ const known = (names) => (names.length > 0 ? names.join(', ') : 'none');
  */
 export async function resolveSite(api, settings, slug) {
   const project = projectOf(settings);
-  /** @type {{ sites: Site[] }} */
-  const { sites } = await api.get(`/api/v1/projects/${seg(project)}/sites`);
+  const { sites } = await dataOf(
+    api.GET('/api/v1/projects/{id}/sites', { params: { path: { id: project } } }),
+  );
   const wanted = slug ?? linkedSite(settings);
   if (wanted !== undefined) {
     const site = sites.find((s) => s.slug === wanted || s.id === wanted);
@@ -120,19 +118,16 @@ export async function resolveSite(api, settings, slug) {
  * @returns {Promise<Array<Service & { engine?: string }>>}
  */
 export async function listServices(api, project, kind) {
-  const base = `/api/v1/projects/${seg(project)}`;
+  const params = { path: { id: project } };
   if (kind === 'database') {
-    /** @type {{ databases: Database[] }} */
-    const { databases } = await api.get(`${base}/databases`);
+    const { databases } = await dataOf(api.GET('/api/v1/projects/{id}/databases', { params }));
     return databases.map((d) => ({ id: d.id, name: d.name, kind, engine: d.engine }));
   }
   if (kind === 'bucket') {
-    /** @type {{ buckets: Bucket[] }} */
-    const { buckets } = await api.get(`${base}/buckets`);
+    const { buckets } = await dataOf(api.GET('/api/v1/projects/{id}/buckets', { params }));
     return buckets.map((b) => ({ id: b.id, name: b.name, kind }));
   }
-  /** @type {{ auth_apps: AuthApp[] }} */
-  const { auth_apps } = await api.get(`${base}/auth-apps`);
+  const { auth_apps } = await dataOf(api.GET('/api/v1/projects/{id}/auth-apps', { params }));
   return auth_apps.map((a) => ({ id: a.id, name: a.app_id, kind }));
 }
 
