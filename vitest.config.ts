@@ -21,7 +21,11 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'packages/receiver/test/receiver.test.ts'],
+          include: [
+            'test/unit/**/*.test.ts',
+            'packages/receiver/test/receiver.test.ts',
+            'packages/auth-client/test/client.test.ts',
+          ],
           environment: 'node',
           sequence: { groupOrder: 0 },
         },
@@ -34,6 +38,7 @@ export default defineConfig({
             'test/integration/**/*.test.ts',
             'test/e2e/**/*.test.ts',
             'packages/receiver/test/stack.test.ts',
+            'packages/auth-client/test/stack.test.ts',
           ],
           exclude: CRON_FILES,
           maxWorkers: 2,
