@@ -8,6 +8,7 @@ import { assetRoutes } from './assets';
 import type { ConsoleEnv } from './context';
 import { consoleError, consoleNotFound } from './errors';
 import { accessPages } from './pages/access';
+import { activityPages } from './pages/activity';
 import { authAppPages } from './pages/auth-app';
 import { authUserPages } from './pages/auth-users';
 import { invitationPages } from './pages/invitation';
@@ -33,6 +34,7 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
   for (const pages of [
     projectsPages,
     projectPages,
+    activityPages,
     memberPages,
     invitationPages,
     siteConnectionsPages,

@@ -41,6 +41,9 @@ projectPages.get('/projects/:p', async (c) => {
       <p class="hint">
         Slug <code>{project.slug}</code> · your role: {project.role}
       </p>
+      <nav aria-label="Project" class="subnav">
+        <a href={`${base}/activity`}>Activity</a>
+      </nav>
       <section class="card" aria-labelledby="sites-heading">
         <h2 id="sites-heading">Sites</h2>
         {sites.length === 0 ? <p>No sites yet.</p> : null}
