@@ -181,11 +181,24 @@ export const databases = pgTable(
     readerPasswordCiphertext: text('reader_password_ciphertext'),
     /** The shared read-only login was handed to an app since its password last changed. */
     readerHanded: boolean('reader_handed').notNull().default(false),
+    /**
+     * The shared connect login `w_…` handed to connect-level connections made while the database
+     * is stopped (null until first handed), so no app below admin ever gets the main user.
+     */
+    writerUser: text('writer_user'),
+    writerPasswordCiphertext: text('writer_password_ciphertext'),
+    /** The shared connect login was handed to an app since its password last changed. */
+    writerHanded: boolean('writer_handed').notNull().default(false),
+    /** The main password may have reached an app: the reconciler gives it a new one once. */
+    mainExposed: boolean('main_exposed').notNull().default(false),
     deletedAt: tstz('deleted_at'),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('databases_project_name_uq').on(t.projectId, t.name).where(sql`${t.deletedAt} is null`),
+    index('databases_main_exposed_idx').on(t.id).where(sql`${t.mainExposed} = true`),
+    index('databases_reader_handed_idx').on(t.id).where(sql`${t.readerHanded} = true`),
+    index('databases_writer_handed_idx').on(t.id).where(sql`${t.writerHanded} = true`),
   ],
 );
 
@@ -380,6 +393,10 @@ export const principals = pgTable(
     credentialName: text('credential_name').notNull(),
     secretCiphertext: text('secret_ciphertext').notNull(),
     allowedSources: jsonb('allowed_sources').$type<string[]>().notNull().default([]),
+    /** `pending` until its allowed sources are enforced (it cannot log in meanwhile), then `active`. */
+    state: text('state', { enum: ['pending', 'active'] })
+      .notNull()
+      .default('active'),
     expiresAt: tstz('expires_at'),
     revokedAt: tstz('revoked_at'),
     createdAt: createdAt(),

@@ -21,6 +21,7 @@ export const CRON_FILES = [
   'test/integration/query-plans.test.ts',
   'test/integration/reconciler-isolation.test.ts',
   'test/integration/shared-reader.test.ts',
+  'test/integration/shared-writer.test.ts',
   'test/integration/tenant-cluster-admin.test.ts',
   'test/integration/tenant-isolation.test.ts',
   'test/integration/tenant-pinning.test.ts',

@@ -132,7 +132,7 @@ for (const action of ['stop', 'start'] as const) {
       summary: action === 'stop' ? 'Stop a database (refuses new logins)' : 'Start a stopped database',
       description:
         action === 'stop'
-          ? 'Apps connected while it is stopped get the main user until it runs again.'
+          ? "Apps connected while it is stopped get the database's shared login of their level (r_… or w_…, never the main user) until it runs again."
           : 'Apps connected while it was stopped switch to their own credentials within seconds, by live patch.',
       middleware: [readsCaller],
       request: { params: DbParams },

@@ -6,6 +6,7 @@
 
 import { removeExpiredPrincipals } from './access/principal-expiry';
 import { resendCredentialCleanups } from './credentials/cleanup';
+import { rotateExposedMainPasswords } from './credentials/exposed-main';
 import { rotateUnusedReaders } from './credentials/shared-reader';
 import { sweepSteps } from './credentials/sweep';
 import { switchSharedConnections } from './credentials/switch';
@@ -18,8 +19,11 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   // A database that was stopped when an app connected now runs: the app gets its own credential.
   'switch-shared-credentials': ({ db, config, adapters, queue }) =>
     switchSharedConnections({ db, config, adapters, queue }, { includeLegacy: false }),
-  // A shared read-only login no app holds any more (moved to its own, or disconnected) changes password.
+  // A shared login no app holds any more (moved to its own, or disconnected) changes password.
   'rotate-unused-shared-readers': ({ db, config, adapters }) => rotateUnusedReaders({ db, config, adapters }),
+  // Once: main passwords handed to apps before shared logins existed change (their apps move first).
+  'rotate-exposed-main-passwords': ({ db, config, adapters, queue }) =>
+    rotateExposedMainPasswords({ db, config, adapters, queue }),
   // Expired principals are already refused by the systems themselves; now they go for good.
   'remove-expired-principals': ({ db, config, adapters, queue }) =>
     removeExpiredPrincipals(db, config, adapters, queue),

@@ -6,7 +6,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { api } from '../helpers/api';
-import { createDatabase, deliveriesOf, type Seeded, seed } from '../helpers/connections';
+import { createDatabase, deliveriesOf, metadata, type Seeded, seed } from '../helpers/connections';
 import { canLogin } from '../helpers/pg-login';
 
 type Creds = { user: string; password: string; url: string };
@@ -29,9 +29,14 @@ const connect = async (i: number, dbId: string) => {
 it('rotate patches only the sites handed the shared main user, with reason credential and the moved names', async () => {
   const db = await createDatabase(s.as, s.project.id);
   await connect(0, db.id);
-  // Connected while stopped: handed the main user until the database runs again.
+  // Connected while stopped: on the shared credential until the database runs again.
   expect((await s.as.post(`${base()}/databases/${db.id}/stop`)).status).toBe(200);
   await connect(1, db.id);
+  // As a connection from before shared logins: handed the main user itself (a stopped database's
+  // new connections get its shared connect login instead, shared-writer.test.ts).
+  await metadata('update databases set writer_user = null, writer_password_ciphertext = null where id = $1', [
+    db.id,
+  ]);
   const before = [(await deliveriesOf(site(0))).length, (await deliveriesOf(site(1))).length];
   const res = await s.as.post<Creds>(`${base()}/databases/${db.id}/credentials/rotate`);
   expect(res.status, res.text).toBe(200);

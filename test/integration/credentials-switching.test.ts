@@ -96,7 +96,7 @@ describe('network policy without waiting for the minute', () => {
 });
 
 describe('shared credentials', () => {
-  it('a connection made while the database is stopped uses the shared user, then switches live once it runs', async () => {
+  it('a connection made while the database is stopped uses the shared connect login, then switches live once it runs', async () => {
     const p = await seed(world.worker.baseUrl, 2);
     const db = await createDatabase(p.as, p.project.id);
     expect((await p.as.post(`${projectPath(p)}/databases/${db.id}/stop`)).status).toBe(200);
@@ -104,7 +104,8 @@ describe('shared credentials', () => {
       (await p.as.post(connectionsPath(p, site(p, 0)), { kind: 'database', resource_id: db.id })).status,
     ).toBe(201);
     expect(await modeOf(site(p, 0), db.id)).toBe('shared');
-    expect(loginOf((await effectiveVars(p, site(p, 0))).DATABASE_URL as string).user).toMatch(/^u_/);
+    // The database's shared connect login, never its main user (an admin secret).
+    expect(loginOf((await effectiveVars(p, site(p, 0))).DATABASE_URL as string).user).toMatch(/^w_/);
     const rotate = await p.as.post(`${connectionsPath(p, site(p, 0))}/database/${db.id}/rotate`);
     expect(rotate.status).toBe(409);
     expect((await p.as.post(`${projectPath(p)}/databases/${db.id}/start`)).status).toBe(200);

@@ -1,6 +1,6 @@
 /** MongoDB databases through the Atlas Admin API: users per connection, or the shared user of a standalone database. */
 import type { Adapters } from '../../adapters';
-import type { MongoAdmin } from '../../adapters/mongodb-admin';
+import { AtlasError, type MongoAdmin } from '../../adapters/mongodb-admin';
 import { mongodbUri } from '../../domain/mongodb-uri';
 import { ApiError } from '../../lib/errors';
 import { type DatabaseEngine, inScope } from '../database-engine';
@@ -79,7 +79,13 @@ export const mongodb: DatabaseEngine = {
     return inScope(all, scope);
   },
   async restoreCredential({ adapters }, db, login, level) {
-    await adminOf(adapters).createUser(db.physicalName, login.user, login.secret, level);
-    return true;
+    try {
+      await adminOf(adapters).createUser(db.physicalName, login.user, login.secret, level);
+      return true;
+    } catch (err) {
+      // Made meanwhile (Atlas answers 409 USER_ALREADY_EXISTS): nothing to restore.
+      if (err instanceof AtlasError && err.status === 409) return false;
+      throw err;
+    }
   },
 };

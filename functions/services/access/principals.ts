@@ -196,6 +196,7 @@ export async function createPrincipal(
         credentialName: made.name,
         secretCiphertext: ciphertext,
         allowedSources: sources,
+        state: 'active',
         expiresAt,
         revokedAt: null,
         createdAt: new Date(row.created_at),

@@ -8,9 +8,14 @@ import type { Db, HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
-import { type CredentialLevel, isCredentialLevel, type KindLevel, storedLevel } from '../../domain/levels';
+import {
+  type CredentialLevel,
+  type DatabaseLevel,
+  isCredentialLevel,
+  type KindLevel,
+  storedLevel,
+} from '../../domain/levels';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
-import { engineOf } from '../../kinds/registry';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
@@ -25,7 +30,7 @@ import {
   rotateCredential,
   setCredentialLevel,
 } from '../credentials/connection-credential';
-import { handSharedReader } from '../credentials/shared-reader';
+import { handSharedLogin, sharedUserOf } from '../credentials/shared-reader';
 import { sendInBatches } from '../delivery/deliveries';
 import { hasCredential, loadTargets, type Plan } from './plan';
 import { storedSecrets } from './rotation-failure';
@@ -49,8 +54,10 @@ export interface Prepared {
   credentials: CreatedCredential[];
   /** New credentials of rotated connections, by connection id. */
   rotated: Map<string, RotatedCredential>;
-  /** PostgreSQL databases whose shared read-only login the plan hands a read-only app (the write marks it handed). */
+  /** Databases whose shared read-only login the plan hands a read-only app (the write marks it handed). */
   readers: string[];
+  /** Databases whose shared connect login the plan hands a connect-level app (likewise). */
+  writers: string[];
   /** Reverses the outside work (best effort; what cannot be dropped is queued for cleanup). */
   undo(): Promise<void>;
   /**
@@ -61,9 +68,9 @@ export interface Prepared {
   unrotate(): Promise<Map<string, RotatedCredential>>;
 }
 
-/** Whether a connection served `mode`'s credential at `grant` is handed the shared read-only login. */
-const handsReader = (mode: string | undefined, grant: KindLevel): boolean =>
-  mode === 'shared' && grant.kind === 'database' && grant.level === 'read-only';
+/** Whether a connection served `mode`'s credential at `grant` is handed a shared login of its level. */
+const handsShared = (mode: string | undefined, grant: KindLevel): boolean =>
+  mode === 'shared' && grant.kind === 'database';
 
 /** Drops credentials made for nothing; those that cannot be dropped now are queued for cleanup. */
 async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTarget; name: string }>) {
@@ -104,7 +111,7 @@ export async function prepare(
   const refs = [
     ...plan.adds.map((a) => ({ kind: a.resource.kind, id: a.resource.id })),
     ...plan.levels
-      .filter((l) => l.conn.credentialMode === 'own' || handsReader(l.conn.credentialMode, l.grant))
+      .filter((l) => l.conn.credentialMode === 'own' || handsShared(l.conn.credentialMode, l.grant))
       .map((l) => ({ kind: l.conn.kind, id: l.conn.resourceId })),
     ...plan.rotates.map((r) => ({ kind: r.kind, id: r.resourceId })),
   ].filter((r) => hasCredential(r.kind) && !known.has(r.id));
@@ -140,18 +147,25 @@ export async function prepare(
       if (created.mode === 'own') made.push({ target: t, name: created.name });
       return created;
     });
-    // A read-only app on the shared credential (the database is stopped) gets the shared read-only login.
-    const readers = new Set([
-      ...plan.adds.filter((a, i) => handsReader(credentials[i]?.mode, a.grant)).map((a) => a.resource.id),
-      ...plan.levels.filter((l) => handsReader(l.conn.credentialMode, l.grant)).map((l) => l.conn.resourceId),
-    ]);
-    const handed: string[] = [];
-    for (const id of readers) {
-      const t = target(id);
-      if (t.kind !== 'database' || !engineOf(t.resource.engine).sharedReader) continue;
-      // A database made before the shared read-only login gets it now (no metadata trip otherwise).
-      if (!t.resource.readerUser) await handSharedReader(deps, t.resource);
-      handed.push(id);
+    // An app on the shared credential (the database is stopped) gets the shared login of its
+    // level, never the main user: made now when the database has none (no metadata trip otherwise).
+    const shared = new Map<string, DatabaseLevel>();
+    const levelOf = (g: KindLevel) => (g.kind === 'database' ? g.level : null);
+    plan.adds.forEach((a, i) => {
+      const level = levelOf(a.grant);
+      if (level && handsShared(credentials[i]?.mode, a.grant)) shared.set(`${a.resource.id} ${level}`, level);
+    });
+    for (const l of plan.levels) {
+      const level = levelOf(l.grant);
+      if (level && handsShared(l.conn.credentialMode, l.grant))
+        shared.set(`${l.conn.resourceId} ${level}`, level);
+    }
+    const handed: Record<DatabaseLevel, string[]> = { 'read-only': [], connect: [] };
+    for (const [key, level] of shared) {
+      const t = target(key.split(' ')[0] ?? '');
+      if (t.kind !== 'database') continue;
+      if (sharedUserOf(t.resource, level) || (await handSharedLogin(deps, t.resource, level)))
+        handed[level].push(t.resource.id);
     }
     await mapLimit(plan.levels, async (l) => {
       const was = storedLevel(l.conn);
@@ -188,7 +202,15 @@ export async function prepare(
       }
       return left;
     };
-    return { plan, credentials, rotated, readers: handed, undo, unrotate };
+    return {
+      plan,
+      credentials,
+      rotated,
+      readers: handed['read-only'],
+      writers: handed.connect,
+      undo,
+      unrotate,
+    };
   } catch (err) {
     await undo();
     throw err;

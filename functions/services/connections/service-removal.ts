@@ -70,6 +70,7 @@ function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
     credentials: [],
     rotated: new Map(),
     readers: [],
+    writers: [],
     undo: async () => undefined,
     unrotate: async () => new Map(),
   };

@@ -208,11 +208,16 @@ export async function planStatements(
     );
   }
   queries.push(...promoteStatements(db, plan), ...(await rotationStatements(db, config, prepared)));
-  // In the same transaction as the connections it hands it to: a rotation of the shared read-only login sees both or neither.
+  // In the same transaction as the connections it hands it to: a rotation of a shared login sees both or neither.
   if (prepared.readers.length > 0)
     queries.push(
       db.execute(sql`
       update databases set reader_handed = true where id in (${list(prepared.readers.map((id) => sql`${id}::uuid`))})`),
+    );
+  if (prepared.writers.length > 0)
+    queries.push(
+      db.execute(sql`
+      update databases set writer_handed = true where id in (${list(prepared.writers.map((id) => sql`${id}::uuid`))})`),
     );
   const removal = removeStatements(db, plan);
   queries.push(...removal.queries);

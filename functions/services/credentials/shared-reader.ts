@@ -1,50 +1,70 @@
 /**
- * A PostgreSQL database's shared read-only login `r_<physical>`: what a read-only
- * connection made while the database is stopped is handed, instead of the main user (a member
- * of `<db>_rw`). It is made with the database; a database made before gets it when a read-only
- * app is first handed it. Once every app it was handed has its own credential (the database ran
- * again) or is gone, its password is changed, so the copy an app kept stops working.
+ * A database's shared logins, one a level: read-only `r_<physical>` and connect
+ * `w_<physical>`. A connection made while the database is stopped is handed the one of its
+ * level, never the main user (an admin secret, contract §7). PostgreSQL makes the read-only one
+ * with the database; any other is made when an app is first handed it. Once every app it was
+ * handed has its own credential (the database ran again) or is gone, its password is changed, so
+ * the copy an app kept stops working. A standalone MongoDB keeps handing its one shared user.
  */
 
-import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../../db/client';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { type Db, type DbOrTx, rowsOf } from '../../../db/client';
 import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
+import type { DatabaseLevel } from '../../domain/levels';
+import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { outside, setSecret } from '../../kinds/provisioner';
-import { engineOf, engines } from '../../kinds/registry';
+import { engineOf } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
 import { log } from '../../lib/logger';
+import { enqueueDeliveries, type PatchRecord, recordPatches } from '../delivery/deliveries';
+import { deriveSiteEnv } from '../site-env/derive';
 
-/** The engines whose databases have a shared read-only login. */
-const readerEngines = () =>
-  engines()
-    .filter((e) => e.sharedReader)
-    .map((e) => e.name);
+/** Where each level's shared login lives in a database's row, and its name's prefix. */
+const SLOTS = {
+  'read-only': {
+    prefix: 'r_',
+    user: 'readerUser',
+    cipher: 'readerPasswordCiphertext',
+    handed: 'readerHanded',
+  },
+  connect: { prefix: 'w_', user: 'writerUser', cipher: 'writerPasswordCiphertext', handed: 'writerHanded' },
+} as const satisfies Record<DatabaseLevel, { prefix: string; user: string; cipher: string; handed: string }>;
 
 /** The shared read-only login's name for a database. */
-export const readerUserOf = (physicalName: string): string => `r_${physicalName}`;
+export const readerUserOf = (physicalName: string): string => `${SLOTS['read-only'].prefix}${physicalName}`;
 
-/** What the shared read-only login needs. */
+/** The shared login of `level`'s name for a database. */
+export const sharedLoginOf = (level: DatabaseLevel, physicalName: string): string =>
+  `${SLOTS[level].prefix}${physicalName}`;
+
+/** The database's shared login of `level`, if made. */
+export const sharedUserOf = (row: DatabaseRow, level: DatabaseLevel): string | null => row[SLOTS[level].user];
+
+/** What the shared logins need. */
 export interface ReaderDeps {
   db: Db;
   config: Config;
   adapters: Adapters;
+  /** Where the live patches of apps whose shared login changed are queued (absent: left to the reconciler's resend). */
+  queue?: Queue<ProvisioningMessage>;
 }
 
-/** Makes login `name` (read-only) with `password`, or gives an existing one that password. */
-async function makeReader(
+/** Makes login `name` at `level` with `password`, or gives an existing one that password. */
+async function makeLogin(
   config: Config,
   adapters: Adapters,
   db: DatabaseRow,
   name: string,
   password: string,
+  level: DatabaseLevel,
 ): Promise<void> {
   const engine = engineOf(db.engine);
   const login = { user: name, secret: password };
   // Left by an earlier attempt whose row was never written: it takes the password stored now.
-  if (!(await engine.restoreCredential({ config, adapters }, db, login, 'read-only')))
+  if (!(await engine.restoreCredential({ config, adapters }, db, login, level)))
     await setSecret(engine.provisioner(adapters), name, password);
 }
 
@@ -59,82 +79,142 @@ export async function createSharedReader(
 ): Promise<Pick<DatabaseRow, 'readerUser' | 'readerPasswordCiphertext'>> {
   const name = readerUserOf(db.physicalName);
   const password = randomPassword();
-  await makeReader(config, adapters, db, name, password);
+  await makeLogin(config, adapters, db, name, password, 'read-only');
   return { readerUser: name, readerPasswordCiphertext: await config.keyring.encrypt(password) };
 }
 
+/** The sites with a connection to database `id` at `level` served by the shared credential. */
+async function sharedHolders(tx: DbOrTx, id: string, level: DatabaseLevel) {
+  return tx
+    .selectDistinct({ siteId: connections.siteId, projectId: connections.projectId })
+    .from(connections)
+    .where(
+      and(
+        eq(connections.resourceId, id),
+        eq(connections.kind, 'database'),
+        sql`${connections.credentialMode} = 'shared'`,
+        eq(connections.level, level),
+      ),
+    );
+}
+
 /**
- * Before a read-only connection of a stopped PostgreSQL database made before the shared
- * read-only login is written with the shared credential: makes that login (the connection's own
- * write then marks it handed out, so it is rotated once no app needs it). The database's row is
- * held meanwhile, so two connects never make it twice. A failure at the cluster is 503 with
- * nothing changed.
+ * Before a connection of a stopped database at `level` is written with the shared credential:
+ * makes the level's shared login if the database has none yet (the connection's own write then
+ * marks it handed, so it is rotated once no app needs it). Apps already on the shared
+ * credential at that level (from before this login existed) move to it by live patch, reason
+ * `credential`. The database's row is held meanwhile, so two connects never make it twice. A
+ * failure at the cluster is 503 with nothing changed. A standalone MongoDB has no such logins.
+ * Returns whether the database has the login now.
  */
-export async function handSharedReader(deps: ReaderDeps, db: DatabaseRow): Promise<void> {
-  if (!engineOf(db.engine).sharedReader) return;
-  await deps.db.transaction(async (tx) => {
+export async function handSharedLogin(
+  deps: ReaderDeps,
+  db: DatabaseRow,
+  level: DatabaseLevel,
+): Promise<boolean> {
+  const engine = engineOf(db.engine);
+  if (engine.sharedOnly(db) !== null) return false;
+  const slot = SLOTS[level];
+  const patches = await deps.db.transaction(async (tx) => {
     const [row] = await tx.select().from(databases).where(eq(databases.id, db.id)).for('update');
-    if (!row) return;
-    if (row.readerUser) {
-      await tx.update(databases).set({ readerHanded: true }).where(eq(databases.id, db.id));
-      return;
+    if (!row) return null;
+    if (row[slot.user]) {
+      await tx
+        .update(databases)
+        .set({ [slot.handed]: true })
+        .where(eq(databases.id, db.id));
+      return [];
     }
-    const made = await outside('prepare the shared read-only login', () =>
-      createSharedReader(deps.config, deps.adapters, row),
+    const holders = await sharedHolders(tx, db.id, level);
+    const before = new Map<string, Record<string, string>>();
+    for (const h of holders)
+      before.set(h.siteId, (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {});
+    const name = sharedLoginOf(level, row.physicalName);
+    const password = randomPassword();
+    await outside('prepare the shared login', () =>
+      makeLogin(deps.config, deps.adapters, row, name, password, level),
     );
     await tx
       .update(databases)
-      .set({ ...made, readerHanded: true })
+      .set({
+        [slot.user]: name,
+        [slot.cipher]: await deps.config.keyring.encrypt(password),
+        [slot.handed]: true,
+      })
       .where(eq(databases.id, db.id));
+    const records: PatchRecord[] = [];
+    for (const h of holders) {
+      const was = before.get(h.siteId) ?? {};
+      const now = (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {};
+      const set = Object.keys(now).filter((n) => was[n] !== now[n]);
+      if (set.length > 0)
+        records.push({
+          projectId: h.projectId,
+          siteId: h.siteId,
+          reason: 'credential',
+          set: set.sort(),
+          unset: [],
+        });
+    }
+    return recordPatches(tx, records);
   });
+  if (patches && deps.queue) await enqueueDeliveries(deps.queue, patches);
+  return patches !== null;
 }
 
-/** Whether read-only connections of the database `dbId` (an SQL expression) are still handed the shared credential. */
-const sharedReadersLeft = (dbId: SQL) => sql`exists (
+/** Whether connections of the database `dbId` (an SQL expression) at `level` are still handed the shared credential. */
+const sharedLeft = (dbId: SQL, level: DatabaseLevel) => sql`exists (
   select 1 from ${connections} c where c.resource_id = ${dbId} and c.kind = 'database'
-    and c.credential_mode = 'shared' and c.level = 'read-only')`;
+    and c.credential_mode = 'shared' and c.level = ${level})`;
 
 /**
- * Changes the password of every shared read-only login that was handed out and that no app
- * holds any more (each app moved to its own credential, or was disconnected); returns how many.
- * Each runs holding its database's row, re-checked under it, so a read-only connect made
- * meanwhile either waits and is handed the new password or is seen and keeps the old one.
+ * Changes the password of every shared login that was handed out and that no app holds any
+ * more (each app moved to its own credential, or was disconnected); returns how many. Each runs
+ * holding its database's row, re-checked under it, so a connect made meanwhile either waits and
+ * is handed the new password or is seen and keeps the old one.
  */
 export async function rotateUnusedReaders(deps: ReaderDeps): Promise<number> {
-  const candidates = await deps.db
-    .select({ id: databases.id })
-    .from(databases)
-    .where(
-      and(
-        eq(databases.readerHanded, true),
-        inArray(databases.engine, readerEngines()),
-        isNull(databases.deletedAt),
-        sql`not ${sharedReadersLeft(sql`${databases.id}`)}`,
-      ),
-    );
   let rotated = 0;
-  for (const { id } of candidates) {
-    try {
-      const done = await deps.db.transaction(async (tx) => {
-        const [row] = await tx.select().from(databases).where(eq(databases.id, id)).for('update');
-        if (!row?.readerHanded || !row.readerUser) return false;
-        const [left] = await rowsOf<{ left: boolean }>(
-          tx,
-          sql`select ${sharedReadersLeft(sql`${id}::uuid`)} as left`,
-        );
-        if (left?.left) return false;
-        const password = randomPassword();
-        await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.readerUser, password);
-        await tx
-          .update(databases)
-          .set({ readerPasswordCiphertext: await deps.config.keyring.encrypt(password), readerHanded: false })
-          .where(eq(databases.id, id));
-        return true;
-      });
-      if (done) rotated++;
-    } catch (err) {
-      log.error('rotating a shared read-only login failed; the reconciler retries:', err);
+  for (const level of Object.keys(SLOTS) as DatabaseLevel[]) {
+    const slot = SLOTS[level];
+    const candidates = await deps.db
+      .select({ id: databases.id })
+      .from(databases)
+      .where(
+        and(
+          eq(databases[slot.handed], true),
+          isNull(databases.deletedAt),
+          sql`not ${sharedLeft(sql`${databases.id}`, level)}`,
+        ),
+      );
+    for (const { id } of candidates) {
+      try {
+        if (await rotateOne(deps, id, level)) rotated++;
+      } catch (err) {
+        log.error('rotating a shared login failed; the reconciler retries:', err);
+      }
     }
   }
   return rotated;
+}
+
+async function rotateOne(deps: ReaderDeps, id: string, level: DatabaseLevel): Promise<boolean> {
+  const slot = SLOTS[level];
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(databases).where(eq(databases.id, id)).for('update');
+    const user = row?.[slot.user];
+    if (!row?.[slot.handed] || !user) return false;
+    const [left] = await rowsOf<{ left: boolean }>(
+      tx,
+      sql`select ${sharedLeft(sql`${id}::uuid`, level)} as left`,
+    );
+    if (left?.left) return false;
+    const password = randomPassword();
+    await setSecret(engineOf(row.engine).provisioner(deps.adapters), user, password);
+    await tx
+      .update(databases)
+      .set({ [slot.cipher]: await deps.config.keyring.encrypt(password), [slot.handed]: false })
+      .where(eq(databases.id, id));
+    return true;
+  });
 }

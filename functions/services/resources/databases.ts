@@ -109,6 +109,10 @@ export async function createDatabase(
     readerUser: null,
     readerPasswordCiphertext: null,
     readerHanded: false,
+    writerUser: null,
+    writerPasswordCiphertext: null,
+    writerHanded: false,
+    mainExposed: false,
     deletedAt: null,
     createdAt: new Date(),
   };
@@ -175,7 +179,8 @@ export async function deleteDatabase(
 ): Promise<void> {
   const { config, adapters } = deps;
   // Its connections' and principals' logins go with it (contract §7: deleting revokes principals).
-  const loginRoles = [row.mainUser, ...(row.readerUser ? [row.readerUser] : []), ...logins];
+  const shared = [row.readerUser, row.writerUser].filter((u): u is string => u !== null);
+  const loginRoles = [row.mainUser, ...shared, ...logins];
   await engineOf(row.engine).dropDatabase({ config, adapters }, row.physicalName, loginRoles);
   const db = deps.reads;
   // Disconnects every site (live patches, managed keys), as DELETE of each connection does.

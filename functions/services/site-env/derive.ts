@@ -35,6 +35,8 @@ export type DerivationRow = {
   main_password_ciphertext: string | null;
   reader_user: string | null;
   reader_password_ciphertext: string | null;
+  writer_user: string | null;
+  writer_password_ciphertext: string | null;
   level: string;
   replica_set: boolean | null;
   bucket_name: string | null;
@@ -72,7 +74,8 @@ const inputsOf = (siteId: SQL) => sql`
       (select coalesce(json_agg(x), '[]'::json) from (
         select c.id, c.kind, c.resource_id, c.credential_mode, c.credential_name, c.credential_secret_ciphertext,
                c.holds_plain, c.created_at, d.engine, d.name as db_name, d.physical_name as db_physical, d.main_user,
-               d.main_password_ciphertext, d.reader_user, d.reader_password_ciphertext, c.level, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
+               d.main_password_ciphertext, d.reader_user, d.reader_password_ciphertext,
+               d.writer_user, d.writer_password_ciphertext, c.level, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
                b.region, b.access_key_id, b.secret_key_ciphertext, a.app_id, a.server_key_ciphertext
         from connections c
         left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
@@ -127,11 +130,16 @@ async function valuesOf(
 ): Promise<Record<string, string>> {
   if (r.kind === 'database' && r.engine) {
     const engine = engineOf(r.engine);
-    // A read-only app on the shared credential gets the database's shared read-only login, if its engine has one.
-    const reader = engine.sharedReader && r.level === 'read-only' && r.reader_user !== null;
-    const { user, secret } = reader
-      ? await login(config, r, r.reader_user, r.reader_password_ciphertext)
-      : await login(config, r, r.main_user, r.main_password_ciphertext);
+    // An app on the shared credential gets the database's shared login of its level once one is
+    // made (always, for a stopped database's new connections); the main user is an admin secret.
+    const [sharedUser, sharedCipher] =
+      r.level === 'read-only'
+        ? [r.reader_user, r.reader_password_ciphertext]
+        : [r.writer_user, r.writer_password_ciphertext];
+    const { user, secret } =
+      sharedUser !== null
+        ? await login(config, r, sharedUser, sharedCipher)
+        : await login(config, r, r.main_user, r.main_password_ciphertext);
     return engine.values({ config, adapters }, r.db_physical ?? '', { user, secret });
   }
   if (r.kind === 'bucket') {

@@ -1,0 +1,114 @@
+/**
+ * The one-time new main password of a database whose main user may have reached an app:
+ * before shared logins, a connection made while the database was stopped was handed the main
+ * user (an admin secret, contract §7). The migration marks those databases; the reconciler first
+ * moves their apps on the shared credential to the shared login of their level (live patch,
+ * reason `credential`), then gives the main user a new password, so the copy an app kept stops
+ * working. Apps still handed the main user (a standalone MongoDB's) get the new one by patch.
+ */
+
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { DatabaseRow } from '../../../db/rows';
+import { connections, databases } from '../../../db/schema';
+import type { DatabaseLevel } from '../../domain/levels';
+import { setSecret } from '../../kinds/provisioner';
+import { engineOf } from '../../kinds/registry';
+import { randomPassword } from '../../lib/ids';
+import { activityQuery, SYSTEM_SOURCE } from '../activity';
+import { enqueueDeliveries, type PatchRecord, recordPatches } from '../delivery/deliveries';
+import { deriveSiteEnv } from '../site-env/derive';
+import { handSharedLogin, type ReaderDeps, sharedUserOf } from './shared-reader';
+
+/** Databases taken a tick: each costs a few cluster calls. */
+const BATCH = 20;
+
+/** The levels of the database's connections on the shared credential. */
+async function sharedLevels(deps: ReaderDeps, id: string): Promise<DatabaseLevel[]> {
+  const rows = await deps.db
+    .selectDistinct({ level: connections.level })
+    .from(connections)
+    .where(
+      and(
+        eq(connections.resourceId, id),
+        eq(connections.kind, 'database'),
+        sql`${connections.credentialMode} = 'shared'`,
+      ),
+    );
+  return rows.map((r) => r.level).filter((l): l is DatabaseLevel => l === 'read-only' || l === 'connect');
+}
+
+/** Gives one marked database's main user a new password, its apps patched, in one transaction. */
+async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(databases).where(eq(databases.id, id)).for('update');
+    if (!row?.mainExposed) return [];
+    if (row.deletedAt) {
+      await tx.update(databases).set({ mainExposed: false }).where(eq(databases.id, id));
+      return [];
+    }
+    const holders = await tx
+      .selectDistinct({ siteId: connections.siteId, projectId: connections.projectId })
+      .from(connections)
+      .where(and(eq(connections.resourceId, id), sql`${connections.credentialMode} = 'shared'`));
+    const before = new Map<string, Record<string, string>>();
+    for (const h of holders)
+      before.set(h.siteId, (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {});
+    const password = randomPassword();
+    await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.mainUser, password);
+    await tx
+      .update(databases)
+      .set({ mainPasswordCiphertext: await deps.config.keyring.encrypt(password), mainExposed: false })
+      .where(eq(databases.id, id));
+    await activityQuery(tx, SYSTEM_SOURCE, {
+      action: 'credential.rotate',
+      target: { type: 'database', id: row.id, name: row.name },
+      projectId: row.projectId,
+      details: { reason: 'main user handed to an app before shared logins' },
+    });
+    const records: PatchRecord[] = [];
+    for (const h of holders) {
+      const was = before.get(h.siteId) ?? {};
+      const now = (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {};
+      const set = Object.keys(now).filter((n) => was[n] !== now[n]);
+      if (set.length > 0)
+        records.push({
+          projectId: h.projectId,
+          siteId: h.siteId,
+          reason: 'credential',
+          set: set.sort(),
+          unset: [],
+        });
+    }
+    return recordPatches(tx, records);
+  });
+}
+
+/**
+ * Rotates the main password of up to {@link BATCH} databases marked `main_exposed`, oldest id
+ * first; returns how many. Their apps on the shared credential first get the shared login of
+ * their level (made if missing). A failure leaves the mark, so the next tick retries that one.
+ */
+export async function rotateExposedMainPasswords(deps: ReaderDeps): Promise<number> {
+  const marked: DatabaseRow[] = await deps.db
+    .select()
+    .from(databases)
+    .where(eq(databases.mainExposed, true))
+    .orderBy(asc(databases.id))
+    .limit(BATCH);
+  let rotated = 0;
+  let failure: unknown = null;
+  for (const row of marked) {
+    try {
+      if (!row.deletedAt)
+        for (const level of await sharedLevels(deps, row.id))
+          if (!sharedUserOf(row, level)) await handSharedLogin(deps, row, level);
+      const ids = await rotateMain(deps, row.id);
+      if (deps.queue) await enqueueDeliveries(deps.queue, ids);
+      rotated++;
+    } catch (err) {
+      failure ??= err;
+    }
+  }
+  if (failure) throw failure;
+  return rotated;
+}
