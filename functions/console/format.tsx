@@ -88,6 +88,7 @@ const ACTION_WORDS: Record<string, string> = {
   'connection.promote': 'gave the plain names to',
   'credential.rotate': 'rotated the credential of',
   'credential.repair': 'repaired the credential of',
+  'credential.switch': 'gave its own credential to',
   'principal.create': 'created principal',
   'principal.rotate': 'rotated principal',
   'principal.revoke': 'revoked principal',

@@ -56,3 +56,19 @@ export function expectNoSecret(events: readonly ActivityEvent[], secrets: readon
       expect(text.includes(secret), `a secret appears in the events: ${secret.slice(0, 6)}…`).toBe(false);
   }
 }
+
+/** The events of `action` in the project at `projectPath` (`/api/v1/projects/<id>`), each checked to be Tether's own (actor and via `system`). */
+export async function systemEvents(
+  as: ApiClient,
+  projectPath: string,
+  action: string,
+): Promise<ActivityEvent[]> {
+  const events = (await allEvents(as, `${projectPath}/activity?action=${action}`)).filter(
+    (e) => e.action === action,
+  );
+  for (const e of events) {
+    expect(e.actor).toMatchObject({ type: 'system' });
+    expect(e.via).toBe('system');
+  }
+  return events;
+}

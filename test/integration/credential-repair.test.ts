@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { systemEvents } from '../helpers/activity';
 import { metadata, type Seeded, seed } from '../helpers/connections';
 import { canLogin, superuser } from '../helpers/pg-login';
 import { triggerScheduled } from '../helpers/worker';
@@ -99,6 +100,15 @@ describe('the reconciler', () => {
     expect(await canLogin(login.db, login.user, login.password)).toBe(true);
     // Nothing was handed out anew: the app's variables are what they were.
     expect(await storedLogin()).toEqual(login);
+    // The project's Activity names the repair once, as Tether's own, on the site's connection.
+    const repairs = await systemEvents(p.as, base(), 'credential.repair');
+    expect(repairs).toEqual([
+      expect.objectContaining({
+        site_id: p.sites[0]?.id,
+        target: expect.objectContaining({ type: 'connection' }),
+        details: { repair: 'password set again' },
+      }),
+    ]);
   });
 
   it('repairs it while the database is stopped too (a stopped database refuses logins only after the password check)', async () => {
@@ -108,5 +118,6 @@ describe('the reconciler', () => {
     await triggerScheduled();
     expect((await p.as.post(`${base()}/databases/${dbId}/start`)).status).toBe(200);
     expect(await canLogin(login.db, login.user, login.password)).toBe(true);
+    expect(await systemEvents(p.as, base(), 'credential.repair')).toHaveLength(2);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemEvents } from '../helpers/activity';
 import {
   type ConnectionsWorld,
   connectionsPath,
@@ -75,6 +76,10 @@ describe('drift repair', () => {
         (await su.query('select 1 from pg_roles where rolname = $1', [n])).rowCount === 1;
       expect(await exists(orphan)).toBe(false);
       expect(await canLogin(own.db, own.user, own.password)).toBe(true);
+      const restored = await systemEvents(p.as, `/api/v1/projects/${p.project.id}`, 'credential.repair');
+      expect(restored).toEqual([
+        expect.objectContaining({ site_id: site(p, 0), details: { repair: 'login restored' } }),
+      ]);
       await eventually(
         () => exists(pending),
         (e) => e === false,
@@ -145,8 +150,12 @@ describe('drift repair', () => {
       STORAGE_ACCESS_KEY: fresh,
       STORAGE_SECRET_KEY: vars.STORAGE_SECRET_KEY,
     });
-    // A second pass finds nothing missing.
+    // A second pass finds nothing missing; the replacement is in the Activity record once.
     await reconcile();
     expect((await effectiveVars(p, site(p, 0))).STORAGE_ACCESS_KEY).toBe(fresh);
+    const replaced = await systemEvents(p.as, `/api/v1/projects/${p.project.id}`, 'credential.repair');
+    expect(replaced).toEqual([
+      expect.objectContaining({ site_id: site(p, 0), details: { repair: 'key replaced' } }),
+    ]);
   });
 });

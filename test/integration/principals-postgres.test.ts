@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemEvents } from '../helpers/activity';
 import { api } from '../helpers/api';
 import { metadata, type Seeded, seed } from '../helpers/connections';
 import { canLogin, sqlState, superuser } from '../helpers/pg-login';
@@ -117,6 +118,12 @@ describe('database principals', () => {
       expect(gone.rowCount).toBe(0);
       const after = await world.as.get<{ principals: unknown[] }>(`${db.base}/principals`);
       expect(after.body.principals).toEqual([]);
+      // Recorded once, as Tether's own removal.
+      const project = db.base.slice(0, db.base.indexOf('/databases/'));
+      const expired = await systemEvents(world.as, project, 'principal.expire');
+      expect(expired.filter((e) => e.target.id === p.id)).toEqual([
+        expect.objectContaining({ target: { type: 'principal', id: p.id, name: 'temp' } }),
+      ]);
     } finally {
       await admin.end();
     }

@@ -55,7 +55,7 @@ export async function removeExpiredPrincipals(
     async (p) => {
       const target = await loadTargetAnyState(db, p.kind, p.resourceId);
       if (target) await dropCredential(adapters, config, target, p.credentialName);
-      const removed = await revokeExpired(db, p.id);
+      const removed = await revokeExpired(db, p);
       if (p.kind === 'database') databases.add(p.resourceId);
       return removed;
     },

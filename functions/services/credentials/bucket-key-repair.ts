@@ -83,7 +83,13 @@ export async function checkBucketKeys(
     if (!isCredentialLevel(level)) continue;
     const made = await createConnectionCredential(deps.adapters, deps.config, target, level);
     if (made.mode !== 'own') continue;
-    const ids = await installOwnCredential(deps, conn satisfies CredentialHolder, target, made);
+    const ids = await installOwnCredential(
+      deps,
+      conn satisfies CredentialHolder,
+      target,
+      made,
+      'key replaced',
+    );
     if (ids.length > 0) changed++;
     deliveryIds.push(...ids);
   }

@@ -6,6 +6,7 @@
  * logging in with it (one outside call each, which is why the sweep takes them a slice a tick),
  * by the engines that can say (`passwordRefused`). Before acting, the stored secret is read
  * again: one that changed since (a rotation that just finished) is judged at the next lap.
+ * A repair is recorded in the project's Activity as `credential.repair` by `system`.
  */
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
@@ -15,6 +16,7 @@ import type { Config } from '../../config';
 import { setSecret } from '../../kinds/provisioner';
 import { engineOf, isEngine } from '../../kinds/registry';
 import type { OwnDatabaseCredential } from './drift';
+import { connectionRepairEvent } from './repair-events';
 
 /** Re-sets the stored password of one own login if its system refuses it; true if it did. */
 export async function repairIfRefused(
@@ -34,5 +36,7 @@ export async function repairIfRefused(
     .where(eq(connections.id, r.id));
   if (now?.secret !== r.secret) return false;
   await setSecret(engine.provisioner(adapters), r.name, password);
+  // The repair's only metadata write is its record: who (Tether) put what right, and when.
+  await connectionRepairEvent(db, r.id, 'password set again');
   return true;
 }

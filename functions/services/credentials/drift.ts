@@ -17,6 +17,7 @@ import type { Config } from '../../config';
 import type { Engine } from '../../domain/variables';
 import type { HeldCredential } from '../../kinds/database-engine';
 import { engineOf, isEngine } from '../../kinds/registry';
+import { connectionRepairEvent } from './repair-events';
 
 /** How old an unnamed credential must be before it counts as an orphan. */
 export const ORPHAN_GRACE_MS = 10 * 60_000;
@@ -96,5 +97,8 @@ export async function restoreOne(
   const level = r.level === 'read-only' ? 'read-only' : 'connect';
   const login = { user: r.name, secret: await config.keyring.decrypt(r.secret) };
   const target = { physicalName: r.physical, status: r.status };
-  return engineOf(r.engine).restoreCredential({ config, adapters }, target, login, level);
+  const restored = await engineOf(r.engine).restoreCredential({ config, adapters }, target, login, level);
+  // Recorded in the project's Activity (by `system`) once the login is back.
+  if (restored) await connectionRepairEvent(db, r.id, 'login restored');
+  return restored;
 }

@@ -24,6 +24,7 @@ import {
   dropCredential,
   usesSharedCredential,
 } from './connection-credential';
+import { connectionRepairEvent, type RepairKind } from './repair-events';
 import { rotateUnusedReaders } from './shared-reader';
 
 /** The reconciler's name for switches in reconcile_failures. */
@@ -62,13 +63,15 @@ export interface CredentialHolder {
  * one transaction with the site's live patch (reason `credential`); returns the patch ids. The
  * connection is re-read under lock first: if a concurrent change moved it (its mode, level or,
  * for an own credential, its name differ from `seen`), nothing is written. Either way, unless
- * it was installed, `made` is dropped again, so no credential is left behind.
+ * it was installed, `made` is dropped again, so no credential is left behind. The same
+ * transaction records `repair` in the project's Activity (by `system`).
  */
 export async function installOwnCredential(
   deps: SwitchDeps,
   seen: CredentialHolder,
   target: CredentialTarget,
   made: { name: string; secret: string },
+  repair: RepairKind = 'own credential',
 ): Promise<string[]> {
   try {
     return await deps.db.transaction(async (tx) => {
@@ -103,6 +106,7 @@ export async function installOwnCredential(
         .where(eq(connections.id, seen.id));
       const after = await deriveSiteEnv(tx, deps.config, deps.adapters, seen.siteId);
       const names = changedNames(before?.effective ?? {}, after?.effective ?? {});
+      await connectionRepairEvent(tx, seen.id, repair);
       return recordPatches(tx, [
         { projectId: seen.projectId, siteId: seen.siteId, reason: 'credential', ...names },
       ]);

@@ -7,6 +7,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx, HttpDb } from '../../../db/client';
 import { principals } from '../../../db/schema';
 import { isUuid } from '../../lib/ids';
+import { activityQuery, SYSTEM_SOURCE } from '../activity';
 import type { CleanupRef } from '../connections/write';
 
 /**
@@ -66,12 +67,30 @@ export function bucketCleanupsFrom(answer: unknown, bucketId: string): CleanupRe
   }));
 }
 
-/** Marks one principal revoked unless it is already; true when this call did it. */
-export async function revokeExpired(db: DbOrTx, principalId: string): Promise<boolean> {
-  const rows = await db
-    .update(principals)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(principals.id, principalId), isNull(principals.revokedAt)))
-    .returning({ id: principals.id });
-  return rows.length > 0;
+/** An expired principal as its removal records it. */
+type ExpiredPrincipal = Pick<
+  typeof principals.$inferSelect,
+  'id' | 'projectId' | 'kind' | 'resourceId' | 'name' | 'level'
+>;
+
+/**
+ * Marks one expired principal revoked unless it is already, recording `principal.expire` by
+ * `system` in the same transaction; true when this call did it.
+ */
+export async function revokeExpired(db: DbOrTx, p: ExpiredPrincipal): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(principals)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(principals.id, p.id), isNull(principals.revokedAt)))
+      .returning({ id: principals.id });
+    if (rows.length === 0) return false;
+    await activityQuery(tx, SYSTEM_SOURCE, {
+      action: 'principal.expire',
+      target: { type: 'principal', id: p.id, name: p.name },
+      projectId: p.projectId,
+      details: { kind: p.kind, resource_id: p.resourceId, level: p.level },
+    });
+    return true;
+  });
 }

@@ -1,0 +1,37 @@
+/**
+ * The Activity events of the reconciler's repairs (actor `system`, via `system`): a connection's
+ * credential put right at its system, or replaced, or moved from the shared credential to its
+ * own. The event reads the connection's project, site and names itself, so a repair records
+ * with its own write and no read of its own.
+ */
+import { sql } from 'drizzle-orm';
+import type { BatchQuery, Queryable } from '../../../db/client';
+import { activityQuery, SYSTEM_SOURCE } from '../activity';
+
+/** What a repair did to a connection's credential, as the event's details say it. */
+export type RepairKind = 'login restored' | 'password set again' | 'key replaced' | 'own credential';
+
+/**
+ * The insert recording `repair` of connection `connectionId` (as `credential.repair`, or
+ * `credential.switch` for a move to its own credential); records nothing if the connection is gone.
+ */
+export function connectionRepairEvent(db: Queryable, connectionId: string, repair: RepairKind): BatchQuery {
+  const id = sql`${connectionId}::uuid`;
+  const name = sql`(select s.slug || ' → ' || coalesce(d.name, b.name)
+      from connections c join sites s on s.id = c.site_id
+      left join databases d on c.kind = 'database' and d.id = c.resource_id
+      left join buckets b on c.kind = 'bucket' and b.id = c.resource_id
+     where c.id = ${id})`;
+  return activityQuery(
+    db,
+    SYSTEM_SOURCE,
+    {
+      action: repair === 'own credential' ? 'credential.switch' : 'credential.repair',
+      target: { type: 'connection', id: connectionId, name },
+      projectId: sql`select project_id from connections where id = ${id}`,
+      siteId: sql`select site_id from connections where id = ${id}`,
+      details: { repair },
+    },
+    sql`exists (select 1 from connections where id = ${id})`,
+  );
+}
