@@ -7,6 +7,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './context';
 import { finishDocument } from './lib/openapi-document';
 import { managementRoutes } from './routes';
+import { cliTokenRoutes } from './routes/cli-token';
 import { oauthRoutes } from './routes/oauth';
 
 const INFO = {
@@ -22,6 +23,7 @@ const INFO = {
 export function apiDocument(base: string): Record<string, unknown> {
   const app = new OpenAPIHono<AppEnv>();
   app.route('/api/v1', managementRoutes);
+  app.route('/api/v1', cliTokenRoutes);
   app.route('/v1', oauthRoutes);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   const doc = finishDocument(app.getOpenAPI31Document({ openapi: '3.1.0', info: INFO }), base);

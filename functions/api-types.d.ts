@@ -86,6 +86,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke the calling personal token (`tether logout`), read-only ones included
+         * @description Revoke the calling personal token (`tether logout`), read-only ones included
+         */
+        delete: operations["deleteAccountToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/sessions": {
         parameters: {
             query?: never;
@@ -149,6 +169,46 @@ export interface paths {
          * @description End one of your dashboard sessions (404 when it is unknown or already ended)
          */
         delete: operations["deleteAccountSessionsBySessionId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cli/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize `tether login` in the browser: a one-time code for the CLI's loopback redirect
+         * @description Dashboard session only (the console's Authorize). `redirect_uri` must be `http://127.0.0.1:<port>/…` or `http://[::1]:<port>/…`. The code lives 120 s, is single use, and is traded with its PKCE verifier at POST /cli/token.
+         */
+        post: operations["postCliAuthorizations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cli/device/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or deny `tether login --device` by its user code
+         * @description Dashboard session only (the console's /console/device). 404 for a code no pending sign-in has; after ten wrong codes (per person and per client, 15 minutes) every try is 429.
+         */
+        post: operations["postCliDeviceDecision"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1318,6 +1378,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cli/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trade the CLI's code or device code for a personal token (`tether login`)
+         * @description authorization_code: the code the browser handed the CLI's loopback redirect, with its PKCE verifier (single use, 120 s). Device code: polled every `interval` seconds; 400 `authorization_pending` until approved, `slow_down` when polled too fast (the interval grows by 5 s), `access_denied`, `expired_token`. Limits per client and 15 minutes: 30 code exchanges, 300 polls.
+         */
+        post: operations["postCliToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cli/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start `tether login --device` (RFC 8628 device authorization)
+         * @description The person opens `verification_uri` signed in, types `user_code` and presses Authorize; meanwhile the CLI polls POST /cli/token with the device code. Limit: 20 per client per 15 minutes.
+         */
+        post: operations["postCliDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{appSlug}/oauth/exchange": {
         parameters: {
             query?: never;
@@ -1797,6 +1897,34 @@ export interface components {
             created_at: string;
             delivered_at: string | null;
         };
+        CliLogin: {
+            /** @description a personal token (90 days), shown this once */
+            token: string;
+            token_id: string;
+            name: string;
+            expires_at: string;
+            account: {
+                id: string;
+                email: string;
+                name: string | null;
+            };
+        };
+        GrantError: {
+            /** @description invalid_request, invalid_grant, authorization_pending, slow_down, … */
+            error: string;
+            error_description?: string;
+        };
+        DeviceAuthorization: {
+            device_code: string;
+            /** @example BCDF-GHJK */
+            user_code: string;
+            verification_uri: string;
+            verification_uri_complete: string;
+            /** @example 600 */
+            expires_in: number;
+            /** @example 5 */
+            interval: number;
+        };
         Session: {
             access_token: string;
             refresh_token: string;
@@ -2150,6 +2278,67 @@ export interface operations {
             };
         };
     };
+    deleteAccountToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the token no longer works */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        revoked: true;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAccountSessions: {
         parameters: {
             query?: never;
@@ -2451,6 +2640,161 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCliAuthorizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    redirect_uri: string;
+                    code_challenge: string;
+                    /** @enum {string} */
+                    code_challenge_method: "S256";
+                    state: string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description where the browser goes next: the CLI, with code and state */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        redirect_to: string;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCliDeviceDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_code: string;
+                    approve: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the machine that asked, and the decision made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        approved: boolean;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many wrong codes */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
                 };
             };
         };
@@ -7819,6 +8163,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCliToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    grant_type: "authorization_code";
+                    code: string;
+                    code_verifier: string;
+                    redirect_uri?: string;
+                } | {
+                    /** @enum {string} */
+                    grant_type: "urn:ietf:params:oauth:grant-type:device_code";
+                    device_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the personal token and its account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CliLogin"];
+                };
+            };
+            /** @description refused, or not yet (device flow), as RFC 6749 and 8628 say */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantError"];
+                };
+            };
+            /** @description too many requests from this client; see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantError"];
+                };
+            };
+        };
+    };
+    postCliDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the codes, where to type the user code, and how often to poll */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceAuthorization"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantError"];
+                };
+            };
+            /** @description too many starts from this client; see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantError"];
                 };
             };
         };

@@ -19,6 +19,7 @@ import { boundedBodies, isJsonMediaType } from './lib/request-limits';
 import { asError, onError } from './on-error';
 import { managementRoutes } from './routes';
 import { apiDocsRoutes } from './routes/api-docs';
+import { cliTokenRoutes } from './routes/cli-token';
 import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
 import { isPlainExchange } from './routes/oauth/exchange';
 import { readsWithCaller } from './routes/shared';
@@ -130,6 +131,8 @@ export function buildApp(): OpenAPIHono<AppEnv> {
 
   // The reference page is public and needs no caller: it is answered before the API's middleware.
   app.route('/api/v1', apiDocsRoutes);
+  // `tether login`'s token and device routes take no credential: what proves a request is in its body.
+  app.route('/api/v1', cliTokenRoutes);
   const api = routeGroup<AppEnv>();
   // Management answers carry secrets (credentials, tokens, keys, effective variables): no cache keeps any.
   api.use('*', async (c, next) => {

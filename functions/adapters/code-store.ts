@@ -3,8 +3,19 @@
  * their secret, the blocks that stop them from being redeemed, and the exchange's rate windows.
  * Services name a scope (one object each) and never touch the namespace binding themselves.
  */
+
+import type { DeviceDecision, DevicePoll } from '../objects/device-grants';
 import type { RateCheck, RateDecision } from '../objects/fixed-window';
 import type { OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes';
+
+/** A device authorization to start (RFC 8628): hashes of its two codes, the asking machine's name. */
+export interface DeviceGrantStart {
+  deviceHash: string;
+  userHash: string;
+  name: string;
+  ttlMs: number;
+  intervalS: number;
+}
 
 /** One scope of records: the calls of one OneTimeCodes object. */
 export interface CodeScope {
@@ -35,6 +46,21 @@ export interface CodeScope {
     checks: RateCheck[],
     windowMs: number,
   ): Promise<SignInAdmission>;
+  /** Starts a device grant after counting `checks`; not started when the user code is taken. */
+  startDeviceGrant(
+    grant: DeviceGrantStart,
+    checks: RateCheck[],
+    windowMs: number,
+  ): Promise<{ started: boolean; decision: RateDecision }>;
+  /** Approves (`accountId`) or denies (null) the pending grant of a user code; wrong codes count against `tries`. */
+  decideDeviceGrant(
+    userHash: string,
+    accountId: string | null,
+    tries: RateCheck[],
+    windowMs: number,
+  ): Promise<DeviceDecision>;
+  /** One poll of a device code, counted against `checks`; a decided grant is taken once. */
+  pollDeviceGrant(deviceHash: string, checks: RateCheck[], windowMs: number): Promise<DevicePoll>;
 }
 
 /** Where one-time codes and sign-in state are kept. */
@@ -62,6 +88,10 @@ export class DurableObjectCodeStore implements CodeStore {
         stub.liftForNewRecords(subject, from, reason, ttlMs),
       admitSignIn: (burns, keepUntil, checks, windowMs) =>
         stub.admitSignIn(burns, keepUntil, checks, windowMs),
+      startDeviceGrant: (grant, checks, windowMs) => stub.startDeviceGrant(grant, checks, windowMs),
+      decideDeviceGrant: (userHash, accountId, tries, windowMs) =>
+        stub.decideDeviceGrant(userHash, accountId, tries, windowMs),
+      pollDeviceGrant: (deviceHash, checks, windowMs) => stub.pollDeviceGrant(deviceHash, checks, windowMs),
     };
   }
 }

@@ -11,6 +11,8 @@ import { accessPages } from './pages/access';
 import { activityPages } from './pages/activity';
 import { authAppPages } from './pages/auth-app';
 import { authUserPages } from './pages/auth-users';
+import { cliLoginPages } from './pages/cli-login';
+import { devicePages } from './pages/device';
 import { invitationPages } from './pages/invitation';
 import { memberPages } from './pages/members';
 import { principalPages } from './pages/principals';
@@ -37,6 +39,8 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
     activityPages,
     memberPages,
     invitationPages,
+    cliLoginPages,
+    devicePages,
     siteConnectionsPages,
     siteVariablesPages,
     siteDeploysPages,

@@ -10,22 +10,31 @@ import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { SESSION_COOKIE } from '../services/caller/api-caller';
 
-/** Scripts and styles only from this origin (no inline script at all), no framing, forms post here only. */
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+/**
+ * Scripts and styles only from this origin (no inline script at all), no framing, forms post
+ * here only; `formTarget` adds the one other origin a page's form may lead to (a browser checks
+ * `form-action` on the redirect after the post too): the CLI's loopback callback.
+ */
+export function consoleCsp(formTarget?: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    formTarget ? `form-action 'self' ${formTarget}` : "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+const CSP = consoleCsp();
 
 /** Sets the console's security headers on every answer under /console. */
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
-  c.res.headers.set('Content-Security-Policy', CSP);
+  // A page that widened its form-action for one origin (consoleCsp) keeps its own policy.
+  if (!c.res.headers.has('Content-Security-Policy')) c.res.headers.set('Content-Security-Policy', CSP);
   c.res.headers.set('X-Frame-Options', 'DENY');
   c.res.headers.set('X-Content-Type-Options', 'nosniff');
   // Not no-referrer: with it Chromium sends `Origin: null` on form posts, which the same-origin check refuses.

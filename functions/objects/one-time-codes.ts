@@ -8,6 +8,15 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { AlarmClock } from './alarm-clock';
+import {
+  createDeviceGrants,
+  type DeviceDecision,
+  type DevicePoll,
+  decideGrant,
+  pollGrant,
+  startGrant,
+  sweepDeviceGrants,
+} from './device-grants';
 import { countHit, createCounters, type RateCheck, type RateDecision, sweepCounters } from './fixed-window';
 
 /** What redeeming a live record gives: its value and the block on its subject, if any. */
@@ -54,6 +63,7 @@ export class OneTimeCodes extends DurableObject<object> {
     addColumn(sql, 'records', 'issued_at INTEGER');
     addColumn(sql, 'blocks', 'issued_before INTEGER');
     createCounters(sql);
+    createDeviceGrants(sql);
   }
 
   /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id). */
@@ -201,6 +211,36 @@ export class OneTimeCodes extends DurableObject<object> {
     if (lifted > 0) await this.alarmClock.wakeBy(now + ttlMs);
   }
 
+  /** Starts a device authorization (device-grants.ts startGrant). */
+  async startDeviceGrant(
+    grant: { deviceHash: string; userHash: string; name: string; ttlMs: number; intervalS: number },
+    checks: RateCheck[],
+    windowMs: number,
+  ): Promise<{ started: boolean; decision: RateDecision }> {
+    const { wakeAt, ...started } = startGrant(this.ctx.storage.sql, grant, checks, windowMs);
+    await this.alarmClock.wakeBy(wakeAt);
+    return started;
+  }
+
+  /** Approves (`accountId`) or denies (null) the grant of a typed user code (device-grants.ts decideGrant). */
+  async decideDeviceGrant(
+    userHash: string,
+    accountId: string | null,
+    tries: RateCheck[],
+    windowMs: number,
+  ): Promise<DeviceDecision> {
+    const { outcome, wakeAt } = decideGrant(this.ctx.storage.sql, userHash, accountId, tries, windowMs);
+    if (wakeAt !== null) await this.alarmClock.wakeBy(wakeAt);
+    return outcome;
+  }
+
+  /** One poll of a device code (device-grants.ts pollGrant). */
+  async pollDeviceGrant(deviceHash: string, checks: RateCheck[], windowMs: number): Promise<DevicePoll> {
+    const { poll, wakeAt } = pollGrant(this.ctx.storage.sql, deviceHash, checks, windowMs);
+    await this.alarmClock.wakeBy(wakeAt);
+    return poll;
+  }
+
   /** How many records are stored, expired ones not yet swept included (for monitoring and tests). */
   stored(): number {
     return this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM records').toArray()[0]?.n ?? 0;
@@ -213,12 +253,13 @@ export class OneTimeCodes extends DurableObject<object> {
     sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
     sql.exec('DELETE FROM blocks WHERE expires_at <= ?', now);
     const windowEnds = sweepCounters(sql, now);
+    const grantEnds = sweepDeviceGrants(sql, now);
     const expiry = sql
       .exec<{ at: number | null }>(
         'SELECT MIN(at) AS at FROM (SELECT MIN(expires_at) AS at FROM records UNION ALL SELECT MIN(expires_at) FROM blocks)',
       )
       .toArray()[0]?.at;
-    const due = [expiry, windowEnds].filter((at): at is number => typeof at === 'number');
+    const due = [expiry, windowEnds, grantEnds].filter((at): at is number => typeof at === 'number');
     const next = due.length > 0 ? Math.min(...due) : null;
     await this.alarmClock.rearm(next);
   }

@@ -3,14 +3,16 @@ import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import {
-  createAccount,
   endAllDashboardSessions,
   endDashboardSession,
   endDashboardSessionById,
-  issueAccountToken,
-  listAccountTokens,
   listDashboardSessions,
   openDashboardSession,
+} from '../services/account-sessions';
+import {
+  createAccount,
+  issueAccountToken,
+  listAccountTokens,
   readAccount,
   revokeAccountToken,
   TOKEN_MAX_DAYS,
@@ -148,6 +150,25 @@ accountsRoutes.openapi(
     const accountId = requireAccount(c.get('principal'));
     const { tokenId } = c.req.valid('param');
     await revokeAccountToken(getHttpDb(c), activityBy(c), accountId, tokenId);
+    return c.json({ revoked: true as const }, 200);
+  },
+);
+
+accountsRoutes.openapi(
+  apiRoute({
+    method: 'delete',
+    path: '/account/token',
+    tags: ['accounts'],
+    summary: 'Revoke the calling personal token (`tether logout`), read-only ones included',
+    responses: { 200: json(z.object({ revoked: z.literal(true) }), 'the token no longer works') },
+  }),
+  async (c) => {
+    const principal = c.get('principal');
+    const accountId = requireAccount(principal);
+    if (principal.type !== 'account' || principal.via !== 'token') {
+      throw new ApiError('FORBIDDEN', 'only a personal token can revoke itself; a session signs out');
+    }
+    await revokeAccountToken(getHttpDb(c), activityBy(c), accountId, principal.tokenId);
     return c.json({ revoked: true as const }, 200);
   },
 );

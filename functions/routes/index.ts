@@ -8,6 +8,7 @@ import { apiKeysRoutes } from './api-keys';
 import { authAppLifecycleRoutes } from './auth-app-lifecycle';
 import { authAppsRoutes } from './auth-apps';
 import { bucketsRoutes } from './buckets';
+import { cliRoutes } from './cli';
 import { connectionsRoutes } from './connections';
 import { databasesRoutes } from './databases';
 import { deploysRoutes } from './deploys';
@@ -24,6 +25,7 @@ import { tunnelRoutes } from './tunnel';
 export const managementRoutes = routeGroup<AppEnv>();
 for (const group of [
   accountsRoutes,
+  cliRoutes,
   projectsRoutes,
   invitationsRoutes,
   apiKeysRoutes,

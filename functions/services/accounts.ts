@@ -1,12 +1,12 @@
-/** Accounts, their tokens and dashboard sessions: only hashes of tokens are stored. */
+/** Accounts and their personal tokens (sessions: account-sessions.ts): only hashes of tokens are stored. */
 import { and, asc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { type HttpDb, runBatch } from '../../db/client';
 import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
-import { accountCreated, accountEvent } from './account-events';
-import { type ActivitySource, activityQuery } from './activity';
+import { accountCreated } from './account-events';
+import { type ActivitySource, activityQuery, type DetailValue } from './activity';
 
 /** Dashboard sessions last twelve hours. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -60,6 +60,8 @@ export interface NewTokenInput {
   name: string;
   expiresInDays?: number;
   readOnly?: boolean;
+  /** What the Activity record adds about how the token came to be (never a secret). */
+  details?: Record<string, DetailValue>;
 }
 
 /** A personal token as it is created (its value shown this once). */
@@ -100,7 +102,7 @@ export async function issueAccountToken(
       target: { type: 'token', id, name: input.name },
       projectId: null,
       accountId,
-      details: { expires_at: expiresAt.toISOString(), read_only: readOnly },
+      details: { ...input.details, expires_at: expiresAt.toISOString(), read_only: readOnly },
     }),
   ]);
   return {
@@ -178,122 +180,4 @@ export async function revokeAccountToken(
     .returning({ id: accountTokens.id });
   const [, revoked] = await db.batch([recorded, revocation]);
   if (!revoked.some((row) => row.id === id)) throw new ApiError('NOT_FOUND', 'token not found');
-}
-
-/**
- * Opens a dashboard session (shown once) that ends after twelve hours, or earlier with the
- * account token `mintedBy` that opened it.
- */
-export async function openDashboardSession(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  mintedBy: string | null,
-): Promise<{ token: string; expiresAt: Date }> {
-  const token = newSecret('session');
-  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  const id = newId();
-  await runBatch(db, [
-    db.insert(accountTokens).values({
-      id,
-      accountId,
-      kind: 'session',
-      tokenHash: await sha256Hex(token),
-      expiresAt,
-      mintedBy,
-    }),
-    accountEvent(db, by, accountId, 'session.create', { type: 'session', id }, { minted_by: mintedBy }),
-  ]);
-  return { token, expiresAt };
-}
-
-/** The account's live dashboard sessions, oldest first (never a session token): a query for batching. */
-export function listDashboardSessions(db: HttpDb, accountId: SQL | string) {
-  return db
-    .select({
-      id: accountTokens.id,
-      createdAt: accountTokens.createdAt,
-      expiresAt: accountTokens.expiresAt,
-      mintedBy: accountTokens.mintedBy,
-      lastUsedAt: accountTokens.lastUsedAt,
-    })
-    .from(accountTokens)
-    .where(
-      and(
-        eq(accountTokens.accountId, accountId),
-        eq(accountTokens.kind, 'session'),
-        isNull(accountTokens.revokedAt),
-        gt(accountTokens.expiresAt, new Date()),
-      ),
-    )
-    .orderBy(asc(accountTokens.createdAt), asc(accountTokens.id));
-}
-
-/** Ends the account's live dashboard session `sessionId`; 404 when it has none by that id. */
-export async function endDashboardSessionById(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  sessionId: string,
-): Promise<void> {
-  if (!isUuid(sessionId)) throw new ApiError('NOT_FOUND', 'session not found');
-  const id = sessionId.toLowerCase();
-  const live = sql`exists (select 1 from account_tokens where id = ${id}::uuid and account_id = ${accountId}::uuid
-    and kind = 'session' and revoked_at is null and expires_at > now())`;
-  const [, ended] = await runBatch(db, [
-    accountEvent(db, by, accountId, 'session.revoke', { type: 'session', id }, {}, live),
-    db
-      .update(accountTokens)
-      .set({ revokedAt: new Date() })
-      .where(
-        and(
-          eq(accountTokens.id, sessionId.toLowerCase()),
-          eq(accountTokens.accountId, accountId),
-          eq(accountTokens.kind, 'session'),
-          isNull(accountTokens.revokedAt),
-          gt(accountTokens.expiresAt, new Date()),
-        ),
-      )
-      .returning({ id: accountTokens.id }),
-  ]);
-  if ((ended as unknown[]).length === 0) throw new ApiError('NOT_FOUND', 'session not found');
-}
-
-/** Ends the account's dashboard session `tokenId` (the console's Sign out). */
-export async function endDashboardSession(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  tokenId: string,
-): Promise<void> {
-  await runBatch(db, [
-    db
-      .update(accountTokens)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(accountTokens.id, tokenId), eq(accountTokens.accountId, accountId))),
-    accountEvent(db, by, accountId, 'session.end', { type: 'session', id: tokenId }),
-  ]);
-}
-
-/** Ends every live dashboard session of the account (sign out everywhere); returns how many. */
-export async function endAllDashboardSessions(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-): Promise<number> {
-  const [ended] = await runBatch(db, [
-    db
-      .update(accountTokens)
-      .set({ revokedAt: new Date() })
-      .where(
-        and(
-          eq(accountTokens.accountId, accountId),
-          eq(accountTokens.kind, 'session'),
-          isNull(accountTokens.revokedAt),
-        ),
-      )
-      .returning({ id: accountTokens.id }),
-    accountEvent(db, by, accountId, 'session.revoke_all', { type: 'account', id: accountId }),
-  ]);
-  return (ended as unknown[]).length;
 }

@@ -16,6 +16,8 @@ const ADMIN_PATH =
 const CONNECTION_PATH = /^\/api\/v1\/projects\/[^/]+\/(?:connections|sites\/[^/]+\/connections(?:\/.*)?)$/;
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The one change a read-only token may make: revoking itself (`tether logout`). */
+const SELF_REVOKE = 'DELETE /api/v1/account/token';
 /** A GET that opens a read-write database session: a write for a read-only token. */
 const TUNNEL_PATH = /^\/api\/v1\/projects\/[^/]+\/sites\/[^/]+\/tunnel\//;
 
@@ -29,7 +31,8 @@ export function admitCaller(caller: Resolved, method: string, path: string): voi
   if (
     caller.principal.type === 'account' &&
     caller.principal.readOnly &&
-    (!READ_METHODS.has(method) || TUNNEL_PATH.test(path))
+    (!READ_METHODS.has(method) || TUNNEL_PATH.test(path)) &&
+    `${method} ${path}` !== SELF_REVOKE
   )
     throw new ApiError('FORBIDDEN', 'this token is read-only: it cannot change anything');
   // An unknown project (or one the account is not a member of) is 404, and a member changing

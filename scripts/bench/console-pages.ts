@@ -18,10 +18,11 @@ export interface ConsoleIds {
 
 /**
  * Routes of the sign-in flows, not pages of a project: the provider redirects (`/login/:provider`
- * and its callback) and the invitation page, whose token is single use. Their own tests
- * (provider-sign-in.test.ts) drive them.
+ * and its callback), the invitation page, whose token is single use, and the CLI's browser
+ * login, which only a `tether login` link fills in. Their own tests (provider-sign-in.test.ts,
+ * cli-login.test.ts) drive them.
  */
-const SIGN_IN_FLOW = /\/:(provider|token)\b/;
+const SIGN_IN_FLOW = /\/:(provider|token)\b|^\/cli-login$/;
 
 /** The console's GET route patterns (relative to /console), static assets and sign-in flows left out. */
 export function consoleGetRoutes(): string[] {

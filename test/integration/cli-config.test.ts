@@ -91,12 +91,20 @@ describe('tether login', () => {
     await expect(stat(join(h.configHome, 'tether', 'config.json'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('later commands use the stored login; logout forgets it', async () => {
+  it('later commands use the stored login; logout revokes the token and forgets it', async () => {
     const h = await home();
-    expect((await runCli(h, ['login', '--token', owner.token, '--api', inject('baseUrl')])).code).toBe(0);
+    // A token of its own: logout revokes what it stored, and the file's other tests use the owner's.
+    const made = await api()
+      .as(owner.token)
+      .post<{ token: string }>('/api/v1/account/tokens', { name: 'logout' });
+    const token = made.body.token;
+    expect((await runCli(h, ['login', '--token', token, '--api', inject('baseUrl')])).code).toBe(0);
     const linked = await runCli(h, ['link', project.slug]);
     expect(linked.code).toBe(0);
-    expect((await runCli(h, ['logout'])).code).toBe(0);
+    const out = await runCli(h, ['logout']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('Revoked the token on the server');
+    expect((await api(inject('baseUrl'), token).get('/api/v1/account')).status).toBe(401);
     const after = await runCli(h, ['connections']);
     expect(after.code).toBe(1);
     expect(after.stderr).toContain('not logged in');

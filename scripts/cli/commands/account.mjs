@@ -1,12 +1,12 @@
 // @ts-check
 /** `tether login`, `tether whoami` and `tether logout`: the stored token and API address. */
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline/promises';
 import { text } from 'node:stream/consumers';
 import { createApi, dataOf } from '../lib/api.mjs';
 import { configPath, DEFAULT_API_URL, normaliseApiUrl, readConfig, writeConfig } from '../lib/config.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
+import { browserLogin, deviceLogin, revokeOwnToken } from '../lib/login-flows.mjs';
 import { printJson, say, warn } from '../lib/output.mjs';
 
 /** @typedef {import('commander').Command} Command */
@@ -34,38 +34,16 @@ function openBrowser(url) {
   }
 }
 
-/**
- * Without --token: the console's sign-in page in the browser, then the token pasted here.
- * @param {string} apiUrl
- */
-async function tokenFromConsole(apiUrl) {
-  if (!process.stdin.isTTY) {
-    throw new UsageError(
-      'no --token, and no terminal to paste one into: tether login --token <token> (or --token - to read it from stdin)',
-    );
-  }
-  const page = `${apiUrl}/console/login`;
-  openBrowser(page);
-  process.stderr.write(
-    `Sign in to the console at ${page} (opened in your browser if it could be),\nthen paste an account token (tth_at_…) here.\n`,
-  );
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return (await rl.question('Account token: ')).trim();
-  } finally {
-    rl.close();
-  }
-}
-
 /** @param {Command} program */
 export function registerAccount(program) {
   program
     .command('login')
-    .description('check an account token with the API and store it for later commands')
+    .description('sign in: through the browser, with a device code, or with a token you have')
     .option(
-      '--token <token>',
-      'an account token (`-` reads it from stdin); without it, the console sign-in page opens and you paste one',
+      '--device',
+      'sign in on another device: type the code this prints into the console (no browser here)',
     )
+    .option('--token <token>', 'store this account token instead (`-` reads it from stdin)')
     .option(
       '--api <url>',
       `the API's base URL (default: TETHER_API_URL, the stored one, or ${DEFAULT_API_URL})`,
@@ -74,29 +52,56 @@ export function registerAccount(program) {
     .addHelpText(
       'after',
       `${examples([
-        'tether login --token tth_at_...',
-        'tether login --token tth_at_... --api https://tether.example.com',
-        'tether login            # opens the console sign-in page, then asks for the token',
+        'tether login                      # opens the console: press Authorize',
+        'tether login --device             # prints a code to type at /console/device elsewhere',
+        'tether login --api https://tether.example.com',
         'pass show tether | tether login --token -',
-      ])}\nThe token is stored in ${configPath()} (mode 0600).\n`,
+      ])}\nThe browser and device logins create a personal token named after this machine (90 days;\n` +
+        `tether logout revokes it). The token is stored in ${configPath()} (mode 0600).\n`,
     )
-    .action(async (/** @type {{ token?: string, api?: string, json?: boolean }} */ opts) => {
-      const stored = await readConfig();
-      const apiUrl = normaliseApiUrl(
-        opts.api || process.env.TETHER_API_URL || stored.api_url || DEFAULT_API_URL,
-      );
-      const token =
-        opts.token === undefined
-          ? await tokenFromConsole(apiUrl)
-          : opts.token === '-'
-            ? await tokenFromStdin()
-            : opts.token.trim();
-      if (!token) throw new UsageError('the token is empty');
-      const account = await dataOf(createApi({ apiUrl, token }).GET('/api/v1/account'));
-      await writeConfig({ ...stored, api_url: apiUrl, token });
-      if (opts.json) printJson({ api_url: apiUrl, account });
-      else say(`Logged in to ${apiUrl} as ${account.email}. Saved in ${configPath()}.`);
-    });
+    .action(
+      async (/** @type {{ device?: boolean, token?: string, api?: string, json?: boolean }} */ opts) => {
+        const stored = await readConfig();
+        const apiUrl = normaliseApiUrl(
+          opts.api || process.env.TETHER_API_URL || stored.api_url || DEFAULT_API_URL,
+        );
+        if (opts.device && opts.token !== undefined)
+          throw new UsageError('--device and --token exclude each other');
+        let token;
+        /** @type {{ id: string, email: string, name?: string | null }} */
+        let account;
+        /** @type {string | undefined} */
+        let via;
+        if (opts.token !== undefined) {
+          token = opts.token === '-' ? await tokenFromStdin() : opts.token.trim();
+          if (!token) throw new UsageError('the token is empty');
+          account = await dataOf(createApi({ apiUrl, token }).GET('/api/v1/account'));
+        } else {
+          const login = opts.device
+            ? await deviceLogin(apiUrl, (start) =>
+                process.stderr.write(
+                  `On any device signed in to the console, open\n  ${start.verification_uri}\nand enter the code\n  ${start.user_code}\n` +
+                    `(or open ${start.verification_uri_complete}). It expires in ${Math.round(start.expires_in / 60)} minutes.\nWaiting for approval...\n`,
+                ),
+              )
+            : await browserLogin(apiUrl, (url) => {
+                const opened = openBrowser(url);
+                process.stderr.write(
+                  `${opened ? 'Opening' : 'Open'} this page to authorize tether login:\n  ${url}\nWaiting for the browser...\n`,
+                );
+              });
+          token = login.token;
+          account = login.account;
+          via = `a new personal token "${login.name}" (expires ${login.expires_at.slice(0, 10)})`;
+        }
+        await writeConfig({ ...stored, api_url: apiUrl, token });
+        if (opts.json) printJson({ api_url: apiUrl, account });
+        else
+          say(
+            `Logged in to ${apiUrl} as ${account.email}${via ? ` with ${via}` : ''}. Saved in ${configPath()}.`,
+          );
+      },
+    );
 
   program
     .command('whoami')
@@ -112,18 +117,34 @@ export function registerAccount(program) {
 
   program
     .command('logout')
-    .description('forget the stored token (the token itself stays valid until revoked)')
+    .description('revoke the stored token on the server and forget it here')
+    .option('--local', 'only forget the token here (it stays valid until revoked)')
     .option('--json', 'print the outcome as JSON')
-    .addHelpText('after', examples(['tether logout']))
-    .action(async (/** @type {{ json?: boolean }} */ opts) => {
+    .addHelpText('after', examples(['tether logout', 'tether logout --local']))
+    .action(async (/** @type {{ local?: boolean, json?: boolean }} */ opts) => {
       const stored = await readConfig();
-      const wasLoggedIn = stored.token !== undefined;
-      if (wasLoggedIn) {
+      const token = stored.token;
+      let revoked = false;
+      if (token !== undefined && !opts.local) {
+        const apiUrl = normaliseApiUrl(process.env.TETHER_API_URL || stored.api_url || DEFAULT_API_URL);
+        try {
+          revoked = await revokeOwnToken(apiUrl, token);
+        } catch (err) {
+          warn('the token could not be revoked, so it is still stored; try again, or tether logout --local');
+          throw err;
+        }
+      }
+      if (token !== undefined) {
         const { token: _forgotten, ...rest } = stored;
         await writeConfig(rest);
       }
-      if (opts.json) printJson({ logged_out: wasLoggedIn, config: configPath() });
-      else say(wasLoggedIn ? `Removed the token from ${configPath()}.` : 'Not logged in.');
+      if (opts.json) printJson({ logged_out: token !== undefined, revoked, config: configPath() });
+      else if (token === undefined) say('Not logged in.');
+      else
+        say(
+          `${revoked ? 'Revoked the token on the server and removed' : 'Removed'} it from ${configPath()}.` +
+            (opts.local ? ' It stays valid until revoked (tether tokens).' : ''),
+        );
       if (process.env.TETHER_TOKEN) warn('TETHER_TOKEN is set in the environment and still used');
     });
 }

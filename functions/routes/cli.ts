@@ -1,0 +1,109 @@
+/**
+ * The signed-in half of `tether login` (contract §10), called by the console's pages with the
+ * person's dashboard session: `Authorize` on /console/cli-login issues the browser flow's code,
+ * and /console/device approves or denies a device grant by its user code. Only a dashboard
+ * session may do either: a person in a browser, not a script holding a token.
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../context';
+import { loopbackRedirectProblem } from '../domain/cli-login';
+import { clientKey } from '../domain/client-key';
+import { CHALLENGE_METHOD, CODE_CHALLENGE_RE } from '../domain/pkce';
+import { ApiError } from '../lib/errors';
+import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { requireAccount } from '../services/caller/project-access';
+import { decideDeviceLogin } from '../services/cli-device';
+import { authorizeCli } from '../services/cli-login';
+
+export const cliRoutes = routeGroup<AppEnv>();
+
+/** The calling account, when the caller is a dashboard session; 403 for anything else. */
+function sessionAccount(c: Context<AppEnv>): string {
+  const principal = c.get('principal');
+  const accountId = requireAccount(principal);
+  if (principal.type !== 'account' || principal.via !== 'session') {
+    throw new ApiError('FORBIDDEN', 'only a signed-in person (a dashboard session) can authorize the CLI');
+  }
+  return accountId;
+}
+
+cliRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/cli/authorizations',
+    tags: ['accounts'],
+    summary: "Authorize `tether login` in the browser: a one-time code for the CLI's loopback redirect",
+    description:
+      "Dashboard session only (the console's Authorize). `redirect_uri` must be `http://127.0.0.1:<port>/…` or `http://[::1]:<port>/…`. The code lives 120 s, is single use, and is traded with its PKCE verifier at POST /cli/token.",
+    request: jsonBody(
+      z
+        .object({
+          redirect_uri: z.string().max(2048),
+          code_challenge: z
+            .string()
+            .regex(CODE_CHALLENGE_RE, 'S256 of the verifier, base64url, 43 characters'),
+          code_challenge_method: z.literal(CHALLENGE_METHOD),
+          state: z.string().min(1).max(512),
+          name: z.string().trim().min(1).max(100),
+        })
+        .strict(),
+    ),
+    responses: {
+      201: json(
+        z.object({ redirect_to: z.string() }),
+        'where the browser goes next: the CLI, with code and state',
+      ),
+      ...errorResponses(),
+    },
+  }),
+  async (c) => {
+    const accountId = sessionAccount(c);
+    const body = c.req.valid('json');
+    const problem = loopbackRedirectProblem(body.redirect_uri);
+    if (problem) throw new ApiError('BAD_REQUEST', problem, 'redirect_uri');
+    const { redirectTo } = await authorizeCli(c.get('services').codes, accountId, {
+      redirectUri: body.redirect_uri,
+      challenge: body.code_challenge,
+      state: body.state,
+      name: body.name,
+    });
+    return c.json({ redirect_to: redirectTo }, 201);
+  },
+);
+
+cliRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/cli/device/decision',
+    tags: ['accounts'],
+    summary: 'Approve or deny `tether login --device` by its user code',
+    description:
+      "Dashboard session only (the console's /console/device). 404 for a code no pending sign-in has; after ten wrong codes (per person and per client, 15 minutes) every try is 429.",
+    request: jsonBody(
+      z.object({ user_code: z.string().trim().min(1).max(32), approve: z.boolean() }).strict(),
+    ),
+    responses: {
+      200: json(
+        z.object({ name: z.string(), approved: z.boolean() }),
+        'the machine that asked, and the decision made',
+      ),
+      429: json(
+        z.object({ error: z.object({ code: z.string(), message: z.string() }) }),
+        'too many wrong codes',
+      ),
+    },
+  }),
+  async (c) => {
+    const accountId = sessionAccount(c);
+    const body = c.req.valid('json');
+    const client = clientKey(c.req.header(c.get('config').CLIENT_IP_HEADER) ?? '');
+    const { name } = await decideDeviceLogin(
+      c.get('services').codes,
+      accountId,
+      client,
+      body.user_code,
+      body.approve,
+    );
+    return c.json({ name, approved: body.approve }, 200);
+  },
+);
