@@ -509,7 +509,7 @@ export interface paths {
         put?: never;
         /**
          * Stop a database (refuses new logins)
-         * @description Apps connected while it is stopped get the main user until it runs again.
+         * @description Apps connected while it is stopped get the database's shared login of their level (r_… or w_…, never the main user) until it runs again.
          */
         post: operations["postProjectsByIdDatabasesByDbIdStop"];
         delete?: never;
