@@ -1518,6 +1518,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{appSlug}/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask whether an access token of the app is active (RFC 7662), with the app's server key
+         * @description For the backend of a site connected to the app: `Authorization: Bearer <SERVICE_AUTH_SERVER_KEY>` and the token as `token`, form-encoded as RFC 7662 has it (JSON is taken too). Active means the token verifies against the app's published keys for its issuer and audience, has not expired, and its user exists and is not disabled in an enabled app; the answer then carries the token's claims and the user's current e-mail, else only `{"active":false}`. Another app's server key, a rotated one or none is 401 `invalid_client`.
+         */
+        post: operations["postByAppSlugOauthIntrospect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{appSlug}/auth/{provider}": {
         parameters: {
             query?: never;
@@ -1936,6 +1956,23 @@ export interface components {
         OAuthError: {
             error: string;
             code?: string;
+        };
+        TokenIntrospection: {
+            active: boolean;
+            /** @enum {string} */
+            token_type?: "Bearer";
+            /** @description the app's app_id */
+            client_id?: string;
+            /** @description the end user's id */
+            sub?: string;
+            aud?: string;
+            iss?: string;
+            exp?: number;
+            iat?: number;
+            jti?: string;
+            /** @description the end user's address now */
+            email?: string;
+            email_verified?: boolean;
         };
     };
     responses: never;
@@ -8578,6 +8615,63 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    postByAppSlugOauthIntrospect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description the access token to ask about */
+                    token?: string;
+                    /** @description ignored: only access tokens are known */
+                    token_type_hint?: string;
+                };
+                "application/json": {
+                    /** @description the access token to ask about */
+                    token?: string;
+                    /** @description ignored: only access tokens are known */
+                    token_type_hint?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description whether the token is active, and if so its claims */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenIntrospection"];
+                };
+            };
+            /** @description no token given */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description not this app's current server key */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

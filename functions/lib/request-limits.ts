@@ -43,8 +43,12 @@ export const boundedBodies: MiddlewareHandler = (c, next) => {
 
 const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
 
-/** Paths whose POST is a provider's form post, which cannot be JSON (Apple's `form_post` callback). */
-const FORM_POST_PATHS = /^\/v1\/[^/]+\/auth\/[^/]+\/callback$/;
+/**
+ * Paths whose POST may be a form: a provider's form post, which cannot be JSON (Apple's
+ * `form_post` callback), and token introspection, which RFC 7662 sends form-encoded (it needs the
+ * app's server key in a header no page can send without a preflight).
+ */
+const FORM_POST_PATHS = /^\/v1\/[^/]+\/(auth\/[^/]+\/callback|oauth\/introspect)$/;
 
 /**
  * Refuses, with 415, an auth-service POST whose body is not declared JSON. A POST without a body

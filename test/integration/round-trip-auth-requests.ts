@@ -8,6 +8,7 @@ import { appleClaims, appleSignIn, sendCallback } from '../helpers/apple';
 import { asClient, githubAccount, oneTimeCode, pkcePair, startSignIn } from '../helpers/oauth';
 import { STAND_IN_ISSUER } from '../helpers/provider-stand-in';
 import type { Call, RoundTripWorld } from '../helpers/round-trip-fixture';
+import { serverKeyOf } from '../helpers/server-key';
 
 /** The auth service's requests of `world`, by `METHOD path` as the OpenAPI document names the route. */
 export function authRequests(world: RoundTripWorld): Record<string, () => Promise<Call>> {
@@ -43,6 +44,17 @@ export function authRequests(world: RoundTripWorld): Record<string, () => Promis
     );
     expect(res.status, res.text).toBe(200);
     return res.body.refresh_token;
+  }
+
+  /** An access token of a fresh session of the app. */
+  async function accessToken(): Promise<string> {
+    const res = await api(worker.baseUrl).post<{ access_token: string }>(
+      `/v1/${app.slug}/oauth/id-token`,
+      { provider: 'google', id_token: await standIn.signIdToken(returningGoogleUser()) },
+      { headers: asClient() },
+    );
+    expect(res.status, res.text).toBe(200);
+    return res.body.access_token;
   }
 
   /** A successful request of every route of the auth service. */
@@ -124,6 +136,15 @@ export function authRequests(world: RoundTripWorld): Record<string, () => Promis
       body: { refresh_token: await refreshToken() },
       headers: asClient(),
     }),
+    'POST /v1/{appSlug}/oauth/introspect': async () => {
+      const [serverKey, session] = await Promise.all([serverKeyOf(app), accessToken()]);
+      return {
+        method: 'POST',
+        path: `/v1/${app.slug}/oauth/introspect`,
+        as: api(worker.baseUrl, serverKey),
+        body: { token: session },
+      };
+    },
     'POST /v1/{appSlug}/logout': async () => ({
       method: 'POST',
       path: `/v1/${app.slug}/logout`,

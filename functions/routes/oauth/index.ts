@@ -11,6 +11,7 @@ import { countExchange } from '../../services/sign-in/exchange';
 import { countIdTokenRequest } from '../../services/sign-in/rate-limit';
 import { browserRoutes } from './browser';
 import { exchangeRoutes, wellFormedExchange } from './exchange';
+import { introspectRoutes } from './introspect';
 import { jwksRoutes } from './jwks';
 import { nonceRoutes } from './nonce';
 import { clientOf, knownSlug, oauthGroup, SCRIPT_CORS } from './shared';
@@ -54,7 +55,14 @@ function authService(groups: ReturnType<typeof oauthGroup>[]): ReturnType<typeof
   return routes;
 }
 
-export const oauthRoutes = authService([exchangeRoutes, tokenRoutes, nonceRoutes, browserRoutes, jwksRoutes]);
+export const oauthRoutes = authService([
+  exchangeRoutes,
+  tokenRoutes,
+  nonceRoutes,
+  introspectRoutes,
+  browserRoutes,
+  jwksRoutes,
+]);
 
 /** The exchange alone behind the same middleware: what the Worker's fast path serves (app.ts). */
 export const exchangeOnlyRoutes = authService([exchangeRoutes]);

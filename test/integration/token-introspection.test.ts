@@ -1,0 +1,120 @@
+/**
+ * Token introspection (RFC 7662) for a connected site's backend: the SERVICE_AUTH_SERVER_KEY
+ * the site is handed asks about its own app's access tokens, form-encoded or as JSON; a token
+ * of a disabled user, of another app, expired or made up is inactive; another app's key, a
+ * rotated key or none is 401 invalid_client.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api';
+import {
+  asClient,
+  createTestAuthApp,
+  googleSignIns,
+  type OAuthSetup,
+  type Session,
+  startOAuthSetup,
+  stopOAuthSetup,
+  type TestAuthApp,
+} from '../helpers/oauth';
+import { serverKeyOf } from '../helpers/server-key';
+
+let setup: OAuthSetup;
+let key: string;
+let other: TestAuthApp;
+let otherKey: string;
+const { claims, signIn } = googleSignIns(() => setup);
+
+beforeAll(async () => {
+  setup = await startOAuthSetup();
+  other = await createTestAuthApp(setup.worker.baseUrl);
+  [key, otherKey] = await Promise.all([serverKeyOf(setup.app), serverKeyOf(other)]);
+}, 120_000);
+afterAll(() => stopOAuthSetup(setup));
+
+async function session(slug = setup.app.slug, aud = setup.app.google.web): Promise<Session> {
+  const res = await signIn({ id_token: await setup.standIn.signIdToken({ ...claims(), aud }) }, slug);
+  expect(res.status, res.text).toBe(200);
+  return res.body as unknown as Session;
+}
+
+/** POST /oauth/introspect of `slug` with `bearer`, the token form-encoded (or as JSON). */
+function introspect(token: string, bearer: string | undefined, opts: { slug?: string; json?: boolean } = {}) {
+  const headers: Record<string, string> = {
+    ...asClient(),
+    ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+  };
+  return api(setup.worker.baseUrl).post(
+    `/v1/${opts.slug ?? setup.app.slug}/oauth/introspect`,
+    opts.json ? { token } : undefined,
+    {
+      headers: opts.json ? headers : { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      ...(opts.json
+        ? {}
+        : { rawBody: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString() }),
+    },
+  );
+}
+
+describe('token introspection', () => {
+  it("answers an active token's claims to the app's server key, form-encoded or as JSON", async () => {
+    const s = await session();
+    const res = await introspect(s.access_token, key);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const now = Math.floor(Date.now() / 1000);
+    expect(res.body).toEqual({
+      active: true,
+      token_type: 'Bearer',
+      client_id: setup.app.slug,
+      sub: s.user.id,
+      aud: setup.app.slug,
+      iss: `${setup.worker.baseUrl}/v1/${setup.app.slug}`,
+      exp: expect.any(Number),
+      iat: expect.any(Number),
+      jti: expect.any(String),
+      email: s.user.email,
+      email_verified: true,
+    });
+    expect(Number(res.body.exp) - now).toBeGreaterThan(800);
+    expect((await introspect(s.access_token, key, { json: true })).body).toEqual(res.body);
+  });
+
+  it('says only active:false for a made-up token, another app’s token and a disabled user’s token', async () => {
+    expect((await introspect('not.a.token', key)).body).toEqual({ active: false });
+    const theirs = await session(other.slug, other.google.web);
+    expect((await introspect(theirs.access_token, key)).body).toEqual({ active: false });
+    expect((await introspect(theirs.access_token, otherKey, { slug: other.slug })).body).toMatchObject({
+      active: true,
+    });
+
+    const s = await session();
+    const disabled = await setup.app.admin.patch(
+      `/api/v1/projects/${setup.app.project.id}/auth-apps/${setup.app.id}/users/${s.user.id}`,
+      { disabled: true },
+    );
+    expect(disabled.status, disabled.text).toBe(200);
+    expect((await introspect(s.access_token, key)).body).toEqual({ active: false });
+  });
+
+  it('refuses another app’s key, no key, and a key rotated away with 401 invalid_client; a missing token is 400', async () => {
+    const s = await session();
+    for (const bearer of [otherKey, undefined, 'tth_sk_made-up']) {
+      const res = await introspect(s.access_token, bearer);
+      expect(res.status, res.text).toBe(401);
+      expect(res.body).toMatchObject({ code: 'invalid_client' });
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    const empty = await introspect('', key);
+    expect([empty.status, empty.body]).toEqual([
+      400,
+      { error: 'token is required', code: 'invalid_request' },
+    ]);
+
+    const rotated = await other.admin.post(
+      `/api/v1/projects/${other.project.id}/auth-apps/${other.id}/server-key/rotate`,
+    );
+    expect(rotated.status, rotated.text).toBe(200);
+    const theirs = await session(other.slug, other.google.web);
+    expect((await introspect(theirs.access_token, otherKey, { slug: other.slug })).status).toBe(401);
+  });
+});
