@@ -11,6 +11,7 @@ import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Config } from '../../config';
 import { isUuid } from '../../lib/ids';
 import { type ActivitySource, activityQuery } from '../activity';
+import { noConnectionLeftGuard } from './live-services';
 import type { ConnectionInfo } from './model';
 import { emptyPlan } from './plan';
 import type { Prepared } from './prepare';
@@ -99,8 +100,11 @@ export async function writeServiceRemoval(
   };
   const before = by ? [...(around.before ?? []), activityQuery(db, by, event)] : around.before;
   plan.removes = holders.before.filter((c) => c.kind === service.kind && c.resourceId === service.id);
+  // Last: a connection committed meanwhile from a site not read as a holder fails the batch.
+  const after = [...(around.after ?? []), db.execute(noConnectionLeftGuard(service.kind, service.id))];
   // Nothing outside to undo: the service itself is being deleted.
-  return writeGuardedWith(db, config, preparedOf(plan), holders.states, { ...around, before });
+  const out = await writeGuardedWith(db, config, preparedOf(plan), holders.states, { before, after });
+  return { written: out.written, after: out.after.slice(0, -1) };
 }
 
 /**

@@ -16,6 +16,7 @@ import { activityQuery } from '../activity';
 import { type CurrentKey, managedKeyStatements } from '../credentials/managed-key';
 import { patchInsert } from '../delivery/deliveries';
 import { connectionEvents } from './activity-events';
+import { liveServicesGuard } from './live-services';
 import type { ConnectionInfo } from './model';
 import {
   addsHoldingPlain,
@@ -198,6 +199,9 @@ export async function planStatements(
   const { plan } = prepared;
   const queries: BatchQuery[] = [];
   const rows = await addRows(config, prepared);
+  // The services connected stay live until the batch commits (a deletion beside it waits or wins).
+  const live = liveServicesGuard(plan);
+  if (live) queries.push(db.execute(live));
   if (rows.length > 0) queries.push(db.insert(connections).values(rows));
   const inserted = insertedInfo(plan, rows);
   if (plan.levels.length > 0) {

@@ -7,7 +7,7 @@
  * connection, its managed key and its live patch go in one guarded batch ({@link writeNewService}).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { levelOrDefault } from '../../domain/levels';
 import { ApiError } from '../../lib/errors';
@@ -26,7 +26,7 @@ import {
 } from '../connections/versioned-write';
 import { ConcurrentChange, type Written } from '../connections/write';
 import type { CredentialTarget } from '../credentials/connection-credential';
-import { uniqueViolation } from '../store/guarded-write';
+import { guard, guardFailure, uniqueViolation } from '../store/guarded-write';
 
 /** What a new service's write read of the project's only site (none when it has not exactly one). */
 export interface InitialSite {
@@ -114,8 +114,54 @@ export async function writeNewService(
     projectId: r.projectId,
     details,
   };
-  const rows = (db: Queryable): BatchQuery[] =>
-    deps.activity ? [insert(db), activityQuery(db, deps.activity, event)] : [insert(db)];
+  for (let attempt = 1; ; attempt++) {
+    const rows = (db: Queryable): BatchQuery[] => [
+      insert(db),
+      ...(deps.activity ? [activityQuery(db, deps.activity, event)] : []),
+      // After the row (whose insert may wait on another): the only site decided from the first
+      // read must still be the project's only site (or none still); a site made or deleted
+      // meanwhile makes the decision again.
+      db.execute(sameOnlySiteGuard(r.projectId, initial.site?.id ?? null)),
+    ];
+    const prepared = await prepare(deps, initialPlan(service, initial), knownTarget(service));
+    let written: Written;
+    try {
+      written = await writeOnce(deps, prepared, initial.states, rows);
+    } catch (err) {
+      await prepared.undo();
+      if (guardFailure(err)?.message === SITES_CHANGED && attempt < DECISIONS) {
+        initial = await readInitialSite(deps, r.projectId);
+        continue;
+      }
+      throw nameTaken(service, uniqueViolation(err)?.constraint) ?? guardFailure(err) ?? err;
+    }
+    await afterCommit(deps, written);
+    return;
+  }
+}
+
+/** How many times a creation decides its initial connection before it answers 409. */
+const DECISIONS = 4;
+
+const SITES_CHANGED = "the project's sites changed while the service was being created; retry";
+
+/** Raises unless the project's only site is `siteId` (null: the project has no site or several). */
+function sameOnlySiteGuard(projectId: string, siteId: string | null) {
+  return guard(
+    sql`coalesce((select case when count(*) = 1 then min(id::text) end from sites
+                   where project_id = ${projectId}::uuid), '') = ${siteId ?? ''}`,
+    { code: 'CONFLICT', message: SITES_CHANGED },
+  );
+}
+
+/** The project's only site read again, after a site was made or deleted beside a creation. */
+async function readInitialSite(deps: WriteDeps, projectId: string): Promise<InitialSite> {
+  return initialSiteFrom(await runBatch(deps.reads, initialSiteQueries(deps.reads, sql`${projectId}::uuid`)));
+}
+
+/** The plan of a new service's initial connection: to the only site, at the default level. */
+function initialPlan(service: NewService, initial: InitialSite) {
+  const r = service.resource;
   const plan = emptyPlan(r.projectId, initial.before);
   if (initial.site) {
     const engine = service.kind === 'database' ? service.resource.engine : null;
@@ -127,20 +173,12 @@ export async function writeNewService(
       grant: levelOrDefault(resource),
     });
   }
-  const prepared = await prepare(
-    deps,
-    plan,
-    service.kind === 'auth_app' ? new Map() : new Map([[r.id, service]]),
-  );
-  let written: Written;
-  try {
-    written = await writeOnce(deps, prepared, initial.states, rows);
-  } catch (err) {
-    await prepared.undo();
-    throw nameTaken(service, uniqueViolation(err)?.constraint) ?? err;
-  }
-  await afterCommit(deps, written);
+  return plan;
 }
+
+/** The new service as a known credential target (its row is not stored yet). */
+const knownTarget = (service: NewService): Map<string, CredentialTarget> =>
+  service.kind === 'auth_app' ? new Map() : new Map([[service.resource.id, service]]);
 
 /** The guarded batch, or (its site changed meanwhile) the same write under the site's lock. */
 async function writeOnce(
