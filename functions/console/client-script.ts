@@ -2,8 +2,9 @@
  * The console's only script, served from /console/assets (CSP `script-src 'self'`, no inline
  * script). Progressive enhancement: every page works without it. It turns forms marked
  * `data-confirm` (and level changes to admin) into an in-page dialog, submits a row's level as
- * soon as it is chosen, narrows the connect form's levels to the chosen service's kind, and
- * copies a `data-copy` button's value (callback URLs) to the clipboard.
+ * soon as it is chosen (asking first where `data-confirm-change` says the change has a
+ * consequence), narrows the connect form's levels to the chosen service's kind, and copies a
+ * `data-copy` button's value (secrets, URLs, a whole .env) to the clipboard.
  */
 export const CLIENT_SCRIPT = `(() => {
   'use strict';
@@ -22,6 +23,7 @@ export const CLIENT_SCRIPT = `(() => {
   confirmButton.textContent = 'Confirm';
   const cancelButton = document.createElement('button');
   cancelButton.type = 'button';
+  cancelButton.className = 'secondary';
   cancelButton.textContent = 'Cancel';
   actions.append(confirmButton, cancelButton);
   dialog.append(title, note, actions);
@@ -30,6 +32,9 @@ export const CLIENT_SCRIPT = `(() => {
   function questionOf(form) {
     if (form.dataset.confirm) return form.dataset.confirm;
     const level = form.elements.namedItem('level');
+    if (form.dataset.confirmChange && level && level.value !== form.dataset.current) {
+      return form.dataset.confirmChange.replace('{level}', level.value);
+    }
     if (form.dataset.confirmAdmin && level && level.value === 'admin' && form.dataset.current !== 'admin') {
       return form.dataset.confirmAdmin;
     }

@@ -1,9 +1,14 @@
 /** Controls several pages share. */
 import { LEVELS } from '../domain/levels';
+import { LEVEL_CHANGE_CONSEQUENCE, LEVEL_MEANING } from './format';
 import { CsrfField } from './layout';
 import type { Kind } from './types';
 
-/** The connection's level, changeable in place: submitted on choice with the script, by its button without. */
+/**
+ * The connection's level, changeable in place: submitted on choice with the script, by its
+ * button without; a change with a consequence (ending a database's sessions) or a raise to
+ * admin asks first.
+ */
 export function LevelForm(props: {
   action: string;
   csrf: string;
@@ -19,18 +24,24 @@ export function LevelForm(props: {
       action={props.action}
       class="inline"
       data-current={props.level}
-      data-confirm-admin={props.kind === 'auth_app' ? `Raise ${props.name} to admin?` : undefined}
+      data-confirm-admin={`Raise ${props.name} to admin? Its managed key may then administer the app's end users.`}
+      data-confirm-change={
+        LEVEL_CHANGE_CONSEQUENCE[props.kind]
+          ? `Change ${props.name} to {level}? ${LEVEL_CHANGE_CONSEQUENCE[props.kind]}`
+          : undefined
+      }
     >
       <CsrfField csrf={props.csrf} />
       <input type="hidden" name="kind" value={props.kind} />
       <input type="hidden" name="resource_id" value={props.resourceId} />
+      <input type="hidden" name="name" value={props.name} />
       {Object.entries(props.extra ?? {}).map(([k, v]) => (
         <input type="hidden" name={k} value={v} />
       ))}
       <select name="level" aria-label="Level" data-autosubmit>
         {LEVELS[props.kind].map((l) => (
           <option value={l} selected={l === props.level}>
-            {l}
+            {`${l} (${LEVEL_MEANING[l] ?? l})`}
           </option>
         ))}
       </select>

@@ -51,6 +51,16 @@ export const KIND_WORDS: Record<Kind, string> = {
   auth_app: 'auth app',
 };
 
+/**
+ * What changing a connection's level does beyond the level, by kind: asked before the change
+ * (contract §8: a level change that ends open sessions asks first). `{level}` is the new level.
+ */
+export const LEVEL_CHANGE_CONSEQUENCE: Record<Kind, string | undefined> = {
+  database: "This ends this app's open database sessions; it reconnects at the new level.",
+  bucket: undefined,
+  auth_app: undefined,
+};
+
 /** What each level lets the app do, in words (shown beside the level). */
 export const LEVEL_MEANING: Record<string, string> = {
   'read-only': 'reads only',

@@ -98,7 +98,7 @@ export function ConfirmForm(props: {
       ))}
       <button
         type="submit"
-        class={props.danger === false ? undefined : 'danger'}
+        class={props.danger === false ? 'secondary' : 'danger'}
         aria-label={props.ariaLabel}
       >
         {props.label}
@@ -138,7 +138,9 @@ export function ConfirmPage(props: {
             {[...back.searchParams].map(([name, value]) => (
               <input type="hidden" name={name} value={value} />
             ))}
-            <button type="submit">Cancel</button>
+            <button type="submit" class="secondary">
+              Cancel
+            </button>
           </form>
         </div>
       </section>

@@ -61,6 +61,10 @@ registerFamily({
   mirrors: ['SERVICE_AUTH_APP_ID', 'SERVICE_AUTH_URL', 'SERVICE_AUTH_PUBLIC_URL', 'SERVICE_AUTH_SERVER_KEY'],
 });
 
+/** Whether `name` is a plain (unsuffixed) name of some family: what a connection holding its family's plain names has. */
+export const isPlainName = (name: string): boolean =>
+  [...FAMILIES.values()].some((f) => f.plain.includes(name));
+
 /** The unsuffixed names of a family, held by the site's first service of that family. */
 export const plainNames = (family: Family): readonly string[] => familyNamed(family).plain;
 

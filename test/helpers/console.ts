@@ -42,9 +42,17 @@ interface AxeViolation {
 
 /**
  * Runs axe-core in the page (its script injected through the DevTools protocol, so the page's
- * CSP does not apply) and fails on any serious or critical violation.
+ * CSP does not apply) in the light and the dark colour scheme, and fails on any serious or
+ * critical violation in either.
  */
 export async function expectAccessible(page: Page): Promise<void> {
+  for (const colorScheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await axeScan(page, colorScheme);
+  }
+}
+
+async function axeScan(page: Page, scheme: string): Promise<void> {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
@@ -57,7 +65,7 @@ export async function expectAccessible(page: Page): Promise<void> {
     }));
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${page.url()}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+  expect(serious, `${page.url()} (${scheme}): ${JSON.stringify(serious, null, 1)}`).toEqual([]);
 }
 
 /** Screenshots of the page at 375 px and 1280 px wide, named `<name>-375.png` and `<name>-1280.png`. */
@@ -88,15 +96,10 @@ export async function openService(page: Page, projectSlug: string, name: string)
   await page.getByRole('heading', { name: 'Access', exact: true }).waitFor();
 }
 
-/** The value a secret page shows under `key` (its `<dt>`), e.g. `password`. */
+/** The value a secret page shows under the API's field `key` (its `<dt data-key>`), e.g. `password`. */
 export async function shownValue(page: Page, key: string): Promise<string> {
-  await page.getByRole('heading', { name: /not shown again/ }).waitFor();
-  return (
-    (await page
-      .locator('dt', { hasText: new RegExp(`^${key}$`) })
-      .locator('+ dd')
-      .textContent()) ?? ''
-  );
+  await page.getByRole('heading', { name: /not shown again|show this again/ }).waitFor();
+  return (await page.locator(`dt[data-key="${key}"]`).locator('+ dd').locator('code').textContent()) ?? '';
 }
 
 /** Waits for the confirmation dialog a change opened and returns it (nothing has changed yet). */

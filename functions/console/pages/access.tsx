@@ -10,6 +10,7 @@ import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { LevelForm } from '../controls';
+import { LEVEL_CHANGE_CONSEQUENCE } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { type AccessListing, KIND_SEGMENT, type Kind, type Project } from '../types';
@@ -83,7 +84,12 @@ export function AccessSection(props: {
                           />
                         </>
                       ) : (
-                        <form method="post" action={action('connect')} class="inline">
+                        <form
+                          method="post"
+                          action={action('connect')}
+                          class="inline"
+                          data-confirm-admin={`Connect ${s.site_slug} at admin? Its managed key may then administer the app's end users.`}
+                        >
                           <CsrfField csrf={csrf} />
                           <input type="hidden" name="site_id" value={s.site_id} />
                           <input type="hidden" name="kind" value={kind} />
@@ -120,15 +126,19 @@ accessPages.post(`${ROOT}/:action{(?:connect|level|disconnect)}`, async (c) => {
   const form = await formOf(c);
   const back = consolePath.service(p, seg, id);
   const siteId = form.site_id ?? '';
-  const needsConfirm = action === 'disconnect' || (action === 'level' && form.level === 'admin');
+  const consequence = action === 'level' ? LEVEL_CHANGE_CONSEQUENCE[kind] : undefined;
+  const toAdmin = action !== 'disconnect' && form.level === 'admin';
+  const needsConfirm = action === 'disconnect' || toAdmin || consequence !== undefined;
   if (needsConfirm && unconfirmed(form)) {
     return c.html(
       <ConfirmPage
-        title={action === 'disconnect' ? 'Disconnect' : 'Raise to admin'}
+        title={action === 'disconnect' ? 'Disconnect' : toAdmin ? 'Raise to admin' : 'Change level'}
         question={
           action === 'disconnect'
             ? `Disconnect ${form.name ?? 'this site'}?`
-            : "Raise this site's connection to admin? Its managed key may then administer the app's end users."
+            : toAdmin
+              ? "Give this site's connection admin? Its managed key may then administer the app's end users."
+              : `Change this site's connection to ${form.level ?? ''}? ${consequence ?? ''}`
         }
         action={`${back}/access/${action}`}
         fields={{ site_id: siteId, level: form.level ?? '', name: form.name ?? '' }}

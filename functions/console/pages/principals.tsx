@@ -8,6 +8,7 @@ import { LEVELS } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { ConnectionString, ValueList } from '../copy';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin } from '../roles';
 import type { Principal, Project } from '../types';
@@ -120,29 +121,35 @@ export function expiryOf(text: string): string {
   return trimmed;
 }
 
-/** The page that shows a secret once. */
+/**
+ * The page that shows a secret, saying truthfully whether it can be seen again: `once` for a
+ * value the API answers only here (a new principal's secret, an invitation link), else `again`
+ * names where it is shown next time.
+ */
 export function SecretPage(props: {
   title: string;
   back: string;
   csrf: string;
   values: Record<string, unknown>;
+  /** Where the same value can be shown again; absent: it is shown only this once. */
+  again?: string;
 }) {
   return (
     <Layout title={props.title} csrf={props.csrf}>
       <section class="card" aria-labelledby="secret-heading">
-        <h2 id="secret-heading">Copy it now: it is not shown again</h2>
-        <dl>
-          {Object.entries(props.values)
-            .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
-            .map(([k, v]) => (
-              <>
-                <dt>{k}</dt>
-                <dd class="secret">{String(v)}</dd>
-              </>
-            ))}
-        </dl>
+        <h2 id="secret-heading">
+          {props.again ? 'You can show this again' : 'Copy it now: it is not shown again'}
+        </h2>
+        <p class="hint">
+          {props.again ??
+            'Tether keeps only what it needs to check it; once you leave this page, a new one means rotating.'}
+        </p>
+        <ConnectionString values={props.values} />
+        <ValueList values={props.values} />
         <p>
-          <a href={props.back}>Done</a>
+          <a href={props.back} class="button secondary">
+            Done
+          </a>
         </p>
       </section>
     </Layout>

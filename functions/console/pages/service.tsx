@@ -168,7 +168,13 @@ const credential = async (c: ConsoleContext) => {
   });
   if (!shown) return refused;
   return c.html(
-    <SecretPage title={rotate ? 'New credential' : 'Credential'} back={back} csrf={csrf} values={shown} />,
+    <SecretPage
+      title={rotate ? 'New credential' : 'Credential'}
+      back={back}
+      csrf={csrf}
+      values={shown}
+      again={`Admins can show this credential again from its page (Show credential); rotating it gives a new one and cuts off whoever uses this one.`}
+    />,
   );
 };
 servicePages.post(`${ROOT}/credentials`, credential);

@@ -1,13 +1,15 @@
 /** A site's Connections tab: its connections (change level, disconnect, rotate) and what it could connect. */
 import { Hono } from 'hono';
-import { LEVELS } from '../../domain/levels';
+import { isKind, LEVELS } from '../../domain/levels';
+import { isPlainName } from '../../domain/variables';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { LevelForm } from '../controls';
+import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
-import { type Available, type Connection, KIND_LABEL, KIND_SEGMENT } from '../types';
+import { type Available, type Connection, KIND_LABEL, KIND_SEGMENT, type Kind } from '../types';
 import { loadSite, SitePage } from './site-shell';
 
 export const siteConnectionsPages = new Hono<ConsoleEnv>();
@@ -55,14 +57,19 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                         {conn.resource_name}
                       </a>
                     </td>
-                    <td>{conn.kind}</td>
-                    <td>{conn.level}</td>
-                    <td class="names">{conn.env_names.join(' ')}</td>
-                    <td>
-                      <time datetime={conn.created_at}>{conn.created_at}</time>
+                    <td data-label="Kind">
+                      {KIND_WORDS[conn.kind]}
+                      {KIND_WORDS[conn.kind] !== conn.kind && <span class="hint"> ({conn.kind})</span>}
+                    </td>
+                    <td data-label="Level">{conn.level}</td>
+                    <td data-label="Variables" class="names">
+                      {conn.env_names.join(' ')}
+                    </td>
+                    <td data-label="Connected">
+                      <When at={conn.created_at} />
                     </td>
                     {writer && (
-                      <td>
+                      <td data-label="Change">
                         <LevelForm
                           action={action('level')}
                           csrf={csrf}
@@ -82,6 +89,20 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                             name: conn.resource_name,
                           }}
                         />{' '}
+                        {!conn.env_names.some(isPlainName) && (
+                          <ConfirmForm
+                            action={action('promote')}
+                            csrf={csrf}
+                            label="Promote"
+                            question={`Give the plain names to ${conn.resource_name}? The app's unsuffixed variables (such as DATABASE_URL) then point at it.`}
+                            fields={{
+                              kind: conn.kind,
+                              resource_id: conn.resource_id,
+                              name: conn.resource_name,
+                            }}
+                            danger={false}
+                          />
+                        )}{' '}
                         {conn.kind !== 'auth_app' && (
                           <ConfirmForm
                             action={action('rotate')}
@@ -123,10 +144,12 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
               <tbody>
                 {listing.available.map((a) => (
                   <tr>
-                    <td>{a.resource_name}</td>
-                    <td>{a.kind}</td>
-                    <td>{a.levels.join(', ')}</td>
-                    <td class="names">{a.env_names.join(' ')}</td>
+                    <td data-label="Service">{a.resource_name}</td>
+                    <td data-label="Kind">{KIND_WORDS[a.kind]}</td>
+                    <td data-label="Levels">{a.levels.join(', ')}</td>
+                    <td data-label="Connecting adds" class="names">
+                      {a.env_names.join(' ')}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -134,7 +157,12 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
           </div>
         )}
         {writer && listing.available.length > 0 && (
-          <form method="post" action={action('connect')} class="row">
+          <form
+            method="post"
+            action={action('connect')}
+            class="row"
+            data-confirm-admin="Connect at admin? The site's managed key may then administer the app's end users."
+          >
             <CsrfField csrf={csrf} />
             <label>
               Service
@@ -179,32 +207,35 @@ function serviceOf(value: string | undefined): { kind: string; resource_id: stri
   return { kind, resource_id: resourceId };
 }
 
-siteConnectionsPages.post(`${ROOT}/connections/connect`, async (c) => {
-  const { api } = signedIn(c);
-  const { p, s } = c.req.param();
-  const form = await formOf(c);
-  const target = serviceOf(form.service);
-  return act(c, consolePath.site(p, s), async () => {
-    const conn = await api.post<Connection>(path`/projects/${p}/sites/${s}/connections`, {
-      ...target,
-      ...(form.level ? { level: form.level } : {}),
-    });
-    return `Connected ${conn.resource_name} at ${conn.level}.`;
-  });
-});
+/** The confirmation a connect or level change needs first, if any (nothing changes before `Confirm`). */
+function confirmationOf(form: Record<string, string>, changing: boolean): string | undefined {
+  if (!unconfirmed(form)) return undefined;
+  if (form.level === 'admin')
+    return `Give ${form.name || 'this connection'} admin? The site's managed key may then administer the app's end users.`;
+  const consequence =
+    changing && isKind(form.kind ?? '') ? LEVEL_CHANGE_CONSEQUENCE[form.kind as Kind] : undefined;
+  return consequence
+    ? `Change ${form.name || 'this connection'} to ${form.level}? ${consequence}`
+    : undefined;
+}
 
-siteConnectionsPages.post(`${ROOT}/connections/level`, async (c) => {
+siteConnectionsPages.post(`${ROOT}/connections/:action{(?:connect|level)}`, async (c) => {
   const { api, csrf } = signedIn(c);
-  const { p, s } = c.req.param();
+  const { p, s, action } = c.req.param();
   const form = await formOf(c);
   const back = consolePath.site(p, s);
-  if (form.level === 'admin' && unconfirmed(form)) {
+  const target =
+    action === 'connect'
+      ? serviceOf(form.service)
+      : { kind: form.kind ?? '', resource_id: form.resource_id ?? '' };
+  const question = confirmationOf({ ...form, ...target }, action === 'level');
+  if (question) {
     return c.html(
       <ConfirmPage
-        title="Raise to admin"
-        question="Raise this connection to admin? The site's managed key may then administer the app's end users."
-        action={consolePath.site(p, s, 'connections/level')}
-        fields={{ kind: form.kind ?? '', resource_id: form.resource_id ?? '', level: 'admin' }}
+        title={action === 'connect' ? 'Connect' : 'Change level'}
+        question={question}
+        action={consolePath.site(p, s, `connections/${action}`)}
+        fields={{ ...form }}
         back={back}
         csrf={csrf}
       />,
@@ -212,29 +243,31 @@ siteConnectionsPages.post(`${ROOT}/connections/level`, async (c) => {
   }
   return act(c, back, async () => {
     const conn = await api.post<Connection>(path`/projects/${p}/sites/${s}/connections`, {
-      kind: form.kind ?? '',
-      resource_id: form.resource_id ?? '',
-      level: form.level ?? '',
+      ...target,
+      ...(form.level ? { level: form.level } : {}),
     });
-    return `${conn.resource_name} is now at ${conn.level}.`;
+    return action === 'connect'
+      ? `Connected ${conn.resource_name} at ${conn.level}.`
+      : `${conn.resource_name} is now at ${conn.level}.`;
   });
 });
 
-siteConnectionsPages.post(`${ROOT}/connections/:action{(?:disconnect|rotate)}`, async (c) => {
+siteConnectionsPages.post(`${ROOT}/connections/:action{(?:disconnect|rotate|promote)}`, async (c) => {
   const { api, csrf } = signedIn(c);
   const { p, s, action } = c.req.param();
   const form = await formOf(c);
   const back = consolePath.site(p, s);
   const name = form.name ?? 'this service';
+  const words = {
+    disconnect: { title: 'Disconnect', question: `Disconnect ${name}?` },
+    rotate: { title: 'Rotate credential', question: `Give this site's credential for ${name} a new secret?` },
+    promote: { title: 'Promote', question: `Give the plain names to ${name}?` },
+  }[action as 'disconnect' | 'rotate' | 'promote'];
   if (unconfirmed(form)) {
-    const question =
-      action === 'disconnect'
-        ? `Disconnect ${name}?`
-        : `Give this site's credential for ${name} a new secret?`;
     return c.html(
       <ConfirmPage
-        title={action === 'disconnect' ? 'Disconnect' : 'Rotate credential'}
-        question={question}
+        title={words.title}
+        question={words.question}
         action={consolePath.site(p, s, `connections/${action}`)}
         fields={{ kind: form.kind ?? '', resource_id: form.resource_id ?? '', name }}
         back={back}
@@ -247,6 +280,10 @@ siteConnectionsPages.post(`${ROOT}/connections/:action{(?:disconnect|rotate)}`, 
     if (action === 'rotate') {
       await api.post(`${one}/rotate`);
       return `The credential for ${name} has a new secret; the Delivery tab shows where it went.`;
+    }
+    if (action === 'promote') {
+      await api.post(`${one}/promote`);
+      return `${name} now holds the plain names.`;
     }
     const { removed } = await api.delete<{ removed: boolean }>(one);
     return removed ? `Disconnected ${name}.` : `${name} was not connected.`;

@@ -1,12 +1,16 @@
 /**
  * A site's Variables tab: the user-set variables (edited by writers as NAME=value lines, saved
- * as the full map the API's PUT takes) and the effective variables the app is handed, listed by
- * name, with each value hidden until a writer reveals it.
+ * as the full map the API's PUT takes; a refused save shows the typed lines again with the
+ * reason) and the effective variables the app is handed, listed by name with where each comes
+ * from, each value hidden until a writer reveals it, with `Copy NAME`, `Copy all` and
+ * `Download .env` (the effective set as a dotenv file).
  */
 import { Hono } from 'hono';
+import { toDotenv } from '../../domain/dotenv';
 import { act, consolePath, formOf } from '../actions';
-import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure, path } from '../api';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
+import { CopyButton } from '../copy';
 import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import type { Connection } from '../types';
@@ -28,9 +32,16 @@ export function parseLines(text: string): Vars {
   return vars;
 }
 
-siteVariablesPages.get('/projects/:p/sites/:s/variables', async (c) => {
+/** Where an effective variable comes from, in words. */
+function sourceOf(name: string, fromConnection: Map<string, string>, user: Vars): string {
+  const conn = fromConnection.get(name);
+  if (conn) return name in user ? `connection ${conn} (overrides yours)` : `connection ${conn}`;
+  return name in user ? 'you' : 'Tether (managed)';
+}
+
+async function renderVariables(c: ConsoleContext, refused?: { typed: string; message: string }) {
   const { api, csrf, flash } = signedIn(c);
-  const { p, s } = c.req.param();
+  const { p = '', s = '' } = c.req.param();
   const [{ project, site }, user, listing, effective] = await Promise.all([
     loadSite(api, p, s),
     api.get<{ vars: Vars }>(path`/projects/${p}/sites/${s}/env`),
@@ -38,26 +49,43 @@ siteVariablesPages.get('/projects/:p/sites/:s/variables', async (c) => {
     api.getIfAllowed<{ vars: Vars }>(path`/projects/${p}/sites/${s}/env/effective`),
   ]);
   const writer = canWrite(project);
-  const derived = new Set(listing.connections.flatMap((conn) => conn.env_names));
+  const fromConnection = new Map(
+    listing.connections.flatMap((conn) => conn.env_names.map((n) => [n, conn.resource_name] as const)),
+  );
   const names = [
-    ...new Set([...Object.keys(user.vars), ...derived, ...Object.keys(effective?.vars ?? {})]),
+    ...new Set([...Object.keys(user.vars), ...fromConnection.keys(), ...Object.keys(effective?.vars ?? {})]),
   ].sort();
+  const typed =
+    refused?.typed ??
+    Object.entries(user.vars)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n');
+  const action = (what: string) => consolePath.site(project.slug, site.id, what);
   return c.html(
     <SitePage project={project} site={site} tab="variables" csrf={csrf} flash={flash}>
       <section class="card" aria-labelledby="user-vars-heading">
         <h2 id="user-vars-heading">Your variables</h2>
         {writer ? (
-          <form method="post" action={consolePath.site(project.slug, site.id, 'variables')} class="stack">
+          <form method="post" action={action('variables')} class="stack">
             <CsrfField csrf={csrf} />
             <label for="user-vars">Variables</label>
-            <textarea id="user-vars" name="vars" aria-describedby="user-vars-hint" spellcheck={false}>
-              {Object.entries(user.vars)
-                .map(([k, v]) => `${k}=${v}`)
-                .join('\n')}
+            <textarea
+              id="user-vars"
+              name="vars"
+              aria-describedby={refused ? 'user-vars-error user-vars-hint' : 'user-vars-hint'}
+              aria-invalid={refused ? 'true' : undefined}
+              spellcheck={false}
+            >
+              {typed}
             </textarea>
+            {refused && (
+              <p id="user-vars-error" class="field-error" role="alert">
+                Not saved: {refused.message}. Your lines are kept above; fix them and save again.
+              </p>
+            )}
             <p id="user-vars-hint" class="hint">
-              One NAME=value per line. Saving replaces the whole set; a derived variable of the same name
-              wins.
+              One NAME=value per line (letters, digits and _, not starting with a digit). Saving replaces the
+              whole set; a variable a connection derives under the same name wins.
             </p>
             <div>
               <button type="submit">Save variables</button>
@@ -80,8 +108,20 @@ siteVariablesPages.get('/projects/:p/sites/:s/variables', async (c) => {
       <section class="card" aria-labelledby="effective-heading">
         <h2 id="effective-heading">Effective variables</h2>
         <p class="hint">
-          What the app is handed: your variables and those its connections derive (derived ones win).
+          What the app is handed: your variables and those its connections and Tether derive (derived ones
+          win).
         </p>
+        {effective && (
+          <div class="actions">
+            <CopyButton label="all" value={toDotenv(effective.vars)} />
+            <form method="post" action={action('variables/download')} class="inline">
+              <CsrfField csrf={csrf} />
+              <button type="submit" class="secondary">
+                Download .env
+              </button>
+            </form>
+          </div>
+        )}
         <div class="table-wrap">
           <table class="stack-sm">
             <thead>
@@ -94,18 +134,21 @@ siteVariablesPages.get('/projects/:p/sites/:s/variables', async (c) => {
             <tbody>
               {names.map((name) => (
                 <tr>
-                  <td>
+                  <td data-label="Name">
                     <code>{name}</code>
                   </td>
-                  <td>{derived.has(name) ? 'connection' : 'you'}</td>
-                  <td>
+                  <td data-label="From">{sourceOf(name, fromConnection, user.vars)}</td>
+                  <td data-label="Value">
                     {effective && name in effective.vars ? (
-                      <details>
-                        <summary>
-                          Reveal<span class="vh"> {name}</span>
-                        </summary>
-                        <code class="secret">{effective.vars[name]}</code>
-                      </details>
+                      <div class="actions">
+                        <details>
+                          <summary>
+                            Reveal<span class="vh"> {name}</span>
+                          </summary>
+                          <code class="secret">{effective.vars[name]}</code>
+                        </details>
+                        <CopyButton label={name} value={effective.vars[name] ?? ''} />
+                      </div>
                     ) : (
                       <span class="hint">hidden</span>
                     )}
@@ -117,17 +160,40 @@ siteVariablesPages.get('/projects/:p/sites/:s/variables', async (c) => {
         </div>
       </section>
     </SitePage>,
+    refused ? 400 : 200,
   );
-});
+}
+
+siteVariablesPages.get('/projects/:p/sites/:s/variables', (c) => renderVariables(c));
 
 siteVariablesPages.post('/projects/:p/sites/:s/variables', async (c) => {
   const { api } = signedIn(c);
   const { p, s } = c.req.param();
   const form = await formOf(c);
-  return act(c, consolePath.site(p, s, 'variables'), async () => {
+  const typed = form.vars ?? '';
+  try {
     const { vars } = await api.put<{ vars: Vars }>(path`/projects/${p}/sites/${s}/env`, {
-      vars: parseLines(form.vars ?? ''),
+      vars: parseLines(typed),
     });
-    return `Saved ${Object.keys(vars).length} variable(s).`;
+    return act(
+      c,
+      consolePath.site(p, s, 'variables'),
+      async () => `Saved ${Object.keys(vars).length} variable(s).`,
+    );
+  } catch (err) {
+    if (!(err instanceof ApiFailure) || err.status !== 400) throw err;
+    // Shown again as typed, with the reason, instead of throwing the lines away.
+    return renderVariables(c, { typed, message: err.message });
+  }
+});
+
+/** The effective set as a `.env` file (a writer's; a reader is refused by the API). */
+siteVariablesPages.post('/projects/:p/sites/:s/variables/download', async (c) => {
+  const { api } = signedIn(c);
+  const { p, s } = c.req.param();
+  const { vars } = await api.get<{ vars: Vars }>(path`/projects/${p}/sites/${s}/env/effective`);
+  return c.body(toDotenv(vars), 200, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${s.replace(/[^\w.-]/g, '_')}.env"`,
   });
 });

@@ -45,6 +45,7 @@ describe('the Activity page', { timeout: 120_000 }, () => {
       hasText: db.name,
     });
     await row.getByRole('combobox', { name: 'Level' }).selectOption('read-only');
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('status').filter({ hasText: 'read-only' }).waitFor();
 
     await page.goto(`/console/projects/${s.project.slug}`);

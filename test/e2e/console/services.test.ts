@@ -54,6 +54,12 @@ describe('database and bucket pages', { timeout: 120_000 }, () => {
     await expect(rowA.getByRole('cell').nth(1).textContent()).resolves.toBe('read-only');
 
     await rowA.getByRole('combobox', { name: 'Level' }).selectOption('connect');
+    // A database's level change ends the app's open sessions: it asks first, and says so.
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await expect(dialog.textContent()).resolves.toContain('open database sessions');
+    expect(await levelOf(a.id, db.id)).toBe('read-only');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
     // The change submits the row's form; the page it comes back to says so.
     await page.getByRole('status').filter({ hasText: 'connected at connect' }).waitFor();
     await expect.poll(() => levelOf(a.id, db.id), POLL).toBe('connect');
