@@ -5,12 +5,29 @@
  */
 import { When } from './format';
 
-/** A button named `Copy <label>` that puts `value` on the clipboard. */
-export const CopyButton = (p: { label: string; value: string }) => (
+/** A button named `Copy <label>` (or `name`, when given) that puts `value` on the clipboard. */
+export const CopyButton = (p: { label: string; value: string; name?: string }) => (
   <button type="button" class="copy" data-copy={p.value}>
-    {`Copy ${p.label}`}
+    {p.name ?? `Copy ${p.label}`}
   </button>
 );
+
+/**
+ * The Copy button name of each of `names` beside `others` (such as `Copy all`): `Copy NAME`,
+ * unless another button's name is part of it (`Copy DATABASE_URL` of `Copy DATABASE_URL_MAIN`),
+ * then `Copy value of NAME`, so a lookup by either name finds exactly one button.
+ */
+export function copyNames(names: readonly string[], others: readonly string[] = []): Map<string, string> {
+  const plain = names.map((n) => `Copy ${n}`);
+  const all = [...plain, ...others].map((l) => l.toLowerCase());
+  return new Map(
+    names.map((n, i) => {
+      const mine = (plain[i] as string).toLowerCase();
+      const clash = all.some((other) => other !== mine && mine.includes(other));
+      return [n, clash ? `Copy value of ${n}` : `Copy ${n}`];
+    }),
+  );
+}
 
 /** How each field of an API answer is named to people. */
 const LABELS: Record<string, string> = {
@@ -42,9 +59,15 @@ const TIME = /(_at|_until)$/;
 const PLAIN = new Set(['name', 'level', 'role', 'state', 'region', 'email']);
 
 /** An API answer's plain values as a labelled list: times relative, each secret or URL with its Copy button. */
-export function ValueList({ values }: { values: Record<string, unknown> }) {
+export function ValueList({
+  values,
+  omit = [],
+}: {
+  values: Record<string, unknown>;
+  omit?: readonly string[];
+}) {
   const shown = Object.entries(values).filter(
-    ([k, v]) => (typeof v === 'string' || typeof v === 'number') && k !== 'id' && !k.endsWith('_id_internal'),
+    ([k, v]) => (typeof v === 'string' || typeof v === 'number') && k !== 'id' && !omit.includes(k),
   );
   return (
     <dl class="values">
@@ -89,6 +112,9 @@ const VARIANTS = [
  * pooled, direct or inside the cluster, each with its Copy button. The choice is radio buttons
  * that CSS follows, so it works without the script.
  */
+/** The fields the connection-string widget shows (a list beside it leaves them out). */
+export const CONNECTION_STRING_FIELDS = ['username', ...VARIANTS.map(([, key]) => key)];
+
 export function ConnectionString({ values }: { values: Record<string, unknown> }) {
   const offered = VARIANTS.filter(([, key]) => typeof values[key] === 'string');
   if (offered.length === 0) return null;

@@ -8,7 +8,7 @@ import { LEVELS } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
-import { ConnectionString, ValueList } from '../copy';
+import { CONNECTION_STRING_FIELDS, ConnectionString, ValueList } from '../copy';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin } from '../roles';
 import type { Principal, Project } from '../types';
@@ -134,6 +134,7 @@ export function SecretPage(props: {
   /** Where the same value can be shown again; absent: it is shown only this once. */
   again?: string;
 }) {
+  const hasUrls = CONNECTION_STRING_FIELDS.slice(1).some((k) => typeof props.values[k] === 'string');
   return (
     <Layout title={props.title} csrf={props.csrf}>
       <section class="card" aria-labelledby="secret-heading">
@@ -145,7 +146,7 @@ export function SecretPage(props: {
             'Tether keeps only what it needs to check it; once you leave this page, a new one means rotating.'}
         </p>
         <ConnectionString values={props.values} />
-        <ValueList values={props.values} />
+        <ValueList values={props.values} omit={hasUrls ? CONNECTION_STRING_FIELDS : []} />
         <p>
           <a href={props.back} class="button secondary">
             Done

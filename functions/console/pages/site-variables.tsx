@@ -10,7 +10,7 @@ import { toDotenv } from '../../domain/dotenv';
 import { act, consolePath, formOf } from '../actions';
 import { ApiFailure, path } from '../api';
 import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
-import { CopyButton } from '../copy';
+import { CopyButton, copyNames } from '../copy';
 import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import type { Connection } from '../types';
@@ -61,6 +61,7 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
       .map(([k, v]) => `${k}=${v}`)
       .join('\n');
   const action = (what: string) => consolePath.site(project.slug, site.id, what);
+  const copyName = copyNames(names, ['Copy all']);
   return c.html(
     <SitePage project={project} site={site} tab="variables" csrf={csrf} flash={flash}>
       <section class="card" aria-labelledby="user-vars-heading">
@@ -147,7 +148,11 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
                           </summary>
                           <code class="secret">{effective.vars[name]}</code>
                         </details>
-                        <CopyButton label={name} value={effective.vars[name] ?? ''} />
+                        <CopyButton
+                          label={name}
+                          name={copyName.get(name)}
+                          value={effective.vars[name] ?? ''}
+                        />
                       </div>
                     ) : (
                       <span class="hint">hidden</span>
