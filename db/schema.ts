@@ -267,6 +267,14 @@ export const authApps = pgTable('auth_apps', {
    * app row so every route that reads the app has its key without another round trip.
    */
   signingKeys: jsonb('signing_keys').$type<StoredSigningKey[]>().notNull().default([]),
+  /**
+   * The mobile apps whose verified links may be redirect origins: iOS app IDs (TEAMID.bundle.id)
+   * and Android package names, each listed by the association files every https origin added serves.
+   */
+  appLinks: jsonb('app_links')
+    .$type<{ ios_app_ids: string[]; android_package_names: string[] }>()
+    .notNull()
+    .default({ ios_app_ids: [], android_package_names: [] }),
   createdAt: createdAt(),
 });
 

@@ -1711,6 +1711,11 @@ export interface components {
             user_limit: number | null;
             /** @description accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (contract §9) */
             require_issued_nonce: boolean;
+            /** @description the mobile apps whose verified links may be redirect origins; every https origin added must serve association files listing them */
+            app_links: {
+                ios_app_ids: string[];
+                android_package_names: string[];
+            };
             providers: {
                 google?: {
                     enabled: boolean;
@@ -4832,6 +4837,11 @@ export interface operations {
                     allowed_origins?: string[];
                     user_limit?: number | null;
                     require_issued_nonce?: boolean;
+                    /** @description a list left out keeps its value */
+                    app_links?: {
+                        ios_app_ids?: string[];
+                        android_package_names?: string[];
+                    };
                     providers?: {
                         google?: {
                             enabled?: boolean;

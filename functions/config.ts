@@ -74,6 +74,11 @@ const ConfigSchema = z.object({
   APPLE_JWKS_URL: z.string().url().default('https://appleid.apple.com/auth/keys'),
   APPLE_ISSUER: z.string().default('https://appleid.apple.com'),
   CLIENT_IP_HEADER: z.string().default('CF-Connecting-IP'),
+  /**
+   * Where verified-link association files are fetched from: `<this>/<host>/.well-known/…` instead
+   * of `https://<host>/.well-known/…` (tests serve them locally).
+   */
+  ASSOCIATION_FILES_URL: optionalUrl,
   /** Days the Activity record keeps an event (the minute reconciler purges older ones in bounded batches). */
   ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(400),
   RUNTIME_PATCH_URL: optionalUrl,

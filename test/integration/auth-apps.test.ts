@@ -43,6 +43,7 @@ describe('creating and listing auth apps', () => {
       allowed_origins: [],
       user_limit: null,
       require_issued_nonce: false,
+      app_links: { ios_app_ids: [], android_package_names: [] },
       providers: {},
       auth_url: `${worker.baseUrl}/v1/${slug}`,
       created_at: expect.stringMatching(/Z$/),

@@ -8,6 +8,7 @@ import type { BatchQuery, HttpDb } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import type { Config } from '../../config';
+import { type AppLinks, NO_APP_LINKS } from '../../domain/app-links';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -17,6 +18,7 @@ import { assertNameFree } from '../resources/names';
 import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
 import { runGuarded } from '../store/guarded-write';
 import { newServerKey } from './app-lifecycle';
+import { checkAssociationFiles } from './app-links';
 import { findAuthApp } from './app-reads';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 import { blockCodes, unblockCodes } from './one-time-codes';
@@ -32,6 +34,7 @@ export interface AuthAppBody {
   allowed_origins: string[];
   user_limit: number | null;
   require_issued_nonce: boolean;
+  app_links: AppLinks;
   /** Each configured provider's view (its module's `view`), by name. */
   providers: Record<string, Record<string, unknown>>;
   auth_url: string;
@@ -57,6 +60,7 @@ export function toAuthAppBody(
     allowed_origins: row.allowedOrigins,
     user_limit: row.userLimit,
     require_issued_nonce: row.requireIssuedNonce,
+    app_links: row.appLinks ?? NO_APP_LINKS,
     providers,
     auth_url: `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${row.appId}`,
     created_at: row.createdAt.toISOString(),
@@ -120,6 +124,7 @@ export async function createAuthApp(
     serverKeyHash: serverKey.hash,
     settingsVersion: 0,
     requireIssuedNonce: false,
+    appLinks: NO_APP_LINKS,
     // Each app signs its tokens with a key of its own.
     signingKeys: [await newSigningKey(config)],
     createdAt: new Date(),
@@ -142,6 +147,7 @@ export interface AuthAppPatch {
   allowed_origins?: string[];
   user_limit?: number | null;
   require_issued_nonce?: boolean;
+  app_links?: Partial<AppLinks>;
   providers?: ProvidersPatch;
 }
 
@@ -182,6 +188,11 @@ async function patchedColumns(config: Config, row: AuthAppRow, patch: AuthAppPat
     }
     set.allowedOrigins = checked.origins;
   }
+  if (patch.app_links !== undefined) set.appLinks = { ...(row.appLinks ?? NO_APP_LINKS), ...patch.app_links };
+  const added = (set.allowedOrigins ?? [])
+    .map((origin, index) => ({ origin, index }))
+    .filter(({ origin }) => !row.allowedOrigins.includes(origin));
+  await checkAssociationFiles(config, added, set.appLinks ?? row.appLinks ?? NO_APP_LINKS);
   let secrets = await providerSecrets(config, row);
   if (patch.providers !== undefined) {
     const merged = await mergeProviders(row, secrets, patch.providers);
