@@ -30,16 +30,6 @@ export type CredentialLevel = KindLevel<'database' | 'bucket'>;
 /** What a request asks for: a service of some kind and, optionally, a level of that kind. */
 export type DesiredLevel<K extends Kind = Kind> = { [P in K]: { kind: P; level?: LevelOf<P> } }[K];
 
-/** Whether the level's kind holds a credential of its own (a database's or a bucket's). */
-export const isCredentialLevel = (l: KindLevel): l is CredentialLevel => l.kind !== 'auth_app';
-
-/** Words for a kind in messages. */
-export const KIND_WORD: Record<Kind, string> = {
-  database: 'database',
-  bucket: 'bucket',
-  auth_app: 'auth app',
-};
-
 /**
  * The level a connection gets when none is given: what connections have always granted
  * (spec, Versioning 4): connect, read-write, and client (admin is opt-in, never a default).

@@ -41,26 +41,6 @@ const familyNamed = (name: Family): VariableFamily =>
 /** The platform's managed key, handed to a site whose connections imply a capability. */
 export const MANAGED_KEY_NAME = 'PLATFORM_API_KEY';
 
-registerFamily({
-  name: 'bucket',
-  plain: ['STORAGE_ENDPOINT', 'STORAGE_ACCESS_KEY', 'STORAGE_SECRET_KEY', 'STORAGE_BUCKET', 'STORAGE_REGION'],
-  suffixed: (n) =>
-    ['ENDPOINT', 'ACCESS_KEY', 'SECRET_KEY', 'BUCKET', 'REGION'].map((f) => `STORAGE_${n}_${f}`),
-});
-registerFamily({
-  name: 'auth_app',
-  plain: [
-    'SERVICE_AUTH_APP_ID',
-    'SERVICE_AUTH_URL',
-    'SERVICE_AUTH_PUBLIC_URL',
-    'SERVICE_AUTH_SERVER_KEY',
-    'PLATFORM_AUTH_APP_ID',
-  ],
-  suffixed: (n) => ['APP_ID', 'URL', 'PUBLIC_URL', 'SERVER_KEY'].map((f) => `SERVICE_AUTH_${f}_${n}`),
-  // PLATFORM_AUTH_APP_ID is for the build and has no suffixed form.
-  mirrors: ['SERVICE_AUTH_APP_ID', 'SERVICE_AUTH_URL', 'SERVICE_AUTH_PUBLIC_URL', 'SERVICE_AUTH_SERVER_KEY'],
-});
-
 /** Whether `name` is a plain (unsuffixed) name of some family: what a connection holding its family's plain names has. */
 export const isPlainName = (name: string): boolean =>
   [...FAMILIES.values()].some((f) => f.plain.includes(name));

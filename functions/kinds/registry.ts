@@ -1,42 +1,95 @@
 /**
- * The one registry of service kinds' variants: database engines by name. Generic code asks it
- * for an engine's descriptor and loops over `engines()`; it never branches on an engine's name.
+ * The one registry of service kinds (database, bucket, auth app) and, through engines.ts, of
+ * database engines. Generic code asks it for a kind's descriptor and loops over `serviceKinds()`;
+ * it never branches on a kind's or an engine's name.
  */
-import type { Kind } from '../domain/levels';
+import type { BatchQuery, Queryable } from '../../db/client';
+import type { DatabaseRow } from '../../db/rows';
+import { type DatabaseLevel, KINDS, type Kind, type KindLevel } from '../domain/levels';
 import { type Engine, type Family, registerFamily } from '../domain/variables';
-import { ApiError } from '../lib/errors';
-import type { DatabaseEngine } from './database-engine';
-import { mongodb } from './mongodb';
-import { postgresql } from './postgresql';
+import { authApp } from './auth-app';
+import { bucket } from './bucket';
+import { database } from './database';
+import type { EngineContext } from './database-engine';
+import type {
+  CredentialKind,
+  CredentialKindName,
+  CredentialTarget,
+  ServiceKind,
+  ShownSecret,
+} from './service-kind';
 
-const ENGINES = new Map<Engine, DatabaseEngine>();
+export { engineNames, engineOf, engines, isEngine, registerEngine } from './engines';
+export type { CredentialKindName, CredentialTarget, ServiceKind } from './service-kind';
 
-/** Makes an engine known: the routes accept its name, derivation and credentials reach it. */
-export function registerEngine(engine: DatabaseEngine): void {
-  ENGINES.set(engine.name, engine);
-  registerFamily(engine.family);
-}
+const SERVICE_KINDS: { [K in Kind]: ServiceKind<K> } = { database, bucket, auth_app: authApp };
+const CREDENTIAL_KINDS: { [K in CredentialKindName]: CredentialKind<K> } = {
+  database: database.credentials,
+  bucket: bucket.credentials,
+};
 
-registerEngine(postgresql);
-registerEngine(mongodb);
+for (const kind of KINDS) for (const family of SERVICE_KINDS[kind].families) registerFamily(family);
 
-/** Every registered engine. */
-export const engines = (): DatabaseEngine[] => [...ENGINES.values()];
+/** The descriptor of kind `kind`. */
+export const kindOf = <K extends Kind>(kind: K): ServiceKind<K> => SERVICE_KINDS[kind];
 
-/** The names of the registered engines. */
-export const engineNames = (): Engine[] => [...ENGINES.keys()];
+/** Every kind's descriptor. */
+export const serviceKinds = (): ServiceKind[] => KINDS.map((k) => SERVICE_KINDS[k]);
 
-/** Whether `name` names a registered engine. */
-export const isEngine = (name: string): boolean => ENGINES.has(name);
+/** The kinds whose connections hold a credential of their own, in a fixed order. */
+export const CREDENTIAL_KIND_NAMES = Object.keys(CREDENTIAL_KINDS) as CredentialKindName[];
 
-/** The descriptor of engine `name`; a stored database names a registered one, so anything else is a bug. */
-export function engineOf(name: Engine): DatabaseEngine {
-  const engine = ENGINES.get(name);
-  if (!engine) throw new ApiError('INTERNAL', `no database engine named ${name}`);
-  return engine;
-}
+/** Whether kind `kind`'s connections hold a credential of their own (an auth app's hold none). */
+export const hasCredential = (kind: Kind): kind is CredentialKindName => kind in CREDENTIAL_KINDS;
+
+/** Whether the level's kind holds a credential of its own. */
+export const isCredentialLevel = (l: KindLevel): l is KindLevel<CredentialKindName> => hasCredential(l.kind);
+
+/** How kind `kind`'s connections hold their credentials. */
+export const credentialsOf = <K extends CredentialKindName>(kind: K): CredentialKind<K> =>
+  CREDENTIAL_KINDS[kind];
 
 /** A service's variable family: its engine's for a database, its kind's otherwise. */
-export function familyOf(kind: Kind, engine?: Engine | null): Family {
-  return engine ? engineOf(engine).family.name : kind;
+export const familyOf = (kind: Kind, engine?: Engine | null): Family => kindOf(kind).family(engine ?? null);
+
+/** The rows of every credential-holding kind whose ids are `ids`, as queries not yet sent (decode with {@link targetsFrom}). */
+export const targetRowsQueries = (db: Queryable, ids: string[]): BatchQuery[] =>
+  CREDENTIAL_KIND_NAMES.map((k) => credentialsOf(k).rowsQuery(db, ids));
+
+/** The credential targets by id from the answers of {@link targetRowsQueries}, in their order. */
+export function targetsFrom(answers: readonly unknown[]): Map<string, CredentialTarget> {
+  const out = new Map<string, CredentialTarget>();
+  CREDENTIAL_KIND_NAMES.forEach((kind, i) => {
+    for (const resource of (answers[i] ?? []) as Array<{ id: string }>)
+      out.set(resource.id, { kind, resource } as CredentialTarget);
+  });
+  return out;
 }
+
+/** A new or rotated principal's credential on `target`, as shown once. */
+export const shownSecret = <K extends CredentialKindName>(
+  ctx: EngineContext,
+  target: CredentialTarget<K>,
+  name: string,
+  secret: string,
+): ShownSecret => credentialsOf(target.kind).shown(ctx, target.resource, name, secret);
+
+/** Why connections to `target` are always served by its shared credential, or null. */
+export const sharedOnlyReason = <K extends CredentialKindName>(target: CredentialTarget<K>): string | null =>
+  credentialsOf(target.kind).sharedOnly(target.resource);
+
+/** The database whose shared logins a connection to `target` on its shared credential is handed; null when none. */
+export const sharedLoginsOf = <K extends CredentialKindName>(
+  target: CredentialTarget<K>,
+): DatabaseRow | null => credentialsOf(target.kind).sharedLoginsOf(target.resource);
+
+/** The shared login's level a connection at `grant` on its service's shared credential is handed; null when its kind hands none. */
+export const sharedLoginLevel = (grant: KindLevel): DatabaseLevel | null =>
+  // Only database kinds hand shared logins, so the level is a database's.
+  hasCredential(grant.kind) && credentialsOf(grant.kind).sharedLogins ? (grant.level as DatabaseLevel) : null;
+
+/** Whether `name` is a credential of `target` that no cleanup may drop. */
+export const keepsCredential = <K extends CredentialKindName>(
+  target: CredentialTarget<K>,
+  name: string,
+): boolean => credentialsOf(target.kind).keeps(target.resource, name);

@@ -1,5 +1,6 @@
 /** The Access section of a database, bucket or auth app (contract §7): who reaches the service. */
 import { type AppEnv, getHttpDb } from '../context';
+import { kindOf } from '../kinds/registry';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { type AccessKind, accessListingOf, accessListingQuery } from '../services/access/listing';
 import { projectIdOf } from '../services/caller/api-caller';
@@ -35,29 +36,42 @@ const RestrictedKeySchema = z
   })
   .openapi('RestrictedKey');
 
-const ROUTES: Array<{ kind: AccessKind; segment: string; param: string }> = [
-  { kind: 'database', segment: 'databases', param: 'dbId' },
-  { kind: 'bucket', segment: 'buckets', param: 'bucketId' },
-  { kind: 'auth_app', segment: 'auth-apps', param: 'authAppId' },
+const PRINCIPALS = {
+  extra: { principals: z.array(PrincipalSummarySchema) },
+  description:
+    'Every site of the project with its level (null: not connected), and the live principals (never a secret; an expired one stays listed with `expired:true` until the reconciler removes it). One metadata round trip.',
+};
+
+/** Each kind's Access route: its path and what it lists beside the sites. */
+const ROUTES: Array<{
+  kind: AccessKind;
+  segment: string;
+  param: string;
+  extra: Record<string, z.ZodTypeAny>;
+  description: string;
+}> = [
+  { kind: 'database', segment: 'databases', param: 'dbId', ...PRINCIPALS },
+  { kind: 'bucket', segment: 'buckets', param: 'bucketId', ...PRINCIPALS },
+  {
+    kind: 'auth_app',
+    segment: 'auth-apps',
+    param: 'authAppId',
+    extra: { api_keys: z.array(RestrictedKeySchema) },
+    description:
+      'Every site of the project with its level (null: not connected), and the project keys whose `auth` capability names this app (managed site keys marked `managed:true`). One metadata round trip.',
+  },
 ];
 
 export const accessRoutes = routeGroup<AppEnv>();
 
-for (const { kind, segment, param } of ROUTES) {
-  const extra =
-    kind === 'auth_app'
-      ? { api_keys: z.array(RestrictedKeySchema) }
-      : { principals: z.array(PrincipalSummarySchema) };
+for (const { kind, segment, param, extra, description } of ROUTES) {
   accessRoutes.openapi(
     apiRoute({
       method: 'get',
       path: `/projects/{id}/${segment}/{${param}}/access`,
       tags: ['access'],
-      summary: `Who reaches this ${kind === 'auth_app' ? 'auth app' : kind} (read role)`,
-      description:
-        kind === 'auth_app'
-          ? 'Every site of the project with its level (null: not connected), and the project keys whose `auth` capability names this app (managed site keys marked `managed:true`). One metadata round trip.'
-          : 'Every site of the project with its level (null: not connected), and the live principals (never a secret; an expired one stays listed with `expired:true` until the reconciler removes it). One metadata round trip.',
+      summary: `Who reaches this ${kindOf(kind).word} (read role)`,
+      description,
       middleware: [readsCaller],
       request: { params: ProjectParam.extend({ [param]: z.string() }) },
       responses: {

@@ -1,15 +1,8 @@
 /** Schemas and helpers the connection route groups share. */
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
-import {
-  type DesiredLevel,
-  isLevelOf,
-  KIND_WORD,
-  KINDS,
-  type Kind,
-  LEVELS,
-  type LevelOf,
-} from '../domain/levels';
+import { type DesiredLevel, isLevelOf, KINDS, type Kind, LEVELS, type LevelOf } from '../domain/levels';
+import { kindOf } from '../kinds/registry';
 import { z } from '../lib/openapi';
 import type { WriteDeps } from '../services/connections/apply';
 import { activityBy } from './shared';
@@ -79,7 +72,7 @@ function checkLevel<K extends Kind>(
   ctx.addIssue({
     code: 'custom',
     path,
-    message: `a ${KIND_WORD[kind]} accepts the levels ${LEVELS[kind].join(', ')}`,
+    message: `a ${kindOf(kind).word} accepts the levels ${LEVELS[kind].join(', ')}`,
   });
   return z.NEVER;
 }

@@ -5,7 +5,6 @@
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
-import type { PrincipalKind } from '../domain/principal-rules';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { accessDeps, liveTargetQuery, targetOf } from '../services/access/deps';
 import {
@@ -41,10 +40,30 @@ const ShownBucketPrincipal = z
   .object({ ...SHOWN_FIELDS, access_key_id: z.string(), secret_access_key: z.string() })
   .openapi('BucketPrincipalShown');
 
-const ROUTES: Array<{ kind: PrincipalKind; segment: string; param: string; levels: string }> = [
-  { kind: 'database', segment: 'databases', param: 'dbId', levels: '`read-only` or `connect`' },
-  { kind: 'bucket', segment: 'buckets', param: 'bucketId', levels: '`read` or `read-write`' },
-];
+/** Each kind's principal routes: path, shown shape and what its systems enforce. */
+const ROUTES = [
+  {
+    kind: 'database',
+    segment: 'databases',
+    param: 'dbId',
+    levels: '`read-only` or `connect`',
+    Shown: ShownDatabasePrincipal,
+    enforced:
+      'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made',
+    rotated: '',
+    revoked: ' and its open sessions end',
+  },
+  {
+    kind: 'bucket',
+    segment: 'buckets',
+    param: 'bucketId',
+    levels: '`read` or `read-write`',
+    Shown: ShownBucketPrincipal,
+    enforced: 'IAM aws:CurrentTime and aws:SourceIp conditions',
+    rotated: ' (a new key pair)',
+    revoked: '',
+  },
+] as const;
 
 const CreateBody = z
   .object({
@@ -64,10 +83,9 @@ const CreateBody = z
 
 export const principalsRoutes = routeGroup<AppEnv>();
 
-for (const { kind, segment, param, levels } of ROUTES) {
+for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } of ROUTES) {
   const Params = ProjectParam.extend({ [param]: z.string() });
   const ItemParams = Params.extend({ principalId: z.string() });
-  const Shown = kind === 'database' ? ShownDatabasePrincipal : ShownBucketPrincipal;
   const base = `/projects/{id}/${segment}/{${param}}/principals`;
   /** The path's project reference, service id and principal id. */
   const pathOf = (c: Context<AppEnv>) => {
@@ -100,11 +118,7 @@ for (const { kind, segment, param, levels } of ROUTES) {
       path: base,
       tags: ['principals'],
       summary: `Create a named principal on the ${kind} (admin; the secret is shown once)`,
-      description: `level: ${levels}. The systems enforce the expiry and the allowlist themselves (${
-        kind === 'database'
-          ? 'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made'
-          : 'IAM aws:CurrentTime and aws:SourceIp conditions'
-      }). 409 NAME_TAKEN for a name in use on this ${kind}; 503 with nothing changed when the admin side cannot be reached.`,
+      description: `level: ${levels}. The systems enforce the expiry and the allowlist themselves (${enforced}). 409 NAME_TAKEN for a name in use on this ${kind}; 503 with nothing changed when the admin side cannot be reached.`,
       middleware: [readsCaller],
       request: { params: Params, ...jsonBody(CreateBody) },
       responses: {
@@ -158,7 +172,7 @@ for (const { kind, segment, param, levels } of ROUTES) {
       method: 'post',
       path: `${base}/{principalId}/rotate`,
       tags: ['principals'],
-      summary: `Give a ${kind} principal a new secret${kind === 'bucket' ? ' (a new key pair)' : ''} (admin; shown once)`,
+      summary: `Give a ${kind} principal a new secret${rotated} (admin; shown once)`,
       middleware: [readsCaller],
       request: { params: ItemParams },
       responses: {
@@ -178,7 +192,7 @@ for (const { kind, segment, param, levels } of ROUTES) {
       path: `${base}/{principalId}`,
       tags: ['principals'],
       summary: `Revoke a ${kind} principal (admin)`,
-      description: `The credential stops working at once${kind === 'database' ? ' and its open sessions end' : ''}; a second DELETE answers \`revoked:false\`. 404 for an id that never existed.`,
+      description: `The credential stops working at once${revoked}; a second DELETE answers \`revoked:false\`. 404 for an id that never existed.`,
       middleware: [readsCaller],
       request: { params: ItemParams },
       responses: { 200: json(z.object({ revoked: z.boolean() }), 'revoked'), ...errorResponses(503) },

@@ -5,6 +5,7 @@
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
+import { kindOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
@@ -68,7 +69,7 @@ async function serviceForWrite(c: Context<AppEnv>, kind: ServiceKind, id: string
 
 /** 404 unless the service was found live, then the caller's `role` on its project (404 hides others'). */
 async function authorise(c: Context<AppEnv>, kind: ServiceKind, projectId: string | undefined, role: Role) {
-  const what = kind === 'database' ? 'database' : 'bucket';
+  const what = kindOf(kind).word;
   if (!projectId) throw new ApiError('NOT_FOUND', `${what} not found`);
   try {
     await access(c, projectId, role);
@@ -84,7 +85,7 @@ for (const [prefix, kind] of [
   ['databases', 'database'],
   ['storage', 'bucket'],
 ] as const) {
-  const tags = [kind === 'database' ? 'databases' : 'buckets'];
+  const tags = [kindOf(kind).plural];
   serviceSitesRoutes.openapi(
     apiRoute({
       method: 'get',

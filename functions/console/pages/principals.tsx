@@ -5,6 +5,7 @@
  */
 import { Hono } from 'hono';
 import { LEVELS } from '../../domain/levels';
+import { credentialsOf } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
@@ -41,7 +42,7 @@ export function PrincipalsSection(props: {
             <thead>
               <tr>
                 <th scope="col">Name</th>
-                <th scope="col">{kind === 'database' ? 'User' : 'Access key ID'}</th>
+                <th scope="col">{credentialsOf(kind).credentialLabel}</th>
                 <th scope="col">Level</th>
                 <th scope="col">Allowed sources</th>
                 <th scope="col">Expires</th>

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { isKind, LEVELS } from '../../domain/levels';
 import { isPlainName } from '../../domain/variables';
+import { hasCredential } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
@@ -103,7 +104,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                             danger={false}
                           />
                         )}{' '}
-                        {conn.kind !== 'auth_app' && (
+                        {hasCredential(conn.kind) && (
                           <ConfirmForm
                             action={action('rotate')}
                             csrf={csrf}

@@ -1,16 +1,14 @@
 /** What the service-credential and principal services need, built once per request from the route's pieces. */
 import type { SQL } from 'drizzle-orm';
 import type { Db, HttpDb, Queryable } from '../../../db/client';
-import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import type { Services } from '../../container';
 import type { PrincipalKind } from '../../domain/principal-rules';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import { credentialsOf } from '../../kinds/registry';
 import type { ActivitySource } from '../activity';
 import type { CredentialTarget } from '../credentials/connection-credential';
-import { bucketOf, bucketQuery } from '../resources/buckets';
-import { databaseOf, databaseQuery } from '../resources/databases';
 
 /** The request's database, configuration, outside systems and provisioning queue. */
 export interface AccessDeps {
@@ -32,12 +30,10 @@ export function accessDeps(db: Db, http: HttpDb, services: Services, activity?: 
 
 /** The live service a principal route names (`kind`, `id` of the project `projectId` names), as a query not yet sent. */
 export function liveTargetQuery(db: Queryable, projectId: SQL, kind: PrincipalKind, id: string) {
-  return kind === 'database' ? databaseQuery(db, projectId, id) : bucketQuery(db, projectId, id);
+  return credentialsOf(kind).liveQuery(db, projectId, id);
 }
 
 /** The credential target from the answer of {@link liveTargetQuery}; 404 when none. */
 export function targetOf(kind: PrincipalKind, rows: unknown): CredentialTarget {
-  return kind === 'database'
-    ? { kind, resource: databaseOf(rows as DatabaseRow[]) }
-    : { kind, resource: bucketOf(rows as BucketRow[]) };
+  return { kind, resource: credentialsOf(kind).liveOf(rows) } as CredentialTarget;
 }

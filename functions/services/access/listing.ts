@@ -8,11 +8,13 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { HttpDb } from '../../../db/client';
 import type { ApiKeyCapabilities } from '../../../db/schema';
+import type { Kind } from '../../domain/levels';
+import { credentialsOf, hasCredential, kindOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 
-/** A service with an Access listing. */
-export type AccessKind = 'database' | 'bucket' | 'auth_app';
+/** A service with an Access listing (every kind has one). */
+export type AccessKind = Kind;
 
 /** One site of the project and its level on the service. */
 export interface AccessSite {
@@ -49,12 +51,13 @@ export type AccessListing =
   | { sites: AccessSite[]; principals: PrincipalSummary[] }
   | { sites: AccessSite[]; api_keys: RestrictedKey[] };
 
-const SERVICE_TABLE: Record<AccessKind, SQL> = {
-  database: sql.raw('select d.id from databases d where d.deleted_at is null and d.id = '),
-  bucket: sql.raw('select d.id from buckets d where d.deleted_at is null and d.id = '),
-  auth_app: sql.raw('select d.id from auth_apps d where d.id = '),
-};
-const WHAT: Record<AccessKind, string> = { database: 'database', bucket: 'bucket', auth_app: 'auth app' };
+/** The statement selecting a live service of `kind` by id (the id follows). */
+function serviceSelect(kind: AccessKind): SQL {
+  const { table, softDeleted } = kindOf(kind);
+  return sql.raw(
+    `select d.id from ${table} d where ${softDeleted ? 'd.deleted_at is null and ' : ''}d.id = `,
+  );
+}
 
 /** A principal row as the listing statements return it. */
 export type PrincipalTuple = [string, string, string, string[], string | null, string, string];
@@ -77,7 +80,7 @@ export function principalSummary(
     expires_at: expires,
     expired: expires !== null && Date.parse(expires) <= now,
     created_at: isoOf(createdAt),
-    ...(kind === 'database' ? { username: credentialName } : { access_key_id: credentialName }),
+    [credentialsOf(kind).credentialField]: credentialName,
   };
 }
 
@@ -101,17 +104,17 @@ type ListingRow = {
  */
 export function accessListingQuery(db: HttpDb, projectId: SQL, kind: AccessKind, serviceId: string) {
   const service = isUuid(serviceId) ? serviceId.toLowerCase() : null;
-  const extra =
-    kind === 'auth_app'
-      ? sql`(select json_agg(json_build_array(k.id, k.name, k.capabilities, k.site_id, k.created_at)
+  // A kind without credentials of its own lists the project keys restricted to the service instead.
+  const extra = !hasCredential(kind)
+    ? sql`(select json_agg(json_build_array(k.id, k.name, k.capabilities, k.site_id, k.created_at)
                              order by k.created_at, k.name)
                from api_keys k
               where k.project_id = (select id from p) and k.revoked_at is null
                 and k.capabilities -> 'auth' @> jsonb_build_array((select id from svc)::text))`
-      : livePrincipalsJson(kind, sql`(select id from svc)`);
+    : livePrincipalsJson(kind, sql`(select id from svc)`);
   return db.execute<ListingRow>(sql`
     with p as (select ${projectId} as id),
-    svc as (${SERVICE_TABLE[kind]}${service}::uuid and d.project_id = (select id from p))
+    svc as (${serviceSelect(kind)}${service}::uuid and d.project_id = (select id from p))
     select
       (select id from svc) as service,
       (select json_agg(json_build_array(s.id, s.slug, c.level) order by s.created_at, s.slug)
@@ -124,9 +127,9 @@ export function accessListingQuery(db: HttpDb, projectId: SQL, kind: AccessKind,
 /** The listing from the answer of {@link accessListingQuery}; 404 when the service is not the project's. */
 export function accessListingOf(kind: AccessKind, answer: { rows: ListingRow[] }): AccessListing {
   const [row] = answer.rows;
-  if (!row?.service) throw new ApiError('NOT_FOUND', `${WHAT[kind]} not found`);
+  if (!row?.service) throw new ApiError('NOT_FOUND', `${kindOf(kind).word} not found`);
   const sites = (row.sites ?? []).map(([site_id, site_slug, level]) => ({ site_id, site_slug, level }));
-  if (kind === 'auth_app') {
+  if (!hasCredential(kind)) {
     const keys = (row.extra ?? []) as KeyTuple[];
     return {
       sites,

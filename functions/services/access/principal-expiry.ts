@@ -10,6 +10,7 @@ import { principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import { credentialsOf } from '../../kinds/registry';
 import { loadTargetAnyState } from '../credentials/cleanup';
 import { dropCredential } from '../credentials/connection-credential';
 import { requestPolicies } from '../delivery/network-policy';
@@ -56,7 +57,7 @@ export async function removeExpiredPrincipals(
       const target = await loadTargetAnyState(db, p.kind, p.resourceId);
       if (target) await dropCredential(adapters, config, target, p.credentialName);
       const removed = await revokeExpired(db, p);
-      if (p.kind === 'database') databases.add(p.resourceId);
+      if (credentialsOf(p.kind).networkPolicy) databases.add(p.resourceId);
       return removed;
     },
   );

@@ -19,7 +19,7 @@ import {
   principalExpiry,
   principalLevel,
 } from '../../domain/principal-rules';
-import { engineOf } from '../../kinds/registry';
+import { credentialsOf, kindOf, sharedOnlyReason, shownSecret } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
@@ -33,7 +33,6 @@ import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
 import { uniqueViolation } from '../store/guarded-write';
 import type { AccessDeps } from './deps';
-import { databaseUrls } from './endpoints';
 import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './listing';
 import { principalEvent } from './principal-events';
 
@@ -72,10 +71,8 @@ function shown(
   secret: string,
 ): ShownPrincipal {
   const { expired: _expired, ...summary } = summaryOf(target.kind, row);
-  if (target.kind === 'bucket')
-    return { ...summary, access_key_id: row.credentialName, secret_access_key: secret };
-  const urls = databaseUrls(deps.config, deps.adapters, target.resource, row.credentialName, secret);
-  return { ...summary, username: row.credentialName, password: secret, url: urls.external_url };
+  const ctx = { config: deps.config, adapters: deps.adapters };
+  return { ...summary, ...shownSecret(ctx, target, row.credentialName, secret) };
 }
 
 const nameTaken = (name: string) =>
@@ -123,7 +120,7 @@ function principalOf(rows: PrincipalRow[]): PrincipalRow {
 
 /** The statement recording a database's network policy (its host rules) after its principals change. */
 const policyNow = (target: CredentialTarget): SQL[] =>
-  target.kind === 'database' ? [policyDriftStatement([target.resource.id])] : [];
+  credentialsOf(target.kind).networkPolicy ? [policyDriftStatement([target.resource.id])] : [];
 
 /** Sends the policy deliveries a batch recorded; the reconciler sends any this misses. */
 async function sendPolicies(deps: AccessDeps, answer: unknown): Promise<void> {
@@ -132,8 +129,6 @@ async function sendPolicies(deps: AccessDeps, answer: unknown): Promise<void> {
     log.error('queueing a network policy failed; the reconciler sends it:', err.message),
   );
 }
-
-const SERVICE_TABLE = { database: sql.raw('databases'), bucket: sql.raw('buckets') } as const;
 
 /**
  * Creates a principal on the live `target` of project `projectId` (`named`: the answer of
@@ -150,8 +145,7 @@ export async function createPrincipal(
   const level = principalLevel(kind, input.level);
   const sources = allowedSources(input.allowed_sources);
   const expiresAt = principalExpiry(input.expires_at);
-  const sharedOnly =
-    target.kind === 'database' ? engineOf(target.resource.engine).sharedOnly(target.resource) : null;
+  const sharedOnly = sharedOnlyReason(target);
   if (sharedOnly) throw new ApiError('SHARED_CREDENTIAL', sharedOnly);
   if (named.length > 0) throw nameTaken(input.name);
   const made = await createOwnCredential(deps.adapters, target, level, {
@@ -168,7 +162,7 @@ export async function createPrincipal(
                                 secret_ciphertext, allowed_sources, expires_at)
         select ${id}::uuid, ${projectId}::uuid, ${kind}, s.id, ${input.name}, ${level.level}, ${made.name},
                ${ciphertext}, ${JSON.stringify(sources)}::jsonb, ${expiresAt?.toISOString() ?? null}::timestamptz
-          from ${SERVICE_TABLE[kind]} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
+          from ${sql.raw(kindOf(kind).table)} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
         returning created_at`),
       ...policyNow(target).map((q) => deps.http.execute(q)),
       ...principalEvent(
@@ -181,7 +175,7 @@ export async function createPrincipal(
       ),
     ]);
     const [row] = (inserted as { rows: Array<{ created_at: string }> }).rows;
-    if (!row) throw new ApiError('NOT_FOUND', `${kind} not found`);
+    if (!row) throw new ApiError('NOT_FOUND', `${kindOf(kind).word} not found`);
     await sendPolicies(deps, policy);
     return shown(
       deps,
@@ -219,7 +213,7 @@ export async function createPrincipal(
 export function principalsListingQuery(db: HttpDb, projectId: SQL, kind: PrincipalKind, serviceId: string) {
   const id = isUuid(serviceId) ? serviceId.toLowerCase() : null;
   return db.execute<{ found: boolean; list: Parameters<typeof principalSummary>[1][] | null }>(
-    sql`select exists (select 1 from ${SERVICE_TABLE[kind]} s where s.id = ${id}::uuid and s.project_id = ${projectId}
+    sql`select exists (select 1 from ${sql.raw(kindOf(kind).table)} s where s.id = ${id}::uuid and s.project_id = ${projectId}
                          and s.deleted_at is null) as found,
                ${livePrincipalsJson(kind, sql`${id}::uuid`)} as list`,
   );

@@ -3,12 +3,16 @@
  * route that changes connections (POST, PUT, DELETE, rotate, the per-service routes, the
  * initial connection of a new service) builds a plan and hands it to `applyPlan`.
  */
-import { inArray } from 'drizzle-orm';
 import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
-import type { BucketRow, DatabaseRow } from '../../../db/rows';
-import { buckets, databases } from '../../../db/schema';
 import type { Kind, KindLevel } from '../../domain/levels';
 import { type NamedConnection, patchNames } from '../../domain/variables';
+import {
+  CREDENTIAL_KIND_NAMES,
+  credentialsOf,
+  hasCredential,
+  targetRowsQueries,
+  targetsFrom,
+} from '../../kinds/registry';
 import { isUuid } from '../../lib/ids';
 import type { ActivitySource } from '../activity';
 import type { CredentialTarget } from '../credentials/connection-credential';
@@ -79,26 +83,17 @@ export function affectedSites(p: Plan): string[] {
   ];
 }
 
-/** Whether the service a connection is for has a credential at all (auth apps have none). */
-export const hasCredential = (kind: Kind): kind is 'database' | 'bucket' => kind !== 'auth_app';
+export { hasCredential };
 
-/** Database and bucket rows by id, as credential work takes them. */
-function targetsFrom(dbRows: readonly DatabaseRow[], bucketRows: readonly BucketRow[]) {
-  const out = new Map<string, CredentialTarget>();
-  for (const resource of dbRows) out.set(resource.id, { kind: 'database', resource });
-  for (const resource of bucketRows) out.set(resource.id, { kind: 'bucket', resource });
-  return out;
-}
-
-/** Loads the database and bucket rows credential work needs, keyed by id. */
+/** Loads the rows credential work needs (of the kinds whose connections hold credentials), keyed by id. */
 export async function loadTargets(db: Queryable, refs: Array<{ kind: Kind; id: string }>) {
-  const dbIds = [...new Set(refs.filter((r) => r.kind === 'database').map((r) => r.id))];
-  const bucketIds = [...new Set(refs.filter((r) => r.kind === 'bucket').map((r) => r.id))];
-  const [dbRows, bucketRows] = await Promise.all([
-    dbIds.length ? db.select().from(databases).where(inArray(databases.id, dbIds)) : [],
-    bucketIds.length ? db.select().from(buckets).where(inArray(buckets.id, bucketIds)) : [],
-  ]);
-  return targetsFrom(dbRows, bucketRows);
+  const answers = await Promise.all(
+    CREDENTIAL_KIND_NAMES.map((kind) => {
+      const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
+      return ids.length ? credentialsOf(kind).rowsQuery(db, ids) : [];
+    }),
+  );
+  return targetsFrom(answers);
 }
 
 /**
@@ -109,16 +104,12 @@ export async function loadTargets(db: Queryable, refs: Array<{ kind: Kind; id: s
 export function targetQueries(db: HttpDb, ids: readonly string[]): BatchQuery[] {
   const uuids = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
   if (uuids.length === 0) return [];
-  return [
-    db.select().from(databases).where(inArray(databases.id, uuids)),
-    db.select().from(buckets).where(inArray(buckets.id, uuids)),
-  ];
+  return targetRowsQueries(db, uuids);
 }
 
 /** The rows {@link targetQueries} read, keyed by id (`answers` as the batch returned them). */
 export function targetsOf(answers: readonly unknown[]): Map<string, CredentialTarget> {
-  const [dbRows = [], bucketRows = []] = answers as [DatabaseRow[]?, BucketRow[]?];
-  return targetsFrom(dbRows, bucketRows);
+  return targetsFrom(answers);
 }
 
 /** The reason a site's patch gives, from the strongest change it saw. */

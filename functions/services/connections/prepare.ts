@@ -8,14 +8,9 @@ import type { Db, HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
-import {
-  type CredentialLevel,
-  type DatabaseLevel,
-  isCredentialLevel,
-  type KindLevel,
-  storedLevel,
-} from '../../domain/levels';
+import { type CredentialLevel, type DatabaseLevel, type KindLevel, storedLevel } from '../../domain/levels';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import { hasCredential, isCredentialLevel, sharedLoginLevel, sharedLoginsOf } from '../../kinds/registry';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
@@ -32,7 +27,7 @@ import {
 } from '../credentials/connection-credential';
 import { handSharedLogin, sharedUserOf } from '../credentials/shared-reader';
 import { sendInBatches } from '../delivery/deliveries';
-import { hasCredential, loadTargets, type Plan } from './plan';
+import { loadTargets, type Plan } from './plan';
 import { storedSecrets } from './rotation-failure';
 
 /** What the services of a connection change need. */
@@ -70,7 +65,7 @@ export interface Prepared {
 
 /** Whether a connection served `mode`'s credential at `grant` is handed a shared login of its level. */
 const handsShared = (mode: string | undefined, grant: KindLevel): boolean =>
-  mode === 'shared' && grant.kind === 'database';
+  mode === 'shared' && sharedLoginLevel(grant) !== null;
 
 /** Drops credentials made for nothing; those that cannot be dropped now are queued for cleanup. */
 async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTarget; name: string }>) {
@@ -150,7 +145,7 @@ export async function prepare(
     // An app on the shared credential (the database is stopped) gets the shared login of its
     // level, never the main user: made now when the database has none (no metadata trip otherwise).
     const shared = new Map<string, DatabaseLevel>();
-    const levelOf = (g: KindLevel) => (g.kind === 'database' ? g.level : null);
+    const levelOf = sharedLoginLevel;
     plan.adds.forEach((a, i) => {
       const level = levelOf(a.grant);
       if (level && handsShared(credentials[i]?.mode, a.grant)) shared.set(`${a.resource.id} ${level}`, level);
@@ -162,10 +157,9 @@ export async function prepare(
     }
     const handed: Record<DatabaseLevel, string[]> = { 'read-only': [], connect: [] };
     for (const [key, level] of shared) {
-      const t = target(key.split(' ')[0] ?? '');
-      if (t.kind !== 'database') continue;
-      if (sharedUserOf(t.resource, level) || (await handSharedLogin(deps, t.resource, level)))
-        handed[level].push(t.resource.id);
+      const db = sharedLoginsOf(target(key.split(' ')[0] ?? ''));
+      if (!db) continue;
+      if (sharedUserOf(db, level) || (await handSharedLogin(deps, db, level))) handed[level].push(db.id);
     }
     await mapLimit(plan.levels, async (l) => {
       const was = storedLevel(l.conn);

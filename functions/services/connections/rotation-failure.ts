@@ -8,15 +8,21 @@
 import { inArray, type SQL, sql } from 'drizzle-orm';
 import type { HttpDb, Queryable } from '../../../db/client';
 import { connections } from '../../../db/schema';
+import { CREDENTIAL_KIND_NAMES, credentialsOf, hasCredential } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import type { ConnectionInfo } from './model';
+
+/** The kinds whose credentials can be given their old secret back. */
+const RETURNING = CREDENTIAL_KIND_NAMES.filter((k) => credentialsOf(k).secretReturns);
 
 /** The stored secret (ciphertext) of each database connection in `rotates`, by connection id. */
 export async function storedSecrets(
   db: Queryable,
   rotates: readonly ConnectionInfo[],
 ): Promise<Map<string, string>> {
-  const ids = rotates.filter((r) => r.kind === 'database').map((r) => r.id);
+  const ids = rotates
+    .filter((r) => hasCredential(r.kind) && credentialsOf(r.kind).secretReturns)
+    .map((r) => r.id);
   if (ids.length === 0) return new Map();
   const rows = await db
     .select({ id: connections.id, secret: connections.credentialSecretCiphertext })
@@ -33,7 +39,10 @@ export async function storedSecrets(
 export function storedSecretsQuery(db: HttpDb, siteWhere: SQL, resourceId: string) {
   return db.execute(sql`
     select c.id, c.credential_secret_ciphertext as secret from connections c join sites s on s.id = c.site_id
-     where ${siteWhere} and c.kind = 'database' and c.resource_id = ${resourceId}::uuid`);
+     where ${siteWhere} and c.kind in (${sql.join(
+       RETURNING.map((k) => sql`${k}`),
+       sql`, `,
+     )}) and c.resource_id = ${resourceId}::uuid`);
 }
 
 /** The answer of {@link storedSecretsQuery}, as {@link storedSecrets} returns it. */

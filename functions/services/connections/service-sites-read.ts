@@ -8,15 +8,14 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Role } from '../../domain/roles';
+import { type CredentialKindName, kindOf } from '../../kinds/registry';
 import { isUuid } from '../../lib/ids';
 import type { Membership } from '../caller/api-caller';
 import { type ResourceInfo, resourceOf, toConnectionObjects } from './model';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
 import { type ServiceSite, serviceScopeFrom, serviceScopeQueries, toServiceSite } from './service-plans';
 
-type ServiceKind = 'database' | 'bucket';
-
-const TABLE = { database: sql.raw('databases'), bucket: sql.raw('buckets') } as const;
+type ServiceKind = CredentialKindName;
 
 interface ServiceRow {
   service: [string, string, string, string, string | null];
@@ -30,12 +29,12 @@ interface ServiceRow {
  */
 export function serviceSitesQueries(db: HttpDb, kind: ServiceKind, id: string, accountId: SQL) {
   const uuid = isUuid(id) ? id.toLowerCase() : null;
-  const engine = kind === 'database' ? sql.raw('s.engine') : sql.raw('null::text');
+  const engine = sql.raw(kindOf(kind).hasEngine ? 's.engine' : 'null::text');
   return [
     db.execute<Record<string, unknown>>(sql`
       select json_build_array(s.id, s.project_id, s.name, s.created_at, ${engine}) as service,
              json_build_array(p.id, p.slug, p.name, p.created_at) as project, m.role
-        from ${TABLE[kind]} s join projects p on p.id = s.project_id
+        from ${sql.raw(kindOf(kind).table)} s join projects p on p.id = s.project_id
         left join project_members m on m.project_id = s.project_id and m.account_id = ${accountId}
        where ${live(uuid)}`),
     db.execute<Record<string, unknown>>(
@@ -49,7 +48,7 @@ const live = (uuid: string | null) => sql`s.id = ${uuid}::uuid and s.deleted_at 
 
 /** SQL for the project of live service `uuid` of `kind` (null when there is none). */
 const liveProjectOf = (kind: ServiceKind, uuid: string | null) =>
-  sql`(select s.project_id from ${TABLE[kind]} s where ${live(uuid)})`;
+  sql`(select s.project_id from ${sql.raw(kindOf(kind).table)} s where ${live(uuid)})`;
 
 /**
  * The one read of PUT /databases|storage/:id/sites, to send with the caller's lookup: the live

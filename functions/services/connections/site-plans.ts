@@ -4,13 +4,13 @@
  */
 import {
   type DesiredLevel,
-  KIND_WORD,
   type Kind,
   type KindLevel,
   levelOrDefault,
   levelRank,
   storedLevel,
 } from '../../domain/levels';
+import { CREDENTIAL_KIND_NAMES, hasCredential, kindOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, connectionKey, type ResourceInfo } from './model';
@@ -30,12 +30,16 @@ export function resourceFor(ctx: SiteContext, kind: Kind, resourceId: string, fi
   if (!isUuid(id))
     throw new ApiError(
       'BAD_REQUEST',
-      `${field}: must be the ${KIND_WORD[kind]}'s id (a UUID), not ${JSON.stringify(resourceId)}; its name works in paths only`,
+      `${field}: must be the ${kindOf(kind).word}'s id (a UUID), not ${JSON.stringify(resourceId)}; its name works in paths only`,
       field,
     );
   const resource = ctx.resources.find((r) => r.kind === kind && r.id === id);
   if (!resource)
-    throw new ApiError('BAD_REQUEST', `${field}: no ${KIND_WORD[kind]} ${resourceId} in this project`, field);
+    throw new ApiError(
+      'BAD_REQUEST',
+      `${field}: no ${kindOf(kind).word} ${resourceId} in this project`,
+      field,
+    );
   return resource;
 }
 
@@ -86,7 +90,7 @@ export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
 export function planDisconnect(ctx: SiteContext, kind: Kind, resourceId: string): Plan | null {
   const id = resourceId.toLowerCase();
   if (!ctx.resources.some((r) => r.kind === kind && r.id === id))
-    throw new ApiError('NOT_FOUND', `no ${KIND_WORD[kind]} ${resourceId} in this project`);
+    throw new ApiError('NOT_FOUND', `no ${kindOf(kind).word} ${resourceId} in this project`);
   const existing = findConnection(ctx, kind, resourceId);
   if (!existing) return null;
   return { ...emptyPlan(ctx.project.id, ctx.connections), removes: [existing] };
@@ -118,15 +122,15 @@ export function planReplace(ctx: SiteContext, desired: readonly DesiredConnectio
 
 /** Rotate: a new secret for the connection's own credential only. */
 export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
-  if (kind === 'auth_app') {
+  if (!hasCredential(kind)) {
     throw new ApiError(
       'BAD_REQUEST',
-      'kind: only database and bucket connections have a credential to rotate',
+      `kind: only ${CREDENTIAL_KIND_NAMES.join(' and ')} connections have a credential to rotate`,
       'kind',
     );
   }
   const existing = findConnection(ctx, kind, resourceId);
-  if (!existing) throw new ApiError('NOT_FOUND', `${KIND_WORD[kind]} connection not found`);
+  if (!existing) throw new ApiError('NOT_FOUND', `${kindOf(kind).word} connection not found`);
   if (existing.credentialMode !== 'own' || !existing.credentialName) {
     throw new ApiError(
       'SHARED_CREDENTIAL',
@@ -139,7 +143,7 @@ export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Pl
 /** Promote: the connection takes its family's plain names (contract §9); a no-op when it holds them. */
 export function planPromote(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
   const existing = findConnection(ctx, kind, resourceId);
-  if (!existing) throw new ApiError('NOT_FOUND', `${KIND_WORD[kind]} connection not found`);
+  if (!existing) throw new ApiError('NOT_FOUND', `${kindOf(kind).word} connection not found`);
   const plan = emptyPlan(ctx.project.id, ctx.connections);
   if (!existing.holdsPlain) plan.promotes.push(existing);
   return plan;

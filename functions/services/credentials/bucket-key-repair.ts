@@ -10,7 +10,8 @@
  */
 import { and, eq, gt } from 'drizzle-orm';
 import { type buckets, connections, deliveries } from '../../../db/schema';
-import { isCredentialLevel, storedLevel } from '../../domain/levels';
+import { storedLevel } from '../../domain/levels';
+import { isCredentialLevel } from '../../kinds/registry';
 import { mapLimit } from '../../lib/map-limit';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { createConnectionCredential } from './connection-credential';

@@ -6,24 +6,21 @@
  */
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { buckets, credentialCleanups, databases } from '../../../db/schema';
+import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import { type CredentialKindName, credentialsOf, keepsCredential } from '../../kinds/registry';
 import { type CredentialTarget, dropCredential } from './connection-credential';
 
 /** The service a credential belongs to, deleted ones included (their credentials still go). */
 export async function loadTargetAnyState(
   db: DbOrTx,
-  kind: 'database' | 'bucket',
+  kind: CredentialKindName,
   resourceId: string,
 ): Promise<CredentialTarget | null> {
-  if (kind === 'database') {
-    const [row] = await db.select().from(databases).where(eq(databases.id, resourceId));
-    return row ? { kind, resource: row } : null;
-  }
-  const [row] = await db.select().from(buckets).where(eq(buckets.id, resourceId));
-  return row ? { kind, resource: row } : null;
+  const [resource] = await credentialsOf(kind).rowsQuery(db, [resourceId]);
+  return resource ? ({ kind, resource } as CredentialTarget) : null;
 }
 
 /**
@@ -36,8 +33,7 @@ export async function dropCleanupCredential(
   target: CredentialTarget,
   credentialName: string,
 ): Promise<void> {
-  if (target.kind === 'database' && credentialName === target.resource.mainUser)
-    throw new Error('refusing to drop the main user');
+  if (keepsCredential(target, credentialName)) throw new Error('refusing to drop the main user');
   await dropCredential(adapters, config, target, credentialName);
 }
 

@@ -5,34 +5,13 @@
  * none. Every function either finishes at the outside system or throws SERVICE_UNAVAILABLE (503)
  * having left nothing behind there; callers write their rows only after it returns.
  */
-import type { BucketRow, DatabaseRow } from '../../../db/rows';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
-import type { BucketLevel, CredentialLevel, DatabaseLevel } from '../../domain/levels';
-import { bucketProvisioner } from '../../kinds/bucket/provisioner';
-import type {
-  BucketProvisioner,
-  Credential,
-  CredentialLimits,
-  DatabaseProvisioner,
-} from '../../kinds/provisioner';
-import { engineOf } from '../../kinds/registry';
-import { ApiError } from '../../lib/errors';
+import type { CredentialLevel, Level } from '../../domain/levels';
+import type { Credential, CredentialLimits, CredentialProvisioner } from '../../kinds/provisioner';
+import { type CredentialKindName, type CredentialTarget, credentialsOf } from '../../kinds/registry';
 
-/** The service a credential is for. */
-export type CredentialTarget =
-  | { kind: 'database'; resource: DatabaseRow }
-  | { kind: 'bucket'; resource: BucketRow };
-
-/** A credential target with the provisioner of its kind. */
-export type ProvisionedTarget =
-  | { kind: 'database'; resource: DatabaseRow; provisioner: DatabaseProvisioner }
-  | { kind: 'bucket'; resource: BucketRow; provisioner: BucketProvisioner };
-
-/** A provisioned target with a level of its own kind. */
-type LeveledTarget =
-  | (ProvisionedTarget & { kind: 'database'; level: DatabaseLevel })
-  | (ProvisionedTarget & { kind: 'bucket'; level: BucketLevel });
+export type { CredentialTarget };
 
 /** A connection's credential: its own, or the service's shared one. */
 export type CreatedCredential = ({ mode: 'own' } & Credential) | { mode: 'shared' };
@@ -44,32 +23,27 @@ export type RotatedCredential = Credential;
  * Whether connections to this service are served by its shared credential right now: a
  * standalone MongoDB always, any database while it is stopped (until it runs again).
  */
-export function usesSharedCredential(target: CredentialTarget): boolean {
-  if (target.kind === 'bucket') return false;
-  const db = target.resource;
-  return engineOf(db.engine).sharedOnly(db) !== null || db.status !== 'running' || db.deletedAt !== null;
+export function usesSharedCredential<K extends CredentialKindName>(target: CredentialTarget<K>): boolean {
+  return credentialsOf(target.kind).sharedNow(target.resource);
 }
 
 /** The provisioner of the target's kind (and engine); 503 when the deployment configures none. */
-export function provisionerFor(adapters: Adapters, target: CredentialTarget): ProvisionedTarget {
-  if (target.kind === 'bucket') {
-    if (!adapters.s3)
-      throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
-    return { ...target, provisioner: bucketProvisioner(adapters.s3) };
-  }
-  return { ...target, provisioner: engineOf(target.resource.engine).provisioner(adapters) };
+function provisionerFor(adapters: Adapters, target: CredentialTarget) {
+  // The registry pairs each kind with its own rows and levels; the target's kind names its row.
+  return credentialsOf(target.kind).provisioner(adapters, target.resource as never) as CredentialProvisioner<
+    CredentialTarget['resource'],
+    Level
+  >;
 }
 
 /**
- * The target's provisioner with `level`. The level came parsed from a route's schema (or from
- * the stored connection it was written to) already typed for its kind; a level of the other
- * kind here would be a bug in the caller.
+ * The level's name for the target. The level came parsed from a route's schema (or from the
+ * stored connection it was written to) already typed for its kind; a level of another kind
+ * here would be a bug in the caller.
  */
-function atLevel(adapters: Adapters, target: CredentialTarget, level: CredentialLevel): LeveledTarget {
-  const p = provisionerFor(adapters, target);
-  if (p.kind === 'database' && level.kind === 'database') return { ...p, level: level.level };
-  if (p.kind === 'bucket' && level.kind === 'bucket') return { ...p, level: level.level };
-  throw new Error(`a ${level.kind} level for a ${target.kind}`);
+function levelFor(target: CredentialTarget, level: CredentialLevel): Level {
+  if (level.kind !== target.kind) throw new Error(`a ${level.kind} level for a ${target.kind}`);
+  return level.level;
 }
 
 /** Creates the connection's own credential at `level`, or reports that the shared one serves it. */
@@ -93,10 +67,8 @@ export function createOwnCredential(
   level: CredentialLevel,
   limits?: CredentialLimits,
 ): Promise<Credential> {
-  const p = atLevel(adapters, target, level);
-  return p.kind === 'bucket'
-    ? p.provisioner.create(p.resource, p.level, limits)
-    : p.provisioner.create(p.resource, p.level, limits);
+  const at = levelFor(target, level);
+  return provisionerFor(adapters, target).create(target.resource, at, limits);
 }
 
 /** Changes what the credential may do; its name and secret stay. */
@@ -107,9 +79,8 @@ export async function setCredentialLevel(
   name: string,
   level: CredentialLevel,
 ): Promise<void> {
-  const p = atLevel(adapters, target, level);
-  if (p.kind === 'bucket') await p.provisioner.setLevel(p.resource, name, p.level);
-  else await p.provisioner.setLevel(p.resource, name, p.level);
+  const at = levelFor(target, level);
+  await provisionerFor(adapters, target).setLevel(target.resource, name, at);
 }
 
 /** Gives the credential a new secret (and, for a bucket key, a new key id); nothing else changes. */
@@ -119,10 +90,7 @@ export function rotateCredential(
   target: CredentialTarget,
   name: string,
 ): Promise<RotatedCredential> {
-  const p = provisionerFor(adapters, target);
-  return p.kind === 'bucket'
-    ? p.provisioner.rotate(p.resource, name)
-    : p.provisioner.rotate(p.resource, name);
+  return provisionerFor(adapters, target).rotate(target.resource, name);
 }
 
 /**
@@ -137,9 +105,9 @@ export async function restoreSecret(
   secret: string,
 ): Promise<void> {
   const p = provisionerFor(adapters, target);
-  if (p.kind === 'bucket' || !p.provisioner.setSecret)
-    throw new Error('a replaced bucket key cannot come back');
-  await p.provisioner.setSecret(name, secret);
+  if (!credentialsOf(target.kind).secretReturns || !p.setSecret)
+    throw new Error(`a replaced ${target.kind} credential cannot come back`);
+  await p.setSecret(name, secret);
 }
 
 /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
@@ -149,6 +117,5 @@ export function dropCredential(
   target: CredentialTarget,
   name: string,
 ): Promise<void> {
-  const p = provisionerFor(adapters, target);
-  return p.kind === 'bucket' ? p.provisioner.drop(p.resource, name) : p.provisioner.drop(p.resource, name);
+  return provisionerFor(adapters, target).drop(target.resource, name);
 }

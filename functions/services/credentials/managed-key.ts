@@ -7,6 +7,7 @@ import { type BatchQuery, type Queryable, rowsOf, type Tx } from '../../../db/cl
 import { type ApiKeyCapabilities, apiKeys, sites } from '../../../db/schema';
 import type { Config } from '../../config';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
+import { serviceKinds } from '../../kinds/registry';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, newSecret } from '../../lib/ids';
 import { recordPatches } from '../delivery/deliveries';
@@ -26,13 +27,10 @@ export interface ManagedKeyChange {
 export function capabilitiesOf(
   conns: Array<{ kind: string; resourceId: string; level: string }>,
 ): ApiKeyCapabilities | null {
-  const caps: ApiKeyCapabilities = {};
-  if (conns.some((c) => c.kind === 'bucket')) caps.storage = true;
-  if (conns.some((c) => c.kind === 'database')) caps.databases = true;
-  const auth = [
-    ...new Set(conns.filter((c) => c.kind === 'auth_app' && c.level === 'admin').map((c) => c.resourceId)),
-  ];
-  if (auth.length > 0) caps.auth = auth.sort();
+  const caps: ApiKeyCapabilities = Object.assign(
+    {},
+    ...serviceKinds().map((k) => k.capabilities(conns.filter((c) => c.kind === k.name))),
+  );
   return Object.keys(caps).length > 0 ? caps : null;
 }
 

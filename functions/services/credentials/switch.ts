@@ -11,8 +11,9 @@ import type { Db } from '../../../db/client';
 import { connections, sites } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
-import { isCredentialLevel, type Level, storedLevel } from '../../domain/levels';
+import { type Level, storedLevel } from '../../domain/levels';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import { hasCredential, isCredentialLevel } from '../../kinds/registry';
 import { log } from '../../lib/logger';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
 import { notBackingOff, runItems } from '../reconcile/items';
@@ -123,7 +124,7 @@ export async function installOwnCredential(
 /** Switches one shared connection to its own credential; returns the live patches it recorded. */
 async function switchOne(deps: SwitchDeps, connectionId: string): Promise<string[]> {
   const [conn] = await deps.db.select().from(connections).where(eq(connections.id, connectionId));
-  if (conn?.credentialMode !== 'shared' || conn.kind === 'auth_app') return [];
+  if (conn?.credentialMode !== 'shared' || !hasCredential(conn.kind)) return [];
   const level = storedLevel(conn);
   const target = await loadTargetAnyState(deps.db, conn.kind, conn.resourceId);
   if (!target || !isCredentialLevel(level) || usesSharedCredential(target)) return [];

@@ -10,7 +10,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { levelOrDefault } from '../../domain/levels';
-import { ApiError } from '../../lib/errors';
+import { hasCredential, kindOf } from '../../kinds/registry';
+import type { ApiError } from '../../lib/errors';
 import { activityQuery, type DetailValue } from '../activity';
 import { afterCommit, type WriteDeps } from '../connections/apply';
 import { writePlan } from '../connections/locked-write';
@@ -80,16 +81,8 @@ export type NewService =
   | { kind: 'auth_app'; resource: { id: string; projectId: string; name: string } };
 
 /** The 409 a unique violation of `constraint` means for `service`, or undefined for another. */
-function nameTaken(service: NewService, constraint: string | undefined): ApiError | undefined {
-  const { kind, resource } = service;
-  if (kind === 'auth_app')
-    return constraint === 'auth_apps_app_id_unique'
-      ? new ApiError('CONFLICT', `an auth app with app_id ${resource.name} already exists`)
-      : undefined;
-  if (constraint === `${kind}s_project_name_uq`)
-    return new ApiError('CONFLICT', `a ${kind} named ${resource.name} already exists in this project`);
-  return undefined;
-}
+const nameTaken = (service: NewService, constraint: string | undefined): ApiError | undefined =>
+  kindOf(service.kind).nameTaken(constraint, service.resource.name);
 
 /**
  * Writes a new service (`service`, its row not yet stored; a database or bucket made outside):
@@ -164,7 +157,7 @@ function initialPlan(service: NewService, initial: InitialSite) {
   const r = service.resource;
   const plan = emptyPlan(r.projectId, initial.before);
   if (initial.site) {
-    const engine = service.kind === 'database' ? service.resource.engine : null;
+    const engine = 'engine' in service.resource ? service.resource.engine : null;
     const resource = resourceOf(service.kind, r.id, r.name, engine);
     plan.adds.push({
       siteId: initial.site.id,
@@ -178,7 +171,7 @@ function initialPlan(service: NewService, initial: InitialSite) {
 
 /** The new service as a known credential target (its row is not stored yet). */
 const knownTarget = (service: NewService): Map<string, CredentialTarget> =>
-  service.kind === 'auth_app' ? new Map() : new Map([[service.resource.id, service]]);
+  hasCredential(service.kind) ? new Map([[service.resource.id, service as CredentialTarget]]) : new Map();
 
 /** The guarded batch, or (its site changed meanwhile) the same write under the site's lock. */
 async function writeOnce(

@@ -7,46 +7,13 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type HttpDb, type Queryable, rowsOf } from '../../../db/client';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
-import { connectionKey, type Kind } from '../../domain/levels';
-import { storageEndpointFor } from '../../domain/storage-endpoint';
-import {
-  type Engine,
-  MANAGED_KEY_NAME,
-  nameOwners,
-  namesWithRoles,
-  plainHolders,
-} from '../../domain/variables';
-import { engineOf, familyOf } from '../../kinds/registry';
+import { connectionKey } from '../../domain/levels';
+import { MANAGED_KEY_NAME, nameOwners, namesWithRoles, plainHolders } from '../../domain/variables';
+import type { Login } from '../../kinds/database-engine';
+import { familyOf, kindOf } from '../../kinds/registry';
+import type { DerivationRow } from '../../kinds/service-kind';
 
-/** One connection of a site with its service's fields, as the derivation reads it. */
-export type DerivationRow = {
-  id: string;
-  kind: Kind;
-  resource_id: string;
-  credential_mode: 'own' | 'shared' | 'none';
-  credential_name: string | null;
-  credential_secret_ciphertext: string | null;
-  holds_plain: boolean;
-  created_at: string;
-  engine: Engine | null;
-  db_name: string | null;
-  db_physical: string | null;
-  main_user: string | null;
-  main_password_ciphertext: string | null;
-  reader_user: string | null;
-  reader_password_ciphertext: string | null;
-  writer_user: string | null;
-  writer_password_ciphertext: string | null;
-  level: string;
-  replica_set: boolean | null;
-  bucket_name: string | null;
-  bucket_physical: string | null;
-  region: string | null;
-  access_key_id: string | null;
-  secret_key_ciphertext: string | null;
-  app_id: string | null;
-  server_key_ciphertext: string | null;
-};
+export type { DerivationRow };
 
 /** A site's variables: user-set, derived, and what the app is handed. */
 export interface SiteEnv {
@@ -107,64 +74,18 @@ export function connectedSiteInputsQuery(db: HttpDb, resourceId: string) {
     cross join lateral (${inputsOf(sql`h.site_id`)}) i`);
 }
 
-/** The service's name as the naming rules see it; null when the service is gone. */
-function serviceName(r: DerivationRow): string | null {
-  if (r.kind === 'database') return r.db_name;
-  if (r.kind === 'bucket') return r.bucket_name;
-  return r.app_id;
-}
-
 /** The login a connection uses: its own credential, or the service's shared one. */
-async function login(config: Config, r: DerivationRow, user: string | null, cipher: string | null) {
-  if (r.credential_mode === 'own' && r.credential_name && r.credential_secret_ciphertext) {
-    return { user: r.credential_name, secret: await config.keyring.decrypt(r.credential_secret_ciphertext) };
-  }
-  return { user: user ?? '', secret: cipher ? await config.keyring.decrypt(cipher) : '' };
-}
-
-/** The values one connection's variables take, keyed by plain name. */
-async function valuesOf(
-  config: Config,
-  adapters: Adapters,
-  r: DerivationRow,
-): Promise<Record<string, string>> {
-  if (r.kind === 'database' && r.engine) {
-    const engine = engineOf(r.engine);
-    // An app on the shared credential gets the database's shared login of its level once one is
-    // made (always, for a stopped database's new connections); the main user is an admin secret.
-    const [sharedUser, sharedCipher] =
-      r.level === 'read-only'
-        ? [r.reader_user, r.reader_password_ciphertext]
-        : [r.writer_user, r.writer_password_ciphertext];
-    const { user, secret } =
-      sharedUser !== null
-        ? await login(config, r, sharedUser, sharedCipher)
-        : await login(config, r, r.main_user, r.main_password_ciphertext);
-    return engine.values({ config, adapters }, r.db_physical ?? '', { user, secret });
-  }
-  if (r.kind === 'bucket') {
-    const { user, secret } = await login(config, r, r.access_key_id, r.secret_key_ciphertext);
-    return {
-      STORAGE_ENDPOINT: storageEndpointFor(config.STORAGE_ENDPOINT, r.region ?? ''),
-      STORAGE_ACCESS_KEY: user,
-      STORAGE_SECRET_KEY: secret,
-      STORAGE_BUCKET: r.bucket_physical ?? '',
-      STORAGE_REGION: r.region ?? '',
-    };
-  }
-  const appId = r.app_id ?? '';
-  const url = `${config.PUBLIC_AUTH_URL.replace(/\/+$/, '')}/v1/${appId}`;
-  return {
-    SERVICE_AUTH_APP_ID: appId,
-    SERVICE_AUTH_URL: url,
-    // Apps reach the auth service at the same public address as browsers do.
-    SERVICE_AUTH_PUBLIC_URL: url,
-    SERVICE_AUTH_SERVER_KEY: r.server_key_ciphertext
-      ? await config.keyring.decrypt(r.server_key_ciphertext)
-      : '',
-    PLATFORM_AUTH_APP_ID: appId,
+const loginWith =
+  (config: Config) =>
+  async (r: DerivationRow, user: string | null, cipher: string | null): Promise<Login> => {
+    if (r.credential_mode === 'own' && r.credential_name && r.credential_secret_ciphertext) {
+      return {
+        user: r.credential_name,
+        secret: await config.keyring.decrypt(r.credential_secret_ciphertext),
+      };
+    }
+    return { user: user ?? '', secret: cipher ? await config.keyring.decrypt(cipher) : '' };
   };
-}
 
 /** Derives site `siteId`'s variables now; null when the site does not exist. */
 export async function deriveSiteEnv(
@@ -185,7 +106,7 @@ export async function siteEnvOf(
 ): Promise<SiteEnv | null> {
   if (!inputs.site) return null;
   const live = inputs.connections.flatMap((r) => {
-    const name = serviceName(r);
+    const name = kindOf(r.kind).serviceName(r);
     if (name === null) return [];
     const family = familyOf(r.kind, r.engine);
     const key = connectionKey(r.kind, r.resource_id);
@@ -195,8 +116,9 @@ export async function siteEnvOf(
   const owners = nameOwners(live.map((l) => l.named));
   const holders = plainHolders(live.map((l) => l.named));
   const derived: Record<string, string> = {};
+  const ctx = { config, adapters, login: loginWith(config) };
   for (const { row, named } of live) {
-    const values = await valuesOf(config, adapters, row);
+    const values = await kindOf(row.kind).values(ctx, row);
     for (const [name, role] of namesWithRoles(named.family, named.name, holders.has(named.key))) {
       if (owners.get(name) === named.key) derived[name] = values[role] ?? '';
     }

@@ -1,0 +1,59 @@
+/** Auth apps: a site is handed the app's id, its sign-in URLs and its server key; no credential of its own. */
+import { ApiError } from '../../lib/errors';
+import type { ServiceKind } from '../service-kind';
+
+/** The auth app kind. */
+export const authApp: ServiceKind<'auth_app'> = {
+  name: 'auth_app',
+  word: 'auth app',
+  plural: 'auth apps',
+  table: 'auth_apps',
+  softDeleted: false,
+  hasEngine: false,
+  families: [
+    {
+      name: 'auth_app',
+      plain: [
+        'SERVICE_AUTH_APP_ID',
+        'SERVICE_AUTH_URL',
+        'SERVICE_AUTH_PUBLIC_URL',
+        'SERVICE_AUTH_SERVER_KEY',
+        'PLATFORM_AUTH_APP_ID',
+      ],
+      suffixed: (n) => ['APP_ID', 'URL', 'PUBLIC_URL', 'SERVER_KEY'].map((f) => `SERVICE_AUTH_${f}_${n}`),
+      // PLATFORM_AUTH_APP_ID is for the build and has no suffixed form.
+      mirrors: [
+        'SERVICE_AUTH_APP_ID',
+        'SERVICE_AUTH_URL',
+        'SERVICE_AUTH_PUBLIC_URL',
+        'SERVICE_AUTH_SERVER_KEY',
+      ],
+    },
+  ],
+  family: () => 'auth_app',
+  serviceName: (row) => row.app_id,
+  async values({ config }, row) {
+    const appId = row.app_id ?? '';
+    const url = `${config.PUBLIC_AUTH_URL.replace(/\/+$/, '')}/v1/${appId}`;
+    return {
+      SERVICE_AUTH_APP_ID: appId,
+      SERVICE_AUTH_URL: url,
+      // Apps reach the auth service at the same public address as browsers do.
+      SERVICE_AUTH_PUBLIC_URL: url,
+      SERVICE_AUTH_SERVER_KEY: row.server_key_ciphertext
+        ? await config.keyring.decrypt(row.server_key_ciphertext)
+        : '',
+      PLATFORM_AUTH_APP_ID: appId,
+    };
+  },
+  capabilities(conns) {
+    // Only an admin connection lets the site's key manage the app.
+    const auth = [...new Set(conns.filter((c) => c.level === 'admin').map((c) => c.resourceId))];
+    return auth.length > 0 ? { auth: auth.sort() } : {};
+  },
+  nameTaken: (constraint, name) =>
+    constraint === 'auth_apps_app_id_unique'
+      ? new ApiError('CONFLICT', `an auth app with app_id ${name} already exists`)
+      : undefined,
+  credentials: null,
+};

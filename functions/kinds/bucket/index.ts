@@ -1,0 +1,88 @@
+/** Storage buckets: S3 keys scoped to one bucket through IAM, handed as STORAGE_* variables. */
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { BucketRow } from '../../../db/rows';
+import { buckets } from '../../../db/schema';
+import { storageEndpointFor } from '../../domain/storage-endpoint';
+import { ApiError } from '../../lib/errors';
+import { isUuid } from '../../lib/ids';
+import type { ServiceKind } from '../service-kind';
+import { bucketProvisioner } from './provisioner';
+
+/** The bucket kind. */
+export const bucket: ServiceKind<'bucket'> = {
+  name: 'bucket',
+  word: 'bucket',
+  plural: 'buckets',
+  table: 'buckets',
+  softDeleted: true,
+  hasEngine: false,
+  families: [
+    {
+      name: 'bucket',
+      plain: [
+        'STORAGE_ENDPOINT',
+        'STORAGE_ACCESS_KEY',
+        'STORAGE_SECRET_KEY',
+        'STORAGE_BUCKET',
+        'STORAGE_REGION',
+      ],
+      suffixed: (n) =>
+        ['ENDPOINT', 'ACCESS_KEY', 'SECRET_KEY', 'BUCKET', 'REGION'].map((f) => `STORAGE_${n}_${f}`),
+    },
+  ],
+  family: () => 'bucket',
+  serviceName: (row) => row.bucket_name,
+  async values(ctx, row) {
+    const { user, secret } = await ctx.login(row, row.access_key_id, row.secret_key_ciphertext);
+    return {
+      STORAGE_ENDPOINT: storageEndpointFor(ctx.config.STORAGE_ENDPOINT, row.region ?? ''),
+      STORAGE_ACCESS_KEY: user,
+      STORAGE_SECRET_KEY: secret,
+      STORAGE_BUCKET: row.bucket_physical ?? '',
+      STORAGE_REGION: row.region ?? '',
+    };
+  },
+  capabilities: (conns) => (conns.length > 0 ? { storage: true } : {}),
+  nameTaken: (constraint, name) =>
+    constraint === 'buckets_project_name_uq'
+      ? new ApiError('CONFLICT', `a bucket named ${name} already exists in this project`)
+      : undefined,
+  credentials: {
+    credentialField: 'access_key_id',
+    credentialLabel: 'Access key ID',
+    networkPolicy: false,
+    // IAM deletes the old key when it makes the new one.
+    secretReturns: false,
+    provisioner(adapters) {
+      if (!adapters.s3)
+        throw new ApiError(
+          'SERVICE_UNAVAILABLE',
+          'no storage admin system is configured (IAM_ACCESS_KEY_ID)',
+        );
+      return bucketProvisioner(adapters.s3);
+    },
+    sharedOnly: () => null,
+    sharedNow: () => false,
+    sharedLogins: false,
+    sharedLoginsOf: () => null,
+    keeps: () => false,
+    shown: (_ctx, _bucket, name, secret) => ({ access_key_id: name, secret_access_key: secret }),
+    rowsQuery: (db, ids) => db.select().from(buckets).where(inArray(buckets.id, ids)),
+    liveQuery: (db, projectId, id) =>
+      db
+        .select()
+        .from(buckets)
+        .where(
+          and(
+            isUuid(id) ? eq(buckets.id, id.toLowerCase()) : sql`false`,
+            eq(buckets.projectId, projectId),
+            isNull(buckets.deletedAt),
+          ),
+        ),
+    liveOf(rows) {
+      const [row] = rows as BucketRow[];
+      if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
+      return row;
+    },
+  },
+};

@@ -1,0 +1,75 @@
+/** Databases: each one's engine (engines.ts) brings its family, values, provisioner and URLs. */
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { DatabaseRow } from '../../../db/rows';
+import { databases } from '../../../db/schema';
+import { ApiError } from '../../lib/errors';
+import { isUuid } from '../../lib/ids';
+import { engineOf } from '../engines';
+import type { ServiceKind } from '../service-kind';
+
+/** The database kind. */
+export const database: ServiceKind<'database'> = {
+  name: 'database',
+  word: 'database',
+  plural: 'databases',
+  table: 'databases',
+  softDeleted: true,
+  hasEngine: true,
+  families: [],
+  family: (engine) => (engine ? engineOf(engine).family.name : 'database'),
+  serviceName: (row) => row.db_name,
+  async values(ctx, row) {
+    if (!row.engine) return {};
+    const engine = engineOf(row.engine);
+    // An app on the shared credential gets the database's shared login of its level once one is
+    // made (always, for a stopped database's new connections); the main user is an admin secret.
+    const [sharedUser, sharedCipher] =
+      row.level === 'read-only'
+        ? [row.reader_user, row.reader_password_ciphertext]
+        : [row.writer_user, row.writer_password_ciphertext];
+    const login =
+      sharedUser !== null
+        ? await ctx.login(row, sharedUser, sharedCipher)
+        : await ctx.login(row, row.main_user, row.main_password_ciphertext);
+    return engine.values(ctx, row.db_physical ?? '', login);
+  },
+  capabilities: (conns) => (conns.length > 0 ? { databases: true } : {}),
+  nameTaken: (constraint, name) =>
+    constraint === 'databases_project_name_uq'
+      ? new ApiError('CONFLICT', `a database named ${name} already exists in this project`)
+      : undefined,
+  credentials: {
+    credentialField: 'username',
+    credentialLabel: 'User',
+    networkPolicy: true,
+    secretReturns: true,
+    provisioner: (adapters, db) => engineOf(db.engine).provisioner(adapters),
+    sharedOnly: (db) => engineOf(db.engine).sharedOnly(db),
+    sharedNow: (db) =>
+      engineOf(db.engine).sharedOnly(db) !== null || db.status !== 'running' || db.deletedAt !== null,
+    sharedLogins: true,
+    sharedLoginsOf: (db) => db,
+    keeps: (db, name) => name === db.mainUser,
+    shown(ctx, db, name, secret) {
+      const urls = engineOf(db.engine).urls(ctx, db, { user: name, secret });
+      return { username: name, password: secret, url: urls.external_url };
+    },
+    rowsQuery: (db, ids) => db.select().from(databases).where(inArray(databases.id, ids)),
+    liveQuery: (db, projectId, id) =>
+      db
+        .select()
+        .from(databases)
+        .where(
+          and(
+            isUuid(id) ? eq(databases.id, id.toLowerCase()) : sql`false`,
+            eq(databases.projectId, projectId),
+            isNull(databases.deletedAt),
+          ),
+        ),
+    liveOf(rows) {
+      const [row] = rows as DatabaseRow[];
+      if (!row) throw new ApiError('NOT_FOUND', 'database not found');
+      return row;
+    },
+  },
+};

@@ -1,0 +1,133 @@
+/**
+ * What one kind of service (database, bucket, auth app) brings: its words, its variable family
+ * and the values its connections are handed, what a site's managed key may do for it, and, for a
+ * kind whose connections hold a credential of their own, how those credentials are made and shown.
+ * Generic code (derivation, connections, credentials, principals, the listings, the console)
+ * reaches a kind only through these descriptors and the registry (registry.ts).
+ */
+import type { SQL } from 'drizzle-orm';
+import type { BatchQuery, Queryable } from '../../db/client';
+import type { BucketRow, DatabaseRow } from '../../db/rows';
+import type { ApiKeyCapabilities } from '../../db/schema';
+import type { Adapters } from '../adapters';
+import type { Kind, LevelOf } from '../domain/levels';
+import type { Engine, Family, VariableFamily } from '../domain/variables';
+import type { ApiError } from '../lib/errors';
+import type { EngineContext, Login } from './database-engine';
+import type { CredentialProvisioner } from './provisioner';
+
+/** One connection of a site with its service's fields, as the derivation of its variables reads it. */
+export type DerivationRow = {
+  id: string;
+  kind: Kind;
+  resource_id: string;
+  credential_mode: 'own' | 'shared' | 'none';
+  credential_name: string | null;
+  credential_secret_ciphertext: string | null;
+  holds_plain: boolean;
+  created_at: string;
+  engine: Engine | null;
+  db_name: string | null;
+  db_physical: string | null;
+  main_user: string | null;
+  main_password_ciphertext: string | null;
+  reader_user: string | null;
+  reader_password_ciphertext: string | null;
+  writer_user: string | null;
+  writer_password_ciphertext: string | null;
+  level: string;
+  replica_set: boolean | null;
+  bucket_name: string | null;
+  bucket_physical: string | null;
+  region: string | null;
+  access_key_id: string | null;
+  secret_key_ciphertext: string | null;
+  app_id: string | null;
+  server_key_ciphertext: string | null;
+};
+
+/** What a kind's values may use: configuration, outside systems, and the connection's login. */
+export interface DerivationContext extends EngineContext {
+  /** The login the connection uses: its own credential, or the service's shared one (`user`, `cipher`). */
+  login(row: DerivationRow, user: string | null, cipher: string | null): Promise<Login>;
+}
+
+/** The stored row of each kind whose connections hold a credential of their own. */
+export type ResourceOf = { database: DatabaseRow; bucket: BucketRow };
+/** A kind whose connections hold a credential of their own. */
+export type CredentialKindName = keyof ResourceOf;
+
+/** A service a credential is for: its kind and its stored row. */
+export type CredentialTarget<K extends CredentialKindName = CredentialKindName> = {
+  [P in K]: { kind: P; resource: ResourceOf[P] };
+}[K];
+
+/** A read of rows `R`, to send alone (await it) or in a batch. */
+export type RowsQuery<R> = BatchQuery & PromiseLike<R[]>;
+
+/** A named principal's secret as its creation or rotation shows it, once. */
+export type ShownSecret =
+  | { username: string; password: string; url: string }
+  | { access_key_id: string; secret_access_key: string };
+
+/** How a kind's connections and principals hold credentials of their own. */
+export interface CredentialKind<K extends CredentialKindName> {
+  /** The field a principal's credential name is listed under. */
+  readonly credentialField: 'username' | 'access_key_id';
+  /** That field's name for people (the console's column). */
+  readonly credentialLabel: string;
+  /** Whether its principals take part in the service's network policy (host rules delivered with it). */
+  readonly networkPolicy: boolean;
+  /** Whether a rotated credential can be given its old secret back (a rotation whose new one was not stored). */
+  readonly secretReturns: boolean;
+  /** The provisioner of its credentials; 503 SERVICE_UNAVAILABLE when the deployment configures none. */
+  provisioner(adapters: Adapters, resource: ResourceOf[K]): CredentialProvisioner<ResourceOf[K], LevelOf<K>>;
+  /** Why connections to `resource` are always served by its shared credential, or null. */
+  sharedOnly(resource: ResourceOf[K]): string | null;
+  /** Whether connections to `resource` are served by its shared credential right now. */
+  sharedNow(resource: ResourceOf[K]): boolean;
+  /** Whether its connections on the shared credential are handed a shared login of their level. */
+  readonly sharedLogins: boolean;
+  /** The database whose shared logins such connections to `resource` are handed; null when none. */
+  sharedLoginsOf(resource: ResourceOf[K]): DatabaseRow | null;
+  /** Whether `name` is a credential no cleanup may drop (the service's own main login). */
+  keeps(resource: ResourceOf[K], name: string): boolean;
+  /** A new or rotated principal's credential as shown once. */
+  shown(ctx: EngineContext, resource: ResourceOf[K], name: string, secret: string): ShownSecret;
+  /** The rows (removed ones included) whose ids are `ids`, as a query not yet sent. */
+  rowsQuery(db: Queryable, ids: string[]): RowsQuery<ResourceOf[K]>;
+  /** The live service `id` of the project `projectId` names, as a query not yet sent. */
+  liveQuery(db: Queryable, projectId: SQL, id: string): RowsQuery<ResourceOf[K]>;
+  /** The service {@link liveQuery} found; 404 when none. */
+  liveOf(rows: unknown): ResourceOf[K];
+}
+
+/** One kind of service's descriptor. */
+export interface ServiceKind<K extends Kind = Kind> {
+  /** The kind's name in the API and the `kind` columns. */
+  readonly name: K;
+  /** Its name in messages. */
+  readonly word: string;
+  /** Its plural: the OpenAPI tag of its routes. */
+  readonly plural: string;
+  /** Its metadata table. */
+  readonly table: string;
+  /** Whether a removed service keeps its row with `deleted_at` set. */
+  readonly softDeleted: boolean;
+  /** Whether its services name an engine (their table's `engine` column). */
+  readonly hasEngine: boolean;
+  /** The variable families it hands (a database's come with its engines). */
+  readonly families: readonly VariableFamily[];
+  /** Its variable family: a database's is its engine's. */
+  family(engine: Engine | null): Family;
+  /** The service's name as the naming rules see it in a derivation row; null when the service is gone. */
+  serviceName(row: DerivationRow): string | null;
+  /** The values of its family's plain names for one connection. */
+  values(ctx: DerivationContext, row: DerivationRow): Promise<Record<string, string>>;
+  /** What a site's managed key may do because of its connections of this kind (none: `{}`). */
+  capabilities(conns: Array<{ resourceId: string; level: string }>): ApiKeyCapabilities;
+  /** The 409 a unique violation of `constraint` means for a new service named `name`, if it does. */
+  nameTaken(constraint: string | undefined, name: string): ApiError | undefined;
+  /** How its connections hold credentials of their own; null when they hold none. */
+  readonly credentials: K extends CredentialKindName ? CredentialKind<K> : null;
+}
