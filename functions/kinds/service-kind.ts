@@ -97,7 +97,7 @@ export interface CredentialKind<K extends CredentialKindName> {
   /** The rows (removed ones included) whose ids are `ids`, as a query not yet sent. */
   rowsQuery(db: Queryable, ids: string[]): RowsQuery<ResourceOf[K]>;
   /** The live service `id` of the project `projectId` names, as a query not yet sent. */
-  liveQuery(db: Queryable, projectId: SQL, id: string): RowsQuery<ResourceOf[K]>;
+  liveQuery(db: Queryable, projectId: string | SQL, id: string): RowsQuery<ResourceOf[K]>;
   /** The service {@link liveQuery} found; 404 when none. */
   liveOf(rows: unknown): ResourceOf[K];
 }

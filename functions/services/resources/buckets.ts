@@ -3,8 +3,8 @@ import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
 import type { BucketRow } from '../../../db/rows';
 import { buckets } from '../../../db/schema';
-import { ApiError } from '../../lib/errors';
-import { isUuid, newId, randomLowerAlnum } from '../../lib/ids';
+import { credentialsOf } from '../../kinds/registry';
+import { newId, randomLowerAlnum } from '../../lib/ids';
 import { afterCommit, type WriteDeps } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows } from '../store/guarded-write';
@@ -28,25 +28,11 @@ export function listBuckets(db: Queryable, projectId: string | SQL) {
  * Live bucket `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
  * not yet sent; an id that is not a uuid names none. Read its answer with {@link bucketOf}.
  */
-export function bucketQuery(db: Queryable, projectId: string | SQL, id: string) {
-  return db
-    .select()
-    .from(buckets)
-    .where(
-      and(
-        isUuid(id) ? eq(buckets.id, id.toLowerCase()) : sql`false`,
-        eq(buckets.projectId, projectId),
-        isNull(buckets.deletedAt),
-      ),
-    );
-}
+export const bucketQuery = (db: Queryable, projectId: string | SQL, id: string) =>
+  credentialsOf('bucket').liveQuery(db, projectId, id);
 
 /** The bucket a {@link bucketQuery} found, or 404. */
-export function bucketOf(rows: BucketRow[]): BucketRow {
-  const [row] = rows;
-  if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
-  return row;
-}
+export const bucketOf = (rows: BucketRow[]): BucketRow => credentialsOf('bucket').liveOf(rows);
 
 /**
  * The reads a bucket's creation makes with its caller, not yet sent: the project's live buckets

@@ -6,9 +6,8 @@ import { databases } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
 import type { EngineContext } from '../../kinds/database-engine';
 import { outside } from '../../kinds/provisioner';
-import { engineOf } from '../../kinds/registry';
-import { ApiError } from '../../lib/errors';
-import { isUuid, newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
+import { credentialsOf, engineOf } from '../../kinds/registry';
+import { newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
 import { type ActivitySource, activityQuery } from '../activity';
 import { afterCommit, type WriteDeps } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
@@ -43,25 +42,11 @@ export function listDatabases(db: Queryable, projectId: string | SQL) {
  * Live database `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
  * not yet sent; an id that is not a uuid names none. Read its answer with {@link databaseOf}.
  */
-export function databaseQuery(db: Queryable, projectId: string | SQL, id: string) {
-  return db
-    .select()
-    .from(databases)
-    .where(
-      and(
-        isUuid(id) ? eq(databases.id, id.toLowerCase()) : sql`false`,
-        eq(databases.projectId, projectId),
-        isNull(databases.deletedAt),
-      ),
-    );
-}
+export const databaseQuery = (db: Queryable, projectId: string | SQL, id: string) =>
+  credentialsOf('database').liveQuery(db, projectId, id);
 
 /** The database a {@link databaseQuery} found, or 404. */
-export function databaseOf(rows: DatabaseRow[]): DatabaseRow {
-  const [row] = rows;
-  if (!row) throw new ApiError('NOT_FOUND', 'database not found');
-  return row;
-}
+export const databaseOf = (rows: DatabaseRow[]): DatabaseRow => credentialsOf('database').liveOf(rows);
 
 /**
  * The reads a database's creation makes with its caller, not yet sent: the project's live
