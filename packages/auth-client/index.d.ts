@@ -43,7 +43,7 @@ export interface CryptoLike {
 export type OpenBrowser = (url: string, redirectUri: string) => Promise<string | null>;
 
 export interface AuthClientOptions {
-  /** The auth service, `SERVICE_AUTH_PUBLIC_URL` (e.g. `https://auth.example.com`). */
+  /** The app's `SERVICE_AUTH_PUBLIC_URL` (`{auth_url}/v1/<app_id>`), or the auth service's address `{auth_url}`. */
   authUrl: string;
   /** The auth app's app_id (`SERVICE_AUTH_APP_ID`). */
   appId: string;

@@ -64,7 +64,10 @@ export function createAuthClient(options) {
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const now = options.now ?? Date.now;
   const marginMs = (options.refreshMarginSeconds ?? REFRESH_MARGIN_SECONDS) * 1000;
-  const base = `${authUrl.replace(/\/+$/, '')}/v1/${encodeURIComponent(appId)}`;
+  // SERVICE_AUTH_PUBLIC_URL already ends in /v1/<app_id>; the auth service's own address does not.
+  const app = `/v1/${encodeURIComponent(appId)}`;
+  const root = authUrl.replace(/\/+$/, '');
+  const base = root.endsWith(app) ? root : `${root}${app}`;
   const sessionKey = `tether.${appId}.session`;
   const flowKey = `tether.${appId}.flow`;
   /** @type {Set<(session: Session | null) => void>} */

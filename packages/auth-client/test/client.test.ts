@@ -171,6 +171,19 @@ describe('auth client', () => {
     expect(service.calls.at(-1)).toEqual({ path: '/logout', body: { refresh_token: s.refresh_token } });
   });
 
+  it('takes SERVICE_AUTH_PUBLIC_URL, which already names the app, as well as the service address', async () => {
+    const service = scripted(() => ({ status: 201, body: { nonce: 'n', expires_in: 600 } }));
+    const named = createAuthClient({
+      authUrl: `${AUTH}/v1/my-app`,
+      appId: 'my-app',
+      redirectUri: 'myapp://auth',
+      storage: memoryStorage(),
+      fetch: service.fetch,
+    });
+    expect(await named.issueNonce()).toEqual({ nonce: 'n', expires_in: 600 });
+    expect(service.calls).toEqual([{ path: '/oauth/nonce', body: {} }]);
+  });
+
   it('encodes base64url like Node for every length', () => {
     for (let n = 0; n < 40; n++) {
       const bytes = new Uint8Array(Array.from({ length: n }, (_, i) => (i * 37 + n) % 256));
