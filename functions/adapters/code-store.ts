@@ -19,8 +19,14 @@ export interface DeviceGrantStart {
 
 /** One scope of records: the calls of one OneTimeCodes object. */
 export interface CodeScope {
-  /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject`. */
-  issue(hash: string, value: string, ttlMs: number, subject: string | null): Promise<void>;
+  /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject`; with `cap`, the oldest records past it give way. */
+  issue(
+    hash: string,
+    value: string,
+    ttlMs: number,
+    subject: string | null,
+    cap?: number | null,
+  ): Promise<void>;
   /** Takes the record under `hash` (single use), with any block on its subject. */
   redeem(hash: string): Promise<Redeemed | null>;
   /**
@@ -76,7 +82,7 @@ export class DurableObjectCodeStore implements CodeStore {
   scope(name: string): CodeScope {
     const stub = this.namespace.get(this.namespace.idFromName(name));
     return {
-      issue: (hash, value, ttlMs, subject) => stub.issue(hash, value, ttlMs, subject),
+      issue: (hash, value, ttlMs, subject, cap) => stub.issue(hash, value, ttlMs, subject, cap ?? null),
       redeem: (hash) => stub.redeem(hash),
       countAndRedeem: (checks, windowMs, hash, presentedChecks) =>
         stub.countAndRedeem(checks, windowMs, hash, presentedChecks),

@@ -66,11 +66,22 @@ export class OneTimeCodes extends DurableObject<object> {
     createDeviceGrants(sql);
   }
 
-  /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id). */
-  async issue(hash: string, value: string, ttlMs: number, subject: string | null = null): Promise<void> {
+  /**
+   * Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id).
+   * With `cap`, the object keeps at most that many live records: the oldest give way, so a flood
+   * of starts bounds its storage without refusing the newest (a person's own sign-in).
+   */
+  async issue(
+    hash: string,
+    value: string,
+    ttlMs: number,
+    subject: string | null = null,
+    cap: number | null = null,
+  ): Promise<void> {
     const now = Date.now();
     const expiresAt = now + ttlMs;
-    this.ctx.storage.sql.exec(
+    const sql = this.ctx.storage.sql;
+    sql.exec(
       'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, ?, ?, ?)',
       hash,
       value,
@@ -78,6 +89,14 @@ export class OneTimeCodes extends DurableObject<object> {
       expiresAt,
       now,
     );
+    if (cap !== null) {
+      sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
+      sql.exec(
+        `DELETE FROM records WHERE hash IN
+           (SELECT hash FROM records ORDER BY issued_at DESC, rowid DESC LIMIT -1 OFFSET ?)`,
+        cap,
+      );
+    }
     await this.alarmClock.wakeBy(expiresAt);
   }
 

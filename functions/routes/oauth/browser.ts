@@ -18,7 +18,7 @@ import { finishSignIn } from '../../services/sign-in/browser-sign-in';
 import { issueState, newNonce, takeState } from '../../services/sign-in/one-time-codes';
 import type { BrowserFlow, SignInProvider } from '../../services/sign-in/providers/provider';
 import { providerNamed } from '../../services/sign-in/providers/registry';
-import { countSignInStart } from '../../services/sign-in/rate-limit';
+import { countSignInStart, lookUpApp } from '../../services/sign-in/rate-limit';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({
@@ -83,7 +83,10 @@ browserRoutes.openapi(
     const { appSlug, provider: name } = c.req.valid('param');
     const query = c.req.valid('query');
     const provider = browserProvider(name);
-    const app = await loadEnabledApp(getHttpDb(c), appSlug);
+    // A client naming unknown apps is counted (429 past its limit), so starts cost no free reads.
+    const app = await lookUpApp(c.get('services').rateLimiter, clientOf(c), () =>
+      loadEnabledApp(getHttpDb(c), appSlug),
+    );
     if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
       throw new OAuthError(400, 'redirect_uri is not a registered origin of this app');
     }

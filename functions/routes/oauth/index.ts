@@ -8,7 +8,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv } from '../../context';
 import { boundedBodies, jsonAuthPosts } from '../../lib/request-limits';
 import { countExchange } from '../../services/sign-in/exchange';
-import { countIdTokenRequest } from '../../services/sign-in/rate-limit';
+import { countIdTokenRequest, countSessionRequest } from '../../services/sign-in/rate-limit';
 import { browserRoutes } from './browser';
 import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { introspectRoutes } from './introspect';
@@ -22,6 +22,15 @@ const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   await countIdTokenRequest(c.get('services').rateLimiter, await knownSlug(c), clientOf(c));
   return next();
 };
+
+/** Refresh and logout: each client counted per app, before any other work. */
+const countedSession =
+  (route: 'refresh' | 'logout'): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    await countSessionRequest(c.get('services').rateLimiter, route, await knownSlug(c), clientOf(c));
+    return next();
+  };
 
 const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
@@ -51,6 +60,8 @@ function authService(groups: ReturnType<typeof oauthGroup>[]): ReturnType<typeof
   routes.use('*', boundedBodies, jsonAuthPosts);
   routes.use('/:appSlug/oauth/exchange', countedExchange);
   routes.use('/:appSlug/oauth/id-token', countedIdToken);
+  routes.use('/:appSlug/oauth/refresh', countedSession('refresh'));
+  routes.use('/:appSlug/logout', countedSession('logout'));
   for (const group of groups) routes.route('/', group);
   return routes;
 }

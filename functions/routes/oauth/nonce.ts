@@ -4,6 +4,7 @@ import { getHttpDb } from '../../context';
 import { z } from '../../lib/openapi';
 import { loadEnabledApp } from '../../services/sign-in/apps';
 import { issueNonce, NONCE_TTL_SECONDS } from '../../services/sign-in/nonces';
+import { lookUpApp } from '../../services/sign-in/rate-limit';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 export const nonceRoutes = oauthGroup();
@@ -28,8 +29,8 @@ nonceRoutes.openapi(
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
-    // The app is looked up first, so a made-up slug never gets a Durable Object.
-    await loadEnabledApp(getHttpDb(c), appSlug);
+    // The app is looked up first, so a made-up slug never gets a Durable Object of its own.
+    await lookUpApp(c.get('services').rateLimiter, clientOf(c), () => loadEnabledApp(getHttpDb(c), appSlug));
     const issued = await issueNonce(
       c.get('config').keyring,
       c.get('services').rateLimiter,

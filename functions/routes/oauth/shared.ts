@@ -8,6 +8,7 @@ import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
 import { MAX_AUTH_BODY_BYTES } from '../../lib/request-limits';
 import { assertKnownApp } from '../../services/sign-in/apps';
+import { lookUpApp } from '../../services/sign-in/rate-limit';
 
 /** The largest request body the auth service reads. */
 export const MAX_BODY_BYTES = MAX_AUTH_BODY_BYTES;
@@ -40,7 +41,7 @@ function countedSlug(slug: string | undefined): string {
 /** The app of a counted request, which must exist before any counter is touched (404 otherwise). */
 export async function knownSlug(c: Context<AppEnv>): Promise<string> {
   const slug = countedSlug(c.req.param('appSlug'));
-  await assertKnownApp(getHttpDb(c), slug);
+  await lookUpApp(c.get('services').rateLimiter, clientOf(c), () => assertKnownApp(getHttpDb(c), slug));
   return slug;
 }
 

@@ -143,7 +143,11 @@ tokenRoutes.openapi(
     tags: ['auth service'],
     summary: 'End the session a refresh token belongs to',
     request: { params: AppParam, ...jsonBody(RefreshBody) },
-    responses: { 200: oauthJson(z.object({ ok: z.literal(true) }), 'signed out (also for unknown tokens)') },
+    responses: {
+      200: oauthJson(z.object({ ok: z.literal(true) }), 'signed out (also for unknown tokens)'),
+      404: oauthJson(OAuthErrorSchema, 'unknown app'),
+      429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
+    },
   }),
   async (c) => {
     await logout(getHttpDb(c), c.req.valid('param').appSlug, c.req.valid('json').refresh_token);

@@ -68,6 +68,13 @@ export interface TakenCode {
 /** The object holding an app's one-time codes, their blocks and the exchange's rate windows. */
 const codesOf = (codes: CodeStore, slug: string) => codes.scope(`codes:${slug}`);
 
+/**
+ * Pending browser sign-ins an app keeps in each of its 16 state objects (32,000 an app): past
+ * that the oldest give way, so no flood of starts grows an app's storage without bound or locks
+ * its people out (a start refused for a full store would).
+ */
+export const PENDING_STATES_PER_OBJECT = 2000;
+
 /** The object holding the provider sign-in state whose hash starts with `digit`. */
 const statesOf = (codes: CodeStore, slug: string, digit: string) => codes.scope(`state:${slug}:${digit}`);
 
@@ -118,7 +125,13 @@ export async function countAndRedeemCode(
 /** Keeps the provider sign-in state; returns the `state` value sent to the provider. */
 export async function issueState(codes: CodeStore, slug: string, record: StateRecord): Promise<string> {
   const { secret, hash } = await newSecretWithHash();
-  await statesOf(codes, slug, hash.slice(0, 1)).issue(hash, JSON.stringify(record), STATE_TTL_MS, null);
+  await statesOf(codes, slug, hash.slice(0, 1)).issue(
+    hash,
+    JSON.stringify(record),
+    STATE_TTL_MS,
+    null,
+    PENDING_STATES_PER_OBJECT,
+  );
   return secret;
 }
 

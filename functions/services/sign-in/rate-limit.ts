@@ -30,6 +30,18 @@ export const RATE_LIMITS = {
  */
 export const SIGN_IN_STARTS_PER_CLIENT = 100;
 
+/**
+ * Per-client limits of the session routes, per app and window: refresh (a mobile app refreshes
+ * at most every few minutes; the room is for many users behind one carrier address) and logout.
+ */
+export const SESSION_LIMITS = { refresh: 300, logout: 100 } as const;
+
+/**
+ * Requests a client may make to auth paths naming no app, per window. Each costs a metadata
+ * read; past the limit the client is answered 429 from the isolate's memory without one.
+ */
+export const UNKNOWN_APP_REQUESTS_PER_CLIENT = 30;
+
 /** A counted route. */
 export type LimitedRoute = keyof typeof RATE_LIMITS;
 
@@ -68,4 +80,59 @@ export async function countSignInStart(limiter: RateLimiter, slug: string, clien
       RATE_WINDOW_MS,
     ),
   );
+}
+
+/** Counts one refresh or logout of `client` for app `slug` (429 past the limit). */
+export async function countSessionRequest(
+  limiter: RateLimiter,
+  route: keyof typeof SESSION_LIMITS,
+  slug: string,
+  client: string,
+): Promise<void> {
+  enforce(
+    await limiter.take(
+      `${route}:${slug}`,
+      [{ key: `client:${client}`, limit: SESSION_LIMITS[route] }],
+      RATE_WINDOW_MS,
+    ),
+  );
+}
+
+/** Clients refused for naming unknown apps, with when their window ends (this isolate's memory; bounded). */
+const refusedUntil = new Map<string, number>();
+const MAX_REFUSED = 10_000;
+
+/**
+ * Runs `lookup` (which throws the 404 of an unknown app) for `client`: a client refused lately
+ * is answered 429 before any read; each unknown app it names counts against
+ * {@link UNKNOWN_APP_REQUESTS_PER_CLIENT} in its own object (only clients that name unknown apps
+ * get one), and past that it is 429 with Retry-After instead of 404.
+ */
+export async function lookUpApp<T>(
+  limiter: RateLimiter,
+  client: string,
+  lookup: () => Promise<T>,
+): Promise<T> {
+  const until = refusedUntil.get(client);
+  if (until !== undefined) {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    if (left > 0) throw new OAuthError(429, 'too many requests', undefined, left);
+    refusedUntil.delete(client);
+  }
+  try {
+    return await lookup();
+  } catch (err) {
+    if (!(err instanceof OAuthError) || err.status !== 404) throw err;
+    const decision = await limiter.take(
+      `unknown-apps:${client}`,
+      [{ key: 'client', limit: UNKNOWN_APP_REQUESTS_PER_CLIENT }],
+      RATE_WINDOW_MS,
+    );
+    if (!decision.allowed) {
+      if (refusedUntil.size >= MAX_REFUSED) refusedUntil.clear();
+      refusedUntil.set(client, Date.now() + decision.retryAfter * 1000);
+    }
+    enforce(decision);
+    throw err;
+  }
 }
