@@ -8,6 +8,7 @@ import { assetRoutes } from './assets';
 import type { ConsoleEnv } from './context';
 import { consoleError, consoleNotFound } from './errors';
 import { accessPages } from './pages/access';
+import { accountPages } from './pages/account';
 import { activityPages } from './pages/activity';
 import { authAppPages } from './pages/auth-app';
 import { authUserPages } from './pages/auth-users';
@@ -23,6 +24,7 @@ import { siteConnectionsPages } from './pages/site-connections';
 import { siteDeliveryPages } from './pages/site-delivery';
 import { siteDeploysPages } from './pages/site-deploys';
 import { siteVariablesPages } from './pages/site-variables';
+import { tokenPages } from './pages/tokens';
 import { securityHeaders } from './security';
 import { requireSession, sessionRoutes } from './session';
 
@@ -41,6 +43,8 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
     invitationPages,
     cliLoginPages,
     devicePages,
+    tokenPages,
+    accountPages,
     siteConnectionsPages,
     siteVariablesPages,
     siteDeploysPages,

@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import { ASSET_PATHS } from './assets';
 import type { Flash } from './flash';
+import { viewerEmail } from './viewer';
 
 /** One step of the breadcrumb trail. */
 export interface Crumb {
@@ -35,6 +36,22 @@ export function FlashMessage({ flash }: { flash?: Flash }) {
   );
 }
 
+/** The signed-in person's corner of the header: their e-mail, their tokens and account, `Sign out`. */
+function AccountBar({ csrf }: { csrf: string }) {
+  const email = viewerEmail();
+  return (
+    <div class="account">
+      {email && <span class="who">{email}</span>}
+      <a href="/console/tokens">Tokens</a>
+      <a href="/console/account">Account</a>
+      <form method="post" action="/console/logout" class="signout">
+        <CsrfField csrf={csrf} />
+        <button type="submit">Sign out</button>
+      </form>
+    </div>
+  );
+}
+
 export function Layout({ title, crumbs = [], csrf, flash, children }: LayoutProps) {
   return (
     <html lang="en">
@@ -61,12 +78,7 @@ export function Layout({ title, crumbs = [], csrf, flash, children }: LayoutProp
               </ol>
             </nav>
           )}
-          {csrf && (
-            <form method="post" action="/console/logout" class="signout">
-              <CsrfField csrf={csrf} />
-              <button type="submit">Sign out</button>
-            </form>
-          )}
+          {csrf && <AccountBar csrf={csrf} />}
         </header>
         <main>
           <h1>{title}</h1>

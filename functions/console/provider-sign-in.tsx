@@ -154,7 +154,8 @@ export function providerSignInRoutes(
       log.warn('console sign-in: the provider refused', { provider: name, reason: err.message });
       return refused(c, record.next, `${provider.title} sign-in failed: ${err.message}`);
     }
-    const outcome = await signInWithProvider(getHttpDb(c), c.get('config'), who);
+    const ip = c.req.header(c.get('config').CLIENT_IP_HEADER);
+    const outcome = await signInWithProvider(getHttpDb(c), c.get('config'), who, name, ip);
     if (!outcome.ok) {
       return refused(
         c,
@@ -164,7 +165,7 @@ export function providerSignInRoutes(
           : `There is no Tether account for ${who.email}, and signing up needs an invitation. Ask a project admin to invite this address.`,
       );
     }
-    setSessionCookie(c, outcome.session.token, outcome.session.expiresAt);
+    await setSessionCookie(c, outcome.session.token, outcome.session.expiresAt, outcome.email);
     return c.redirect(record.next, 303);
   });
 

@@ -9,6 +9,7 @@ import { isCrossSiteWrite } from '../lib/cross-site';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { SESSION_COOKIE } from '../services/caller/api-caller';
+import { clearAccountCookie, setAccountCookie } from './viewer';
 
 /**
  * Scripts and styles only from this origin (no inline script at all), no framing, forms post
@@ -49,8 +50,13 @@ export function isLoopbackHttp(c: Context): boolean {
   return url.protocol === 'http:' && loopback;
 }
 
-/** Stores the dashboard session in `tether_session`. */
-export function setSessionCookie(c: Context, token: string, expiresAt: Date): void {
+/** Stores the dashboard session in `tether_session`, and the account's e-mail for the header beside it. */
+export async function setSessionCookie(
+  c: Context,
+  token: string,
+  expiresAt: Date,
+  email: string,
+): Promise<void> {
   setCookie(c, SESSION_COOKIE, token, {
     path: '/',
     httpOnly: true,
@@ -58,6 +64,7 @@ export function setSessionCookie(c: Context, token: string, expiresAt: Date): vo
     secure: !isLoopbackHttp(c),
     expires: expiresAt,
   });
+  await setAccountCookie(c, token, email, expiresAt, !isLoopbackHttp(c));
 }
 
 /** The session cookie's value, if any. */
@@ -66,6 +73,7 @@ export const sessionCookie = (c: Context): string | undefined => getCookie(c, SE
 /** Removes the session cookie. */
 export function clearSessionCookie(c: Context): void {
   deleteCookie(c, SESSION_COOKIE, { path: '/', secure: !isLoopbackHttp(c), httpOnly: true, sameSite: 'Lax' });
+  clearAccountCookie(c, !isLoopbackHttp(c));
 }
 
 /** The CSRF token of a session: derived from the session secret, so another site can neither read nor compute it. */

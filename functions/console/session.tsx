@@ -19,6 +19,7 @@ import {
   sessionCookie,
   setSessionCookie,
 } from './security';
+import { accountEmailOf, withViewer } from './viewer';
 
 function LoginPage({
   next,
@@ -91,7 +92,8 @@ export function sessionRoutes(fetcher: Fetcher): Hono<ConsoleEnv> {
       const session = await ConsoleApi.of(c, fetcher, token).post<{ token: string; expires_at: string }>(
         '/account/sessions',
       );
-      setSessionCookie(c, session.token, new Date(session.expires_at));
+      const me = await ConsoleApi.of(c, fetcher, session.token).get<{ email: string }>('/account');
+      await setSessionCookie(c, session.token, new Date(session.expires_at), me.email);
       return c.redirect(next, 303);
     } catch (err) {
       if (!(err instanceof ApiFailure) || err.status >= 500) throw err;
@@ -137,6 +139,6 @@ export function requireSession(fetcher: Fetcher): MiddlewareHandler<ConsoleEnv> 
     c.set('session', session);
     c.set('csrf', await csrfToken(session));
     c.set('api', ConsoleApi.of(c, fetcher, session));
-    return next();
+    return withViewer(await accountEmailOf(c, session), next);
   };
 }

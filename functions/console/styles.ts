@@ -31,6 +31,7 @@ header.top a{color:var(--header-text)}
 .crumbs li+li::before{content:"/";margin-right:var(--space-1);color:#d1d5db}
 .account{margin-left:auto;display:flex;flex-wrap:wrap;gap:var(--space-2) var(--space-3);align-items:center}
 .signout{margin-left:auto}.account .signout{margin-left:0}
+.who{overflow-wrap:anywhere}
 main{max-width:1200px;margin:0 auto;padding:var(--space-4)}
 h1{font-size:var(--text-xl);margin:var(--space-2) 0 var(--space-4);overflow-wrap:anywhere}
 h2{font-size:var(--text-lg);margin:var(--space-6) 0 var(--space-2)}

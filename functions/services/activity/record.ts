@@ -20,7 +20,8 @@ export type Via = 'api' | 'console' | 'cli' | 'system';
 
 /** Who made the changes of one request (or reconciler run), and how it came in. */
 export interface ActivitySource {
-  actor: { type: ActorType; id: string };
+  /** The actor's id may be SQL read by the insert (an account a sign-in statement found or made). */
+  actor: { type: ActorType; id: string | SQL };
   via: Via;
   ip: string | null;
 }
@@ -71,16 +72,16 @@ const value = (v: string | SQL | null | undefined, type: 'text' | 'uuid'): SQL =
 };
 
 const actorEmail = (a: ActivitySource['actor']): SQL =>
-  a.type === 'account' ? sql`(select email from accounts where id = ${a.id}::uuid)` : sql`null`;
+  a.type === 'account' ? sql`(select email from accounts where id = ${value(a.id, 'uuid')})` : sql`null`;
 
 const actorName = (a: ActivitySource['actor']): SQL => {
-  if (a.type === 'account') return sql`(select name from accounts where id = ${a.id}::uuid)`;
-  if (a.type === 'api_key') return sql`(select name from api_keys where id = ${a.id}::uuid)`;
-  return sql`${a.type === 'operator' ? 'operator' : a.id}`;
+  if (a.type === 'account') return sql`(select name from accounts where id = ${value(a.id, 'uuid')})`;
+  if (a.type === 'api_key') return sql`(select name from api_keys where id = ${value(a.id, 'uuid')})`;
+  return sql`${a.type === 'operator' ? 'operator' : value(a.id, 'text')}`;
 };
 
 function row(by: ActivitySource, e: ActivityEvent): SQL {
-  return sql`(${by.actor.type}::text, ${by.actor.id}::text, ${actorEmail(by.actor)}::text,
+  return sql`(${by.actor.type}::text, ${value(by.actor.id, 'text')}, ${actorEmail(by.actor)}::text,
     ${actorName(by.actor)}::text, ${by.via}::text, ${e.action}::text, ${e.target.type}::text,
     ${value(e.target.id, 'text')}, ${value(e.target.name, 'text')}, ${value(e.projectId, 'uuid')},
     ${value(e.siteId, 'uuid')}, ${value(e.accountId, 'uuid')}, ${by.ip}::text,

@@ -101,6 +101,17 @@ describe('console sign-in with GitHub and Google', { timeout: 120_000 }, () => {
     const [cookie] = (await context.cookies()).filter((c) => c.name === 'tether_session');
     const me = await api(open.baseUrl, cookie?.value).get<{ email: string }>('/api/v1/account');
     expect(me.body.email).toBe(opener.email);
+    // The header names the person, and their record holds the sign-up and the sign-in.
+    await expect(page.getByRole('banner').getByText(opener.email).count()).resolves.toBe(1);
+    const record = await api(open.baseUrl, cookie?.value).get<{
+      events: Array<{ action: string; via: string; actor: { type: string }; details: { provider?: string } }>;
+    }>('/api/v1/account/activity');
+    expect(record.body.events.map((e) => [e.action, e.via, e.actor.type, e.details.provider]).sort()).toEqual(
+      [
+        ['account.create', 'console', 'account', 'google'],
+        ['session.create', 'console', 'account', 'google'],
+      ],
+    );
     await context.close();
   });
 
