@@ -11,6 +11,7 @@ import { type ConsoleEnv, signedIn } from '../context';
 import { redirectWith } from '../flash';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
+import { SecretPage } from './principals';
 
 /** A personal token as the API lists it (never its value). */
 export interface TokenRow {
@@ -138,25 +139,16 @@ tokenPages.post('/tokens', async (c) => {
   );
   if (!made) return refused;
   return c.html(
-    <Layout title={`Token ${made.name} created`} csrf={csrf}>
-      <section class="card" aria-labelledby="secret-heading">
-        <h2 id="secret-heading">Copy it now: it is not shown again</h2>
-        <dl>
-          <dt>token</dt>
-          <dd class="secret">{made.token}</dd>
-        </dl>
-        <button type="button" data-copy={made.token} class="secondary">
-          Copy token
-        </button>
-        <p>
-          {`${made.read_only ? 'Read-only' : 'Full access'}; expires `}
-          <When at={made.expires_at} />.
-        </p>
-        <p>
-          <a href="/console/tokens">Done</a>
-        </p>
-      </section>
-    </Layout>,
+    <SecretPage
+      title={`${made.read_only ? 'Read-only token' : 'Token'} ${made.name} created`}
+      back="/console/tokens"
+      csrf={csrf}
+      values={{
+        name: made.name,
+        token: made.token,
+        expires_at: made.expires_at,
+      }}
+    />,
   );
 });
 

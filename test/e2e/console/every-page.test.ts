@@ -60,9 +60,10 @@ describe('every console page', { timeout: 180_000 }, () => {
       await page.getByRole('heading', { level: 1 }).waitFor();
       // contract §8: every signed-in page signs out.
       if (!new URL(page.url()).pathname.endsWith('/login'))
-        expect(await page.getByRole('button', { name: 'Sign out' }).count(), `${path} has no Sign out`).toBe(
-          1,
-        );
+        expect(
+          await page.getByRole('button', { name: 'Sign out', exact: true }).count(),
+          `${path} has no Sign out`,
+        ).toBe(1);
       // Revealed values (a long secret, a URL) must fit too.
       await page.evaluate('for (const details of document.querySelectorAll("details")) details.open = true');
       for (const width of WIDTHS) {
