@@ -4,37 +4,16 @@
  * replayed from 61 clients (610 requests) spending the app's whole window of 600 and locking
  * every user out for 15 minutes, and of anonymous nonce requests filling the app's object.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../helpers/api';
-import {
-  asClient,
-  createTestAuthApp,
-  googleClaims,
-  newClient,
-  startOAuthSetup,
-  stopOAuthSetup,
-  type TestAuthApp,
-} from '../helpers/oauth';
-import type { ProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
-
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-beforeAll(async () => {
-  ({ standIn, worker, app } = await startOAuthSetup());
-});
-afterAll(() => stopOAuthSetup({ standIn, worker }));
-
-const signIn = (body: Record<string, unknown>, client = newClient(), slug = app.slug) =>
-  api(worker.baseUrl).post(
-    `/v1/${slug}/oauth/id-token`,
-    { provider: 'google', ...body },
-    { headers: asClient(client) },
-  );
+import { describe, expect } from 'vitest';
+import { createTestAuthApp, googleClaims, newClient } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 
 describe('a replayed ID token spends nothing', () => {
-  it('one used token replayed 610 times from 61 clients is 401 each time, and the next new token signs in', async () => {
+  it('one used token replayed 610 times from 61 clients is 401 each time, and the next new token signs in', async ({
+    standIn,
+    app,
+    signIn,
+  }) => {
     const token = await standIn.signIdToken(googleClaims(app.google.web));
     const first = await signIn({ id_token: token });
     expect(first.status, first.text).toBe(200);
@@ -43,7 +22,7 @@ describe('a replayed ID token spends nothing', () => {
     // Ten in flight at a time: the point is how many are counted, not how many at once.
     for (let sent = 0; sent < 610; sent += 10) {
       const batch = Array.from({ length: 10 }, (_, i) =>
-        signIn({ id_token: token }, clients[(sent + i) % 61]),
+        signIn({ id_token: token }, { client: clients[(sent + i) % 61] }),
       );
       replays.push(...(await Promise.all(batch)));
     }
@@ -54,7 +33,11 @@ describe('a replayed ID token spends nothing', () => {
     expect(fresh.status, fresh.text).toBe(200);
   }, 120_000);
 
-  it('of ten parallel sign-ins with one token exactly one succeeds, the others are 401', async () => {
+  it('of ten parallel sign-ins with one token exactly one succeeds, the others are 401', async ({
+    standIn,
+    app,
+    signIn,
+  }) => {
     const token = await standIn.signIdToken(googleClaims(app.google.web));
     const results = await Promise.all(Array.from({ length: 10 }, () => signIn({ id_token: token })));
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(401)]);
@@ -62,18 +45,17 @@ describe('a replayed ID token spends nothing', () => {
 });
 
 describe('issued nonces cost the app nothing', () => {
-  it("issuing nonces stores nothing in the app's object; a nonce is still single use", async () => {
+  it("issuing nonces stores nothing in the app's object; a nonce is still single use", async ({
+    standIn,
+    worker,
+    signIn,
+    newNonce,
+  }) => {
     const fresh = await createTestAuthApp(worker.baseUrl);
     const nonces: string[] = [];
     for (const client of Array.from({ length: 5 }, newClient)) {
       for (let i = 0; i < 10; i++) {
-        const res = await api(worker.baseUrl).post<{ nonce: string }>(
-          `/v1/${fresh.slug}/oauth/nonce`,
-          undefined,
-          {
-            headers: asClient(client),
-          },
-        );
+        const res = await newNonce({ slug: fresh.slug, client });
         expect(res.status).toBe(201);
         nonces.push(res.body.nonce);
       }
@@ -83,7 +65,7 @@ describe('issued nonces cost the app nothing', () => {
     expect(await object.stored()).toBe(0);
     const nonce = nonces[7] as string;
     const bound = () => standIn.signIdToken(googleClaims(fresh.google.web, { nonce }));
-    expect((await signIn({ id_token: await bound(), nonce }, newClient(), fresh.slug)).status).toBe(200);
-    expect((await signIn({ id_token: await bound(), nonce }, newClient(), fresh.slug)).status).toBe(401);
+    expect((await signIn({ id_token: await bound(), nonce }, { slug: fresh.slug })).status).toBe(200);
+    expect((await signIn({ id_token: await bound(), nonce }, { slug: fresh.slug })).status).toBe(401);
   });
 });
