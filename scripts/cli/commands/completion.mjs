@@ -1,101 +1,73 @@
 // @ts-check
 /**
- * `tether completion bash|zsh|fish`: a completion script made from the command tree itself,
- * so it names every command, subcommand and option there is (and nothing that is not).
+ * `tether completion bash|zsh|fish`: a completion script that asks the tool itself what fits at
+ * the cursor (`tether __complete -- <words>`, lib/complete.mjs): commands, subcommands and options
+ * from the command tree, the kinds a command takes, and the project's own service names, site
+ * slugs and projects from the API. The scripts stay small and never go stale.
  */
+import { createApi, dataOf } from '../lib/api.mjs';
+import { candidates } from '../lib/complete.mjs';
+import { loadSettings } from '../lib/config.mjs';
 import { examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson } from '../lib/output.mjs';
+import { listServices, projectOf } from '../lib/resolve.mjs';
 
 /** @typedef {import('commander').Command} Command */
 
-/**
- * A command's long options, `--help` included.
- * @param {Command} cmd
- */
-const optionsOf = (cmd) => [...cmd.options.map((o) => o.long).filter((l) => typeof l === 'string'), '--help'];
+/** How long a completion waits for the API: a slow answer offers nothing rather than a stuck shell. */
+const LOOKUP_TIMEOUT_MS = 3000;
 
-/**
- * Every command path with its subcommands and options: `''` is the program itself.
- * @param {Command} program
- * @returns {Map<string, { subs: string[], options: string[] }>}
- */
-function commandTree(program) {
-  /** @type {Map<string, { subs: string[], options: string[] }>} */
-  const tree = new Map();
-  /**
-   * @param {Command} cmd
-   * @param {string} path
-   */
-  const walk = (cmd, path) => {
-    tree.set(path, { subs: cmd.commands.map((c) => c.name()), options: optionsOf(cmd) });
-    for (const sub of cmd.commands) walk(sub, path ? `${path} ${sub.name()}` : sub.name());
-  };
-  walk(program, '');
-  return tree;
-}
-
-/**
- * @param {Command} program
- */
-function bashScript(program) {
-  const tree = commandTree(program);
-  const cases = [...tree.entries()]
-    .filter(([path]) => path !== '')
-    .map(([path, { subs, options }]) => `    '${path}') words='${[...subs, ...options].join(' ')}' ;;`)
-    .join('\n');
-  const top = tree.get('') ?? { subs: [], options: [] };
-  return `# tether completion for bash (and zsh through bashcompinit)
+const BASH = `# tether completion for bash (and zsh through bashcompinit)
 _tether() {
-  local cur path i w words
-  cur="\${COMP_WORDS[COMP_CWORD]}"
-  path=''
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    case "$w" in -*) continue ;; esac
-    case " $(_tether_words "$path") " in *" $w "*) path="\${path:+$path }$w" ;; esac
-  done
-  words="$(_tether_words "$path")"
-  COMPREPLY=( $(compgen -W "$words" -- "$cur") )
-}
-_tether_words() {
-  local words
-  case "$1" in
-    '') words='${[...top.subs, ...top.options].join(' ')}' ;;
-${cases}
-  esac
-  printf '%s' "$words"
+  local IFS=$'\\n'
+  COMPREPLY=( $("\${COMP_WORDS[0]}" __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) )
 }
 complete -o default -F _tether tether
 `;
-}
 
-/** @param {Command} program */
-function zshScript(program) {
-  return `# tether completion for zsh
-autoload -U +X bashcompinit && bashcompinit
-${bashScript(program)}`;
-}
+const SHELLS = /** @type {const} */ ({
+  bash: BASH,
+  zsh: `# tether completion for zsh\nautoload -U +X bashcompinit && bashcompinit\n${BASH}`,
+  fish: `# tether completion for fish
+complete -c tether -f -a '(tether __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'
+`,
+});
 
-/** @param {Command} program */
-function fishScript(program) {
-  const tree = commandTree(program);
-  const lines = ['# tether completion for fish', 'complete -c tether -f'];
-  for (const [path, { subs, options }] of tree) {
-    const words = path === '' ? [] : path.split(' ');
-    const last = words.at(-1);
-    const condition =
-      path === ''
-        ? '__fish_use_subcommand'
-        : `__fish_seen_subcommand_from ${last}${words.length > 1 ? ` && __fish_seen_subcommand_from ${words[0]}` : ''}`;
-    if (subs.length > 0) lines.push(`complete -c tether -n '${condition}' -a '${subs.join(' ')}'`);
-    for (const option of options)
-      lines.push(`complete -c tether -n '${condition}' -l ${option.replace(/^--/, '')}`);
+/**
+ * Runs `read` against the API as the settings say, with `--project` as typed on the line;
+ * anything that goes wrong (not logged in, no project, API down or slow) offers nothing.
+ * @param {string | undefined} project
+ * @param {(api: import('../lib/api.mjs').Api, project: string) => Promise<string[]>} read
+ * @param {{ needsProject?: boolean }} [opts]
+ * @returns {Promise<string[]>}
+ */
+async function quietly(project, read, opts = {}) {
+  try {
+    const settings = await loadSettings({ project });
+    const api = createApi({ ...settings, timeoutMs: LOOKUP_TIMEOUT_MS });
+    return await read(api, opts.needsProject === false ? '' : projectOf(settings));
+  } catch {
+    return [];
   }
-  return `${lines.join('\n')}\n`;
 }
 
-const SHELLS = /** @type {const} */ ({ bash: bashScript, zsh: zshScript, fish: fishScript });
+/** @type {import('../lib/complete.mjs').Lookup} */
+const apiLookup = {
+  services: (kind, project) =>
+    quietly(project, async (api, id) => (await listServices(api, id, kind)).map((s) => s.name)),
+  sites: (project) =>
+    quietly(project, async (api, id) => {
+      const { sites } = await dataOf(api.GET('/api/v1/projects/{id}/sites', { params: { path: { id } } }));
+      return sites.map((s) => s.slug);
+    }),
+  projects: () =>
+    quietly(
+      undefined,
+      async (api) => (await dataOf(api.GET('/api/v1/projects'))).projects.map((p) => p.slug),
+      { needsProject: false },
+    ),
+};
 
 /** @param {Command} program */
 export function registerCompletion(program) {
@@ -115,8 +87,18 @@ export function registerCompletion(program) {
     .action((/** @type {string} */ shell, /** @type {{ json?: boolean }} */ opts) => {
       if (!Object.hasOwn(SHELLS, shell))
         throw new UsageError(`unknown shell "${shell}": use bash, zsh or fish`);
-      const script = SHELLS[/** @type {keyof typeof SHELLS} */ (shell)](program);
+      const script = SHELLS[/** @type {keyof typeof SHELLS} */ (shell)];
       if (opts.json) printJson({ shell, script });
       else process.stdout.write(script);
+    });
+
+  program
+    .command('__complete', { hidden: true })
+    .description('the words that fit at the cursor, one a line (what the completion scripts call)')
+    .argument('[words...]', 'the words after `tether`, the last one being typed (after --)')
+    .helpOption(false)
+    .action(async (/** @type {string[]} */ words) => {
+      const found = await candidates(program, words.length > 0 ? words : [''], apiLookup);
+      if (found.length > 0) process.stdout.write(`${found.join('\n')}\n`);
     });
 }

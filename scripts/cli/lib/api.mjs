@@ -14,7 +14,7 @@ function debug(line) {
 }
 
 /**
- * @typedef {{ apiUrl: string, token: string | undefined }} ApiOptions
+ * @typedef {{ apiUrl: string, token: string | undefined, timeoutMs?: number }} ApiOptions
  * @typedef {import('../../../functions/api-types.js').paths} Paths
  * @typedef {import('../../../functions/api-types.js').components['schemas']} Schemas
  * @typedef {import('../../../functions/api-types.js').operations} Operations
@@ -93,7 +93,7 @@ export async function dataOf(pending) {
  * @returns {Api}
  */
 export function createApi(opts) {
-  const { apiUrl } = opts;
+  const { apiUrl, timeoutMs = TIMEOUT_MS } = opts;
   const token = opts.token;
   if (!token) {
     throw new UsageError('not logged in: run `tether login --token <token>` or set TETHER_TOKEN');
@@ -110,7 +110,7 @@ export function createApi(opts) {
     /** @type {Response} */
     let res;
     try {
-      res = await fetch(req, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      res = await fetch(req, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {
       debug(`${req.method} ${path} failed after ${Date.now() - started} ms: ${String(err)}`);
       throw networkErrorOf(err, apiUrl);
