@@ -11,36 +11,8 @@
  * refused: the text and the WHATWG parse a browser makes must both name the same host.
  */
 
-/** Schemes that are never an allowed origin, whatever follows them. */
-export const REFUSED_SCHEMES = ['file', 'javascript', 'data', 'blob', 'about', 'vbscript', 'ftp'] as const;
-
-/**
- * Schemes a browser or the OS handles itself: a "custom scheme" named like one of these would
- * hand the code to the browser (intent:// launches any Android app, chrome:// its own pages).
- */
-export const BROWSER_INTERNAL_SCHEMES = [
-  'intent',
-  'android-app',
-  'content',
-  'chrome',
-  'chrome-extension',
-  'chrome-search',
-  'chrome-untrusted',
-  'devtools',
-  'edge',
-  'brave',
-  'opera',
-  'vivaldi',
-  'moz-extension',
-  'resource',
-  'safari-extension',
-  'safari-web-extension',
-  'ms-browser-extension',
-  'view-source',
-  'filesystem',
-  'jar',
-  'wyciwyg',
-] as const;
+import { getPublicSuffix } from 'tldts';
+import { BROWSER_INTERNAL_SCHEMES, OS_HANDLED_SCHEMES, REFUSED_SCHEMES } from './refused-schemes';
 
 /** Web schemes other than https: a plain-text redirect would leak the code or the tokens. */
 const INSECURE_WEB_SCHEMES = ['http', 'ws', 'wss'];
@@ -95,6 +67,12 @@ function checkHttps(authority: string, rest: string): OriginCheck {
     return refuse('a verified link needs a domain name such as https://app.example.com (no IP address)');
   }
   if (wildcard && host.split('.').length < 2) return refuse('a wildcard needs a registrable domain below it');
+  // Over a public suffix (the Public Suffix List, its private section included: github.io,
+  // vercel.app), a wildcard would cover every other customer's site there.
+  if (wildcard && getPublicSuffix(host, { allowPrivateDomains: true }) === host)
+    return refuse(
+      `a wildcard over ${host} would cover domains anyone can register (a public suffix); register your own domain, such as https://*.yourname.${host}`,
+    );
   if (rest.includes('*'))
     return refuse('a wildcard may only be the whole leftmost label (https://*.example.com)');
   if (rest !== '' && rest !== '/' && !PATH_RE.test(rest)) {
@@ -155,7 +133,7 @@ export function checkAllowedOrigin(raw: string): OriginCheck {
   const scheme = (match[1] as string).toLowerCase();
   if ((REFUSED_SCHEMES as readonly string[]).includes(scheme))
     return refuse(`the ${scheme} scheme is refused`);
-  if ((BROWSER_INTERNAL_SCHEMES as readonly string[]).includes(scheme))
+  if (([...BROWSER_INTERNAL_SCHEMES, ...OS_HANDLED_SCHEMES] as readonly string[]).includes(scheme))
     return refuse(`the ${scheme} scheme is refused: the browser or the system handles it itself`);
   if (scheme !== 'http' && INSECURE_WEB_SCHEMES.includes(scheme)) {
     return refuse(`${scheme} is not allowed: use an https verified link or a custom scheme`);

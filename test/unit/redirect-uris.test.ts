@@ -116,6 +116,42 @@ describe('allowed-origin registration', () => {
   });
 });
 
+describe('wildcards over public suffixes and schemes the system handles', () => {
+  it.each([
+    'https://*.github.io',
+    'https://*.co.uk',
+    'https://*.vercel.app',
+    'https://*.pages.dev',
+    'https://*.herokuapp.com',
+  ])('refuses %s: it would cover domains anyone can register', (raw) => {
+    expect(reasonOf(raw)).toMatch(/public suffix|registrable domain/);
+  });
+
+  it.each([
+    ['https://*.mine.github.io', 'https://*.mine.github.io'],
+    ['https://*.example.co.uk', 'https://*.example.co.uk'],
+    ['https://myapp.github.io', 'https://myapp.github.io'],
+  ])('accepts %s below a public suffix', (raw, origin) => {
+    expect(checkAllowedOrigin(raw)).toEqual({ ok: true, origin, kind: 'https' });
+  });
+
+  it.each([
+    'googlechrome://auth',
+    'googlechromes://auth',
+    'x-safari-https://auth',
+    'itms-services://auth',
+    'itms-apps://auth',
+    'tel://auth',
+    'mailto://auth',
+    'sms://auth',
+    'market://auth',
+    'microsoft-edge://auth',
+    'firefox://auth',
+  ])('refuses %s: the browser or the OS opens it, never the app', (raw) => {
+    expect(reasonOf(raw)).toMatch(/handles it itself/);
+  });
+});
+
 describe('redirect_uri matching', () => {
   it.each(ACCEPTED_REDIRECTS)('matches %s', (uri) =>
     expect(matchRedirectUri(uri, CORPUS_ORIGINS)).not.toBeNull(),
