@@ -36,7 +36,9 @@ async function main(): Promise<void> {
     );
   }
 
-  const starting = startLocalStack({ port, dataDir, cron: true, signInStandIn: true });
+  // Locally anyone the sign-in stand-in vouches for may sign up, so the first step is signing in.
+  const signup = { ACCOUNT_SIGNUP: process.env.ACCOUNT_SIGNUP || 'open' };
+  const starting = startLocalStack({ port, dataDir, cron: true, signInStandIn: true, env: signup });
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -98,16 +100,18 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
 }
 
-/** What to paste next: an account made with the operator token, then the CLI's login. */
+/** What to do next: sign in in the browser, then the CLI's browser login; the operator's curl for scripts. */
 function nextSteps(baseUrl: string, operatorToken: string): string[] {
   const readToken = `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token'`;
   return [
-    'Next, in another terminal in this folder (any e-mail will do):',
-    `  TOKEN=$(curl -sf -X POST ${baseUrl}/api/v1/accounts -H 'authorization: Bearer ${operatorToken}' -d '{"email":"dev@example.com"}' | ${readToken})`,
-    `  npx tether login --api ${baseUrl} --token "$TOKEN"`,
+    `Next: open ${baseUrl}/console and press "Continue with GitHub" (pick alice@example.com).`,
+    'Then, in another terminal in this folder:',
+    `  npx tether login --api ${baseUrl}      # your browser asks you to Authorize`,
     '  npx tether projects create Shop && npx tether link shop',
     '  npx tether sites create web && npx tether db create main && npx tether env pull',
     '  (npm install -g . puts tether on your PATH; npx tether --help lists every command)',
+    'Without a browser, the operator token makes an account and its token:',
+    `  curl -sf -X POST ${baseUrl}/api/v1/accounts -H 'authorization: Bearer ${operatorToken}' -d '{"email":"dev@example.com"}' | ${readToken}`,
   ];
 }
 

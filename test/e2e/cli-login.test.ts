@@ -266,3 +266,36 @@ describe('tether login --device', { timeout: 120_000 }, () => {
     expect(refused.status).toBe(429);
   });
 });
+
+describe('limits and self-revocation', { timeout: 120_000 }, () => {
+  it('a client gets 20 device starts and 30 code exchanges per 15 minutes, then 429 with Retry-After', async () => {
+    const client = asClient();
+    for (let i = 0; i < 20; i++) {
+      const ok = await api(worker.baseUrl).post('/api/v1/cli/device', {}, { headers: client });
+      expect(ok.status, ok.text).toBe(200);
+    }
+    const refused = await api(worker.baseUrl).post('/api/v1/cli/device', {}, { headers: client });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const other = asClient();
+    const grant = { grant_type: 'authorization_code', code: 'made-up', code_verifier: pkce().verifier };
+    for (let i = 0; i < 30; i++) expect((await token(grant, other)).status).toBe(400);
+    const limited = await token(grant, other);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).not.toBeNull();
+  });
+
+  it('a token revokes itself, read-only ones too; a session cannot', async () => {
+    const owner = await account();
+    const made = await api(worker.baseUrl, owner.token).post<{ token: string }>('/api/v1/account/tokens', {
+      name: 'ro',
+      read_only: true,
+    });
+    const readOnly = api(worker.baseUrl, made.body.token);
+    expect((await readOnly.delete('/api/v1/account/token')).status).toBe(200);
+    expect((await readOnly.get('/api/v1/account')).status).toBe(401);
+    const session = await sessionOf(owner.token);
+    expect((await api(worker.baseUrl, session).delete('/api/v1/account/token')).status).toBe(403);
+    expect((await api(worker.baseUrl, owner.token).get('/api/v1/account')).status).toBe(200);
+  });
+});
