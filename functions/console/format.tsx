@@ -36,13 +36,18 @@ export function relativeTime(at: string | Date, now: number = Date.now()): strin
 /** A time as people read it (relative), with the exact time on hover and in `datetime`. */
 export const When = ({ at }: { at: string | Date | null | undefined }) => {
   if (!at) return <span>never</span>;
-  const iso = new Date(at).toISOString();
+  // The API's own string where it gave one, so `datetime` is exactly the answer's value.
+  const iso = typeof at === 'string' ? at : at.toISOString();
   return (
     <time datetime={iso} title={exactTime(iso)}>
       {relativeTime(iso)}
     </time>
   );
 };
+
+/** The link text of an auth app: its name, with its app id when they differ. */
+export const authAppLabel = (a: { name: string | null; app_id: string }): string =>
+  a.name && a.name !== a.app_id ? `${a.name} (${a.app_id})` : a.app_id;
 
 /** A kind as people name it. */
 export const KIND_WORDS: Record<Kind, string> = {

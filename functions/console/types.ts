@@ -40,6 +40,7 @@ export interface AuthApp {
   enabled: boolean;
   allowed_origins: string[];
   user_limit: number | null;
+  require_issued_nonce?: boolean;
   providers: Record<string, ProviderView | undefined>;
   auth_url: string;
   created_at: string;
@@ -87,6 +88,8 @@ export interface AuthUser {
   id: string;
   email: string;
   disabled: boolean;
+  email_verified?: boolean;
+  providers?: string[];
   created_at?: string;
   name?: string | null;
 }

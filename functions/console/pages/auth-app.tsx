@@ -4,13 +4,14 @@ import { act, consolePath, formOf } from '../actions';
 import { ApiFailure, type ConsoleApi, path } from '../api';
 import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import type { Flash } from '../flash';
+import { authAppLabel } from '../format';
 import { Layout } from '../layout';
 import { canWrite } from '../roles';
 import type { AccessListing, AuthApp, AuthUser, Project } from '../types';
 import { AccessSection } from './access';
-import { patchOf, type SettingsDraft, SettingsSection, secretFieldNames } from './auth-settings';
+import { SettingsSection } from './auth-settings';
+import { patchOf, type SettingsDraft, secretFieldNames } from './auth-settings-form';
 import { UsersSection } from './auth-users';
-import { authAppLabel } from './project';
 
 export const authAppPages = new Hono<ConsoleEnv>();
 

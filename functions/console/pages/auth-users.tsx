@@ -1,10 +1,15 @@
 /** An auth app's Users: the end users who signed in, disabled, enabled or deleted by writers. */
 import { Hono } from 'hono';
+import { allProviders } from '../../services/sign-in/providers/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import type { AuthUser } from '../types';
+
+/** A provider's name as people know it (`google` → `Google`). */
+const providerTitle = (name: string): string => allProviders().find((p) => p.name === name)?.title ?? name;
 
 export const authUserPages = new Hono<ConsoleEnv>();
 
@@ -27,6 +32,7 @@ export function UsersSection(props: {
             <thead>
               <tr>
                 <th scope="col">E-mail</th>
+                <th scope="col">Signs in with</th>
                 <th scope="col">Status</th>
                 <th scope="col">Created</th>
                 {props.writer && <th scope="col">Change</th>}
@@ -35,11 +41,19 @@ export function UsersSection(props: {
             <tbody>
               {props.users.map((u) => (
                 <tr>
-                  <td>{u.email}</td>
-                  <td>{u.disabled ? 'disabled' : 'active'}</td>
-                  <td>{u.created_at ?? ''}</td>
+                  <td data-label="E-mail" class="wrap-any">
+                    {u.email}
+                    {u.email_verified === false && <span class="hint"> (not verified)</span>}
+                  </td>
+                  <td data-label="Signs in with">
+                    {(u.providers ?? []).map(providerTitle).join(', ') || '—'}
+                  </td>
+                  <td data-label="Status">{u.disabled ? 'disabled' : 'active'}</td>
+                  <td data-label="Created">
+                    <When at={u.created_at} />
+                  </td>
                   {props.writer && (
-                    <td>
+                    <td data-label="Change">
                       <form
                         method="post"
                         action={`${props.base}/users/${encodeURIComponent(u.id)}/${u.disabled ? 'enable' : 'disable'}`}

@@ -8,6 +8,7 @@ import { ROLES } from '../../domain/roles';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { type ConsoleApi, path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { SecretPage } from './principals';
 
@@ -85,7 +86,9 @@ export function MembersSection(props: {
               <tr>
                 <td class="names">{i.email}</td>
                 <td>{i.role}</td>
-                <td>invited until {i.expires_at.slice(0, 10)}</td>
+                <td>
+                  invited, expires <When at={i.expires_at} />
+                </td>
                 {props.admin ? (
                   <td>
                     <ConfirmForm

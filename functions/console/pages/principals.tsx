@@ -10,6 +10,7 @@ import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { CONNECTION_STRING_FIELDS, ConnectionString, ValueList } from '../copy';
+import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin } from '../roles';
 import type { Principal, Project } from '../types';
@@ -58,7 +59,16 @@ export function PrincipalsSection(props: {
                   </td>
                   <td>{pr.level}</td>
                   <td>{pr.allowed_sources.length ? pr.allowed_sources.join(', ') : 'any'}</td>
-                  <td>{pr.expires_at ? `${pr.expires_at}${pr.expired ? ' (expired)' : ''}` : 'never'}</td>
+                  <td data-label="Expires">
+                    {pr.expires_at ? (
+                      <>
+                        <When at={pr.expires_at} />
+                        {pr.expired ? ' (expired)' : ''}
+                      </>
+                    ) : (
+                      'never'
+                    )}
+                  </td>
                   {admin && (
                     <td>
                       <ConfirmForm

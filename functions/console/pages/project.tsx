@@ -4,28 +4,28 @@ import { engines } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { authAppLabel } from '../format';
 import { ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
-import type { AuthApp, Bucket, Database, Project, Site } from '../types';
+import type { AuthApp, Bucket, Connection, Database, Project, Site } from '../types';
 import { MembersSection, readMembers } from './members';
+import { mapColumns, ProjectMap } from './project-map';
 
 export const projectPages = new Hono<ConsoleEnv>();
-
-/** The link text of an auth app: its name, with its app id when they differ. */
-export const authAppLabel = (a: Pick<AuthApp, 'name' | 'app_id'>): string =>
-  a.name && a.name !== a.app_id ? `${a.name} (${a.app_id})` : a.app_id;
 
 projectPages.get('/projects/:p', async (c) => {
   const { api, csrf, flash } = signedIn(c);
   const p = c.req.param('p');
-  const [project, { sites }, { databases }, { buckets }, { auth_apps }, people] = await Promise.all([
-    api.get<Project>(path`/projects/${p}`),
-    api.get<{ sites: Site[] }>(path`/projects/${p}/sites`),
-    api.get<{ databases: Database[] }>(path`/projects/${p}/databases`),
-    api.get<{ buckets: Bucket[] }>(path`/projects/${p}/buckets`),
-    api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
-    readMembers(api, p),
-  ]);
+  const [project, { sites }, { databases }, { buckets }, { auth_apps }, people, { connections }] =
+    await Promise.all([
+      api.get<Project>(path`/projects/${p}`),
+      api.get<{ sites: Site[] }>(path`/projects/${p}/sites`),
+      api.get<{ databases: Database[] }>(path`/projects/${p}/databases`),
+      api.get<{ buckets: Bucket[] }>(path`/projects/${p}/buckets`),
+      api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
+      readMembers(api, p),
+      api.get<{ connections: Connection[] }>(path`/projects/${p}/connections`),
+    ]);
   const writer = canWrite(project);
   const base = `/console/projects/${encodeURIComponent(project.slug)}`;
   const CreateForm = (props: { what: string; action: string; children: unknown }) =>
@@ -44,6 +44,12 @@ projectPages.get('/projects/:p', async (c) => {
       <nav aria-label="Project" class="subnav">
         <a href={`${base}/activity`}>Activity</a>
       </nav>
+      <ProjectMap
+        slug={project.slug}
+        sites={sites}
+        columns={mapColumns(databases, buckets, auth_apps)}
+        connections={connections}
+      />
       <section class="card" aria-labelledby="sites-heading">
         <h2 id="sites-heading">Sites</h2>
         {sites.length === 0 ? <p>No sites yet.</p> : null}

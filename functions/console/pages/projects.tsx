@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { type ConsoleEnv, signedIn } from '../context';
+import { When } from '../format';
 import { CsrfField, Layout } from '../layout';
 import type { Project } from '../types';
 
@@ -38,7 +39,7 @@ projectsPages.get('/', async (c) => {
                     </td>
                     <td>{p.role ?? ''}</td>
                     <td>
-                      <time datetime={p.created_at}>{p.created_at}</time>
+                      <When at={p.created_at} />
                     </td>
                   </tr>
                 ))}

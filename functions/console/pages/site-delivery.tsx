@@ -8,6 +8,7 @@ import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { When } from '../format';
 import { CsrfField } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import { loadSite, SitePage } from './site-shell';
@@ -134,7 +135,7 @@ siteDeliveryPages.get('/projects/:p/sites/:s/delivery', async (c) => {
                 {listed.deliveries.map((d) => (
                   <tr>
                     <td>
-                      <time datetime={d.created_at}>{d.created_at}</time>
+                      <When at={d.created_at} />
                     </td>
                     <td>{d.reason}</td>
                     <td>{d.seq ?? ''}</td>

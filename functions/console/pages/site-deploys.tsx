@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { act, consolePath } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { When } from '../format';
 import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import type { Deploy } from '../types';
@@ -46,7 +47,7 @@ siteDeploysPages.get('/projects/:p/sites/:s/deploys', async (c) => {
                 {deploys.map((d) => (
                   <tr>
                     <td>
-                      <time datetime={d.created_at}>{d.created_at}</time>
+                      <When at={d.created_at} />
                     </td>
                     <td>
                       <code>{d.id.slice(0, 8)}</code>

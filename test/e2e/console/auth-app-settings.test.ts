@@ -2,7 +2,7 @@
  * An auth app's Settings in headless Chromium, the parts auth-app.test.ts leaves: the `Enabled`
  * switch turns the app off and on, and the GitHub provider is saved with its client ID and
  * secret, the secret never echoed on the page; settings the form does not show (contract §9's
- * `require_issued_nonce` and Google's `skip_nonce_check`) are kept by its saves. Every result is
+ * `require_issued_nonce` and Google's `skip_nonce_check`) are kept by its saves and set from the form. Every result is
  * checked through the API.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -84,6 +84,34 @@ describe("an auth app's Settings", { timeout: 120_000 }, () => {
     expect(await page.getByRole('textbox', { name: 'GitHub client ID' }).inputValue()).toBe(
       'Iv1.github-client',
     );
+    await page.context().close();
+  });
+
+  it("sets §9's nonce settings from the form: only issued nonces, and Google's skipped nonce check", async () => {
+    const page = await signedInPage(browser, baseUrl, s.token, `/console/projects/${s.project.slug}`);
+    await page.getByRole('link', { name: app.name, exact: true }).click();
+    const issued = page.getByRole('checkbox', {
+      name: 'Accept only ID tokens bound to a nonce Tether issued',
+    });
+    const skip = page.getByRole('checkbox', {
+      name: /Accept an ID token's nonce without one in the request/,
+    });
+    // As the first test left them (through the API): both on, and the form shows it.
+    expect(await issued.isChecked()).toBe(true);
+    expect(await skip.isChecked()).toBe(true);
+    await issued.uncheck();
+    await skip.uncheck();
+    await save(page);
+    let now = await appNow();
+    expect(now.require_issued_nonce).toBe(false);
+    expect(now.providers.google?.skip_nonce_check).toBe(false);
+    await page
+      .getByRole('checkbox', { name: 'Accept only ID tokens bound to a nonce Tether issued' })
+      .check();
+    await save(page);
+    now = await appNow();
+    expect(now.require_issued_nonce).toBe(true);
+    expect(now.providers.google?.skip_nonce_check).toBe(false);
     await page.context().close();
   });
 });

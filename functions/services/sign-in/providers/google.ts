@@ -128,6 +128,11 @@ export const google: SignInProvider = {
     ...clientFields('Google'),
     { key: 'native_client_ids.ios', label: 'Native client ID (iOS)', type: 'text', clearable: true },
     { key: 'native_client_ids.android', label: 'Native client ID (Android)', type: 'text', clearable: true },
+    {
+      key: 'skip_nonce_check',
+      label: "Accept an ID token's nonce without one in the request (iOS SDKs that set their own)",
+      type: 'flag',
+    },
   ],
   async applyPatch(current, raw, secret) {
     const patch = Patch.parse(raw);

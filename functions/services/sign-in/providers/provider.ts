@@ -18,8 +18,8 @@ export interface SettingsField {
   /** Dotted path in the PATCH body under providers.<name> (`native_client_ids.ios`). */
   key: string;
   label: string;
-  /** text: one line; list: one per line; secret: write-only, one line; pem: write-only, several lines. */
-  type: 'text' | 'list' | 'secret' | 'pem';
+  /** text: one line; list: one per line; secret: write-only, one line; pem: write-only, several lines; flag: on or off. */
+  type: 'text' | 'list' | 'secret' | 'pem' | 'flag';
   hint?: string;
   /** A blank text field sends null (clears the value) instead of leaving it out. */
   clearable?: boolean;

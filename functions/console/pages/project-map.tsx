@@ -1,0 +1,87 @@
+/**
+ * The project map: sites × services with each connection's level at a glance, each cell a link
+ * to the connection on its site's Connections tab. Headers are plain text: the links named after
+ * a site or a service stay one each on the page (contract §8 finds them by name). At phone width
+ * the table becomes one labelled block per site.
+ */
+import { consolePath } from '../actions';
+import { authAppLabel, KIND_WORDS } from '../format';
+import type { AuthApp, Bucket, Connection, Database, Kind, Site } from '../types';
+
+/** A service as a column of the map. */
+interface Column {
+  kind: Kind;
+  id: string;
+  name: string;
+}
+
+/** The map's columns: databases, buckets, then auth apps. */
+export function mapColumns(databases: Database[], buckets: Bucket[], authApps: AuthApp[]): Column[] {
+  return [
+    ...databases.map((d) => ({ kind: 'database' as const, id: d.id, name: d.name })),
+    ...buckets.map((b) => ({ kind: 'bucket' as const, id: b.id, name: b.name })),
+    ...authApps.map((a) => ({ kind: 'auth_app' as const, id: a.id, name: authAppLabel(a) })),
+  ];
+}
+
+export function ProjectMap(props: {
+  slug: string;
+  sites: Site[];
+  columns: Column[];
+  connections: Connection[];
+}) {
+  const { slug, sites, columns } = props;
+  const level = new Map(props.connections.map((c) => [`${c.site_id}:${c.kind}:${c.resource_id}`, c.level]));
+  return (
+    <section class="card" aria-labelledby="map-heading">
+      <h2 id="map-heading">Project map</h2>
+      {sites.length === 0 || columns.length === 0 ? (
+        <p>The map shows which site uses which service once the project has both.</p>
+      ) : (
+        <>
+          <p class="hint">Which site uses which service, at which level. A cell opens the connection.</p>
+          <div class="table-wrap">
+            <table class="stack-sm map">
+              <thead>
+                <tr>
+                  <th scope="col">Site</th>
+                  {columns.map((col) => (
+                    <th scope="col">
+                      {col.name}
+                      <br />
+                      <span class="hint">{KIND_WORDS[col.kind]}</span>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {sites.map((site) => (
+                  <tr>
+                    <th scope="row">{site.slug}</th>
+                    {columns.map((col) => {
+                      const at = level.get(`${site.id}:${col.kind}:${col.id}`);
+                      return (
+                        <td
+                          data-label={`${col.name} (${KIND_WORDS[col.kind]})`}
+                          class={at ? 'on' : undefined}
+                        >
+                          {at ? (
+                            <a href={consolePath.site(slug, site.id)}>{at}</a>
+                          ) : (
+                            <span class="hint">
+                              —<span class="vh"> not connected</span>
+                            </span>
+                          )}
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
