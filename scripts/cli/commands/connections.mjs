@@ -18,6 +18,55 @@ import {
 import { runLocalTunnels } from './local.mjs';
 
 /**
+ * A connection command's action: `run` gets the kind, project, site and service its arguments
+ * name (resolved through the API) and its options.
+ * @template {{ site?: string }} O
+ * @param {(named: { kind: ReturnType<typeof parseKind> } & Awaited<ReturnType<typeof connectionOf>>, opts: O) => Promise<unknown>} run
+ */
+function onConnection(run) {
+  return async (
+    /** @type {string} */ kindArg,
+    /** @type {string} */ name,
+    /** @type {O} */ opts,
+    /** @type {import('commander').Command} */ cmd,
+  ) => {
+    const kind = parseKind(kindArg);
+    const ctx = await contextOf(cmd);
+    await run({ kind, ...(await connectionOf(ctx, kind, name, opts.site)) }, opts);
+  };
+}
+
+/**
+ * Command `name` of `program` on one connection: its kind and service name, and --site.
+ * @param {import('commander').Command} program
+ * @param {string} name
+ * @param {string} description
+ */
+function connectionCommand(program, name, description) {
+  return program
+    .command(name)
+    .description(description)
+    .argument('<kind>', 'database, bucket or auth')
+    .argument('<name>', "the database's or bucket's name, or the auth app's app_id")
+    .option('--site <slug>', 'the site (default: the linked site, or the only one)');
+}
+
+/**
+ * The project, site and service a connection command names, resolved through the API.
+ * @param {Awaited<ReturnType<typeof contextOf>>} ctx
+ * @param {ReturnType<typeof parseKind>} kind
+ * @param {string} name
+ * @param {string | undefined} siteSlug
+ */
+async function connectionOf(ctx, kind, name, siteSlug) {
+  const api = ctx.api();
+  const project = projectOf(ctx.settings);
+  const site = await resolveSite(api, ctx.settings, siteSlug);
+  const service = await resolveService(api, ctx.settings, kind, name);
+  return { api, project, site, service };
+}
+
+/**
  * @typedef {import('commander').Command} Command
  * @typedef {import('../lib/types.mjs').Connection} Connection
  */
@@ -125,10 +174,7 @@ export function registerConnections(program) {
         }
         const kind = parseKind(kindArg);
         if (opts.level !== undefined) checkLevel(kind, opts.level);
-        const api = ctx.api();
-        const project = projectOf(ctx.settings);
-        const site = await resolveSite(api, ctx.settings, opts.site);
-        const service = await resolveService(api, ctx.settings, kind, name);
+        const { api, project, site, service } = await connectionOf(ctx, kind, name, opts.site);
         const path = { id: project, siteId: site.id };
         const base = '/api/v1/projects/{id}/sites/{siteId}/connections';
         if (kind === 'auth_app' && opts.level === 'admin' && !opts.yes) {
@@ -168,45 +214,35 @@ export function registerConnections(program) {
       },
     );
 
-  program
-    .command('promote')
-    .description(
-      "give a connection its family's plain names (DATABASE_URL, MONGODB_URI, STORAGE_*, SERVICE_AUTH_*)",
-    )
-    .argument('<kind>', 'database, bucket or auth')
-    .argument('<name>', "the database's or bucket's name, or the auth app's app_id")
-    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+  connectionCommand(
+    program,
+    'promote',
+    "give a connection its family's plain names (DATABASE_URL, MONGODB_URI, STORAGE_*, SERVICE_AUTH_*)",
+  )
     .option('--json', 'print the API answer as JSON')
     .addHelpText('after', examples(['tether promote database analytics --site web']))
     .action(
-      async (
-        /** @type {string} */ kindArg,
-        /** @type {string} */ name,
-        /** @type {{ site?: string, json?: boolean }} */ opts,
-        cmd,
-      ) => {
-        const kind = parseKind(kindArg);
-        const ctx = await contextOf(cmd);
-        const api = ctx.api();
-        const project = projectOf(ctx.settings);
-        const site = await resolveSite(api, ctx.settings, opts.site);
-        const service = await resolveService(api, ctx.settings, kind, name);
-        const result = await dataOf(
-          api.POST('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote', {
-            params: { path: { id: project, siteId: site.id, kind, resourceId: service.id } },
-          }),
-        );
-        if (opts.json) return printJson(result);
-        say(`${kindLabel(kind)} ${service.name} now holds the plain names on site ${site.slug}.`);
-      },
+      onConnection(
+        async (
+          { kind, api, project, site, service },
+          /** @type {{ site?: string, json?: boolean }} */ opts,
+        ) => {
+          const result = await dataOf(
+            api.POST('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote', {
+              params: { path: { id: project, siteId: site.id, kind, resourceId: service.id } },
+            }),
+          );
+          if (opts.json) return printJson(result);
+          say(`${kindLabel(kind)} ${service.name} now holds the plain names on site ${site.slug}.`);
+        },
+      ),
     );
 
-  program
-    .command('disconnect')
-    .description('disconnect a service from a site (asks first; --yes without a terminal)')
-    .argument('<kind>', 'database, bucket or auth')
-    .argument('<name>', "the database's or bucket's name, or the auth app's app_id")
-    .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+  connectionCommand(
+    program,
+    'disconnect',
+    'disconnect a service from a site (asks first; --yes without a terminal)',
+  )
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--json', 'print the API answer as JSON')
     .addHelpText(
@@ -214,41 +250,37 @@ export function registerConnections(program) {
       examples(['tether disconnect database main --site web', 'tether disconnect auth shop-login --yes']),
     )
     .action(
-      async (
-        /** @type {string} */ kindArg,
-        /** @type {string} */ name,
-        /** @type {{ site?: string, yes?: boolean, json?: boolean }} */ opts,
-        cmd,
-      ) => {
-        const kind = parseKind(kindArg);
-        const ctx = await contextOf(cmd);
-        const api = ctx.api();
-        const project = projectOf(ctx.settings);
-        const site = await resolveSite(api, ctx.settings, opts.site);
-        const service = await resolveService(api, ctx.settings, kind, name);
-        await confirm(
-          `Disconnect ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
-          "Its variables are unset at the site's delivery target and its own credential stops working.",
-          opts,
-        );
-        const path = { id: project, siteId: site.id, kind, resourceId: service.id };
-        const result = await withProgress(
-          `Disconnecting ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
-          () =>
-            dataOf(
-              api.DELETE('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}', {
-                params: { path },
-              }),
-            ),
-        );
-        if (opts.json) printJson(result);
-        else if (result.removed)
-          say(
-            `Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}. ${await whereItWent(api, path, site.slug)}`,
+      onConnection(
+        async (
+          { kind, api, project, site, service },
+          /** @type {{ site?: string, yes?: boolean, json?: boolean }} */ opts,
+        ) => {
+          await confirm(
+            `Disconnect ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
+            "Its variables are unset at the site's delivery target and its own credential stops working.",
+            opts,
           );
-        else
-          say(`${kindLabel(kind)} ${service.name} was not connected to site ${site.slug}; nothing changed.`);
-      },
+          const path = { id: project, siteId: site.id, kind, resourceId: service.id };
+          const result = await withProgress(
+            `Disconnecting ${kindLabel(kind)} ${service.name} from site ${site.slug}`,
+            () =>
+              dataOf(
+                api.DELETE('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}', {
+                  params: { path },
+                }),
+              ),
+          );
+          if (opts.json) printJson(result);
+          else if (result.removed)
+            say(
+              `Disconnected ${kindLabel(kind)} ${service.name} from site ${site.slug}. ${await whereItWent(api, path, site.slug)}`,
+            );
+          else
+            say(
+              `${kindLabel(kind)} ${service.name} was not connected to site ${site.slug}; nothing changed.`,
+            );
+        },
+      ),
     );
 
   program
@@ -274,10 +306,7 @@ export function registerConnections(program) {
         const kind = parseKind(kindArg);
         if (kind === 'auth_app') throw new UsageError('an auth app connection has no credential to rotate');
         const ctx = await contextOf(cmd);
-        const api = ctx.api();
-        const project = projectOf(ctx.settings);
-        const site = await resolveSite(api, ctx.settings, opts.site);
-        const service = await resolveService(api, ctx.settings, kind, name);
+        const { api, project, site, service } = await connectionOf(ctx, kind, name, opts.site);
         const path = { id: project, siteId: site.id, kind, resourceId: service.id };
         await withProgress(
           `Rotating the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}`,

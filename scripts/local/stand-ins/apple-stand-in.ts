@@ -13,8 +13,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { idTokenSigner, listenLocal } from './id-token-signer';
 
 /** A person the picker offers; `relay` hides the address behind Apple's private relay. */
 const PEOPLE = [
@@ -79,9 +79,7 @@ function clientSecretProblem(secret: string, clientId: string): string | undefin
 
 /** Starts the Apple stand-in on 127.0.0.1 (a free port unless given). */
 export async function startAppleStandIn(opts: { port?: number } = {}): Promise<AppleStandIn> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  const kid = `apple-local-${randomBytes(4).toString('hex')}`;
-  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const signer = await idTokenSigner('apple-local-');
   const codes = new Map<
     string,
     { sub: string; clientId: string; redirectUri: string; nonce?: string; expires: number }
@@ -168,22 +166,20 @@ export async function startAppleStandIn(opts: { port?: number } = {}): Promise<A
     )
       return json(400, { error: 'invalid_grant' });
     const person = PEOPLE.find((p) => p.sub === pending.sub) ?? PEOPLE[0];
-    const now = Math.floor(Date.now() / 1000);
-    const idToken = await new SignJWT({
-      email: person.email,
-      email_verified: 'true',
-      is_private_email: person.relay ? 'true' : 'false',
-      auth_time: now,
-      nonce_supported: true,
-      ...(pending.nonce ? { nonce: pending.nonce } : {}),
-    })
-      .setProtectedHeader({ alg: 'RS256', kid })
-      .setIssuer(`${origin}`)
-      .setAudience(clientId)
-      .setSubject(person.sub)
-      .setIssuedAt(now)
-      .setExpirationTime(now + 600)
-      .sign(privateKey);
+    const idToken = await signer.sign({
+      issuer: origin,
+      audience: clientId,
+      subject: person.sub,
+      lifetimeSeconds: 600,
+      nonce: pending.nonce,
+      claims: {
+        email: person.email,
+        email_verified: 'true',
+        is_private_email: person.relay ? 'true' : 'false',
+        auth_time: Math.floor(Date.now() / 1000),
+        nonce_supported: true,
+      },
+    });
     json(200, {
       access_token: `a${randomBytes(16).toString('hex')}`,
       token_type: 'Bearer',
@@ -199,15 +195,12 @@ export async function startAppleStandIn(opts: { port?: number } = {}): Promise<A
       if (url.pathname === '/auth/authorize') return await authorize(req, res, url);
       if (req.method === 'POST' && url.pathname === '/auth/token') return await token(req, res);
       if (req.method === 'GET' && url.pathname === '/auth/keys')
-        return send(res, 200, 'application/json', JSON.stringify({ keys: [jwk] }));
+        return send(res, 200, 'application/json', JSON.stringify({ keys: [signer.jwk] }));
       send(res, 404, 'application/json', '{"error":"not_found"}');
     })().catch((err: unknown) => send(res, 500, 'application/json', JSON.stringify({ error: String(err) })));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenLocal(server, opts.port);
+  origin = listening.origin;
   return {
     url: origin,
     env: {
@@ -216,10 +209,6 @@ export async function startAppleStandIn(opts: { port?: number } = {}): Promise<A
       APPLE_JWKS_URL: `${origin}/auth/keys`,
       APPLE_ISSUER: origin,
     },
-    stop: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    stop: listening.stop,
   };
 }

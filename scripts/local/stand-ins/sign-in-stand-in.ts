@@ -16,8 +16,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { idTokenSigner, listenLocal } from './id-token-signer';
 import {
   authorizeError,
   clientAuth,
@@ -129,9 +128,7 @@ export async function startSignInStandIn(
 ): Promise<SignInStandIn> {
   // Tests offer people of their own (addresses no other test signs in with).
   const users = opts.users ?? TEST_USERS;
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  const kid = `local-${randomBytes(6).toString('hex')}`;
-  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const signer = await idTokenSigner('local-', 'JWT');
   const codes = new Map<string, PendingCode>();
   const githubTokens = new Map<string, TestUser>();
   const googleTokens = new Map<string, GoogleAccess>();
@@ -217,7 +214,7 @@ export async function startSignInStandIn(
         }
         return sendJson(res, 200, userinfoClaims(access.user, access.scopes));
       }
-      if (req.method === 'GET' && path === '/google/certs') return sendJson(res, 200, { keys: [jwk] });
+      if (req.method === 'GET' && path === '/google/certs') return sendJson(res, 200, { keys: [signer.jwk] });
       if (req.method === 'POST' && path === '/google/token') {
         const form = await readForm(req);
         if (form.get('grant_type') !== 'authorization_code') {
@@ -226,21 +223,15 @@ export async function startSignInStandIn(
         const pending = redeem('google', req, form);
         if (typeof pending === 'string')
           return sendJson(res, pending === 'invalid_client' ? 401 : 400, { error: pending });
-        const now = Math.floor(Date.now() / 1000);
         const { user } = pending;
-        const idToken = await new SignJWT({
-          email: user.email,
-          email_verified: user.verified,
-          name: user.name,
-          ...(pending.nonce ? { nonce: pending.nonce } : {}),
-        })
-          .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
-          .setIssuer(`${origin}/google`)
-          .setAudience(pending.clientId)
-          .setSubject(user.id)
-          .setIssuedAt(now)
-          .setExpirationTime(now + 3600)
-          .sign(privateKey);
+        const idToken = await signer.sign({
+          issuer: `${origin}/google`,
+          audience: pending.clientId,
+          subject: user.id,
+          lifetimeSeconds: 3600,
+          nonce: pending.nonce,
+          claims: { email: user.email, email_verified: user.verified, name: user.name },
+        });
         const accessToken = `local-${randomBytes(16).toString('hex')}`;
         googleTokens.set(accessToken, { user, scopes: pending.scopes, expires: Date.now() + 3600_000 });
         return sendJson(res, 200, {
@@ -281,11 +272,8 @@ export async function startSignInStandIn(
       sendJson(res, 404, { error: 'not_found' });
     })().catch((err: unknown) => sendJson(res, 500, { error: String(err) }));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenLocal(server, opts.port);
+  origin = listening.origin;
   return {
     url: origin,
     env: {
@@ -297,10 +285,6 @@ export async function startSignInStandIn(
       GITHUB_TOKEN_URL: `${origin}/github/token`,
       GITHUB_API_URL: `${origin}/github/api`,
     },
-    stop: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    stop: listening.stop,
   };
 }
