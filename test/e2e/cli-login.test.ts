@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createAccount, type TestAccount } from '../helpers/api';
 import { launchChromium } from '../helpers/browser';
 import { type CliHome, cliHome, exitOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
-import { signedInPage } from '../helpers/console';
+import { expectAccessible, signedInPage } from '../helpers/console';
 import { asClient, CLIENT_IP_HEADER } from '../helpers/oauth';
 import { type ExtraWorker, startExtraWorker } from '../helpers/worker';
 
@@ -72,6 +72,7 @@ describe('tether login through the browser', { timeout: 120_000 }, () => {
     const url = /http:\/\/\S+\/console\/cli-login\?\S+/.exec(printed)?.[0] ?? '';
     await page.goto(url);
     await expect(page.getByText(hostname()).first().isVisible()).resolves.toBe(true);
+    await expectAccessible(page);
     await page.getByRole('button', { name: 'Authorize' }).click();
     await page.getByText('You can close this tab').waitFor();
     expect(await exitOf(child, 20_000)).toBe(0);

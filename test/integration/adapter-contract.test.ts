@@ -14,6 +14,7 @@ import { type Bindings, loadConfig, type ReceiverTarget } from '../../functions/
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
 import { startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
 import { startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
+import { deviceGrantCases } from '../helpers/contracts/device-grants';
 import { codeStoreCases, rateLimiterCases } from '../helpers/contracts/durable-objects';
 import { type MongoHarness, mongoAdminCases } from '../helpers/contracts/mongo-admin';
 import { type PostgresHarness, postgresAdminCases } from '../helpers/contracts/postgres-admin';
@@ -214,4 +215,5 @@ const objects = {
   stop: (h: Awaited<ReturnType<typeof startDurableObjects>>) => h.stop(),
 };
 runContract('CodeStore', [objects], (get) => codeStoreCases(() => get().codes));
+runContract('CodeStore device grants', [objects], (get) => deviceGrantCases(() => get().codes));
 runContract('RateLimiter', [objects], (get) => rateLimiterCases(() => get().rates));
