@@ -1775,7 +1775,22 @@ export interface components {
             env_names: string[];
             /** Format: date-time */
             created_at: string;
-        };
+        } & ({
+            /** @enum {string} */
+            kind?: "database";
+            /** @enum {string} */
+            level?: "read-only" | "connect";
+        } | {
+            /** @enum {string} */
+            kind?: "bucket";
+            /** @enum {string} */
+            level?: "read" | "read-write";
+        } | {
+            /** @enum {string} */
+            kind?: "auth_app";
+            /** @enum {string} */
+            level?: "client" | "admin";
+        });
         AvailableConnection: {
             /** @enum {string} */
             kind: "database" | "bucket" | "auth_app";
@@ -5578,7 +5593,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    connections: {
+                    connections: ({
                         /**
                          * @description database, bucket or auth_app
                          * @enum {string}
@@ -5597,7 +5612,22 @@ export interface operations {
                         env_names?: unknown;
                         /** @description read-only; ignored */
                         created_at?: unknown;
-                    }[];
+                    } & ({
+                        /** @enum {string} */
+                        kind?: "database";
+                        /** @enum {string} */
+                        level?: "read-only" | "connect";
+                    } | {
+                        /** @enum {string} */
+                        kind?: "bucket";
+                        /** @enum {string} */
+                        level?: "read" | "read-write";
+                    } | {
+                        /** @enum {string} */
+                        kind?: "auth_app";
+                        /** @enum {string} */
+                        level?: "client" | "admin";
+                    }))[];
                 };
             };
         };
@@ -5705,7 +5735,22 @@ export interface operations {
                     env_names?: unknown;
                     /** @description read-only; ignored */
                     created_at?: unknown;
-                };
+                } & ({
+                    /** @enum {string} */
+                    kind?: "database";
+                    /** @enum {string} */
+                    level?: "read-only" | "connect";
+                } | {
+                    /** @enum {string} */
+                    kind?: "bucket";
+                    /** @enum {string} */
+                    level?: "read" | "read-write";
+                } | {
+                    /** @enum {string} */
+                    kind?: "auth_app";
+                    /** @enum {string} */
+                    level?: "client" | "admin";
+                });
             };
         };
         responses: {
@@ -6087,8 +6132,11 @@ export interface operations {
                 "application/json": {
                     sites: {
                         site_id: string;
-                        /** @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin */
-                        level?: string;
+                        /**
+                         * @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin
+                         * @enum {string}
+                         */
+                        level?: "read-only" | "connect";
                         /** @description read-only; ignored */
                         site_slug?: unknown;
                         /** @description read-only; ignored */
@@ -6247,8 +6295,11 @@ export interface operations {
                 "application/json": {
                     sites: {
                         site_id: string;
-                        /** @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin */
-                        level?: string;
+                        /**
+                         * @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin
+                         * @enum {string}
+                         */
+                        level?: "read" | "read-write";
                         /** @description read-only; ignored */
                         site_slug?: unknown;
                         /** @description read-only; ignored */
@@ -6474,7 +6525,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    /** @description what the platform deployed (a commit, a branch); not stored */
+                    ref?: string;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -7200,7 +7256,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    level: string;
+                    /** @enum {string} */
+                    level: "read-only" | "connect";
                     /** @description IPv4/IPv6 CIDRs (a bare address is /32 or /128); absent or empty: any source */
                     allowed_sources?: string[];
                     /** @description ISO 8601, in the future, at most one year ahead */
@@ -7503,7 +7560,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    level: string;
+                    /** @enum {string} */
+                    level: "read" | "read-write";
                     /** @description IPv4/IPv6 CIDRs (a bare address is /32 or /128); absent or empty: any source */
                     allowed_sources?: string[];
                     /** @description ISO 8601, in the future, at most one year ahead */
@@ -8377,6 +8435,15 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
             /** @description rate limited; see Retry-After */
             429: {
                 headers: {
@@ -8450,6 +8517,15 @@ export interface operations {
             };
             /** @description unknown app */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8534,6 +8610,15 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
             /** @description rate limited; see Retry-After */
             429: {
                 headers: {
@@ -8576,8 +8661,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description the body is not JSON or has no refresh_token */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
             /** @description unknown app */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8633,6 +8736,15 @@ export interface operations {
             };
             /** @description unknown app */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8702,6 +8814,15 @@ export interface operations {
                 headers: {
                     /** @description the scheme to authenticate with: `Bearer` */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -8868,6 +8989,15 @@ export interface operations {
             };
             /** @description unknown app, or a provider that does not return this way */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,7 +3,8 @@
  * clients): where it is served (`servers`), a contact, an `operationId` and a description on
  * every operation, its tags declared with what they hold, the auth service's public routes
  * marked `security: []`, and the headers its answers carry (`WWW-Authenticate` on a 401,
- * `Retry-After` on a 429 or 503, `Location` on a redirect). Routes keep declaring only what is
+ * `Retry-After` on a 429 or 503, `Location` on a redirect), and the 415 every auth-service POST
+ * can answer. Routes keep declaring only what is
  * theirs; these are the same for every route, so they are added here once.
  */
 
@@ -63,6 +64,10 @@ const HEADERS: Record<string, Record<string, Json>> = {
     },
   },
 };
+const UNSUPPORTED_MEDIA_TYPE = {
+  description: 'the body is not of the media type the route takes (JSON; a form where the route says so)',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
+};
 const LOCATION = { Location: { description: 'where the browser goes next', schema: { type: 'string' } } };
 
 /** `doc` finished as the module header says; `serverUrl` is the base the paths hang from. */
@@ -83,6 +88,11 @@ export function finishDocument<D extends object>(doc: D, serverUrl: string): D {
       for (const tag of (op.tags ?? []) as string[]) used.add(tag);
       // The auth service's routes take no Bearer token of the management API.
       if (path.startsWith('/v1/')) op.security ??= [];
+      // Its POSTs refuse a body of another media type (request-limits.ts, and a form route's validator).
+      if (path.startsWith('/v1/') && method === 'post') {
+        op.responses = { ...((op.responses ?? {}) as Json) };
+        (op.responses as Json)['415'] ??= UNSUPPORTED_MEDIA_TYPE;
+      }
       for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
         const extra = status.startsWith('3') ? LOCATION : HEADERS[status];
         if (extra) response.headers = { ...extra, ...((response.headers ?? {}) as Json) };

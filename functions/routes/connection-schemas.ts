@@ -9,6 +9,20 @@ import { activityBy } from './shared';
 
 const ALL_LEVELS = [...new Set(Object.values(LEVELS).flat())];
 
+/**
+ * The document's statement that an object's `level` is one of its `kind`'s levels (JSON Schema:
+ * one alternative per kind, each naming its kind and its levels).
+ */
+const LEVEL_PER_KIND = {
+  oneOf: KINDS.map((kind) => ({
+    type: 'object' as const,
+    properties: {
+      kind: { type: 'string' as const, enum: [kind] },
+      level: { type: 'string' as const, enum: [...LEVELS[kind]] },
+    },
+  })),
+};
+
 /** The connection object (spec, Connection object). */
 export const ConnectionSchema = z
   .object({
@@ -25,7 +39,7 @@ export const ConnectionSchema = z
     }),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
-  .openapi('Connection');
+  .openapi('Connection', LEVEL_PER_KIND);
 
 /** An entry of a site's `available` list: what connecting a service would add. */
 export const AvailableSchema = z
@@ -79,7 +93,9 @@ function checkLevel<K extends Kind>(
 
 /** The level field of a route whose path fixes the kind: a level of that kind. */
 export const levelOfKind = <K extends Kind>(kind: K) =>
-  LevelSchema.transform((level, ctx) => checkLevel(kind, level, ctx, []));
+  LevelSchema.openapi({ enum: [...LEVELS[kind]] }).transform((level, ctx) =>
+    checkLevel(kind, level, ctx, []),
+  );
 
 /**
  * A `{kind, resource_id, level?}` entry, parsed into a discriminated union by kind whose level
@@ -93,6 +109,7 @@ export const DesiredConnectionSchema = z
     ...readOnlyFields('site_id', 'site_slug', 'resource_name', 'env_names', 'created_at'),
   })
   .strict()
+  .openapi(LEVEL_PER_KIND)
   .transform(({ kind, resource_id, level }, ctx) => {
     const want = { kind, level: level === undefined ? undefined : checkLevel(kind, level, ctx, ['level']) };
     return { resource_id, ...(want as DesiredLevel) };

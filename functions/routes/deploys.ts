@@ -109,8 +109,16 @@ deploysRoutes.openapi(
         content: {
           'application/json': {
             schema: z
-              .object({})
-              .openapi({ description: '{}; fields a platform adds (a ref, a message) are ignored' }),
+              .looseObject({
+                ref: z
+                  .string()
+                  .max(256)
+                  .optional()
+                  .openapi({ description: 'what the platform deployed (a commit, a branch); not stored' }),
+              })
+              .openapi({
+                description: '{} or a ref; other fields a platform adds (a message) are ignored too',
+              }),
           },
         },
         required: false,

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import { type AppEnv, getDb, getHttpDb } from '../context';
+import { LEVELS } from '../domain/levels';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { accessDeps, liveTargetQuery, targetOf } from '../services/access/deps';
@@ -39,6 +40,15 @@ const ShownDatabasePrincipal = z
 const ShownBucketPrincipal = z
   .object({ ...SHOWN_FIELDS, access_key_id: z.string(), secret_access_key: z.string() })
   .openapi('BucketPrincipalShown');
+
+/** The create body of a kind's principals: its level is documented as one of that kind's. */
+const createBodyOf = (kind: 'database' | 'bucket') =>
+  CreateBody.extend({
+    level: z
+      .string()
+      .max(20)
+      .openapi({ enum: [...LEVELS[kind]] }),
+  });
 
 /** Each kind's principal routes: path, shown shape and what its systems enforce. */
 const ROUTES = [
@@ -120,7 +130,7 @@ for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } o
       summary: `Create a named principal on the ${kind} (admin; the secret is shown once)`,
       description: `level: ${levels}. The systems enforce the expiry and the allowlist themselves (${enforced}). 409 NAME_TAKEN for a name in use on this ${kind}; 503 with nothing changed when the admin side cannot be reached.`,
       middleware: [readsCaller],
-      request: { params: Params, ...jsonBody(CreateBody) },
+      request: { params: Params, ...jsonBody(createBodyOf(kind)) },
       responses: {
         201: json(Shown, 'the principal with its secret (shown once)'),
         ...errorResponses(409, 503),

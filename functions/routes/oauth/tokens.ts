@@ -145,6 +145,7 @@ tokenRoutes.openapi(
     request: { params: AppParam, ...jsonBody(RefreshBody) },
     responses: {
       200: oauthJson(z.object({ ok: z.literal(true) }), 'signed out (also for unknown tokens)'),
+      400: oauthJson(OAuthErrorSchema, 'the body is not JSON or has no refresh_token'),
       404: oauthJson(OAuthErrorSchema, 'unknown app'),
       429: oauthJson(OAuthErrorSchema, 'rate limited; see Retry-After'),
     },

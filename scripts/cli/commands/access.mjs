@@ -14,6 +14,7 @@ import { projectOf, resolveService } from '../lib/resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
+ * @typedef {{ name: string, level: string, allowed_sources?: string[], expires_at?: string }} PrincipalInput
  * @typedef {{ id: string, name: string, level: string, allowed_sources: string[], expires_at: string | null,
  *   expired?: boolean, created_at: string, username?: string, password?: string, url?: string,
  *   access_key_id?: string, secret_access_key?: string }} Principal
@@ -174,8 +175,16 @@ async function principalsOf(ctx, kindWord, name) {
     return {
       kind,
       list: () => dataOf(api.GET(list, { params: { path } })),
-      /** @param {import('../lib/api.mjs').BodyOf<'postProjectsByIdDatabasesByDbIdPrincipals'>} body */
-      create: (body) => dataOf(api.POST(list, { params: { path }, body })),
+      /** @param {PrincipalInput} body the level as typed: the API answers 400 naming the kind's levels */
+      create: (body) =>
+        dataOf(
+          api.POST(list, {
+            params: { path },
+            body: /** @type {import('../lib/api.mjs').BodyOf<'postProjectsByIdDatabasesByDbIdPrincipals'>} */ (
+              body
+            ),
+          }),
+        ),
       /** @param {string} principalId */
       rotate: (principalId) =>
         dataOf(api.POST(`${one}/rotate`, { params: { path: { ...path, principalId } } })),
@@ -189,8 +198,16 @@ async function principalsOf(ctx, kindWord, name) {
   return {
     kind,
     list: () => dataOf(api.GET(list, { params: { path } })),
-    /** @param {import('../lib/api.mjs').BodyOf<'postProjectsByIdBucketsByBucketIdPrincipals'>} body */
-    create: (body) => dataOf(api.POST(list, { params: { path }, body })),
+    /** @param {PrincipalInput} body the level as typed: the API answers 400 naming the kind's levels */
+    create: (body) =>
+      dataOf(
+        api.POST(list, {
+          params: { path },
+          body: /** @type {import('../lib/api.mjs').BodyOf<'postProjectsByIdBucketsByBucketIdPrincipals'>} */ (
+            body
+          ),
+        }),
+      ),
     /** @param {string} principalId */
     rotate: (principalId) =>
       dataOf(api.POST(`${one}/rotate`, { params: { path: { ...path, principalId } } })),

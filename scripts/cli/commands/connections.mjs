@@ -194,11 +194,12 @@ export function registerConnections(program) {
             dataOf(
               api.POST(base, {
                 params: { path },
-                body: {
+                // checkLevel above made the level one of the kind's.
+                body: /** @type {import('../lib/api.mjs').BodyOf<'postProjectsByIdSitesBySiteIdConnections'>} */ ({
                   kind,
                   resource_id: service.id,
                   ...(opts.level !== undefined ? { level: opts.level } : {}),
-                },
+                }),
               }),
             ),
         );

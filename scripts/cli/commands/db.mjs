@@ -59,10 +59,11 @@ export function registerDb(program) {
             say(`Site ${site.slug} is already connected to database ${database.name}; nothing changed.`);
         } else {
           // The route takes the full set: everyone already there keeps their level, the new site gets the default.
-          const sites = [
+          // The levels read back are the database's own.
+          const sites = /** @type {import('../lib/api.mjs').BodyOf<'putDatabasesByIdSites'>['sites']} */ ([
             ...listing.sites.map((s) => ({ site_id: s.site_id, level: s.level })),
             { site_id: site.id },
-          ];
+          ]);
           listing = await dataOf(api.PUT('/api/v1/databases/{id}/sites', { params, body: { sites } }));
           if (!opts.json) say(`Connected site ${site.slug} to database ${database.name}.`);
         }
