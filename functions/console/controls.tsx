@@ -51,3 +51,24 @@ export function LevelForm(props: {
     </form>
   );
 }
+
+/** A change that needs no confirmation, as one button posting a form (with the CSRF token and `fields`). */
+export function PostButton(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  fields?: Record<string, string>;
+  secondary?: boolean;
+}) {
+  return (
+    <form method="post" action={props.action} class="inline">
+      <CsrfField csrf={props.csrf} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={props.secondary ? 'secondary' : undefined}>
+        {props.label}
+      </button>
+    </form>
+  );
+}

@@ -78,7 +78,8 @@ ul.providers{list-style:none;padding:0;margin:0 0 var(--space-4)}
 dialog::backdrop{background:rgba(0,0,0,.5)}
 summary{cursor:pointer;color:var(--link)}
 .badge{display:inline-block;padding:0 .4rem;border-radius:999px;border:1px solid var(--border-strong);font-size:var(--text-sm);color:var(--muted)}
-table.map th,table.map td{text-align:center}table.map th[scope=row]{text-align:left}
+table.map th,table.map td{text-align:center}table.map th[scope=row],table.map thead th:first-child{text-align:left}
+.who{font-size:var(--text-sm);overflow-wrap:anywhere}
 table.map td.on{background:var(--cell-on)}
 .conn-string{display:grid;gap:var(--space-2)}.conn-string .choice{display:flex;flex-wrap:wrap;gap:var(--space-3)}
 .conn-string:has(input[value=pooled]:checked) .url:not(.pooled),.conn-string:has(input[value=direct]:checked) .url:not(.direct),.conn-string:has(input[value=internal]:checked) .url:not(.internal){display:none}

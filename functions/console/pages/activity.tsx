@@ -10,6 +10,7 @@ import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { ACTION_GROUPS, actionWords, KNOWN_ACTIONS, VIA_WORDS, When } from '../format';
 import { Layout } from '../layout';
+import { DataTable } from '../table';
 import type { Project, Site } from '../types';
 
 export const activityPages = new Hono<ConsoleEnv>();
@@ -124,40 +125,25 @@ activityPages.get('/projects/:p/activity', async (c) => {
       </form>
       <section class="card" aria-labelledby="events-heading">
         <h2 id="events-heading">{cursor ? 'Older changes' : 'Changes'}</h2>
-        {page.events.length === 0 ? (
-          <p>{site || action ? 'No change matches these filters.' : 'Nothing has changed yet.'}</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="stack-sm">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Site</th>
-                  <th scope="col">Via</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.events.map((e) => (
-                  <tr>
-                    <td data-label="When">
-                      <When at={e.at} />
-                    </td>
-                    <td data-label="Who" class="wrap-any">
-                      {actorWords(e.actor)}
-                    </td>
-                    <td data-label="What" class="wrap-any">
-                      {eventWords(e)} <code class="action">{e.action}</code>
-                    </td>
-                    <td data-label="Site">{e.site_id ? (slugOf.get(e.site_id) ?? 'deleted site') : '—'}</td>
-                    <td data-label="Via">{VIA_WORDS[e.via] ?? e.via}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={page.events}
+          empty={site || action ? 'No change matches these filters.' : 'Nothing has changed yet.'}
+          columns={[
+            { label: 'When', cell: (e) => <When at={e.at} /> },
+            { label: 'Who', class: 'wrap-any', cell: (e) => actorWords(e.actor) },
+            {
+              label: 'What',
+              class: 'wrap-any',
+              cell: (e) => (
+                <>
+                  {eventWords(e)} <code class="action">{e.action}</code>
+                </>
+              ),
+            },
+            { label: 'Site', cell: (e) => (e.site_id ? (slugOf.get(e.site_id) ?? 'deleted site') : '—') },
+            { label: 'Via', cell: (e) => VIA_WORDS[e.via] ?? e.via },
+          ]}
+        />
         <p class="actions">
           {cursor && <a href={`${here}${query({ site, action })}`}>Newest changes</a>}
           {page.next_cursor && (

@@ -10,6 +10,7 @@ import { LevelForm } from '../controls';
 import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
+import { DataTable } from '../table';
 import { type Available, type Connection, KIND_LABEL, KIND_SEGMENT, type Kind } from '../types';
 import { loadSite, SitePage } from './site-shell';
 
@@ -35,128 +36,100 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
     <SitePage project={project} site={site} tab="connections" csrf={csrf} flash={flash}>
       <section class="card" aria-labelledby="connections-heading">
         <h2 id="connections-heading">Connections</h2>
-        {listing.connections.length === 0 ? (
-          <p>This site is connected to nothing yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="stack-sm">
-              <thead>
-                <tr>
-                  <th scope="col">Service</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Level</th>
-                  <th scope="col">Variables</th>
-                  <th scope="col">Connected</th>
-                  {writer && <th scope="col">Change</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {listing.connections.map((conn) => (
-                  <tr>
-                    <td>
-                      <a href={consolePath.service(project.slug, KIND_SEGMENT[conn.kind], conn.resource_id)}>
-                        {conn.resource_name}
-                      </a>
-                    </td>
-                    <td data-label="Kind">
-                      {KIND_WORDS[conn.kind]}
-                      {KIND_WORDS[conn.kind] !== conn.kind && <span class="hint"> ({conn.kind})</span>}
-                    </td>
-                    <td data-label="Level">{conn.level}</td>
-                    <td data-label="Variables" class="names">
-                      {conn.env_names.join(' ')}
-                    </td>
-                    <td data-label="Connected">
-                      <When at={conn.created_at} />
-                    </td>
-                    {writer && (
-                      <td data-label="Change">
-                        <LevelForm
-                          action={action('level')}
-                          csrf={csrf}
-                          kind={conn.kind}
-                          resourceId={conn.resource_id}
-                          level={conn.level}
-                          name={conn.resource_name}
-                        />{' '}
-                        <ConfirmForm
-                          action={action('disconnect')}
-                          csrf={csrf}
-                          label="Disconnect"
-                          question={`Disconnect ${conn.resource_name} from ${site.slug}?`}
-                          fields={{
-                            kind: conn.kind,
-                            resource_id: conn.resource_id,
-                            name: conn.resource_name,
-                          }}
-                        />{' '}
-                        {!conn.env_names.some(isPlainName) && (
-                          <ConfirmForm
-                            action={action('promote')}
-                            csrf={csrf}
-                            label="Promote"
-                            question={`Give the plain names to ${conn.resource_name}? The app's unsuffixed variables (such as DATABASE_URL) then point at it.`}
-                            fields={{
-                              kind: conn.kind,
-                              resource_id: conn.resource_id,
-                              name: conn.resource_name,
-                            }}
-                            danger={false}
-                          />
-                        )}{' '}
-                        {hasCredential(conn.kind) && (
-                          <ConfirmForm
-                            action={action('rotate')}
-                            csrf={csrf}
-                            label="Rotate credential"
-                            question={`Give ${site.slug}'s credential for ${conn.resource_name} a new secret?`}
-                            fields={{
-                              kind: conn.kind,
-                              resource_id: conn.resource_id,
-                              name: conn.resource_name,
-                            }}
-                            danger={false}
-                          />
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={listing.connections}
+          empty="This site is connected to nothing yet."
+          columns={[
+            {
+              label: 'Service',
+              cell: (conn) => (
+                <a href={consolePath.service(project.slug, KIND_SEGMENT[conn.kind], conn.resource_id)}>
+                  {conn.resource_name}
+                </a>
+              ),
+            },
+            {
+              label: 'Kind',
+              cell: (conn) => (
+                <>
+                  {KIND_WORDS[conn.kind]}
+                  {KIND_WORDS[conn.kind] !== conn.kind && <span class="hint"> ({conn.kind})</span>}
+                </>
+              ),
+            },
+            { label: 'Level', cell: (conn) => conn.level },
+            { label: 'Variables', class: 'names', cell: (conn) => conn.env_names.join(' ') },
+            { label: 'Connected', cell: (conn) => <When at={conn.created_at} /> },
+            {
+              label: 'Change',
+              when: writer,
+              cell: (conn) => (
+                <>
+                  <LevelForm
+                    action={action('level')}
+                    csrf={csrf}
+                    kind={conn.kind}
+                    resourceId={conn.resource_id}
+                    level={conn.level}
+                    name={conn.resource_name}
+                  />{' '}
+                  <ConfirmForm
+                    action={action('disconnect')}
+                    csrf={csrf}
+                    label="Disconnect"
+                    question={`Disconnect ${conn.resource_name} from ${site.slug}?`}
+                    fields={{
+                      kind: conn.kind,
+                      resource_id: conn.resource_id,
+                      name: conn.resource_name,
+                    }}
+                  />{' '}
+                  {!conn.env_names.some(isPlainName) && (
+                    <ConfirmForm
+                      action={action('promote')}
+                      csrf={csrf}
+                      label="Promote"
+                      question={`Give the plain names to ${conn.resource_name}? The app's unsuffixed variables (such as DATABASE_URL) then point at it.`}
+                      fields={{
+                        kind: conn.kind,
+                        resource_id: conn.resource_id,
+                        name: conn.resource_name,
+                      }}
+                      danger={false}
+                    />
+                  )}{' '}
+                  {hasCredential(conn.kind) && (
+                    <ConfirmForm
+                      action={action('rotate')}
+                      csrf={csrf}
+                      label="Rotate credential"
+                      question={`Give ${site.slug}'s credential for ${conn.resource_name} a new secret?`}
+                      fields={{
+                        kind: conn.kind,
+                        resource_id: conn.resource_id,
+                        name: conn.resource_name,
+                      }}
+                      danger={false}
+                    />
+                  )}
+                </>
+              ),
+            },
+          ]}
+        />
       </section>
       <section class="card" aria-labelledby="available-heading">
         <h2 id="available-heading">Available services</h2>
-        {listing.available.length === 0 ? (
-          <p>Every service of the project is connected (or there are none).</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="stack-sm">
-              <thead>
-                <tr>
-                  <th scope="col">Service</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Levels</th>
-                  <th scope="col">Connecting adds</th>
-                </tr>
-              </thead>
-              <tbody>
-                {listing.available.map((a) => (
-                  <tr>
-                    <td data-label="Service">{a.resource_name}</td>
-                    <td data-label="Kind">{KIND_WORDS[a.kind]}</td>
-                    <td data-label="Levels">{a.levels.join(', ')}</td>
-                    <td data-label="Connecting adds" class="names">
-                      {a.env_names.join(' ')}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={listing.available}
+          empty="Every service of the project is connected (or there are none)."
+          columns={[
+            { label: 'Service', cell: (a) => a.resource_name },
+            { label: 'Kind', cell: (a) => KIND_WORDS[a.kind] },
+            { label: 'Levels', cell: (a) => a.levels.join(', ') },
+            { label: 'Connecting adds', class: 'names', cell: (a) => a.env_names.join(' ') },
+          ]}
+        />
         {writer && listing.available.length > 0 && (
           <form
             method="post"

@@ -8,9 +8,11 @@ import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { PostButton } from '../controls';
 import { When } from '../format';
 import { CsrfField } from '../layout';
 import { canAdmin, canWrite } from '../roles';
+import { DataTable } from '../table';
 import { loadSite, SitePage } from './site-shell';
 
 interface Delivery {
@@ -106,59 +108,32 @@ siteDeliveryPages.get('/projects/:p/sites/:s/delivery', async (c) => {
           </form>
         )}
         {canAdmin(project) && target.type !== 'default' && (
-          <form method="post" action={action('delivery/target/remove')} class="inline">
-            <CsrfField csrf={csrf} />
-            <button type="submit">Remove target</button>
-          </form>
+          <PostButton action={action('delivery/target/remove')} csrf={csrf} label="Remove target" secondary />
         )}
       </section>
       <section class="card wrap-any" aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Deliveries</h2>
-        {listed.deliveries.length === 0 ? (
-          <p>No live patches yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="stack-sm">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Seq</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Names</th>
-                  <th scope="col">Last error</th>
-                  {canWrite(project) && <th scope="col">Retry</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {listed.deliveries.map((d) => (
-                  <tr>
-                    <td>
-                      <When at={d.created_at} />
-                    </td>
-                    <td>{d.reason}</td>
-                    <td>{d.seq ?? ''}</td>
-                    <td>{d.status}</td>
-                    <td>{d.attempts}</td>
-                    <td class="names">{d.names.join(' ')}</td>
-                    <td>{d.last_error ?? ''}</td>
-                    {canWrite(project) && (
-                      <td>
-                        {(d.status === 'dead' || d.status === 'failed') && (
-                          <form method="post" action={action(`delivery/${d.id}/retry`)} class="inline">
-                            <CsrfField csrf={csrf} />
-                            <button type="submit">Retry</button>
-                          </form>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={listed.deliveries}
+          empty="No live patches yet."
+          columns={[
+            { label: 'When', cell: (d) => <When at={d.created_at} /> },
+            { label: 'Reason', cell: (d) => d.reason },
+            { label: 'Seq', cell: (d) => d.seq ?? '' },
+            { label: 'Status', cell: (d) => d.status },
+            { label: 'Attempts', cell: (d) => d.attempts },
+            { label: 'Names', class: 'names', cell: (d) => d.names.join(' ') },
+            { label: 'Last error', cell: (d) => d.last_error ?? '' },
+            {
+              label: 'Retry',
+              when: canWrite(project),
+              cell: (d) =>
+                (d.status === 'dead' || d.status === 'failed') && (
+                  <PostButton action={action(`delivery/${d.id}/retry`)} csrf={csrf} label="Retry" />
+                ),
+            },
+          ]}
+        />
       </section>
     </SitePage>,
   );

@@ -3,9 +3,10 @@ import { Hono } from 'hono';
 import { act, consolePath } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
+import { PostButton } from '../controls';
 import { When } from '../format';
-import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
+import { DataTable } from '../table';
 import type { Deploy } from '../types';
 import { loadSite, SitePage } from './site-shell';
 
@@ -24,52 +25,36 @@ siteDeploysPages.get('/projects/:p/sites/:s/deploys', async (c) => {
     <SitePage project={project} site={site} tab="deploys" csrf={csrf} flash={flash}>
       <section class="card" aria-labelledby="deploys-heading">
         <h2 id="deploys-heading">Deploys</h2>
-        {writer && (
-          <form method="post" action={action('deploys')} class="inline">
-            <CsrfField csrf={csrf} />
-            <button type="submit">Deploy</button>
-          </form>
-        )}
-        {deploys.length === 0 ? (
-          <p>Not deployed yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="stack-sm">
-              <thead>
-                <tr>
-                  <th scope="col">Deployed</th>
-                  <th scope="col">Deploy</th>
-                  <th scope="col">Variables handed</th>
-                  {writer && <th scope="col">Roll back</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {deploys.map((d) => (
-                  <tr>
-                    <td>
-                      <When at={d.created_at} />
-                    </td>
-                    <td>
-                      <code>{d.id.slice(0, 8)}</code>
-                      {d.rollback_of ? (
-                        <span class="hint"> rollback of {d.rollback_of.slice(0, 8)}</span>
-                      ) : null}
-                    </td>
-                    <td class="names">{d.env_names.join(' ')}</td>
-                    {writer && (
-                      <td>
-                        <form method="post" action={action(`deploys/${d.id}/rollback`)} class="inline">
-                          <CsrfField csrf={csrf} />
-                          <button type="submit">Roll back</button>
-                        </form>
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {writer && <PostButton action={action('deploys')} csrf={csrf} label="Deploy" />}
+        <DataTable
+          rows={deploys}
+          empty="Not deployed yet."
+          columns={[
+            { label: 'Deployed', cell: (d) => <When at={d.created_at} /> },
+            {
+              label: 'Deploy',
+              cell: (d) => (
+                <>
+                  <code>{d.id.slice(0, 8)}</code>
+                  {d.rollback_of ? <span class="hint"> rollback of {d.rollback_of.slice(0, 8)}</span> : null}
+                </>
+              ),
+            },
+            { label: 'Variables handed', class: 'names', cell: (d) => d.env_names.join(' ') },
+            {
+              label: 'Roll back',
+              when: writer,
+              cell: (d) => (
+                <PostButton
+                  action={action(`deploys/${d.id}/rollback`)}
+                  csrf={csrf}
+                  label="Roll back"
+                  secondary
+                />
+              ),
+            },
+          ]}
+        />
       </section>
     </SitePage>,
   );

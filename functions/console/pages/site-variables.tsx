@@ -13,6 +13,7 @@ import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import { CopyButton, copyNames } from '../copy';
 import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
+import { DataTable } from '../table';
 import type { Connection } from '../types';
 import { loadSite, SitePage } from './site-shell';
 
@@ -123,46 +124,31 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
             </form>
           </div>
         )}
-        <div class="table-wrap">
-          <table class="stack-sm">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">From</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {names.map((name) => (
-                <tr>
-                  <td data-label="Name">
-                    <code>{name}</code>
-                  </td>
-                  <td data-label="From">{sourceOf(name, fromConnection, user.vars)}</td>
-                  <td data-label="Value">
-                    {effective && name in effective.vars ? (
-                      <div class="actions">
-                        <details>
-                          <summary>
-                            Reveal<span class="vh"> {name}</span>
-                          </summary>
-                          <code class="secret">{effective.vars[name]}</code>
-                        </details>
-                        <CopyButton
-                          label={name}
-                          name={copyName.get(name)}
-                          value={effective.vars[name] ?? ''}
-                        />
-                      </div>
-                    ) : (
-                      <span class="hint">hidden</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={names}
+          empty="No variables yet."
+          columns={[
+            { label: 'Name', cell: (name) => <code>{name}</code> },
+            { label: 'From', cell: (name) => sourceOf(name, fromConnection, user.vars) },
+            {
+              label: 'Value',
+              cell: (name) =>
+                effective && name in effective.vars ? (
+                  <div class="actions">
+                    <details>
+                      <summary>
+                        Reveal<span class="vh"> {name}</span>
+                      </summary>
+                      <code class="secret">{effective.vars[name]}</code>
+                    </details>
+                    <CopyButton label={name} name={copyName.get(name)} value={effective.vars[name] ?? ''} />
+                  </div>
+                ) : (
+                  <span class="hint">hidden</span>
+                ),
+            },
+          ]}
+        />
       </section>
     </SitePage>,
     refused ? 400 : 200,
