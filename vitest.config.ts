@@ -25,6 +25,7 @@ export default defineConfig({
             'test/unit/**/*.test.ts',
             'packages/receiver/test/receiver.test.ts',
             'packages/auth-client/test/client.test.ts',
+            'packages/auth-client/test/expo.test.ts',
           ],
           environment: 'node',
           sequence: { groupOrder: 0 },
