@@ -14,6 +14,7 @@ export const CRON_FILES = [
   'test/integration/credentials-drift.test.ts',
   'test/integration/credentials-login.test.ts',
   'test/integration/credentials-switching.test.ts',
+  'test/integration/database-lock.test.ts',
   'test/integration/kinds-fake-engine.test.ts',
   'test/integration/local-stack.test.ts',
   'test/integration/principals-mongodb.test.ts',

@@ -40,8 +40,8 @@ export interface PostgresAdmin {
   ): Promise<{ name: string; password: string }>;
   /** Moves a login to `level` and ends its open sessions. */
   setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void>;
-  /** Gives a login a new password. */
-  setLoginPassword(name: string, password: string): Promise<void>;
+  /** Gives login `name` of database `db` a new password (under the database's lock). */
+  setLoginPassword(db: string, name: string, password: string): Promise<void>;
   /** Whether the cluster refuses `password` for login `name` on `db` (judged by logging in). */
   passwordRefused(db: string, name: string, password: string): Promise<boolean>;
   /** Drops a login, handing what it owns to the database's owner group. */

@@ -171,6 +171,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     }
     const { owner, reader } = rolesOf(db);
     const statements = [
+      privilegesLock(db),
       `REVOKE ${ident(owner)}, ${ident(reader)} FROM ${ident(name)}`,
       ...levelStatements(db, name, level),
     ];
@@ -181,13 +182,13 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     });
   }
 
-  /** Gives a login role a new password; open sessions stay, the old password stops working. */
-  async setLoginPassword(name: string, password: string): Promise<void> {
-    await this.run(async (client) => {
-      const found = await client.query(ROLE_EXISTS, [name]);
-      if (found.rowCount === 0) throw new Error(`role ${name} does not exist`);
-      await client.query(`ALTER ROLE ${ident(name)} ${await passwordClause(password)}`);
-    });
+  /**
+   * Gives login role `name` of database `db` a new password under the database's lock (one
+   * implicit transaction); open sessions stay, the old password stops working.
+   */
+  async setLoginPassword(db: string, name: string, password: string): Promise<void> {
+    const alter = `ALTER ROLE ${ident(name)} ${await passwordClause(password)}`;
+    await this.run((client) => client.query(`${privilegesLock(db)};\n${alter}`));
   }
 
   /** Whether the cluster refuses `password` for `name` on `db`: a real login, ended at once. */
@@ -203,12 +204,14 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     const dependent = await this.run(async (client) => {
       const found = await client.query(ROLE_EXISTS, [name]);
       if (found.rowCount === 0) return false;
-      await client.query(`ALTER ROLE ${ident(name)} NOLOGIN`);
+      // Each catalog change under the database's lock, each its own transaction: a drop refused
+      // for dependencies must not take the NOLOGIN and the REVOKE back with it.
+      await client.query(`${privilegesLock(db)};\nALTER ROLE ${ident(name)} NOLOGIN`);
       await client.query(TERMINATE_SESSIONS_OF_ROLE, [name]);
       const revoke = `REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`;
       await client.query(`${privilegesLock(db)};\n${revoke}`).catch(unlessGone);
       try {
-        await client.query(`DROP ROLE IF EXISTS ${ident(name)}`);
+        await client.query(`${privilegesLock(db)};\nDROP ROLE IF EXISTS ${ident(name)}`);
         return false;
       } catch (err) {
         if (pgCode(err) === '2BP01') return true;
@@ -221,7 +224,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     await releasePins(this.run.bind(this), [name], db);
     // What passed to <db>_rw is readable by read-only apps like everything else it holds.
     await this.grantReaderExisting(db).catch(unlessGone);
-    await this.run((client) => client.query(`DROP ROLE IF EXISTS ${ident(name)}`));
+    await this.run((client) => client.query(`${privilegesLock(db)};\nDROP ROLE IF EXISTS ${ident(name)}`));
   }
 
   /** Gives everything `name` owns in `db` to the shared owner `<db>_rw`. */
@@ -284,10 +287,12 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     await this.run((client) => client.query(grantReaderExistingSql(db)), db);
   }
 
-  /** Stops (refuses new logins, ends sessions) or starts a database. */
+  /** Stops (refuses new logins, ends sessions) or starts a database, under the database's lock. */
   async setRunning(db: string, running: boolean): Promise<void> {
     await this.run(async (client) => {
-      await client.query(`ALTER DATABASE ${ident(db)} WITH ALLOW_CONNECTIONS ${running ? 'true' : 'false'}`);
+      await client.query(
+        `${privilegesLock(db)};\nALTER DATABASE ${ident(db)} WITH ALLOW_CONNECTIONS ${running ? 'true' : 'false'}`,
+      );
       if (!running) {
         await client.query(
           'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.datname OPERATOR(pg_catalog.=) $1::pg_catalog.name',

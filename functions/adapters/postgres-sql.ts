@@ -58,12 +58,15 @@ export function levelStatements(db: string, name: string, level: PgLevel): strin
 }
 
 /**
- * Serialises privilege changes on one database (its CONNECT grants, its objects' grants and
- * owners): PostgreSQL fails concurrent GRANTs on one object with "tuple concurrently updated",
- * which parallel connects to one database would meet. Sent first in a statement batch (one
- * implicit transaction), the lock is held until that batch commits. Advisory locks belong to the
- * database they are taken in, so a tenant can reach this one only in its own database, and the
- * admin session's `lock_timeout` bounds any wait on it.
+ * The database's lock: serialises every change Tether makes to one database and its roles (its
+ * CONNECT grants and ALLOW_CONNECTIONS, its objects' grants and owners, its logins' passwords,
+ * levels and drops), whether a route or the reconciler makes it. PostgreSQL refuses the later of
+ * two concurrent updates of one catalog row ("tuple concurrently updated": a stop's ALTER
+ * DATABASE beside a repair's GRANT CONNECT, two ALTER ROLEs of one login), so both take this
+ * lock first. Sent first in a statement batch (one implicit transaction) or after BEGIN, it is
+ * held until that transaction commits. Advisory locks belong to the database they are taken in,
+ * so a tenant can reach this one only in its own database, and the admin session's
+ * `lock_timeout` bounds any wait on it.
  */
 export const privilegesLock = (db: string): string =>
   `SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(${literal(`tether privileges ${db}`)}, 0::pg_catalog.int8))`;

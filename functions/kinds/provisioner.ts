@@ -44,9 +44,10 @@ export interface CredentialProvisioner<R, L extends Level> {
   drop(resource: R, name: string): Promise<void>;
   /**
    * Sets credential `name`'s secret to `secret` (a database's main login, or a login given back
-   * the secret it had); throws the system's own error. Absent where a secret cannot be chosen (a bucket key).
+   * the secret it had) on the service whose physical name is `physical`; throws the system's own
+   * error. Absent where a secret cannot be chosen (a bucket key).
    */
-  setSecret?(name: string, secret: string): Promise<void>;
+  setSecret?(physical: string, name: string, secret: string): Promise<void>;
 }
 
 /** Credentials on a database (PostgreSQL or MongoDB). */
@@ -88,12 +89,16 @@ export async function atSystem<T>(what: string, message: string, work: () => Pro
   }
 }
 
-/** Gives credential `name` the secret `secret` through `provisioner`; an error where secrets cannot be chosen. */
+/**
+ * Gives credential `name` of service `physical` the secret `secret` through `provisioner`; an
+ * error where secrets cannot be chosen.
+ */
 export async function setSecret(
   provisioner: CredentialProvisioner<unknown, Level>,
+  physical: string,
   name: string,
   secret: string,
 ): Promise<void> {
   if (!provisioner.setSecret) throw new Error('this system takes no chosen secret');
-  await provisioner.setSecret(name, secret);
+  await provisioner.setSecret(physical, name, secret);
 }

@@ -53,7 +53,7 @@ const fakedb: DatabaseEngine = {
     async drop(_db, name) {
       logins.delete(name);
     },
-    async setSecret(name, secret) {
+    async setSecret(_physical, name, secret) {
       const login = logins.get(name);
       if (login) login.secret = secret;
     },

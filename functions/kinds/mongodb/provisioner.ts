@@ -40,7 +40,7 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
     async drop(_db, name) {
       await outside('delete the database user', () => admin.dropUser(name));
     },
-    setSecret: (name, secret) => admin.setUserPassword(name, secret),
+    setSecret: (_physical, name, secret) => admin.setUserPassword(name, secret),
   };
 }
 

@@ -18,14 +18,16 @@ export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
         admin.setLoginLevel(db.physicalName, name, level, db.status === 'running'),
       );
     },
-    async rotate(_db, name) {
+    async rotate(db, name) {
       const secret = randomPassword();
-      await outside('replace the database password', () => admin.setLoginPassword(name, secret));
+      await outside('replace the database password', () =>
+        admin.setLoginPassword(db.physicalName, name, secret),
+      );
       return { name, secret };
     },
     async drop(db, name) {
       await outside('delete the database role', () => admin.dropLogin(db.physicalName, name));
     },
-    setSecret: (name, secret) => admin.setLoginPassword(name, secret),
+    setSecret: (physical, name, secret) => admin.setLoginPassword(physical, name, secret),
   };
 }

@@ -122,12 +122,12 @@ async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: str
   const provisioner = engineOf(row.engine).provisioner(deps.adapters);
   for (let attempt = 1; ; attempt++) {
     try {
-      await setSecret(provisioner, row.mainUser, password);
+      await setSecret(provisioner, row.physicalName, row.mainUser, password);
       return;
     } catch (err) {
-      // Two ALTER ROLEs of one role at once (a stop beside the reconciler's repair of that
-      // role): PostgreSQL refuses the later one; setting the same password again is harmless
-      // and makes this one the last word.
+      // Tether's own changes of one database wait on its lock (postgres-sql.ts privilegesLock);
+      // an ALTER ROLE from outside Tether (an operator's) can still collide, and PostgreSQL then
+      // refuses the later one: setting the same password again is harmless.
       if (attempt < 3 && /tuple concurrently updated/.test((err as Error).message)) continue;
       log.error('rotating a main password failed:', (err as Error).message);
       throw unavailable('the database');

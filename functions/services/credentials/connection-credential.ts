@@ -107,7 +107,7 @@ export async function restoreSecret(
   const p = provisionerFor(adapters, target);
   if (!credentialsOf(target.kind).secretReturns || !p.setSecret)
     throw new Error(`a replaced ${target.kind} credential cannot come back`);
-  await p.setSecret(name, secret);
+  await p.setSecret(target.resource.physicalName, name, secret);
 }
 
 /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */

@@ -35,7 +35,7 @@ export async function repairIfRefused(
     .from(connections)
     .where(eq(connections.id, r.id));
   if (now?.secret !== r.secret) return false;
-  await setSecret(engine.provisioner(adapters), r.name, password);
+  await setSecret(engine.provisioner(adapters), r.physical, r.name, password);
   // The repair's only metadata write is its record: who (Tether) put what right, and when.
   await connectionRepairEvent(db, r.id, 'password set again');
   return true;

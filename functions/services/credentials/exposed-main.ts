@@ -54,7 +54,12 @@ async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
     for (const h of holders)
       before.set(h.siteId, (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {});
     const password = randomPassword();
-    await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.mainUser, password);
+    await setSecret(
+      engineOf(row.engine).provisioner(deps.adapters),
+      row.physicalName,
+      row.mainUser,
+      password,
+    );
     await tx
       .update(databases)
       .set({ mainPasswordCiphertext: await deps.config.keyring.encrypt(password), mainExposed: false })

@@ -65,7 +65,7 @@ async function makeLogin(
   const login = { user: name, secret: password };
   // Left by an earlier attempt whose row was never written: it takes the password stored now.
   if (!(await engine.restoreCredential({ config, adapters }, db, login, level)))
-    await setSecret(engine.provisioner(adapters), name, password);
+    await setSecret(engine.provisioner(adapters), db.physicalName, name, password);
 }
 
 /**
@@ -210,7 +210,7 @@ async function rotateOne(deps: ReaderDeps, id: string, level: DatabaseLevel): Pr
     );
     if (left?.left) return false;
     const password = randomPassword();
-    await setSecret(engineOf(row.engine).provisioner(deps.adapters), user, password);
+    await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.physicalName, user, password);
     await tx
       .update(databases)
       .set({ [slot.cipher]: await deps.config.keyring.encrypt(password), [slot.handed]: false })

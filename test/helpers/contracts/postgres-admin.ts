@@ -64,7 +64,7 @@ export function postgresAdminCases(get: () => PostgresHarness): void {
     const h = get();
     const login = await h.admin.createLogin(h.db, 'connect', true);
     const password = randomPassword();
-    await h.admin.setLoginPassword(login.name, password);
+    await h.admin.setLoginPassword(h.db, login.name, password);
     expect(await canLogin(h.db, login.name, password)).toBe(true);
     expect(await canLogin(h.db, login.name, login.password)).toBe(false);
   });
