@@ -95,7 +95,11 @@ const ConfigSchema = z.object({
     .regex(/\/groups\/[^/]+\/*$/, 'must end in /api/atlas/v2/groups/<groupId>')
     .optional(),
   MONGODB_ADMIN_KEY: z.string().optional(),
-  MONGODB_PUBLIC_HOST: z.string().default('mongodb.local:27017'),
+  /**
+   * Where apps reach MongoDB (`host:port[,…]` or `mongodb+srv://<cluster host>`): required with
+   * MONGODB_ADMIN_URL, because no default names a deployment that exists.
+   */
+  MONGODB_PUBLIC_HOST: z.string().optional(),
   /** Where outside systems reach MongoDB (an Atlas `mongodb+srv://` host); default the public host. */
   MONGODB_EXTERNAL_HOST: z.string().optional(),
   STORAGE_ENDPOINT: z.string().url().default('https://s3.amazonaws.com'),
@@ -191,6 +195,7 @@ export function loadConfig(env: Bindings): Config {
   const runtimePatch = pair(vars, 'RUNTIME_PATCH_URL', 'RUNTIME_PATCH_SECRET', missing);
   const networkPolicy = pair(vars, 'NETWORK_POLICY_URL', 'NETWORK_POLICY_SECRET', missing);
   const mongodbAdmin = pair(vars, 'MONGODB_ADMIN_URL', 'MONGODB_ADMIN_KEY', missing);
+  if (vars.MONGODB_ADMIN_URL && !vars.MONGODB_PUBLIC_HOST) missing.push('MONGODB_PUBLIC_HOST');
   const iam = pair(vars, 'IAM_ACCESS_KEY_ID', 'IAM_SECRET_ACCESS_KEY', missing);
   const invitationWebhook = pair(vars, 'INVITATION_WEBHOOK_URL', 'INVITATION_WEBHOOK_SECRET', missing);
   const consoleClients: Config['consoleClients'] = {};

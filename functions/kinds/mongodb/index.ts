@@ -10,6 +10,12 @@ import { mongoProvisioner } from './provisioner';
 const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
 const NOT_CONFIGURED = 'no MongoDB admin system is configured (MONGODB_ADMIN_URL)';
 
+/** Where apps reach MongoDB; the environment check requires it wherever MongoDB is configured. */
+function publicHostOf(config: { MONGODB_PUBLIC_HOST?: string | undefined }): string {
+  if (!config.MONGODB_PUBLIC_HOST) throw new ApiError('SERVICE_UNAVAILABLE', NOT_CONFIGURED);
+  return config.MONGODB_PUBLIC_HOST;
+}
+
 /** The deployment's MongoDB admin API, or the error saying it configures none. */
 function adminOf(adapters: Adapters): MongoAdmin {
   if (!adapters.mongodb) throw new Error(NOT_CONFIGURED);
@@ -37,12 +43,12 @@ export const mongodb: DatabaseEngine = {
     return mongoProvisioner(adapters.mongodb);
   },
   values({ config }, database, login) {
-    const url = mongodbUri(config.MONGODB_PUBLIC_HOST, login.user, login.secret, database);
+    const url = mongodbUri(publicHostOf(config), login.user, login.secret, database);
     return { MONGODB_URI: url, MONGODB_URL: url };
   },
   urls({ config }, db, login) {
     // MongoDB drivers pool connections themselves and Atlas has no separate pooler.
-    const internal = mongodbUri(config.MONGODB_PUBLIC_HOST, login.user, login.secret, db.physicalName);
+    const internal = mongodbUri(publicHostOf(config), login.user, login.secret, db.physicalName);
     const external = config.MONGODB_EXTERNAL_HOST
       ? mongodbUri(config.MONGODB_EXTERNAL_HOST, login.user, login.secret, db.physicalName)
       : internal;
