@@ -6,6 +6,7 @@ import { expect, inject } from 'vitest';
 import { api, createAccount, uniqueName } from '../helpers/api';
 import { createBucket, createDatabase, createSite, metadata } from '../helpers/connections';
 import type { Call, RoundTripWorld } from '../helpers/round-trip-fixture';
+import { cliRequests } from './round-trip-cli-requests';
 
 /** The write requests of `world`, by `METHOD path` as the OpenAPI document names the route. */
 export function writeRequests(world: RoundTripWorld): Record<string, () => Promise<Call>> {
@@ -26,6 +27,7 @@ export function writeRequests(world: RoundTripWorld): Record<string, () => Promi
 
   /** A successful request of every documented write. */
   return {
+    ...cliRequests(world),
     'POST /api/v1/accounts': async () => ({
       method: 'POST',
       path: '/api/v1/accounts',
