@@ -48,7 +48,10 @@ export function cliRequests(world: RoundTripWorld): Record<string, () => Promise
     }),
     'POST /api/v1/cli/token': async () => {
       const { body, verifier } = authorization();
-      const issued = await (await dashboard()).post<{ redirect_to: string }>('/api/v1/cli/authorizations', body);
+      const issued = await (await dashboard()).post<{ redirect_to: string }>(
+        '/api/v1/cli/authorizations',
+        body,
+      );
       expect(issued.status, issued.text).toBe(201);
       const code = new URL(issued.body.redirect_to).searchParams.get('code');
       return {
