@@ -2,7 +2,7 @@
  * The PostgreSQL cluster that hosts customer databases, reached with an admin URL through the
  * Neon serverless driver (in production any Postgres behind a Neon-compatible WebSocket
  * endpoint, a Neon project included; locally the stack's own cluster through its proxy). The
- * admin needs no superuser rights: CREATEROLE, CREATEDB and pg_signal_backend (README, "The
+ * admin needs no superuser rights: CREATEROLE, CREATEDB and pg_signal_backend (docs/deploy.md, "The
  * customer cluster's admin role").
  */
 import type { Client } from '@neondatabase/serverless';

@@ -103,7 +103,7 @@ export function createLoginStatements(
   ];
 }
 
-/** What one tenant may take of the shared cluster (README, "The shared cluster's limits"). */
+/** What one tenant may take of the shared cluster (docs/deploy.md, "The shared cluster's limits"). */
 export interface ClusterLimits {
   /** CONNECTION LIMIT of each login role. */
   role: number;

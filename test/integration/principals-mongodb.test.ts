@@ -4,7 +4,7 @@
  * and refuses any other field but MongoDB's `authenticationRestrictions` (contract §7's
  * clientSource allowlist), which it can refuse too, as Atlas's public reference implies. A login is judged by the stand-in (the user exists, the password
  * is its own, its deleteAfterDate has not passed): it keeps no sessions, so an open session's
- * end after revoke is Atlas's and MongoDB's to keep (README, Named principals).
+ * end after revoke is Atlas's and MongoDB's to keep (docs/connections.md, named principals).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATLAS_MEDIA_TYPE } from '../../functions/adapters/mongodb-admin';

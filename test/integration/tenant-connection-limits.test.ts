@@ -1,5 +1,5 @@
 /**
- * The shared cluster protects itself from one tenant (README, "The shared cluster's limits"):
+ * The shared cluster protects itself from one tenant (docs/deploy.md, "The shared cluster's limits"):
  * every login role and every database Tether makes carries a CONNECTION LIMIT, tenant roles
  * start with idle-in-transaction and temp-file bounds they cannot lift, and the admin has
  * connections of its own. Pins the bug of one app role opening 397 connections and taking every
