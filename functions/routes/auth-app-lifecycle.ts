@@ -8,8 +8,7 @@ import { deleteAuthApp, rotateServerKey, rotateSigningKey } from '../services/si
 import { describeAuthApp } from '../services/sign-in/manage-apps';
 import { AuthAppSchema } from './auth-app-schemas';
 import { AppParams, appWith } from './auth-apps';
-import { connectionDeps } from './connection-schemas';
-import { activityBy, readsCaller } from './shared';
+import { activityBy, readsCaller, requestContext } from './shared';
 
 export const authAppLifecycleRoutes = routeGroup<AppEnv>();
 
@@ -31,7 +30,7 @@ authAppLifecycleRoutes.openapi(
 
 /** The app a path names and the sites holding it, read with the caller at `admin`. */
 async function appAndHolders(
-  c: Parameters<typeof connectionDeps>[0],
+  c: Parameters<typeof requestContext>[0],
   params: { id: string; authAppId: string },
 ) {
   const db = getHttpDb(c);
@@ -61,7 +60,7 @@ authAppLifecycleRoutes.openapi(
     await retryOnConcurrentChange(getDb(c), async () => {
       const { app, holders } = await appAndHolders(c, params);
       await deleteAuthApp(
-        { ...connectionDeps(c), codes: c.get('services').codes },
+        { ...requestContext(c), codes: c.get('services').codes },
         activityBy(c),
         app,
         holders,
@@ -86,7 +85,7 @@ authAppLifecycleRoutes.openapi(
     const params = c.req.valid('param');
     await retryOnConcurrentChange(getDb(c), async () => {
       const { app, holders } = await appAndHolders(c, params);
-      await rotateServerKey(connectionDeps(c), activityBy(c), app, holders);
+      await rotateServerKey(requestContext(c), activityBy(c), app, holders);
     });
     return c.json({ rotated: true as const }, 200);
   },
@@ -104,7 +103,7 @@ authAppLifecycleRoutes.openapi(
   }),
   async (c) => {
     const { app } = await appWith(c, c.req.valid('param'), 'admin', false, []);
-    const key = await rotateSigningKey(connectionDeps(c), activityBy(c), app);
+    const key = await rotateSigningKey(requestContext(c), activityBy(c), app);
     return c.json({ kid: key.kid }, 200);
   },
 );

@@ -26,7 +26,6 @@ import {
   updateAuthApp,
 } from '../services/sign-in/manage-apps';
 import { AdminUserSchema, AuthAppSchema, PatchSchema } from './auth-app-schemas';
-import { connectionDeps } from './connection-schemas';
 import {
   access,
   activityBy,
@@ -35,6 +34,7 @@ import {
   ProjectParam,
   readsCaller,
   readWithCaller,
+  requestContext,
 } from './shared';
 
 /** The path parameters of one auth app. */
@@ -119,7 +119,7 @@ authAppsRoutes.openapi(
     );
     const { project } = await access(c, ref, 'write');
     const read = creationReadFrom<AppIdHolder>(answers);
-    const row = await createAuthApp(connectionDeps(c), project.id, input, read);
+    const row = await createAuthApp(requestContext(c), project.id, input, read);
     return c.json(toAuthAppBody(c.get('config'), row), 201);
   },
   callerBeforeBody,

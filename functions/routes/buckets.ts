@@ -16,7 +16,6 @@ import {
   listBuckets,
 } from '../services/resources/buckets';
 import { creationReadFrom } from '../services/resources/new-service-write';
-import { connectionDeps } from './connection-schemas';
 import {
   access,
   callerBeforeBody,
@@ -25,6 +24,7 @@ import {
   ProjectParam,
   readsCaller,
   readWithCaller,
+  requestContext,
   requireUuid,
 } from './shared';
 
@@ -69,7 +69,7 @@ bucketsRoutes.openapi(
     const answers = await readWithCaller(c, bucketCreationQueries(getHttpDb(c), projectIdOf(ref)));
     const { project } = await access(c, ref, 'write');
     const row = await createBucket(
-      connectionDeps(c),
+      requestContext(c),
       project.id,
       c.req.valid('json'),
       creationReadFrom<BucketRow>(answers),
@@ -119,7 +119,7 @@ bucketsRoutes.openapi(
       ]);
       await access(c, params.id, 'write');
       requireUuid(params.bucketId, 'bucket');
-      await deleteBucket(connectionDeps(c), bucketOf(found), serviceHoldersFrom(holders));
+      await deleteBucket(requestContext(c), bucketOf(found), serviceHoldersFrom(holders));
     });
     return c.json({ deleted: true as const }, 200);
   },

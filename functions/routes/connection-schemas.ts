@@ -1,11 +1,6 @@
-/** Schemas and helpers the connection route groups share. */
-import type { Context } from 'hono';
-import { type AppEnv, getDb, getHttpDb } from '../context';
 import { type DesiredLevel, isLevelOf, KINDS, type Kind, LEVELS, type LevelOf } from '../domain/levels';
 import { kindOf } from '../kinds/registry';
 import { z } from '../lib/openapi';
-import type { WriteDeps } from '../services/connections/apply';
-import { activityBy } from './shared';
 
 const ALL_LEVELS = [...new Set(Object.values(LEVELS).flat())];
 
@@ -114,19 +109,3 @@ export const DesiredConnectionSchema = z
     const want = { kind, level: level === undefined ? undefined : checkLevel(kind, level, ctx, ['level']) };
     return { resource_id, ...(want as DesiredLevel) };
   });
-
-/** The dependencies of connection changes for this request. */
-export function connectionDeps(c: Context<AppEnv>): WriteDeps {
-  const config = c.get('config');
-  return {
-    db: getDb(c),
-    reads: getHttpDb(c),
-    config,
-    adapters: c.get('services').adapters,
-    queue: c.get('services').queue,
-    // Read when the plan is prepared: by then the request's caller has been read.
-    get activity() {
-      return activityBy(c);
-    },
-  };
-}

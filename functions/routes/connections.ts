@@ -27,13 +27,7 @@ import {
   planReplace,
   planRotate,
 } from '../services/connections/site-plans';
-import {
-  AvailableSchema,
-  ConnectionSchema,
-  connectionDeps,
-  DesiredConnectionSchema,
-  KindSchema,
-} from './connection-schemas';
+import { AvailableSchema, ConnectionSchema, DesiredConnectionSchema, KindSchema } from './connection-schemas';
 import {
   access,
   callerBeforeBody,
@@ -41,6 +35,7 @@ import {
   ProjectParam,
   readsCaller,
   readWithCaller,
+  requestContext,
   siteBeforeBody,
 } from './shared';
 
@@ -160,7 +155,7 @@ connectionsRoutes.openapi(
         desired.map((d) => d.resource_id),
       );
       const plan = planReplace(ctx, desired);
-      const written = await applyPlan(connectionDeps(c), plan, read);
+      const written = await applyPlan(requestContext(c), plan, read);
       return objectsAfter(ctx, plan, written.inserted);
     });
     return c.json({ connections: result }, 200);
@@ -185,7 +180,7 @@ connectionsRoutes.openapi(
     const result = await retryOnConcurrentChange(getDb(c), async () => {
       const { ctx, read } = await siteForWrite(c, params, [want.resource_id]);
       const plan = planConnect(ctx, want);
-      const written = await applyPlan(connectionDeps(c), plan, read);
+      const written = await applyPlan(requestContext(c), plan, read);
       const key = connectionKey(want.kind, want.resource_id.toLowerCase());
       return objectsAfter(ctx, plan, written.inserted).find(
         (o) => connectionKey(o.kind, o.resource_id) === key,
@@ -218,7 +213,7 @@ connectionsRoutes.openapi(
       const { ctx, read } = await siteForWrite(c, params, [params.resourceId]);
       const plan = planDisconnect(ctx, params.kind as Kind, params.resourceId);
       if (!plan) return false;
-      await applyPlan(connectionDeps(c), plan, read);
+      await applyPlan(requestContext(c), plan, read);
       return true;
     });
     return c.json({ removed }, 200);
@@ -243,7 +238,7 @@ connectionsRoutes.openapi(
     const params = c.req.valid('param');
     await retryOnConcurrentChange(getDb(c), async () => {
       const { ctx, read } = await siteForWrite(c, params, [params.resourceId], params.resourceId);
-      await applyPlan(connectionDeps(c), planRotate(ctx, params.kind as Kind, params.resourceId), read);
+      await applyPlan(requestContext(c), planRotate(ctx, params.kind as Kind, params.resourceId), read);
     });
     return c.body(null, 204);
   },
@@ -271,7 +266,7 @@ connectionsRoutes.openapi(
     const result = await retryOnConcurrentChange(getDb(c), async () => {
       const { ctx, read } = await siteForWrite(c, params, []);
       const plan = planPromote(ctx, params.kind as Kind, params.resourceId);
-      await applyPlan(connectionDeps(c), plan, read);
+      await applyPlan(requestContext(c), plan, read);
       const key = connectionKey(params.kind as Kind, params.resourceId.toLowerCase());
       return objectsAfter(ctx, plan, []).find((o) => connectionKey(o.kind, o.resource_id) === key);
     });

@@ -20,7 +20,6 @@ import {
 } from '../services/resources/databases';
 import { creationReadFrom } from '../services/resources/new-service-write';
 import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/principal-removal';
-import { connectionDeps } from './connection-schemas';
 import {
   access,
   activityBy,
@@ -30,6 +29,7 @@ import {
   ProjectParam,
   readsCaller,
   readWithCaller,
+  requestContext,
   requireUuid,
 } from './shared';
 
@@ -91,7 +91,7 @@ databasesRoutes.openapi(
     const answers = await readWithCaller(c, databaseCreationQueries(getHttpDb(c), projectIdOf(ref)));
     const { project } = await access(c, ref, 'write');
     const row = await createDatabase(
-      connectionDeps(c),
+      requestContext(c),
       project.id,
       {
         name: body.name,
@@ -194,7 +194,7 @@ databasesRoutes.openapi(
       await access(c, params.id, 'write');
       requireUuid(params.dbId, 'database');
       const row = databaseOf(found);
-      await deleteDatabase(connectionDeps(c), row, serviceHoldersFrom(holders), loginNamesFrom(logins));
+      await deleteDatabase(requestContext(c), row, serviceHoldersFrom(holders), loginNamesFrom(logins));
     });
     return c.json({ deleted: true as const }, 200);
   },

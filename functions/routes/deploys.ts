@@ -13,7 +13,6 @@ import {
   recordDeploy,
   rolledBack,
 } from '../services/deploys';
-import { connectionDeps } from './connection-schemas';
 import {
   access,
   callerBeforeMalformedOptionalJson,
@@ -21,6 +20,7 @@ import {
   ProjectParam,
   readsCaller,
   readWithCaller,
+  requestContext,
   siteBeforeBody,
 } from './shared';
 
@@ -134,7 +134,7 @@ deploysRoutes.openapi(
       ...deployReads(db, params.id, params.siteId),
     ]);
     const ctx = siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
-    return c.json(await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, null, reads), 201);
+    return c.json(await recordDeploy(requestContext(c), ctx.project.id, ctx.site.id, null, reads), 201);
   },
   siteBeforeBody,
 );
@@ -158,7 +158,7 @@ deploysRoutes.openapi(
     ]);
     const ctx = siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
     const rollbackOf = rolledBack(reads);
-    const made = await recordDeploy(connectionDeps(c), ctx.project.id, ctx.site.id, rollbackOf, reads);
+    const made = await recordDeploy(requestContext(c), ctx.project.id, ctx.site.id, rollbackOf, reads);
     return c.json({ ...made, rollback_of: rollbackOf }, 201);
   },
 );

@@ -3,11 +3,11 @@
  * with a level, an optional source allowlist and expiry, and their own revoke. Admin only.
  */
 import type { Context } from 'hono';
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { LEVELS } from '../domain/levels';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
-import { accessDeps, liveTargetQuery, targetOf } from '../services/access/deps';
+import { liveTargetQuery, targetOf } from '../services/access/deps';
 import {
   createPrincipal,
   liveNamedQuery,
@@ -19,7 +19,7 @@ import {
 } from '../services/access/principals';
 import { projectIdOf } from '../services/caller/api-caller';
 import { PrincipalSummarySchema } from './access';
-import { access, activityBy, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
 
 const SHOWN_FIELDS = {
   id: z.string(),
@@ -107,7 +107,7 @@ for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } o
     const { project } = await access(c, ref, 'admin');
     return {
       projectId: project.id,
-      deps: accessDeps(getDb(c), getHttpDb(c), c.get('services'), activityBy(c)),
+      deps: requestContext(c),
     };
   };
   /** Reads principal `principalId` with the caller and the service: rotate's and revoke's one read. */

@@ -1,9 +1,8 @@
 /** The service's own credentials (contract §7): a database's main user, a bucket's own key. Admin only. */
 import type { Context } from 'hono';
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, routeGroup, z } from '../lib/openapi';
-import { accessDeps } from '../services/access/deps';
 import {
   bucketCredentials,
   databaseCredentials,
@@ -14,7 +13,7 @@ import { projectIdOf } from '../services/caller/api-caller';
 import { bucketQuery } from '../services/resources/buckets';
 import { databaseQuery } from '../services/resources/databases';
 import { connectedSiteInputsQuery } from '../services/site-env/derive';
-import { access, activityBy, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
 
 const DatabaseCredentialsSchema = z
   .object({
@@ -46,7 +45,7 @@ async function adminDeps(c: Context<AppEnv>, projectRef: string) {
   const { project } = await access(c, projectRef, 'admin');
   return {
     projectId: project.id,
-    deps: accessDeps(getDb(c), getHttpDb(c), c.get('services'), activityBy(c)),
+    deps: requestContext(c),
   };
 }
 

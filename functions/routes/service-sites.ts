@@ -17,8 +17,15 @@ import {
   serviceSitesQueries,
   serviceWriteQueries,
 } from '../services/connections/service-sites-read';
-import { connectionDeps, levelOfKind, readOnlyFields } from './connection-schemas';
-import { access, callerAccount, callerBeforeMalformedJson, readsCaller, readWithCaller } from './shared';
+import { levelOfKind, readOnlyFields } from './connection-schemas';
+import {
+  access,
+  callerAccount,
+  callerBeforeMalformedJson,
+  readsCaller,
+  readWithCaller,
+  requestContext,
+} from './shared';
 
 const ServiceSiteSchema = z
   .object({
@@ -122,7 +129,7 @@ for (const [prefix, kind] of [
       const result = await retryOnConcurrentChange(getDb(c), async () => {
         const { resource, projectId, scope, read } = await serviceForWrite(c, kind, id);
         const plan = planServiceSites(projectId, resource, scope, desired);
-        const written = await applyPlan(connectionDeps(c), plan, read);
+        const written = await applyPlan(requestContext(c), plan, read);
         return serviceSitesAfter(plan, resource, written.inserted);
       });
       return c.json({ sites: result }, 200);

@@ -2,11 +2,12 @@
 import type { SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import { type AppEnv, getHttpDb } from '../context';
+import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { pathBeforeBody, z } from '../lib/openapi';
+import type { RequestContext } from '../request-context';
 import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
 import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/caller/api-caller';
 import {
@@ -126,6 +127,28 @@ export function activityBy(c: Context<AppEnv>): ActivitySource {
     c.req.header(CLIENT_HEADER),
     c.req.header(c.get('config').CLIENT_IP_HEADER),
   );
+}
+
+/**
+ * The request's {@link RequestContext}, what its services take first. The database handles open
+ * on first use, and `activity` is read when a service records a change: by then the caller is read.
+ */
+export function requestContext(c: Context<AppEnv>): RequestContext {
+  const { adapters, queue } = c.get('services');
+  return {
+    get db() {
+      return getDb(c);
+    },
+    get http() {
+      return getHttpDb(c);
+    },
+    config: c.get('config'),
+    adapters,
+    queue,
+    get activity() {
+      return activityBy(c);
+    },
+  };
 }
 
 /** A timestamp as ISO 8601 UTC. */

@@ -7,8 +7,7 @@ import { projectIdOf } from '../services/caller/api-caller';
 import { sitesOfProject } from '../services/reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
 import { createSite } from '../services/sites';
-import { connectionDeps } from './connection-schemas';
-import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
@@ -86,7 +85,7 @@ sitesRoutes.openapi(
     const { project } = await access(c, params.id, 'write');
     const { found, targets } = siteRemovalFrom(answers);
     if (!found) throw new ApiError('NOT_FOUND', 'site not found');
-    await removeSite(connectionDeps(c), project.id, params.siteId, targets);
+    await removeSite(requestContext(c), project.id, params.siteId, targets);
     return c.json({ deleted: true as const }, 200);
   },
 );

@@ -125,7 +125,7 @@ export async function recordDeploy(
   reads: DeployReads,
 ): Promise<DeployBody> {
   const legacy = (reads[1].rows[0] as { legacy: boolean } | undefined)?.legacy === true;
-  const http = deps.reads ?? deps.db;
+  const http = deps.http ?? deps.db;
   let env: Record<string, string>;
   if (legacy) {
     // Legacy sites switch to their own credentials at their next deploy, which then hands them.

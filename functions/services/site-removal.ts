@@ -60,12 +60,12 @@ export function siteRemovalFrom(answers: readonly unknown[]): {
  * caller), the queue retrying what fails.
  */
 export async function removeSite(
-  deps: CommitDeps & { reads: HttpDb; activity?: ActivitySource },
+  deps: CommitDeps & { http: HttpDb; activity?: ActivitySource },
   projectId: string,
   siteId: string,
   targets: ReadonlyMap<string, CredentialTarget>,
 ): Promise<void> {
-  const db = deps.reads;
+  const db = deps.http;
   const where = siteWhere(projectId, siteId);
   const site = (column: SQL) => sql`select ${column} from ${sites} where ${where}`;
   const event = {

@@ -1,8 +1,9 @@
 /** Runs a plan: outside work first, then one guarded write, then the queue; undone on failure. */
-import type { HttpDb } from '../../../db/client';
+
 import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
+import type { RequestContext } from '../../request-context';
 import { dropCleanupCredential, recordCleanupFailure, runCredentialCleanup } from '../credentials/cleanup';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import { enqueueDeliveries, sendInBatches } from '../delivery/deliveries';
@@ -98,7 +99,7 @@ export interface WriteRead {
 }
 
 /** The dependencies of a guarded write: its batch goes over HTTP. */
-export type WriteDeps = ConnectionDeps & { reads: HttpDb };
+export type WriteDeps = RequestContext;
 
 /**
  * Applies `plan` all or nothing: the outside work, then one guarded batch (guarded-write.ts),
@@ -109,14 +110,14 @@ export async function applyPlan(deps: WriteDeps, plan: Plan, read: WriteRead): P
   const prepared = await prepare(deps, plan, read.targets, read.stored);
   let written: Written;
   try {
-    written = await writeGuarded(deps.reads, deps.config, prepared, read.states);
+    written = await writeGuarded(deps.http, deps.config, prepared, read.states);
   } catch (err) {
     await prepared.undo();
     if (prepared.rotated.size === 0) throw err;
     // Rotated logins get their stored secret back; a rotation that cannot be undone is stored instead.
     const rotated = await prepared.unrotate();
     if (rotated.size > 0) {
-      await storeRotations(deps.reads, deps.config, { ...prepared, rotated }).catch((e: Error) =>
+      await storeRotations(deps.http, deps.config, { ...prepared, rotated }).catch((e: Error) =>
         log.error('storing a rotated credential failed; the reconciler repairs it:', e),
       );
     }

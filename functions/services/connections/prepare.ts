@@ -4,17 +4,14 @@
  * leaves nothing behind; if the later transaction fails, the caller undoes it all the same.
  */
 
-import type { Db, HttpDb } from '../../../db/client';
+import type { HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
-import type { Config } from '../../config';
 import { type CredentialLevel, type DatabaseLevel, type KindLevel, storedLevel } from '../../domain/levels';
-import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { hasCredential, isCredentialLevel, sharedLoginLevel, sharedLoginsOf } from '../../kinds/registry';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
-import type { ActivitySource } from '../activity';
+import type { RequestContext } from '../../request-context';
 import {
   type CreatedCredential,
   type CredentialTarget,
@@ -30,17 +27,11 @@ import { sendInBatches } from '../delivery/deliveries';
 import { loadTargets, type Plan } from './plan';
 import { storedSecrets } from './rotation-failure';
 
-/** What the services of a connection change need. */
-export interface ConnectionDeps {
-  db: Db;
-  /** One-shot reads outside the transaction (HTTP, no connection set-up); `db` when absent. */
-  reads?: HttpDb;
-  config: Config;
-  adapters: Adapters;
-  queue: Queue<ProvisioningMessage>;
-  /** Who the request's changes are recorded as (a plan without its own source takes this one). */
-  activity?: ActivitySource;
-}
+/**
+ * What the services of a connection change need: the request's context, or a job's, whose
+ * one-shot reads go through `db` when it has no HTTP driver.
+ */
+export type ConnectionDeps = Omit<RequestContext, 'http'> & { http?: HttpDb };
 
 /** A plan whose outside work is done. */
 export interface Prepared {
@@ -110,7 +101,7 @@ export async function prepare(
       .map((l) => ({ kind: l.conn.kind, id: l.conn.resourceId })),
     ...plan.rotates.map((r) => ({ kind: r.kind, id: r.resourceId })),
   ].filter((r) => hasCredential(r.kind) && !known.has(r.id));
-  const reads = deps.reads ?? deps.db;
+  const reads = deps.http ?? deps.db;
   // The stored secrets of rotated logins, read alongside the targets: a rotation that cannot be stored puts them back.
   const [loaded, stored] = await Promise.all([
     refs.length ? loadTargets(reads, refs) : [],

@@ -90,7 +90,7 @@ export async function createBucket(
  * are removed at once (what fails, through the queue). The objects stay at the provider.
  */
 export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: ServiceHolders): Promise<void> {
-  const db = deps.reads;
+  const db = deps.http;
   const { written, after } = await writeServiceRemoval(
     db,
     deps.config,

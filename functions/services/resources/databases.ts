@@ -167,7 +167,7 @@ export async function deleteDatabase(
   const shared = [row.readerUser, row.writerUser].filter((u): u is string => u !== null);
   const loginRoles = [row.mainUser, ...shared, ...logins];
   await engineOf(row.engine).dropDatabase({ config, adapters }, row.physicalName, loginRoles);
-  const db = deps.reads;
+  const db = deps.http;
   // Disconnects every site (live patches, managed keys), as DELETE of each connection does.
   const { written } = await writeServiceRemoval(
     db,

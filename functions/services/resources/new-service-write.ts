@@ -149,7 +149,7 @@ function sameOnlySiteGuard(projectId: string, siteId: string | null) {
 
 /** The project's only site read again, after a site was made or deleted beside a creation. */
 async function readInitialSite(deps: WriteDeps, projectId: string): Promise<InitialSite> {
-  return initialSiteFrom(await runBatch(deps.reads, initialSiteQueries(deps.reads, sql`${projectId}::uuid`)));
+  return initialSiteFrom(await runBatch(deps.http, initialSiteQueries(deps.http, sql`${projectId}::uuid`)));
 }
 
 /** The plan of a new service's initial connection: to the only site, at the default level. */
@@ -181,8 +181,8 @@ async function writeOnce(
   rows: (db: Queryable) => BatchQuery[],
 ): Promise<Written> {
   try {
-    const { written } = await writeGuardedWith(deps.reads, deps.config, prepared, states, {
-      before: rows(deps.reads),
+    const { written } = await writeGuardedWith(deps.http, deps.config, prepared, states, {
+      before: rows(deps.http),
     });
     return written;
   } catch (err) {

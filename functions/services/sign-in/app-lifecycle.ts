@@ -36,7 +36,7 @@ export async function deleteAuthApp(
   app: AuthAppRow,
   holders: ServiceHolders,
 ): Promise<void> {
-  const db = deps.reads;
+  const db = deps.http;
   const { written } = await writeServiceRemoval(
     db,
     deps.config,
@@ -65,7 +65,7 @@ export async function rotateServerKey(
   app: AuthAppRow,
   holders: ServiceHolders,
 ): Promise<void> {
-  const db = deps.reads;
+  const db = deps.http;
   const next = await newServerKey(deps);
   const { written } = await writeServiceRekey(
     db,
@@ -101,7 +101,7 @@ export async function rotateSigningKey(
   by: ActivitySource,
   app: AuthAppRow,
 ): Promise<StoredSigningKey> {
-  const db = deps.reads;
+  const db = deps.http;
   const keys = await rotatedKeys(deps.config, app.signingKeys);
   const before = JSON.stringify(app.signingKeys);
   await runGuarded(db, [
