@@ -43,6 +43,11 @@ export function writeRequests(world: RoundTripWorld): Record<string, () => Promi
       const t = await s.as.post<{ id: string }>('/api/v1/account/tokens', { name: 'gone' });
       return { method: 'DELETE', path: `/api/v1/account/tokens/${t.body.id}` };
     },
+    'DELETE /api/v1/account/token': async () => {
+      // A token revokes itself (tether logout): one made for it, so the fixture's token lives on.
+      const t = await s.as.post<{ token: string }>('/api/v1/account/tokens', { name: 'logout' });
+      return { method: 'DELETE', path: '/api/v1/account/token', as: api(worker.baseUrl, t.body.token) };
+    },
     'POST /api/v1/account/sessions': async () => ({ method: 'POST', path: '/api/v1/account/sessions' }),
     'DELETE /api/v1/account/sessions/{sessionId}': async () => {
       await s.as.post('/api/v1/account/sessions');
