@@ -23,6 +23,7 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
             return { name, secret: password };
           } catch (err) {
             if (limits?.allowedSources.length && refusesSourceRestriction(err)) throw sourcesRefused();
+            if (atUserLimit(err)) throw userLimitReached();
             // A taken name answers 409 (USER_ALREADY_EXISTS); draw again.
             if (!(err instanceof AtlasError && err.status === 409) || attempt >= 4) throw err;
           }
@@ -43,6 +44,17 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
     setSecret: (_physical, name, secret) => admin.setUserPassword(name, secret),
   };
 }
+
+/** Atlas refused a new user because the project holds its limit of database users (100 by default). */
+const atUserLimit = (err: unknown) =>
+  err instanceof AtlasError && err.errorCode === 'GROUP_USERS_LIMIT_EXCEEDED';
+
+/** 409 naming Atlas's limit: each connection and principal of a MongoDB database takes one user. */
+const userLimitReached = () =>
+  new ApiError(
+    'CONFLICT',
+    "the MongoDB project holds Atlas's limit of database users (100 a project; each connection and principal takes one): disconnect a site or revoke a principal, or ask Atlas support for more; nothing was changed",
+  );
 
 /** The admin API refused the per-user source restriction itself (400 naming authenticationRestrictions). */
 const refusesSourceRestriction = (err: unknown) =>

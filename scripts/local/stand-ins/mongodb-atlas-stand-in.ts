@@ -64,6 +64,9 @@ interface StoredUser {
   password: string;
 }
 
+/** Atlas's limit of database users in one project (createDatabaseUser's reference). */
+export const ATLAS_MAX_USERS = 100;
+
 /** A running stand-in. */
 export interface AtlasStandIn {
   /** Value for MONGODB_ADMIN_URL (`.../api/atlas/v2/groups/<groupId>`). */
@@ -83,6 +86,8 @@ export interface AtlasStandIn {
   passwordFor(username: string, from: string): string | undefined;
   /** Whether users may carry `authenticationRestrictions` (default true); false refuses the field. */
   acceptsAuthenticationRestrictions: boolean;
+  /** Adds users as another tool would until the project holds Atlas's limit; returns how many it holds. */
+  fillToLimit(): number;
   /** Every request body received, for shape checks in tests. */
   requests: Array<{ method: string; path: string; body: unknown }>;
   /** How many access tokens it has issued. */
@@ -212,6 +217,14 @@ export async function startAtlasStandIn(
           parsed.success ? 'groupId or password' : parsed.error.message,
         );
       if (users.has(parsed.data.username)) return fail(res, 409, 'USER_ALREADY_EXISTS', parsed.data.username);
+      // Atlas's own answer at its limit (403, not 409), as its Admin API gives it.
+      if (users.size >= ATLAS_MAX_USERS)
+        return fail(
+          res,
+          403,
+          'GROUP_USERS_LIMIT_EXCEEDED',
+          `Groups can contain at most ${ATLAS_MAX_USERS} database users.`,
+        );
       const u: StoredUser = {
         username: parsed.data.username,
         databaseName: parsed.data.databaseName,
@@ -270,6 +283,20 @@ export async function startAtlasStandIn(
     authenticates(name, password, from = '127.0.0.1') {
       const own = standIn.passwordFor(name, from);
       return own !== undefined && same(own, password);
+    },
+    fillToLimit() {
+      while (users.size < ATLAS_MAX_USERS) {
+        const username = `other_${randomBytes(6).toString('hex')}`;
+        users.set(username, {
+          username,
+          databaseName: 'admin',
+          roles: [],
+          labels: [],
+          password: randomBytes(12).toString('hex'),
+        });
+      }
+      save();
+      return users.size;
     },
     requests,
     tokensIssued: () => tokens.size,
