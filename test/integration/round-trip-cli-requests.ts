@@ -1,5 +1,5 @@
 /**
- * A successful request of each of `tether login`'s routes and of logout's self-revoke, for
+ * A successful request of each of `tether login`'s routes, for
  * round-trip-budgets.test.ts: the browser flow's code and the device grant each start fresh,
  * approved by a dashboard session of the fixture's owner.
  */
@@ -73,10 +73,5 @@ export function cliRequests(world: RoundTripWorld): Record<string, () => Promise
       body: { user_code: (await deviceGrant()).user_code, approve: true },
       as: await dashboard(),
     }),
-    'DELETE /api/v1/account/token': async () => {
-      const made = await s.as.post<{ token: string }>('/api/v1/account/tokens', { name: 'logout' });
-      expect(made.status, made.text).toBe(201);
-      return { method: 'DELETE', path: '/api/v1/account/token', as: api(worker.baseUrl, made.body.token) };
-    },
   };
 }
