@@ -37,7 +37,11 @@ export interface PostgresAdmin {
     running: boolean,
     fixed?: { name: string; password: string },
     validUntil?: Date | null,
+    /** False: the role is made NOLOGIN, to be allowed later with {@link PostgresAdmin.allowLogin}. */
+    login?: boolean,
   ): Promise<{ name: string; password: string }>;
+  /** Lets login role `name` log in (made NOLOGIN until its sources were enforced). */
+  allowLogin(name: string): Promise<void>;
   /** Moves a login to `level` and ends its open sessions. */
   setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void>;
   /** Gives login `name` of database `db` a new password (under the database's lock). */

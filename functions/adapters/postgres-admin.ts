@@ -11,7 +11,7 @@ import type { LoginScope, PgLogin, PostgresAdmin } from './postgres-admin-interf
 import { restrictLargeObjects } from './postgres-large-objects';
 import { passwordRefused } from './postgres-login-check';
 import { releasePins } from './postgres-pins';
-import { validUntilClause } from './postgres-principals';
+import { allowRoleLogin, validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
 import {
   type ClusterLimits,
@@ -141,6 +141,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     fixed?: { name: string; password: string },
     /** When the login stops working (a named principal's expiry), enforced by the server. */
     validUntil?: Date | null,
+    login = true,
   ): Promise<{ name: string; password: string }> {
     if (level === 'read-only' && running) await this.grantReaderExisting(db);
     const password = fixed?.password ?? randomPassword();
@@ -149,7 +150,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
       const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {
         // One round trip: a multi-statement simple query is one implicit transaction (all or nothing).
-        const statements = createLoginStatements(db, name, passwordSql, level, this.limits);
+        const statements = createLoginStatements(db, name, passwordSql, level, this.limits, login);
         await this.run((client) => client.query(statements.join(';\n')));
         return { name, password };
       } catch (err) {
@@ -190,6 +191,9 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     const alter = `ALTER ROLE ${ident(name)} ${await passwordClause(password)}`;
     await this.run((client) => client.query(`${privilegesLock(db)};\n${alter}`));
   }
+
+  /** Lets a login role made NOLOGIN log in (a missing role is the server's error). */
+  allowLogin = (name: string) => allowRoleLogin(this.run.bind(this), name);
 
   /** Whether the cluster refuses `password` for `name` on `db`: a real login, ended at once. */
   passwordRefused(db: string, name: string, password: string): Promise<boolean> {

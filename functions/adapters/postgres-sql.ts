@@ -88,9 +88,11 @@ export function createLoginStatements(
   passwordSql: string,
   level: PgLevel,
   limits: ClusterLimits,
+  /** False: made unable to log in until allowed (a principal whose sources are not enforced yet). */
+  login = true,
 ): string[] {
   return [
-    `CREATE ROLE ${ident(name)} LOGIN ${passwordSql} CONNECTION LIMIT ${limits.role}`,
+    `CREATE ROLE ${ident(name)} ${login ? 'LOGIN' : 'NOLOGIN'} ${passwordSql} CONNECTION LIMIT ${limits.role}`,
     ...roleSettings(name, limits),
     // The creation time lets the reconciler tell an orphan from a role whose connection is still being written.
     `COMMENT ON ROLE ${ident(name)} IS ${literal(`${LOGIN_COMMENT}${new Date().toISOString()}`)}`,

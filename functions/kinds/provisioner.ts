@@ -43,6 +43,12 @@ export interface CredentialProvisioner<R, L extends Level> {
   /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
   drop(resource: R, name: string): Promise<void>;
   /**
+   * Present where a credential's allowed sources are enforced by the delivered network policy,
+   * not by the system itself (PostgreSQL): `create` with sources then makes it unable to log in,
+   * and this lets it log in once the policy naming them was acknowledged.
+   */
+  activate?(name: string): Promise<void>;
+  /**
    * Sets credential `name`'s secret to `secret` (a database's main login, or a login given back
    * the secret it had) on the service whose physical name is `physical`; throws the system's own
    * error. Absent where a secret cannot be chosen (a bucket key).

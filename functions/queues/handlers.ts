@@ -4,6 +4,7 @@
  * the work a connection change sets off (network policies, legacy credential switches); a
  * network policy is sent.
  */
+import { activatePrincipals } from '../services/access/principal-activation';
 import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
 import { runQueuedSlice } from '../services/credentials/sweep';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
@@ -27,7 +28,10 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
       );
       return;
     case 'network_policy':
-      await deliverNetworkPolicy(ctx.db, ctx.receivers, deliveryId);
+      // Principals waiting for their sources to be enforced may log in once the policy is acknowledged.
+      await deliverNetworkPolicy(ctx.db, ctx.receivers, deliveryId, async (databaseId, policy) => {
+        await activatePrincipals(ctx, databaseId, policy.principals);
+      });
       return;
   }
 }

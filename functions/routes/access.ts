@@ -20,6 +20,10 @@ export const PrincipalSummarySchema = z
     expires_at: z.string().nullable(),
     expired: z.boolean().openapi({ description: 'past expires_at; listed until the reconciler removes it' }),
     created_at: z.string(),
+    state: z.enum(['pending', 'active']).openapi({
+      description:
+        'pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can',
+    }),
     username: z.string().optional().openapi({ description: 'database principals: the c_ user' }),
     access_key_id: z.string().optional().openapi({ description: 'bucket principals: the key id' }),
   })

@@ -28,6 +28,10 @@ const SHOWN_FIELDS = {
   allowed_sources: z.array(z.string()),
   expires_at: z.string().nullable(),
   created_at: z.string(),
+  state: z.enum(['pending', 'active']).openapi({
+    description:
+      'pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can',
+  }),
 };
 const ShownDatabasePrincipal = z
   .object({

@@ -91,6 +91,16 @@ describe('database principals', () => {
       level: 'read-only',
       allowed_sources: ['127.0.0.2/32'],
     });
+    // Each may log in once the policy naming its sources was acknowledged (state active).
+    await eventually(
+      async () =>
+        (
+          await world.as.get<{ principals: Array<{ state: string }> }>(`${db.base}/principals`)
+        ).body.principals.map((p) => p.state),
+      (states) => states.every((state) => state === 'active'),
+      60_000,
+      'principals active',
+    );
     // The local stack's network-policy receiver writes the host rules and reloads within seconds.
     await eventually(
       async () => [

@@ -8,8 +8,17 @@ export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
   return {
     async create(db, level, limits) {
       // A principal may be made while its database is stopped; a connection never is (it shares).
+      // One with allowed sources may not log in before the network policy enforcing them is.
+      const waits = (limits?.allowedSources.length ?? 0) > 0;
       const login = await outside('prepare the database role', () =>
-        admin.createLogin(db.physicalName, level, db.status === 'running', undefined, limits?.expiresAt),
+        admin.createLogin(
+          db.physicalName,
+          level,
+          db.status === 'running',
+          undefined,
+          limits?.expiresAt,
+          !waits,
+        ),
       );
       return { name: login.name, secret: login.password };
     },
@@ -29,5 +38,6 @@ export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
       await outside('delete the database role', () => admin.dropLogin(db.physicalName, name));
     },
     setSecret: (physical, name, secret) => admin.setLoginPassword(physical, name, secret),
+    activate: (name) => admin.allowLogin(name),
   };
 }

@@ -32,6 +32,8 @@ export interface PrincipalSummary {
   expires_at: string | null;
   expired: boolean;
   created_at: string;
+  /** `pending` until its allowed sources are enforced (it cannot log in meanwhile), then `active`. */
+  state: 'pending' | 'active';
   username?: string;
   access_key_id?: string;
 }
@@ -60,7 +62,7 @@ function serviceSelect(kind: AccessKind): SQL {
 }
 
 /** A principal row as the listing statements return it. */
-export type PrincipalTuple = [string, string, string, string[], string | null, string, string];
+export type PrincipalTuple = [string, string, string, string[], string | null, string, string, string];
 type KeyTuple = [string, string, ApiKeyCapabilities, string | null, string];
 
 const isoOf = (value: string): string => new Date(value).toISOString();
@@ -68,7 +70,7 @@ const isoOf = (value: string): string => new Date(value).toISOString();
 /** Turns a principal row (as JSON) into its listing shape; `now` decides `expired`. */
 export function principalSummary(
   kind: 'database' | 'bucket',
-  [id, name, level, sources, expiresAt, createdAt, credentialName]: PrincipalTuple,
+  [id, name, level, sources, expiresAt, createdAt, credentialName, state]: PrincipalTuple,
   now = Date.now(),
 ): PrincipalSummary {
   const expires = expiresAt ? isoOf(expiresAt) : null;
@@ -80,6 +82,7 @@ export function principalSummary(
     expires_at: expires,
     expired: expires !== null && Date.parse(expires) <= now,
     created_at: isoOf(createdAt),
+    state: state === 'pending' ? 'pending' : 'active',
     [credentialsOf(kind).credentialField]: credentialName,
   };
 }
@@ -87,7 +90,7 @@ export function principalSummary(
 /** The SQL that aggregates a service's live principals as {@link PrincipalTuple}s. */
 export const livePrincipalsJson = (kind: 'database' | 'bucket', serviceId: SQL): SQL => sql`
   (select json_agg(json_build_array(x.id, x.name, x.level, x.allowed_sources, x.expires_at, x.created_at,
-                                    x.credential_name) order by x.created_at, x.name)
+                                    x.credential_name, x.state) order by x.created_at, x.name)
      from principals x where x.kind = ${kind} and x.resource_id = ${serviceId} and x.revoked_at is null)`;
 
 /** The row of {@link accessListingQuery}. */

@@ -28,6 +28,7 @@ import {
   createOwnCredential,
   dropCredential,
   rotateCredential,
+  waitsForPolicy,
 } from '../credentials/connection-credential';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
@@ -62,6 +63,7 @@ const summaryOf = (kind: PrincipalKind, row: PrincipalRow): PrincipalSummary =>
     row.expiresAt?.toISOString() ?? null,
     row.createdAt.toISOString(),
     row.credentialName,
+    row.state,
   ]);
 
 function shown(
@@ -152,6 +154,8 @@ export async function createPrincipal(
     expiresAt,
     allowedSources: sources,
   });
+  // Where the network policy enforces the sources, the credential cannot log in until it is acknowledged.
+  const state = sources.length > 0 && waitsForPolicy(deps.adapters, target) ? 'pending' : 'active';
   try {
     const id = newId();
     const ciphertext = await deps.config.keyring.encrypt(made.secret);
@@ -159,9 +163,9 @@ export async function createPrincipal(
     const [inserted, policy] = await runBatch(deps.http, [
       deps.http.execute<{ created_at: string }>(sql`
         insert into principals (id, project_id, kind, resource_id, name, level, credential_name,
-                                secret_ciphertext, allowed_sources, expires_at)
+                                secret_ciphertext, allowed_sources, expires_at, state)
         select ${id}::uuid, ${projectId}::uuid, ${kind}, s.id, ${input.name}, ${level.level}, ${made.name},
-               ${ciphertext}, ${JSON.stringify(sources)}::jsonb, ${expiresAt?.toISOString() ?? null}::timestamptz
+               ${ciphertext}, ${JSON.stringify(sources)}::jsonb, ${expiresAt?.toISOString() ?? null}::timestamptz, ${state}
           from ${sql.raw(kindOf(kind).table)} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
         returning created_at`),
       ...policyNow(target).map((q) => deps.http.execute(q)),
@@ -190,7 +194,7 @@ export async function createPrincipal(
         credentialName: made.name,
         secretCiphertext: ciphertext,
         allowedSources: sources,
-        state: 'active',
+        state,
         expiresAt,
         revokedAt: null,
         createdAt: new Date(row.created_at),

@@ -71,6 +71,24 @@ export function createOwnCredential(
   return provisionerFor(adapters, target).create(target.resource, at, limits);
 }
 
+/**
+ * Whether a credential on `target` made with allowed sources waits, unable to log in, until the
+ * network policy enforcing them is acknowledged (its provisioner can `activate`): PostgreSQL.
+ * MongoDB and IAM enforce a principal's sources themselves.
+ */
+export function waitsForPolicy(adapters: Adapters, target: CredentialTarget): boolean {
+  return provisionerFor(adapters, target).activate !== undefined;
+}
+
+/** Lets a credential that waited for its sources' policy log in. */
+export async function activateCredential(
+  adapters: Adapters,
+  target: CredentialTarget,
+  name: string,
+): Promise<void> {
+  await provisionerFor(adapters, target).activate?.(name);
+}
+
 /** Changes what the credential may do; its name and secret stay. */
 export async function setCredentialLevel(
   adapters: Adapters,

@@ -116,6 +116,11 @@ export async function deliverNetworkPolicy(
   db: DbOrTx,
   receivers: Receivers,
   deliveryId: string,
+  /**
+   * Runs once the receiver acknowledged `policy`, before the delivery is marked delivered: a
+   * failure leaves it pending, so the queue sends it again and this runs again.
+   */
+  onAcknowledged?: (databaseId: string, policy: DatabasePolicy) => Promise<void>,
 ): Promise<void> {
   const receiver = receivers.networkPolicy;
   if (!receiver) return;
@@ -128,6 +133,7 @@ export async function deliverNetworkPolicy(
       principals: policy.principals,
     });
     await receiver.send(body);
+    await onAcknowledged?.(claimed.targetId, policy);
     // The acknowledged set is what the next reconciler run compares against.
     return { sent: true, record: { setNames: policy.desired } };
   });

@@ -1,0 +1,72 @@
+/**
+ * A PostgreSQL principal made with allowed_sources cannot log in, from anywhere, until the
+ * network policy naming its sources was acknowledged (contract §9, `state: "pending"`); then it
+ * can (`active`). A principal without sources is active at once. Real Worker, real cluster,
+ * real logins; the policy receiver refuses its first delivery, so the pending time is seen.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ConnectionsWorld,
+  createDatabase,
+  policyEnv,
+  type Seeded,
+  seed,
+  startConnectionsWorld,
+} from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
+import { canLogin } from '../helpers/pg-login';
+import { type Receiver, startReceiver } from '../helpers/receiver';
+
+let policies: Receiver;
+let world: ConnectionsWorld;
+let s: Seeded;
+
+beforeAll(async () => {
+  policies = await startReceiver();
+  world = await startConnectionsWorld(policyEnv(policies));
+  s = await seed(world.worker.baseUrl, 0);
+}, 120_000);
+afterAll(async () => {
+  await world?.stop();
+  await policies?.close();
+});
+
+type Shown = { id: string; state: string; username: string; password: string; url: string };
+
+describe('a principal with allowed_sources', () => {
+  it('is pending and refused until its policy is acknowledged, then active and let in', async () => {
+    const db = await createDatabase(s.as, s.project.id);
+    const base = `/api/v1/projects/${s.project.id}/databases/${db.id}`;
+    const physical = new URL(
+      (await s.as.get<{ url: string }>(`${base}/credentials`)).body.url,
+    ).pathname.slice(1);
+    policies.failNext(1);
+    const made = await s.as.post<Shown>(`${base}/principals`, {
+      name: 'office',
+      level: 'read-only',
+      allowed_sources: ['127.0.0.1'],
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.state).toBe('pending');
+    const open = await s.as.post<Shown>(`${base}/principals`, { name: 'anywhere', level: 'read-only' });
+    expect(open.body.state).toBe('active');
+    // The first delivery of its policy was refused: the principal still may not log in.
+    await policies.next((r) => r.status === 500 && JSON.stringify(r.body).includes(made.body.username));
+    const listed = async () =>
+      (await s.as.get<{ principals: Array<{ id: string; state: string }> }>(`${base}/principals`)).body
+        .principals;
+    expect((await listed()).find((p) => p.id === made.body.id)?.state).toBe('pending');
+    expect(await canLogin(physical, made.body.username, made.body.password)).toBe(false);
+    expect(await canLogin(physical, open.body.username, open.body.password)).toBe(true);
+    // The queue sends it again; once acknowledged the principal is active and logs in.
+    await eventually(
+      async () => (await listed()).find((p) => p.id === made.body.id)?.state,
+      (state) => state === 'active',
+      60_000,
+      'principal active',
+    );
+    expect(await canLogin(physical, made.body.username, made.body.password)).toBe(true);
+    const access = await s.as.get<{ principals: Array<{ id: string; state: string }> }>(`${base}/access`);
+    expect(access.body.principals.find((p) => p.id === made.body.id)?.state).toBe('active');
+  });
+});
