@@ -108,11 +108,19 @@ export const CLIENT_SCRIPT = `(() => {
   document.addEventListener('click', (event) => {
     const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
     if (!button || !navigator.clipboard) return;
+    // The button keeps its name (tests and screen readers find it by it); a live region says it worked.
     navigator.clipboard.writeText(button.dataset.copy).then(() => {
-      button.setAttribute('aria-live', 'polite');
-      button.dataset.label = button.dataset.label || button.textContent;
-      button.textContent = 'Copied';
-      setTimeout(() => { button.textContent = button.dataset.label; }, 2000);
+      let said = document.getElementById('copy-status');
+      if (!said) {
+        said = document.createElement('p');
+        said.id = 'copy-status';
+        said.className = 'vh';
+        said.setAttribute('role', 'status');
+        document.body.append(said);
+      }
+      said.textContent = 'Copied ' + (button.getAttribute('aria-label') || button.textContent).replace(/^Copy (value of )?/, '');
+      button.classList.add('copied');
+      setTimeout(() => button.classList.remove('copied'), 2000);
     });
   });
 })();

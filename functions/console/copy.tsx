@@ -5,12 +5,18 @@
  */
 import { When } from './format';
 
-/** A button named `Copy <label>` (or `name`, when given) that puts `value` on the clipboard. */
-export const CopyButton = (p: { label: string; value: string; name?: string }) => (
-  <button type="button" class="copy" data-copy={p.value}>
-    {p.name ?? `Copy ${p.label}`}
-  </button>
-);
+/**
+ * A button named `Copy <label>` (or `name`, when given) that puts `value` on the clipboard;
+ * `compact` shows only `Copy` (the start of its name) where a row already says what it copies.
+ */
+export const CopyButton = (p: { label: string; value: string; name?: string; compact?: boolean }) => {
+  const name = p.name ?? `Copy ${p.label}`;
+  return (
+    <button type="button" class="copy" data-copy={p.value} aria-label={p.compact ? name : undefined}>
+      {p.compact ? 'Copy' : name}
+    </button>
+  );
+};
 
 /**
  * The Copy button name of each of `names` beside `others` (such as `Copy all`): `Copy NAME`,

@@ -58,7 +58,8 @@ button,a.button{display:inline-block;padding:.3rem .8rem;border:1px solid var(--
 button.secondary,a.button.secondary,button.copy{background:transparent;color:var(--text);border-color:var(--border-strong)}
 button.danger{background:var(--danger);border-color:var(--danger);color:var(--danger-text)}
 header.top button{background:transparent;border-color:var(--header-text);color:var(--header-text)}
-button.copy{min-height:1.9rem;padding:.1rem .6rem;font-size:var(--text-sm)}
+button.copy.copied{border-color:var(--primary);box-shadow:0 0 0 2px var(--primary)}
+button.copy{min-height:1.9rem;padding:.1rem .6rem;font-size:var(--text-sm);max-width:100%;overflow-wrap:anywhere;text-align:left}
 ul.providers{list-style:none;padding:0;margin:0 0 var(--space-4)}
 .flash{padding:.6rem .8rem;border-radius:6px}
 .flash.notice{background:var(--notice-bg);color:var(--notice-text)}

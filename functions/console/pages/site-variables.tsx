@@ -141,7 +141,12 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
                       </summary>
                       <code class="secret">{effective.vars[name]}</code>
                     </details>
-                    <CopyButton label={name} name={copyName.get(name)} value={effective.vars[name] ?? ''} />
+                    <CopyButton
+                      label={name}
+                      name={copyName.get(name)}
+                      value={effective.vars[name] ?? ''}
+                      compact
+                    />
                   </div>
                 ) : (
                   <span class="hint">hidden</span>

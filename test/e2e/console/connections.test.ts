@@ -74,7 +74,6 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     // The row names the kind as the API does (auth_app) and the default level.
     await expect(appRow.textContent()).resolves.toMatch(/auth_app[\s\S]*client/);
     await checkPage(page, 'site-connections');
-    // The README's picture (docs/console-connections.png) is a copy of this one.
     await page.screenshot({ path: resolve(ARTIFACTS_DIR, 'readme-connections.png') });
 
     // A raise to admin asks first; Cancel leaves the level as it was.
