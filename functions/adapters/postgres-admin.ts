@@ -29,6 +29,7 @@ import {
   ROLE_EXISTS,
   roleSettings,
   rolesOf,
+  TERMINATE_SESSIONS_OF_DATABASE,
   TERMINATE_SESSIONS_OF_ROLE,
   unlessGone,
 } from './postgres-sql';
@@ -208,8 +209,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     const dependent = await this.run(async (client) => {
       const found = await client.query(ROLE_EXISTS, [name]);
       if (found.rowCount === 0) return false;
-      // Each catalog change under the database's lock, each its own transaction: a drop refused
-      // for dependencies must not take the NOLOGIN and the REVOKE back with it.
+      // Each catalog change under the lock in its own transaction: a refused drop keeps the NOLOGIN.
       await client.query(`${privilegesLock(db)};\nALTER ROLE ${ident(name)} NOLOGIN`);
       await client.query(TERMINATE_SESSIONS_OF_ROLE, [name]);
       const revoke = `REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`;
@@ -294,15 +294,9 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   /** Stops (refuses new logins, ends sessions) or starts a database, under the database's lock. */
   async setRunning(db: string, running: boolean): Promise<void> {
     await this.run(async (client) => {
-      await client.query(
-        `${privilegesLock(db)};\nALTER DATABASE ${ident(db)} WITH ALLOW_CONNECTIONS ${running ? 'true' : 'false'}`,
-      );
-      if (!running) {
-        await client.query(
-          'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.datname OPERATOR(pg_catalog.=) $1::pg_catalog.name',
-          [db],
-        );
-      }
+      const allow = `ALTER DATABASE ${ident(db)} WITH ALLOW_CONNECTIONS ${running}`;
+      await client.query(`${privilegesLock(db)};\n${allow}`);
+      if (!running) await client.query(TERMINATE_SESSIONS_OF_DATABASE, [db]);
     });
   }
 }

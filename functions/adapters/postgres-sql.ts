@@ -152,6 +152,10 @@ BEGIN
 END $$`;
 }
 
+/** Ends every session on database `$1` (a parameter): a stop. */
+export const TERMINATE_SESSIONS_OF_DATABASE =
+  'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.datname OPERATOR(pg_catalog.=) $1::pg_catalog.name';
+
 /** The statements that end every session of login role `$1` (a parameter). */
 export const TERMINATE_SESSIONS_OF_ROLE =
   'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.usename OPERATOR(pg_catalog.=) $1::pg_catalog.name';
