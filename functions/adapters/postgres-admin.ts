@@ -184,10 +184,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     });
   }
 
-  /**
-   * Gives login role `name` of database `db` a new password under the database's lock (one
-   * implicit transaction); open sessions stay, the old password stops working.
-   */
+  /** Gives login `name` of `db` a new password under the database's lock; open sessions stay. */
   async setLoginPassword(db: string, name: string, password: string): Promise<void> {
     const alter = `ALTER ROLE ${ident(name)} ${await passwordClause(password)}`;
     await this.run((client) => client.query(`${privilegesLock(db)};\n${alter}`));
