@@ -341,7 +341,11 @@ export const authRefreshTokens = pgTable(
     expiresAt: tstz('expires_at').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('refresh_family_idx').on(t.familyId)],
+  // By user: a user's sessions are revoked, and their last sign-in read, without a table scan.
+  (t) => [
+    index('refresh_family_idx').on(t.familyId),
+    index('auth_refresh_tokens_user_idx').on(t.userId, t.familyId, t.createdAt),
+  ],
 );
 
 /**

@@ -1745,6 +1745,10 @@ export interface components {
             auth_url: string;
             created_at: string;
         };
+        AuthAppListedUser: components["schemas"]["AuthAppUser"] & {
+            /** @description when the user last signed in (opened a session); null if never */
+            last_sign_in_at: string | null;
+        };
         AuthAppUser: components["schemas"]["AuthUser"] & {
             disabled: boolean;
         };
@@ -1829,6 +1833,11 @@ export interface components {
             /** @description past expires_at; listed until the reconciler removes it */
             expired: boolean;
             created_at: string;
+            /**
+             * @description pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can
+             * @enum {string}
+             */
+            state: "pending" | "active";
             /** @description database principals: the c_ user */
             username?: string;
             /** @description bucket principals: the key id */
@@ -1870,6 +1879,11 @@ export interface components {
             allowed_sources: string[];
             expires_at: string | null;
             created_at: string;
+            /**
+             * @description pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can
+             * @enum {string}
+             */
+            state: "pending" | "active";
             /** @description c_ plus 8 characters */
             username: string;
             password: string;
@@ -1883,6 +1897,11 @@ export interface components {
             allowed_sources: string[];
             expires_at: string | null;
             created_at: string;
+            /**
+             * @description pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can
+             * @enum {string}
+             */
+            state: "pending" | "active";
             access_key_id: string;
             secret_access_key: string;
         };
@@ -4969,7 +4988,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        users: components["schemas"]["AuthAppUser"][];
+                        users: components["schemas"]["AuthAppListedUser"][];
                     };
                 };
             };

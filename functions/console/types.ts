@@ -92,6 +92,8 @@ export interface AuthUser {
   providers?: string[];
   created_at?: string;
   name?: string | null;
+  /** When the user last signed in; null if never (the users listing only). */
+  last_sign_in_at?: string | null;
 }
 
 /** How a kind is named to people. */

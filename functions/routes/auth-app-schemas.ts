@@ -39,6 +39,14 @@ export const AuthAppSchema = z
 
 export const AdminUserSchema = UserSchema.extend({ disabled: z.boolean() }).openapi('AuthAppUser');
 
+/** A user in the app's users listing: the admin view plus when they last signed in. */
+export const ListedUserSchema = AdminUserSchema.extend({
+  last_sign_in_at: z
+    .string()
+    .nullable()
+    .openapi({ description: 'when the user last signed in (opened a session); null if never' }),
+}).openapi('AuthAppListedUser');
+
 export const PatchSchema = z
   .object({
     name: z.string().trim().min(1).max(100).nullable().optional(),

@@ -11,7 +11,7 @@ import {
   deleteUser,
   listUsers,
   setUserDisabled,
-  toAdminUser,
+  toListedUser,
   userFound,
   userQuery,
 } from '../services/sign-in/admin-users';
@@ -25,7 +25,7 @@ import {
   toAuthAppBody,
   updateAuthApp,
 } from '../services/sign-in/manage-apps';
-import { AdminUserSchema, AuthAppSchema, PatchSchema } from './auth-app-schemas';
+import { AdminUserSchema, AuthAppSchema, ListedUserSchema, PatchSchema } from './auth-app-schemas';
 import {
   access,
   activityBy,
@@ -185,14 +185,14 @@ authAppsRoutes.openapi(
       }),
     },
     middleware: [readsCaller],
-    responses: { 200: json(z.object({ users: z.array(AdminUserSchema) }), 'the users') },
+    responses: { 200: json(z.object({ users: z.array(ListedUserSchema) }), 'the users') },
   }),
   async (c) => {
     const params = c.req.valid('param');
     const { answers } = await appWith(c, params, 'write', true, [
       listUsers(getHttpDb(c), authAppIdOf(params.authAppId), c.req.valid('query')),
     ]);
-    return c.json({ users: answers[0].map(toAdminUser) }, 200);
+    return c.json({ users: answers[0].map(toListedUser) }, 200);
   },
 );
 

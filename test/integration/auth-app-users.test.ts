@@ -24,9 +24,9 @@ afterAll(async () => {
 describe('users admin', () => {
   let app: TestAuthApp;
   const users = (client: ApiClient, appRef = app.id) =>
-    client.get<{ users: Array<{ id: string; email: string; disabled: boolean }> }>(
-      `/api/v1/projects/${app.project.id}/auth-apps/${appRef}/users`,
-    );
+    client.get<{
+      users: Array<{ id: string; email: string; disabled: boolean; last_sign_in_at: string | null }>;
+    }>(`/api/v1/projects/${app.project.id}/auth-apps/${appRef}/users`);
 
   async function newUser(
     email = `${uniqueName('u')}@example.test`,
@@ -92,6 +92,27 @@ describe('users admin', () => {
 
   it('works by app_id too', async () => {
     expect((await users(app.admin, app.slug)).status).toBe(200);
+  });
+
+  it('lists when each user last signed in: a refresh is not a sign-in, signing in again is', async () => {
+    const before = Date.now() - 5_000;
+    const user = await newUser();
+    const first = (await users(app.admin)).body.users.find((u) => u.id === user.id)?.last_sign_in_at;
+    expect(first).toEqual(expect.any(String));
+    expect(new Date(first as string).toISOString()).toBe(first);
+    expect(Date.parse(first as string)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(first as string)).toBeLessThanOrEqual(Date.now() + 5_000);
+
+    const refreshed = await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, {
+      refresh_token: user.refresh,
+    });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect((await users(app.admin)).body.users.find((u) => u.id === user.id)?.last_sign_in_at).toBe(first);
+
+    const email = (await users(app.admin)).body.users.find((u) => u.id === user.id)?.email;
+    expect((await newUser(email)).id).toBe(user.id);
+    const again = (await users(app.admin)).body.users.find((u) => u.id === user.id)?.last_sign_in_at;
+    expect(Date.parse(again as string)).toBeGreaterThan(Date.parse(first as string));
   });
 
   it('a key whose auth capability names this app may administer its users', async () => {

@@ -35,6 +35,7 @@ export function UsersSection(props: {
                 <th scope="col">Signs in with</th>
                 <th scope="col">Status</th>
                 <th scope="col">Created</th>
+                <th scope="col">Last sign-in</th>
                 {props.writer && <th scope="col">Change</th>}
               </tr>
             </thead>
@@ -51,6 +52,9 @@ export function UsersSection(props: {
                   <td data-label="Status">{u.disabled ? 'disabled' : 'active'}</td>
                   <td data-label="Created">
                     <When at={u.created_at} />
+                  </td>
+                  <td data-label="Last sign-in">
+                    <When at={u.last_sign_in_at} />
                   </td>
                   {props.writer && (
                     <td data-label="Change">

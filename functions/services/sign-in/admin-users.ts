@@ -3,9 +3,9 @@
  * redeemed without Postgres, so every change here is also written to the app's code store,
  * where it blocks (or unblocks) the user's codes.
  */
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { HttpDb, Queryable } from '../../../db/client';
-import { authUsers } from '../../../db/schema';
+import { authRefreshTokens, authUsers } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
@@ -35,10 +35,32 @@ const storeUnavailable = () =>
     'the change is saved but sign-ins in progress could not be updated yet; repeat the request',
   );
 
-/** A page of the app's users, oldest first. */
+/** A user in the app's users listing: the admin view plus when they last signed in. */
+export type ListedUserBody = AdminUserBody & { last_sign_in_at: string | null };
+
+/** The listing view of a {@link listUsers} row. */
+export const toListedUser = (row: AuthUserRow & { lastSignInAt: Date | null }): ListedUserBody => ({
+  ...toAdminUser(row),
+  last_sign_in_at: row.lastSignInAt ? row.lastSignInAt.toISOString() : null,
+});
+
+/**
+ * When the listed user last signed in: the newest start of one of their sessions. A session is
+ * a refresh-token family (rotation keeps the family), so a refresh is not a sign-in; its start
+ * is the family's first token. Read per row through the user_id index, in the listing's query.
+ * The outer column is named in full: drizzle leaves a single table's columns unqualified here.
+ */
+const lastSignInAt = sql<Date | null>`(
+  SELECT max(f.started) FROM (
+    SELECT min(t.created_at) AS started FROM ${authRefreshTokens} t
+    WHERE t.user_id = "auth_users"."id" GROUP BY t.family_id
+  ) f
+)`.mapWith(authRefreshTokens.createdAt);
+
+/** A page of the app's users, oldest first, each with when they last signed in. */
 export function listUsers(db: Queryable, appId: string | SQL, page: { limit: number; offset: number }) {
   return db
-    .select()
+    .select({ ...getTableColumns(authUsers), lastSignInAt })
     .from(authUsers)
     .where(eq(authUsers.authAppId, appId))
     .orderBy(authUsers.createdAt, authUsers.id)

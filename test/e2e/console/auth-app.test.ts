@@ -114,6 +114,42 @@ describe("an auth app's page", { timeout: 120_000 }, () => {
     await page.context().close();
   });
 
+  it("shows each user's last sign-in relative, the exact time on hover, and never for one who has not", async () => {
+    const [signedIn, never] = [`seen-${Date.now()}@example.test`, `unseen-${Date.now()}@example.test`];
+    const ids: string[] = [];
+    for (const email of [signedIn, never]) {
+      const rows = await metadata<{ id: string }>(
+        `insert into auth_users (id, auth_app_id, email) values (gen_random_uuid(), $1, $2) returning id`,
+        [app.id, email],
+      );
+      ids.push((rows[0] as { id: string }).id);
+    }
+    // One session begun three hours ago and refreshed an hour ago: the sign-in is its start.
+    await metadata(
+      `insert into auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at, created_at)
+       select gen_random_uuid(), $1, $2, f.id, md5(random()::text) || n, now() + interval '1 day', now() - (n || ' hours')::interval
+       from (select gen_random_uuid() as id) f, (values (3), (1)) as v(n)`,
+      [app.id, ids[0]],
+    );
+    const listed = await s.as.get<{ users: { email: string; last_sign_in_at: string | null }[] }>(
+      `/api/v1/projects/${s.project.id}/auth-apps/${app.id}/users`,
+    );
+    const at = listed.body.users.find((u) => u.email === signedIn)?.last_sign_in_at as string;
+    expect(Date.now() - Date.parse(at)).toBeGreaterThan(3 * 3600_000 - 60_000);
+    expect(listed.body.users.find((u) => u.email === never)?.last_sign_in_at).toBeNull();
+
+    const page = await signedInPage(browser, baseUrl, s.token);
+    await openApp(page);
+    const cell = (email: string) =>
+      page.getByRole('row').filter({ hasText: email }).locator('td[data-label="Last sign-in"]');
+    const time = cell(signedIn).locator('time');
+    expect(await time.textContent()).toBe('3 hours ago');
+    expect(await time.getAttribute('datetime')).toBe(at);
+    expect(await time.getAttribute('title')).toBe(`${at.slice(0, 19).replace('T', ' ')} UTC`);
+    expect((await cell(never).textContent())?.trim()).toBe('never');
+    await page.context().close();
+  });
+
   it("lists in its Access section the project keys restricted to it, a site's managed key marked", async () => {
     const base = `/api/v1/projects/${s.project.id}`;
     const key = await s.as.post<{ id: string; name: string }>(`${base}/api-keys`, {
