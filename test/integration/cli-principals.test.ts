@@ -7,13 +7,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
 import { type Service, seedProject } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
 import { canLogin } from '../helpers/pg-login';
 
 let db: Service;
 let h: CliHome;
+let world: Awaited<ReturnType<typeof seedProject>>;
 
 beforeAll(async () => {
-  const world = await seedProject(inject('baseUrl'), 1, { databases: 1 });
+  world = await seedProject(inject('baseUrl'), 1, { databases: 1 });
   db = world.databases[0] as Service;
   h = await cliHomeOf(world, inject('baseUrl'));
 });
@@ -66,6 +68,18 @@ describe('tether principals', () => {
     }>(created.stdout);
     expect(p.allowed_sources).toEqual(['127.0.0.1/32', '10.0.0.0/8']);
     expect(Date.parse(p.expires_at) - Date.now()).toBeGreaterThan(29 * 86400_000);
+    // A principal with allowed sources logs in once the policy naming them was acknowledged.
+    await eventually(
+      async () =>
+        (
+          await world.as.get<{ principals: Array<{ name: string; state: string }> }>(
+            `/api/v1/projects/${world.project.id}/databases/${db.id}/principals`,
+          )
+        ).body.principals.find((one) => one.name === 'bi-tool')?.state,
+      (state) => state === 'active',
+      60_000,
+      'bi-tool active',
+    );
     expect(await canLogin(physicalOf(p.url), p.username, p.password)).toBe(true);
 
     const ls = await runCli(h, ['principals', 'ls', 'database', db.name]);

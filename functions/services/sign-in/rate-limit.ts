@@ -102,11 +102,14 @@ export async function countSessionRequest(
 const refusedUntil = new Map<string, number>();
 const MAX_REFUSED = 10_000;
 
+/** The RateCounter that counts every client's requests naming unknown apps. */
+const UNKNOWN_APPS_SCOPE = 'unknown-apps';
+
 /**
  * Runs `lookup` (which throws the 404 of an unknown app) for `client`: a client refused lately
  * is answered 429 before any read; each unknown app it names counts against
- * {@link UNKNOWN_APP_REQUESTS_PER_CLIENT} in its own object (only clients that name unknown apps
- * get one), and past that it is 429 with Retry-After instead of 404.
+ * {@link UNKNOWN_APP_REQUESTS_PER_CLIENT} in the one object of {@link UNKNOWN_APPS_SCOPE}, and
+ * past that it is 429 with Retry-After instead of 404.
  */
 export async function lookUpApp<T>(
   limiter: RateLimiter,
@@ -123,9 +126,11 @@ export async function lookUpApp<T>(
     return await lookup();
   } catch (err) {
     if (!(err instanceof OAuthError) || err.status !== 404) throw err;
+    // One object counts every client, so made-up slugs from any number of addresses add no
+    // objects; it is reached only by requests that were 404 anyway.
     const decision = await limiter.take(
-      `unknown-apps:${client}`,
-      [{ key: 'client', limit: UNKNOWN_APP_REQUESTS_PER_CLIENT }],
+      UNKNOWN_APPS_SCOPE,
+      [{ key: `client:${client}`, limit: UNKNOWN_APP_REQUESTS_PER_CLIENT }],
       RATE_WINDOW_MS,
     );
     if (!decision.allowed) {
