@@ -2,6 +2,7 @@
  * The auth-app users admin routes (contract §4): list, disable and delete for members with
  * write and for project keys whose auth capability names the app; everyone else refused.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, api, createAccount, uniqueName } from '../helpers/api';
 import { asClient, createTestAuthApp, startOAuthWorker, type TestAuthApp } from '../helpers/oauth';
@@ -40,6 +41,9 @@ describe('users admin', () => {
       email_verified: true,
       iat: now,
       exp: now + 600,
+      // Each sign-in presents a token of its own: one signed again within the same second would
+      // be byte for byte the one already used, and a used token is refused as a replay.
+      jti: randomUUID(),
     });
     const res = await api(worker.baseUrl).post(
       `/v1/${app.slug}/oauth/id-token`,
