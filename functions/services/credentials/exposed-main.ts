@@ -15,9 +15,14 @@ import { setSecret } from '../../kinds/provisioner';
 import { engineOf } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
 import { activityQuery, SYSTEM_SOURCE } from '../activity';
-import { enqueueDeliveries, type PatchRecord, recordPatches } from '../delivery/deliveries';
-import { deriveSiteEnv } from '../site-env/derive';
-import { handSharedLogin, type ReaderDeps, sharedUserOf } from './shared-reader';
+import { enqueueDeliveries } from '../delivery/deliveries';
+import {
+  effectiveEnvs,
+  handSharedLogin,
+  type ReaderDeps,
+  recordChangedEnvs,
+  sharedUserOf,
+} from './shared-reader';
 
 /** Databases taken a tick: each costs a few cluster calls. */
 const BATCH = 20;
@@ -50,9 +55,7 @@ async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
       .selectDistinct({ siteId: connections.siteId, projectId: connections.projectId })
       .from(connections)
       .where(and(eq(connections.resourceId, id), sql`${connections.credentialMode} = 'shared'`));
-    const before = new Map<string, Record<string, string>>();
-    for (const h of holders)
-      before.set(h.siteId, (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {});
+    const before = await effectiveEnvs(tx, deps, holders);
     const password = randomPassword();
     await setSecret(
       engineOf(row.engine).provisioner(deps.adapters),
@@ -70,21 +73,7 @@ async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
       projectId: row.projectId,
       details: { reason: 'main user handed to an app before shared logins' },
     });
-    const records: PatchRecord[] = [];
-    for (const h of holders) {
-      const was = before.get(h.siteId) ?? {};
-      const now = (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {};
-      const set = Object.keys(now).filter((n) => was[n] !== now[n]);
-      if (set.length > 0)
-        records.push({
-          projectId: h.projectId,
-          siteId: h.siteId,
-          reason: 'credential',
-          set: set.sort(),
-          unset: [],
-        });
-    }
-    return recordPatches(tx, records);
+    return recordChangedEnvs(tx, deps, holders, before);
   });
 }
 

@@ -126,9 +126,7 @@ export async function handSharedLogin(
       return [];
     }
     const holders = await sharedHolders(tx, db.id, level);
-    const before = new Map<string, Record<string, string>>();
-    for (const h of holders)
-      before.set(h.siteId, (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {});
+    const before = await effectiveEnvs(tx, deps, holders);
     const name = sharedLoginOf(level, row.physicalName);
     const password = randomPassword();
     await outside('prepare the shared login', () =>
@@ -142,21 +140,7 @@ export async function handSharedLogin(
         [slot.handed]: true,
       })
       .where(eq(databases.id, db.id));
-    const records: PatchRecord[] = [];
-    for (const h of holders) {
-      const was = before.get(h.siteId) ?? {};
-      const now = (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {};
-      const set = Object.keys(now).filter((n) => was[n] !== now[n]);
-      if (set.length > 0)
-        records.push({
-          projectId: h.projectId,
-          siteId: h.siteId,
-          reason: 'credential',
-          set: set.sort(),
-          unset: [],
-        });
-    }
-    return recordPatches(tx, records);
+    return recordChangedEnvs(tx, deps, holders, before);
   });
   if (patches && deps.queue) await enqueueDeliveries(deps.queue, patches);
   return patches !== null;
@@ -217,4 +201,44 @@ async function rotateOne(deps: ReaderDeps, id: string, level: DatabaseLevel): Pr
       .where(eq(databases.id, id));
     return true;
   });
+}
+
+/** A site holding a shared login, and its project. */
+type Holder = { siteId: string; projectId: string };
+
+/** Each holder's effective variables now, to compare after a credential change. */
+export async function effectiveEnvs(
+  tx: DbOrTx,
+  deps: ReaderDeps,
+  holders: Holder[],
+): Promise<Map<string, Record<string, string>>> {
+  const envs = new Map<string, Record<string, string>>();
+  for (const h of holders)
+    envs.set(h.siteId, (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {});
+  return envs;
+}
+
+/** Records a credential patch for each holder whose effective variables changed since `before`. */
+export async function recordChangedEnvs(
+  tx: DbOrTx,
+  deps: ReaderDeps,
+  holders: Holder[],
+  before: Map<string, Record<string, string>>,
+) {
+  const after = await effectiveEnvs(tx, deps, holders);
+  const records: PatchRecord[] = [];
+  for (const h of holders) {
+    const was = before.get(h.siteId) ?? {};
+    const now = after.get(h.siteId) ?? {};
+    const set = Object.keys(now).filter((n) => was[n] !== now[n]);
+    if (set.length > 0)
+      records.push({
+        projectId: h.projectId,
+        siteId: h.siteId,
+        reason: 'credential',
+        set: set.sort(),
+        unset: [],
+      });
+  }
+  return recordPatches(tx, records);
 }
