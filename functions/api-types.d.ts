@@ -4223,6 +4223,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description an outside system (database cluster, IAM) could not be reached; nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProjectsByIdDatabasesByDbIdStart: {
@@ -4278,6 +4289,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an outside system (database cluster, IAM) could not be reached; nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4351,6 +4373,17 @@ export interface operations {
             /** @description conflict with the current state (the message says which) */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an outside system (database cluster, IAM) could not be reached; nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

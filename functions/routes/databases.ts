@@ -136,7 +136,7 @@ for (const action of ['stop', 'start'] as const) {
           : 'Apps connected while it was stopped switch to their own credentials within seconds, by live patch.',
       middleware: [readsCaller],
       request: { params: DbParams },
-      responses: { 200: json(DatabaseSchema, 'the database with its new status') },
+      responses: { 200: json(DatabaseSchema, 'the database with its new status'), ...errorResponses(503) },
     }),
     async (c) => {
       const params = c.req.valid('param');
@@ -178,7 +178,10 @@ databasesRoutes.openapi(
     summary: 'Delete a database and its connections',
     middleware: [readsCaller],
     request: { params: DbParams },
-    responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted'), ...errorResponses(409) },
+    responses: {
+      200: json(z.object({ deleted: z.literal(true) }), 'deleted'),
+      ...errorResponses(409, 503),
+    },
   }),
   async (c) => {
     const params = c.req.valid('param');

@@ -18,6 +18,8 @@ import { type ExtraWorker, startExtraWorker } from '../../../test/helpers/worker
 import { type AuthClient, AuthError, createAuthClient, memoryStorage, type Session } from '../index.js';
 
 const REDIRECT = 'myapp://auth';
+/** What the browser shows once the OS has handed the redirect to the app. */
+const RETURNED = 'Returned to the app.';
 let signIn: SignInStandIn;
 let apple: AppleStandIn;
 let worker: ExtraWorker;
@@ -52,33 +54,60 @@ function chromiumSession(pick: (page: import('playwright-core').Page) => Promise
     try {
       const cdp = await browser.newCDPSession(page);
       const back = new Promise<string>((resolve, reject) => {
-        cdp.on('Fetch.requestPaused', (event) => {
+        cdp.on('Fetch.requestPaused', async (event) => {
           const location = event.responseHeaders?.find((h) => h.name.toLowerCase() === 'location')?.value;
-          if (location?.startsWith(redirectUri)) resolve(location);
-          void cdp.send('Fetch.fulfillRequest', {
+          const refused = location ? undefined : await answerOf(cdp, event);
+          // Settled only once the browser was handed its page: a page closed while Chromium still
+          // holds a paused response can take half a minute to close.
+          await cdp.send('Fetch.fulfillRequest', {
             requestId: event.requestId,
             responseCode: 200,
-            body: Buffer.from('Returned to the app.').toString('base64'),
+            body: Buffer.from(RETURNED).toString('base64'),
           });
+          if (location?.startsWith(redirectUri)) resolve(location);
+          // A callback that does not send the browser back to the app fails the sign-in at once, saying why.
+          else if (refused) reject(new Error(`the callback answered ${refused}`));
         });
         setTimeout(() => reject(new Error('the sign-in never came back to the app')), 30_000).unref();
       });
+      // Settled by whichever of the sign-in or the pick fails first; later is not unhandled.
+      back.catch(() => undefined);
       await cdp.send('Fetch.enable', {
         patterns: [
           { urlPattern: `${worker.baseUrl}/v1/${app.slug}/auth/*/callback*`, requestStage: 'Response' },
         ],
       });
       await page.goto(url);
-      await pick(page);
-      return await back;
+      await Promise.race([pick(page).catch(async (err: Error) => failedOn(page, err)), back]);
+      const location = await back;
+      await page.getByText(RETURNED).waitFor();
+      return location;
     } finally {
       await page.close();
     }
   };
 }
 
+/** The status and body of a paused response, for a failure's message. */
+async function answerOf(
+  cdp: import('playwright-core').CDPSession,
+  event: { requestId: string; responseStatusCode?: number },
+): Promise<string> {
+  const body = await cdp
+    .send('Fetch.getResponseBody', { requestId: event.requestId })
+    .then((b) => (b.base64Encoded ? Buffer.from(b.body, 'base64').toString() : b.body))
+    .catch(() => '');
+  return `${event.responseStatusCode}: ${body.slice(0, 500)}`;
+}
+
+/** Throws `err` with where the browser was and what it showed, so a stuck sign-in says why. */
+async function failedOn(page: import('playwright-core').Page, err: Error): Promise<never> {
+  const shown = await page.content().catch(() => '');
+  throw new Error(`${err.message}\nat ${page.url()}:\n${shown.slice(0, 1000)}`);
+}
+
 const pickPerson = (name: RegExp) => (page: import('playwright-core').Page) =>
-  page.getByRole('button', { name }).click();
+  page.getByRole('button', { name }).click({ timeout: 15_000 });
 
 /** A fetch that names one test client and keeps the auth-service paths it was asked for. */
 function countingFetch() {
