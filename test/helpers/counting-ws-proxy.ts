@@ -7,6 +7,9 @@
  *   round trip; it is forwarded to the stack's own endpoint.
  * Each round trip is kept as a time interval, so {@link CountingProxy.sequential} can tell how
  * many a request waited for one after another (trips that overlap in time cost one wait).
+ * With `latencyMs`, every answer is held that long before the client gets it, as a network
+ * would: reads a request sends side by side then overlap even when a busy machine starts them
+ * some milliseconds apart, while a read that needs an earlier one's answer still starts after it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -94,6 +97,7 @@ async function forwardSql(
   res: ServerResponse,
   endpoint: string,
   counted: (statements: string[]) => void,
+  latencyMs: number,
 ) {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -106,18 +110,20 @@ async function forwardSql(
     if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
   });
   const body = Buffer.from(await upstream.arrayBuffer());
+  if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
   counted(statements);
   res.writeHead(upstream.status, out).end(body);
 }
 
 /**
  * Starts the proxy on a free loopback port, forwarding WebSockets to PostgreSQL on
- * `targetPort` and /sql to `httpEndpoint`.
+ * `targetPort` and /sql to `httpEndpoint`, each answer held `latencyMs` (default none).
  */
 export async function startCountingProxy(
   targetPort: number,
   database: string,
   httpEndpoint: string,
+  { latencyMs = 0 }: { latencyMs?: number } = {},
 ): Promise<CountingProxy> {
   let trips: Trip[] = [];
   let statements = new Set<string>();
@@ -134,7 +140,7 @@ export async function startCountingProxy(
         for (const q of sent) statements.add(q);
       }
     };
-    forwardSql(req, res, httpEndpoint, onDatabase).catch(() => res.destroy());
+    forwardSql(req, res, httpEndpoint, onDatabase, latencyMs).catch(() => res.destroy());
   });
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
   const sockets = new Set<Socket>();
@@ -168,7 +174,8 @@ export async function startCountingProxy(
       if (counted) clientBuf = readStatements(clientBuf, (q) => statements.add(q));
       tcp.write(chunk);
     });
-    tcp.on('data', (chunk: Buffer) => {
+    // Held answers keep their order: timers of one delay fire in the order they were set.
+    const answer = (chunk: Buffer) => {
       serverBuf = Buffer.concat([serverBuf, chunk]);
       if (sslByte) {
         serverBuf = serverBuf.subarray(1);
@@ -184,10 +191,16 @@ export async function startCountingProxy(
         serverBuf = serverBuf.subarray(len + 1);
       }
       if (ws.readyState === ws.OPEN) ws.send(chunk, { binary: true });
+    };
+    tcp.on('data', (chunk: Buffer) => {
+      if (latencyMs > 0) setTimeout(() => answer(chunk), latencyMs);
+      else answer(chunk);
     });
     tcp.on('close', () => {
       sockets.delete(tcp);
-      ws.close();
+      // After the answers still held.
+      if (latencyMs > 0) setTimeout(() => ws.close(), latencyMs);
+      else ws.close();
     });
     tcp.on('error', () => ws.close());
     ws.on('close', () => tcp.end());
