@@ -68,6 +68,7 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     return c.json(err.code ? { error: err.message, code: err.code } : { error: err.message }, err.status);
   }
   if (err instanceof ApiError) {
+    if (err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
     return c.json(
       { error: { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) } },
       err.status,

@@ -103,6 +103,11 @@ export interface UserLimits {
   allowedSources: readonly string[];
 }
 
+/** How many times a call Atlas refused with 429 is sent. */
+const ATLAS_ATTEMPTS = 3;
+/** The longest one wait for Atlas's rate limit inside a request. */
+const ATLAS_MAX_WAIT_MS = 3_000;
+
 /** An error answered by the admin API, with its HTTP status and Atlas errorCode. */
 export class AtlasError extends Error {
   constructor(
@@ -111,6 +116,8 @@ export class AtlasError extends Error {
     message: string,
     /** The start of Atlas's error body (its `detail` and `parameters` name a refused attribute; never a password). */
     readonly detail = '',
+    /** Set when Atlas was limiting the request rate (429): seconds to wait before trying again. */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -137,6 +144,9 @@ export class AtlasMongoAdmin implements MongoAdmin {
     private readonly clientKey: string,
     // Wrapped: workerd refuses a global fetch called as a method of another object (Illegal invocation).
     private readonly fetcher: typeof fetch = (input, init) => fetch(input, init),
+    /** Waits between attempts of a rate-limited call (tests pass their own clock). */
+    private readonly sleep: (ms: number) => Promise<void> = (ms) =>
+      new Promise((resolve) => setTimeout(resolve, ms)),
   ) {
     this.base = baseUrl.replace(/\/+$/, '');
     const match = /\/groups\/([^/]+)$/.exec(new URL(this.base).pathname);
@@ -227,26 +237,31 @@ export class AtlasMongoAdmin implements MongoAdmin {
     body?: unknown,
     tolerated: number[] = [],
   ): Promise<Response> {
-    const res = await this.fetcher(`${this.base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${await this.bearer()}`,
-        accept: ATLAS_MEDIA_TYPE,
-        ...(body === undefined ? {} : { 'content-type': ATLAS_MEDIA_TYPE }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok && !tolerated.includes(res.status)) {
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.fetcher(`${this.base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${await this.bearer()}`,
+          accept: ATLAS_MEDIA_TYPE,
+          ...(body === undefined ? {} : { 'content-type': ATLAS_MEDIA_TYPE }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (res.ok || tolerated.includes(res.status)) return res;
       // Atlas error bodies carry errorCode and detail, never the password we sent.
       const detail = await res.text().catch(() => '');
       const code = /"errorCode"\s*:\s*"([A-Z_]+)"/.exec(detail)?.[1] ?? 'UNKNOWN';
-      throw new AtlasError(
-        res.status,
-        code,
-        `Atlas ${method} ${path.split('?')[0]} answered ${res.status} ${code}`,
-        detail.slice(0, 500),
-      );
+      const message = `Atlas ${method} ${path.split('?')[0]} answered ${res.status} ${code}`;
+      if (res.status !== 429) throw new AtlasError(res.status, code, message, detail.slice(0, 500));
+      // A 429 did nothing, so sending it again is safe. Atlas asks for at least Retry-After
+      // (absent at times) and longer after each refusal; jitter keeps throttled callers apart.
+      // A wait longer than a request should hold becomes the caller's Retry-After instead.
+      const asked = Number(res.headers.get('retry-after'));
+      const seconds = Number.isFinite(asked) && asked > 0 ? asked : 2 ** attempt;
+      const waitMs = Math.max(seconds * 1000, 500 * 2 ** attempt) * (1 + Math.random() / 4);
+      if (attempt >= ATLAS_ATTEMPTS || waitMs > ATLAS_MAX_WAIT_MS)
+        throw new AtlasError(429, code, message, detail.slice(0, 500), Math.ceil(seconds));
+      await this.sleep(waitMs);
     }
-    return res;
   }
 }

@@ -62,10 +62,17 @@ export class ProviderError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Set when the provider was limiting the request rate: seconds to wait before trying again. */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
 }
+
+/** IAM's code for a request refused for the account's request rate (some SDKs name it ThrottlingException). */
+const isThrottling = (code: string) => code === 'Throttling' || code === 'ThrottlingException';
+/** Seconds a caller is told to wait after IAM still throttled every attempt. */
+const THROTTLED_RETRY_AFTER = 5;
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -264,7 +271,10 @@ export class AwsS3Admin implements StorageAdmin {
       const err = await this.failure(res, action);
       // Throttling refuses a request before doing it, so sending it again is safe, even for a
       // CreateAccessKey; any other failure might have half-happened and is left to the caller.
-      if (err.code !== 'Throttling' || attempt >= IAM_ATTEMPTS) throw err;
+      if (!isThrottling(err.code)) throw err;
+      if (attempt >= IAM_ATTEMPTS)
+        throw new ProviderError(err.status, err.code, err.message, THROTTLED_RETRY_AFTER);
+      // Exponential backoff with jitter, so callers throttled together do not retry together.
       await (this.opts.sleep ?? wait)(100 * 2 ** attempt * (0.5 + Math.random()));
     }
   }

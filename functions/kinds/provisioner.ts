@@ -7,6 +7,7 @@
  * password; bucket access key id and secret access key.
  */
 import type { BucketRow, DatabaseRow } from '../../db/rows';
+import { pgCode } from '../adapters/postgres-sql';
 import type { BucketLevel, DatabaseLevel, Level } from '../domain/levels';
 import { ApiError } from '../lib/errors';
 import { log } from '../lib/logger';
@@ -61,6 +62,39 @@ export type DatabaseProvisioner = CredentialProvisioner<DatabaseRow, DatabaseLev
 /** Credentials on a bucket. */
 export type BucketProvisioner = CredentialProvisioner<BucketRow, BucketLevel>;
 
+/** Seconds to wait after a system refused for its connection limit (no Retry-After of its own). */
+const CONNECTIONS_RETRY_AFTER = 5;
+
+/**
+ * A refusal that passes by itself, named for the answer, with how long to wait: a provider
+ * limiting the request rate (an error carrying `retryAfter`: IAM's Throttling, Atlas's 429) or
+ * a PostgreSQL server at its connection limit (SQLSTATE 53300).
+ */
+export function passingLimit(err: unknown): { limit: string; retryAfter: number } | undefined {
+  const retryAfter = (err as { retryAfter?: unknown } | null)?.retryAfter;
+  if (typeof retryAfter === 'number')
+    return { limit: "the provider's limit on the rate of requests", retryAfter };
+  if (pgCode(err) === '53300')
+    return { limit: "the database server's connection limit", retryAfter: CONNECTIONS_RETRY_AFTER };
+  return undefined;
+}
+
+/** The 503 for failed outside work: what could not be done, the limit met if any, nothing changed. */
+function unavailable(what: string, err: unknown): ApiError {
+  const limit = passingLimit(err);
+  const refused = limit
+    ? new ApiError(
+        'SERVICE_UNAVAILABLE',
+        `the service could not ${what}: it is at ${limit.limit}; nothing was changed, retry after ${limit.retryAfter} seconds`,
+        undefined,
+        limit.retryAfter,
+      )
+    : new ApiError('SERVICE_UNAVAILABLE', `the service could not ${what}; nothing was changed, retry later`);
+  // Kept for the operator's records (the reconciler's failures), never in an answer.
+  refused.cause = err;
+  return refused;
+}
+
 /** Runs outside-system work, turning any failure into a 503 that says nothing was changed. */
 export async function outside<T>(what: string, work: () => Promise<T>): Promise<T> {
   try {
@@ -69,13 +103,7 @@ export async function outside<T>(what: string, work: () => Promise<T>): Promise<
     if (err instanceof ApiError) throw err;
     // The message of a driver or provider error never carries the secret we sent.
     log.error(`${what} failed:`, err);
-    const refused = new ApiError(
-      'SERVICE_UNAVAILABLE',
-      `the service could not ${what}; nothing was changed, retry later`,
-    );
-    // Kept for the operator's records (the reconciler's failures), never in an answer.
-    refused.cause = err;
-    throw refused;
+    throw unavailable(what, err);
   }
 }
 

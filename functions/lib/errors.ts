@@ -48,15 +48,19 @@ export class ApiError extends HTTPException {
   readonly code: ErrorCode;
   override readonly status: (typeof ERROR_STATUS)[ErrorCode];
   readonly field?: string;
+  /** Seconds the client should wait before trying again (sent as Retry-After), for a 429 or 503. */
+  readonly retryAfter?: number;
 
   constructor(
     code: ErrorCode,
     message: string = DEFAULT_MESSAGE[code] ?? code.toLowerCase(),
     field?: string,
+    retryAfter?: number,
   ) {
     super(ERROR_STATUS[code], { message });
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.field = field;
+    this.retryAfter = retryAfter;
   }
 }

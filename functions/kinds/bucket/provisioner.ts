@@ -1,5 +1,6 @@
 /** Connection credentials on a bucket: IAM access keys whose policy reaches that bucket only. */
-import type { StorageAdmin } from '../../adapters/s3-admin';
+import { ProviderError, type StorageAdmin } from '../../adapters/s3-admin';
+import { ApiError } from '../../lib/errors';
 import { type BucketProvisioner, outside } from '../provisioner';
 
 /** The provisioner of bucket keys through `admin`. */
@@ -15,7 +16,11 @@ export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {
       await outside('change the bucket key', () => admin.setKeyLevel(bucket.physicalName, name, level));
     },
     async rotate(bucket, name) {
-      const key = await outside('replace the bucket key', () => admin.rotateKey(bucket.physicalName, name));
+      const key = await outside('replace the bucket key', () =>
+        admin.rotateKey(bucket.physicalName, name).catch((err: unknown) => {
+          throw atQuota(err) ? keyLimitReached() : err;
+        }),
+      );
       return { name: key.accessKeyId, secret: key.secretAccessKey };
     },
     async drop(bucket, name) {
@@ -23,3 +28,16 @@ export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {
     },
   };
 }
+
+/** IAM refused for one of its quotas (LimitExceeded, HTTP 409): refused before anything was made. */
+const atQuota = (err: unknown) => err instanceof ProviderError && err.code === 'LimitExceeded';
+
+/**
+ * 409 naming IAM's limit of two access keys a user: a rotation makes the new key before it
+ * deletes the old one, so a key user that already holds two (one made outside Tether) cannot rotate.
+ */
+const keyLimitReached = () =>
+  new ApiError(
+    'CONFLICT',
+    "the bucket key's IAM user already holds IAM's limit of access keys (2 a user; a rotation makes the new key before deleting the old): delete the key made outside Tether at IAM, then rotate again; nothing was changed",
+  );

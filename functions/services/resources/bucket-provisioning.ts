@@ -4,6 +4,7 @@
  * was made is removed again before the 503 is answered.
  */
 import type { Adapters } from '../../adapters';
+import { atSystem } from '../../kinds/provisioner';
 import { ApiError } from '../../lib/errors';
 import { log } from '../../lib/logger';
 
@@ -24,20 +25,20 @@ export async function provisionBucket(
   const s3 = adapters.s3;
   if (!s3)
     throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
-  try {
-    await s3.createBucket(physicalName, region);
-  } catch (err) {
-    log.error('creating a bucket failed:', err);
-    throw new ApiError(
-      'SERVICE_UNAVAILABLE',
-      'the storage provider could not create the bucket; nothing was changed, retry later',
-    );
-  }
+  await atSystem(
+    'creating a bucket',
+    'the storage provider could not create the bucket; nothing was changed, retry later',
+    () => s3.createBucket(physicalName, region),
+  );
   const undoBucket = () =>
     s3.deleteBucket(physicalName, region).catch((e: Error) => log.error('removing a new bucket failed:', e));
   try {
     // `b_` keeps the bucket's own key apart from connections' `c_` keys (and from orphan repair).
-    const key = await s3.createKey(physicalName, 'read-write', 'b_');
+    const key = await atSystem(
+      'creating a bucket key',
+      'the storage provider could not create the bucket key; nothing was changed, retry later',
+      () => s3.createKey(physicalName, 'read-write', 'b_'),
+    );
     return {
       accessKeyId: key.accessKeyId,
       secretAccessKey: key.secretAccessKey,
@@ -49,11 +50,7 @@ export async function provisionBucket(
       },
     };
   } catch (err) {
-    log.error('creating a bucket key failed:', err);
     await undoBucket();
-    throw new ApiError(
-      'SERVICE_UNAVAILABLE',
-      'the storage provider could not create the bucket key; nothing was changed, retry later',
-    );
+    throw err;
   }
 }

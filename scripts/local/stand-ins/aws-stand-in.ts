@@ -9,7 +9,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runSimulation } from '@cloud-copilot/iam-simulate';
 import {
   type Checksum,
   decodeAwsChunked,
@@ -18,10 +17,21 @@ import {
   verifyChecksums,
 } from './aws-chunked';
 import { parseAuthorization, type SigV4Auth, verifySigV4 } from './aws-sigv4-verify';
-import { ACCOUNT, AwsFault, el, IAM_NS, type IamState, type IamUser, iamAction, keyId } from './iam-actions';
+import {
+  AwsFault,
+  addAccessKey,
+  allowedBy,
+  el,
+  IAM_NS,
+  type IamState,
+  type IamUser,
+  iamAction,
+  keyId,
+} from './iam-actions';
 import { listObjects } from './s3-listing';
 import { type Bucket, objectOperation, S3_NS, type StoredObject } from './s3-objects';
 import { s3Operation } from './s3-operations';
+import { type RateLimit, Throttle } from './throttle';
 
 interface State extends IamState {
   buckets: Record<string, Bucket>;
@@ -38,6 +48,10 @@ export interface AwsStandIn {
   state(): State;
   /** Moves the stand-in's clock (the `aws:CurrentTime` its policies see) by `ms`, for expiry tests. */
   advanceClock(ms: number): void;
+  /** IAM's request rate limit (400 Throttling past it); tests queue refusals on it. */
+  throttle: Throttle;
+  /** Gives key user `userName` another access key, as the IAM console would; returns its id. */
+  addAccessKey(userName: string): string;
   stop(): Promise<void>;
 }
 
@@ -57,7 +71,10 @@ function upgradeObjects(bucket: Bucket): void {
 }
 
 /** Starts the stand-in on 127.0.0.1 (a free port unless given). */
-export async function startAwsStandIn(opts: { port?: number; stateFile?: string } = {}): Promise<AwsStandIn> {
+export async function startAwsStandIn(
+  opts: { port?: number; stateFile?: string; rateLimit?: RateLimit } = {},
+): Promise<AwsStandIn> {
+  const throttle = new Throttle(opts.rateLimit);
   const admin = { id: keyId(), secret: randomBytes(30).toString('base64') };
   let state: State = { users: {}, buckets: {} };
   if (opts.stateFile) {
@@ -79,37 +96,6 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
     return null;
   };
   let clockOffset = 0;
-  async function allowed(
-    u: IamUser | null,
-    action: string,
-    resource: string,
-    sourceIp: string,
-  ): Promise<boolean> {
-    if (!u) return true;
-    const result = await runSimulation(
-      {
-        identityPolicies: Object.entries(u.policies).map(([name, doc]) => ({
-          name,
-          policy: JSON.parse(doc),
-        })),
-        serviceControlPolicies: [],
-        resourceControlPolicies: [],
-        request: {
-          principal: `arn:aws:iam::${ACCOUNT}:user${u.path}${u.name}`,
-          action,
-          resource: { resource, accountId: ACCOUNT },
-          // What AWS puts in every request's context: who is asking from where, and when.
-          contextVariables: {
-            'aws:SourceIp': sourceIp,
-            'aws:CurrentTime': new Date(Date.now() + clockOffset).toISOString(),
-          },
-        },
-      },
-      {},
-    );
-    return result.resultType !== 'error' && result.overallResult === 'Allowed';
-  }
-
   async function s3(
     req: IncomingMessage,
     raw: Buffer,
@@ -125,7 +111,8 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
         'A header or query you provided implies functionality that is not implemented.',
       );
     const sourceIp = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    const may = (action: string, resource: string) => allowed(caller.user, action, resource, sourceIp);
+    const may = (action: string, resource: string) =>
+      allowedBy(caller.user, action, resource, sourceIp, new Date(Date.now() + clockOffset));
     if (op.action && !(await may(op.action, op.resource)))
       throw new AwsFault(403, 'AccessDenied', 'Access Denied');
     const { body, checksum } = payload(req, raw, caller);
@@ -255,7 +242,7 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
           );
         if (service === 'iam') {
           if (key.user) throw new AwsFault(403, 'AccessDenied', 'not authorized to perform IAM actions');
-          const xml = iamAction(state, new URLSearchParams(body.toString()), save);
+          const xml = iamAction(state, new URLSearchParams(body.toString()), save, throttle);
           return void res.writeHead(200, { 'content-type': 'text/xml' }).end(xml);
         }
         if (service === 's3')
@@ -286,6 +273,8 @@ export async function startAwsStandIn(opts: { port?: number; stateFile?: string 
     advanceClock: (ms) => {
       clockOffset += ms;
     },
+    throttle,
+    addAccessKey: (userName) => addAccessKey(state, userName, save),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

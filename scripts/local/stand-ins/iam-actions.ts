@@ -3,6 +3,8 @@
  * access keys, answering AWS's XML shapes and error codes.
  */
 import { randomBytes } from 'node:crypto';
+import { runSimulation } from '@cloud-copilot/iam-simulate';
+import type { Throttle } from './throttle';
 
 /** Account id of the stand-in. */
 export const ACCOUNT = '123456789012';
@@ -45,8 +47,67 @@ export const el = (tag: string, value: string) => `<${tag}>${xmlEscape(value)}</
 /** A new access key id. */
 export const keyId = () => `AKIA${randomBytes(10).toString('hex').toUpperCase().slice(0, 16)}`;
 
-/** Runs one IAM action on `state`; returns the XML answer or throws an {@link AwsFault}. */
-export function iamAction(state: IamState, params: URLSearchParams, save: () => void): string {
+/** Whether key user `u` (null: the account's admin) may do `action` on `resource` from `sourceIp` at `now`, by its inline policies. */
+export async function allowedBy(
+  u: IamUser | null,
+  action: string,
+  resource: string,
+  sourceIp: string,
+  now: Date,
+): Promise<boolean> {
+  if (!u) return true;
+  const result = await runSimulation(
+    {
+      identityPolicies: Object.entries(u.policies).map(([name, doc]) => ({ name, policy: JSON.parse(doc) })),
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+      request: {
+        principal: `arn:aws:iam::${ACCOUNT}:user${u.path}${u.name}`,
+        action,
+        resource: { resource, accountId: ACCOUNT },
+        // What AWS puts in every request's context: who is asking from where, and when.
+        contextVariables: { 'aws:SourceIp': sourceIp, 'aws:CurrentTime': now.toISOString() },
+      },
+    },
+    {},
+  );
+  return result.resultType !== 'error' && result.overallResult === 'Allowed';
+}
+
+/** IAM's quota of access keys a user may hold ("IAM and AWS STS quotas"). */
+export const ACCESS_KEYS_PER_USER = 2;
+
+/** Gives `userName` one more access key (refused past the quota as CreateAccessKey is); returns its id. */
+export function addAccessKey(state: IamState, userName: string, save: () => void): string {
+  const u = state.users[userName];
+  if (!u) throw new AwsFault(404, 'NoSuchEntity', `The user with name ${userName} cannot be found.`);
+  if (u.keys.length >= ACCESS_KEYS_PER_USER)
+    throw new AwsFault(
+      409,
+      'LimitExceeded',
+      `Cannot exceed quota for AccessKeysPerUser: ${ACCESS_KEYS_PER_USER}`,
+    );
+  const key = {
+    id: keyId(),
+    secret: randomBytes(30).toString('base64'),
+    createDate: new Date().toISOString(),
+  };
+  u.keys.push(key);
+  save();
+  return key.id;
+}
+
+/**
+ * Runs one IAM action on `state`; returns the XML answer or throws an {@link AwsFault}. A request
+ * past `throttle`'s rate is refused before it does anything, as IAM does: 400 `Throttling`.
+ */
+export function iamAction(
+  state: IamState,
+  params: URLSearchParams,
+  save: () => void,
+  throttle?: Throttle,
+): string {
+  if (throttle && throttle.take() > 0) throw new AwsFault(400, 'Throttling', 'Rate exceeded');
   const user = (name: string | null): IamUser => {
     const u = name ? state.users[name] : undefined;
     if (!u) throw new AwsFault(404, 'NoSuchEntity', `The user with name ${name} cannot be found.`);
@@ -82,14 +143,8 @@ export function iamAction(state: IamState, params: URLSearchParams, save: () => 
     }
     case 'CreateAccessKey': {
       const u = user(name);
-      if (u.keys.length >= 2)
-        throw new AwsFault(409, 'LimitExceeded', 'Cannot exceed quota for AccessKeysPerUser: 2');
-      const key = {
-        id: keyId(),
-        secret: randomBytes(30).toString('base64'),
-        createDate: new Date().toISOString(),
-      };
-      u.keys.push(key);
+      const id = addAccessKey(state, u.name, () => undefined);
+      const key = u.keys.find((k) => k.id === id) as AccessKey;
       result = `<AccessKey>${el('UserName', u.name)}${el('AccessKeyId', key.id)}${el('Status', 'Active')}${el('SecretAccessKey', key.secret)}${el('CreateDate', key.createDate)}</AccessKey>`;
       break;
     }

@@ -14,55 +14,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo, BlockList, isIPv6 } from 'node:net';
-import { z } from 'zod';
-
-const MEDIA = 'application/vnd.atlas.2023-01-01+json';
-
-const Role = z
-  .object({
-    roleName: z.string().min(1),
-    databaseName: z.string().min(1),
-    collectionName: z.string().optional(),
-  })
-  .strict();
-const Label = z.object({ key: z.string(), value: z.string() }).strict();
-/** CloudDatabaseUser as the Atlas reference documents it (request side). */
-const CreateUser = z
-  .object({
-    databaseName: z.enum(['admin', '$external']),
-    groupId: z.string().min(1),
-    username: z.string().min(1).max(1024),
-    password: z.string().min(8).optional(),
-    roles: z.array(Role).optional(),
-    labels: z.array(Label).optional(),
-    scopes: z
-      .array(z.object({ name: z.string(), type: z.enum(['CLUSTER', 'DATA_LAKE', 'STREAM']) }).strict())
-      .optional(),
-    description: z.string().max(100).optional(),
-    deleteAfterDate: z.iso.datetime({ offset: true }).optional(),
-    // MongoDB's createUser field (see the header); serverAddress is not used by Tether.
-    authenticationRestrictions: z
-      .array(z.object({ clientSource: z.array(z.string().refine(isCidr, 'a CIDR')).min(1) }).strict())
-      .optional(),
-    awsIAMType: z.enum(['NONE', 'USER', 'ROLE']).optional(),
-    ldapAuthType: z.enum(['NONE', 'USER', 'GROUP']).optional(),
-    oidcAuthType: z.enum(['NONE', 'IDP_GROUP', 'USER']).optional(),
-    x509Type: z.enum(['NONE', 'CUSTOMER', 'MANAGED']).optional(),
-  })
-  .strict();
-const UpdateUser = CreateUser.partial().strict();
-
-interface StoredUser {
-  username: string;
-  databaseName: string;
-  roles: Array<z.infer<typeof Role>>;
-  labels: Array<z.infer<typeof Label>>;
-  deleteAfterDate?: string;
-  authenticationRestrictions?: Array<{ clientSource: string[] }>;
-  /** Kept only so tests can check a login would work; a real cluster keeps a SCRAM verifier. */
-  password: string;
-}
+import type { AddressInfo } from 'node:net';
+import { CreateUser, MEDIA, type StoredUser, UpdateUser, within } from './mongodb-atlas-shapes';
+import { type RateLimit, Throttle } from './throttle';
 
 /** Atlas's limit of database users in one project (createDatabaseUser's reference). */
 export const ATLAS_MAX_USERS = 100;
@@ -92,6 +46,8 @@ export interface AtlasStandIn {
   requests: Array<{ method: string; path: string; body: unknown }>;
   /** How many access tokens it has issued. */
   tokensIssued(): number;
+  /** The request rate limit (429 RATE_LIMITED_TOKEN_BUCKET with Retry-After past it); tests queue refusals on it. */
+  throttle: Throttle;
   stop(): Promise<void>;
 }
 
@@ -100,8 +56,14 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
   res.end(body === undefined ? undefined : JSON.stringify(body));
 }
 
-function fail(res: ServerResponse, status: number, errorCode: string, detail: string): void {
-  send(res, status, { error: status, errorCode, detail, reason: errorCode });
+function fail(
+  res: ServerResponse,
+  status: number,
+  errorCode: string,
+  detail: string,
+  reason = errorCode,
+): void {
+  send(res, status, { error: status, errorCode, detail, parameters: [], reason });
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -110,32 +72,14 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `cidr` parsed into a one-range BlockList, or null when it is no CIDR. */
-function range(cidr: string): BlockList | null {
-  const [address = '', bits] = cidr.split('/');
-  const family = isIPv6(address) ? 'ipv6' : 'ipv4';
-  const list = new BlockList();
-  try {
-    list.addSubnet(address, Number(bits ?? (family === 'ipv6' ? 128 : 32)), family);
-  } catch {
-    return null;
-  }
-  return list;
-}
-function isCidr(cidr: string): boolean {
-  return range(cidr) !== null;
-}
-function within(from: string, cidr: string): boolean {
-  return range(cidr)?.check(from, isIPv6(from) ? 'ipv6' : 'ipv4') ?? false;
-}
-
 const same = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** Starts the stand-in on 127.0.0.1 (a free port unless given). */
 export async function startAtlasStandIn(
-  opts: { port?: number; stateFile?: string } = {},
+  opts: { port?: number; stateFile?: string; rateLimit?: RateLimit } = {},
 ): Promise<AtlasStandIn> {
+  const throttle = new Throttle(opts.rateLimit);
   const groupId = randomBytes(12).toString('hex');
   const clientId = `mdb_sa_id_${randomBytes(8).toString('hex')}`;
   const clientSecret = `mdb_sa_sk_${randomBytes(20).toString('hex')}`;
@@ -176,6 +120,18 @@ export async function startAtlasStandIn(
     if (!tokens.has(bearer)) return fail(res, 401, 'NOT_AUTHENTICATED', 'missing or unknown bearer token');
     if (req.headers.accept !== MEDIA)
       return fail(res, 406, 'INVALID_VERSION_HEADER', `Accept must be ${MEDIA}`);
+    const wait = throttle.take();
+    if (wait > 0) {
+      // Atlas's answer once an endpoint set's token bucket is empty (its "API Rate Limits" page).
+      res.setHeader('retry-after', String(wait));
+      return fail(
+        res,
+        429,
+        'RATE_LIMITED_TOKEN_BUCKET',
+        `Rate limit exceeded for ${url.pathname}. Please retry after ${wait} seconds.`,
+        'Too Many Requests',
+      );
+    }
     const prefix = `/api/atlas/v2/groups/${groupId}/databaseUsers`;
     if (!url.pathname.startsWith(prefix)) return fail(res, 404, 'RESOURCE_NOT_FOUND', url.pathname);
     const rest = url.pathname.slice(prefix.length).split('/').filter(Boolean).map(decodeURIComponent);
@@ -300,6 +256,7 @@ export async function startAtlasStandIn(
     },
     requests,
     tokensIssued: () => tokens.size,
+    throttle,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
