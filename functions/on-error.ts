@@ -15,6 +15,10 @@ import { OAuthError } from './lib/oauth-error';
 
 /** SQLSTATEs of text Postgres cannot store (a NUL character): the request's fault, whatever field carried it. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+/** SQLSTATE too_many_connections: the server (Neon: the compute or its pooler) holds its limit. */
+const TOO_MANY_CONNECTIONS = '53300';
+/** Seconds a client is asked to wait when the metadata database cannot be used for now. */
+const METADATA_RETRY_AFTER = 5;
 
 /** `err` and the errors it wraps (drizzle wraps the driver's), outermost first. */
 function* causes(err: unknown): Generator<unknown> {
@@ -25,6 +29,12 @@ function* causes(err: unknown): Generator<unknown> {
 /** Whether `err`, or an error it wraps, is one of those. */
 function isUnstorableText(err: unknown): boolean {
   for (const e of causes(err)) if (UNSTORABLE_TEXT.has(pgCode(e) ?? '')) return true;
+  return false;
+}
+
+/** Whether `err`, or an error it wraps, is PostgreSQL refusing a connection past its limit (53300). */
+export function isAtConnectionLimit(err: unknown): boolean {
+  for (const e of causes(err)) if (pgCode(e) === TOO_MANY_CONNECTIONS) return true;
   return false;
 }
 
@@ -98,11 +108,20 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     if (isOAuthPath(c)) return c.json({ error: message }, 400);
     return c.json({ error: { code: 'BAD_REQUEST', message } }, 400);
   }
+  if (isAtConnectionLimit(err)) {
+    // Refused at connect, before any statement ran: the request changed nothing in the metadata.
+    log.error('the metadata database refused a connection (too many connections):', [...causes(err)].at(-1));
+    const message =
+      "the service's database is at its connection limit (too many connections); nothing was changed, retry later";
+    c.header('Retry-After', String(METADATA_RETRY_AFTER));
+    if (isOAuthPath(c)) return c.json({ error: message, code: 'temporarily_unavailable' }, 503);
+    return c.json({ error: { code: 'SERVICE_UNAVAILABLE', message } }, 503);
+  }
   if (isDatabaseUnreachable(err)) {
     // The driver's own message: drizzle's wrapper would log the statement and its parameters.
     log.error('the metadata database is unreachable:', [...causes(err)].at(-1));
     const message = 'the service is temporarily unavailable; retry later';
-    c.header('Retry-After', '5');
+    c.header('Retry-After', String(METADATA_RETRY_AFTER));
     if (isOAuthPath(c)) return c.json({ error: message, code: 'temporarily_unavailable' }, 503);
     return c.json({ error: { code: 'SERVICE_UNAVAILABLE', message } }, 503);
   }

@@ -76,7 +76,9 @@ export function passingLimit(err: unknown): { limit: string; retryAfter: number 
     return { limit: "the provider's limit on the rate of requests", retryAfter };
   if (pgCode(err) === '53300')
     return { limit: "the database server's connection limit", retryAfter: CONNECTIONS_RETRY_AFTER };
-  return undefined;
+  // Drivers and adapters wrap what the system answered.
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause && cause !== err ? passingLimit(cause) : undefined;
 }
 
 /** The 503 for failed outside work: what could not be done, the limit met if any, nothing changed. */
@@ -116,7 +118,15 @@ export async function atSystem<T>(what: string, message: string, work: () => Pro
     return await work();
   } catch (err) {
     log.error(`${what} failed:`, err);
-    const refused = new ApiError('SERVICE_UNAVAILABLE', message);
+    const limit = passingLimit(err);
+    const refused = limit
+      ? new ApiError(
+          'SERVICE_UNAVAILABLE',
+          `${message} (the system is at ${limit.limit}; retry after ${limit.retryAfter} seconds)`,
+          undefined,
+          limit.retryAfter,
+        )
+      : new ApiError('SERVICE_UNAVAILABLE', message);
     // Kept for the operator's records (the reconciler's failures), never in an answer.
     refused.cause = err;
     throw refused;

@@ -74,8 +74,11 @@ export class SqlOverHttp {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SqlQuery | { queries: SqlQuery[] };
     const delayed = this.delayMs > 0 ? wait(this.delayMs) : undefined;
-    const client = await pool.connect();
+    let client: pg.PoolClient | undefined;
     try {
+      // A refused connection (too many connections, 53300) is answered like a failed query,
+      // with its SQLSTATE, as Neon's endpoint answers it.
+      client = await pool.connect();
       const result =
         'queries' in body
           ? { results: await this.batch(client, body.queries, req) }
@@ -88,7 +91,7 @@ export class SqlOverHttp {
       for (const f of ERROR_FIELDS) fields[f] = (err as unknown as Record<string, unknown>)[f];
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(fields));
     } finally {
-      client.release();
+      client?.release();
     }
   }
 
