@@ -46,6 +46,11 @@ export interface PostgresAdmin {
   setLoginLevel(db: string, name: string, level: PgLevel, running: boolean): Promise<void>;
   /** Gives login `name` of database `db` a new password (under the database's lock). */
   setLoginPassword(db: string, name: string, password: string): Promise<void>;
+  /**
+   * The same change left uncommitted with the database's lock held until the hold is settled
+   * (postgres-password.ts): the caller stores the password, then commits.
+   */
+  holdLoginPassword(db: string, name: string, password: string): Promise<SecretHold>;
   /** Whether the cluster refuses `password` for login `name` on `db` (judged by logging in). */
   passwordRefused(db: string, name: string, password: string): Promise<boolean>;
   /** Drops a login, handing what it owns to the database's owner group. */
@@ -54,4 +59,10 @@ export interface PostgresAdmin {
   listLogins(scope?: LoginScope): Promise<PgLogin[]>;
   /** Stops (no new connections, sessions ended) or starts a database. */
   setRunning(db: string, running: boolean): Promise<void>;
+}
+
+/** A credential change made but not yet in effect: commit once its record is stored, else roll back. */
+export interface SecretHold {
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
 }

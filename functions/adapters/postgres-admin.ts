@@ -10,6 +10,7 @@ import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import type { LoginScope, PgLogin, PostgresAdmin } from './postgres-admin-interface';
 import { restrictLargeObjects } from './postgres-large-objects';
 import { passwordRefused } from './postgres-login-check';
+import { holdPassword, setPassword } from './postgres-password';
 import { releasePins } from './postgres-pins';
 import { allowRoleLogin, validUntilClause } from './postgres-principals';
 import { withAdminSession } from './postgres-session';
@@ -185,10 +186,9 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   }
 
   /** Gives login `name` of `db` a new password under the database's lock; open sessions stay. */
-  async setLoginPassword(db: string, name: string, password: string): Promise<void> {
-    const alter = `ALTER ROLE ${ident(name)} ${await passwordClause(password)}`;
-    await this.run((client) => client.query(`${privilegesLock(db)};\n${alter}`));
-  }
+  setLoginPassword = (db: string, name: string, pw: string) => setPassword(this.run.bind(this), db, name, pw);
+  /** The same, uncommitted, the lock held until the hold is settled (postgres-password.ts). */
+  holdLoginPassword = (db: string, name: string, p: string) => holdPassword(this.run.bind(this), db, name, p);
 
   /** Lets a login role made NOLOGIN log in (a missing role is the server's error). */
   allowLogin = (name: string) => allowRoleLogin(this.run.bind(this), name);

@@ -7,6 +7,7 @@
  * password; bucket access key id and secret access key.
  */
 import type { BucketRow, DatabaseRow } from '../../db/rows';
+import type { SecretHold } from '../adapters/postgres-admin-interface';
 import { pgCode } from '../adapters/postgres-sql';
 import type { BucketLevel, DatabaseLevel, Level } from '../domain/levels';
 import { ApiError } from '../lib/errors';
@@ -16,6 +17,12 @@ import { log } from '../lib/logger';
 export interface Credential {
   name: string;
   secret: string;
+  /**
+   * Set when a rotation's new secret is made but not yet in effect (PostgreSQL): the old one
+   * keeps working, and the database's other changes wait, until it is committed once the new
+   * secret is stored; rolled back, nothing changed.
+   */
+  hold?: SecretHold;
 }
 
 /**
@@ -39,7 +46,10 @@ export interface CredentialProvisioner<R, L extends Level> {
   create(resource: R, level: L, limits?: CredentialLimits): Promise<Credential>;
   /** Changes what the credential may do; its name and secret stay. */
   setLevel(resource: R, name: string, level: L): Promise<void>;
-  /** Gives the credential a new secret; `name` changes only for a bucket key (IAM cannot re-secret a key id). */
+  /**
+   * Gives the credential a new secret; `name` changes only for a bucket key (IAM cannot re-secret
+   * a key id). A returned `hold` must be committed (or rolled back) by the caller.
+   */
   rotate(resource: R, name: string): Promise<Credential>;
   /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
   drop(resource: R, name: string): Promise<void>;

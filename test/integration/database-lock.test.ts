@@ -4,9 +4,15 @@
  * of one of its roles (PostgreSQL refused the later of the two as "tuple concurrently updated"
  * and the stop answered 503). Deterministic: the test itself holds the lock, sees each change
  * wait on it with nothing done, then lets go.
+ *
+ * A rotate holds the lock from the new password until its stored record: the change is made in
+ * a transaction that commits only after the stored write, so a reconciler tick in between finds
+ * the stored password still working and repairs nothing (it used to set the old one back, and
+ * the app was then handed a password the cluster refused). Forced: the test holds the
+ * connection's row so the rotate's stored write waits, and runs a tick in that window.
  */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { privilegesLock } from '../../functions/adapters/postgres-sql';
 import { randomPassword } from '../../functions/lib/ids';
 import { api } from '../helpers/api';
@@ -64,6 +70,36 @@ const allowsConnections = async (physical: string) =>
       physical,
     ])
   )[0]?.ok;
+
+/** Whether the Worker's lock of `physical` is free (taken and let go at once by the test). */
+async function lockFree(physical: string): Promise<boolean> {
+  const session = await clusterAdmin(new URL(customerAdminUrl()).pathname.slice(1) || 'postgres');
+  try {
+    const key = `tether privileges ${physical}`;
+    const [row] = (
+      await session.query<{ ok: boolean }>(
+        'select pg_try_advisory_xact_lock(hashtextextended($1, 0::int8)) as ok',
+        [key],
+      )
+    ).rows;
+    return row?.ok === true;
+  } finally {
+    await session.end();
+  }
+}
+
+/** The stored login of the site's connection to `dbId`: its id, role name and password (as the app has it). */
+async function storedLogin(site: string, dbId: string) {
+  const [row] = await metadata<{ id: string }>(
+    'select id from connections where site_id = $1 and resource_id = $2',
+    [site, dbId],
+  );
+  const effective = await world.as.get<{ vars: Record<string, string> }>(
+    `/api/v1/projects/${world.project.id}/sites/${site}/env/effective`,
+  );
+  const url = new URL(effective.body.vars.DATABASE_URL as string);
+  return { id: row?.id as string, name: url.username, password: decodeURIComponent(url.password) };
+}
 
 /** Runs `change` while the test holds `physical`'s lock: it waits, has done nothing, then completes. */
 async function waitsForLock<T>(physical: string, change: () => Promise<T>, unchanged: () => Promise<void>) {
@@ -166,5 +202,54 @@ describe("a database's lock", () => {
     );
     await triggerScheduled();
     expect(await canLogin(db.physical, row?.name as string, stored)).toBe(true);
+  });
+
+  it("a rotate holds it until the new password is stored: a tick in between repairs nothing, and the app's new password works", async () => {
+    const db = await database();
+    // The second site: the first holds an earlier test's database as its DATABASE_URL.
+    const site = world.sites[1]?.id as string;
+    expect((await connectSite(world, { kind: 'database', resource_id: db.id }, site)).status).toBe(201);
+    const before = await storedLogin(site, db.id);
+    expect(await canLogin(db.physical, before.name, before.password)).toBe(true);
+    // The test holds the connection's row: the rotate's stored write waits for it.
+    const row = new pg.Client({ connectionString: inject('metadataUrl') });
+    await row.connect();
+    let rotate: Promise<{ status: number; text: string }> | undefined;
+    try {
+      await row.query('begin');
+      await row.query('select 1 from connections where id = $1 for update', [before.id]);
+      const holder = (await row.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+      rotate = world.as.post(
+        `/api/v1/projects/${world.project.id}/sites/${site}/connections/database/${db.id}/rotate`,
+      );
+      await eventually(
+        async () =>
+          (
+            await metadata<{ n: number }>(
+              'select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))',
+              [holder],
+            )
+          )[0]?.n ?? 0,
+        (n) => n >= 1,
+        5_000,
+        "the rotate's stored write waiting",
+      );
+      // The new password is made but not in effect, and the database's lock is held.
+      expect(await lockFree(db.physical)).toBe(false);
+      expect(await canLogin(db.physical, before.name, before.password)).toBe(true);
+      // A reconciler tick in the window (every credential checked): nothing to repair.
+      await triggerScheduled();
+      await row.query('commit');
+    } finally {
+      await row.query('rollback').catch(() => undefined);
+      await row.end();
+    }
+    const rotated = await rotate;
+    expect(rotated?.status, rotated?.text).toBe(204);
+    const after = await storedLogin(site, db.id);
+    expect(after.password).not.toBe(before.password);
+    expect(await canLogin(db.physical, after.name, after.password)).toBe(true);
+    expect(await canLogin(db.physical, before.name, before.password)).toBe(false);
+    expect(await lockFree(db.physical)).toBe(true);
   });
 });

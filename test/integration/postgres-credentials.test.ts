@@ -14,6 +14,7 @@ import type { DatabaseLevel } from '../../functions/domain/levels';
 import { ApiError } from '../../functions/lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
 import {
+  commitRotation,
   createConnectionCredential,
   dropCredential,
   rotateCredential,
@@ -165,6 +166,9 @@ describe('PostgreSQL per-connection roles', () => {
     const a = await own('connect');
     const other = await own('connect');
     const rotated = await rotateCredential(adapters, config(), target(), a.name);
+    // Held until its caller stored the new password: the old one works until it commits.
+    expect(await canLogin(physical, a.name, a.secret)).toBe(true);
+    await commitRotation(adapters, config(), target(), rotated);
     expect(rotated.name).toBe(a.name);
     expect(rotated.secret).not.toBe(a.secret);
     expect(await canLogin(physical, a.name, a.secret)).toBe(false);

@@ -29,10 +29,11 @@ export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
     },
     async rotate(db, name) {
       const secret = randomPassword();
-      await outside('replace the database password', () =>
-        admin.setLoginPassword(db.physicalName, name, secret),
+      // Held until the caller stored it: no repair can set the old password back in between.
+      const hold = await outside('replace the database password', () =>
+        admin.holdLoginPassword(db.physicalName, name, secret),
       );
-      return { name, secret };
+      return { name, secret, hold };
     },
     async drop(db, name) {
       await outside('delete the database role', () => admin.dropLogin(db.physicalName, name));

@@ -25,6 +25,7 @@ import { isUuid, newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import {
   type CredentialTarget,
+  commitRotation,
   createOwnCredential,
   dropCredential,
   rotateCredential,
@@ -256,10 +257,15 @@ export async function rotatePrincipal(
       .where(live)
       .returning(),
     ...principalEvent(deps, deps.http, 'principal.rotate', target, row, sql`revoked_at is null`),
-  ]);
+  ]).catch(async (err: unknown) => {
+    await rotated.hold?.rollback();
+    throw err;
+  });
   const [saved] = updated as PrincipalRow[];
-  // Revoked meanwhile: its credential went with the revoke.
+  // Not stored (revoked meanwhile: its credential went with the revoke): never in effect.
+  if (!saved) await rotated.hold?.rollback();
   if (!saved) throw new ApiError('NOT_FOUND', 'principal not found');
+  await commitRotation(deps.adapters, deps.config, target, rotated);
   return shown(deps, target, saved, rotated.secret);
 }
 

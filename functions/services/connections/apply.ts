@@ -112,10 +112,14 @@ export async function applyPlan(deps: WriteDeps, plan: Plan, read: WriteRead): P
   try {
     written = await writeGuarded(deps.http, deps.config, prepared, read.states);
   } catch (err) {
-    await prepared.undo();
-    if (prepared.rotated.size === 0) throw err;
-    // Rotated logins get their stored secret back; a rotation that cannot be undone is stored instead.
+    if (prepared.rotated.size === 0) {
+      await prepared.undo();
+      throw err;
+    }
+    // Rotated logins get their stored secret back (a held one first lets its database's lock go,
+    // which the undo may need); a rotation that cannot be undone is stored instead.
     const rotated = await prepared.unrotate();
+    await prepared.undo();
     if (rotated.size > 0) {
       await storeRotations(deps.http, deps.config, { ...prepared, rotated }).catch((e: Error) =>
         log.error('storing a rotated credential failed; the reconciler repairs it:', e),
@@ -123,6 +127,7 @@ export async function applyPlan(deps: WriteDeps, plan: Plan, read: WriteRead): P
     }
     throw rotationNotStored(err);
   }
+  await prepared.commitRotations();
   await afterCommit(deps, written, read.targets);
   return written;
 }

@@ -15,6 +15,7 @@ import type { RequestContext } from '../../request-context';
 import {
   type CreatedCredential,
   type CredentialTarget,
+  commitRotation,
   createConnectionCredential,
   dropCredential,
   type RotatedCredential,
@@ -52,6 +53,8 @@ export interface Prepared {
    * undo (a bucket's old key is gone; the outside system failing again), to be stored instead.
    */
   unrotate(): Promise<Map<string, RotatedCredential>>;
+  /** After the rotated secrets were stored: puts each held rotation into effect. */
+  commitRotations(): Promise<void>;
 }
 
 /** Whether a connection served `mode`'s credential at `grant` is handed a shared login of its level. */
@@ -161,18 +164,28 @@ export async function prepare(
       releveled.push({ target: t, name: l.conn.credentialName, level: was });
     });
     const rotated = new Map<string, RotatedCredential>();
-    // Rotation cannot be undone, so it runs last, once everything else has succeeded.
-    for (const r of plan.rotates) {
-      rotated.set(
-        r.id,
-        await rotateCredential(deps.adapters, deps.config, target(r.resourceId), r.credentialName ?? ''),
-      );
+    // Rotation cannot be undone everywhere, so it runs last, once everything else has succeeded.
+    try {
+      for (const r of plan.rotates) {
+        rotated.set(
+          r.id,
+          await rotateCredential(deps.adapters, deps.config, target(r.resourceId), r.credentialName ?? ''),
+        );
+      }
+    } catch (err) {
+      for (const cred of rotated.values()) await cred.hold?.rollback();
+      throw err;
     }
     const unrotate = async () => {
       const left = new Map<string, RotatedCredential>();
       for (const [id, cred] of rotated) {
         const conn = plan.rotates.find((r) => r.id === id);
         const previous = stored.get(id);
+        // A held rotation was never in effect: rolled back, the stored secret still works.
+        if (cred.hold) {
+          await cred.hold.rollback();
+          continue;
+        }
         try {
           if (!conn || previous === undefined) throw new Error('no stored secret to put back');
           const secret = await deps.config.keyring.decrypt(previous);
@@ -195,6 +208,12 @@ export async function prepare(
       writers: handed.connect,
       undo,
       unrotate,
+      async commitRotations() {
+        for (const [id, cred] of rotated) {
+          const conn = plan.rotates.find((r) => r.id === id);
+          if (conn) await commitRotation(deps.adapters, deps.config, target(conn.resourceId), cred);
+        }
+      },
     };
   } catch (err) {
     await undo();

@@ -74,6 +74,7 @@ function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
     writers: [],
     undo: async () => undefined,
     unrotate: async () => new Map(),
+    commitRotations: async () => undefined,
   };
 }
 

@@ -10,6 +10,7 @@ import type { Config } from '../../config';
 import type { CredentialLevel, Level } from '../../domain/levels';
 import type { Credential, CredentialLimits, CredentialProvisioner } from '../../kinds/provisioner';
 import { type CredentialKindName, type CredentialTarget, credentialsOf } from '../../kinds/registry';
+import { log } from '../../lib/logger';
 
 export type { CredentialTarget };
 
@@ -109,6 +110,28 @@ export function rotateCredential(
   name: string,
 ): Promise<RotatedCredential> {
   return provisionerFor(adapters, target).rotate(target.resource, name);
+}
+
+/**
+ * Puts a rotation into effect once its new secret is stored: a held change commits. If the
+ * commit fails the new secret is set again directly; failing that too, the reconciler's repair
+ * of a refused login sets the stored (new) secret.
+ */
+export async function commitRotation(
+  adapters: Adapters,
+  config: Config,
+  target: CredentialTarget,
+  cred: RotatedCredential,
+): Promise<void> {
+  if (!cred.hold) return;
+  try {
+    await cred.hold.commit();
+  } catch (err) {
+    log.error(`committing the new secret of ${cred.name} failed; setting it again:`, err);
+    await restoreSecret(adapters, config, target, cred.name, cred.secret).catch((e: Error) =>
+      log.error(`setting the new secret of ${cred.name} failed; the reconciler repairs it:`, e),
+    );
+  }
 }
 
 /**
