@@ -2097,6 +2097,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAccount: {
@@ -2149,6 +2160,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2209,6 +2231,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2289,6 +2322,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAccountTokensByTokenId: {
@@ -2346,6 +2390,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2413,6 +2468,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAccountSessions: {
@@ -2467,6 +2533,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2534,6 +2611,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAccountSessions: {
@@ -2588,6 +2676,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2655,6 +2754,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteAccountSessionsBySessionId: {
@@ -2712,6 +2822,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +2904,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2873,6 +3005,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjects: {
@@ -2927,6 +3070,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3007,6 +3161,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsById: {
@@ -3061,6 +3226,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3148,6 +3324,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteProjectsByIdMembersByAccountId: {
@@ -3220,6 +3407,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdMembers: {
@@ -3282,6 +3480,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdInvitations: {
@@ -3338,6 +3547,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +3634,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteProjectsByIdInvitationsByInvitationId: {
@@ -3471,6 +3702,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3547,6 +3789,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postInvitationsByTokenAccept: {
@@ -3611,6 +3864,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdApiKeys: {
@@ -3667,6 +3931,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3745,6 +4020,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteProjectsByIdApiKeysByKeyId: {
@@ -3809,6 +4095,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdSites: {
@@ -3865,6 +4162,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3946,6 +4254,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteProjectsByIdSitesBySiteId: {
@@ -4011,6 +4330,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdDatabases: {
@@ -4067,6 +4397,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4452,6 +4793,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProjectsByIdBuckets: {
@@ -4612,6 +4964,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdAuthApps: {
@@ -4668,6 +5031,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4750,6 +5124,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdAuthAppsByAuthAppId: {
@@ -4805,6 +5190,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4878,6 +5274,17 @@ export interface operations {
             /** @description conflict with the current state (the message says which) */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5057,6 +5464,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5291,6 +5709,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProjectsByIdAuthAppsByAuthAppIdSigningKeyRotate: {
@@ -5363,6 +5792,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdSitesBySiteIdEnv: {
@@ -5421,6 +5861,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5497,6 +5948,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdConnections: {
@@ -5564,6 +6026,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdSitesBySiteIdConnections: {
@@ -5623,6 +6096,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5949,6 +6433,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProjectsByIdSitesBySiteIdConnectionsByKindByResourceIdRotate: {
@@ -6106,6 +6601,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDatabasesByIdSites: {
@@ -6162,6 +6668,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6325,6 +6842,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6498,6 +7026,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdSitesBySiteIdDeploys: {
@@ -6556,6 +7095,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6633,6 +7183,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProjectsByIdSitesBySiteIdDeploysByDeployIdRollback: {
@@ -6690,6 +7251,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6762,6 +7334,17 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdDatabasesByDbIdAccess: {
@@ -6820,6 +7403,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6890,6 +7484,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdAuthAppsByAuthAppIdAccess: {
@@ -6954,6 +7559,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdDatabasesByDbIdCredentials: {
@@ -7009,6 +7625,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7157,6 +7784,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProjectsByIdBucketsByBucketIdCredentialsRotate: {
@@ -7286,6 +7924,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7590,6 +8239,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7907,6 +8567,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAccountActivity: {
@@ -7971,6 +8642,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdSitesBySiteIdTarget: {
@@ -8027,6 +8709,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8175,6 +8868,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByIdSitesBySiteIdDeliveries: {
@@ -8240,6 +8944,17 @@ export interface operations {
             /** @description no such project, or no such resource in it */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8322,6 +9037,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postCliToken: {
@@ -8376,6 +9102,17 @@ export interface operations {
                     "application/json": components["schemas"]["GrantError"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postCliDevice: {
@@ -8420,6 +9157,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GrantError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8500,6 +9248,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8682,6 +9441,17 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
         };
     };
     postByAppSlugLogout: {
@@ -8751,6 +9521,17 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
         };
     };
     postByAppSlugOauthNonce: {
@@ -8808,6 +9589,17 @@ export interface operations {
             429: {
                 headers: {
                     /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8881,6 +9673,17 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
         };
     };
     getByAppSlugAuthByProvider: {
@@ -8948,6 +9751,17 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
         };
     };
     getByAppSlugAuthByProviderCallback: {
@@ -8990,6 +9804,17 @@ export interface operations {
             /** @description unknown app, or a provider that does not return this way */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9057,6 +9882,17 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
         };
     };
     getByAppSlugWellKnownJwksJson: {
@@ -9086,6 +9922,17 @@ export interface operations {
             /** @description unknown app */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,8 +3,9 @@
  * clients): where it is served (`servers`), a contact, an `operationId` and a description on
  * every operation, its tags declared with what they hold, the auth service's public routes
  * marked `security: []`, and the headers its answers carry (`WWW-Authenticate` on a 401,
- * `Retry-After` on a 429 or 503, `Location` on a redirect), and the 415 every auth-service POST
- * can answer. Routes keep declaring only what is
+ * `Retry-After` on a 429 or 503, `Location` on a redirect), the 415 every auth-service POST
+ * can answer, and the 503 every route answers when the metadata database cannot be reached or
+ * refuses a connection for now. Routes keep declaring only what is
  * theirs; these are the same for every route, so they are added here once.
  */
 
@@ -68,6 +69,12 @@ const UNSUPPORTED_MEDIA_TYPE = {
   description: 'the body is not of the media type the route takes (JSON; a form where the route says so)',
   content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
 };
+/** The 503 of a route that does not declare its own: the metadata database every route reads. */
+const unavailable = (schema: 'Error' | 'OAuthError') => ({
+  description:
+    'the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed',
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+});
 const LOCATION = { Location: { description: 'where the browser goes next', schema: { type: 'string' } } };
 
 /** `doc` finished as the module header says; `serverUrl` is the base the paths hang from. */
@@ -92,6 +99,10 @@ export function finishDocument<D extends object>(doc: D, serverUrl: string): D {
       if (path.startsWith('/v1/') && method === 'post') {
         op.responses = { ...((op.responses ?? {}) as Json) };
         (op.responses as Json)['415'] ??= UNSUPPORTED_MEDIA_TYPE;
+      }
+      if (path !== '/api/v1/openapi.json') {
+        op.responses = { ...((op.responses ?? {}) as Json) };
+        (op.responses as Json)['503'] ??= unavailable(path.startsWith('/v1/') ? 'OAuthError' : 'Error');
       }
       for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
         const extra = status.startsWith('3') ? LOCATION : HEADERS[status];

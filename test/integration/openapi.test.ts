@@ -127,6 +127,19 @@ describe('error responses in the OpenAPI document', () => {
     }
   });
 
+  it('every route but the document itself documents 503 with Retry-After (the metadata database can refuse any)', async () => {
+    const { paths } = await doc();
+    const missing: string[] = [];
+    for (const [path, ops] of Object.entries(paths)) {
+      if (path === '/api/v1/openapi.json') continue;
+      for (const [method, op] of Object.entries(ops)) {
+        const unavailable = op.responses?.['503'] as { headers?: Record<string, unknown> } | undefined;
+        if (!unavailable?.headers?.['Retry-After']) missing.push(`${method} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("member changes document 409 (a project's last owner cannot be demoted or removed)", async () => {
     const { paths } = await doc();
     const member = paths['/api/v1/projects/{id}/members/{accountId}'];
