@@ -1,14 +1,29 @@
 /**
  * The one context a request's (or a job's) services take first: the metadata database (a pool
  * for transactions and the HTTP driver for one-shot statements and batches), the configuration,
- * the outside systems, the provisioning queue, and who the changes are recorded as. Routes build
- * it once per request (routes/shared.ts requestContext); services take `(ctx, input)`.
+ * the outside systems, the provisioning queue, the clock, the log, and who the changes are
+ * recorded as. Routes build it once per request (routes/shared.ts requestContext), the queue
+ * consumer and the reconciler once per batch or tick ({@link jobContext}); services take
+ * `(ctx, input)`.
  */
 import type { Db, HttpDb } from '../db/client';
 import type { Adapters } from './adapters';
 import type { Config } from './config';
 import type { ProvisioningMessage } from './domain/queue-messages';
+import { log } from './lib/logger';
 import type { ActivitySource } from './services/activity/record';
+
+/** Where a service reads the time: the system's, or one a test sets. */
+export interface Clock {
+  /** The current time. */
+  now(): Date;
+}
+
+/** The system's clock. */
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The Worker's log (each line tagged with the request or message it belongs to). */
+export type Logger = typeof log;
 
 /** What every service of a request may reach. */
 export interface RequestContext {
@@ -19,6 +34,27 @@ export interface RequestContext {
   config: Config;
   adapters: Adapters;
   queue: Queue<ProvisioningMessage>;
+  clock: Clock;
+  log: Logger;
   /** Who the request's changes are recorded as in the Activity record. */
+  activity: ActivitySource;
+}
+
+/**
+ * The context of a queue message or a reconciler tick: the same, with one pool for every
+ * statement (a job reads with the pool it writes with), so `http` may be absent, and no caller
+ * (its changes are recorded as `system` where they are recorded at all).
+ */
+export type JobContext = Omit<RequestContext, 'http' | 'activity'> & {
+  http?: HttpDb;
   activity?: ActivitySource;
+};
+
+/** The context of a job on `db` with the Worker's services (container.ts). */
+export function jobContext<S extends Omit<JobContext, 'db' | 'clock' | 'log' | 'activity'>>(
+  services: S,
+  db: Db,
+  clock: Clock = systemClock,
+): S & JobContext {
+  return { ...services, db, clock, log };
 }

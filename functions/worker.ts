@@ -11,6 +11,7 @@ import { buildReconcilerServices, buildServices, type Services } from './contain
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
+import { type JobContext, jobContext } from './request-context';
 import { purgeActivity } from './services/activity/retention';
 import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
 import { credentialSteps } from './services/reconciler-steps';
@@ -18,13 +19,13 @@ import { credentialSteps } from './services/reconciler-steps';
 /** Runs `work` with the environment's services and a database pool, closed afterwards. */
 async function withServices<T>(
   env: Bindings,
-  work: (ctx: Services & { db: ReturnType<typeof createDb> }) => Promise<T>,
+  work: (ctx: Services & JobContext) => Promise<T>,
   build: (env: Bindings) => Services = buildServices,
 ): Promise<T> {
   const services = build(env);
   const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
   try {
-    return await work({ ...services, db: createDb(pool) });
+    return await work(jobContext(services, createDb(pool)));
   } finally {
     await pool.end().catch(() => undefined);
   }

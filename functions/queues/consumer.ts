@@ -2,6 +2,7 @@
  * The queue consumer: dispatches provisioning messages, retries failures with exponential
  * backoff, and records what reaches the dead-letter queue.
  */
+
 import type { Db } from '../../db/client';
 import { deadLetters } from '../../db/schema';
 import type { Services } from '../container';
@@ -9,10 +10,11 @@ import type { ProvisioningMessage } from '../domain/queue-messages';
 import { MAX_RETRIES, retryDelaySeconds } from '../lib/backoff';
 import { newId } from '../lib/ids';
 import { log } from '../lib/logger';
+import type { JobContext } from '../request-context';
 import { markDead } from '../services/delivery/delivery-status';
 
-/** What a message handler gets: the services and a database. */
-export type ConsumerContext = Services & { db: Db };
+/** What a message handler gets: the services and a job's context. */
+export type ConsumerContext = Services & JobContext;
 
 /** Handles one message type; throwing retries the message. */
 export type MessageHandler<T extends ProvisioningMessage['type']> = (

@@ -22,10 +22,7 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
       await deliverRuntimePatch(ctx.db, ctx.config, ctx.adapters, ctx.receivers, delivery);
       await policiesAfterChange(ctx.db, ctx.queue, delivery);
       // A connection change on a project with legacy sites switches them to their own credentials.
-      await switchLegacyAfterChange(
-        { db: ctx.db, config: ctx.config, adapters: ctx.adapters, queue: ctx.queue },
-        delivery,
-      );
+      await switchLegacyAfterChange(ctx, delivery);
       return;
     case 'network_policy':
       // Principals waiting for their sources to be enforced may log in once the policy is acknowledged.
@@ -45,10 +42,7 @@ export const PROVISIONING_HANDLERS: Handlers = {
   'credential-dropped': (m, ctx) => markCleanupDone(ctx.db, m.cleanupId),
   // Move the project's shared connections (legacy sites too, unless told not) to their own.
   'switch-credentials': async (m, ctx) => {
-    await switchSharedConnections(
-      { db: ctx.db, config: ctx.config, adapters: ctx.adapters, queue: ctx.queue },
-      { projectId: m.projectId, includeLegacy: m.includeLegacy ?? true },
-    );
+    await switchSharedConnections(ctx, { projectId: m.projectId, includeLegacy: m.includeLegacy ?? true });
   },
   // A reconciler sweep's slice beyond the tick's budget; its items' failures are recorded, not retried here.
   'reconcile-slice': async (m, ctx) => {

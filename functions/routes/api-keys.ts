@@ -1,10 +1,19 @@
 /** Project API keys (contract §3). Managed site keys are listed and marked, never shown. */
 
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
 import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
 import { projectIdOf } from '../services/caller/api-caller';
-import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller, requireUuid } from './shared';
+import {
+  access,
+  activityBy,
+  iso,
+  ProjectParam,
+  readsCaller,
+  readWithCaller,
+  requestContext,
+  requireUuid,
+} from './shared';
 
 const CapabilitiesSchema = z
   .object({
@@ -104,13 +113,7 @@ apiKeysRoutes.openapi(
     ]);
     const { project } = await access(c, params.id, 'admin');
     const keyId = requireUuid(params.keyId, 'API key');
-    const { queue } = c.get('services');
-    await revokeApiKey(
-      { db: getDb(c), http: getHttpDb(c), config: c.get('config'), queue, activity: activityBy(c) },
-      project.id,
-      keyId,
-      found,
-    );
+    await revokeApiKey(requestContext(c), project.id, keyId, found);
     return c.json({ revoked: true as const }, 200);
   },
 );

@@ -7,7 +7,7 @@ import { type AppEnv, getHttpDb } from '../context';
 import { LEVELS } from '../domain/levels';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
-import { liveTargetQuery, targetOf } from '../services/access/deps';
+import { liveTargetQuery, targetOf } from '../services/access/live-target';
 import {
   createPrincipal,
   liveNamedQuery,
@@ -111,7 +111,7 @@ for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } o
     const { project } = await access(c, ref, 'admin');
     return {
       projectId: project.id,
-      deps: requestContext(c),
+      ctx: requestContext(c),
     };
   };
   /** Reads principal `principalId` with the caller and the service: rotate's and revoke's one read. */
@@ -122,8 +122,8 @@ for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } o
       liveTargetQuery(http, projectIdOf(ref), kind, serviceId),
       principalQuery(http, kind, serviceId, principalId),
     ]);
-    const { deps } = await admitted(c, ref);
-    return { deps, target: targetOf(kind, service), rows };
+    const { ctx } = await admitted(c, ref);
+    return { ctx, target: targetOf(kind, service), rows };
   };
 
   principalsRoutes.openapi(
@@ -148,8 +148,8 @@ for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } o
         liveTargetQuery(http, projectIdOf(ref), kind, serviceId),
         liveNamedQuery(http, kind, serviceId, input.name),
       ]);
-      const { projectId, deps } = await admitted(c, ref);
-      return c.json(await createPrincipal(deps, projectId, targetOf(kind, service), input, named), 201);
+      const { projectId, ctx } = await admitted(c, ref);
+      return c.json(await createPrincipal(ctx, projectId, targetOf(kind, service), input, named), 201);
     },
     pathBeforeBody<AppEnv>(async (c) => {
       const { ref, serviceId } = pathOf(c);
@@ -195,8 +195,8 @@ for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } o
       },
     }),
     async (c) => {
-      const { deps, target, rows } = await readPrincipal(c);
-      return c.json(await rotatePrincipal(deps, target, rows), 200);
+      const { ctx, target, rows } = await readPrincipal(c);
+      return c.json(await rotatePrincipal(ctx, target, rows), 200);
     },
   );
 
@@ -212,8 +212,8 @@ for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } o
       responses: { 200: json(z.object({ revoked: z.boolean() }), 'revoked'), ...errorResponses(503) },
     }),
     async (c) => {
-      const { deps, target, rows } = await readPrincipal(c);
-      return c.json({ revoked: await revokePrincipal(deps, target, rows) }, 200);
+      const { ctx, target, rows } = await readPrincipal(c);
+      return c.json({ revoked: await revokePrincipal(ctx, target, rows) }, 200);
     },
   );
 }

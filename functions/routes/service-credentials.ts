@@ -45,7 +45,7 @@ async function adminDeps(c: Context<AppEnv>, projectRef: string) {
   const { project } = await access(c, projectRef, 'admin');
   return {
     projectId: project.id,
-    deps: requestContext(c),
+    ctx: requestContext(c),
   };
 }
 
@@ -67,8 +67,8 @@ serviceCredentialsRoutes.openapi(
   async (c) => {
     const { id, dbId } = c.req.valid('param');
     const [rows] = await readWithCaller(c, [databaseQuery(getHttpDb(c), projectIdOf(id), dbId)]);
-    const { deps } = await adminDeps(c, id);
-    return c.json(await databaseCredentials(deps, rows), 200);
+    const { ctx } = await adminDeps(c, id);
+    return c.json(await databaseCredentials(ctx, rows), 200);
   },
 );
 
@@ -94,8 +94,8 @@ serviceCredentialsRoutes.openapi(
       databaseQuery(http, projectIdOf(id), dbId),
       connectedSiteInputsQuery(http, isUuid(dbId) ? dbId.toLowerCase() : NO_ID),
     ]);
-    const { deps } = await adminDeps(c, id);
-    return c.json(await rotateDatabasePassword(deps, rows, holders.rows), 200);
+    const { ctx } = await adminDeps(c, id);
+    return c.json(await rotateDatabasePassword(ctx, rows, holders.rows), 200);
   },
 );
 
@@ -112,8 +112,8 @@ serviceCredentialsRoutes.openapi(
   async (c) => {
     const { id, bucketId } = c.req.valid('param');
     const [rows] = await readWithCaller(c, [bucketQuery(getHttpDb(c), projectIdOf(id), bucketId)]);
-    const { deps } = await adminDeps(c, id);
-    return c.json(await bucketCredentials(deps, rows), 200);
+    const { ctx } = await adminDeps(c, id);
+    return c.json(await bucketCredentials(ctx, rows), 200);
   },
 );
 
@@ -136,7 +136,7 @@ serviceCredentialsRoutes.openapi(
       bucketQuery(http, projectIdOf(id), bucketId),
       connectedSiteInputsQuery(http, isUuid(bucketId) ? bucketId.toLowerCase() : NO_ID),
     ]);
-    const { deps } = await adminDeps(c, id);
-    return c.json(await rotateBucketKey(deps, rows, holders.rows), 200);
+    const { ctx } = await adminDeps(c, id);
+    return c.json(await rotateBucketKey(ctx, rows, holders.rows), 200);
   },
 );

@@ -6,8 +6,9 @@ import { type AppEnv, getDb, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
+import { log } from '../lib/logger';
 import { pathBeforeBody, z } from '../lib/openapi';
-import type { RequestContext } from '../request-context';
+import { type RequestContext, systemClock } from '../request-context';
 import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
 import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/caller/api-caller';
 import {
@@ -145,6 +146,8 @@ export function requestContext(c: Context<AppEnv>): RequestContext {
     config: c.get('config'),
     adapters,
     queue,
+    clock: systemClock,
+    log,
     get activity() {
       return activityBy(c);
     },

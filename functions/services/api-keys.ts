@@ -1,12 +1,11 @@
 /** Project API keys: created with capabilities, listed without values, revoked (managed ones replaced). */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import { type Db, type HttpDb, runBatch } from '../../db/client';
+import { type HttpDb, runBatch } from '../../db/client';
 import { type ApiKeyCapabilities, apiKeys, authApps } from '../../db/schema';
-import type { Config } from '../config';
-import type { ProvisioningMessage } from '../domain/queue-messages';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
+import type { RequestContext } from '../request-context';
 import { type ActivitySource, activityQuery } from './activity';
 import { replaceManagedKey } from './credentials/managed-key';
 import { enqueueDeliveries } from './delivery/deliveries';
@@ -74,15 +73,6 @@ export function listApiKeys(db: HttpDb, projectId: SQL | string) {
     .orderBy(apiKeys.createdAt);
 }
 
-/** What revoking a key touches. */
-export interface RevokeDeps {
-  db: Db;
-  http: HttpDb;
-  config: Config;
-  queue: Queue<ProvisioningMessage>;
-  activity: ActivitySource;
-}
-
 /** The live key `keyId` of project `projectId` (SQL when sent with the caller's lookup): a query not yet sent. */
 export function liveKeyQuery(db: HttpDb, projectId: SQL | string, keyId: string) {
   return db
@@ -103,7 +93,7 @@ export function liveKeyQuery(db: HttpDb, projectId: SQL | string, keyId: string)
  * site receives by live patch. A plain key costs one statement.
  */
 export async function revokeApiKey(
-  deps: RevokeDeps,
+  ctx: RequestContext,
   projectId: string,
   keyId: string,
   found: Array<{ id: string; projectId: string; siteId: string | null }>,
@@ -118,20 +108,20 @@ export async function revokeApiKey(
   });
   if (managed?.siteId) {
     const site = { ...managed, siteId: managed.siteId };
-    const deliveryIds = await deps.db.transaction(async (tx) => {
-      const ids = await replaceManagedKey(tx, deps.config, site);
-      if (ids !== null) await activityQuery(tx, deps.activity, event(site.siteId));
+    const deliveryIds = await ctx.db.transaction(async (tx) => {
+      const ids = await replaceManagedKey(tx, ctx.config, site);
+      if (ids !== null) await activityQuery(tx, ctx.activity, event(site.siteId));
       return ids;
     });
     if (deliveryIds === null) throw new ApiError('NOT_FOUND', 'API key not found');
-    await enqueueDeliveries(deps.queue, deliveryIds);
+    await enqueueDeliveries(ctx.queue, deliveryIds);
     return;
   }
   if (!managed) throw new ApiError('NOT_FOUND', 'API key not found');
   const live = and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt));
-  const [, revoked] = await runBatch(deps.http, [
-    activityQuery(deps.http, deps.activity, event(null), sql`exists (select 1 from api_keys where ${live})`),
-    deps.http.update(apiKeys).set({ revokedAt: new Date() }).where(live).returning({ id: apiKeys.id }),
+  const [, revoked] = await runBatch(ctx.http, [
+    activityQuery(ctx.http, ctx.activity, event(null), sql`exists (select 1 from api_keys where ${live})`),
+    ctx.http.update(apiKeys).set({ revokedAt: new Date() }).where(live).returning({ id: apiKeys.id }),
   ]);
   if ((revoked as unknown[]).length === 0) throw new ApiError('NOT_FOUND', 'API key not found');
 }

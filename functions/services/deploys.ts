@@ -12,9 +12,9 @@ import type { Config } from '../config';
 import { siteRef } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
+import type { JobContext } from '../request-context';
 import { activityStatement } from './activity';
 import { projectIdOf } from './caller/api-caller';
-import type { ConnectionDeps } from './connections/prepare';
 import { switchLegacyNow } from './credentials/switch';
 import { deriveSiteEnv, type SiteEnvInputs, siteEnvOf, siteInputsQuery } from './site-env/derive';
 
@@ -118,20 +118,20 @@ export function rolledBack(reads: DeployReads): string {
  * sites, which switch to their own credentials first and are derived afresh.
  */
 export async function recordDeploy(
-  deps: ConnectionDeps,
+  ctx: JobContext,
   projectId: string,
   siteId: string,
   rollbackOf: string | null,
   reads: DeployReads,
 ): Promise<DeployBody> {
   const legacy = (reads[1].rows[0] as { legacy: boolean } | undefined)?.legacy === true;
-  const http = deps.http ?? deps.db;
+  const http = ctx.http ?? ctx.db;
   let env: Record<string, string>;
   if (legacy) {
     // Legacy sites switch to their own credentials at their next deploy, which then hands them.
-    await switchLegacyNow(deps, projectId);
-    env = await effectiveEnv(http, deps.config, deps.adapters, siteId);
-  } else env = await effectiveOf(deps.config, deps.adapters, reads[0]);
+    await switchLegacyNow(ctx, projectId);
+    env = await effectiveEnv(http, ctx.config, ctx.adapters, siteId);
+  } else env = await effectiveOf(ctx.config, ctx.adapters, reads[0]);
   const names = Object.keys(env).sort();
   // Recorded only while the site is there: one deleted meanwhile is 404, not a failed insert.
   const id = newId();
@@ -142,8 +142,8 @@ export async function recordDeploy(
     siteId,
     details: { rollback_of: rollbackOf, env_names: names },
   };
-  const recorded = deps.activity
-    ? sql`, a as (${activityStatement(deps.activity, event, sql`exists (select 1 from d)`)})`
+  const recorded = ctx.activity
+    ? sql`, a as (${activityStatement(ctx.activity, event, sql`exists (select 1 from d)`)})`
     : sql``;
   const [row] = await rowsOf<{ id: string; created_at: string; env_names: string[] }>(
     http,

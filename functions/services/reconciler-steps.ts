@@ -17,16 +17,13 @@ import type { ReconcilerStep } from './reconciler';
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
   // A database that was stopped when an app connected now runs: the app gets its own credential.
-  'switch-shared-credentials': ({ db, config, adapters, queue }) =>
-    switchSharedConnections({ db, config, adapters, queue }, { includeLegacy: false }),
+  'switch-shared-credentials': (ctx) => switchSharedConnections(ctx, { includeLegacy: false }),
   // A shared login no app holds any more (moved to its own, or disconnected) changes password.
-  'rotate-unused-shared-readers': ({ db, config, adapters }) => rotateUnusedReaders({ db, config, adapters }),
+  'rotate-unused-shared-readers': (ctx) => rotateUnusedReaders(ctx),
   // Once: main passwords handed to apps before shared logins existed change (their apps move first).
-  'rotate-exposed-main-passwords': ({ db, config, adapters, queue }) =>
-    rotateExposedMainPasswords({ db, config, adapters, queue }),
+  'rotate-exposed-main-passwords': (ctx) => rotateExposedMainPasswords(ctx),
   // Expired principals are already refused by the systems themselves; now they go for good.
-  'remove-expired-principals': ({ db, config, adapters, queue }) =>
-    removeExpiredPrincipals(db, config, adapters, queue),
+  'remove-expired-principals': (ctx) => removeExpiredPrincipals(ctx),
   // The databases whose connections or principals changed since the last tick.
   'network-policies': ({ db, receivers, queue }) => reconcilePolicyMarks(db, receivers, queue),
 };

@@ -9,8 +9,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../db/client';
 import { buckets, connections, databases, sites } from '../../db/schema';
 import { siteRef } from '../domain/names';
-import { type ActivitySource, activityQuery } from './activity';
-import { afterCommit, type CommitDeps } from './connections/apply';
+import type { RequestContext } from '../request-context';
+import { activityQuery } from './activity';
+import { afterCommit } from './connections/apply';
 import { targetsOf } from './connections/plan';
 import type { CleanupRef } from './connections/write';
 import type { CredentialTarget } from './credentials/connection-credential';
@@ -60,12 +61,12 @@ export function siteRemovalFrom(answers: readonly unknown[]): {
  * caller), the queue retrying what fails.
  */
 export async function removeSite(
-  deps: CommitDeps & { http: HttpDb; activity?: ActivitySource },
+  ctx: RequestContext,
   projectId: string,
   siteId: string,
   targets: ReadonlyMap<string, CredentialTarget>,
 ): Promise<void> {
-  const db = deps.http;
+  const db = ctx.http;
   const where = siteWhere(projectId, siteId);
   const site = (column: SQL) => sql`select ${column} from ${sites} where ${where}`;
   const event = {
@@ -75,8 +76,8 @@ export async function removeSite(
     siteId: site(sql`${sites.id}`),
   };
   // First, while the site is there to name (a site already gone records nothing, then is 404).
-  const recorded = deps.activity
-    ? [activityQuery(db, deps.activity, event, sql`exists (${site(sql`1`)})`)]
+  const recorded = ctx.activity
+    ? [activityQuery(db, ctx.activity, event, sql`exists (${site(sql`1`)})`)]
     : [];
   const answers = await runGuarded(db, [
     ...recorded,
@@ -107,5 +108,5 @@ export async function removeSite(
     resourceId: r.resource_id,
     credentialName: r.credential_name,
   }));
-  await afterCommit(deps, { inserted: [], deliveryIds: [], cleanups }, targets);
+  await afterCommit(ctx, { inserted: [], deliveryIds: [], cleanups }, targets);
 }

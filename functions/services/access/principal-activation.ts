@@ -17,13 +17,13 @@ import { activateCredential } from '../credentials/connection-credential';
  * cluster refuses, so the delivery is sent again and this retried.
  */
 export async function activatePrincipals(
-  deps: { db: Db; adapters: Adapters },
+  ctx: { db: Db; adapters: Adapters },
   databaseId: string,
   named: ReadonlyArray<{ username: string; allowed_sources: string[] }>,
 ): Promise<number> {
   if (named.length === 0) return 0;
   const sources = new Map(named.map((p) => [p.username, JSON.stringify([...p.allowed_sources].sort())]));
-  const pending = await deps.db
+  const pending = await ctx.db
     .select({ id: principals.id, name: principals.credentialName, sources: principals.allowedSources })
     .from(principals)
     .where(
@@ -38,11 +38,11 @@ export async function activatePrincipals(
   // Only with the sources the policy carried: a change since waits for its own policy.
   const enforced = pending.filter((p) => sources.get(p.name) === JSON.stringify([...p.sources].sort()));
   if (enforced.length === 0) return 0;
-  const target = await loadTargetAnyState(deps.db, 'database', databaseId);
+  const target = await loadTargetAnyState(ctx.db, 'database', databaseId);
   if (!target) return 0;
   for (const p of enforced) {
-    await activateCredential(deps.adapters, target, p.name);
-    await deps.db
+    await activateCredential(ctx.adapters, target, p.name);
+    await ctx.db
       .update(principals)
       .set({ state: 'active' })
       .where(and(eq(principals.id, p.id), eq(principals.state, 'pending')));

@@ -1,9 +1,9 @@
 /** The Activity events of a principal's changes and of a service's own credential rotated. */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, Queryable } from '../../../db/client';
+import type { RequestContext } from '../../request-context';
 import { activityQuery } from '../activity';
 import type { CredentialTarget } from '../credentials/connection-credential';
-import type { AccessDeps } from './deps';
 
 /** A principal as the event names it. */
 interface NamedPrincipal {
@@ -18,14 +18,14 @@ interface NamedPrincipal {
  * without a source.
  */
 export function principalEvent(
-  deps: AccessDeps,
+  ctx: RequestContext,
   db: Queryable,
   action: string,
   target: CredentialTarget,
   principal: NamedPrincipal,
   state: SQL,
 ): BatchQuery[] {
-  if (!deps.activity) return [];
+  if (!ctx.activity) return [];
   const event = {
     action,
     target: { type: 'principal', id: principal.id, name: principal.name },
@@ -38,21 +38,21 @@ export function principalEvent(
     },
   };
   const when = sql`exists (select 1 from principals where id = ${principal.id}::uuid and ${state})`;
-  return [activityQuery(db, deps.activity, event, when)];
+  return [activityQuery(db, ctx.activity, event, when)];
 }
 
 /** The statement recording `credential.rotate` of a service's own credential, when `stored` holds. */
 export function serviceCredentialEvent(
-  deps: AccessDeps,
+  ctx: RequestContext,
   target: CredentialTarget,
   stored: SQL,
 ): BatchQuery[] {
-  if (!deps.activity) return [];
+  if (!ctx.activity) return [];
   const { resource } = target;
   const event = {
     action: 'credential.rotate',
     target: { type: target.kind, id: resource.id, name: resource.name },
     projectId: resource.projectId,
   };
-  return [activityQuery(deps.http, deps.activity, event, stored)];
+  return [activityQuery(ctx.http, ctx.activity, event, stored)];
 }

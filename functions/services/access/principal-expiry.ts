@@ -5,12 +5,9 @@
  * listings and the database's network policy.
  */
 import { and, asc, isNull, lte, sql } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
 import { principals } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
-import type { Config } from '../../config';
-import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { credentialsOf } from '../../kinds/registry';
+import type { JobContext } from '../../request-context';
 import { loadTargetAnyState } from '../credentials/cleanup';
 import { dropCredential } from '../credentials/connection-credential';
 import { requestPolicies } from '../delivery/network-policy';
@@ -28,13 +25,9 @@ const BATCH = 50;
  * deadline, is recorded with its error and retried after a backoff, and leaves the batch to the
  * others meanwhile. Returns how many it removed.
  */
-export async function removeExpiredPrincipals(
-  db: Db,
-  config: Config,
-  adapters: Adapters,
-  queue: Queue<ProvisioningMessage>,
-  now = new Date(),
-): Promise<number> {
+export async function removeExpiredPrincipals(ctx: JobContext): Promise<number> {
+  const { db, config, adapters, queue } = ctx;
+  const now = ctx.clock.now();
   const expired = await db
     .select()
     .from(principals)

@@ -22,7 +22,7 @@ import {
 import { credentialsOf, kindOf, sharedOnlyReason, shownSecret } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
-import { log } from '../../lib/logger';
+import type { RequestContext } from '../../request-context';
 import {
   type CredentialTarget,
   commitRotation,
@@ -34,7 +34,6 @@ import {
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
 import { uniqueViolation } from '../store/guarded-write';
-import type { AccessDeps } from './deps';
 import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './listing';
 import { principalEvent } from './principal-events';
 
@@ -68,14 +67,14 @@ const summaryOf = (kind: PrincipalKind, row: PrincipalRow): PrincipalSummary =>
   ]);
 
 function shown(
-  deps: AccessDeps,
+  ctx: RequestContext,
   target: CredentialTarget,
   row: PrincipalRow,
   secret: string,
 ): ShownPrincipal {
   const { expired: _expired, ...summary } = summaryOf(target.kind, row);
-  const ctx = { config: deps.config, adapters: deps.adapters };
-  return { ...summary, ...shownSecret(ctx, target, row.credentialName, secret) };
+  const engineCtx = { config: ctx.config, adapters: ctx.adapters };
+  return { ...summary, ...shownSecret(engineCtx, target, row.credentialName, secret) };
 }
 
 const nameTaken = (name: string) =>
@@ -126,10 +125,10 @@ const policyNow = (target: CredentialTarget): SQL[] =>
   credentialsOf(target.kind).networkPolicy ? [policyDriftStatement([target.resource.id])] : [];
 
 /** Sends the policy deliveries a batch recorded; the reconciler sends any this misses. */
-async function sendPolicies(deps: AccessDeps, answer: unknown): Promise<void> {
+async function sendPolicies(ctx: RequestContext, answer: unknown): Promise<void> {
   const ids = ((answer as { rows?: Array<{ id: string }> } | undefined)?.rows ?? []).map((r) => r.id);
-  await enqueueDeliveries(deps.queue, ids).catch((err: Error) =>
-    log.error('queueing a network policy failed; the reconciler sends it:', err.message),
+  await enqueueDeliveries(ctx.queue, ids).catch((err: Error) =>
+    ctx.log.error('queueing a network policy failed; the reconciler sends it:', err.message),
   );
 }
 
@@ -138,7 +137,7 @@ async function sendPolicies(deps: AccessDeps, answer: unknown): Promise<void> {
  * {@link liveNamedQuery}); the answer holds its secret, shown this once.
  */
 export async function createPrincipal(
-  deps: AccessDeps,
+  ctx: RequestContext,
   projectId: string,
   target: CredentialTarget,
   input: PrincipalInput,
@@ -151,28 +150,28 @@ export async function createPrincipal(
   const sharedOnly = sharedOnlyReason(target);
   if (sharedOnly) throw new ApiError('SHARED_CREDENTIAL', sharedOnly);
   if (named.length > 0) throw nameTaken(input.name);
-  const made = await createOwnCredential(deps.adapters, target, level, {
+  const made = await createOwnCredential(ctx.adapters, target, level, {
     expiresAt,
     allowedSources: sources,
   });
   // Where the network policy enforces the sources, the credential cannot log in until it is acknowledged.
-  const state = sources.length > 0 && waitsForPolicy(deps.adapters, target) ? 'pending' : 'active';
+  const state = sources.length > 0 && waitsForPolicy(ctx.adapters, target) ? 'pending' : 'active';
   try {
     const id = newId();
-    const ciphertext = await deps.config.keyring.encrypt(made.secret);
+    const ciphertext = await ctx.config.keyring.encrypt(made.secret);
     // Recorded only while the service is live: a delete that ran meanwhile leaves no row.
-    const [inserted, policy] = await runBatch(deps.http, [
-      deps.http.execute<{ created_at: string }>(sql`
+    const [inserted, policy] = await runBatch(ctx.http, [
+      ctx.http.execute<{ created_at: string }>(sql`
         insert into principals (id, project_id, kind, resource_id, name, level, credential_name,
                                 secret_ciphertext, allowed_sources, expires_at, state)
         select ${id}::uuid, ${projectId}::uuid, ${kind}, s.id, ${input.name}, ${level.level}, ${made.name},
                ${ciphertext}, ${JSON.stringify(sources)}::jsonb, ${expiresAt?.toISOString() ?? null}::timestamptz, ${state}
           from ${sql.raw(kindOf(kind).table)} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
         returning created_at`),
-      ...policyNow(target).map((q) => deps.http.execute(q)),
+      ...policyNow(target).map((q) => ctx.http.execute(q)),
       ...principalEvent(
-        deps,
-        deps.http,
+        ctx,
+        ctx.http,
         'principal.create',
         target,
         { id, name: input.name, level: level.level },
@@ -181,9 +180,9 @@ export async function createPrincipal(
     ]);
     const [row] = (inserted as { rows: Array<{ created_at: string }> }).rows;
     if (!row) throw new ApiError('NOT_FOUND', `${kindOf(kind).word} not found`);
-    await sendPolicies(deps, policy);
+    await sendPolicies(ctx, policy);
     return shown(
-      deps,
+      ctx,
       target,
       {
         id,
@@ -203,8 +202,11 @@ export async function createPrincipal(
       made.secret,
     );
   } catch (err) {
-    await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
-      log.error('dropping an unused principal credential failed; the reconciler removes orphans:', e.message),
+    await dropCredential(ctx.adapters, ctx.config, target, made.name).catch((e: Error) =>
+      ctx.log.error(
+        'dropping an unused principal credential failed; the reconciler removes orphans:',
+        e.message,
+      ),
     );
     if (uniqueViolation(err)) throw nameTaken(input.name);
     throw err;
@@ -240,23 +242,23 @@ export function principalsOf(
  * principal a new key pair), shown once.
  */
 export async function rotatePrincipal(
-  deps: AccessDeps,
+  ctx: RequestContext,
   target: CredentialTarget,
   rows: PrincipalRow[],
 ): Promise<ShownPrincipal> {
   const row = principalOf(rows);
   if (row.revokedAt) throw new ApiError('NOT_FOUND', 'principal not found');
   // A stopped database still holds the role: its password changes all the same.
-  const rotated = await rotateCredential(deps.adapters, deps.config, target, row.credentialName);
-  const secretCiphertext = await deps.config.keyring.encrypt(rotated.secret);
+  const rotated = await rotateCredential(ctx.adapters, ctx.config, target, row.credentialName);
+  const secretCiphertext = await ctx.config.keyring.encrypt(rotated.secret);
   const live = and(eq(principals.id, row.id), isNull(principals.revokedAt));
-  const [updated] = await runBatch(deps.http, [
-    deps.http
+  const [updated] = await runBatch(ctx.http, [
+    ctx.http
       .update(principals)
       .set({ credentialName: rotated.name, secretCiphertext })
       .where(live)
       .returning(),
-    ...principalEvent(deps, deps.http, 'principal.rotate', target, row, sql`revoked_at is null`),
+    ...principalEvent(ctx, ctx.http, 'principal.rotate', target, row, sql`revoked_at is null`),
   ]).catch(async (err: unknown) => {
     await rotated.hold?.rollback();
     throw err;
@@ -265,8 +267,8 @@ export async function rotatePrincipal(
   // Not stored (revoked meanwhile: its credential went with the revoke): never in effect.
   if (!saved) await rotated.hold?.rollback();
   if (!saved) throw new ApiError('NOT_FOUND', 'principal not found');
-  await commitRotation(deps.adapters, deps.config, target, rotated);
-  return shown(deps, target, saved, rotated.secret);
+  await commitRotation(ctx.adapters, ctx.config, target, rotated);
+  return shown(ctx, target, saved, rotated.secret);
 }
 
 /**
@@ -275,25 +277,25 @@ export async function rotatePrincipal(
  * database's network policy in one batch; false when it was revoked already.
  */
 export async function revokePrincipal(
-  deps: AccessDeps,
+  ctx: RequestContext,
   target: CredentialTarget,
   rows: PrincipalRow[],
 ): Promise<boolean> {
   const row = principalOf(rows);
   if (row.revokedAt) return false;
-  await dropCredential(deps.adapters, deps.config, target, row.credentialName);
-  const recorded = principalEvent(deps, deps.http, 'principal.revoke', target, row, sql`revoked_at is null`);
+  await dropCredential(ctx.adapters, ctx.config, target, row.credentialName);
+  const recorded = principalEvent(ctx, ctx.http, 'principal.revoke', target, row, sql`revoked_at is null`);
   // Before the update, while the row is still live to be found.
-  const answers = await runBatch(deps.http, [
+  const answers = await runBatch(ctx.http, [
     ...recorded,
-    deps.http
+    ctx.http
       .update(principals)
       .set({ revokedAt: new Date() })
       .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
       .returning({ id: principals.id }),
-    ...policyNow(target).map((q) => deps.http.execute(q)),
+    ...policyNow(target).map((q) => ctx.http.execute(q)),
   ]);
   const [marked, policy] = answers.slice(recorded.length);
-  await sendPolicies(deps, policy);
+  await sendPolicies(ctx, policy);
   return (marked as unknown[]).length > 0;
 }

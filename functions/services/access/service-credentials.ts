@@ -17,12 +17,11 @@ import { setSecret } from '../../kinds/provisioner';
 import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { randomPassword } from '../../lib/ids';
-import { log } from '../../lib/logger';
+import type { RequestContext } from '../../request-context';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { bucketOf } from '../resources/buckets';
 import { databaseOf } from '../resources/databases';
 import { type DerivationRow, type SiteEnvInputs, siteEnvOf } from '../site-env/derive';
-import type { AccessDeps } from './deps';
 import { type DatabaseUrls, databaseUrls } from './endpoints';
 import { serviceCredentialEvent } from './principal-events';
 
@@ -58,13 +57,13 @@ async function showBucket(config: Config, row: BucketRow): Promise<BucketCredent
 }
 
 /** The database's main user, password and URLs, from the row a databaseQuery found. */
-export function databaseCredentials(deps: AccessDeps, rows: DatabaseRow[]): Promise<DatabaseCredentials> {
-  return showDatabase(deps.config, deps.adapters, databaseOf(rows));
+export function databaseCredentials(ctx: RequestContext, rows: DatabaseRow[]): Promise<DatabaseCredentials> {
+  return showDatabase(ctx.config, ctx.adapters, databaseOf(rows));
 }
 
 /** The bucket's own key, from the row a bucketQuery found. */
-export function bucketCredentials(deps: AccessDeps, rows: BucketRow[]): Promise<BucketCredentials> {
-  return showBucket(deps.config, bucketOf(rows));
+export function bucketCredentials(ctx: RequestContext, rows: BucketRow[]): Promise<BucketCredentials> {
+  return showBucket(ctx.config, bucketOf(rows));
 }
 
 /** A service's rotation: the secret changed in the inputs of the sites handed it. */
@@ -76,7 +75,7 @@ type Substitute = (row: DerivationRow) => DerivationRow;
  * the inputs read with the route's state.
  */
 async function sharedHolderPatches(
-  deps: AccessDeps,
+  ctx: RequestContext,
   resourceId: string,
   holders: SiteEnvInputs[],
   substitute: Substitute,
@@ -87,8 +86,8 @@ async function sharedHolderPatches(
       ...inputs,
       connections: inputs.connections.map((r) => (r.resource_id === resourceId ? substitute(r) : r)),
     };
-    const was = (await siteEnvOf(deps.config, deps.adapters, inputs))?.effective ?? {};
-    const now = (await siteEnvOf(deps.config, deps.adapters, after))?.effective;
+    const was = (await siteEnvOf(ctx.config, ctx.adapters, inputs))?.effective ?? {};
+    const now = (await siteEnvOf(ctx.config, ctx.adapters, after))?.effective;
     if (!now || !inputs.site) continue;
     const set = Object.keys(now)
       .filter((n) => was[n] !== now[n])
@@ -103,8 +102,8 @@ async function sharedHolderPatches(
  * Records `patches` with reason `credential`, only if `guard` holds once the batch's update ran
  * (the new secret is the one stored); returns the new deliveries' ids.
  */
-const patchesIf = (deps: AccessDeps, patches: unknown[], guard: SQL) =>
-  deps.http.execute<{ id: string }>(sql`
+const patchesIf = (ctx: RequestContext, patches: unknown[], guard: SQL) =>
+  ctx.http.execute<{ id: string }>(sql`
     insert into deliveries (id, kind, project_id, target_id, reason, set_names, unset_names)
     select gen_random_uuid(), 'runtime_patch', p.project_id, p.site_id, 'credential', p.set_names, '[]'::jsonb
       from jsonb_to_recordset(${JSON.stringify(patches)}::jsonb) as p(project_id uuid, site_id uuid, set_names jsonb)
@@ -118,8 +117,8 @@ const unavailable = (what: string) =>
   );
 
 /** The main user's new password at the cluster or Atlas; 503 when it cannot be set. */
-async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: string): Promise<void> {
-  const provisioner = engineOf(row.engine).provisioner(deps.adapters);
+async function setMainPassword(ctx: RequestContext, row: DatabaseRow, password: string): Promise<void> {
+  const provisioner = engineOf(row.engine).provisioner(ctx.adapters);
   for (let attempt = 1; ; attempt++) {
     try {
       await setSecret(provisioner, row.physicalName, row.mainUser, password);
@@ -129,7 +128,7 @@ async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: str
       // an ALTER ROLE from outside Tether (an operator's) can still collide, and PostgreSQL then
       // refuses the later one: setting the same password again is harmless.
       if (attempt < 3 && /tuple concurrently updated/.test((err as Error).message)) continue;
-      log.error('rotating a main password failed:', (err as Error).message);
+      ctx.log.error('rotating a main password failed:', (err as Error).message);
       throw unavailable('the database');
     }
   }
@@ -144,20 +143,20 @@ async function setMainPassword(deps: AccessDeps, row: DatabaseRow, password: str
  * 503 with nothing changed.
  */
 export async function rotateDatabasePassword(
-  deps: AccessDeps,
+  ctx: RequestContext,
   rows: DatabaseRow[],
   holders: SiteEnvInputs[],
 ): Promise<DatabaseCredentials> {
   const row = databaseOf(rows);
   const password = randomPassword();
-  const ciphertext = await deps.config.keyring.encrypt(password);
-  await setMainPassword(deps, row, password);
-  const patches = await sharedHolderPatches(deps, row.id, holders, (r) => ({
+  const ciphertext = await ctx.config.keyring.encrypt(password);
+  await setMainPassword(ctx, row, password);
+  const patches = await sharedHolderPatches(ctx, row.id, holders, (r) => ({
     ...r,
     main_password_ciphertext: ciphertext,
   }));
-  const [updated, current, recorded] = await runBatch(deps.http, [
-    deps.http
+  const [updated, current, recorded] = await runBatch(ctx.http, [
+    ctx.http
       .update(databases)
       .set({ mainPasswordCiphertext: ciphertext })
       .where(
@@ -168,17 +167,17 @@ export async function rotateDatabasePassword(
         ),
       )
       .returning(),
-    deps.http
+    ctx.http
       .select({ ciphertext: databases.mainPasswordCiphertext })
       .from(databases)
       .where(and(eq(databases.id, row.id), isNull(databases.deletedAt))),
     patchesIf(
-      deps,
+      ctx,
       patches,
       sql`exists (select 1 from databases d where d.id = ${row.id}::uuid and d.main_password_ciphertext = ${ciphertext})`,
     ),
     ...serviceCredentialEvent(
-      deps,
+      ctx,
       { kind: 'database', resource: row },
       sql`exists (select 1 from databases d where d.id = ${row.id}::uuid and d.main_password_ciphertext = ${ciphertext})`,
     ),
@@ -189,10 +188,10 @@ export async function rotateDatabasePassword(
     if (!winner) throw new ApiError('NOT_FOUND', 'database not found');
     // The cluster must end on the stored password: put the winner's back (a simultaneous
     // ALTER ROLE can be refused, so a few tries).
-    const stored = await deps.config.keyring.decrypt(winner.ciphertext);
+    const stored = await ctx.config.keyring.decrypt(winner.ciphertext);
     for (let attempt = 1; ; attempt++) {
       try {
-        await setMainPassword(deps, row, stored);
+        await setMainPassword(ctx, row, stored);
         break;
       } catch (err) {
         if (attempt >= 3) throw err;
@@ -201,10 +200,10 @@ export async function rotateDatabasePassword(
     throw new ApiError('CONFLICT', 'the database was given another new password at the same time; retry');
   }
   await enqueueDeliveries(
-    deps.queue,
+    ctx.queue,
     (recorded as { rows: Array<{ id: string }> }).rows.map((r) => r.id),
   );
-  return showDatabase(deps.config, deps.adapters, saved);
+  return showDatabase(ctx.config, ctx.adapters, saved);
 }
 
 /**
@@ -213,40 +212,40 @@ export async function rotateDatabasePassword(
  * records it with the patches of sites still handed it, in one batch guarded by the key read.
  */
 export async function rotateBucketKey(
-  deps: AccessDeps,
+  ctx: RequestContext,
   rows: BucketRow[],
   holders: SiteEnvInputs[],
 ): Promise<BucketCredentials> {
   const row = bucketOf(rows);
-  const s3 = deps.adapters.s3;
+  const s3 = ctx.adapters.s3;
   if (!s3)
     throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
   let key: { accessKeyId: string; secretAccessKey: string };
   try {
     key = await s3.rotateKey(row.physicalName, row.accessKeyId);
   } catch (err) {
-    log.error('rotating a bucket key failed:', (err as Error).message);
+    ctx.log.error('rotating a bucket key failed:', (err as Error).message);
     throw unavailable('the storage provider');
   }
-  const ciphertext = await deps.config.keyring.encrypt(key.secretAccessKey);
-  const patches = await sharedHolderPatches(deps, row.id, holders, (r) => ({
+  const ciphertext = await ctx.config.keyring.encrypt(key.secretAccessKey);
+  const patches = await sharedHolderPatches(ctx, row.id, holders, (r) => ({
     ...r,
     access_key_id: key.accessKeyId,
     secret_key_ciphertext: ciphertext,
   }));
-  const [updated, recorded] = await runBatch(deps.http, [
-    deps.http
+  const [updated, recorded] = await runBatch(ctx.http, [
+    ctx.http
       .update(buckets)
       .set({ accessKeyId: key.accessKeyId, secretKeyCiphertext: ciphertext })
       .where(and(eq(buckets.id, row.id), eq(buckets.accessKeyId, row.accessKeyId), isNull(buckets.deletedAt)))
       .returning(),
     patchesIf(
-      deps,
+      ctx,
       patches,
       sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`,
     ),
     ...serviceCredentialEvent(
-      deps,
+      ctx,
       { kind: 'bucket', resource: row },
       sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`,
     ),
@@ -255,8 +254,8 @@ export async function rotateBucketKey(
   // Deleted meanwhile: its key user goes with the bucket's cleanups and the orphan sweep.
   if (!saved) throw new ApiError('NOT_FOUND', 'bucket not found');
   await enqueueDeliveries(
-    deps.queue,
+    ctx.queue,
     (recorded as { rows: Array<{ id: string }> }).rows.map((r) => r.id),
   );
-  return showBucket(deps.config, saved);
+  return showBucket(ctx.config, saved);
 }

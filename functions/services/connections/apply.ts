@@ -1,14 +1,13 @@
 /** Runs a plan: outside work first, then one guarded write, then the queue; undone on failure. */
 
 import type { ProvisioningMessage } from '../../domain/queue-messages';
-import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
-import type { RequestContext } from '../../request-context';
+import type { JobContext, RequestContext } from '../../request-context';
 import { dropCleanupCredential, recordCleanupFailure, runCredentialCleanup } from '../credentials/cleanup';
 import type { CredentialTarget } from '../credentials/connection-credential';
 import { enqueueDeliveries, sendInBatches } from '../delivery/deliveries';
 import { isNoop, type Plan } from './plan';
-import { type ConnectionDeps, prepare } from './prepare';
+import { prepare } from './prepare';
 import { rotationNotStored } from './rotation-failure';
 import { type SiteStates, writeGuarded } from './versioned-write';
 import { type CleanupRef, nothingWritten, storeRotations, type Written } from './write';
@@ -36,7 +35,7 @@ async function withinDropTime(work: Promise<void>): Promise<void> {
  * to mark done; any other goes through its cleanup row. Returns the messages that finish the job.
  */
 async function dropNow(
-  deps: CommitDeps,
+  ctx: JobContext,
   cleanups: readonly CleanupRef[],
   targets: ReadonlyMap<string, CredentialTarget>,
 ): Promise<ProvisioningMessage[]> {
@@ -45,28 +44,23 @@ async function dropNow(
     const target = targets.get(cleanup.resourceId);
     try {
       if (target) {
-        await withinDropTime(
-          dropCleanupCredential(deps.adapters, deps.config, target, cleanup.credentialName),
-        );
+        await withinDropTime(dropCleanupCredential(ctx.adapters, ctx.config, target, cleanup.credentialName));
         messages.push({ type: 'credential-dropped', cleanupId: cleanup.id });
       } else {
-        await withinDropTime(runCredentialCleanup(deps.db, deps.config, deps.adapters, cleanup.id));
+        await withinDropTime(runCredentialCleanup(ctx.db, ctx.config, ctx.adapters, cleanup.id));
       }
     } catch (err) {
-      log.error('dropping a credential at once failed; the queue retries it:', err);
+      ctx.log.error('dropping a credential at once failed; the queue retries it:', err);
       // Counted now (a failure's extra round trip): the row shows the attempt even if the message is lost.
       if (target)
-        await recordCleanupFailure(deps.db, cleanup.id, err as Error).catch((e: Error) =>
-          log.error('counting a failed credential drop failed:', e),
+        await recordCleanupFailure(ctx.db, cleanup.id, err as Error).catch((e: Error) =>
+          ctx.log.error('counting a failed credential drop failed:', e),
         );
       messages.push({ type: 'cleanup-credential', cleanupId: cleanup.id });
     }
   });
   return messages;
 }
-
-/** What finishing a committed plan needs. */
-export type CommitDeps = Pick<ConnectionDeps, 'db' | 'config' | 'adapters' | 'queue'>;
 
 /**
  * Finishes what a committed plan produced: enqueues its live patches and drops the credentials
@@ -75,17 +69,17 @@ export type CommitDeps = Pick<ConnectionDeps, 'db' | 'config' | 'adapters' | 'qu
  * request has read (their credentials are dropped without reading them again).
  */
 export async function afterCommit(
-  deps: CommitDeps,
+  ctx: JobContext,
   written: Written,
   targets: ReadonlyMap<string, CredentialTarget> = new Map(),
 ): Promise<void> {
-  await enqueueDeliveries(deps.queue, written.deliveryIds);
-  const messages = await dropNow(deps, written.cleanups, targets);
+  await enqueueDeliveries(ctx.queue, written.deliveryIds);
+  const messages = await dropNow(ctx, written.cleanups, targets);
   if (messages.length === 0) return;
   try {
-    await sendInBatches(deps.queue, messages);
+    await sendInBatches(ctx.queue, messages);
   } catch (err) {
-    log.error('enqueueing credential cleanups failed; the reconciler retries them:', err);
+    ctx.log.error('enqueueing credential cleanups failed; the reconciler retries them:', err);
   }
 }
 
@@ -98,19 +92,16 @@ export interface WriteRead {
   stored?: ReadonlyMap<string, string>;
 }
 
-/** The dependencies of a guarded write: its batch goes over HTTP. */
-export type WriteDeps = RequestContext;
-
 /**
  * Applies `plan` all or nothing: the outside work, then one guarded batch (guarded-write.ts),
  * then the queue; the outside work is undone when the batch fails. Returns what it wrote.
  */
-export async function applyPlan(deps: WriteDeps, plan: Plan, read: WriteRead): Promise<Written> {
+export async function applyPlan(ctx: RequestContext, plan: Plan, read: WriteRead): Promise<Written> {
   if (isNoop(plan)) return nothingWritten();
-  const prepared = await prepare(deps, plan, read.targets, read.stored);
+  const prepared = await prepare(ctx, plan, read.targets, read.stored);
   let written: Written;
   try {
-    written = await writeGuarded(deps.http, deps.config, prepared, read.states);
+    written = await writeGuarded(ctx.http, ctx.config, prepared, read.states);
   } catch (err) {
     if (prepared.rotated.size === 0) {
       await prepared.undo();
@@ -121,13 +112,13 @@ export async function applyPlan(deps: WriteDeps, plan: Plan, read: WriteRead): P
     const rotated = await prepared.unrotate();
     await prepared.undo();
     if (rotated.size > 0) {
-      await storeRotations(deps.http, deps.config, { ...prepared, rotated }).catch((e: Error) =>
-        log.error('storing a rotated credential failed; the reconciler repairs it:', e),
+      await storeRotations(ctx.http, ctx.config, { ...prepared, rotated }).catch((e: Error) =>
+        ctx.log.error('storing a rotated credential failed; the reconciler repairs it:', e),
       );
     }
     throw rotationNotStored(err);
   }
   await prepared.commitRotations();
-  await afterCommit(deps, written, read.targets);
+  await afterCommit(ctx, written, read.targets);
   return written;
 }

@@ -4,14 +4,12 @@
  * leaves nothing behind; if the later transaction fails, the caller undoes it all the same.
  */
 
-import type { HttpDb } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import { type CredentialLevel, type DatabaseLevel, type KindLevel, storedLevel } from '../../domain/levels';
 import { hasCredential, isCredentialLevel, sharedLoginLevel, sharedLoginsOf } from '../../kinds/registry';
 import { newId } from '../../lib/ids';
-import { log } from '../../lib/logger';
 import { mapLimit } from '../../lib/map-limit';
-import type { RequestContext } from '../../request-context';
+import type { JobContext } from '../../request-context';
 import {
   type CreatedCredential,
   type CredentialTarget,
@@ -27,12 +25,6 @@ import { handSharedLogin, sharedUserOf } from '../credentials/shared-reader';
 import { sendInBatches } from '../delivery/deliveries';
 import { loadTargets, type Plan } from './plan';
 import { storedSecrets } from './rotation-failure';
-
-/**
- * What the services of a connection change need: the request's context, or a job's, whose
- * one-shot reads go through `db` when it has no HTTP driver.
- */
-export type ConnectionDeps = Omit<RequestContext, 'http'> & { http?: HttpDb };
 
 /** A plan whose outside work is done. */
 export interface Prepared {
@@ -62,10 +54,10 @@ const handsShared = (mode: string | undefined, grant: KindLevel): boolean =>
   mode === 'shared' && sharedLoginLevel(grant) !== null;
 
 /** Drops credentials made for nothing; those that cannot be dropped now are queued for cleanup. */
-async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTarget; name: string }>) {
+async function dropAll(ctx: JobContext, made: Array<{ target: CredentialTarget; name: string }>) {
   const left: typeof made = [];
   await mapLimit(made, async (m) => {
-    await dropCredential(deps.adapters, deps.config, m.target, m.name).catch(() => left.push(m));
+    await dropCredential(ctx.adapters, ctx.config, m.target, m.name).catch(() => left.push(m));
   });
   if (left.length === 0) return;
   const rows = left.map((m) => ({
@@ -75,13 +67,13 @@ async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTar
     credentialName: m.name,
   }));
   try {
-    await deps.db.insert(credentialCleanups).values(rows);
+    await ctx.db.insert(credentialCleanups).values(rows);
     await sendInBatches(
-      deps.queue,
+      ctx.queue,
       rows.map((r) => ({ type: 'cleanup-credential', cleanupId: r.id })),
     );
   } catch (err) {
-    log.error('recording credential cleanups failed; the reconciler finds orphans:', err);
+    ctx.log.error('recording credential cleanups failed; the reconciler finds orphans:', err);
   }
 }
 
@@ -91,12 +83,12 @@ async function dropAll(deps: ConnectionDeps, made: Array<{ target: CredentialTar
  * stored secrets of the rotated connections when the request read them already.
  */
 export async function prepare(
-  deps: ConnectionDeps,
+  ctx: JobContext,
   plan: Plan,
   known: ReadonlyMap<string, CredentialTarget> = new Map(),
   storedAlready?: ReadonlyMap<string, string>,
 ): Promise<Prepared> {
-  plan.activity ??= deps.activity;
+  plan.activity ??= ctx.activity;
   const refs = [
     ...plan.adds.map((a) => ({ kind: a.resource.kind, id: a.resource.id })),
     ...plan.levels
@@ -104,7 +96,7 @@ export async function prepare(
       .map((l) => ({ kind: l.conn.kind, id: l.conn.resourceId })),
     ...plan.rotates.map((r) => ({ kind: r.kind, id: r.resourceId })),
   ].filter((r) => hasCredential(r.kind) && !known.has(r.id));
-  const reads = deps.http ?? deps.db;
+  const reads = ctx.http ?? ctx.db;
   // The stored secrets of rotated logins, read alongside the targets: a rotation that cannot be stored puts them back.
   const [loaded, stored] = await Promise.all([
     refs.length ? loadTargets(reads, refs) : [],
@@ -121,18 +113,18 @@ export async function prepare(
   const releveled: Array<{ target: CredentialTarget; name: string; level: CredentialLevel }> = [];
   const undo = async () => {
     await mapLimit(releveled, (r) =>
-      setCredentialLevel(deps.adapters, deps.config, r.target, r.name, r.level).catch((err: Error) =>
-        log.error(`restoring the level of ${r.name} failed:`, err),
+      setCredentialLevel(ctx.adapters, ctx.config, r.target, r.name, r.level).catch((err: Error) =>
+        ctx.log.error(`restoring the level of ${r.name} failed:`, err),
       ),
     );
-    await dropAll(deps, made);
+    await dropAll(ctx, made);
   };
 
   try {
     const credentials = await mapLimit(plan.adds, async (a): Promise<CreatedCredential> => {
       if (!isCredentialLevel(a.grant)) return { mode: 'shared' };
       const t = target(a.resource.id);
-      const created = await createConnectionCredential(deps.adapters, deps.config, t, a.grant);
+      const created = await createConnectionCredential(ctx.adapters, ctx.config, t, a.grant);
       if (created.mode === 'own') made.push({ target: t, name: created.name });
       return created;
     });
@@ -153,14 +145,14 @@ export async function prepare(
     for (const [key, level] of shared) {
       const db = sharedLoginsOf(target(key.split(' ')[0] ?? ''));
       if (!db) continue;
-      if (sharedUserOf(db, level) || (await handSharedLogin(deps, db, level))) handed[level].push(db.id);
+      if (sharedUserOf(db, level) || (await handSharedLogin(ctx, db, level))) handed[level].push(db.id);
     }
     await mapLimit(plan.levels, async (l) => {
       const was = storedLevel(l.conn);
       if (l.conn.credentialMode !== 'own' || !l.conn.credentialName) return;
       if (!isCredentialLevel(l.grant) || !isCredentialLevel(was)) return;
       const t = target(l.conn.resourceId);
-      await setCredentialLevel(deps.adapters, deps.config, t, l.conn.credentialName, l.grant);
+      await setCredentialLevel(ctx.adapters, ctx.config, t, l.conn.credentialName, l.grant);
       releveled.push({ target: t, name: l.conn.credentialName, level: was });
     });
     const rotated = new Map<string, RotatedCredential>();
@@ -169,7 +161,7 @@ export async function prepare(
       for (const r of plan.rotates) {
         rotated.set(
           r.id,
-          await rotateCredential(deps.adapters, deps.config, target(r.resourceId), r.credentialName ?? ''),
+          await rotateCredential(ctx.adapters, ctx.config, target(r.resourceId), r.credentialName ?? ''),
         );
       }
     } catch (err) {
@@ -188,10 +180,10 @@ export async function prepare(
         }
         try {
           if (!conn || previous === undefined) throw new Error('no stored secret to put back');
-          const secret = await deps.config.keyring.decrypt(previous);
-          await restoreSecret(deps.adapters, deps.config, target(conn.resourceId), cred.name, secret);
+          const secret = await ctx.config.keyring.decrypt(previous);
+          await restoreSecret(ctx.adapters, ctx.config, target(conn.resourceId), cred.name, secret);
         } catch (err) {
-          log.error(
+          ctx.log.error(
             `putting back the stored secret of ${cred.name} failed; storing the new one instead:`,
             err,
           );
@@ -211,7 +203,7 @@ export async function prepare(
       async commitRotations() {
         for (const [id, cred] of rotated) {
           const conn = plan.rotates.find((r) => r.id === id);
-          if (conn) await commitRotation(deps.adapters, deps.config, target(conn.resourceId), cred);
+          if (conn) await commitRotation(ctx.adapters, ctx.config, target(conn.resourceId), cred);
         }
       },
     };

@@ -13,18 +13,19 @@ import { type buckets, connections, deliveries } from '../../../db/schema';
 import { storedLevel } from '../../domain/levels';
 import { isCredentialLevel } from '../../kinds/registry';
 import { mapLimit } from '../../lib/map-limit';
+import type { JobContext } from '../../request-context';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { createConnectionCredential } from './connection-credential';
 import { namedAmong, pastGrace } from './drift';
-import { type CredentialHolder, installOwnCredential, type SwitchDeps } from './switch';
+import { type CredentialHolder, installOwnCredential } from './switch';
 
 /** How long after a site's last connection change its keys are left alone. */
 export const KEY_SETTLE_MS = 5 * 60_000;
 const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
 
 /** Whether the site had a live patch (a connect, level change, rotate or switch) lately. */
-async function changedLately(deps: SwitchDeps, siteId: string, now: number): Promise<boolean> {
-  const [row] = await deps.db
+async function changedLately(ctx: JobContext, siteId: string, now: number): Promise<boolean> {
+  const [row] = await ctx.db
     .select({ id: deliveries.id })
     .from(deliveries)
     .where(
@@ -46,17 +47,14 @@ type BucketRow = typeof buckets.$inferSelect;
  * their keys): gives every connection whose own key is missing a new one, and removes key users
  * past their grace period whose keys nothing names. Returns how many things it changed.
  */
-export async function checkBucketKeys(
-  deps: SwitchDeps,
-  bucket: BucketRow,
-  now = Date.now(),
-): Promise<number> {
-  const s3 = deps.adapters.s3;
+export async function checkBucketKeys(ctx: JobContext, bucket: BucketRow): Promise<number> {
+  const now = ctx.clock.now().getTime();
+  const s3 = ctx.adapters.s3;
   if (!s3) return 0;
   const users = await s3.listKeyUsers(bucket.physicalName);
   const keysByUser = await mapLimit(users, (u) => s3.keysOf(u.userName), 4);
   const present = new Set(keysByUser.flat());
-  const named = await namedAmong(deps.db, 'bucket', [...present]);
+  const named = await namedAmong(ctx.db, 'bucket', [...present]);
   let changed = 0;
   for (const [i, user] of users.entries()) {
     const keys = keysByUser[i] ?? [];
@@ -65,7 +63,7 @@ export async function checkBucketKeys(
     await s3.dropUser(user.userName);
     changed++;
   }
-  const rows = await deps.db
+  const rows = await ctx.db
     .select()
     .from(connections)
     .where(
@@ -78,14 +76,14 @@ export async function checkBucketKeys(
   const deliveryIds: string[] = [];
   for (const conn of rows) {
     if (!conn.credentialName || present.has(conn.credentialName)) continue;
-    if (await changedLately(deps, conn.siteId, now)) continue;
+    if (await changedLately(ctx, conn.siteId, now)) continue;
     const target = { kind: 'bucket' as const, resource: bucket };
     const level = storedLevel(conn);
     if (!isCredentialLevel(level)) continue;
-    const made = await createConnectionCredential(deps.adapters, deps.config, target, level);
+    const made = await createConnectionCredential(ctx.adapters, ctx.config, target, level);
     if (made.mode !== 'own') continue;
     const ids = await installOwnCredential(
-      deps,
+      ctx,
       conn satisfies CredentialHolder,
       target,
       made,
@@ -94,6 +92,6 @@ export async function checkBucketKeys(
     if (ids.length > 0) changed++;
     deliveryIds.push(...ids);
   }
-  await enqueueDeliveries(deps.queue, deliveryIds);
+  await enqueueDeliveries(ctx.queue, deliveryIds);
   return changed;
 }

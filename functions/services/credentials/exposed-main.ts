@@ -14,22 +14,17 @@ import type { DatabaseLevel } from '../../domain/levels';
 import { setSecret } from '../../kinds/provisioner';
 import { engineOf } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
+import type { JobContext } from '../../request-context';
 import { activityQuery, SYSTEM_SOURCE } from '../activity';
 import { enqueueDeliveries } from '../delivery/deliveries';
-import {
-  effectiveEnvs,
-  handSharedLogin,
-  type ReaderDeps,
-  recordChangedEnvs,
-  sharedUserOf,
-} from './shared-reader';
+import { effectiveEnvs, handSharedLogin, recordChangedEnvs, sharedUserOf } from './shared-reader';
 
 /** Databases taken a tick: each costs a few cluster calls. */
 const BATCH = 20;
 
 /** The levels of the database's connections on the shared credential. */
-async function sharedLevels(deps: ReaderDeps, id: string): Promise<DatabaseLevel[]> {
-  const rows = await deps.db
+async function sharedLevels(ctx: JobContext, id: string): Promise<DatabaseLevel[]> {
+  const rows = await ctx.db
     .selectDistinct({ level: connections.level })
     .from(connections)
     .where(
@@ -43,8 +38,8 @@ async function sharedLevels(deps: ReaderDeps, id: string): Promise<DatabaseLevel
 }
 
 /** Gives one marked database's main user a new password, its apps patched, in one transaction. */
-async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
-  return deps.db.transaction(async (tx) => {
+async function rotateMain(ctx: JobContext, id: string): Promise<string[]> {
+  return ctx.db.transaction(async (tx) => {
     const [row] = await tx.select().from(databases).where(eq(databases.id, id)).for('update');
     if (!row?.mainExposed) return [];
     if (row.deletedAt) {
@@ -55,17 +50,12 @@ async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
       .selectDistinct({ siteId: connections.siteId, projectId: connections.projectId })
       .from(connections)
       .where(and(eq(connections.resourceId, id), sql`${connections.credentialMode} = 'shared'`));
-    const before = await effectiveEnvs(tx, deps, holders);
+    const before = await effectiveEnvs(tx, ctx, holders);
     const password = randomPassword();
-    await setSecret(
-      engineOf(row.engine).provisioner(deps.adapters),
-      row.physicalName,
-      row.mainUser,
-      password,
-    );
+    await setSecret(engineOf(row.engine).provisioner(ctx.adapters), row.physicalName, row.mainUser, password);
     await tx
       .update(databases)
-      .set({ mainPasswordCiphertext: await deps.config.keyring.encrypt(password), mainExposed: false })
+      .set({ mainPasswordCiphertext: await ctx.config.keyring.encrypt(password), mainExposed: false })
       .where(eq(databases.id, id));
     await activityQuery(tx, SYSTEM_SOURCE, {
       action: 'credential.rotate',
@@ -73,7 +63,7 @@ async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
       projectId: row.projectId,
       details: { reason: 'main user handed to an app before shared logins' },
     });
-    return recordChangedEnvs(tx, deps, holders, before);
+    return recordChangedEnvs(tx, ctx, holders, before);
   });
 }
 
@@ -82,8 +72,8 @@ async function rotateMain(deps: ReaderDeps, id: string): Promise<string[]> {
  * first; returns how many. Their apps on the shared credential first get the shared login of
  * their level (made if missing). A failure leaves the mark, so the next tick retries that one.
  */
-export async function rotateExposedMainPasswords(deps: ReaderDeps): Promise<number> {
-  const marked: DatabaseRow[] = await deps.db
+export async function rotateExposedMainPasswords(ctx: JobContext): Promise<number> {
+  const marked: DatabaseRow[] = await ctx.db
     .select()
     .from(databases)
     .where(eq(databases.mainExposed, true))
@@ -94,10 +84,10 @@ export async function rotateExposedMainPasswords(deps: ReaderDeps): Promise<numb
   for (const row of marked) {
     try {
       if (!row.deletedAt)
-        for (const level of await sharedLevels(deps, row.id))
-          if (!sharedUserOf(row, level)) await handSharedLogin(deps, row, level);
-      const ids = await rotateMain(deps, row.id);
-      if (deps.queue) await enqueueDeliveries(deps.queue, ids);
+        for (const level of await sharedLevels(ctx, row.id))
+          if (!sharedUserOf(row, level)) await handSharedLogin(ctx, row, level);
+      const ids = await rotateMain(ctx, row.id);
+      await enqueueDeliveries(ctx.queue, ids);
       rotated++;
     } catch (err) {
       failure ??= err;

@@ -8,17 +8,16 @@
  */
 
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import { type Db, type DbOrTx, rowsOf } from '../../../db/client';
+import { type DbOrTx, rowsOf } from '../../../db/client';
 import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import type { DatabaseLevel } from '../../domain/levels';
-import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { outside, setSecret } from '../../kinds/provisioner';
 import { engineOf } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
-import { log } from '../../lib/logger';
+import type { JobContext } from '../../request-context';
 import { enqueueDeliveries, type PatchRecord, recordPatches } from '../delivery/deliveries';
 import { deriveSiteEnv } from '../site-env/derive';
 
@@ -42,15 +41,6 @@ export const sharedLoginOf = (level: DatabaseLevel, physicalName: string): strin
 
 /** The database's shared login of `level`, if made. */
 export const sharedUserOf = (row: DatabaseRow, level: DatabaseLevel): string | null => row[SLOTS[level].user];
-
-/** What the shared logins need. */
-export interface ReaderDeps {
-  db: Db;
-  config: Config;
-  adapters: Adapters;
-  /** Where the live patches of apps whose shared login changed are queued (absent: left to the reconciler's resend). */
-  queue?: Queue<ProvisioningMessage>;
-}
 
 /** Makes login `name` at `level` with `password`, or gives an existing one that password. */
 async function makeLogin(
@@ -108,14 +98,14 @@ async function sharedHolders(tx: DbOrTx, id: string, level: DatabaseLevel) {
  * Returns whether the database has the login now.
  */
 export async function handSharedLogin(
-  deps: ReaderDeps,
+  ctx: JobContext,
   db: DatabaseRow,
   level: DatabaseLevel,
 ): Promise<boolean> {
   const engine = engineOf(db.engine);
   if (engine.sharedOnly(db) !== null) return false;
   const slot = SLOTS[level];
-  const patches = await deps.db.transaction(async (tx) => {
+  const patches = await ctx.db.transaction(async (tx) => {
     const [row] = await tx.select().from(databases).where(eq(databases.id, db.id)).for('update');
     if (!row) return null;
     if (row[slot.user]) {
@@ -126,23 +116,23 @@ export async function handSharedLogin(
       return [];
     }
     const holders = await sharedHolders(tx, db.id, level);
-    const before = await effectiveEnvs(tx, deps, holders);
+    const before = await effectiveEnvs(tx, ctx, holders);
     const name = sharedLoginOf(level, row.physicalName);
     const password = randomPassword();
     await outside('prepare the shared login', () =>
-      makeLogin(deps.config, deps.adapters, row, name, password, level),
+      makeLogin(ctx.config, ctx.adapters, row, name, password, level),
     );
     await tx
       .update(databases)
       .set({
         [slot.user]: name,
-        [slot.cipher]: await deps.config.keyring.encrypt(password),
+        [slot.cipher]: await ctx.config.keyring.encrypt(password),
         [slot.handed]: true,
       })
       .where(eq(databases.id, db.id));
-    return recordChangedEnvs(tx, deps, holders, before);
+    return recordChangedEnvs(tx, ctx, holders, before);
   });
-  if (patches && deps.queue) await enqueueDeliveries(deps.queue, patches);
+  if (patches) await enqueueDeliveries(ctx.queue, patches);
   return patches !== null;
 }
 
@@ -157,11 +147,11 @@ const sharedLeft = (dbId: SQL, level: DatabaseLevel) => sql`exists (
  * holding its database's row, re-checked under it, so a connect made meanwhile either waits and
  * is handed the new password or is seen and keeps the old one.
  */
-export async function rotateUnusedReaders(deps: ReaderDeps): Promise<number> {
+export async function rotateUnusedReaders(ctx: JobContext): Promise<number> {
   let rotated = 0;
   for (const level of Object.keys(SLOTS) as DatabaseLevel[]) {
     const slot = SLOTS[level];
-    const candidates = await deps.db
+    const candidates = await ctx.db
       .select({ id: databases.id })
       .from(databases)
       .where(
@@ -173,18 +163,18 @@ export async function rotateUnusedReaders(deps: ReaderDeps): Promise<number> {
       );
     for (const { id } of candidates) {
       try {
-        if (await rotateOne(deps, id, level)) rotated++;
+        if (await rotateOne(ctx, id, level)) rotated++;
       } catch (err) {
-        log.error('rotating a shared login failed; the reconciler retries:', err);
+        ctx.log.error('rotating a shared login failed; the reconciler retries:', err);
       }
     }
   }
   return rotated;
 }
 
-async function rotateOne(deps: ReaderDeps, id: string, level: DatabaseLevel): Promise<boolean> {
+async function rotateOne(ctx: JobContext, id: string, level: DatabaseLevel): Promise<boolean> {
   const slot = SLOTS[level];
-  return deps.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const [row] = await tx.select().from(databases).where(eq(databases.id, id)).for('update');
     const user = row?.[slot.user];
     if (!row?.[slot.handed] || !user) return false;
@@ -194,10 +184,10 @@ async function rotateOne(deps: ReaderDeps, id: string, level: DatabaseLevel): Pr
     );
     if (left?.left) return false;
     const password = randomPassword();
-    await setSecret(engineOf(row.engine).provisioner(deps.adapters), row.physicalName, user, password);
+    await setSecret(engineOf(row.engine).provisioner(ctx.adapters), row.physicalName, user, password);
     await tx
       .update(databases)
-      .set({ [slot.cipher]: await deps.config.keyring.encrypt(password), [slot.handed]: false })
+      .set({ [slot.cipher]: await ctx.config.keyring.encrypt(password), [slot.handed]: false })
       .where(eq(databases.id, id));
     return true;
   });
@@ -209,23 +199,23 @@ type Holder = { siteId: string; projectId: string };
 /** Each holder's effective variables now, to compare after a credential change. */
 export async function effectiveEnvs(
   tx: DbOrTx,
-  deps: ReaderDeps,
+  ctx: JobContext,
   holders: Holder[],
 ): Promise<Map<string, Record<string, string>>> {
   const envs = new Map<string, Record<string, string>>();
   for (const h of holders)
-    envs.set(h.siteId, (await deriveSiteEnv(tx, deps.config, deps.adapters, h.siteId))?.effective ?? {});
+    envs.set(h.siteId, (await deriveSiteEnv(tx, ctx.config, ctx.adapters, h.siteId))?.effective ?? {});
   return envs;
 }
 
 /** Records a credential patch for each holder whose effective variables changed since `before`. */
 export async function recordChangedEnvs(
   tx: DbOrTx,
-  deps: ReaderDeps,
+  ctx: JobContext,
   holders: Holder[],
   before: Map<string, Record<string, string>>,
 ) {
-  const after = await effectiveEnvs(tx, deps, holders);
+  const after = await effectiveEnvs(tx, ctx, holders);
   const records: PatchRecord[] = [];
   for (const h of holders) {
     const was = before.get(h.siteId) ?? {};

@@ -9,12 +9,9 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { connections, sites } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
-import type { Config } from '../../config';
 import { type Level, storedLevel } from '../../domain/levels';
-import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { hasCredential, isCredentialLevel } from '../../kinds/registry';
-import { log } from '../../lib/logger';
+import type { JobContext } from '../../request-context';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
 import { notBackingOff, runItems } from '../reconcile/items';
 import { deriveSiteEnv } from '../site-env/derive';
@@ -30,14 +27,6 @@ import { rotateUnusedReaders } from './shared-reader';
 
 /** The reconciler's name for switches in reconcile_failures. */
 const SWITCH_STEP = 'switch-shared-credentials';
-
-/** What a switch needs. */
-export interface SwitchDeps {
-  db: Db;
-  config: Config;
-  adapters: Adapters;
-  queue: Queue<ProvisioningMessage>;
-}
 
 /** Names whose values differ between two variable maps. */
 function changedNames(
@@ -68,14 +57,14 @@ export interface CredentialHolder {
  * transaction records `repair` in the project's Activity (by `system`).
  */
 export async function installOwnCredential(
-  deps: SwitchDeps,
+  ctx: JobContext,
   seen: CredentialHolder,
   target: CredentialTarget,
   made: { name: string; secret: string },
   repair: RepairKind = 'own credential',
 ): Promise<string[]> {
   try {
-    return await deps.db.transaction(async (tx) => {
+    return await ctx.db.transaction(async (tx) => {
       // The site first, as every change of its connections takes it (no deadlock), raising its
       // version so a connection write that read the old credential fails its guard.
       await tx
@@ -96,16 +85,16 @@ export async function installOwnCredential(
         locked.level === seen.level &&
         (seen.credentialMode !== 'own' || locked.name === seen.credentialName);
       if (!unchanged) throw new InstallRaced();
-      const before = await deriveSiteEnv(tx, deps.config, deps.adapters, seen.siteId);
+      const before = await deriveSiteEnv(tx, ctx.config, ctx.adapters, seen.siteId);
       await tx
         .update(connections)
         .set({
           credentialMode: 'own',
           credentialName: made.name,
-          credentialSecretCiphertext: await deps.config.keyring.encrypt(made.secret),
+          credentialSecretCiphertext: await ctx.config.keyring.encrypt(made.secret),
         })
         .where(eq(connections.id, seen.id));
-      const after = await deriveSiteEnv(tx, deps.config, deps.adapters, seen.siteId);
+      const after = await deriveSiteEnv(tx, ctx.config, ctx.adapters, seen.siteId);
       const names = changedNames(before?.effective ?? {}, after?.effective ?? {});
       await connectionRepairEvent(tx, seen.id, repair);
       return recordPatches(tx, [
@@ -113,8 +102,8 @@ export async function installOwnCredential(
       ]);
     });
   } catch (err) {
-    await dropCredential(deps.adapters, deps.config, target, made.name).catch((e: Error) =>
-      log.error('dropping an unused credential failed; the reconciler removes orphans:', e),
+    await dropCredential(ctx.adapters, ctx.config, target, made.name).catch((e: Error) =>
+      ctx.log.error('dropping an unused credential failed; the reconciler removes orphans:', e),
     );
     if (err instanceof InstallRaced) return [];
     throw err;
@@ -122,15 +111,15 @@ export async function installOwnCredential(
 }
 
 /** Switches one shared connection to its own credential; returns the live patches it recorded. */
-async function switchOne(deps: SwitchDeps, connectionId: string): Promise<string[]> {
-  const [conn] = await deps.db.select().from(connections).where(eq(connections.id, connectionId));
+async function switchOne(ctx: JobContext, connectionId: string): Promise<string[]> {
+  const [conn] = await ctx.db.select().from(connections).where(eq(connections.id, connectionId));
   if (conn?.credentialMode !== 'shared' || !hasCredential(conn.kind)) return [];
   const level = storedLevel(conn);
-  const target = await loadTargetAnyState(deps.db, conn.kind, conn.resourceId);
+  const target = await loadTargetAnyState(ctx.db, conn.kind, conn.resourceId);
   if (!target || !isCredentialLevel(level) || usesSharedCredential(target)) return [];
-  const made = await createConnectionCredential(deps.adapters, deps.config, target, level);
+  const made = await createConnectionCredential(ctx.adapters, ctx.config, target, level);
   if (made.mode !== 'own') return [];
-  return installOwnCredential(deps, conn, target, made);
+  return installOwnCredential(ctx, conn, target, made);
 }
 
 class InstallRaced extends Error {}
@@ -141,10 +130,10 @@ class InstallRaced extends Error {}
  * queue retries. Returns how many connections switched.
  */
 export async function switchSharedConnections(
-  deps: SwitchDeps,
+  ctx: JobContext,
   scope: { projectId?: string; includeLegacy: boolean; limit?: number },
 ): Promise<number> {
-  const rows = await deps.db
+  const rows = await ctx.db
     .select({ id: connections.id, siteId: connections.siteId, legacy: sites.legacyCredentials })
     .from(connections)
     .innerJoin(sites, eq(sites.id, connections.siteId))
@@ -166,13 +155,13 @@ export async function switchSharedConnections(
   const failures: string[] = [];
   const deliveryIds: string[] = [];
   await runItems(
-    deps.db,
+    ctx.db,
     SWITCH_STEP,
     rows,
     (row) => row.id,
     async (row) => {
       try {
-        const ids = await switchOne(deps, row.id);
+        const ids = await switchOne(ctx, row.id);
         if (ids.length > 0) switched++;
         deliveryIds.push(...ids);
         return ids.length > 0;
@@ -186,7 +175,7 @@ export async function switchSharedConnections(
   );
   if (scope.includeLegacy && failures.length === 0) {
     // Every connection that can have its own credential now has it: the site is no longer legacy.
-    await deps.db
+    await ctx.db
       .update(sites)
       .set({ legacyCredentials: false })
       .where(
@@ -196,9 +185,9 @@ export async function switchSharedConnections(
         ),
       );
   }
-  await enqueueDeliveries(deps.queue, deliveryIds);
+  await enqueueDeliveries(ctx.queue, deliveryIds);
   // Apps that moved to their own credential may have been the last holders of a shared read-only login.
-  if (switched > 0) await rotateUnusedReaders(deps);
+  if (switched > 0) await rotateUnusedReaders(ctx);
   // The queue retries a project's switch; the reconciler's failures are recorded per connection instead.
   if (failures.length > 0 && scope.projectId)
     throw new Error(`${failures.length} credential switch(es) failed: ${failures[0]}`);
@@ -219,15 +208,15 @@ async function hasLegacySite(db: Db, projectId: string): Promise<boolean> {
  * At a deploy: switches the project's legacy connections right away, so the deploy already
  * hands the new credentials. A failure leaves the shared ones (still valid) and queues a retry.
  */
-export async function switchLegacyNow(deps: SwitchDeps, projectId: string): Promise<void> {
-  if (!(await hasLegacySite(deps.db, projectId))) return;
+export async function switchLegacyNow(ctx: JobContext, projectId: string): Promise<void> {
+  if (!(await hasLegacySite(ctx.db, projectId))) return;
   try {
-    await switchSharedConnections(deps, { projectId, includeLegacy: true });
+    await switchSharedConnections(ctx, { projectId, includeLegacy: true });
   } catch (err) {
-    log.error('switching legacy credentials failed; queued for retry:', err);
-    await deps.queue
+    ctx.log.error('switching legacy credentials failed; queued for retry:', err);
+    await ctx.queue
       .send({ type: 'switch-credentials', projectId })
-      .catch((e: Error) => log.error('queueing the legacy switch failed:', e));
+      .catch((e: Error) => ctx.log.error('queueing the legacy switch failed:', e));
   }
 }
 
@@ -236,11 +225,11 @@ export async function switchLegacyNow(deps: SwitchDeps, projectId: string): Prom
  * switches them now. Runs in the consumer, so the change's request never waits for it.
  */
 export async function switchLegacyAfterChange(
-  deps: SwitchDeps,
+  ctx: JobContext,
   patch: { projectId: string; reason: string | null },
 ): Promise<void> {
   // A patch that itself handed out credentials is the switch's own doing.
   if (patch.reason === 'credential') return;
-  if (!(await hasLegacySite(deps.db, patch.projectId))) return;
-  await switchSharedConnections(deps, { projectId: patch.projectId, includeLegacy: true });
+  if (!(await hasLegacySite(ctx.db, patch.projectId))) return;
+  await switchSharedConnections(ctx, { projectId: patch.projectId, includeLegacy: true });
 }

@@ -2,8 +2,8 @@
  * What a reconciler step is and what it works with, below the reconciler and the folders whose
  * steps it runs (credentials/, access/), so neither imports the reconciler itself.
  */
-import type { Db } from '../../../db/client';
 import type { Services } from '../../container';
+import type { JobContext } from '../../request-context';
 
 /** The Worker's limit is 1,000 subrequests an invocation; a tick plans for at most half. */
 export const TICK_SUBREQUESTS = 500;
@@ -20,12 +20,12 @@ export class SubrequestBudget {
   }
 }
 
-/** What the reconciler works with: the services, a database, the sweeps' cursors and the budget. */
-export type ReconcilerContext = Services & {
-  db: Db;
-  cursors?: Map<string, string | null>;
-  budget?: SubrequestBudget;
-};
+/** What the reconciler works with: the services, a job's context, the sweeps' cursors and the budget. */
+export type ReconcilerContext = Services &
+  JobContext & {
+    cursors?: Map<string, string | null>;
+    budget?: SubrequestBudget;
+  };
 
 /** What a step did: how many things it acted on, and for a sweep where it stopped (null: lap done). */
 export interface StepResult {

@@ -5,7 +5,8 @@ import type { BucketRow } from '../../../db/rows';
 import { buckets } from '../../../db/schema';
 import { credentialsOf } from '../../kinds/registry';
 import { newId, randomLowerAlnum } from '../../lib/ids';
-import { afterCommit, type WriteDeps } from '../connections/apply';
+import type { RequestContext } from '../../request-context';
+import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows } from '../store/guarded-write';
 import { provisionBucket } from './bucket-provisioning';
@@ -49,12 +50,12 @@ export function bucketCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[] 
  * the caller.
  */
 export async function createBucket(
-  deps: WriteDeps,
+  ctx: RequestContext,
   projectId: string,
   input: { name: string; region?: string },
   read: { existing: BucketRow[]; initial: InitialSite },
 ): Promise<BucketRow> {
-  const { config, adapters } = deps;
+  const { config, adapters } = ctx;
   const names = read.existing.map((b) => b.name);
   assertNameFree(input.name, names, names, 'bucket');
   const physicalName = `${input.name.slice(0, 50).replace(/_/g, '-')}-${randomLowerAlnum(8)}`;
@@ -73,7 +74,7 @@ export async function createBucket(
     createdAt: new Date(),
   };
   try {
-    await writeNewService(deps, { kind: 'bucket', resource: row }, read.initial, (db) =>
+    await writeNewService(ctx, { kind: 'bucket', resource: row }, read.initial, (db) =>
       db.insert(buckets).values(row),
     );
     return row;
@@ -89,11 +90,15 @@ export async function createBucket(
  * the bucket deleted meanwhile: 404). Their own keys, the bucket's key and its principals' keys
  * are removed at once (what fails, through the queue). The objects stay at the provider.
  */
-export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: ServiceHolders): Promise<void> {
-  const db = deps.http;
+export async function deleteBucket(
+  ctx: RequestContext,
+  row: BucketRow,
+  holders: ServiceHolders,
+): Promise<void> {
+  const db = ctx.http;
   const { written, after } = await writeServiceRemoval(
     db,
-    deps.config,
+    ctx.config,
     { projectId: row.projectId, kind: 'bucket', id: row.id, name: row.name },
     holders,
     {
@@ -108,8 +113,8 @@ export async function deleteBucket(deps: WriteDeps, row: BucketRow, holders: Ser
         queueBucketKeyCleanups(db, row.id, row.accessKeyId),
       ],
     },
-    deps.activity,
+    ctx.activity,
   );
   const cleanups = [...written.cleanups, ...bucketCleanupsFrom(after[1], row.id)];
-  await afterCommit(deps, { ...written, cleanups }, new Map([[row.id, { kind: 'bucket', resource: row }]]));
+  await afterCommit(ctx, { ...written, cleanups }, new Map([[row.id, { kind: 'bucket', resource: row }]]));
 }

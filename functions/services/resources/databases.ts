@@ -8,8 +8,9 @@ import type { EngineContext } from '../../kinds/database-engine';
 import { outside } from '../../kinds/provisioner';
 import { credentialsOf, engineOf } from '../../kinds/registry';
 import { newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
+import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
-import { afterCommit, type WriteDeps } from '../connections/apply';
+import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
 import { guardRows } from '../store/guarded-write';
@@ -63,12 +64,12 @@ export function databaseCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[
  * the cluster or at Atlas is dropped again. `existing` and `initial` were read with the caller.
  */
 export async function createDatabase(
-  deps: WriteDeps,
+  ctx: RequestContext,
   projectId: string,
   input: { name: string; engine: Engine; replicaSet: boolean },
   read: { existing: DatabaseRow[]; initial: InitialSite },
 ): Promise<DatabaseRow> {
-  const { config, adapters } = deps;
+  const { config, adapters } = ctx;
   const { existing } = read;
   assertNameFree(
     input.name,
@@ -109,7 +110,7 @@ export async function createDatabase(
         await outside('create the database', () => createSharedReader(config, adapters, row)),
       );
     await writeNewService(
-      deps,
+      ctx,
       { kind: 'database', resource: row },
       read.initial,
       (db) => db.insert(databases).values(row),
@@ -157,17 +158,17 @@ export async function setDatabaseRunning(
  * hold, read with the holders (serviceLoginNamesQuery).
  */
 export async function deleteDatabase(
-  deps: WriteDeps,
+  ctx: RequestContext,
   row: DatabaseRow,
   holders: ServiceHolders,
   logins: string[],
 ): Promise<void> {
-  const { config, adapters } = deps;
+  const { config, adapters } = ctx;
   // Its connections' and principals' logins go with it (contract §7: deleting revokes principals).
   const shared = [row.readerUser, row.writerUser].filter((u): u is string => u !== null);
   const loginRoles = [row.mainUser, ...shared, ...logins];
   await engineOf(row.engine).dropDatabase({ config, adapters }, row.physicalName, loginRoles);
-  const db = deps.http;
+  const db = ctx.http;
   // Disconnects every site (live patches, managed keys), as DELETE of each connection does.
   const { written } = await writeServiceRemoval(
     db,
@@ -185,7 +186,7 @@ export async function deleteDatabase(
         revokeDatabasePrincipals(db, row.id),
       ],
     },
-    deps.activity,
+    ctx.activity,
   );
-  await afterCommit(deps, written, new Map([[row.id, { kind: 'database', resource: row }]]));
+  await afterCommit(ctx, written, new Map([[row.id, { kind: 'database', resource: row }]]));
 }

@@ -12,8 +12,9 @@ import { sites } from '../../../db/schema';
 import { levelOrDefault } from '../../domain/levels';
 import { hasCredential, kindOf } from '../../kinds/registry';
 import type { ApiError } from '../../lib/errors';
+import type { RequestContext } from '../../request-context';
 import { activityQuery, type DetailValue } from '../activity';
-import { afterCommit, type WriteDeps } from '../connections/apply';
+import { afterCommit } from '../connections/apply';
 import { writePlan } from '../connections/locked-write';
 import { type ConnectionInfo, resourceOf } from '../connections/model';
 import { emptyPlan } from '../connections/plan';
@@ -93,7 +94,7 @@ const nameTaken = (service: NewService, constraint: string | undefined): ApiErro
  * failure the credential is dropped again; the caller undoes the service itself.
  */
 export async function writeNewService(
-  deps: WriteDeps,
+  ctx: RequestContext,
   service: NewService,
   initial: InitialSite,
   insert: RowInsert,
@@ -110,25 +111,25 @@ export async function writeNewService(
   for (let attempt = 1; ; attempt++) {
     const rows = (db: Queryable): BatchQuery[] => [
       insert(db),
-      ...(deps.activity ? [activityQuery(db, deps.activity, event)] : []),
+      ...(ctx.activity ? [activityQuery(db, ctx.activity, event)] : []),
       // After the row (whose insert may wait on another): the only site decided from the first
       // read must still be the project's only site (or none still); a site made or deleted
       // meanwhile makes the decision again.
       db.execute(sameOnlySiteGuard(r.projectId, initial.site?.id ?? null)),
     ];
-    const prepared = await prepare(deps, initialPlan(service, initial), knownTarget(service));
+    const prepared = await prepare(ctx, initialPlan(service, initial), knownTarget(service));
     let written: Written;
     try {
-      written = await writeOnce(deps, prepared, initial.states, rows);
+      written = await writeOnce(ctx, prepared, initial.states, rows);
     } catch (err) {
       await prepared.undo();
       if (guardFailure(err)?.message === SITES_CHANGED && attempt < DECISIONS) {
-        initial = await readInitialSite(deps, r.projectId);
+        initial = await readInitialSite(ctx, r.projectId);
         continue;
       }
       throw nameTaken(service, uniqueViolation(err)?.constraint) ?? guardFailure(err) ?? err;
     }
-    await afterCommit(deps, written);
+    await afterCommit(ctx, written);
     return;
   }
 }
@@ -148,8 +149,8 @@ function sameOnlySiteGuard(projectId: string, siteId: string | null) {
 }
 
 /** The project's only site read again, after a site was made or deleted beside a creation. */
-async function readInitialSite(deps: WriteDeps, projectId: string): Promise<InitialSite> {
-  return initialSiteFrom(await runBatch(deps.http, initialSiteQueries(deps.http, sql`${projectId}::uuid`)));
+async function readInitialSite(ctx: RequestContext, projectId: string): Promise<InitialSite> {
+  return initialSiteFrom(await runBatch(ctx.http, initialSiteQueries(ctx.http, sql`${projectId}::uuid`)));
 }
 
 /** The plan of a new service's initial connection: to the only site, at the default level. */
@@ -175,22 +176,22 @@ const knownTarget = (service: NewService): Map<string, CredentialTarget> =>
 
 /** The guarded batch, or (its site changed meanwhile) the same write under the site's lock. */
 async function writeOnce(
-  deps: WriteDeps,
+  ctx: RequestContext,
   prepared: Prepared,
   states: SiteStates,
   rows: (db: Queryable) => BatchQuery[],
 ): Promise<Written> {
   try {
-    const { written } = await writeGuardedWith(deps.http, deps.config, prepared, states, {
-      before: rows(deps.http),
+    const { written } = await writeGuardedWith(ctx.http, ctx.config, prepared, states, {
+      before: rows(ctx.http),
     });
     return written;
   } catch (err) {
     if (!(err instanceof ConcurrentChange)) throw err;
   }
   prepared.plan.rereadUnderLock = true;
-  return deps.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     for (const row of rows(tx)) await row;
-    return writePlan(tx, deps.config, prepared);
+    return writePlan(tx, ctx.config, prepared);
   });
 }

@@ -10,9 +10,9 @@ import type { StoredSigningKey } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { sha256Hex } from '../../lib/crypto';
 import { newSecret } from '../../lib/ids';
-import { log } from '../../lib/logger';
+import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
-import { afterCommit, type WriteDeps } from '../connections/apply';
+import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRekey, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows, runGuarded } from '../store/guarded-write';
 import type { AuthAppRow } from './apps';
@@ -24,22 +24,22 @@ const NOT_FOUND = { code: 'NOT_FOUND', message: 'auth app not found' } as const;
 const target = (app: AuthAppRow) => ({ type: 'auth_app', id: app.id, name: app.appId });
 
 /** A new server key: the value, its ciphertext and the hash a request presenting it is found by. */
-export async function newServerKey(deps: Pick<WriteDeps, 'config'>) {
+export async function newServerKey(ctx: Pick<RequestContext, 'config'>) {
   const key = newSecret('serverKey');
-  return { key, ciphertext: await deps.config.keyring.encrypt(key), hash: await sha256Hex(key) };
+  return { key, ciphertext: await ctx.config.keyring.encrypt(key), hash: await sha256Hex(key) };
 }
 
 /** Deletes `app` with its connections (read with the caller as `holders`). */
 export async function deleteAuthApp(
-  deps: WriteDeps & { codes: CodeStore },
+  ctx: RequestContext & { codes: CodeStore },
   by: ActivitySource,
   app: AuthAppRow,
   holders: ServiceHolders,
 ): Promise<void> {
-  const db = deps.http;
+  const db = ctx.http;
   const { written } = await writeServiceRemoval(
     db,
-    deps.config,
+    ctx.config,
     { projectId: app.projectId, kind: 'auth_app', id: app.id, name: app.appId },
     holders,
     {
@@ -50,26 +50,26 @@ export async function deleteAuthApp(
     },
     by,
   );
-  await afterCommit(deps, written);
+  await afterCommit(ctx, written);
   // Codes are redeemed without Postgres: the app's outstanding ones are blocked where they live,
   // for as long as one can live, so an app made later with the same app_id is not affected.
-  await blockCodes(deps.codes, app.appId, null, 'app_disabled', CODE_TTL_MS).catch((err: unknown) =>
-    log.error('blocking a deleted app’s outstanding codes failed; they expire within two minutes:', err),
+  await blockCodes(ctx.codes, app.appId, null, 'app_disabled', CODE_TTL_MS).catch((err: unknown) =>
+    ctx.log.error('blocking a deleted app’s outstanding codes failed; they expire within two minutes:', err),
   );
 }
 
 /** Gives `app` a new server key, delivered to the sites holding it (`holders`) with reason `rotate`. */
 export async function rotateServerKey(
-  deps: WriteDeps,
+  ctx: RequestContext,
   by: ActivitySource,
   app: AuthAppRow,
   holders: ServiceHolders,
 ): Promise<void> {
-  const db = deps.http;
-  const next = await newServerKey(deps);
+  const db = ctx.http;
+  const next = await newServerKey(ctx);
   const { written } = await writeServiceRekey(
     db,
-    deps.config,
+    ctx.config,
     { projectId: app.projectId, kind: 'auth_app', id: app.id },
     holders,
     {
@@ -89,7 +89,7 @@ export async function rotateServerKey(
       ],
     },
   );
-  await afterCommit(deps, written);
+  await afterCommit(ctx, written);
 }
 
 /**
@@ -97,12 +97,12 @@ export async function rotateServerKey(
  * Written over the keys it read (a concurrent rotation makes this one 409, retry safe).
  */
 export async function rotateSigningKey(
-  deps: WriteDeps,
+  ctx: RequestContext,
   by: ActivitySource,
   app: AuthAppRow,
 ): Promise<StoredSigningKey> {
-  const db = deps.http;
-  const keys = await rotatedKeys(deps.config, app.signingKeys);
+  const db = ctx.http;
+  const keys = await rotatedKeys(ctx.config, app.signingKeys);
   const before = JSON.stringify(app.signingKeys);
   await runGuarded(db, [
     db.execute(

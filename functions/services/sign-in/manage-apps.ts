@@ -12,8 +12,8 @@ import { type AppLinks, NO_APP_LINKS } from '../../domain/app-links';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
-import type { WriteDeps } from '../connections/apply';
 import { assertNameFree } from '../resources/names';
 import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
 import { runGuarded } from '../store/guarded-write';
@@ -98,7 +98,7 @@ export function authAppCreationQueries(db: HttpDb, projectId: SQL, appId: string
  * live patch, enqueued once committed). `read` was read with the caller.
  */
 export async function createAuthApp(
-  deps: WriteDeps,
+  ctx: RequestContext,
   projectId: string,
   input: { app_id: string; name?: string },
   read: { existing: AppIdHolder[]; initial: InitialSite },
@@ -108,8 +108,8 @@ export async function createAuthApp(
   // Each auth app of a project holds SERVICE_AUTH_*_<NAME>: two app_ids with one <NAME> would share them.
   const siblings = read.existing.filter((a) => a.projectId === projectId).map((a) => a.appId);
   assertNameFree(input.app_id, [], siblings, 'auth app', 'app_id');
-  const { config } = deps;
-  const serverKey = await newServerKey(deps);
+  const { config } = ctx;
+  const serverKey = await newServerKey(ctx);
   const row: AuthAppRow = {
     id: newId(),
     projectId,
@@ -130,7 +130,7 @@ export async function createAuthApp(
     createdAt: new Date(),
   };
   const app = { kind: 'auth_app' as const, resource: { id: row.id, projectId, name: row.appId } };
-  await writeNewService(deps, app, read.initial, (db) => db.insert(authApps).values(row));
+  await writeNewService(ctx, app, read.initial, (db) => db.insert(authApps).values(row));
   return row;
 }
 

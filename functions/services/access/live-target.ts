@@ -1,14 +1,9 @@
-/** What the service-credential and principal services need, built once per request from the route's pieces. */
-
+/** The live service a principal or service-credential route names, and its credential target. */
 import type { SQL } from 'drizzle-orm';
 import type { Queryable } from '../../../db/client';
 import type { PrincipalKind } from '../../domain/principal-rules';
 import { credentialsOf } from '../../kinds/registry';
-import type { RequestContext } from '../../request-context';
 import type { CredentialTarget } from '../credentials/connection-credential';
-
-/** What the service-credential and principal services take: the request's context. */
-export type AccessDeps = RequestContext;
 
 /** The live service a principal route names (`kind`, `id` of the project `projectId` names), as a query not yet sent. */
 export function liveTargetQuery(db: Queryable, projectId: SQL, kind: PrincipalKind, id: string) {
