@@ -73,8 +73,7 @@ function shown(
   secret: string,
 ): ShownPrincipal {
   const { expired: _expired, ...summary } = summaryOf(target.kind, row);
-  const engineCtx = { config: ctx.config, adapters: ctx.adapters };
-  return { ...summary, ...shownSecret(engineCtx, target, row.credentialName, secret) };
+  return { ...summary, ...shownSecret(ctx, target, row.credentialName, secret) };
 }
 
 const nameTaken = (name: string) =>
