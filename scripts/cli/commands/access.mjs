@@ -9,15 +9,13 @@ import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { UsageError } from '../lib/errors.mjs';
+import { KIND_LIST, KINDS, orList, principalCalls } from '../lib/kinds.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
 import { projectOf, resolveService } from '../lib/resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
- * @typedef {{ name: string, level: string, allowed_sources?: string[], expires_at?: string }} PrincipalInput
- * @typedef {{ id: string, name: string, level: string, allowed_sources: string[], expires_at: string | null,
- *   expired?: boolean, created_at: string, username?: string, password?: string, url?: string,
- *   access_key_id?: string, secret_access_key?: string }} Principal
+ * @typedef {import('../lib/kinds.mjs').Principal} Principal
  */
 
 /**
@@ -37,33 +35,8 @@ export function expiryOf(text, now = Date.now()) {
 }
 
 /**
- * The variables a secret becomes in an env file.
- * @param {'database' | 'bucket'} kind
- * @param {Record<string, unknown>} shown
- * @returns {Record<string, string>}
- */
-function envOf(kind, shown) {
-  if (kind === 'bucket') {
-    /** @type {Record<string, string>} */
-    const vars = {
-      STORAGE_ACCESS_KEY: String(shown.access_key_id ?? ''),
-      STORAGE_SECRET_KEY: String(shown.secret_access_key ?? ''),
-    };
-    if (shown.endpoint) vars.STORAGE_ENDPOINT = String(shown.endpoint);
-    if (shown.bucket) vars.STORAGE_BUCKET = String(shown.bucket);
-    if (shown.region) vars.STORAGE_REGION = String(shown.region);
-    return vars;
-  }
-  const url = String(shown.external_url ?? shown.url ?? '');
-  /** @type {Record<string, string>} */
-  const vars = {};
-  vars[url.startsWith('mongodb') ? 'MONGODB_URI' : 'DATABASE_URL'] = url;
-  return vars;
-}
-
-/**
- * Prints what was shown (once), or writes its secret to `--env-file` and says where.
- * @param {'database' | 'bucket'} kind
+ * Prints what was shown (once), or writes its secret to `--env-file` (as the kind's variables) and says where.
+ * @param {import('../lib/types.mjs').Kind} kind
  * @param {Record<string, unknown>} shown
  * @param {{ json?: boolean, envFile?: string, writeEnv?: string, yes?: boolean }} opts
  * @param {string} command
@@ -73,7 +46,7 @@ async function showSecret(kind, shown, opts, command) {
   if (file) {
     const written = await writeEnvFile(
       file,
-      envOf(kind, shown),
+      KINDS[kind].envOf?.(shown) ?? {},
       envFileHeader(command, 'It holds a secret'),
       {
         yes: opts.yes,
@@ -156,64 +129,21 @@ export function registerDbCredentials(db) {
 }
 
 /**
- * The principal calls of `<kind> <name>`: a database's and a bucket's differ only in their paths.
+ * The principal calls of `<kind> <name>`, for a kind that has principals.
  * @param {import('../lib/context.mjs').Context} ctx
  * @param {string} kindWord
  * @param {string} name
  */
 async function principalsOf(ctx, kindWord, name) {
-  if (kindWord !== 'database' && kindWord !== 'bucket')
-    throw new UsageError(`principals belong to a database or a bucket, not "${kindWord}"`);
-  const kind = /** @type {'database' | 'bucket'} */ (kindWord);
+  const kind = KIND_LIST.find((k) => k === kindWord);
+  const where = kind && KINDS[kind].principals;
+  if (!kind || !where) {
+    const owners = KIND_LIST.filter((k) => KINDS[k].principals).map((k) => `a ${KINDS[k].noun}`);
+    throw new UsageError(`principals belong to ${orList(owners)}, not "${kindWord}"`);
+  }
   const api = ctx.api();
   const service = await resolveService(api, ctx.settings, kind, name);
-  const id = projectOf(ctx.settings);
-  if (kind === 'database') {
-    const path = { id, dbId: service.id };
-    const list = '/api/v1/projects/{id}/databases/{dbId}/principals';
-    const one = '/api/v1/projects/{id}/databases/{dbId}/principals/{principalId}';
-    return {
-      kind,
-      list: () => dataOf(api.GET(list, { params: { path } })),
-      /** @param {PrincipalInput} body the level as typed: the API answers 400 naming the kind's levels */
-      create: (body) =>
-        dataOf(
-          api.POST(list, {
-            params: { path },
-            body: /** @type {import('../lib/api.mjs').BodyOf<'postProjectsByIdDatabasesByDbIdPrincipals'>} */ (
-              body
-            ),
-          }),
-        ),
-      /** @param {string} principalId */
-      rotate: (principalId) =>
-        dataOf(api.POST(`${one}/rotate`, { params: { path: { ...path, principalId } } })),
-      /** @param {string} principalId */
-      revoke: (principalId) => dataOf(api.DELETE(one, { params: { path: { ...path, principalId } } })),
-    };
-  }
-  const path = { id, bucketId: service.id };
-  const list = '/api/v1/projects/{id}/buckets/{bucketId}/principals';
-  const one = '/api/v1/projects/{id}/buckets/{bucketId}/principals/{principalId}';
-  return {
-    kind,
-    list: () => dataOf(api.GET(list, { params: { path } })),
-    /** @param {PrincipalInput} body the level as typed: the API answers 400 naming the kind's levels */
-    create: (body) =>
-      dataOf(
-        api.POST(list, {
-          params: { path },
-          body: /** @type {import('../lib/api.mjs').BodyOf<'postProjectsByIdBucketsByBucketIdPrincipals'>} */ (
-            body
-          ),
-        }),
-      ),
-    /** @param {string} principalId */
-    rotate: (principalId) =>
-      dataOf(api.POST(`${one}/rotate`, { params: { path: { ...path, principalId } } })),
-    /** @param {string} principalId */
-    revoke: (principalId) => dataOf(api.DELETE(one, { params: { path: { ...path, principalId } } })),
-  };
+  return { kind, ...principalCalls(api, where, projectOf(ctx.settings), service.id) };
 }
 
 /**

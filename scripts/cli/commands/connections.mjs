@@ -4,6 +4,7 @@ import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { whereItWent } from '../lib/delivery.mjs';
 import { UsageError } from '../lib/errors.mjs';
+import { KINDS } from '../lib/kinds.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
 import {
@@ -177,16 +178,12 @@ export function registerConnections(program) {
         const { api, project, site, service } = await connectionOf(ctx, kind, name, opts.site);
         const path = { id: project, siteId: site.id };
         const base = '/api/v1/projects/{id}/sites/{siteId}/connections';
-        if (kind === 'auth_app' && opts.level === 'admin' && !opts.yes) {
+        const raise = KINDS[kind].confirm;
+        if (raise && opts.level === raise.level && !opts.yes) {
           const current = await dataOf(api.GET(base, { params: { path } }));
           const now = current.connections.find((c) => c.kind === kind && c.resource_id === service.id);
-          if (now?.level !== 'admin') {
-            await confirm(
-              `Raise auth app ${service.name} to admin for site ${site.slug}`,
-              "Its PLATFORM_API_KEY will be able to administer the app's end users.",
-              opts,
-            );
-          }
+          if (now?.level !== raise.level)
+            await confirm(raise.what(service.name, site.slug), raise.detail, opts);
         }
         const connection = await withProgress(
           `Connecting ${kindLabel(kind)} ${service.name} to site ${site.slug}`,
@@ -305,7 +302,11 @@ export function registerConnections(program) {
         cmd,
       ) => {
         const kind = parseKind(kindArg);
-        if (kind === 'auth_app') throw new UsageError('an auth app connection has no credential to rotate');
+        const { rotates, noun } = KINDS[kind];
+        if (!rotates)
+          throw new UsageError(
+            `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} connection has no credential to rotate`,
+          );
         const ctx = await contextOf(cmd);
         const { api, project, site, service } = await connectionOf(ctx, kind, name, opts.site);
         const path = { id: project, siteId: site.id, kind, resourceId: service.id };

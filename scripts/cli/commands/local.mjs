@@ -6,6 +6,7 @@
 import { dataOf } from '../lib/api.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { ApiRefusal, UsageError } from '../lib/errors.mjs';
+import { TUNNELLED_ENGINE } from '../lib/kinds.mjs';
 import { printTable, say, warn } from '../lib/output.mjs';
 import { listServices, projectOf, resolveSite } from '../lib/resolve.mjs';
 import { listen, localDatabaseUrl, wsUrlOf } from '../lib/tunnel.mjs';
@@ -58,7 +59,7 @@ export async function runLocalTunnels(ctx, opts) {
   const engines = new Map((await listServices(api, project, 'database')).map((d) => [d.id, d.engine]));
   const databases = [];
   for (const c of connections.filter((x) => x.kind === 'database')) {
-    if (engines.get(c.resource_id) === 'postgresql') databases.push(c);
+    if (engines.get(c.resource_id) === TUNNELLED_ENGINE) databases.push(c);
     else warn(`database ${c.resource_name} is not PostgreSQL; only PostgreSQL databases are tunnelled`);
   }
   if (databases.length === 0)

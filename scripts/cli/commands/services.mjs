@@ -3,6 +3,7 @@
 import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
+import { ENGINES, orList } from '../lib/kinds.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
 import { projectOf, resolveService } from '../lib/resolve.mjs';
@@ -40,10 +41,8 @@ export function registerDatabaseCommands(db) {
         /** @type {{ engine: string, standalone?: boolean, json?: boolean }} */ opts,
         cmd,
       ) => {
-        if (opts.engine !== 'postgresql' && opts.engine !== 'mongodb') {
-          throw new UsageError(`unknown engine "${opts.engine}": use postgresql or mongodb`);
-        }
-        const engine = opts.engine;
+        const engine = ENGINES.find((e) => e === opts.engine);
+        if (!engine) throw new UsageError(`unknown engine "${opts.engine}": use ${orList(ENGINES)}`);
         const { api, project, path } = await projectScope(cmd);
         const created = await withProgress(`Creating database ${name}`, () =>
           dataOf(

@@ -6,7 +6,8 @@
  * `--site`/`--project` values are the project's own, read from the API. Nothing here may fail
  * a completion: a lookup that cannot be made offers nothing.
  */
-import { LEVELS, parseKind } from './resolve.mjs';
+import { ENGINES, KIND_LIST, KINDS } from './kinds.mjs';
+import { kindLabel, parseKind } from './resolve.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
@@ -20,18 +21,16 @@ import { LEVELS, parseKind } from './resolve.mjs';
  */
 
 /** The kinds as typed, in the order shown. */
-const KINDS = ['database', 'bucket', 'auth'];
+const KIND_WORDS = KIND_LIST.map(kindLabel);
 
 /** The group commands whose subcommands' `<name>` (or `<app_id>`) is a service of one kind. */
-const GROUP_KIND = /** @type {Record<string, Kind>} */ ({
-  db: 'database',
-  bucket: 'bucket',
-  auth: 'auth_app',
-});
+const GROUP_KIND = /** @type {Record<string, Kind>} */ (
+  Object.fromEntries(KIND_LIST.map((k) => [KINDS[k].group, k]))
+);
 
 /** Values of options whose values are a fixed few. */
 const OPTION_VALUES = /** @type {Record<string, string[]>} */ ({
-  '--engine': ['postgresql', 'mongodb'],
+  '--engine': [...ENGINES],
   '--format': ['dotenv', 'json', 'shell'],
   '--role': ['read', 'write', 'admin', 'owner'],
 });
@@ -88,7 +87,7 @@ async function argumentValues(cmd, index, before, lookup, project) {
   const arg = args[index];
   if (!arg) return [];
   const name = arg.name();
-  if (name === 'kind') return KINDS.filter((k) => (arg.description ?? '').includes(k));
+  if (name === 'kind') return KIND_WORDS.filter((k) => (arg.description ?? '').includes(k));
   if (name === 'shell') return ['bash', 'zsh', 'fish'];
   const kindAt = args.findIndex((a) => a.name() === 'kind');
   if (kindAt >= 0 && kindAt === index - 1 && (name === 'name' || name === 'db')) {
@@ -143,7 +142,7 @@ export async function candidates(program, words, lookup) {
   else if (awaiting?.long === '--project') offered = await lookup.projects();
   else if (awaiting?.long === '--level') {
     const kind = kindOf(positionals[0] ?? '');
-    offered = kind ? [...LEVELS[kind]] : [];
+    offered = kind ? [...KINDS[kind].levels] : [];
   } else if (awaiting) offered = OPTION_VALUES[awaiting.long ?? ''] ?? [];
   else if (current.startsWith('-')) offered = optionsOf(cmd);
   else {

@@ -5,6 +5,7 @@
  */
 import { dataOf } from './api.mjs';
 import { UsageError } from './errors.mjs';
+import { KIND_LIST, KINDS, kindNamed, orList } from './kinds.mjs';
 
 /**
  * @typedef {import('./api.mjs').Api} Api
@@ -14,31 +15,14 @@ import { UsageError } from './errors.mjs';
  * @typedef {import('./types.mjs').Service} Service
  */
 
-/** @type {Record<string, Kind>} */
-const KIND_NAMES = {
-  database: 'database',
-  db: 'database',
-  bucket: 'bucket',
-  auth: 'auth_app',
-  auth_app: 'auth_app',
-  'auth-app': 'auth_app',
-};
-
-/** Levels per kind, weakest first (the specification's kinds-and-levels table). */
-export const LEVELS = /** @type {const} */ ({
-  database: ['read-only', 'connect'],
-  bucket: ['read', 'read-write'],
-  auth_app: ['client', 'admin'],
-});
-
 /**
  * The API's kind for a kind as typed on the command line (`auth` is `auth_app`).
  * @param {string} word
  * @returns {Kind}
  */
 export function parseKind(word) {
-  const kind = KIND_NAMES[word.toLowerCase()];
-  if (!kind) throw new UsageError(`unknown kind "${word}": use database, bucket or auth`);
+  const kind = kindNamed(word);
+  if (!kind) throw new UsageError(`unknown kind "${word}": use ${orList(KIND_LIST.map(kindLabel))}`);
   return kind;
 }
 
@@ -46,7 +30,7 @@ export function parseKind(word) {
  * How the tool shows a kind.
  * @param {Kind} kind
  */
-export const kindLabel = (kind) => (kind === 'auth_app' ? 'auth' : kind);
+export const kindLabel = (kind) => KINDS[kind].label;
 
 /**
  * Checks `level` is one of the kind's two levels.
@@ -54,7 +38,7 @@ export const kindLabel = (kind) => (kind === 'auth_app' ? 'auth' : kind);
  * @param {string} level
  */
 export function checkLevel(kind, level) {
-  const levels = /** @type {readonly string[]} */ (LEVELS[kind]);
+  const levels = KINDS[kind].levels;
   if (!levels.includes(level)) {
     throw new UsageError(`level "${level}" is not a level of ${kindLabel(kind)}: use ${levels.join(' or ')}`);
   }
@@ -117,18 +101,8 @@ export async function resolveSite(api, settings, slug) {
  * @param {Kind} kind
  * @returns {Promise<Array<Service & { engine?: string }>>}
  */
-export async function listServices(api, project, kind) {
-  const params = { path: { id: project } };
-  if (kind === 'database') {
-    const { databases } = await dataOf(api.GET('/api/v1/projects/{id}/databases', { params }));
-    return databases.map((d) => ({ id: d.id, name: d.name, kind, engine: d.engine }));
-  }
-  if (kind === 'bucket') {
-    const { buckets } = await dataOf(api.GET('/api/v1/projects/{id}/buckets', { params }));
-    return buckets.map((b) => ({ id: b.id, name: b.name, kind }));
-  }
-  const { auth_apps } = await dataOf(api.GET('/api/v1/projects/{id}/auth-apps', { params }));
-  return auth_apps.map((a) => ({ id: a.id, name: a.app_id, kind }));
+export function listServices(api, project, kind) {
+  return KINDS[kind].list(api, project);
 }
 
 /**
@@ -144,7 +118,7 @@ export async function resolveService(api, settings, kind, name) {
   const service = services.find((s) => s.name === name) ?? services.find((s) => s.id === name);
   if (!service) {
     throw new UsageError(
-      `no ${kindLabel(kind)} "${name}" in project ${project} (${kind === 'auth_app' ? 'auth apps' : `${kind}s`}: ${known(services.map((s) => s.name))})`,
+      `no ${kindLabel(kind)} "${name}" in project ${project} (${KINDS[kind].plural}: ${known(services.map((s) => s.name))})`,
     );
   }
   return service;
