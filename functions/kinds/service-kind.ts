@@ -13,6 +13,7 @@ import type { Adapters } from '../adapters';
 import type { Kind, LevelOf } from '../domain/levels';
 import type { Engine, Family, VariableFamily } from '../domain/variables';
 import type { ApiError } from '../lib/errors';
+import type { z } from '../lib/openapi';
 import type { EngineContext, Login } from './database-engine';
 import type { CredentialProvisioner } from './provisioner';
 
@@ -70,6 +71,20 @@ export type ShownSecret =
   | { username: string; password: string; url: string }
   | { access_key_id: string; secret_access_key: string };
 
+/**
+ * What a kind's principal routes (routes/principals.ts) take from it: its services' id parameter
+ * in their paths, the fields a principal's secret is shown with once (and their schema's name),
+ * what its systems enforce of expiry and allowlist, and what a rotate gives and a revoke ends
+ * beyond the common ('' for nothing more).
+ */
+export interface PrincipalDocs {
+  readonly idParam: string;
+  readonly shown: { readonly name: string; readonly fields: z.ZodRawShape };
+  readonly enforced: string;
+  readonly rotated: string;
+  readonly revoked: string;
+}
+
 /** How a kind's connections and principals hold credentials of their own. */
 export interface CredentialKind<K extends CredentialKindName> {
   /** The field a principal's credential name is listed under. */
@@ -94,6 +109,8 @@ export interface CredentialKind<K extends CredentialKindName> {
   keeps(resource: ResourceOf[K], name: string): boolean;
   /** A new or rotated principal's credential as shown once. */
   shown(ctx: EngineContext, resource: ResourceOf[K], name: string, secret: string): ShownSecret;
+  /** What its principal routes say and show. */
+  readonly principalDocs: PrincipalDocs;
   /** The rows (removed ones included) whose ids are `ids`, as a query not yet sent. */
   rowsQuery(db: Queryable, ids: string[]): RowsQuery<ResourceOf[K]>;
   /** The live service `id` of the project `projectId` names, as a query not yet sent. */

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { type AppEnv, getHttpDb } from '../context';
 import { LEVELS } from '../domain/levels';
 import { SERVICE_NAME_RE } from '../domain/names';
+import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
 import { liveTargetQuery, targetOf } from '../services/access/live-target';
 import {
@@ -33,51 +34,14 @@ const SHOWN_FIELDS = {
       'pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can',
   }),
 };
-const ShownDatabasePrincipal = z
-  .object({
-    ...SHOWN_FIELDS,
-    username: z.string().openapi({ description: 'c_ plus 8 characters' }),
-    password: z.string(),
-    url: z.string().openapi({ description: 'the connection string, from outside the platform' }),
-  })
-  .openapi('DatabasePrincipalShown');
-const ShownBucketPrincipal = z
-  .object({ ...SHOWN_FIELDS, access_key_id: z.string(), secret_access_key: z.string() })
-  .openapi('BucketPrincipalShown');
-
 /** The create body of a kind's principals: its level is documented as one of that kind's. */
-const createBodyOf = (kind: 'database' | 'bucket') =>
+const createBodyOf = (kind: CredentialKindName) =>
   CreateBody.extend({
     level: z
       .string()
       .max(20)
       .openapi({ enum: [...LEVELS[kind]] }),
   });
-
-/** Each kind's principal routes: path, shown shape and what its systems enforce. */
-const ROUTES = [
-  {
-    kind: 'database',
-    segment: 'databases',
-    param: 'dbId',
-    levels: '`read-only` or `connect`',
-    Shown: ShownDatabasePrincipal,
-    enforced:
-      'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made',
-    rotated: '',
-    revoked: ' and its open sessions end',
-  },
-  {
-    kind: 'bucket',
-    segment: 'buckets',
-    param: 'bucketId',
-    levels: '`read` or `read-write`',
-    Shown: ShownBucketPrincipal,
-    enforced: 'IAM aws:CurrentTime and aws:SourceIp conditions',
-    rotated: ' (a new key pair)',
-    revoked: '',
-  },
-] as const;
 
 const CreateBody = z
   .object({
@@ -97,7 +61,12 @@ const CreateBody = z
 
 export const principalsRoutes = routeGroup<AppEnv>();
 
-for (const { kind, segment, param, levels, Shown, enforced, rotated, revoked } of ROUTES) {
+// Each kind whose services hold credentials gets the same four routes, documented from its descriptor.
+for (const kind of CREDENTIAL_KIND_NAMES) {
+  const { idParam: param, shown, enforced, rotated, revoked } = credentialsOf(kind).principalDocs;
+  const segment = kindOf(kind).plural;
+  const levels = LEVELS[kind].map((l) => `\`${l}\``).join(' or ');
+  const Shown = z.object({ ...SHOWN_FIELDS, ...shown.fields }).openapi(shown.name);
   const Params = ProjectParam.extend({ [param]: z.string() });
   const ItemParams = Params.extend({ principalId: z.string() });
   const base = `/projects/{id}/${segment}/{${param}}/principals`;

@@ -5,6 +5,7 @@ import { buckets } from '../../../db/schema';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import { z } from '../../lib/openapi';
 import type { ServiceKind } from '../service-kind';
 import { bucketProvisioner } from './provisioner';
 
@@ -67,6 +68,16 @@ export const bucket: ServiceKind<'bucket'> = {
     sharedLoginsOf: () => null,
     keeps: () => false,
     shown: (_ctx, _bucket, name, secret) => ({ access_key_id: name, secret_access_key: secret }),
+    principalDocs: {
+      idParam: 'bucketId',
+      shown: {
+        name: 'BucketPrincipalShown',
+        fields: { access_key_id: z.string(), secret_access_key: z.string() },
+      },
+      enforced: 'IAM aws:CurrentTime and aws:SourceIp conditions',
+      rotated: ' (a new key pair)',
+      revoked: '',
+    },
     rowsQuery: (db, ids) => db.select().from(buckets).where(inArray(buckets.id, ids)),
     liveQuery: (db, projectId, id) =>
       db

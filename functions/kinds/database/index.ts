@@ -4,6 +4,7 @@ import type { DatabaseRow } from '../../../db/rows';
 import { databases } from '../../../db/schema';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import { z } from '../../lib/openapi';
 import { engineOf } from '../engines';
 import type { ServiceKind } from '../service-kind';
 
@@ -53,6 +54,21 @@ export const database: ServiceKind<'database'> = {
     shown(ctx, db, name, secret) {
       const urls = engineOf(db.engine).urls(ctx, db, { user: name, secret });
       return { username: name, password: secret, url: urls.external_url };
+    },
+    principalDocs: {
+      idParam: 'dbId',
+      shown: {
+        name: 'DatabasePrincipalShown',
+        fields: {
+          username: z.string().openapi({ description: 'c_ plus 8 characters' }),
+          password: z.string(),
+          url: z.string().openapi({ description: 'the connection string, from outside the platform' }),
+        },
+      },
+      enforced:
+        'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made',
+      rotated: '',
+      revoked: ' and its open sessions end',
     },
     rowsQuery: (db, ids) => db.select().from(databases).where(inArray(databases.id, ids)),
     liveQuery: (db, projectId, id) =>
