@@ -5,6 +5,7 @@
  * Arguments after `--` go to wrangler (`npm run deploy -- --env staging`).
  */
 import { spawnSync } from 'node:child_process';
+import { prepareAssets } from './local/assets';
 import { applyMigrations } from './local/migrate';
 
 const url = process.env.DATABASE_URL;
@@ -21,6 +22,8 @@ try {
   console.error(`migrations failed, nothing deployed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }
+// The static files wrangler uploads beside the script (wrangler.toml [assets]).
+await prepareAssets();
 console.log('Migrations applied. Deploying the Worker with wrangler…');
 const run = spawnSync('npx', ['wrangler', 'deploy', ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(run.status ?? 1);

@@ -4,7 +4,6 @@
  */
 import { Hono } from 'hono';
 import type { Fetcher } from './api';
-import { assetRoutes } from './assets';
 import type { ConsoleEnv } from './context';
 import { consoleError, consoleNotFound } from './errors';
 import { accessPages } from './pages/access';
@@ -32,7 +31,6 @@ import { requireSession, sessionRoutes } from './session';
 export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
   const ui = new Hono<ConsoleEnv>();
   ui.use('*', securityHeaders);
-  ui.route('/', assetRoutes);
   ui.route('/', sessionRoutes(fetcher));
   ui.use('*', requireSession(fetcher));
   for (const pages of [

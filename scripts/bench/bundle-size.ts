@@ -1,7 +1,9 @@
 /**
  * Size of the deployable Worker: `wrangler deploy --dry-run --outdir <tmp>` run offline, the
- * bundle gzipped here. If wrangler cannot bundle offline, esbuild bundles the same entry
- * the way the local stack does, and the result says so.
+ * bundle gzipped here, and its isolate start (isolate-start.ts). If wrangler cannot bundle
+ * offline, esbuild bundles the same entry the way the local stack does, and the result says
+ * so. The static assets (wrangler.toml `[assets]`) are reported apart: served before the
+ * Worker runs, never loaded into an isolate.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -9,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { ASSETS_DIR, prepareAssets } from '../local/assets';
 import { bundleWorker } from '../local/worker';
+import { measureIsolateStart } from './isolate-start';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,6 +26,10 @@ export interface BundleSize {
   gzipBytes: number;
   /** The text modules uploaded beside it (the API reference page's swagger-ui script and styles). */
   assets?: { files: string[]; rawBytes: number; gzipBytes: number };
+  /** The static assets uploaded beside the script (`public/`), not part of it. */
+  staticAssets?: { files: string[]; rawBytes: number; gzipBytes: number };
+  /** A fresh workerd to its first answer with this script, and with a minimal Hono Worker (median ms). */
+  isolateStart?: { scriptMs: number; minimalMs: number; runs: number };
   /** wrangler's own "Total Upload" line, when it printed one. */
   wranglerSays?: string;
   /** Why wrangler could not be used. */
@@ -72,6 +80,11 @@ async function measureJs(dir: string): Promise<Pick<BundleSize, 'rawBytes' | 'gz
 /** Bundles the Worker offline and measures it. */
 export async function measureBundle(): Promise<BundleSize> {
   const dir = await mkdtemp(join(tmpdir(), 'tether-bench-bundle-'));
+  await prepareAssets();
+  const staticFiles = (await readdir(ASSETS_DIR, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(ASSETS_DIR.length + 1));
+  const staticAssets = { files: staticFiles, ...(await sizes(ASSETS_DIR, staticFiles)) };
   try {
     const env = {
       ...process.env,
@@ -83,9 +96,16 @@ export async function measureBundle(): Promise<BundleSize> {
       const wrangler = join(ROOT, 'node_modules/.bin/wrangler');
       const out = await run(wrangler, ['deploy', '--dry-run', '--outdir', dir], env);
       const said = /Total Upload:[^\n]*/.exec(out)?.[0].trim();
+      const measured = await measureJs(dir);
+      const isolateStart = await measureIsolateStart(join(dir, 'index.js')).catch((err: unknown) => {
+        console.error(`isolate start not measured: ${String(err)}`);
+        return undefined;
+      });
       return {
         method: 'wrangler dry-run',
-        ...(await measureJs(dir)),
+        ...measured,
+        staticAssets,
+        ...(isolateStart ? { isolateStart } : {}),
         ...(said ? { wranglerSays: said } : {}),
       };
     } catch (err) {
@@ -94,10 +114,35 @@ export async function measureBundle(): Promise<BundleSize> {
       return {
         method: 'esbuild fallback',
         ...(await measureJs(fallbackDir)),
+        staticAssets,
         wranglerError: err instanceof Error ? err.message.split('\n').slice(0, 6).join(' ') : String(err),
       };
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The bundle's lines for the bench's report. */
+export function describeBundle(bundle: BundleSize | { error: string }): string[] {
+  if ('error' in bundle) return [`Worker bundle: could not be measured: ${bundle.error}`];
+  const kib = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
+  const lines = [
+    `Worker script (${bundle.method}, minified): ${kib(bundle.gzipBytes)} gzip, ${kib(bundle.rawBytes)} raw`,
+  ];
+  if (bundle.assets)
+    lines.push(
+      `  uploaded beside it as text modules: ${bundle.assets.files.join(', ')}: ${kib(bundle.assets.gzipBytes)} gzip, ${kib(bundle.assets.rawBytes)} raw`,
+    );
+  if (bundle.staticAssets)
+    lines.push(
+      `  static assets, served before the Worker and not in its script: ${bundle.staticAssets.files.length} files, ${kib(bundle.staticAssets.gzipBytes)} gzip, ${kib(bundle.staticAssets.rawBytes)} raw`,
+    );
+  if (bundle.isolateStart)
+    lines.push(
+      `Isolate start (a fresh workerd to its first answer, median of ${bundle.isolateStart.runs}): this script ${bundle.isolateStart.scriptMs.toFixed(0)} ms, a minimal Hono Worker ${bundle.isolateStart.minimalMs.toFixed(0)} ms`,
+    );
+  if (bundle.wranglerSays) lines.push(`  wrangler: ${bundle.wranglerSays}`);
+  if (bundle.wranglerError) lines.push(`  wrangler failed offline: ${bundle.wranglerError}`);
+  return lines;
 }

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare';
+import { prepareAssets } from './assets';
 import { withoutNewSignalHandlers } from './signals';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -141,6 +142,8 @@ function sendTo(file: string): (stdout: Readable, stderr: Readable) => void {
 export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker> {
   const entry = resolve(opts.entry ?? join(ROOT, 'functions/index.ts'));
   const configPath = resolve(opts.configPath ?? join(ROOT, 'wrangler.toml'));
+  // wrangler refuses a config whose [assets] folder is missing; it is generated.
+  await prepareAssets();
   // wrangler hooks SIGINT/SIGTERM on import (to exit 0 at once); keep the process's own handling.
   const wrangler = await withoutNewSignalHandlers(() => import('wrangler'));
   const { workerOptions, define } = wrangler.unstable_getMiniflareWorkerOptions(configPath);

@@ -1,6 +1,7 @@
 /**
  * What goes into the Worker's bundle: the command-line tool's packages never do (they live in
- * `dependencies` for `npm install -g`, but the Worker must not grow with them).
+ * `dependencies` for `npm install -g`, but the Worker must not grow with them), nor Swagger UI,
+ * whose files are static assets served before the Worker runs (wrangler.toml `[assets]`).
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const CLI_ONLY = ['commander', 'cli-table3', 'picocolors', 'dotenv', 'ws'];
 
 describe('the Worker bundle', () => {
-  it("holds none of the CLI's packages", async () => {
+  it("holds none of the CLI's packages, nor Swagger UI", async () => {
     const result = await build({
       entryPoints: ['functions/index.ts'],
       bundle: true,
@@ -19,16 +20,6 @@ describe('the Worker bundle', () => {
       conditions: ['workerd', 'worker', 'browser'],
       mainFields: ['browser', 'module', 'main'],
       external: ['cloudflare:*', 'node:*'],
-      // As wrangler.toml's Text rule does: the renderer's files are strings.
-      loader: { '.css': 'text' },
-      plugins: [
-        {
-          name: 'swagger-as-text',
-          setup(b) {
-            b.onLoad({ filter: /swagger-ui-bundle\.js$/ }, () => ({ contents: '', loader: 'text' }));
-          },
-        },
-      ],
       logLevel: 'silent',
     });
     const packages = new Set(
@@ -37,6 +28,7 @@ describe('the Worker bundle', () => {
         .filter((name): name is string => name !== undefined),
     );
     for (const name of CLI_ONLY) expect(packages.has(name), name).toBe(false);
+    expect(packages.has('swagger-ui-dist'), 'swagger-ui-dist').toBe(false);
     expect(packages.has('hono')).toBe(true);
   }, 60_000);
 });
