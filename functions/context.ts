@@ -17,6 +17,8 @@ export interface AppVariables {
   membership?: Membership;
   /** A read's caller lookup, left for its handler to send with its own query (routes/shared.ts). */
   pendingCaller?: Extract<CallerRead, { query: unknown }>;
+  /** The values of the route's declared reads (routes/reads.ts), by name. */
+  declaredReads?: Record<string, unknown>;
   /** The code exchange's count, with its code redeemed when the body could be read (oauth/index.ts). */
   countedExchange?: CountedExchange;
 }

@@ -20,6 +20,7 @@ import {
 } from '../services/access/principals';
 import { projectIdOf } from '../services/caller/api-caller';
 import { PrincipalSummarySchema } from './access';
+import { declareReads, read, rowsRead } from './reads';
 import { access, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
 
 const SHOWN_FIELDS = {
@@ -83,17 +84,17 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       ctx: requestContext(c),
     };
   };
-  /** Reads principal `principalId` with the caller and the service: rotate's and revoke's one read. */
-  const readPrincipal = async (c: Context<AppEnv>) => {
-    const { ref, serviceId, principalId } = pathOf(c);
-    const http = getHttpDb(c);
-    const [service, rows] = await readWithCaller(c, [
-      liveTargetQuery(http, projectIdOf(ref), kind, serviceId),
-      principalQuery(http, kind, serviceId, principalId),
-    ]);
-    const { ctx } = await admitted(c, ref);
-    return { ctx, target: targetOf(kind, service), rows };
-  };
+  /** The service and principal `principalId` the path names, at admin: rotate's and revoke's one read. */
+  const principalRead = declareReads('admin', ({ http, path, project }) => ({
+    target: read(liveTargetQuery(http, project, kind, path[param] ?? ''), (rows) => targetOf(kind, rows)),
+    rows: rowsRead(principalQuery(http, kind, path[param] ?? '', path.principalId ?? '')),
+  }));
+  /** The service's principals the path names, at admin. */
+  const listingRead = declareReads('admin', ({ http, path, project }) => ({
+    principals: read(principalsListingQuery(http, project, kind, path[param] ?? ''), (answer) =>
+      principalsOf(kind, answer),
+    ),
+  }));
 
   principalsRoutes.openapi(
     apiRoute({
@@ -136,18 +137,11 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       path: base,
       tags: ['principals'],
       summary: `The ${kind}'s principals, never a secret (admin)`,
-      middleware: [readsCaller],
+      middleware: listingRead.middleware,
       request: { params: Params },
       responses: { 200: json(z.object({ principals: z.array(PrincipalSummarySchema) }), 'the principals') },
     }),
-    async (c) => {
-      const { ref, serviceId } = pathOf(c);
-      const [answer] = await readWithCaller(c, [
-        principalsListingQuery(getHttpDb(c), projectIdOf(ref), kind, serviceId),
-      ]);
-      await access(c, ref, 'admin');
-      return c.json({ principals: principalsOf(kind, answer) }, 200);
-    },
+    async (c) => c.json({ principals: listingRead.of(c).principals }, 200),
   );
 
   principalsRoutes.openapi(
@@ -156,7 +150,7 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       path: `${base}/{principalId}/rotate`,
       tags: ['principals'],
       summary: `Give a ${kind} principal a new secret${rotated} (admin; shown once)`,
-      middleware: [readsCaller],
+      middleware: principalRead.middleware,
       request: { params: ItemParams },
       responses: {
         200: json(Shown, 'the principal with its new secret (shown once)'),
@@ -164,8 +158,8 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       },
     }),
     async (c) => {
-      const { ctx, target, rows } = await readPrincipal(c);
-      return c.json(await rotatePrincipal(ctx, target, rows), 200);
+      const { target, rows } = principalRead.of(c);
+      return c.json(await rotatePrincipal(requestContext(c), target, rows), 200);
     },
   );
 
@@ -176,13 +170,13 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       tags: ['principals'],
       summary: `Revoke a ${kind} principal (admin)`,
       description: `The credential stops working at once${revoked}; a second DELETE answers \`revoked:false\`. 404 for an id that never existed.`,
-      middleware: [readsCaller],
+      middleware: principalRead.middleware,
       request: { params: ItemParams },
       responses: { 200: json(z.object({ revoked: z.boolean() }), 'revoked'), ...errorResponses(503) },
     }),
     async (c) => {
-      const { ctx, target, rows } = await readPrincipal(c);
-      return c.json({ revoked: await revokePrincipal(ctx, target, rows) }, 200);
+      const { target, rows } = principalRead.of(c);
+      return c.json({ revoked: await revokePrincipal(requestContext(c), target, rows) }, 200);
     },
   );
 }

@@ -1,6 +1,5 @@
 /** The service's own credentials (contract §7): a database's main user, a bucket's own key. Admin only. */
-import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
+import type { AppEnv } from '../context';
 import { isUuid } from '../lib/ids';
 import { apiRoute, errorResponses, json, routeGroup, z } from '../lib/openapi';
 import {
@@ -9,11 +8,11 @@ import {
   rotateBucketKey,
   rotateDatabasePassword,
 } from '../services/access/service-credentials';
-import { projectIdOf } from '../services/caller/api-caller';
 import { bucketQuery } from '../services/resources/buckets';
 import { databaseQuery } from '../services/resources/databases';
 import { connectedSiteInputsQuery } from '../services/site-env/derive';
-import { access, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
+import { declareReads, rowsRead } from './reads';
+import { ProjectParam, requestContext } from './shared';
 
 const DatabaseCredentialsSchema = z
   .object({
@@ -40,17 +39,28 @@ const BucketCredentialsSchema = z
 const DbParams = ProjectParam.extend({ dbId: z.string() });
 const BucketParams = ProjectParam.extend({ bucketId: z.string() });
 
-/** The project at admin (its membership came with the route's read: no query) and the services' dependencies. */
-async function adminDeps(c: Context<AppEnv>, projectRef: string) {
-  const { project } = await access(c, projectRef, 'admin');
-  return {
-    projectId: project.id,
-    ctx: requestContext(c),
-  };
-}
+/** The service's id in the path, or one naming nothing when it is not a uuid (its read then finds no row). */
+const idOr = (id: string | undefined) =>
+  id && isUuid(id) ? id.toLowerCase() : '00000000-0000-0000-0000-000000000000';
 
-/** A service id that names nothing, for a path id that is not a uuid (its read then finds no row). */
-const NO_ID = '00000000-0000-0000-0000-000000000000';
+/** The database the path names, at admin. */
+const databaseRead = declareReads('admin', ({ http, path, project }) => ({
+  rows: rowsRead(databaseQuery(http, project, path.dbId ?? '')),
+}));
+/** The database the path names and the sites connected to it, at admin. */
+const databaseHoldersRead = declareReads('admin', ({ http, path, project }) => ({
+  rows: rowsRead(databaseQuery(http, project, path.dbId ?? '')),
+  holders: rowsRead(connectedSiteInputsQuery(http, idOr(path.dbId))),
+}));
+/** The bucket the path names, at admin. */
+const bucketRead = declareReads('admin', ({ http, path, project }) => ({
+  rows: rowsRead(bucketQuery(http, project, path.bucketId ?? '')),
+}));
+/** The bucket the path names and the sites connected to it, at admin. */
+const bucketHoldersRead = declareReads('admin', ({ http, path, project }) => ({
+  rows: rowsRead(bucketQuery(http, project, path.bucketId ?? '')),
+  holders: rowsRead(connectedSiteInputsQuery(http, idOr(path.bucketId))),
+}));
 
 export const serviceCredentialsRoutes = routeGroup<AppEnv>();
 
@@ -60,16 +70,11 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/databases/{dbId}/credentials',
     tags: ['credentials'],
     summary: "The database's main user u_… with its password and URLs (admin)",
-    middleware: [readsCaller],
+    middleware: databaseRead.middleware,
     request: { params: DbParams },
     responses: { 200: json(DatabaseCredentialsSchema, 'the main credentials (shown)') },
   }),
-  async (c) => {
-    const { id, dbId } = c.req.valid('param');
-    const [rows] = await readWithCaller(c, [databaseQuery(getHttpDb(c), projectIdOf(id), dbId)]);
-    const { ctx } = await adminDeps(c, id);
-    return c.json(await databaseCredentials(ctx, rows), 200);
-  },
+  async (c) => c.json(await databaseCredentials(requestContext(c), databaseRead.of(c).rows), 200),
 );
 
 serviceCredentialsRoutes.openapi(
@@ -78,7 +83,7 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/databases/{dbId}/credentials/rotate',
     tags: ['credentials'],
     summary: "Give the database's main user a new password (admin)",
-    middleware: [readsCaller],
+    middleware: databaseHoldersRead.middleware,
     description:
       "Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached; 409 when another rotation of the database stored its password at the same time (the cluster keeps that one).",
     request: { params: DbParams },
@@ -88,14 +93,8 @@ serviceCredentialsRoutes.openapi(
     },
   }),
   async (c) => {
-    const { id, dbId } = c.req.valid('param');
-    const http = getHttpDb(c);
-    const [rows, holders] = await readWithCaller(c, [
-      databaseQuery(http, projectIdOf(id), dbId),
-      connectedSiteInputsQuery(http, isUuid(dbId) ? dbId.toLowerCase() : NO_ID),
-    ]);
-    const { ctx } = await adminDeps(c, id);
-    return c.json(await rotateDatabasePassword(ctx, rows, holders.rows), 200);
+    const { rows, holders } = databaseHoldersRead.of(c);
+    return c.json(await rotateDatabasePassword(requestContext(c), rows, holders.rows), 200);
   },
 );
 
@@ -105,16 +104,11 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/buckets/{bucketId}/credentials',
     tags: ['credentials'],
     summary: "The bucket's own key (admin)",
-    middleware: [readsCaller],
+    middleware: bucketRead.middleware,
     request: { params: BucketParams },
     responses: { 200: json(BucketCredentialsSchema, 'the bucket key (shown)') },
   }),
-  async (c) => {
-    const { id, bucketId } = c.req.valid('param');
-    const [rows] = await readWithCaller(c, [bucketQuery(getHttpDb(c), projectIdOf(id), bucketId)]);
-    const { ctx } = await adminDeps(c, id);
-    return c.json(await bucketCredentials(ctx, rows), 200);
-  },
+  async (c) => c.json(await bucketCredentials(requestContext(c), bucketRead.of(c).rows), 200),
 );
 
 serviceCredentialsRoutes.openapi(
@@ -123,20 +117,14 @@ serviceCredentialsRoutes.openapi(
     path: '/projects/{id}/buckets/{bucketId}/credentials/rotate',
     tags: ['credentials'],
     summary: "Replace the bucket's own key (admin)",
-    middleware: [readsCaller],
+    middleware: bucketHoldersRead.middleware,
     description:
       "A new key id and secret; the old key stops working. Apps' own keys do not change. 503 with nothing changed when IAM cannot be reached.",
     request: { params: BucketParams },
     responses: { 200: json(BucketCredentialsSchema, 'the new key (shown)'), ...errorResponses(503) },
   }),
   async (c) => {
-    const { id, bucketId } = c.req.valid('param');
-    const http = getHttpDb(c);
-    const [rows, holders] = await readWithCaller(c, [
-      bucketQuery(http, projectIdOf(id), bucketId),
-      connectedSiteInputsQuery(http, isUuid(bucketId) ? bucketId.toLowerCase() : NO_ID),
-    ]);
-    const { ctx } = await adminDeps(c, id);
-    return c.json(await rotateBucketKey(ctx, rows, holders.rows), 200);
+    const { rows, holders } = bucketHoldersRead.of(c);
+    return c.json(await rotateBucketKey(requestContext(c), rows, holders.rows), 200);
   },
 );
