@@ -4,6 +4,7 @@
  * bench-results/<timestamp>.json. Options: --only <text> (scenarios whose name contains it;
  * the floor always runs), --duration <s> (default 10), --connections <n> (default 10), --rtt
  * <ms> (the delay the SQL-over-HTTP stand-in adds to each request in the latency runs, 20).
+ * `--scale [--projects 100,10000]` runs the scale bench instead (scale.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { access, constants, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,11 +15,12 @@ import { parseArgs } from 'node:util';
 import { freePort } from '../local/net';
 import { startLocalStack } from '../local/stack';
 import { createBenchAccount } from './api';
-import { measureBundle } from './bundle-size';
+import { describeBundle, measureBundle } from './bundle-size';
 import { cpuPerRequest, readCpu } from './cpu';
 import { startFakeGoogle } from './fake-google';
 import { runLoad } from './load';
 import { runScenario } from './runner';
+import { runScaleBench } from './scale';
 import { scenarios } from './scenarios';
 import { floorScenario } from './scenarios/floor';
 import { renderTable } from './table';
@@ -35,6 +37,7 @@ function settingsFromArgs(): {
   connections: number;
   warmupSec: number;
   rttMs: number;
+  scale?: number[];
 } {
   const { values } = parseArgs({
     options: {
@@ -42,8 +45,13 @@ function settingsFromArgs(): {
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '10' },
       rtt: { type: 'string', default: '20' },
+      scale: { type: 'boolean', default: false },
+      projects: { type: 'string', default: '100,10000' },
     },
   });
+  const scale = values.scale ? values.projects.split(',').map(Number) : undefined;
+  if (scale?.some((n) => !(Number.isInteger(n) && n >= 100)))
+    throw new Error('--projects: sizes of 100 or more, separated by commas');
   const rttMs = Number(values.rtt);
   if (!(rttMs >= 0 && rttMs <= 200)) throw new Error('--rtt must be 0 to 200 milliseconds');
   const durationSec = Number(values.duration);
@@ -52,7 +60,14 @@ function settingsFromArgs(): {
   if (!(Number.isInteger(connections) && connections > 0 && connections <= 100)) {
     throw new Error('--connections must be an integer from 1 to 100');
   }
-  return { only: values.only, durationSec, connections, warmupSec: Math.min(2, durationSec / 5), rttMs };
+  return {
+    only: values.only,
+    durationSec,
+    connections,
+    warmupSec: Math.min(2, durationSec / 5),
+    rttMs,
+    ...(scale ? { scale } : {}),
+  };
 }
 
 function gitCommit(): string | undefined {
@@ -97,6 +112,7 @@ async function main(): Promise<void> {
   const outDir = join(ROOT, 'bench-results');
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   await mkdir(outDir, { recursive: true });
+  if (settings.scale) return runScaleBench(await stateRoot(), outDir, settings.scale);
   const dataDir = await mkdtemp(join(await stateRoot(), 'tether-bench-'));
   const google = await startFakeGoogle();
   const port = await freePort();
@@ -146,19 +162,7 @@ async function main(): Promise<void> {
   }
 
   console.log(`\n${renderTable(rows)}\n`);
-  if ('error' in bundle) console.log(`Worker bundle: could not be measured: ${bundle.error}`);
-  else {
-    const kib = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
-    console.log(
-      `Worker code (${bundle.method}, minified): ${kib(bundle.gzipBytes)} gzip, ${kib(bundle.rawBytes)} raw`,
-    );
-    if (bundle.assets)
-      console.log(
-        `  uploaded beside it as text: ${bundle.assets.files.join(', ')}: ${kib(bundle.assets.gzipBytes)} gzip, ${kib(bundle.assets.rawBytes)} raw`,
-      );
-    if (bundle.wranglerSays) console.log(`  wrangler: ${bundle.wranglerSays}`);
-    if (bundle.wranglerError) console.log(`  wrangler failed offline: ${bundle.wranglerError}`);
-  }
+  for (const line of describeBundle(bundle)) console.log(line);
 
   const file = join(outDir, `${stamp}.json`);
   const meta = {

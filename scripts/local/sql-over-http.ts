@@ -50,6 +50,8 @@ const ISOLATION: Record<string, string> = {
 /** Pools per connection string, kept for the proxy's lifetime. */
 export class SqlOverHttp {
   private readonly pools = new Map<string, pg.Pool>();
+  /** Requests answered so far (each one round trip of the Worker's). */
+  requests = 0;
 
   constructor(
     private readonly targetPort: number,
@@ -64,6 +66,7 @@ export class SqlOverHttp {
 
   /** Answers one POST /sql. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.requests++;
     const connectionString = String(req.headers['neon-connection-string'] ?? '');
     const pool = this.poolFor(connectionString);
     if (!pool) {

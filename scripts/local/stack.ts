@@ -67,6 +67,8 @@ export interface LocalStack {
   worker: LocalWorker;
   /** Changes the wait every SQL-over-HTTP request adds (see {@link LocalStackOptions.sqlRttMs}). */
   setSqlRtt(ms: number): void;
+  /** Metadata and cluster requests through the proxy so far: SQL-over-HTTP queries and WebSocket sessions. */
+  roundTrips(): number;
   /** Stops the Worker, the proxy and PostgreSQL, in that order; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -244,6 +246,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       pgPort: pg.port,
       wsProxyUrl: proxy.url,
       setSqlRtt: (ms) => proxy.setSqlDelay(ms),
+      roundTrips: () => proxy.roundTrips(),
       env,
       ...(standIns.signInUrl ? { signInStandInUrl: standIns.signInUrl } : {}),
       worker,

@@ -26,6 +26,8 @@ export interface WsProxyHandle {
   httpEndpoint: string;
   /** Changes the wait every SQL-over-HTTP request adds before its answer. */
   setSqlDelay(ms: number): void;
+  /** SQL-over-HTTP requests and WebSocket sessions so far (the bench's round-trip count). */
+  roundTrips(): number;
   /** Closes the listener and every open tunnel; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -99,12 +101,14 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxyHandle>
   });
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
   const tcpSockets = new Set<Socket>();
+  let sessions = 0;
 
   wss.on('connection', (ws, req) => {
     if (!allowedTarget(req, opts.targetPort)) {
       ws.close(POLICY_VIOLATION, 'address not allowed');
       return;
     }
+    sessions++;
     const tcp = tunnel(ws, opts.targetPort);
     tcpSockets.add(tcp);
     tcp.on('close', () => tcpSockets.delete(tcp));
@@ -125,6 +129,7 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxyHandle>
     setSqlDelay(ms) {
       sql.delayMs = ms;
     },
+    roundTrips: () => sql.requests + sessions,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.terminate();
