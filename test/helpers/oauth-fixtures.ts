@@ -6,7 +6,14 @@
  */
 import { test } from 'vitest';
 import { api } from './api';
-import { asClient, createTestAuthApp, newClient, startOAuthWorker, type TestAuthApp } from './oauth';
+import {
+  asClient,
+  createTestAuthApp,
+  googleClaims,
+  newClient,
+  startOAuthWorker,
+  type TestAuthApp,
+} from './oauth';
 import { type ProviderStandIn, startProviderStandIn } from './provider-stand-in';
 import type { ExtraWorker } from './worker';
 
@@ -30,6 +37,8 @@ export interface OAuthFixtures {
   worker: ExtraWorker;
   /** The file's auth app, made once. */
   app: TestAuthApp;
+  /** Claims of a valid Google ID token for the file's app's web client (a fresh account unless `over` names one). */
+  claims: (over?: Record<string, unknown>) => Record<string, unknown>;
   /** A sign-in to the file's app (or `opts.slug`) from a fresh client (or `opts.client`). */
   signIn: SignIn;
   newNonce: NewNonce;
@@ -55,6 +64,7 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
     { scope: 'file' },
   ],
   app: [async ({ worker }, use) => use(await createTestAuthApp(worker.baseUrl)), { scope: 'file' }],
+  claims: [async ({ app }, use) => use((over = {}) => googleClaims(app.google.web, over)), { scope: 'file' }],
   signIn: [
     async ({ worker, app }, use) =>
       use((body, opts = {}) =>

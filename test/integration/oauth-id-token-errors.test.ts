@@ -2,34 +2,14 @@
  * The id-token rows of the error table (provider, user limit, disabled account or app, unknown
  * app) and Google's keys out of reach (503, not 401).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { api } from '../helpers/api';
-import {
-  asClient,
-  createTestAuthApp,
-  googleSignIns,
-  startOAuthSetup,
-  startOAuthWorker,
-  stopOAuthSetup,
-  type TestAuthApp,
-} from '../helpers/oauth';
-import type { ProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
-
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-beforeAll(async () => {
-  ({ standIn, worker, app } = await startOAuthSetup());
-});
-afterAll(() => stopOAuthSetup({ standIn, worker }));
-
-/** Claims of a valid token for the app, and a sign-in with one (helpers/oauth.ts). */
-const { claims, signIn } = googleSignIns(() => ({ worker, app }));
+import { asClient, createTestAuthApp, startOAuthWorker } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 
 describe('id-token error table', () => {
-  it('400: a provider without native sign-in (github)', async () => {
+  it('400: a provider without native sign-in (github)', async ({ standIn, worker, app, claims }) => {
     const res = await api(worker.baseUrl).post(
       `/v1/${app.slug}/oauth/id-token`,
       { provider: 'github', id_token: await standIn.signIdToken(claims()) },
@@ -39,37 +19,37 @@ describe('id-token error table', () => {
     expect(res.body).toEqual({ error: 'provider must be one of google, apple' });
   });
 
-  it('400: provider google disabled', async () => {
+  it('400: provider google disabled', async ({ standIn, worker, claims, signIn }) => {
     const off = await createTestAuthApp(worker.baseUrl, { google: false });
     const res = await signIn(
       { id_token: await standIn.signIdToken(claims({ aud: off.google.web })) },
-      off.slug,
+      { slug: off.slug },
     );
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'provider google is not enabled for this app' });
   });
 
-  it("403: the app's user limit reached", async () => {
+  it("403: the app's user limit reached", async ({ standIn, worker, claims, signIn }) => {
     const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 2 });
     const token = () => standIn.signIdToken(claims({ aud: limited.google.web }));
-    expect((await signIn({ id_token: await token() }, limited.slug)).status).toBe(200);
-    expect((await signIn({ id_token: await token() }, limited.slug)).status).toBe(200);
-    const third = await signIn({ id_token: await token() }, limited.slug);
+    expect((await signIn({ id_token: await token() }, { slug: limited.slug })).status).toBe(200);
+    expect((await signIn({ id_token: await token() }, { slug: limited.slug })).status).toBe(200);
+    const third = await signIn({ id_token: await token() }, { slug: limited.slug });
     expect(third.status).toBe(403);
     expect(third.body).toEqual({ error: "This app's user limit has been reached" });
   });
 
-  it('the user limit holds under concurrent sign-ups', async () => {
+  it('the user limit holds under concurrent sign-ups', async ({ standIn, worker, claims, signIn }) => {
     const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 3 });
     const tokens = await Promise.all(
       Array.from({ length: 10 }, () => standIn.signIdToken(claims({ aud: limited.google.web }))),
     );
-    const results = await Promise.all(tokens.map((id_token) => signIn({ id_token }, limited.slug)));
+    const results = await Promise.all(tokens.map((id_token) => signIn({ id_token }, { slug: limited.slug })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     expect(results.filter((r) => r.status === 403)).toHaveLength(7);
   });
 
-  it('403: account disabled', async () => {
+  it('403: account disabled', async ({ standIn, app, claims, signIn }) => {
     const c = claims();
     const first = await signIn({ id_token: await standIn.signIdToken(c) });
     const userId = (first.body as { user: { id: string } }).user.id;
@@ -81,21 +61,25 @@ describe('id-token error table', () => {
     expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
   });
 
-  it('404 for an unknown app, 403 for a disabled one', async () => {
-    expect((await signIn({ id_token: await standIn.signIdToken(claims()) }, 'no-such-app-here')).status).toBe(
-      404,
-    );
+  it('404 for an unknown app, 403 for a disabled one', async ({ standIn, worker, claims, signIn }) => {
+    expect(
+      (await signIn({ id_token: await standIn.signIdToken(claims()) }, { slug: 'no-such-app-here' })).status,
+    ).toBe(404);
     const off = await createTestAuthApp(worker.baseUrl);
     await off.admin.patch(`/api/v1/projects/${off.project.id}/auth-apps/${off.id}`, { enabled: false });
     expect(
-      (await signIn({ id_token: await standIn.signIdToken(claims({ aud: off.google.web })) }, off.slug))
-        .status,
+      (
+        await signIn(
+          { id_token: await standIn.signIdToken(claims({ aud: off.google.web })) },
+          { slug: off.slug },
+        )
+      ).status,
     ).toBe(403);
   });
 });
 
 describe("Google's keys out of reach", () => {
-  it('answers 503, not 401, when the JWKS cannot be fetched', async () => {
+  it('answers 503, not 401, when the JWKS cannot be fetched', async ({ standIn, claims }) => {
     const closed = await freePort();
     const cut = await startOAuthWorker(standIn, { GOOGLE_JWKS_URL: `http://127.0.0.1:${closed}/certs` });
     try {

@@ -3,10 +3,10 @@
  * sign-in starts do not count, and an unknown app gets 404 without a Durable Object being made.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { type ApiResponse, api } from '../helpers/api';
-import { asClient, createTestAuthApp, newClient, pkcePair, startOAuthWorker } from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
+import { asClient, createTestAuthApp, newClient, pkcePair } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 import {
   countedCalls,
   expectRetryAfter,
@@ -16,25 +16,10 @@ import {
   split,
   storedObjects,
 } from '../helpers/rate-limits';
-import type { ExtraWorker } from '../helpers/worker';
-
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
-});
-
-const { exchange } = countedCalls(() => worker.baseUrl);
 
 describe('clients an attacker cannot multiply', () => {
-  it('exchange: every address of one IPv6 /64 is one client; another /64 is another', async () => {
+  it('exchange: every address of one IPv6 /64 is one client; another /64 is another', async ({ worker }) => {
+    const { exchange } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const prefix = `2001:db8:${randomHex()}:${randomHex()}`;
     const results = await Promise.all(
@@ -45,7 +30,9 @@ describe('clients an attacker cannot multiply', () => {
     expect((await exchange(app.slug, `2001:db8:${randomHex()}:${randomHex()}::1`)).status).toBe(400);
   });
 
-  it('/auth/{provider}: 100 sign-in starts per client per 15 minutes, then 429; refused requests do not count', async () => {
+  it('/auth/{provider}: 100 sign-in starts per client per 15 minutes, then 429; refused requests do not count', async ({
+    worker,
+  }) => {
     const app = await createTestAuthApp(worker.baseUrl);
     const client = newClient();
     const start = async (redirect_uri: string) => {
@@ -73,7 +60,9 @@ describe('clients an attacker cannot multiply', () => {
     ).toBe(302);
   });
 
-  it("an unknown app gets 404 from every counted route and no Durable Object of its own or its client's", async () => {
+  it("an unknown app gets 404 from every counted route and no Durable Object of its own or its client's", async ({
+    worker,
+  }) => {
     const objects = () => storedObjects(join(worker.persistDir, 'durable-objects'));
     // Unknown apps are counted per client in one shared object; the first 404 makes it.
     const first = await api(worker.baseUrl).post(`/v1/no-such-app-${randomHex()}/oauth/nonce`, undefined, {

@@ -6,30 +6,16 @@
  * refuses a person's newest start. Clients are named by CLIENT_IP_HEADER.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SESSION_LIMITS, UNKNOWN_APP_REQUESTS_PER_CLIENT } from '../../functions/services/sign-in/rate-limit';
 import { api } from '../helpers/api';
 import { startDurableObjects } from '../helpers/durable-objects';
-import { asClient, createTestAuthApp, newClient, startOAuthWorker, type TestAuthApp } from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
+import { asClient, newClient } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 import { expectRetryAfter, inBatches, split } from '../helpers/rate-limits';
 import type { ExtraWorker } from '../helpers/worker';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-  app = await createTestAuthApp(worker.baseUrl);
-});
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
-});
-
-const post = (path: string, client: string, body: unknown) =>
+const post = (worker: ExtraWorker, path: string, client: string, body: unknown) =>
   api(worker.baseUrl).post(path, body, { headers: asClient(client) });
 
 describe('session routes are counted per client', () => {
@@ -37,24 +23,32 @@ describe('session routes are counted per client', () => {
     ['refresh', 'oauth/refresh'],
     ['logout', 'logout'],
   ] as const) {
-    it(`${route}: ${SESSION_LIMITS[route]} requests from one client pass, the next is 429 with Retry-After`, async () => {
+    it(`${route}: ${SESSION_LIMITS[route]} requests from one client pass, the next is 429 with Retry-After`, async ({
+      worker,
+      app,
+    }) => {
       const client = newClient();
       const body = { refresh_token: `unknown-${randomBytes(8).toString('hex')}` };
       const { passed, limited } = split(
-        await inBatches(SESSION_LIMITS[route] + 5, () => post(`/v1/${app.slug}/${path}`, client, body)),
+        await inBatches(SESSION_LIMITS[route] + 5, () =>
+          post(worker, `/v1/${app.slug}/${path}`, client, body),
+        ),
       );
       expect(passed).toBe(SESSION_LIMITS[route]);
       expect(limited).toHaveLength(5);
       for (const res of limited) expectRetryAfter(res);
       expect(limited[0]?.body).toEqual({ error: 'too many requests' });
       // Another client is not affected.
-      expect((await post(`/v1/${app.slug}/${path}`, newClient(), body)).status).not.toBe(429);
+      expect((await post(worker, `/v1/${app.slug}/${path}`, newClient(), body)).status).not.toBe(429);
     });
   }
 });
 
 describe('requests naming unknown apps', () => {
-  it('are 404 up to the limit, then 429 with Retry-After on every auth route, for that client only', async () => {
+  it('are 404 up to the limit, then 429 with Retry-After on every auth route, for that client only', async ({
+    worker,
+    app,
+  }) => {
     const client = newClient();
     const start = (slug: string, who = client) =>
       api(worker.baseUrl).get(`/v1/${slug}/auth/google?redirect_uri=myapp://auth`, {
@@ -67,7 +61,7 @@ describe('requests naming unknown apps', () => {
     expect(refused.status).toBe(429);
     expectRetryAfter(refused);
     // The same client naming unknown apps on the token routes is refused too.
-    const exchange = await post(`/v1/${unknown()}/oauth/exchange`, client, {
+    const exchange = await post(worker, `/v1/${unknown()}/oauth/exchange`, client, {
       code: 'A'.repeat(43),
       code_verifier: 'v'.repeat(43),
     });
