@@ -4,27 +4,17 @@
  * its middleware. A client must not be able to tell them apart: the same statuses, bodies and
  * headers, and a body the route's validation refuses is counted once, not once per way.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   asClient,
   INVALID_GRANT,
   newClient,
   oneTimeCode,
   type Session,
-  startOAuthSetup,
-  stopOAuthSetup,
   type TestAuthApp,
 } from '../helpers/oauth';
-import type { ProviderStandIn } from '../helpers/provider-stand-in';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 import type { ExtraWorker } from '../helpers/worker';
-
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-beforeAll(async () => {
-  ({ standIn, worker, app } = await startOAuthSetup());
-});
-afterAll(() => stopOAuthSetup({ standIn, worker }));
 
 /** The fast path takes plain application/json; JSON with another parameter takes the route. */
 const WAYS = { fast: 'application/json', routed: 'application/json; profile=routed' } as const;
@@ -36,7 +26,12 @@ const HEADERS = [
   'access-control-expose-headers',
 ];
 
-async function post(contentType: string, body: string, client: string) {
+async function post(
+  { worker, app }: { worker: ExtraWorker; app: TestAuthApp },
+  contentType: string,
+  body: string,
+  client: string,
+) {
   const res = await fetch(`${worker.baseUrl}/v1/${app.slug}/oauth/exchange`, {
     method: 'POST',
     headers: { 'content-type': contentType, ...asClient(client) },
@@ -47,12 +42,23 @@ async function post(contentType: string, body: string, client: string) {
 }
 
 describe('the exchange on the fast path and through the route', () => {
-  it('a session comes back with the same status, body shape and headers either way', async () => {
+  it('a session comes back with the same status, body shape and headers either way', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const answers = [];
     // The route's exchange makes the app known to the isolate, so the next takes the fast path.
     for (const contentType of [WAYS.routed, WAYS.fast]) {
       const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-      answers.push(await post(contentType, JSON.stringify({ code, code_verifier: verifier }), newClient()));
+      answers.push(
+        await post(
+          { worker, app },
+          contentType,
+          JSON.stringify({ code, code_verifier: verifier }),
+          newClient(),
+        ),
+      );
     }
     const [routed, fast] = answers as [Awaited<ReturnType<typeof post>>, Awaited<ReturnType<typeof post>>];
     expect(fast.status).toBe(200);
@@ -64,29 +70,43 @@ describe('the exchange on the fast path and through the route', () => {
     expect((fast.body as unknown as Session).user.providers).toEqual(['github']);
   });
 
-  it('a wrong verifier is the same invalid_grant either way, and burns the code either way', async () => {
+  it('a wrong verifier is the same invalid_grant either way, and burns the code either way', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     for (const contentType of [WAYS.routed, WAYS.fast]) {
       const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
       const wrong = await post(
+        { worker, app },
         contentType,
         JSON.stringify({ code, code_verifier: 'x'.repeat(43) }),
         newClient(),
       );
       expect([wrong.status, wrong.body], contentType).toEqual([400, INVALID_GRANT]);
       expect(wrong.headers['access-control-allow-origin'], contentType).toBe('*');
-      const late = await post(contentType, JSON.stringify({ code, code_verifier: verifier }), newClient());
+      const late = await post(
+        { worker, app },
+        contentType,
+        JSON.stringify({ code, code_verifier: verifier }),
+        newClient(),
+      );
       expect([late.status, late.body], contentType).toEqual([400, INVALID_GRANT]);
     }
   });
 
-  it('a body the validation refuses gets the route answer and counts once: a client is limited after 20, not 10', async () => {
+  it('a body the validation refuses gets the route answer and counts once: a client is limited after 20, not 10', async ({
+    worker,
+    app,
+  }) => {
     const client = newClient();
     const refusals = [];
-    for (let i = 0; i < 20; i++) refusals.push(await post(WAYS.fast, JSON.stringify({ code: 5 }), client));
-    const viaRoute = await post(WAYS.routed, JSON.stringify({ code: 5 }), newClient());
+    for (let i = 0; i < 20; i++)
+      refusals.push(await post({ worker, app }, WAYS.fast, JSON.stringify({ code: 5 }), client));
+    const viaRoute = await post({ worker, app }, WAYS.routed, JSON.stringify({ code: 5 }), newClient());
     for (const refused of refusals) expect(refused).toEqual(viaRoute);
     expect(viaRoute.status).toBe(400);
-    const limited = await post(WAYS.fast, JSON.stringify({ code: 5 }), client);
+    const limited = await post({ worker, app }, WAYS.fast, JSON.stringify({ code: 5 }), client);
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toMatch(/^\d+$/);
     expect(limited.headers['access-control-expose-headers']).toContain('Retry-After');

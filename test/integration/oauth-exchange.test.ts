@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { api } from '../helpers/api';
 import { metadata } from '../helpers/connections';
 import {
@@ -18,29 +18,22 @@ import {
   paramsOf,
   pkcePair,
   type Session,
-  startOAuthSetup,
-  stopOAuthSetup,
-  type TestAuthApp,
 } from '../helpers/oauth';
-import type { ProviderStandIn } from '../helpers/provider-stand-in';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 import type { ExtraWorker } from '../helpers/worker';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-beforeAll(async () => {
-  ({ standIn, worker, app } = await startOAuthSetup());
-});
-afterAll(() => stopOAuthSetup({ standIn, worker }));
-
-const exchange = (slug: string, body: unknown, client?: string) =>
+const exchange = (worker: ExtraWorker, slug: string, body: unknown, client?: string) =>
   api(worker.baseUrl).post(`/v1/${slug}/oauth/exchange`, body, { headers: asClient(client) });
 
 describe('code exchange', () => {
-  it('returns the session body: a verifiable ES256 access token for 900 s, a refresh token and the user', async () => {
+  it('returns the session body: a verifiable ES256 access token for 900 s, a refresh token and the user', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const account = githubAccount();
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
-    const res = await exchange(app.slug, { code, code_verifier: verifier });
+    const res = await exchange(worker, app.slug, { code, code_verifier: verifier });
     expect(res.status, res.text).toBe(200);
     const session = res.body as unknown as Session;
     expect(session.token_type).toBe('Bearer');
@@ -70,11 +63,15 @@ describe('code exchange', () => {
   });
 
   // One key signed every app's tokens, so a relying party that forgot `aud` accepted another tenant's.
-  it("each app signs with its own key: app A's access token does not verify with app B's JWKS", async () => {
+  it("each app signs with its own key: app A's access token does not verify with app B's JWKS", async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const other = await createTestAuthApp(worker.baseUrl);
     const sessionOf = async (slug: string) => {
       const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, slug);
-      const res = await exchange(slug, { code, code_verifier: verifier });
+      const res = await exchange(worker, slug, { code, code_verifier: verifier });
       expect(res.status, res.text).toBe(200);
       return res.body as unknown as Session;
     };
@@ -94,11 +91,14 @@ describe('code exchange', () => {
     await expect(jwtVerify(otherToken, createLocalJWKSet(mine as never))).rejects.toThrow();
   });
 
-  it('an app made before apps had keys of their own gets one on first use; its tokens, refreshed ones too, verify with its JWKS', async () => {
+  it('an app made before apps had keys of their own gets one on first use; its tokens, refreshed ones too, verify with its JWKS', async ({
+    standIn,
+    worker,
+  }) => {
     const legacy = await createTestAuthApp(worker.baseUrl);
     await metadata(`UPDATE auth_apps SET signing_keys = '[]'::jsonb WHERE id = $1`, [legacy.id]);
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, legacy.slug);
-    const first = await exchange(legacy.slug, { code, code_verifier: verifier });
+    const first = await exchange(worker, legacy.slug, { code, code_verifier: verifier });
     expect(first.status, first.text).toBe(200);
     const refreshed = await api(worker.baseUrl).post<Session>(
       `/v1/${legacy.slug}/oauth/refresh`,
@@ -116,40 +116,50 @@ describe('code exchange', () => {
     }
   });
 
-  it('400 invalid_grant: unknown code', async () => {
+  it('400 invalid_grant: unknown code', async ({ worker, app }) => {
     const { verifier } = await pkcePair();
-    const res = await exchange(app.slug, {
+    const res = await exchange(worker, app.slug, {
       code: randomBytes(32).toString('base64url'),
       code_verifier: verifier,
     });
     expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('404 unknown app: an exchange for an app that does not exist, as on every auth route', async () => {
+  it('404 unknown app: an exchange for an app that does not exist, as on every auth route', async ({
+    worker,
+  }) => {
     const { verifier } = await pkcePair();
-    const res = await exchange(`no-such-app-${randomBytes(4).toString('hex')}`, {
+    const res = await exchange(worker, `no-such-app-${randomBytes(4).toString('hex')}`, {
       code: randomBytes(32).toString('base64url'),
       code_verifier: verifier,
     });
     expect([res.status, res.body]).toEqual([404, { error: 'unknown app' }]);
   });
 
-  it('400 invalid_grant: reused code', async () => {
+  it('400 invalid_grant: reused code', async ({ standIn, worker, app }) => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(200);
-    const again = await exchange(app.slug, { code, code_verifier: verifier });
+    expect((await exchange(worker, app.slug, { code, code_verifier: verifier })).status).toBe(200);
+    const again = await exchange(worker, app.slug, { code, code_verifier: verifier });
     expect([again.status, again.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('400 invalid_grant: wrong verifier, and the wrong verifier burns the code', async () => {
+  it('400 invalid_grant: wrong verifier, and the wrong verifier burns the code', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const wrong = await exchange(app.slug, { code, code_verifier: (await pkcePair()).verifier });
+    const wrong = await exchange(worker, app.slug, { code, code_verifier: (await pkcePair()).verifier });
     expect([wrong.status, wrong.body]).toEqual([400, INVALID_GRANT]);
-    const right = await exchange(app.slug, { code, code_verifier: verifier });
+    const right = await exchange(worker, app.slug, { code, code_verifier: verifier });
     expect([right.status, right.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('400 invalid_grant: the plain verifier (the challenge itself) is a wrong verifier', async () => {
+  it('400 invalid_grant: the plain verifier (the challenge itself) is a wrong verifier', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const { verifier, challenge } = await pkcePair();
     const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
       redirect_uri: 'myapp://auth',
@@ -157,21 +167,25 @@ describe('code exchange', () => {
       code_challenge_method: 'S256',
     });
     const code = paramsOf(location).get('code') as string;
-    const res = await exchange(app.slug, { code, code_verifier: challenge });
+    const res = await exchange(worker, app.slug, { code, code_verifier: challenge });
     expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
-    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(400);
+    expect((await exchange(worker, app.slug, { code, code_verifier: verifier })).status).toBe(400);
   });
 
-  it('400 invalid_grant: a code of another app', async () => {
+  it('400 invalid_grant: a code of another app', async ({ standIn, worker, app }) => {
     const other = await createTestAuthApp(worker.baseUrl);
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const res = await exchange(other.slug, { code, code_verifier: verifier });
+    const res = await exchange(worker, other.slug, { code, code_verifier: verifier });
     expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('400 invalid_grant: an expired code (issued with its lifetime already over)', async () => {
+  it('400 invalid_grant: an expired code (issued with its lifetime already over)', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const { code: first, verifier: firstVerifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const ok = await exchange(app.slug, { code: first, code_verifier: firstVerifier });
+    const ok = await exchange(worker, app.slug, { code: first, code_verifier: firstVerifier });
     const userId = (ok.body as unknown as Session).user.id as string;
     // Plant a code record in the Durable Object exactly as issueCode would, but already expired.
     const { verifier, challenge } = await pkcePair();
@@ -183,23 +197,31 @@ describe('code exchange', () => {
     };
     const record = { appId: app.id, userId, challenge, redirectUri: 'myapp://auth' };
     await stub.issue(hash, JSON.stringify(record), -1);
-    const res = await exchange(app.slug, { code, code_verifier: verifier });
+    const res = await exchange(worker, app.slug, { code, code_verifier: verifier });
     expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('a verifier outside the rules (length 43 to 128, its alphabet) is a wrong verifier: invalid_grant, code burnt', async () => {
+  it('a verifier outside the rules (length 43 to 128, its alphabet) is a wrong verifier: invalid_grant, code burnt', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     for (const wrong of ['a'.repeat(42), 'a'.repeat(129), `${'a'.repeat(42)}!`, 'too-short']) {
       const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-      const res = await exchange(app.slug, { code, code_verifier: wrong });
+      const res = await exchange(worker, app.slug, { code, code_verifier: wrong });
       expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
-      const retry = await exchange(app.slug, { code, code_verifier: verifier });
+      const retry = await exchange(worker, app.slug, { code, code_verifier: verifier });
       expect([retry.status, retry.body]).toEqual([400, INVALID_GRANT]);
     }
   });
 
-  it('a redirect_uri other than the one the code was sent to is invalid_grant', async () => {
+  it('a redirect_uri other than the one the code was sent to is invalid_grant', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const res = await exchange(app.slug, {
+    const res = await exchange(worker, app.slug, {
       code,
       code_verifier: verifier,
       redirect_uri: 'https://app.example.com',
@@ -207,7 +229,10 @@ describe('code exchange', () => {
     expect([res.status, res.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('a body that is not JSON is 400 with a message and no code (the table names none for it)', async () => {
+  it('a body that is not JSON is 400 with a message and no code (the table names none for it)', async ({
+    worker,
+    app,
+  }) => {
     const raw = await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/exchange`, undefined, {
       rawBody: '{not json',
       headers: asClient(),
@@ -217,17 +242,25 @@ describe('code exchange', () => {
     expect(typeof (raw.body as { error: unknown }).error).toBe('string');
   });
 
-  it('a code sent without its verifier is invalid_grant and burnt, as with a wrong verifier', async () => {
+  it('a code sent without its verifier is invalid_grant and burnt, as with a wrong verifier', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const missing = await exchange(app.slug, { code });
+    const missing = await exchange(worker, app.slug, { code });
     expect([missing.status, missing.body]).toEqual([400, INVALID_GRANT]);
-    const late = await exchange(app.slug, { code, code_verifier: verifier });
+    const late = await exchange(worker, app.slug, { code, code_verifier: verifier });
     expect([late.status, late.body]).toEqual([400, INVALID_GRANT]);
-    const noCode = await exchange(app.slug, { code_verifier: verifier });
+    const noCode = await exchange(worker, app.slug, { code_verifier: verifier });
     expect([noCode.status, noCode.body]).toEqual([400, INVALID_GRANT]);
   });
 
-  it('a body sent without a Content-Length (chunked) is exchanged all the same', async () => {
+  it('a body sent without a Content-Length (chunked) is exchanged all the same', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
     const bytes = new TextEncoder().encode(JSON.stringify({ code, code_verifier: verifier }));
     const body = new ReadableStream<Uint8Array>({
@@ -244,26 +277,32 @@ describe('code exchange', () => {
     } as RequestInit);
     expect(res.status, await res.clone().text()).toBe(200);
     expect(((await res.json()) as Session).refresh_token).toMatch(/^tth_rt_/);
-    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(400);
+    expect((await exchange(worker, app.slug, { code, code_verifier: verifier })).status).toBe(400);
   });
 
-  it('an exchange refused by the rate limit (429) leaves its code usable', async () => {
+  it('an exchange refused by the rate limit (429) leaves its code usable', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
     const client = `spent-${code.slice(0, 8)}`;
     const unknown = randomBytes(32).toString('base64url');
     for (let i = 0; i < 20; i++) {
-      expect((await exchange(app.slug, { code: unknown, code_verifier: verifier }, client)).status).toBe(400);
+      expect(
+        (await exchange(worker, app.slug, { code: unknown, code_verifier: verifier }, client)).status,
+      ).toBe(400);
     }
-    const refused = await exchange(app.slug, { code, code_verifier: verifier }, client);
+    const refused = await exchange(worker, app.slug, { code, code_verifier: verifier }, client);
     expect(refused.status).toBe(429);
-    expect((await exchange(app.slug, { code, code_verifier: verifier })).status).toBe(200);
+    expect((await exchange(worker, app.slug, { code, code_verifier: verifier })).status).toBe(200);
   });
 
-  it('50 parallel exchanges of one code give exactly one 200', async () => {
+  it('50 parallel exchanges of one code give exactly one 200', async ({ standIn, worker, app }) => {
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        exchange(app.slug, { code, code_verifier: verifier }, `race-${i}-${code.slice(0, 6)}`),
+        exchange(worker, app.slug, { code, code_verifier: verifier }, `race-${i}-${code.slice(0, 6)}`),
       ),
     );
     const statuses = results.map((r) => r.status);

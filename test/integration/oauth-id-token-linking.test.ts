@@ -2,33 +2,20 @@
  * POST /v1/{appSlug}/oauth/id-token links a Google identity to an existing user by e-mail only
  * when Google verified it, so an unverified sign-up never takes over a victim's account.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { api } from '../helpers/api';
-import {
-  asClient,
-  githubAccount,
-  googleSignIns,
-  oneTimeCode,
-  startOAuthSetup,
-  stopOAuthSetup,
-  type TestAuthApp,
-} from '../helpers/oauth';
-import type { ProviderStandIn } from '../helpers/provider-stand-in';
+import { asClient, githubAccount, oneTimeCode, type TestAuthApp } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 import type { ExtraWorker } from '../helpers/worker';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-beforeAll(async () => {
-  ({ standIn, worker, app } = await startOAuthSetup());
-});
-afterAll(() => stopOAuthSetup({ standIn, worker }));
-
-/** Claims of a valid token for the app, and a sign-in with one (helpers/oauth.ts). */
-const { claims, signIn } = googleSignIns(() => ({ worker, app }));
-
 describe('linking by e-mail', () => {
-  it('links to the existing user only when the e-mail is verified', async () => {
+  it('links to the existing user only when the e-mail is verified', async ({
+    standIn,
+    worker,
+    app,
+    claims,
+    signIn,
+  }) => {
     const account = githubAccount();
     const email = account.emails[1]?.email as string;
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
@@ -56,7 +43,11 @@ describe('linking by e-mail', () => {
 });
 
 describe('account pre-hijacking', () => {
-  const exchangeUser = async (code: string, verifier: string) => {
+  const exchangeUser = async (
+    { worker, app }: { worker: ExtraWorker; app: TestAuthApp },
+    code: string,
+    verifier: string,
+  ) => {
     const res = await api(worker.baseUrl).post<{ user: { id: string; providers: string[] } }>(
       `/v1/${app.slug}/oauth/exchange`,
       { code, code_verifier: verifier },
@@ -66,7 +57,13 @@ describe('account pre-hijacking', () => {
     return res.body.user;
   };
 
-  it("an unverified sign-up with a victim's address never shares the user the victim's verified sign-ins make", async () => {
+  it("an unverified sign-up with a victim's address never shares the user the victim's verified sign-ins make", async ({
+    standIn,
+    worker,
+    app,
+    claims,
+    signIn,
+  }) => {
     const account = githubAccount();
     const email = account.emails[1]?.email as string;
     // The attacker gets a Google token for the victim's address that Google has not verified.
@@ -78,7 +75,7 @@ describe('account pre-hijacking', () => {
 
     // The victim signs in with GitHub (verified): a user of their own, not the attacker's.
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug, account);
-    const victim = await exchangeUser(code, verifier);
+    const victim = await exchangeUser({ worker, app }, code, verifier);
     expect(victim.id).not.toBe(attackerUser.id);
     expect(victim.providers).toEqual(['github']);
 
@@ -94,7 +91,7 @@ describe('account pre-hijacking', () => {
     });
   });
 
-  it('two unverified identities with one address get a user each', async () => {
+  it('two unverified identities with one address get a user each', async ({ standIn, claims, signIn }) => {
     const email = `shared-${Date.now()}@example.test`;
     const first = await signIn({
       id_token: await standIn.signIdToken(claims({ email, email_verified: false })),

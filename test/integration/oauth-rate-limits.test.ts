@@ -7,39 +7,19 @@
  * Worker loses nothing (oauth-object-storage.test.ts). Clients an attacker cannot multiply are in
  * oauth-rate-limit-clients.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { api } from '../helpers/api';
-import {
-  asClient,
-  createTestAuthApp,
-  googleClaims,
-  newClient,
-  oneTimeCode,
-  startOAuthWorker,
-} from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
+import { asClient, createTestAuthApp, googleClaims, newClient, oneTimeCode } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 import { countedCalls, expectRetryAfter, inBatches, split } from '../helpers/rate-limits';
-import type { ExtraWorker } from '../helpers/worker';
-
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
-});
-
-const { exchange, idToken } = countedCalls(() => worker.baseUrl);
 
 let floodCount = 0;
 
 describe('per-client limits', () => {
-  it('exchange: exactly 20 of 100 parallel requests from one client pass, the rest are 429 with Retry-After', async () => {
+  it('exchange: exactly 20 of 100 parallel requests from one client pass, the rest are 429 with Retry-After', async ({
+    worker,
+  }) => {
+    const { exchange } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const client = newClient();
     const { passed, limited } = split(
@@ -53,7 +33,8 @@ describe('per-client limits', () => {
     expect((await exchange(app.slug, newClient())).status).toBe(400);
   });
 
-  it('id-token: exactly 10 of 100 parallel requests from one client pass', async () => {
+  it('id-token: exactly 10 of 100 parallel requests from one client pass', async ({ worker }) => {
+    const { idToken } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const client = newClient();
     const { passed, limited } = split(
@@ -64,7 +45,10 @@ describe('per-client limits', () => {
     for (const res of limited) expectRetryAfter(res);
   });
 
-  it('requests are counted before any other work: malformed ones count, and a spent client gets 429 even for them', async () => {
+  it('requests are counted before any other work: malformed ones count, and a spent client gets 429 even for them', async ({
+    worker,
+  }) => {
+    const { exchange } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const client = newClient();
     const malformed = await Promise.all(
@@ -83,7 +67,11 @@ describe('per-client limits', () => {
 describe('per-app limits', () => {
   // 600 exchanges with made-up codes from 30 made-up clients spent the app's window
   // for 15 minutes, locking every user of the app out.
-  it('exchange: a flood of made-up codes from 30 clients spends no app window, and a valid code still gets in', async () => {
+  it('exchange: a flood of made-up codes from 30 clients spends no app window, and a valid code still gets in', async ({
+    standIn,
+    worker,
+  }) => {
+    const { exchange } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const clients = Array.from({ length: 30 }, newClient);
     const flood = split(await inBatches(600, () => exchange(app.slug, clients[floodCount++ % 30] as string)));
@@ -93,7 +81,11 @@ describe('per-app limits', () => {
     expect(res.status, res.text).toBe(200);
   });
 
-  it('id-token: a flood of forged tokens from 60 clients spends no app window, and a valid token still signs in', async () => {
+  it('id-token: a flood of forged tokens from 60 clients spends no app window, and a valid token still signs in', async ({
+    standIn,
+    worker,
+  }) => {
+    const { idToken } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const clients = Array.from({ length: 60 }, newClient);
     const flood = split(await inBatches(600, () => idToken(app.slug, clients[floodCount++ % 60] as string)));
@@ -107,7 +99,10 @@ describe('per-app limits', () => {
     expect(res.status, res.text).toBe(200);
   });
 
-  it('id-token: 600 verified tokens of the app per window, exact; then 429 with Retry-After', async () => {
+  it('id-token: 600 verified tokens of the app per window, exact; then 429 with Retry-After', async ({
+    standIn,
+    worker,
+  }) => {
     const app = await createTestAuthApp(worker.baseUrl);
     // One returning Google account, so the sign-ins only open sessions; a token signs in once
     // (a replay is refused before it counts), so each sign-in brings a token of its own.
@@ -129,7 +124,7 @@ describe('per-app limits', () => {
     // 650 sign-ins that each open a session: more than the default 30 s on a loaded machine.
   }, 120_000);
 
-  it('exchange: the app window counts live codes only, exactly (600, at the object)', async () => {
+  it('exchange: the app window counts live codes only, exactly (600, at the object)', async ({ worker }) => {
     const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
     const store = ns.get(ns.idFromName(`app-window-${newClient()}`)) as unknown as {
       issue(hash: string, value: string, ttlMs: number): Promise<void>;
