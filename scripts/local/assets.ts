@@ -20,6 +20,13 @@ export const ASSETS_DIR = join(ROOT, 'public');
 
 /** Where the API reference page loads Swagger UI's files from (functions/routes/api-docs.ts). */
 const DOCS = '/api/v1/docs';
+
+/** Miniflare routes of the files (the page and its init.js at /api/v1/docs stay the Worker's). */
+export const ASSET_ROUTES = [
+  `*${DOCS}/swagger-ui-bundle.js`,
+  `*${DOCS}/swagger-ui.css`,
+  `*${ASSET_PATHS.js.slice(0, ASSET_PATHS.js.lastIndexOf('/'))}/*`,
+];
 const DAY = 'public, max-age=86400';
 
 /** Caching of the files, in Workers static assets' `_headers` format. */

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare';
-import { prepareAssets } from './assets';
+import { ASSET_ROUTES, prepareAssets } from './assets';
 import { withoutNewSignalHandlers } from './signals';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -154,7 +154,10 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
   await mkdir(outdir, { recursive: true });
   let mf: Miniflare | undefined;
   try {
-    const { modulesRules, ...bindingsAndFlags } = workerOptions;
+    // The static assets get a Worker of their own, routed by path (ASSET_ROUTES), so the
+    // Worker stays Miniflare's entry: with `assets` on it, the entry would be the assets router,
+    // which has no `scheduled` for /cdn-cgi/handler/scheduled to call.
+    const { modulesRules, assets, ...bindingsAndFlags } = workerOptions;
     // The bundle is one self-contained module: wrangler's module rules become esbuild loaders.
     const scriptPath = await bundleWorker(entry, outdir, define, customTextGlobs(modulesRules));
     const worker: WorkerOptions = {
@@ -171,7 +174,21 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
       unsafeTriggerHandlers: opts.triggerHandlers ?? true,
       ...(opts.inspectorPort ? { inspectorPort: opts.inspectorPort } : {}),
       ...(opts.logFile ? { handleRuntimeStdio: sendTo(opts.logFile) } : {}),
-      workers: [worker],
+      workers: [
+        worker,
+        ...(assets
+          ? [
+              {
+                name: 'tether-assets',
+                modules: true,
+                script: 'export default { fetch: (request, env) => env.ASSETS.fetch(request) };',
+                compatibilityDate: worker.compatibilityDate,
+                assets: { ...assets, workerName: 'tether-assets', binding: 'ASSETS' },
+                routes: ASSET_ROUTES,
+              } satisfies WorkerOptions,
+            ]
+          : []),
+      ],
     };
     mf = new Miniflare(options);
     const url = (await mf.ready).toString().replace(/\/$/, '');
