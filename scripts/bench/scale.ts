@@ -56,7 +56,7 @@ const pct = (sorted: number[], p: number) =>
 async function tick(stack: LocalStack, logFile: string): Promise<TickCost> {
   const before = readCpu().workerd ?? 0;
   const started = performance.now();
-  // Through Miniflare's own call of the handler (its HTTP trigger answers a long tick 500).
+  // Miniflare's own call of the handler: its outcome, not an HTTP answer.
   const outcome = await stack.worker.runScheduled();
   if (outcome.outcome !== 'ok') throw new Error(`the tick failed: ${outcome.outcome}`);
   const wallMs = performance.now() - started;
