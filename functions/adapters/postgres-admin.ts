@@ -10,6 +10,7 @@ import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import type { LoginScope, PgLogin, PostgresAdmin } from './postgres-admin-interface';
 import { restrictLargeObjects } from './postgres-large-objects';
 import { passwordRefused } from './postgres-login-check';
+import { listLoginRoles } from './postgres-logins';
 import { holdPassword, setPassword } from './postgres-password';
 import { releasePins } from './postgres-pins';
 import { allowRoleLogin, validUntilClause } from './postgres-principals';
@@ -20,9 +21,9 @@ import {
   DEFAULT_CLUSTER_LIMITS,
   grantReaderExistingSql,
   ident,
-  LOGIN_COMMENT,
   levelStatements,
   literal,
+  lockSecret,
   type PgLevel,
   passwordClause,
   pgCode,
@@ -44,6 +45,9 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     /** A shorter lock wait for callers that must not stall on one item (the reconciler). */
     private readonly lockTimeout?: string,
   ) {}
+
+  /** The database's lock statement, its key secret to tenants (postgres-sql.ts privilegesLock). */
+  private readonly lock = (db: string): string => privilegesLock(lockSecret(this.adminUrl), db);
 
   /**
    * Opens an admin session on `database` (or the admin database), runs `work`, always closes it;
@@ -152,7 +156,15 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
       const name = fixed?.name ?? `c_${randomLowerAlnum(8)}`;
       try {
         // One round trip: a multi-statement simple query is one implicit transaction (all or nothing).
-        const statements = createLoginStatements(db, name, passwordSql, level, this.limits, login);
+        const statements = createLoginStatements(
+          db,
+          this.lock(db),
+          name,
+          passwordSql,
+          level,
+          this.limits,
+          login,
+        );
         await this.run((client) => client.query(statements.join(';\n')));
         return { name, password };
       } catch (err) {
@@ -174,7 +186,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     }
     const { owner, reader } = rolesOf(db);
     const statements = [
-      privilegesLock(db),
+      this.lock(db),
       `REVOKE ${ident(owner)}, ${ident(reader)} FROM ${ident(name)}`,
       ...levelStatements(db, name, level),
     ];
@@ -186,9 +198,11 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   }
 
   /** Gives login `name` of `db` a new password under the database's lock; open sessions stay. */
-  setLoginPassword = (db: string, name: string, pw: string) => setPassword(this.run.bind(this), db, name, pw);
+  setLoginPassword = (db: string, name: string, pw: string) =>
+    setPassword(this.run.bind(this), this.lock(db), name, pw);
   /** The same, uncommitted, the lock held until the hold is settled (postgres-password.ts). */
-  holdLoginPassword = (db: string, name: string, p: string) => holdPassword(this.run.bind(this), db, name, p);
+  holdLoginPassword = (db: string, name: string, p: string) =>
+    holdPassword(this.run.bind(this), this.lock(db), name, p);
 
   /** Lets a login role made NOLOGIN log in (a missing role is the server's error). */
   allowLogin = (name: string) => allowRoleLogin(this.run.bind(this), name);
@@ -207,12 +221,12 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
       const found = await client.query(ROLE_EXISTS, [name]);
       if (found.rowCount === 0) return false;
       // Each catalog change under the lock in its own transaction: a refused drop keeps the NOLOGIN.
-      await client.query(`${privilegesLock(db)};\nALTER ROLE ${ident(name)} NOLOGIN`);
+      await client.query(`${this.lock(db)};\nALTER ROLE ${ident(name)} NOLOGIN`);
       await client.query(TERMINATE_SESSIONS_OF_ROLE, [name]);
       const revoke = `REVOKE CONNECT ON DATABASE ${ident(db)} FROM ${ident(name)}`;
-      await client.query(`${privilegesLock(db)};\n${revoke}`).catch(unlessGone);
+      await client.query(`${this.lock(db)};\n${revoke}`).catch(unlessGone);
       try {
-        await client.query(`${privilegesLock(db)};\nDROP ROLE IF EXISTS ${ident(name)}`);
+        await client.query(`${this.lock(db)};\nDROP ROLE IF EXISTS ${ident(name)}`);
         return false;
       } catch (err) {
         if (pgCode(err) === '2BP01') return true;
@@ -225,74 +239,31 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     await releasePins(this.run.bind(this), [name], db);
     // What passed to <db>_rw is readable by read-only apps like everything else it holds.
     await this.grantReaderExisting(db).catch(unlessGone);
-    await this.run((client) => client.query(`${privilegesLock(db)};\nDROP ROLE IF EXISTS ${ident(name)}`));
+    await this.run((client) => client.query(`${this.lock(db)};\nDROP ROLE IF EXISTS ${ident(name)}`));
   }
 
   /** Gives everything `name` owns in `db` to the shared owner `<db>_rw`. */
   private async reassignOwned(db: string, name: string): Promise<void> {
     await this.run(
       (client) =>
-        client.query(
-          `${privilegesLock(db)};\nREASSIGN OWNED BY ${ident(name)} TO ${ident(rolesOf(db).owner)}`,
-        ),
+        client.query(`${this.lock(db)};\nREASSIGN OWNED BY ${ident(name)} TO ${ident(rolesOf(db).owner)}`),
       db,
     );
   }
 
   /** Every connection login role on the cluster, with the groups it belongs to and when it was made. */
-  async listLogins(scope: LoginScope = {}): Promise<PgLogin[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (scope.names) {
-      params.push(scope.names);
-      where.push(
-        `r.rolname::pg_catalog.text OPERATOR(pg_catalog.=) ANY($${params.length}::pg_catalog.text[])`,
-      );
-    }
-    if (scope.after !== undefined) {
-      params.push(scope.after);
-      where.push(
-        `(r.rolname::pg_catalog.text COLLATE "C") OPERATOR(pg_catalog.>) $${params.length}::pg_catalog.text`,
-      );
-    }
-    const limit = scope.limit === undefined ? '' : `LIMIT ${Math.max(1, Math.floor(scope.limit))}`;
-    return this.run(async (client) => {
-      const result = await client.query<{ name: string; groups: string[] | null; comment: string | null }>(
-        `SELECT r.rolname::pg_catalog.text AS name,
-                pg_catalog.array_agg(g.rolname::pg_catalog.text) FILTER (WHERE g.rolname IS NOT NULL) AS groups,
-                pg_catalog.shobj_description(r.oid, 'pg_authid') AS comment
-           FROM pg_catalog.pg_roles r
-           LEFT JOIN pg_catalog.pg_auth_members m ON m.member OPERATOR(pg_catalog.=) r.oid
-           LEFT JOIN pg_catalog.pg_roles g ON g.oid OPERATOR(pg_catalog.=) m.roleid
-          WHERE r.rolname::pg_catalog.text OPERATOR(pg_catalog.~) '^c_[a-z0-9]{8}$'
-            ${where.map((w) => `AND ${w}`).join(' ')}
-          GROUP BY r.oid, r.rolname
-          ORDER BY r.rolname::pg_catalog.text COLLATE "C" ${limit}`,
-        params,
-      );
-      return result.rows.map((row) => {
-        const stamp = row.comment?.startsWith(LOGIN_COMMENT)
-          ? new Date(row.comment.slice(LOGIN_COMMENT.length))
-          : null;
-        return {
-          name: row.name,
-          groups: row.groups ?? [],
-          createdAt: stamp && !Number.isNaN(stamp.getTime()) ? stamp : null,
-        };
-      });
-    });
-  }
+  listLogins = (scope: LoginScope = {}): Promise<PgLogin[]> => listLoginRoles(this.run.bind(this), scope);
 
   /** Lets the reader group read what already exists in every schema of `db` (idempotent). */
   private async grantReaderExisting(db: string): Promise<void> {
-    await this.run((client) => client.query(grantReaderExistingSql(db)), db);
+    await this.run((client) => client.query(grantReaderExistingSql(db, this.lock(db))), db);
   }
 
   /** Stops (refuses new logins, ends sessions) or starts a database, under the database's lock. */
   async setRunning(db: string, running: boolean): Promise<void> {
     await this.run(async (client) => {
       const allow = `ALTER DATABASE ${ident(db)} WITH ALLOW_CONNECTIONS ${running}`;
-      await client.query(`${privilegesLock(db)};\n${allow}`);
+      await client.query(`${this.lock(db)};\n${allow}`);
       if (!running) await client.query(TERMINATE_SESSIONS_OF_DATABASE, [db]);
     });
   }

@@ -8,21 +8,27 @@
  */
 import type { SecretHold } from './postgres-admin-interface';
 import type { AdminRun } from './postgres-pins';
-import { ident, passwordClause, privilegesLock } from './postgres-sql';
+import { ident, passwordClause } from './postgres-sql';
 
-/** Gives login `name` of `db` a new password at once, under the database's lock. */
-export async function setPassword(run: AdminRun, db: string, name: string, password: string): Promise<void> {
+/** Gives login `name` a new password at once, under its database's lock (`lock`, privilegesLock's statement). */
+export async function setPassword(
+  run: AdminRun,
+  lock: string,
+  name: string,
+  password: string,
+): Promise<void> {
   const alter = `ALTER ROLE ${ident(name)} ${await passwordClause(password)}`;
-  await run((client) => client.query(`${privilegesLock(db)};\n${alter}`));
+  await run((client) => client.query(`${lock};\n${alter}`));
 }
 
 /**
- * Gives login `name` of `db` a new password in a transaction left open with the database's lock
+ * Gives login `name` a new password in a transaction left open with the database's lock
  * held; resolves once the change is made (uncommitted), rejects with nothing changed.
  */
 export async function holdPassword(
   run: AdminRun,
-  db: string,
+  /** The database's lock statement (privilegesLock). */
+  lock: string,
   name: string,
   password: string,
 ): Promise<SecretHold> {
@@ -40,7 +46,7 @@ export async function holdPassword(
   const session = run(async (client) => {
     await client.query('BEGIN');
     try {
-      await client.query(`${privilegesLock(db)};\n${alter}`);
+      await client.query(`${lock};\n${alter}`);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;

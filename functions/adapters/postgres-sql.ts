@@ -4,6 +4,7 @@
  * schema-qualified (STYLE.md habit 12): these statements run with the admin's rights inside
  * databases whose `public` schema a tenant owns.
  */
+import { createHmac } from 'node:crypto';
 import { scramVerifier } from '../lib/scram';
 
 /** Quotes an identifier for SQL (names are validated before they get here; this is defence in depth). */
@@ -64,12 +65,21 @@ export function levelStatements(db: string, name: string, level: PgLevel): strin
  * two concurrent updates of one catalog row ("tuple concurrently updated": a stop's ALTER
  * DATABASE beside a repair's GRANT CONNECT, two ALTER ROLEs of one login), so both take this
  * lock first. Sent first in a statement batch (one implicit transaction) or after BEGIN, it is
- * held until that transaction commits. Advisory locks belong to the database they are taken in,
- * so a tenant can reach this one only in its own database, and the admin session's
- * `lock_timeout` bounds any wait on it.
+ * held until that transaction commits. Its key is an HMAC of the database's name under `secret`
+ * ({@link lockSecret}): advisory locks are open to every role, so a key a tenant could compute
+ * (a hash of a name it reads in pg_database) would let it hold the lock and stall Tether's work
+ * on that database, its own or, where it may connect to the admin's database, another tenant's.
  */
-export const privilegesLock = (db: string): string =>
-  `SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(${literal(`tether privileges ${db}`)}, 0::pg_catalog.int8))`;
+export function privilegesLock(secret: string, db: string): string {
+  const key = createHmac('sha256', secret).update(`tether privileges ${db}`).digest().readBigInt64BE(0);
+  return `SELECT pg_catalog.pg_advisory_xact_lock(${literal(key.toString())}::pg_catalog.int8)`;
+}
+
+/** The secret the databases' lock keys derive from: the admin URL's password (no tenant knows it), else the URL. */
+export function lockSecret(adminUrl: string): string {
+  const password = new URL(adminUrl).password;
+  return password ? decodeURIComponent(password) : adminUrl;
+}
 
 /** The functions that create a large object; every role may call them unless told otherwise. */
 export const LARGE_OBJECT_CREATORS = [
@@ -84,6 +94,8 @@ export const LARGE_OBJECT_CREATORS = [
  */
 export function createLoginStatements(
   db: string,
+  /** The database's lock statement ({@link privilegesLock}). */
+  lock: string,
   name: string,
   passwordSql: string,
   level: PgLevel,
@@ -100,7 +112,7 @@ export function createLoginStatements(
     // Its own right to log in: a NOINHERIT role does not get it through <db>_rw. Last, so the
     // database's lock (held until the batch commits) covers only this grant: parallel connects
     // to one database wait on each other for it alone, not for their role's other statements.
-    privilegesLock(db),
+    lock,
     `GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(name)}`,
   ];
 }
@@ -135,9 +147,9 @@ export function roleSettings(name: string, limits: ClusterLimits): string[] {
  * Makes sure the reader group may read what already exists in every schema (default privileges
  * cover what `<db>_rw` creates later; this covers objects made any other way). Idempotent.
  */
-export function grantReaderExistingSql(db: string): string {
+export function grantReaderExistingSql(db: string, lock: string): string {
   const reader = literal(rolesOf(db).reader);
-  return `${privilegesLock(db)};
+  return `${lock};
 DO $$
 DECLARE s pg_catalog.text;
 BEGIN

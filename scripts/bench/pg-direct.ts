@@ -10,7 +10,9 @@ import {
   createLoginStatements,
   DEFAULT_CLUSTER_LIMITS,
   ident,
+  lockSecret,
   passwordClause,
+  privilegesLock,
 } from '../../functions/adapters/postgres-sql';
 
 /** Opens a client on `url`, runs `work`, always closes it. */
@@ -84,7 +86,14 @@ export async function timeParallelDirectLogins(adminUrl: string, db: string, cou
       names.map((name) =>
         withPg(adminUrl, async (client) => {
           const password = await passwordClause(randomBytes(24).toString('base64url'));
-          const statements = createLoginStatements(db, name, password, 'connect', DEFAULT_CLUSTER_LIMITS);
+          const statements = createLoginStatements(
+            db,
+            privilegesLock(lockSecret(adminUrl), db),
+            name,
+            password,
+            'connect',
+            DEFAULT_CLUSTER_LIMITS,
+          );
           await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
         }),
       ),
@@ -124,7 +133,14 @@ export async function timeDirectLogins(
   const times: number[] = [];
   const runOne = async (client: pg.Client, name: string): Promise<void> => {
     const password = await passwordClause(randomBytes(24).toString('base64url'));
-    const statements = createLoginStatements(db, name, password, 'connect', DEFAULT_CLUSTER_LIMITS);
+    const statements = createLoginStatements(
+      db,
+      privilegesLock(lockSecret(adminUrl), db),
+      name,
+      password,
+      'connect',
+      DEFAULT_CLUSTER_LIMITS,
+    );
     await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
   };
   try {

@@ -13,7 +13,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { privilegesLock } from '../../functions/adapters/postgres-sql';
+import { lockSecret, privilegesLock } from '../../functions/adapters/postgres-sql';
 import { randomPassword } from '../../functions/lib/ids';
 import { api } from '../helpers/api';
 import { connectSite, metadata, type Seeded, seed } from '../helpers/connections';
@@ -39,7 +39,7 @@ async function holdLock(physical: string) {
   const holder = await clusterAdmin(new URL(customerAdminUrl()).pathname.slice(1) || 'postgres');
   sessions.push(holder);
   await holder.query('begin');
-  await holder.query(privilegesLock(physical));
+  await holder.query(privilegesLock(lockSecret(customerAdminUrl()), physical));
   /** How many sessions wait for the lock this holder has. */
   const waiters = async () =>
     (

@@ -7,7 +7,7 @@
  * and nothing recorded the failure anywhere an operator could see it.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { privilegesLock } from '../../functions/adapters/postgres-sql';
+import { lockSecret, privilegesLock } from '../../functions/adapters/postgres-sql';
 import { api } from '../helpers/api';
 import { metadata, type Seeded, seed } from '../helpers/connections';
 import { clusterAdmin, customerAdminUrl, superuser } from '../helpers/pg-login';
@@ -101,7 +101,7 @@ describe('reconciler isolation', () => {
         await principal(stuckDb.base, named('stuck-a')),
         await principal(stuckDb.base, named('stuck-b')),
       ];
-      await holder.query(privilegesLock(stuckDb.physical));
+      await holder.query(privilegesLock(lockSecret(customerAdminUrl()), stuckDb.physical));
       for (const p of stuck) await expire(p);
       const free = [await expired(freeDb, 'free-a'), await expired(freeDb, 'free-b')];
       await triggerScheduled();
