@@ -3,6 +3,7 @@
  * kinds and actions in words. Server-rendered, so a page reads the same without its script.
  */
 import type { Kind } from '../domain/levels';
+import { engines } from '../kinds/registry';
 
 /** The exact time, to the second, in UTC: what hovering a relative time shows. */
 export function exactTime(at: string | Date): string {
@@ -55,6 +56,9 @@ export const KIND_WORDS: Record<Kind, string> = {
   bucket: 'bucket',
   auth_app: 'auth app',
 };
+
+/** A database engine as people name it (`postgresql` → `PostgreSQL`); an unknown name as it is. */
+export const engineLabel = (name: string): string => engines().find((e) => e.name === name)?.label ?? name;
 
 /**
  * What changing a connection's level does beyond the level, by kind: asked before the change

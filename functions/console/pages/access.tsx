@@ -13,6 +13,7 @@ import { LevelForm } from '../controls';
 import { LEVEL_CHANGE_CONSEQUENCE } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
+import { DataTable } from '../table';
 import { type AccessListing, KIND_SEGMENT, type Kind, type Project } from '../types';
 
 export const accessPages = new Hono<ConsoleEnv>();
@@ -43,75 +44,62 @@ export function AccessSection(props: {
   return (
     <section class="card" aria-labelledby="access-heading">
       <h2 id="access-heading">Access</h2>
-      {props.listing.sites.length === 0 ? (
-        <p>The project has no sites yet.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="stack-sm">
-            <thead>
-              <tr>
-                <th scope="col">Site</th>
-                <th scope="col">Level</th>
-                {writer && <th scope="col">Change</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {props.listing.sites.map((s) => (
-                <tr>
-                  <td>
-                    <a href={consolePath.site(project.slug, s.site_id)}>{s.site_slug}</a>
-                  </td>
-                  <td>{s.level ?? 'not connected'}</td>
-                  {writer && (
-                    <td>
-                      {s.level ? (
-                        <>
-                          <LevelForm
-                            action={action('level')}
-                            csrf={csrf}
-                            kind={kind}
-                            resourceId={resourceId}
-                            level={s.level}
-                            name={`${s.site_slug}'s connection`}
-                            extra={{ site_id: s.site_id }}
-                          />{' '}
-                          <ConfirmForm
-                            action={action('disconnect')}
-                            csrf={csrf}
-                            label="Disconnect"
-                            question={`Disconnect ${s.site_slug} from ${props.name}?`}
-                            fields={{ site_id: s.site_id, kind, resource_id: resourceId, name: s.site_slug }}
-                          />
-                        </>
-                      ) : (
-                        <form
-                          method="post"
-                          action={action('connect')}
-                          class="inline"
-                          data-confirm-admin={`Connect ${s.site_slug} at admin? Its managed key may then administer the app's end users.`}
-                        >
-                          <CsrfField csrf={csrf} />
-                          <input type="hidden" name="site_id" value={s.site_id} />
-                          <input type="hidden" name="kind" value={kind} />
-                          <input type="hidden" name="resource_id" value={resourceId} />
-                          <select name="level" aria-label="Level">
-                            {LEVELS[kind].map((l) => (
-                              <option value={l} selected={l === DEFAULT_LEVEL[kind]}>
-                                {l}
-                              </option>
-                            ))}
-                          </select>
-                          <button type="submit">Connect</button>
-                        </form>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        rows={props.listing.sites}
+        empty="The project has no sites yet."
+        columns={[
+          {
+            label: 'Site',
+            cell: (s) => <a href={consolePath.site(project.slug, s.site_id)}>{s.site_slug}</a>,
+          },
+          { label: 'Level', cell: (s) => s.level ?? 'not connected' },
+          {
+            label: 'Change',
+            when: writer,
+            cell: (s) =>
+              s.level ? (
+                <>
+                  <LevelForm
+                    action={action('level')}
+                    csrf={csrf}
+                    kind={kind}
+                    resourceId={resourceId}
+                    level={s.level}
+                    name={`${s.site_slug}'s connection`}
+                    extra={{ site_id: s.site_id }}
+                  />{' '}
+                  <ConfirmForm
+                    action={action('disconnect')}
+                    csrf={csrf}
+                    label="Disconnect"
+                    question={`Disconnect ${s.site_slug} from ${props.name}?`}
+                    fields={{ site_id: s.site_id, kind, resource_id: resourceId, name: s.site_slug }}
+                  />
+                </>
+              ) : (
+                <form
+                  method="post"
+                  action={action('connect')}
+                  class="inline"
+                  data-confirm-admin={`Connect ${s.site_slug} at admin? Its managed key may then administer the app's end users.`}
+                >
+                  <CsrfField csrf={csrf} />
+                  <input type="hidden" name="site_id" value={s.site_id} />
+                  <input type="hidden" name="kind" value={kind} />
+                  <input type="hidden" name="resource_id" value={resourceId} />
+                  <select name="level" aria-label="Level">
+                    {LEVELS[kind].map((l) => (
+                      <option value={l} selected={l === DEFAULT_LEVEL[kind]}>
+                        {l}
+                      </option>
+                    ))}
+                  </select>
+                  <button type="submit">Connect</button>
+                </form>
+              ),
+          },
+        ]}
+      />
       {props.children}
     </section>
   );

@@ -12,6 +12,7 @@ import { redirectWith } from '../flash';
 import { actionWords, VIA_WORDS, When } from '../format';
 import { ConfirmForm, ConfirmPage, Layout } from '../layout';
 import { clearSessionCookie } from '../security';
+import { DataTable } from '../table';
 import { type TokenRow, TokensTable } from './tokens';
 
 interface SessionRow {
@@ -59,42 +60,34 @@ accountPages.get('/account', async (c) => {
       </section>
       <section class="card" aria-labelledby="sessions-heading">
         <h2 id="sessions-heading">Console sessions</h2>
-        <div class="table-wrap">
-          <table class="stack-sm">
-            <thead>
-              <tr>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Ends</th>
-                <th scope="col">Change</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sessions.map((s) => (
-                <tr>
-                  <td>
-                    <When at={s.created_at} />
-                    {s.current ? ' (this browser)' : ''}
-                  </td>
-                  <td>
-                    <When at={s.last_used_at} />
-                  </td>
-                  <td>
-                    <When at={s.expires_at} />
-                  </td>
-                  <td>
-                    <ConfirmForm
-                      action={`/console/account/sessions/${encodeURIComponent(s.id)}/end`}
-                      csrf={csrf}
-                      label="End session"
-                      question="End this console session?"
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={sessions}
+          empty="No console sessions."
+          columns={[
+            {
+              label: 'Signed in',
+              cell: (s) => (
+                <>
+                  <When at={s.created_at} />
+                  {s.current ? ' (this browser)' : ''}
+                </>
+              ),
+            },
+            { label: 'Last used', cell: (s) => <When at={s.last_used_at} /> },
+            { label: 'Ends', cell: (s) => <When at={s.expires_at} /> },
+            {
+              label: 'Change',
+              cell: (s) => (
+                <ConfirmForm
+                  action={`/console/account/sessions/${encodeURIComponent(s.id)}/end`}
+                  csrf={csrf}
+                  label="End session"
+                  question="End this console session?"
+                />
+              ),
+            },
+          ]}
+        />
       </section>
       <section class="card" aria-labelledby="account-tokens-heading">
         <h2 id="account-tokens-heading">Personal tokens</h2>

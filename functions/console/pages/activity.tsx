@@ -8,7 +8,7 @@ import type { ActivityEventJson } from '../../services/activity/read';
 import { consolePath } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
-import { ACTION_GROUPS, actionWords, KNOWN_ACTIONS, VIA_WORDS, When } from '../format';
+import { ACTION_GROUPS, actionWords, engineLabel, KNOWN_ACTIONS, VIA_WORDS, When } from '../format';
 import { Layout } from '../layout';
 import { DataTable } from '../table';
 import type { Project, Site } from '../types';
@@ -40,7 +40,7 @@ export function eventWords(e: ActivityEventJson): string {
   else if (d.level && e.action !== 'connection.delete') text += ` at ${detailText(d.level)}`;
   const rest = Object.entries(d).filter(([k, v]) => !SAID.has(k) && v !== null && v !== '');
   if (rest.length > 0)
-    text += ` (${rest.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${detailText(v)}`).join('; ')})`;
+    text += ` (${rest.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${k === 'engine' ? engineLabel(String(v)) : detailText(v)}`).join('; ')})`;
   return text;
 }
 

@@ -6,6 +6,7 @@ import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { DataTable } from '../table';
 import type { AuthUser } from '../types';
 
 /** A provider's name as people know it (`google` → `Google`). */
@@ -24,62 +25,50 @@ export function UsersSection(props: {
       <h2 id="users-heading">Users</h2>
       {props.users === undefined ? (
         <p>End users are listed for members with the write role.</p>
-      ) : props.users.length === 0 ? (
-        <p>Nobody has signed in yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="stack-sm">
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Signs in with</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last sign-in</th>
-                {props.writer && <th scope="col">Change</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {props.users.map((u) => (
-                <tr>
-                  <td data-label="E-mail" class="wrap-any">
-                    {u.email}
-                    {u.email_verified === false && <span class="hint"> (not verified)</span>}
-                  </td>
-                  <td data-label="Signs in with">
-                    {(u.providers ?? []).map(providerTitle).join(', ') || '—'}
-                  </td>
-                  <td data-label="Status">{u.disabled ? 'disabled' : 'active'}</td>
-                  <td data-label="Created">
-                    <When at={u.created_at} />
-                  </td>
-                  <td data-label="Last sign-in">
-                    <When at={u.last_sign_in_at} />
-                  </td>
-                  {props.writer && (
-                    <td data-label="Change">
-                      <form
-                        method="post"
-                        action={`${props.base}/users/${encodeURIComponent(u.id)}/${u.disabled ? 'enable' : 'disable'}`}
-                        class="inline"
-                      >
-                        <CsrfField csrf={props.csrf} />
-                        <button type="submit">{u.disabled ? 'Enable' : 'Disable'}</button>
-                      </form>{' '}
-                      <ConfirmForm
-                        action={`${props.base}/users/${encodeURIComponent(u.id)}/delete`}
-                        csrf={props.csrf}
-                        label="Delete"
-                        question={`Delete ${u.email}? They can sign in again as a new user.`}
-                        fields={{ email: u.email }}
-                      />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={props.users}
+          empty="Nobody has signed in yet."
+          columns={[
+            {
+              label: 'E-mail',
+              class: 'wrap-any',
+              cell: (u) => (
+                <>
+                  {u.email}
+                  {u.email_verified === false && <span class="hint"> (not verified)</span>}
+                </>
+              ),
+            },
+            { label: 'Signs in with', cell: (u) => (u.providers ?? []).map(providerTitle).join(', ') || '—' },
+            { label: 'Status', cell: (u) => (u.disabled ? 'disabled' : 'active') },
+            { label: 'Created', cell: (u) => <When at={u.created_at} /> },
+            { label: 'Last sign-in', cell: (u) => <When at={u.last_sign_in_at} /> },
+            {
+              label: 'Change',
+              when: props.writer,
+              cell: (u) => (
+                <>
+                  <form
+                    method="post"
+                    action={`${props.base}/users/${encodeURIComponent(u.id)}/${u.disabled ? 'enable' : 'disable'}`}
+                    class="inline"
+                  >
+                    <CsrfField csrf={props.csrf} />
+                    <button type="submit">{u.disabled ? 'Enable' : 'Disable'}</button>
+                  </form>{' '}
+                  <ConfirmForm
+                    action={`${props.base}/users/${encodeURIComponent(u.id)}/delete`}
+                    csrf={props.csrf}
+                    label="Delete"
+                    question={`Delete ${u.email}? They can sign in again as a new user.`}
+                    fields={{ email: u.email }}
+                  />
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

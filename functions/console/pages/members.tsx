@@ -10,6 +10,7 @@ import { type ConsoleApi, path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { DataTable } from '../table';
 import { SecretPage } from './principals';
 
 /** A member as the API lists it. */
@@ -41,6 +42,9 @@ export async function readMembers(
   return { members, invitations };
 }
 
+/** A row of the Members table: a member or a pending invitation. */
+type Row = { email: string; role: string; member?: Member; invitation?: Invitation };
+
 /** The Members section of the project page. */
 export function MembersSection(props: {
   slug: string;
@@ -53,58 +57,50 @@ export function MembersSection(props: {
   return (
     <section class="card" aria-labelledby="members-heading">
       <h2 id="members-heading">Members</h2>
-      <div class="table-wrap">
-        <table class="stack-sm">
-          <thead>
-            <tr>
-              <th>E-mail</th>
-              <th>Role</th>
-              <th>Status</th>
-              {props.admin ? <th>Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {props.members.map((m) => (
-              <tr>
-                <td class="names">{m.email}</td>
-                <td>{m.role}</td>
-                <td>member</td>
-                {props.admin ? (
-                  <td>
-                    <ConfirmForm
-                      action={`${base}/members/${encodeURIComponent(m.account_id)}/remove`}
-                      csrf={props.csrf}
-                      label="Remove"
-                      question={`Remove ${m.email} from the project? They lose access at once.`}
-                      fields={{ email: m.email }}
-                    />
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-            {props.invitations.map((i) => (
-              <tr>
-                <td class="names">{i.email}</td>
-                <td>{i.role}</td>
-                <td>
-                  invited, expires <When at={i.expires_at} />
-                </td>
-                {props.admin ? (
-                  <td>
-                    <ConfirmForm
-                      action={`${base}/invitations/${encodeURIComponent(i.id)}/revoke`}
-                      csrf={props.csrf}
-                      label="Revoke"
-                      question={`Revoke the invitation of ${i.email}? Its link stops working.`}
-                      fields={{ email: i.email }}
-                    />
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        rows={[
+          ...props.members.map((m): Row => ({ member: m, email: m.email, role: m.role })),
+          ...props.invitations.map((i): Row => ({ invitation: i, email: i.email, role: i.role })),
+        ]}
+        empty="No members."
+        columns={[
+          { label: 'E-mail', class: 'names', cell: (row) => row.email },
+          { label: 'Role', cell: (row) => row.role },
+          {
+            label: 'Status',
+            cell: (row) =>
+              row.invitation ? (
+                <>
+                  invited, expires <When at={row.invitation.expires_at} />
+                </>
+              ) : (
+                'member'
+              ),
+          },
+          {
+            label: 'Actions',
+            when: props.admin,
+            cell: (row) =>
+              row.invitation ? (
+                <ConfirmForm
+                  action={`${base}/invitations/${encodeURIComponent(row.invitation.id)}/revoke`}
+                  csrf={props.csrf}
+                  label="Revoke"
+                  question={`Revoke the invitation of ${row.email}? Its link stops working.`}
+                  fields={{ email: row.email }}
+                />
+              ) : (
+                <ConfirmForm
+                  action={`${base}/members/${encodeURIComponent(row.member?.account_id ?? '')}/remove`}
+                  csrf={props.csrf}
+                  label="Remove"
+                  question={`Remove ${row.email} from the project? They lose access at once.`}
+                  fields={{ email: row.email }}
+                />
+              ),
+          },
+        ]}
+      />
       {props.admin ? (
         <form method="post" action={`${base}/invitations`} class="row">
           <CsrfField csrf={props.csrf} />

@@ -13,6 +13,7 @@ import { CONNECTION_STRING_FIELDS, ConnectionString, ValueList } from '../copy';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin } from '../roles';
+import { DataTable } from '../table';
 import type { Principal, Project } from '../types';
 
 export const principalPages = new Hono<ConsoleEnv>();
@@ -35,65 +36,57 @@ export function PrincipalsSection(props: {
       <p class="hint">
         Named credentials for systems outside the project, each with its level, sources and expiry.
       </p>
-      {props.principals.length === 0 ? (
-        <p>No external principals.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="stack-sm">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">{credentialsOf(kind).credentialLabel}</th>
-                <th scope="col">Level</th>
-                <th scope="col">Allowed sources</th>
-                <th scope="col">Expires</th>
-                {admin && <th scope="col">Change</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {props.principals.map((pr) => (
-                <tr>
-                  <td>{pr.name}</td>
-                  <td>
-                    <code>{pr.username ?? pr.access_key_id ?? ''}</code>
-                  </td>
-                  <td>{pr.level}</td>
-                  <td>{pr.allowed_sources.length ? pr.allowed_sources.join(', ') : 'any'}</td>
-                  <td data-label="Expires">
-                    {pr.expires_at ? (
-                      <>
-                        <When at={pr.expires_at} />
-                        {pr.expired ? ' (expired)' : ''}
-                      </>
-                    ) : (
-                      'never'
-                    )}
-                  </td>
-                  {admin && (
-                    <td>
-                      <ConfirmForm
-                        action={`${base}/${encodeURIComponent(pr.id)}/rotate`}
-                        csrf={csrf}
-                        label="Rotate"
-                        question={`Give ${pr.name} a new secret? The current one stops working.`}
-                        fields={{ name: pr.name }}
-                        danger={false}
-                      />{' '}
-                      <ConfirmForm
-                        action={`${base}/${encodeURIComponent(pr.id)}/revoke`}
-                        csrf={csrf}
-                        label="Revoke"
-                        question={`Revoke ${pr.name}? Its credential stops working at once.`}
-                        fields={{ name: pr.name }}
-                      />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        rows={props.principals}
+        empty="No external principals."
+        columns={[
+          { label: 'Name', cell: (pr) => pr.name },
+          {
+            label: credentialsOf(kind).credentialLabel,
+            cell: (pr) => <code>{pr.username ?? pr.access_key_id ?? ''}</code>,
+          },
+          { label: 'Level', cell: (pr) => pr.level },
+          {
+            label: 'Allowed sources',
+            cell: (pr) => (pr.allowed_sources.length ? pr.allowed_sources.join(', ') : 'any'),
+          },
+          {
+            label: 'Expires',
+            cell: (pr) =>
+              pr.expires_at ? (
+                <>
+                  <When at={pr.expires_at} />
+                  {pr.expired ? ' (expired)' : ''}
+                </>
+              ) : (
+                'never'
+              ),
+          },
+          {
+            label: 'Change',
+            when: admin,
+            cell: (pr) => (
+              <>
+                <ConfirmForm
+                  action={`${base}/${encodeURIComponent(pr.id)}/rotate`}
+                  csrf={csrf}
+                  label="Rotate"
+                  question={`Give ${pr.name} a new secret? The current one stops working.`}
+                  fields={{ name: pr.name }}
+                  danger={false}
+                />{' '}
+                <ConfirmForm
+                  action={`${base}/${encodeURIComponent(pr.id)}/revoke`}
+                  csrf={csrf}
+                  label="Revoke"
+                  question={`Revoke ${pr.name}? Its credential stops working at once.`}
+                  fields={{ name: pr.name }}
+                />
+              </>
+            ),
+          },
+        ]}
+      />
       {admin && (
         <form method="post" action={base} class="row">
           <CsrfField csrf={csrf} />

@@ -4,7 +4,7 @@ import { engines } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
-import { authAppLabel } from '../format';
+import { authAppLabel, engineLabel } from '../format';
 import { ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import type { AuthApp, Bucket, Connection, Database, Project, Site } from '../types';
@@ -75,7 +75,7 @@ projectPages.get('/projects/:p', async (c) => {
             <li>
               <a href={consolePath.service(project.slug, 'databases', d.id)}>{d.name}</a>{' '}
               <span class="hint">
-                {d.engine} · {d.status}
+                {engineLabel(d.engine)} · {d.status}
               </span>
             </li>
           ))}

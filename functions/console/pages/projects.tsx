@@ -4,6 +4,7 @@ import { act, consolePath, formOf } from '../actions';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
 import { CsrfField, Layout } from '../layout';
+import { DataTable } from '../table';
 import type { Project } from '../types';
 
 export const projectsPages = new Hono<ConsoleEnv>();
@@ -15,38 +16,16 @@ projectsPages.get('/', async (c) => {
     <Layout title="Projects" csrf={csrf} flash={flash}>
       <section class="card" aria-labelledby="projects-heading">
         <h2 id="projects-heading">Your projects</h2>
-        {projects.length === 0 ? (
-          <p>No projects yet. Create one below.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="stack-sm">
-              <thead>
-                <tr>
-                  <th scope="col">Project</th>
-                  <th scope="col">Slug</th>
-                  <th scope="col">Your role</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {projects.map((p) => (
-                  <tr>
-                    <td>
-                      <a href={consolePath.project(p.slug)}>{p.name}</a>
-                    </td>
-                    <td>
-                      <code>{p.slug}</code>
-                    </td>
-                    <td>{p.role ?? ''}</td>
-                    <td>
-                      <When at={p.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          rows={projects}
+          empty="No projects yet. Create one below."
+          columns={[
+            { label: 'Project', cell: (p) => <a href={consolePath.project(p.slug)}>{p.name}</a> },
+            { label: 'Slug', cell: (p) => <code>{p.slug}</code> },
+            { label: 'Your role', cell: (p) => p.role ?? '' },
+            { label: 'Created', cell: (p) => <When at={p.created_at} /> },
+          ]}
+        />
       </section>
       <section class="card" aria-labelledby="create-project-heading">
         <h2 id="create-project-heading">Create a project</h2>

@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { ApiFailure, path } from '../api';
 import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
-import { When } from '../format';
+import { engineLabel, When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import type { AccessListing, Bucket, Database, Project } from '../types';
@@ -44,8 +44,10 @@ servicePages.get('/projects/:p/:seg{(?:databases|buckets)}/:id', async (c) => {
       flash={flash}
     >
       <p class="hint">
-        {database ? `${database.engine} · ${database.status}` : `region ${(service as Bucket).region}`} ·
-        created <When at={service.created_at} />
+        {database
+          ? `${engineLabel(database.engine)} · ${database.status}`
+          : `region ${(service as Bucket).region}`}{' '}
+        · created <When at={service.created_at} />
       </p>
       <AccessSection
         project={project}

@@ -50,12 +50,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
             },
             {
               label: 'Kind',
-              cell: (conn) => (
-                <>
-                  {KIND_WORDS[conn.kind]}
-                  {KIND_WORDS[conn.kind] !== conn.kind && <span class="hint"> ({conn.kind})</span>}
-                </>
-              ),
+              cell: (conn) => KIND_WORDS[conn.kind],
             },
             { label: 'Level', cell: (conn) => conn.level },
             { label: 'Variables', class: 'names', cell: (conn) => conn.env_names.join(' ') },

@@ -11,6 +11,7 @@ import { type ConsoleEnv, signedIn } from '../context';
 import { redirectWith } from '../flash';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
+import { DataTable } from '../table';
 import { SecretPage } from './principals';
 
 /** A personal token as the API lists it (never its value). */
@@ -37,43 +38,30 @@ export function expiryDays(typed: string | undefined, now = Date.now()): number 
 
 /** The table of live tokens, each with `Revoke` (posting back to `back` when done). */
 export function TokensTable(props: { tokens: TokenRow[]; csrf: string; back: string }) {
-  if (props.tokens.length === 0) return <p>No personal tokens.</p>;
   return (
-    <div class="table-wrap">
-      <table class="stack-sm">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Access</th>
-            <th scope="col">Change</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.tokens.map((t) => (
-            <tr>
-              <td>{t.name ?? '(unnamed)'}</td>
-              <td>{t.expires_at ? <When at={t.expires_at} /> : 'never'}</td>
-              <td>
-                <When at={t.last_used_at} />
-              </td>
-              <td>{t.read_only ? 'read-only' : 'full'}</td>
-              <td>
-                <ConfirmForm
-                  action={`/console/tokens/${encodeURIComponent(t.id)}/revoke`}
-                  csrf={props.csrf}
-                  label="Revoke"
-                  question={`Revoke ${t.name ?? 'this token'}? Anything using it stops working at once.`}
-                  fields={{ name: t.name ?? 'this token', back: props.back }}
-                  ariaLabel={`Revoke ${t.name ?? 'token'}`}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      rows={props.tokens}
+      empty="No personal tokens."
+      columns={[
+        { label: 'Name', cell: (t) => t.name ?? '(unnamed)' },
+        { label: 'Expires', cell: (t) => (t.expires_at ? <When at={t.expires_at} /> : 'never') },
+        { label: 'Last used', cell: (t) => <When at={t.last_used_at} /> },
+        { label: 'Access', cell: (t) => (t.read_only ? 'read-only' : 'full') },
+        {
+          label: 'Change',
+          cell: (t) => (
+            <ConfirmForm
+              action={`/console/tokens/${encodeURIComponent(t.id)}/revoke`}
+              csrf={props.csrf}
+              label="Revoke"
+              question={`Revoke ${t.name ?? 'this token'}? Anything using it stops working at once.`}
+              fields={{ name: t.name ?? 'this token', back: props.back }}
+              ariaLabel={`Revoke ${t.name ?? 'token'}`}
+            />
+          ),
+        },
+      ]}
+    />
   );
 }
 

@@ -71,8 +71,10 @@ describe('the Connections tab', { timeout: 120_000 }, () => {
     await form.getByRole('button', { name: 'Connect' }).click();
     const appRow = page.getByRole('row').filter({ hasText: app.name });
     await expect.poll(() => appRow.count(), POLL).toBe(1);
-    // The row names the kind as the API does (auth_app) and the default level.
-    await expect(appRow.textContent()).resolves.toMatch(/auth_app[\s\S]*client/);
+    // The row names the kind as people say it (never the API's raw auth_app) and the default level.
+    await expect(appRow.getByRole('cell', { name: 'auth app', exact: true }).count()).resolves.toBe(1);
+    await expect(appRow.textContent()).resolves.toMatch(/auth app[\s\S]*client/);
+    await expect(appRow.textContent()).resolves.not.toContain('auth_app');
     await checkPage(page, 'site-connections');
     await page.screenshot({ path: resolve(ARTIFACTS_DIR, 'readme-connections.png') });
 

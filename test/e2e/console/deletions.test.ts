@@ -40,7 +40,7 @@ describe('stop, start and delete', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Stop database' }).click();
     await page.getByRole('status').filter({ hasText: 'The database is stopped.' }).waitFor();
     expect(await status()).toBe('stopped');
-    await expect(page.getByText(/postgresql · stopped/).count()).resolves.toBe(1);
+    await expect(page.getByText(/PostgreSQL · stopped/).count()).resolves.toBe(1);
     await checkPage(page, 'database-stopped');
     await page.getByRole('button', { name: 'Start database' }).click();
     await page.getByRole('status').filter({ hasText: 'The database is running.' }).waitFor();
