@@ -1,8 +1,8 @@
 /**
  * Token introspection (RFC 7662) for a connected site's backend: the SERVICE_AUTH_SERVER_KEY
- * the site is handed asks about its own app's access tokens, form-encoded or as JSON; a token
- * of a disabled user, of another app, expired or made up is inactive; another app's key, a
- * rotated key or none is 401 invalid_client.
+ * the site is handed asks about its own app's access tokens and refresh tokens, form-encoded or
+ * as JSON; a token of a disabled user, of another app, expired, rotated away, signed out or made
+ * up is inactive; another app's key, a rotated key or none is 401 invalid_client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
@@ -116,5 +116,69 @@ describe('token introspection', () => {
     expect(rotated.status, rotated.text).toBe(200);
     const theirs = await session(other.slug, other.google.web);
     expect((await introspect(theirs.access_token, otherKey, { slug: other.slug })).status).toBe(401);
+  });
+
+  it('answers a refresh token while it can be redeemed: not once rotated away, signed out, of another app or made up', async () => {
+    const s = await session();
+    const client = api(setup.worker.baseUrl);
+    const res = await introspect(s.refresh_token, key);
+    expect(res.status, res.text).toBe(200);
+    const now = Math.floor(Date.now() / 1000);
+    expect(res.body).toEqual({
+      active: true,
+      token_type: 'refresh_token',
+      client_id: setup.app.slug,
+      sub: s.user.id,
+      iss: `${setup.worker.baseUrl}/v1/${setup.app.slug}`,
+      exp: expect.any(Number),
+      iat: expect.any(Number),
+      email: s.user.email,
+      email_verified: true,
+    });
+    // Refresh tokens live 30 days.
+    expect(Number(res.body.exp) - now).toBeGreaterThan(29 * 24 * 3600);
+    expect(Math.abs(Number(res.body.iat) - now)).toBeLessThan(120);
+    expect((await introspect(s.refresh_token, key, { json: true })).body).toEqual(res.body);
+    // Another app's key is refused for it, and that app's key learns nothing about it (its
+    // current key: the test before rotated it).
+    const theirKey = await serverKeyOf(other);
+    expect((await introspect(s.refresh_token, theirKey)).status).toBe(401);
+    expect((await introspect(s.refresh_token, theirKey, { slug: other.slug })).body).toEqual({
+      active: false,
+    });
+    expect((await introspect('tth_rt_made-up', key)).body).toEqual({ active: false });
+
+    // Rotated away by a refresh: the old one is inactive at once, the new one active.
+    const refreshed = await client.post(
+      `/v1/${setup.app.slug}/oauth/refresh`,
+      { refresh_token: s.refresh_token },
+      {
+        headers: asClient(),
+      },
+    );
+    expect(refreshed.status, refreshed.text).toBe(200);
+    const next = String(refreshed.body.refresh_token);
+    expect((await introspect(s.refresh_token, key)).body).toEqual({ active: false });
+    expect((await introspect(next, key)).body).toMatchObject({ active: true, sub: s.user.id });
+
+    // Signed out: the session's refresh token is inactive.
+    const out = await client.post(
+      `/v1/${setup.app.slug}/logout`,
+      { refresh_token: next },
+      { headers: asClient() },
+    );
+    expect(out.status, out.text).toBeLessThan(300);
+    expect((await introspect(next, key)).body).toEqual({ active: false });
+  });
+
+  it("says active:false for a disabled user's refresh token", async () => {
+    const s = await session();
+    expect((await introspect(s.refresh_token, key)).body).toMatchObject({ active: true });
+    const disabled = await setup.app.admin.patch(
+      `/api/v1/projects/${setup.app.project.id}/auth-apps/${setup.app.id}/users/${s.user.id}`,
+      { disabled: true },
+    );
+    expect(disabled.status, disabled.text).toBe(200);
+    expect((await introspect(s.refresh_token, key)).body).toEqual({ active: false });
   });
 });
