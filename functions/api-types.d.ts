@@ -648,8 +648,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change providers, allowed origins, the user limit or enabled (secrets are never echoed)
-         * @description Change providers, allowed origins, the user limit or enabled (secrets are never echoed)
+         * Change providers, allowed origins, app links, nonce rules, the user limit or enabled (secrets are never echoed)
+         * @description Changes only the fields it names (a provider's field left out keeps its value), written over the settings version it read, so two PATCHes at once both land. An https origin in `allowed_origins` of an app whose `app_links` name mobile apps must serve their association files (see `app_links`); the files are fetched before anything is written, and a refusal is 400 naming the origin and what its file lacks.
          */
         patch: operations["patchProjectsByIdAuthAppsByAuthAppId"];
         trace?: never;
@@ -1528,8 +1528,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask whether an access token of the app is active (RFC 7662), with the app's server key
-         * @description For the backend of a site connected to the app: `Authorization: Bearer <SERVICE_AUTH_SERVER_KEY>` and the token as `token`, form-encoded as RFC 7662 has it (JSON is taken too). Active means the token verifies against the app's published keys for its issuer and audience, has not expired, and its user exists and is not disabled in an enabled app; the answer then carries the token's claims and the user's current e-mail, else only `{"active":false}`. Another app's server key, a rotated one or none is 401 `invalid_client`.
+         * Ask whether an access or refresh token of the app is active (RFC 7662), with the app's server key
+         * @description For the backend of a site connected to the app: `Authorization: Bearer <SERVICE_AUTH_SERVER_KEY>` and the token as `token`, form-encoded as RFC 7662 has it (JSON is taken too). An access token is active when it verifies against the app's published keys for its issuer and audience, has not expired, and its user exists and is not disabled in an enabled app; the answer then carries the token's claims and the user's current e-mail. A refresh token (`tth_rt_…`) is active while it can be redeemed: issued by this app, not yet used for a refresh (rotated away), not revoked (signed out, reuse detected, user deleted), unexpired, of a user not disabled in an enabled app; the answer then carries `token_type: "refresh_token"`, `client_id`, `sub`, `iss`, `iat` (when it was issued), `exp` and the user's current e-mail. Anything else is only `{"active":false}`. Another app's server key, a rotated one or none is 401 `invalid_client`.
          */
         post: operations["postByAppSlugOauthIntrospect"];
         delete?: never;
@@ -1711,7 +1711,7 @@ export interface components {
             user_limit: number | null;
             /** @description accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (contract §9) */
             require_issued_nonce: boolean;
-            /** @description the mobile apps whose verified links may be redirect origins; every https origin added must serve association files listing them */
+            /** @description the mobile apps whose verified links (universal links, Android App Links) may be redirect origins: `ios_app_ids` (Apple app IDs, `<Team ID>.<bundle ID>`) and `android_package_names`. While either names an app, every https origin of `allowed_origins` must serve `/.well-known/apple-app-site-association` listing one of the iOS app IDs in `applinks.details[].appIDs` and `/.well-known/assetlinks.json` with a `delegate_permission/common.handle_all_urls` statement for one of the packages, with 200 and no redirect (fetched from the operator's `ASSOCIATION_FILES_URL` instead when set); empty lists make https origins plain web origins */
             app_links: {
                 ios_app_ids: string[];
                 android_package_names: string[];
@@ -1998,16 +1998,21 @@ export interface components {
         };
         TokenIntrospection: {
             active: boolean;
-            /** @enum {string} */
-            token_type?: "Bearer";
+            /**
+             * @description `Bearer` for an access token, `refresh_token` for a refresh token
+             * @enum {string}
+             */
+            token_type?: "Bearer" | "refresh_token";
             /** @description the app's app_id */
             client_id?: string;
             /** @description the end user's id */
             sub?: string;
+            /** @description access tokens only */
             aud?: string;
             iss?: string;
             exp?: number;
             iat?: number;
+            /** @description access tokens only */
             jti?: string;
             /** @description the end user's address now */
             email?: string;
@@ -5311,7 +5316,7 @@ export interface operations {
                     allowed_origins?: string[];
                     user_limit?: number | null;
                     require_issued_nonce?: boolean;
-                    /** @description a list left out keeps its value */
+                    /** @description a list left out keeps its value. A PATCH that adds an https origin checks that origin's association files, and one that changes the apps checks every https origin again, before anything is written: 400 `VALIDATION_FAILED` with `field` `allowed_origins[i]` naming the origin, the file and what it lacks */
                     app_links?: {
                         ios_app_ids?: string[];
                         android_package_names?: string[];
@@ -9621,15 +9626,15 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description the access token to ask about */
+                    /** @description the access token or refresh token to ask about */
                     token?: string;
-                    /** @description ignored: only access tokens are known */
+                    /** @description `access_token` or `refresh_token`; only a hint: a refresh token is told apart by its `tth_rt_` prefix */
                     token_type_hint?: string;
                 };
                 "application/json": {
-                    /** @description the access token to ask about */
+                    /** @description the access token or refresh token to ask about */
                     token?: string;
-                    /** @description ignored: only access tokens are known */
+                    /** @description `access_token` or `refresh_token`; only a hint: a refresh token is told apart by its `tth_rt_` prefix */
                     token_type_hint?: string;
                 };
             };

@@ -41,6 +41,8 @@ export interface AuthApp {
   allowed_origins: string[];
   user_limit: number | null;
   require_issued_nonce?: boolean;
+  /** The mobile apps whose verified links may be redirect origins. */
+  app_links?: { ios_app_ids: string[]; android_package_names: string[] };
   providers: Record<string, ProviderView | undefined>;
   auth_url: string;
   created_at: string;

@@ -15,6 +15,13 @@ export interface AppLinks {
 /** No mobile apps named. */
 export const NO_APP_LINKS: AppLinks = { ios_app_ids: [], android_package_names: [] };
 
+/** Whether two sets of app links name the same apps (order aside). */
+export function sameAppLinks(a: AppLinks, b: AppLinks): boolean {
+  const key = (l: AppLinks) =>
+    JSON.stringify([[...l.ios_app_ids].sort(), [...l.android_package_names].sort()]);
+  return key(a) === key(b);
+}
+
 /** An Apple app ID: a ten-character Team ID, a dot, a bundle ID. */
 export const IOS_APP_ID_RE = /^[A-Z0-9]{10}\.[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/;
 

@@ -29,7 +29,7 @@ export const AuthAppSchema = z
       .object({ ios_app_ids: z.array(z.string()), android_package_names: z.array(z.string()) })
       .openapi({
         description:
-          'the mobile apps whose verified links may be redirect origins; every https origin added must serve association files listing them',
+          "the mobile apps whose verified links (universal links, Android App Links) may be redirect origins: `ios_app_ids` (Apple app IDs, `<Team ID>.<bundle ID>`) and `android_package_names`. While either names an app, every https origin of `allowed_origins` must serve `/.well-known/apple-app-site-association` listing one of the iOS app IDs in `applinks.details[].appIDs` and `/.well-known/assetlinks.json` with a `delegate_permission/common.handle_all_urls` statement for one of the packages, with 200 and no redirect (fetched from the operator's `ASSOCIATION_FILES_URL` instead when set); empty lists make https origins plain web origins",
       }),
     providers: z.object(providerShapes('view')),
     auth_url: z.string(),
@@ -67,7 +67,10 @@ export const PatchSchema = z
       })
       .strict()
       .optional()
-      .openapi({ description: 'a list left out keeps its value' }),
+      .openapi({
+        description:
+          "a list left out keeps its value. A PATCH that adds an https origin checks that origin's association files, and one that changes the apps checks every https origin again, before anything is written: 400 `VALIDATION_FAILED` with `field` `allowed_origins[i]` naming the origin, the file and what it lacks",
+      }),
     providers: z.object(providerShapes('patch')).strict().optional(),
   })
   .strict();

@@ -149,7 +149,10 @@ authAppsRoutes.openapi(
     method: 'patch',
     path: '/projects/{id}/auth-apps/{authAppId}',
     tags: ['auth-apps'],
-    summary: 'Change providers, allowed origins, the user limit or enabled (secrets are never echoed)',
+    summary:
+      'Change providers, allowed origins, app links, nonce rules, the user limit or enabled (secrets are never echoed)',
+    description:
+      "Changes only the fields it names (a provider's field left out keeps its value), written over the settings version it read, so two PATCHes at once both land. An https origin in `allowed_origins` of an app whose `app_links` name mobile apps must serve their association files (see `app_links`); the files are fetched before anything is written, and a refusal is 400 naming the origin and what its file lacks.",
     middleware: appWriteMiddleware,
     request: { params: AppParams, ...jsonBody(PatchSchema) },
     responses: { 200: json(AuthAppSchema, 'the auth app'), ...errorResponses(503) },

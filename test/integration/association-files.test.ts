@@ -2,7 +2,8 @@
  * Verified-link origins: an https origin added to an auth app that names its mobile apps
  * (`app_links`) must serve `/.well-known/apple-app-site-association` listing an iOS app ID and
  * `/.well-known/assetlinks.json` listing an Android package, or the PATCH is 400 saying which
- * file lacks what, and nothing changes. The files come from a local server through
+ * file lacks what, and nothing changes; when `app_links` changes, the registered https origins
+ * are checked again for the apps it now names. The files come from a local server through
  * ASSOCIATION_FILES_URL (`<url>/<host>/.well-known/…`).
  */
 import { createServer, type Server } from 'node:http';
@@ -121,8 +122,46 @@ describe('verified-link origins', () => {
       allowed_origins: ['https://together.example.com'],
     });
     expect(together.status, together.text).toBe(200);
+    // The origin already registered is checked again for the new platform, so it serves its file.
+    serve('together.example.com', undefined, assetlinks(ANDROID));
     const android = await patch(app, { app_links: { android_package_names: [ANDROID] } });
+    expect(android.status, android.text).toBe(200);
     expect(android.body.app_links).toEqual({ ios_app_ids: [IOS], android_package_names: [ANDROID] });
+  });
+
+  it('checks the registered https origins again when app_links changes: 400 naming the origin and the file, nothing changed', async () => {
+    const app = await linkedApp();
+    serve('kept.example.com', aasa(IOS), assetlinks(ANDROID));
+    const added = await patch(app, { allowed_origins: ['myapp://auth', 'https://kept.example.com'] });
+    expect(added.status, added.text).toBe(200);
+
+    // Another Android app whose package the registered origin's assetlinks.json does not list.
+    const OTHER = 'com.example.other';
+    const refused = await patch(app, { app_links: { android_package_names: [OTHER] }, name: 'Renamed' });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body).toEqual({
+      error: {
+        code: 'VALIDATION_FAILED',
+        message: `allowed_origins[1]: https://kept.example.com/.well-known/assetlinks.json does not list ${OTHER} as a delegate_permission/common.handle_all_urls statement for android_app`,
+        field: 'allowed_origins[1]',
+      },
+    });
+    const now = await app.admin.get(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}`);
+    expect(now.body).toMatchObject({
+      name: null,
+      app_links: { ios_app_ids: [IOS], android_package_names: [ANDROID] },
+      allowed_origins: ['myapp://auth', 'https://kept.example.com'],
+    });
+
+    // Once the domain lists it, the change goes through; a PATCH leaving app_links as it is fetches nothing.
+    serve('kept.example.com', undefined, assetlinks(ANDROID, OTHER));
+    const accepted = await patch(app, { app_links: { android_package_names: [OTHER] } });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body.app_links).toEqual({ ios_app_ids: [IOS], android_package_names: [OTHER] });
+    const before = fetched.length;
+    const same = await patch(app, { app_links: { android_package_names: [OTHER] }, user_limit: 5 });
+    expect(same.status, same.text).toBe(200);
+    expect(fetched.slice(before)).toEqual([]);
   });
 
   it('takes an https origin of an app that names no mobile app as a web origin, fetching nothing', async () => {

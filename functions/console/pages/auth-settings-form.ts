@@ -17,6 +17,17 @@ export const isSecret = (field: SettingsField) => field.type === 'secret' || fie
 export const secretFieldNames = (): string[] =>
   allProviders().flatMap((p) => p.fields.filter(isSecret).map((f) => fieldName(p, f)));
 
+/** The form fields of `app_links`. */
+export const IOS_FIELD = 'app_links.ios_app_ids';
+export const ANDROID_FIELD = 'app_links.android_package_names';
+
+/** A textarea's lines, trimmed, blank ones left out. */
+const lines = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
 function valueAt(view: ProviderView | undefined, key: string): unknown {
   return key
     .split('.')
@@ -41,6 +52,8 @@ export function draftOf(app: AuthApp): SettingsDraft {
     allowed_origins: app.allowed_origins.join('\n'),
     user_limit: app.user_limit === null ? '' : String(app.user_limit),
     require_issued_nonce: app.require_issued_nonce ? 'on' : '',
+    [IOS_FIELD]: (app.app_links?.ios_app_ids ?? []).join('\n'),
+    [ANDROID_FIELD]: (app.app_links?.android_package_names ?? []).join('\n'),
   };
   for (const provider of allProviders()) {
     const view = app.providers[provider.name];
@@ -69,10 +82,7 @@ function providerPatch(provider: SignInProvider, app: AuthApp, f: SettingsDraft)
     if (field.type === 'flag') {
       setAt(patch, field.key, raw === 'on');
     } else if (field.type === 'list') {
-      const items = raw
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter(Boolean);
+      const items = lines(raw);
       filled ||= items.length > 0;
       setAt(patch, field.key, items);
     } else if (isSecret(field)) {
@@ -97,12 +107,13 @@ export function patchOf(app: AuthApp, f: SettingsDraft): Record<string, unknown>
   }
   return {
     enabled: f.enabled === 'on',
-    allowed_origins: (f.allowed_origins ?? '')
-      .split(/\r?\n/)
-      .map((o) => o.trim())
-      .filter(Boolean),
+    allowed_origins: lines(f.allowed_origins),
     user_limit: limit === '' ? null : Number(limit),
     require_issued_nonce: f.require_issued_nonce === 'on',
+    // Only when the form carried the fields, so a form without them never clears the apps.
+    ...(IOS_FIELD in f || ANDROID_FIELD in f
+      ? { app_links: { ios_app_ids: lines(f[IOS_FIELD]), android_package_names: lines(f[ANDROID_FIELD]) } }
+      : {}),
     providers,
   };
 }

@@ -9,7 +9,14 @@ import type { SettingsField, SignInProvider } from '../../services/sign-in/provi
 import { allProviders } from '../../services/sign-in/providers/registry';
 import { CsrfField } from '../layout';
 import type { AuthApp } from '../types';
-import { draftOf, fieldName, isSecret, type SettingsDraft } from './auth-settings-form';
+import {
+  ANDROID_FIELD,
+  draftOf,
+  fieldName,
+  IOS_FIELD,
+  isSecret,
+  type SettingsDraft,
+} from './auth-settings-form';
 
 /** The specification's rules for allowed origins, shown beside a refused one. */
 function OriginRules() {
@@ -172,6 +179,23 @@ export function SettingsSection(props: {
             <OriginRules />
           </div>
         )}
+        <fieldset aria-describedby="app-links-hint">
+          <legend>Mobile apps (verified links)</legend>
+          <Area label="iOS app IDs" name={IOS_FIELD} value={draft[IOS_FIELD] ?? ''} disabled={disabled} />
+          <Area
+            label="Android package names"
+            name={ANDROID_FIELD}
+            value={draft[ANDROID_FIELD] ?? ''}
+            disabled={disabled}
+          />
+          <p class="hint" id="app-links-hint">
+            One per line: an iOS app ID is <code>TEAMID1234.com.example.app</code> (Team ID, a dot, the bundle
+            ID); an Android package is <code>com.example.app</code>. With these named, every https origin
+            above must serve <code>/.well-known/apple-app-site-association</code> and{' '}
+            <code>/.well-known/assetlinks.json</code> listing them, checked on each save that adds an origin
+            or changes these.
+          </p>
+        </fieldset>
         <Text label="User limit" name="user_limit" draft={draft} disabled={disabled} />
         <fieldset>
           <legend>Nonces</legend>

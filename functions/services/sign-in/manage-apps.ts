@@ -8,7 +8,7 @@ import type { BatchQuery, HttpDb } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import type { Config } from '../../config';
-import { type AppLinks, NO_APP_LINKS } from '../../domain/app-links';
+import { type AppLinks, NO_APP_LINKS, sameAppLinks } from '../../domain/app-links';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -188,11 +188,16 @@ async function patchedColumns(config: Config, row: AuthAppRow, patch: AuthAppPat
     }
     set.allowedOrigins = checked.origins;
   }
-  if (patch.app_links !== undefined) set.appLinks = { ...(row.appLinks ?? NO_APP_LINKS), ...patch.app_links };
-  const added = (set.allowedOrigins ?? [])
+  const links = row.appLinks ?? NO_APP_LINKS;
+  if (patch.app_links !== undefined) set.appLinks = { ...links, ...patch.app_links };
+  // New origins are checked against the files; when the mobile apps change, every https origin
+  // is, since an origin checked for the old apps may not serve files naming the new ones.
+  const linksChanged = set.appLinks !== undefined && !sameAppLinks(set.appLinks, links);
+  const checked = (set.allowedOrigins ?? row.allowedOrigins)
     .map((origin, index) => ({ origin, index }))
-    .filter(({ origin }) => !row.allowedOrigins.includes(origin));
-  await checkAssociationFiles(config, added, set.appLinks ?? row.appLinks ?? NO_APP_LINKS);
+    .filter(({ origin }) => linksChanged || !row.allowedOrigins.includes(origin));
+  if (set.allowedOrigins !== undefined || linksChanged)
+    await checkAssociationFiles(config, checked, set.appLinks ?? links);
   let secrets = await providerSecrets(config, row);
   if (patch.providers !== undefined) {
     const merged = await mergeProviders(row, secrets, patch.providers);

@@ -20,6 +20,7 @@ interface AppBody {
   id: string;
   enabled: boolean;
   require_issued_nonce?: boolean;
+  app_links?: { ios_app_ids: string[]; android_package_names: string[] };
   providers: {
     google?: { skip_nonce_check?: boolean };
     github?: { enabled: boolean; client_id: string; client_secret_set?: boolean };
@@ -112,6 +113,36 @@ describe("an auth app's Settings", { timeout: 120_000 }, () => {
     now = await appNow();
     expect(now.require_issued_nonce).toBe(true);
     expect(now.providers.google?.skip_nonce_check).toBe(false);
+    await page.context().close();
+  });
+
+  it('names the mobile apps of verified links (app_links) from the form; a malformed app ID is refused in words and the typed lists stay', async () => {
+    const page = await signedInPage(browser, baseUrl, s.token, `/console/projects/${s.project.slug}`);
+    await page.getByRole('link', { name: app.name, exact: true }).click();
+    const ios = page.getByRole('textbox', { name: 'iOS app IDs' });
+    const android = page.getByRole('textbox', { name: 'Android package names' });
+    expect(await ios.inputValue()).toBe('');
+    await ios.fill('ABCDE12345.com.example.shop\nFGHIJ67890.com.example.shop');
+    await android.fill('com.example.shop');
+    await save(page);
+    expect((await appNow()).app_links).toEqual({
+      ios_app_ids: ['ABCDE12345.com.example.shop', 'FGHIJ67890.com.example.shop'],
+      android_package_names: ['com.example.shop'],
+    });
+    expect(await page.getByRole('textbox', { name: 'iOS app IDs' }).inputValue()).toBe(
+      'ABCDE12345.com.example.shop\nFGHIJ67890.com.example.shop',
+    );
+
+    await page.getByRole('textbox', { name: 'iOS app IDs' }).fill('not-an-app-id');
+    await page.getByRole('textbox', { name: 'Android package names' }).fill('com.example.other');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Team ID' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'iOS app IDs' }).inputValue()).toBe('not-an-app-id');
+    expect(await page.getByRole('textbox', { name: 'Android package names' }).inputValue()).toBe(
+      'com.example.other',
+    );
+    // Nothing changed.
+    expect((await appNow()).app_links?.android_package_names).toEqual(['com.example.shop']);
     await page.context().close();
   });
 });
