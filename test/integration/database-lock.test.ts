@@ -75,11 +75,11 @@ const allowsConnections = async (physical: string) =>
 async function lockFree(physical: string): Promise<boolean> {
   const session = await clusterAdmin(new URL(customerAdminUrl()).pathname.slice(1) || 'postgres');
   try {
-    const key = `tether privileges ${physical}`;
+    // The Worker's own statement for the lock, trying instead of waiting.
+    const take = privilegesLock(lockSecret(customerAdminUrl()), physical);
     const [row] = (
       await session.query<{ ok: boolean }>(
-        'select pg_try_advisory_xact_lock(hashtextextended($1, 0::int8)) as ok',
-        [key],
+        `${take.replace('pg_advisory_xact_lock', 'pg_try_advisory_xact_lock')} as ok`,
       )
     ).rows;
     return row?.ok === true;
