@@ -7,7 +7,7 @@
  * `(ctx, input)`.
  */
 import type { Db, HttpDb } from '../db/client';
-import type { Adapters } from './adapters';
+import type { Adapters, Receivers } from './adapters';
 import type { Config } from './config';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { log } from './lib/logger';
@@ -33,6 +33,8 @@ export interface RequestContext {
   http: HttpDb;
   config: Config;
   adapters: Adapters;
+  /** Where deliveries go (live patches, network policies, invitations). */
+  receivers: Receivers;
   queue: Queue<ProvisioningMessage>;
   clock: Clock;
   log: Logger;

@@ -19,14 +19,14 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
   if (!delivery) return;
   switch (delivery.kind) {
     case 'runtime_patch':
-      await deliverRuntimePatch(ctx.db, ctx.config, ctx.adapters, ctx.receivers, delivery);
-      await policiesAfterChange(ctx.db, ctx.queue, delivery);
+      await deliverRuntimePatch(ctx, delivery);
+      await policiesAfterChange(ctx, delivery);
       // A connection change on a project with legacy sites switches them to their own credentials.
       await switchLegacyAfterChange(ctx, delivery);
       return;
     case 'network_policy':
       // Principals waiting for their sources to be enforced may log in once the policy is acknowledged.
-      await deliverNetworkPolicy(ctx.db, ctx.receivers, deliveryId, async (databaseId, policy) => {
+      await deliverNetworkPolicy(ctx, deliveryId, async (databaseId, policy) => {
         await activatePrincipals(ctx, databaseId, policy.principals);
       });
       return;
@@ -37,7 +37,7 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
 export const PROVISIONING_HANDLERS: Handlers = {
   deliver: (m, ctx) => deliver(m.deliveryId, ctx),
   // Drop the credential a cleanup row names.
-  'cleanup-credential': (m, ctx) => runCredentialCleanup(ctx.db, ctx.config, ctx.adapters, m.cleanupId),
+  'cleanup-credential': (m, ctx) => runCredentialCleanup(ctx, m.cleanupId),
   // A request dropped the credential itself and left the row for the queue to close.
   'credential-dropped': (m, ctx) => markCleanupDone(ctx.db, m.cleanupId),
   // Move the project's shared connections (legacy sites too, unless told not) to their own.

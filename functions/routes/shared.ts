@@ -135,7 +135,7 @@ export function activityBy(c: Context<AppEnv>): ActivitySource {
  * on first use, and `activity` is read when a service records a change: by then the caller is read.
  */
 export function requestContext(c: Context<AppEnv>): RequestContext {
-  const { adapters, queue } = c.get('services');
+  const { adapters, receivers, queue } = c.get('services');
   return {
     get db() {
       return getDb(c);
@@ -145,6 +145,7 @@ export function requestContext(c: Context<AppEnv>): RequestContext {
     },
     config: c.get('config'),
     adapters,
+    receivers,
     queue,
     clock: systemClock,
     log,

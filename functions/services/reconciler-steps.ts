@@ -15,17 +15,17 @@ import type { ReconcilerStep } from './reconciler';
 
 /** Reconciler steps of per-connection credentials and network policies. */
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
-  'resend-credential-cleanups': ({ db, queue }) => resendCredentialCleanups(db, queue),
+  'resend-credential-cleanups': resendCredentialCleanups,
   // A database that was stopped when an app connected now runs: the app gets its own credential.
   'switch-shared-credentials': (ctx) => switchSharedConnections(ctx, { includeLegacy: false }),
   // A shared login no app holds any more (moved to its own, or disconnected) changes password.
-  'rotate-unused-shared-readers': (ctx) => rotateUnusedReaders(ctx),
+  'rotate-unused-shared-readers': rotateUnusedReaders,
   // Once: main passwords handed to apps before shared logins existed change (their apps move first).
-  'rotate-exposed-main-passwords': (ctx) => rotateExposedMainPasswords(ctx),
+  'rotate-exposed-main-passwords': rotateExposedMainPasswords,
   // Expired principals are already refused by the systems themselves; now they go for good.
-  'remove-expired-principals': (ctx) => removeExpiredPrincipals(ctx),
+  'remove-expired-principals': removeExpiredPrincipals,
   // The databases whose connections or principals changed since the last tick.
-  'network-policies': ({ db, receivers, queue }) => reconcilePolicyMarks(db, receivers, queue),
+  'network-policies': reconcilePolicyMarks,
 };
 
 /** Every credential step with the sweeps, built at each tick (a sweep per engine registered by then). */

@@ -47,7 +47,7 @@ async function dropNow(
         await withinDropTime(dropCleanupCredential(ctx.adapters, ctx.config, target, cleanup.credentialName));
         messages.push({ type: 'credential-dropped', cleanupId: cleanup.id });
       } else {
-        await withinDropTime(runCredentialCleanup(ctx.db, ctx.config, ctx.adapters, cleanup.id));
+        await withinDropTime(runCredentialCleanup(ctx, cleanup.id));
       }
     } catch (err) {
       ctx.log.error('dropping a credential at once failed; the queue retries it:', err);

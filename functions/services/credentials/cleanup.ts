@@ -9,8 +9,8 @@ import type { DbOrTx } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
-import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { type CredentialKindName, credentialsOf, keepsCredential } from '../../kinds/registry';
+import type { JobContext } from '../../request-context';
 import { type CredentialTarget, dropCredential } from './connection-credential';
 
 /** The service a credential belongs to, deleted ones included (their credentials still go). */
@@ -54,12 +54,8 @@ export async function recordCleanupFailure(db: DbOrTx, cleanupId: string, err: E
 }
 
 /** Drops the credential a cleanup row names and marks it done; throws (after counting) to retry. */
-export async function runCredentialCleanup(
-  db: DbOrTx,
-  config: Config,
-  adapters: Adapters,
-  cleanupId: string,
-): Promise<void> {
+export async function runCredentialCleanup(ctx: JobContext, cleanupId: string): Promise<void> {
+  const { db, config, adapters } = ctx;
   const [row] = await db.select().from(credentialCleanups).where(eq(credentialCleanups.id, cleanupId));
   if (!row || row.doneAt) return;
   const target = await loadTargetAnyState(db, row.kind, row.resourceId);
@@ -74,10 +70,7 @@ export async function runCredentialCleanup(
 }
 
 /** The reconciler step: re-enqueues cleanups still pending a minute after they were recorded. */
-export async function resendCredentialCleanups(
-  db: DbOrTx,
-  queue: Queue<ProvisioningMessage>,
-): Promise<number> {
+export async function resendCredentialCleanups({ db, queue }: JobContext): Promise<number> {
   const rows = await db
     .select({ id: credentialCleanups.id })
     .from(credentialCleanups)

@@ -10,8 +10,8 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases, deliveries } from '../../../db/schema';
-import type { Receivers } from '../../adapters';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
+import type { JobContext } from '../../request-context';
 import { enqueueDeliveries, olderPending, sendClaimed } from './deliveries';
 
 /**
@@ -113,8 +113,7 @@ export async function recordPolicyDrift(db: DbOrTx, databaseIds?: readonly strin
  * queue retry with backoff; a delivery already sent or held by another consumer is left alone.
  */
 export async function deliverNetworkPolicy(
-  db: DbOrTx,
-  receivers: Receivers,
+  { db, receivers }: JobContext,
   deliveryId: string,
   /**
    * Runs once the receiver acknowledged `policy`, before the delivery is marked delivered: a
@@ -158,8 +157,7 @@ export async function requestPolicies(
  * of the project's databases at once, instead of waiting for the next minute's run.
  */
 export async function policiesAfterChange(
-  db: DbOrTx,
-  queue: Queue<ProvisioningMessage>,
+  { db, queue }: JobContext,
   patch: { projectId: string },
 ): Promise<void> {
   const ids = await db

@@ -10,8 +10,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import type { Receivers } from '../../adapters';
-import type { ProvisioningMessage } from '../../domain/queue-messages';
+import type { JobContext } from '../../request-context';
 import { enqueueDeliveries, stalledDeliveries } from './deliveries';
 import { recordPolicyDrift } from './network-policy';
 
@@ -44,11 +43,7 @@ export async function settlePolicyMarks(db: DbOrTx, limit = POLICY_MARKS_BATCH):
 }
 
 /** The reconciler step: settles marks, then sends what is due and re-sends stalled policies. */
-export async function reconcilePolicyMarks(
-  db: DbOrTx,
-  receivers: Receivers,
-  queue: Queue<ProvisioningMessage>,
-): Promise<number> {
+export async function reconcilePolicyMarks({ db, receivers, queue }: JobContext): Promise<number> {
   const fresh = await settlePolicyMarks(db);
   // Without a receiver they are kept pending (CONTRACT §1).
   if (!receivers.networkPolicy) return fresh.length;

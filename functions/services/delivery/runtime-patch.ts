@@ -6,9 +6,10 @@
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { deliveries, sites } from '../../../db/schema';
-import type { Adapters, Receivers } from '../../adapters';
+import type { Adapters } from '../../adapters';
 import type { TargetPatch } from '../../adapters/targets';
 import type { Config } from '../../config';
+import type { JobContext } from '../../request-context';
 import { deriveSiteEnv } from '../site-env/derive';
 import { olderPending, sendClaimed } from './deliveries';
 import { siteSender } from './targets';
@@ -72,12 +73,10 @@ export async function patchPayload(
  * one whose site has no target while no RUNTIME_PATCH_URL is set stays pending, untouched.
  */
 export async function deliverRuntimePatch(
-  db: DbOrTx,
-  config: Config,
-  adapters: Adapters,
-  receivers: Receivers,
+  ctx: JobContext,
   delivery: Pick<DeliveryRow, 'id' | 'targetId'>,
 ): Promise<void> {
+  const { db, config, adapters, receivers } = ctx;
   const send = await siteSender(db, config, receivers, delivery.targetId);
   if (!send) return;
   await sendClaimed(db, delivery.id, 'runtime_patch', async (row) => {
