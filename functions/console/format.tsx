@@ -108,6 +108,7 @@ const ACTION_WORDS: Record<string, string> = {
   'credential.rotate': 'rotated the credential of',
   'credential.repair': 'repaired the credential of',
   'credential.switch': 'gave its own credential to',
+  'credential.drop': 'removed the unused credential',
   'principal.create': 'created principal',
   'principal.rotate': 'rotated principal',
   'principal.revoke': 'revoked principal',

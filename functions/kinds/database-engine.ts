@@ -35,6 +35,8 @@ export interface DatabaseUrls {
 export interface HeldCredential {
   name: string;
   createdAt: Date | null;
+  /** The physical name of the database it reaches, where the system says (for the Activity record). */
+  database?: string;
   drop(): Promise<void>;
 }
 

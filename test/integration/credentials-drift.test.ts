@@ -1,6 +1,7 @@
 /**
  * Drift repair by the reconciler on the real cluster and the stand-ins: orphaned credentials
- * dropped, missing ones restored, pending cleanups finished.
+ * dropped (each drop on its project's Activity record), missing ones restored, pending cleanups
+ * finished.
  */
 import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +76,14 @@ describe('drift repair', () => {
       const exists = async (n: string) =>
         (await su.query('select 1 from pg_roles where rolname = $1', [n])).rowCount === 1;
       expect(await exists(orphan)).toBe(false);
+      // The drop is on the project's record, as the reconciler's, named with its database.
+      const drops = await systemEvents(p.as, `/api/v1/projects/${p.project.id}`, 'credential.drop');
+      expect(drops).toEqual([
+        expect.objectContaining({
+          target: { type: 'credential', id: orphan, name: `${orphan} (${db.name})` },
+          details: { kind: 'database', reason: 'named by no connection or principal' },
+        }),
+      ]);
       expect(await canLogin(own.db, own.user, own.password)).toBe(true);
       const restored = await systemEvents(p.as, `/api/v1/projects/${p.project.id}`, 'credential.repair');
       expect(restored).toEqual([

@@ -81,7 +81,12 @@ export const mongodb: DatabaseEngine = {
     // Atlas holds at most 100 users a project: one listing, scoped here.
     const all = (await admin.listUsers())
       .filter((u) => CONNECTION_NAME.test(u.username))
-      .map((u) => ({ name: u.username, createdAt: u.createdAt, drop: () => admin.dropUser(u.username) }));
+      .map((u) => ({
+        name: u.username,
+        createdAt: u.createdAt,
+        database: u.databases.find((d) => d !== 'admin'),
+        drop: () => admin.dropUser(u.username),
+      }));
     return inScope(all, scope);
   },
   async restoreCredential({ adapters }, db, login, level) {

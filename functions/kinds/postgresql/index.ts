@@ -61,6 +61,7 @@ export const postgresql: DatabaseEngine = {
       return {
         name: login.name,
         createdAt: login.createdAt,
+        ...(group ? { database: group.slice(0, -3) } : {}),
         drop: () => adapters.postgres.dropLogin(group ? group.slice(0, -3) : '', login.name),
       };
     });

@@ -17,6 +17,7 @@ import type { JobContext } from '../../request-context';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { createConnectionCredential } from './connection-credential';
 import { namedAmong, pastGrace } from './drift';
+import { droppedCredentialEvents } from './repair-events';
 import { type CredentialHolder, installOwnCredential } from './switch';
 
 /** How long after a site's last connection change its keys are left alone. */
@@ -62,6 +63,9 @@ export async function checkBucketKeys(ctx: JobContext, bucket: BucketRow): Promi
     if (keys.some((k) => named.has(k))) continue;
     await s3.dropUser(user.userName);
     changed++;
+    await droppedCredentialEvents(ctx.db, [
+      { name: user.userName, kind: 'bucket', physical: bucket.physicalName },
+    ]);
   }
   const rows = await ctx.db
     .select()

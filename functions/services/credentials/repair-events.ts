@@ -35,3 +35,40 @@ export function connectionRepairEvent(db: Queryable, connectionId: string, repai
     sql`exists (select 1 from connections where id = ${id})`,
   );
 }
+
+/** An unused credential the reconciler removed from a system, as the Activity record names it. */
+export interface DroppedCredential {
+  /** The login, user or key user's name. */
+  name: string;
+  kind: 'database' | 'bucket';
+  /** The physical name of its database or bucket, when known: the event then belongs to its project. */
+  physical?: string;
+}
+
+/**
+ * The insert recording the removal of credentials nothing named (a failed drop, a crash between
+ * making a credential and writing its row) as `credential.drop`, in the project of the database
+ * or bucket each reached (read by the insert); one whose service is gone is recorded with no
+ * project, as no project's record could hold it.
+ */
+export function droppedCredentialEvents(db: Queryable, dropped: readonly DroppedCredential[]): BatchQuery {
+  return activityQuery(
+    db,
+    SYSTEM_SOURCE,
+    dropped.map((d) => {
+      const table = sql.raw(d.kind === 'database' ? 'databases' : 'buckets');
+      const service = sql`from ${table} where physical_name = ${d.physical ?? ''} and ${d.physical ?? ''} <> ''`;
+      return {
+        action: 'credential.drop',
+        // Named with its service's name where the service is still there: `c_ab12cd34 (main)`.
+        target: {
+          type: 'credential',
+          id: d.name,
+          name: sql`select coalesce((select ${d.name} || ' (' || name || ')' ${service}), ${d.name})`,
+        },
+        projectId: sql`select project_id ${service}`,
+        details: { kind: d.kind, reason: 'named by no connection or principal' },
+      };
+    }),
+  );
+}

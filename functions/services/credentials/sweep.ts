@@ -27,6 +27,7 @@ import type { ReconcilerContext, ReconcilerStep, StepResult } from '../reconcile
 import { checkBucketKeys } from './bucket-key-repair';
 import { repairIfRefused } from './credential-repair';
 import { type OwnDatabaseCredential, orphansAmong, restoreOne } from './drift';
+import { type DroppedCredential, droppedCredentialEvents } from './repair-events';
 
 /** Items a queued slice message carries. */
 export const SLICE_CHUNK = 10;
@@ -214,6 +215,7 @@ function heldSweepStep(engine: Engine): ReconcilerStep {
     if (!page) return { count: 0, cursor: null };
     const orphans = await orphansAmong(ctx.db, page);
     ctx.budget?.take(orphans.length);
+    const dropped: DroppedCredential[] = [];
     const outcome = await runItems(
       ctx.db,
       name,
@@ -221,9 +223,12 @@ function heldSweepStep(engine: Engine): ReconcilerStep {
       (h) => h.name,
       async (h) => {
         await h.drop();
+        dropped.push({ name: h.name, kind: 'database', ...(h.database ? { physical: h.database } : {}) });
         return true;
       },
     );
+    // One insert for the step's drops: each happened at a system outside the metadata database.
+    if (dropped.length > 0) await droppedCredentialEvents(ctx.db, dropped);
     return {
       count: outcome.acted,
       cursor: page.length < size ? null : (page[page.length - 1]?.name ?? null),
