@@ -1801,14 +1801,35 @@ export interface components {
             resource_id: string;
             resource_name: string;
             /** @description weakest first */
-            levels: string[];
+            levels: ("read-only" | "connect" | "read" | "read-write" | "client" | "admin")[];
             /** @description the names connecting it would add */
             env_names: string[];
-        };
-        ServiceSite: {
+        } & ({
+            /** @enum {string} */
+            kind?: "database";
+            levels?: ("read-only" | "connect")[];
+        } | {
+            /** @enum {string} */
+            kind?: "bucket";
+            levels?: ("read" | "read-write")[];
+        } | {
+            /** @enum {string} */
+            kind?: "auth_app";
+            levels?: ("client" | "admin")[];
+        });
+        DatabaseSite: {
             site_id: string;
             site_slug: string;
-            level: string;
+            /** @enum {string} */
+            level: "read-only" | "connect";
+            env_names: string[];
+            created_at: string;
+        };
+        BucketSite: {
+            site_id: string;
+            site_slug: string;
+            /** @enum {string} */
+            level: "read" | "read-write";
             env_names: string[];
             created_at: string;
         };
@@ -1819,15 +1840,17 @@ export interface components {
             /** @description every variable name the deploy is handed */
             env_names: string[];
         };
-        AccessSite: {
+        DatabaseAccessSite: {
             site_id: string;
             site_slug: string;
-            level: string | null;
+            /** @enum {string|null} */
+            level: "read-only" | "connect" | null;
         };
-        PrincipalSummary: {
+        DatabasePrincipal: {
             id: string;
             name: string;
-            level: string;
+            /** @enum {string} */
+            level: "read-only" | "connect";
             allowed_sources: string[];
             expires_at: string | null;
             /** @description past expires_at; listed until the reconciler removes it */
@@ -1842,6 +1865,38 @@ export interface components {
             username?: string;
             /** @description bucket principals: the key id */
             access_key_id?: string;
+        };
+        BucketAccessSite: {
+            site_id: string;
+            site_slug: string;
+            /** @enum {string|null} */
+            level: "read" | "read-write" | null;
+        };
+        BucketPrincipal: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            level: "read" | "read-write";
+            allowed_sources: string[];
+            expires_at: string | null;
+            /** @description past expires_at; listed until the reconciler removes it */
+            expired: boolean;
+            created_at: string;
+            /**
+             * @description pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can
+             * @enum {string}
+             */
+            state: "pending" | "active";
+            /** @description database principals: the c_ user */
+            username?: string;
+            /** @description bucket principals: the key id */
+            access_key_id?: string;
+        };
+        AuthAppAccessSite: {
+            site_id: string;
+            site_slug: string;
+            /** @enum {string|null} */
+            level: "client" | "admin" | null;
         };
         RestrictedKey: {
             id: string;
@@ -1875,7 +1930,6 @@ export interface components {
         DatabasePrincipalShown: {
             id: string;
             name: string;
-            level: string;
             allowed_sources: string[];
             expires_at: string | null;
             created_at: string;
@@ -1884,6 +1938,8 @@ export interface components {
              * @enum {string}
              */
             state: "pending" | "active";
+            /** @enum {string} */
+            level: "read-only" | "connect";
             /** @description c_ plus 8 characters */
             username: string;
             password: string;
@@ -1893,7 +1949,6 @@ export interface components {
         BucketPrincipalShown: {
             id: string;
             name: string;
-            level: string;
             allowed_sources: string[];
             expires_at: string | null;
             created_at: string;
@@ -1902,6 +1957,8 @@ export interface components {
              * @enum {string}
              */
             state: "pending" | "active";
+            /** @enum {string} */
+            level: "read" | "read-write";
             access_key_id: string;
             secret_access_key: string;
         };
@@ -1957,11 +2014,8 @@ export interface components {
             delivered_at: string | null;
         };
         CliLogin: {
-            /** @description a personal token (90 days), shown this once */
+            /** @description a personal token named after the machine (90 days), shown this once */
             token: string;
-            token_id: string;
-            name: string;
-            expires_at: string;
             account: {
                 id: string;
                 email: string;
@@ -6141,8 +6195,11 @@ export interface operations {
                          */
                         kind: "database" | "bucket" | "auth_app";
                         resource_id: string;
-                        /** @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin */
-                        level?: string;
+                        /**
+                         * @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin
+                         * @enum {string}
+                         */
+                        level?: "read-only" | "connect" | "read" | "read-write" | "client" | "admin";
                         /** @description read-only; ignored */
                         site_id?: unknown;
                         /** @description read-only; ignored */
@@ -6264,8 +6321,11 @@ export interface operations {
                      */
                     kind: "database" | "bucket" | "auth_app";
                     resource_id: string;
-                    /** @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin */
-                    level?: string;
+                    /**
+                     * @description database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin
+                     * @enum {string}
+                     */
+                    level?: "read-only" | "connect" | "read" | "read-write" | "client" | "admin";
                     /** @description read-only; ignored */
                     site_id?: unknown;
                     /** @description read-only; ignored */
@@ -6637,7 +6697,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sites: components["schemas"]["ServiceSite"][];
+                        sites: components["schemas"]["DatabaseSite"][];
                     };
                 };
             };
@@ -6729,7 +6789,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sites: components["schemas"]["ServiceSite"][];
+                        sites: components["schemas"]["DatabaseSite"][];
                     };
                 };
             };
@@ -6811,7 +6871,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sites: components["schemas"]["ServiceSite"][];
+                        sites: components["schemas"]["BucketSite"][];
                     };
                 };
             };
@@ -6903,7 +6963,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sites: components["schemas"]["ServiceSite"][];
+                        sites: components["schemas"]["BucketSite"][];
                     };
                 };
             };
@@ -7371,8 +7431,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sites: components["schemas"]["AccessSite"][];
-                        principals: components["schemas"]["PrincipalSummary"][];
+                        sites: components["schemas"]["DatabaseAccessSite"][];
+                        principals: components["schemas"]["DatabasePrincipal"][];
                     };
                 };
             };
@@ -7446,8 +7506,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sites: components["schemas"]["AccessSite"][];
-                        principals: components["schemas"]["PrincipalSummary"][];
+                        sites: components["schemas"]["BucketAccessSite"][];
+                        principals: components["schemas"]["BucketPrincipal"][];
                     };
                 };
             };
@@ -7521,7 +7581,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sites: components["schemas"]["AccessSite"][];
+                        sites: components["schemas"]["AuthAppAccessSite"][];
                         api_keys: components["schemas"]["RestrictedKey"][];
                     };
                 };
@@ -7893,7 +7953,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        principals: components["schemas"]["PrincipalSummary"][];
+                        principals: components["schemas"]["DatabasePrincipal"][];
                     };
                 };
             };
@@ -8208,7 +8268,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        principals: components["schemas"]["PrincipalSummary"][];
+                        principals: components["schemas"]["BucketPrincipal"][];
                     };
                 };
             };

@@ -1,33 +1,40 @@
 /** The Access section of a database, bucket or auth app (contract §7): who reaches the service. */
 import { type AppEnv, getHttpDb } from '../context';
+import type { Kind } from '../domain/levels';
 import { kindOf } from '../kinds/registry';
 import { apiRoute, json, routeGroup, z } from '../lib/openapi';
 import { type AccessKind, accessListingOf, accessListingQuery } from '../services/access/listing';
 import { projectIdOf } from '../services/caller/api-caller';
+import { kindSchemaName, levelEnum, nullableLevelEnum } from './connection-schemas';
 import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
 
-const AccessSiteSchema = z
-  .object({ site_id: z.string(), site_slug: z.string(), level: z.string().nullable() })
-  .openapi('AccessSite');
+/** A site in `kind`'s Access listing: its level of that kind, or null when not connected. */
+const accessSiteSchema = (kind: Kind) =>
+  z
+    .object({ site_id: z.string(), site_slug: z.string(), level: nullableLevelEnum(kind) })
+    .openapi(kindSchemaName(kind, 'AccessSite'));
 
-/** A principal as listed: never its secret. */
-export const PrincipalSummarySchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    level: z.string(),
-    allowed_sources: z.array(z.string()),
-    expires_at: z.string().nullable(),
-    expired: z.boolean().openapi({ description: 'past expires_at; listed until the reconciler removes it' }),
-    created_at: z.string(),
-    state: z.enum(['pending', 'active']).openapi({
-      description:
-        'pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can',
-    }),
-    username: z.string().optional().openapi({ description: 'database principals: the c_ user' }),
-    access_key_id: z.string().optional().openapi({ description: 'bucket principals: the key id' }),
-  })
-  .openapi('PrincipalSummary');
+/** A principal of a `kind` service as listed: never its secret. */
+export const principalSummarySchema = (kind: 'database' | 'bucket') =>
+  z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      level: levelEnum(kind),
+      allowed_sources: z.array(z.string()),
+      expires_at: z.string().nullable(),
+      expired: z
+        .boolean()
+        .openapi({ description: 'past expires_at; listed until the reconciler removes it' }),
+      created_at: z.string(),
+      state: z.enum(['pending', 'active']).openapi({
+        description:
+          'pending: allowed_sources are not enforced yet (the network policy naming them was not acknowledged), so it cannot log in; active: it can',
+      }),
+      username: z.string().optional().openapi({ description: 'database principals: the c_ user' }),
+      access_key_id: z.string().optional().openapi({ description: 'bucket principals: the key id' }),
+    })
+    .openapi(kindSchemaName(kind, 'Principal'));
 
 const RestrictedKeySchema = z
   .object({
@@ -40,11 +47,11 @@ const RestrictedKeySchema = z
   })
   .openapi('RestrictedKey');
 
-const PRINCIPALS = {
-  extra: { principals: z.array(PrincipalSummarySchema) },
+const principals = (kind: 'database' | 'bucket') => ({
+  extra: { principals: z.array(principalSummarySchema(kind)) },
   description:
     'Every site of the project with its level (null: not connected), and the live principals (never a secret; an expired one stays listed with `expired:true` until the reconciler removes it). One metadata round trip.',
-};
+});
 
 /** Each kind's Access route: its path and what it lists beside the sites. */
 const ROUTES: Array<{
@@ -54,8 +61,8 @@ const ROUTES: Array<{
   extra: Record<string, z.ZodTypeAny>;
   description: string;
 }> = [
-  { kind: 'database', segment: 'databases', param: 'dbId', ...PRINCIPALS },
-  { kind: 'bucket', segment: 'buckets', param: 'bucketId', ...PRINCIPALS },
+  { kind: 'database', segment: 'databases', param: 'dbId', ...principals('database') },
+  { kind: 'bucket', segment: 'buckets', param: 'bucketId', ...principals('bucket') },
   {
     kind: 'auth_app',
     segment: 'auth-apps',
@@ -79,7 +86,7 @@ for (const { kind, segment, param, extra, description } of ROUTES) {
       middleware: [readsCaller],
       request: { params: ProjectParam.extend({ [param]: z.string() }) },
       responses: {
-        200: json(z.object({ sites: z.array(AccessSiteSchema), ...extra }), 'the access listing'),
+        200: json(z.object({ sites: z.array(accessSiteSchema(kind)), ...extra }), 'the access listing'),
       },
     }),
     async (c) => {

@@ -41,10 +41,9 @@ const grantJson = <T extends z.ZodType>(schema: T, description: string) => ({
 
 const CliLoginSchema = z
   .object({
-    token: z.string().openapi({ description: 'a personal token (90 days), shown this once' }),
-    token_id: z.string(),
-    name: z.string(),
-    expires_at: z.string(),
+    token: z
+      .string()
+      .openapi({ description: 'a personal token named after the machine (90 days), shown this once' }),
     account: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
   })
   .openapi('CliLogin');

@@ -42,10 +42,32 @@ export const AvailableSchema = z
     kind: z.enum(KINDS),
     resource_id: z.string(),
     resource_name: z.string(),
-    levels: z.array(z.string()).openapi({ description: 'weakest first' }),
+    levels: z.array(z.enum(ALL_LEVELS as [string, ...string[]])).openapi({ description: 'weakest first' }),
     env_names: z.array(z.string()).openapi({ description: 'the names connecting it would add' }),
   })
-  .openapi('AvailableConnection');
+  .openapi('AvailableConnection', {
+    oneOf: KINDS.map((kind) => ({
+      type: 'object' as const,
+      properties: {
+        kind: { type: 'string' as const, enum: [kind] },
+        levels: { type: 'array' as const, items: { type: 'string' as const, enum: [...LEVELS[kind]] } },
+      },
+    })),
+  });
+
+/** A level of `kind` in an answer: the document names the kind's levels (the value is typed as a string). */
+export const levelEnum = (kind: Kind) => z.string().openapi({ enum: [...LEVELS[kind]] });
+
+/** A level of `kind` or null (not connected) in an answer. */
+export const nullableLevelEnum = (kind: Kind) =>
+  z
+    .string()
+    .nullable()
+    .openapi({ enum: [...LEVELS[kind], null] });
+
+/** The name of `kind`'s variant of a schema in the document: `Database…`, `Bucket…`, `AuthApp…`. */
+export const kindSchemaName = (kind: Kind, suffix: string): string =>
+  `${kind.replace(/(^|_)([a-z])/g, (_, __, ch: string) => ch.toUpperCase())}${suffix}`;
 
 /**
  * Fields of the objects a GET returns that a request may carry back unchanged: ignored, so a
@@ -61,6 +83,7 @@ export const KindSchema = z.enum(KINDS).openapi({ description: 'database, bucket
 
 /** A level field; `desiredLevel` and `levelOfKind` check it against its kind. */
 export const LevelSchema = z.string().max(32).openapi({
+  enum: ALL_LEVELS,
   description:
     'database: read-only | connect (default); bucket: read | read-write (default); auth_app: client (default) | admin',
 });

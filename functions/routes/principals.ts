@@ -19,14 +19,14 @@ import {
   rotatePrincipal,
 } from '../services/access/principals';
 import { projectIdOf } from '../services/caller/api-caller';
-import { PrincipalSummarySchema } from './access';
+import { principalSummarySchema } from './access';
+import { levelEnum } from './connection-schemas';
 import { declareReads, read, rowsRead } from './reads';
 import { access, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
 
 const SHOWN_FIELDS = {
   id: z.string(),
   name: z.string(),
-  level: z.string(),
   allowed_sources: z.array(z.string()),
   expires_at: z.string().nullable(),
   created_at: z.string(),
@@ -67,7 +67,7 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
   const { idParam: param, shown, enforced, rotated, revoked } = credentialsOf(kind).principalDocs;
   const segment = kindOf(kind).plural;
   const levels = LEVELS[kind].map((l) => `\`${l}\``).join(' or ');
-  const Shown = z.object({ ...SHOWN_FIELDS, ...shown.fields }).openapi(shown.name);
+  const Shown = z.object({ ...SHOWN_FIELDS, level: levelEnum(kind), ...shown.fields }).openapi(shown.name);
   const Params = ProjectParam.extend({ [param]: z.string() });
   const ItemParams = Params.extend({ principalId: z.string() });
   const base = `/projects/{id}/${segment}/{${param}}/principals`;
@@ -139,7 +139,9 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       summary: `The ${kind}'s principals, never a secret (admin)`,
       middleware: listingRead.middleware,
       request: { params: Params },
-      responses: { 200: json(z.object({ principals: z.array(PrincipalSummarySchema) }), 'the principals') },
+      responses: {
+        200: json(z.object({ principals: z.array(principalSummarySchema(kind)) }), 'the principals'),
+      },
     }),
     async (c) => c.json({ principals: listingRead.of(c).principals }, 200),
   );

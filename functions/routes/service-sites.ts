@@ -17,7 +17,7 @@ import {
   serviceSitesQueries,
   serviceWriteQueries,
 } from '../services/connections/service-sites-read';
-import { levelOfKind, readOnlyFields } from './connection-schemas';
+import { kindSchemaName, levelEnum, levelOfKind, readOnlyFields } from './connection-schemas';
 import {
   access,
   callerAccount,
@@ -27,16 +27,21 @@ import {
   requestContext,
 } from './shared';
 
-const ServiceSiteSchema = z
-  .object({
-    site_id: z.string(),
-    site_slug: z.string(),
-    level: z.string(),
-    env_names: z.array(z.string()),
-    created_at: z.string(),
-  })
-  .openapi('ServiceSite');
-const SitesBody = z.object({ sites: z.array(ServiceSiteSchema) });
+/** A site connected to a `kind` service, at one of that kind's levels. */
+const sitesBody = (kind: ServiceKind) =>
+  z.object({
+    sites: z.array(
+      z
+        .object({
+          site_id: z.string(),
+          site_slug: z.string(),
+          level: levelEnum(kind),
+          env_names: z.array(z.string()),
+          created_at: z.string(),
+        })
+        .openapi(kindSchemaName(kind, 'Site')),
+    ),
+  });
 /** The PUT body of a service of `kind`: each entry's level is one of that kind's. */
 const putBody = (kind: ServiceKind) =>
   z
@@ -101,7 +106,7 @@ for (const [prefix, kind] of [
       summary: `The sites connected to this ${kind} (older per-service route, same connections)`,
       middleware: [readsCaller],
       request: { params: Params },
-      responses: { 200: json(SitesBody, 'the connected sites') },
+      responses: { 200: json(sitesBody(kind), 'the connected sites') },
     }),
     async (c) => {
       const queries = serviceSitesQueries(getHttpDb(c), kind, c.req.valid('param').id, callerAccount(c));
@@ -121,7 +126,10 @@ for (const [prefix, kind] of [
       summary: `Replace the whole set of sites connected to this ${kind} (level optional, default as everywhere)`,
       middleware: [readsCaller, callerBeforeMalformedJson],
       request: { params: Params, ...jsonBody(putBody(kind)) },
-      responses: { 200: json(SitesBody, 'the connected sites after the write'), ...errorResponses(409, 503) },
+      responses: {
+        200: json(sitesBody(kind), 'the connected sites after the write'),
+        ...errorResponses(409, 503),
+      },
     }),
     async (c) => {
       const id = c.req.valid('param').id;

@@ -63,12 +63,9 @@ export async function authorizeCli(
   return { redirectTo: callbackUrl(request.redirectUri, { code, state: request.state }) };
 }
 
-/** What a CLI login ends with: a personal token (shown once) and its account. */
+/** What a CLI login ends with, exactly as contract §10 shapes it: a personal token (shown once) and its account. */
 export interface CliLogin {
   token: string;
-  token_id: string;
-  name: string;
-  expires_at: string;
   account: AccountBody;
 }
 
@@ -111,13 +108,7 @@ export async function issueCliToken(
     expiresInDays: CLI_TOKEN_DAYS,
     details: { login: flow },
   });
-  return {
-    token: issued.token,
-    token_id: issued.id,
-    name: issued.name,
-    expires_at: issued.expires_at,
-    account,
-  };
+  return { token: issued.token, account };
 }
 
 /**

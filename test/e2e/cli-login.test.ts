@@ -156,8 +156,14 @@ describe('tether login through the browser', { timeout: 120_000 }, () => {
     );
     expect(tries.filter((t) => t.status === 200)).toHaveLength(1);
     const won = tries.find((t) => t.status === 200);
-    expect(won?.body).toMatchObject({ account: { email: owner.email }, name: 'laptop' });
+    // Contract §10's answer exactly: the token and its account, nothing more.
+    expect(Object.keys(won?.body ?? {}).sort()).toEqual(['account', 'token']);
+    expect(won?.body).toMatchObject({ account: { email: owner.email } });
     expect((await api(worker.baseUrl, won?.body.token).get('/api/v1/account')).status).toBe(200);
+    const listed = await api(worker.baseUrl, owner.token).get<{ tokens: Array<{ name: string }> }>(
+      '/api/v1/account/tokens',
+    );
+    expect(listed.body.tokens.filter((t) => t.name === 'laptop')).toHaveLength(1);
   });
 
   it('only a loopback redirect and only a dashboard session may authorize', async () => {

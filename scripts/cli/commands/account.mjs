@@ -6,7 +6,13 @@ import { createApi, dataOf } from '../lib/api.mjs';
 import { configPath, DEFAULT_API_URL, normaliseApiUrl, readConfig, writeConfig } from '../lib/config.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { browserLogin, deviceLogin, revokeOwnToken } from '../lib/login-flows.mjs';
+import {
+  browserLogin,
+  deviceLogin,
+  LOGIN_TOKEN_DAYS,
+  machineName,
+  revokeOwnToken,
+} from '../lib/login-flows.mjs';
 import { printJson, say, warn } from '../lib/output.mjs';
 
 /** @typedef {import('commander').Command} Command */
@@ -92,7 +98,7 @@ export function registerAccount(program) {
               });
           token = login.token;
           account = login.account;
-          via = `a new personal token "${login.name}" (expires ${login.expires_at.slice(0, 10)})`;
+          via = `a new personal token "${machineName()}" (${LOGIN_TOKEN_DAYS} days)`;
         }
         await writeConfig({ ...stored, api_url: apiUrl, token });
         if (opts.json) printJson({ api_url: apiUrl, account });

@@ -14,10 +14,10 @@ import { ApiRefusal, CliError, EXIT, NetworkError } from './errors.mjs';
 const BROWSER_WAIT_MS = 5 * 60 * 1000;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-/**
- * @typedef {{ token: string, token_id: string, name: string, expires_at: string,
- *   account: { id: string, email: string, name: string | null } }} CliLogin
- */
+/** @typedef {{ token: string, account: { id: string, email: string, name: string | null } }} CliLogin */
+
+/** How long the personal token a browser or device login makes lives (days). */
+export const LOGIN_TOKEN_DAYS = 90;
 
 /** The name the token gets: this machine's. */
 export const machineName = () => hostname() || 'tether CLI';

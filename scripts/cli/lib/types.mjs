@@ -11,7 +11,7 @@
  * @typedef {Schemas['AuthApp']} AuthApp
  * @typedef {Schemas['Connection']} Connection
  * @typedef {Schemas['AvailableConnection']} Available
- * @typedef {Schemas['ServiceSite']} ServiceSite
+ * @typedef {Schemas['DatabaseSite'] | Schemas['BucketSite']} ServiceSite
  * @typedef {Connection['kind']} Kind
  * @typedef {{ id: string, name: string, kind: Kind }} Service
  */
