@@ -422,6 +422,10 @@ export const principals = pgTable(
     index('principals_expiry_idx')
       .on(t.expiresAt)
       .where(sql`${t.revokedAt} is null and ${t.expiresAt} is not null`),
+    // The reconciler's look at principals still waiting for their sources, oldest first.
+    index('principals_pending_idx')
+      .on(t.createdAt)
+      .where(sql`${t.state} = 'pending' and ${t.revokedAt} is null`),
   ],
 );
 

@@ -17,6 +17,7 @@ export const CRON_FILES = [
   'test/integration/database-lock.test.ts',
   'test/integration/kinds-fake-engine.test.ts',
   'test/integration/local-stack.test.ts',
+  'test/integration/principal-state.test.ts',
   'test/integration/principals-mongodb.test.ts',
   'test/integration/principals-postgres.test.ts',
   'test/integration/query-plans.test.ts',

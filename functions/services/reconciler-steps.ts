@@ -4,6 +4,7 @@
  * (what changed, what is pending, what expired); the full checks are sweeps (sweep.ts).
  */
 
+import { activateAcknowledgedPrincipals } from './access/principal-activation';
 import { removeExpiredPrincipals } from './access/principal-expiry';
 import { resendCredentialCleanups } from './credentials/cleanup';
 import { rotateExposedMainPasswords } from './credentials/exposed-main';
@@ -24,6 +25,8 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'rotate-exposed-main-passwords': rotateExposedMainPasswords,
   // Expired principals are already refused by the systems themselves; now they go for good.
   'remove-expired-principals': removeExpiredPrincipals,
+  // Principals whose sources are enforced but that still wait (an activation lost) are let in.
+  'activate-acknowledged-principals': activateAcknowledgedPrincipals,
   // The databases whose connections or principals changed since the last tick.
   'network-policies': reconcilePolicyMarks,
 };

@@ -8,14 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConnectionsWorld,
   createDatabase,
+  metadata,
   policyEnv,
   type Seeded,
   seed,
   startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
-import { canLogin } from '../helpers/pg-login';
+import { canLogin, superuser } from '../helpers/pg-login';
 import { type Receiver, startReceiver } from '../helpers/receiver';
+import { triggerScheduled } from '../helpers/worker';
 
 let policies: Receiver;
 let world: ConnectionsWorld;
@@ -68,5 +70,33 @@ describe('a principal with allowed_sources', () => {
     expect(await canLogin(physical, made.body.username, made.body.password)).toBe(true);
     const access = await s.as.get<{ principals: Array<{ id: string; state: string }> }>(`${base}/access`);
     expect(access.body.principals.find((p) => p.id === made.body.id)?.state).toBe('active');
+  });
+
+  it('is let in by the reconciler when its activation was lost after its policy was acknowledged', async () => {
+    const db = await createDatabase(s.as, s.project.id);
+    const base = `/api/v1/projects/${s.project.id}/databases/${db.id}`;
+    const physical = new URL(
+      (await s.as.get<{ url: string }>(`${base}/credentials`)).body.url,
+    ).pathname.slice(1);
+    const made = await s.as.post<Shown>(`${base}/principals`, {
+      name: 'lost',
+      level: 'read-only',
+      allowed_sources: ['127.0.0.1'],
+    });
+    expect(made.status, made.text).toBe(201);
+    const state = async () =>
+      (
+        await s.as.get<{ principals: Array<{ id: string; state: string }> }>(`${base}/principals`)
+      ).body.principals.find((p) => p.id === made.body.id)?.state;
+    await eventually(state, (x) => x === 'active', 60_000, 'principal active');
+    // The activation lost: the policy stays acknowledged, so no delivery would let it in again.
+    await metadata(`update principals set state = 'pending' where id = $1`, [made.body.id]);
+    const admin = await superuser();
+    await admin.query(`alter role "${made.body.username}" nologin`).finally(() => admin.end());
+    expect(await canLogin(physical, made.body.username, made.body.password)).toBe(false);
+
+    await triggerScheduled(world.worker.baseUrl);
+    expect(await state()).toBe('active');
+    expect(await canLogin(physical, made.body.username, made.body.password)).toBe(true);
   });
 });
