@@ -16,6 +16,7 @@ import {
   listBuckets,
 } from '../services/resources/buckets';
 import { creationReadFrom } from '../services/resources/new-service-write';
+import { declareReads, rowsRead } from './reads';
 import {
   access,
   callerBeforeBody,
@@ -79,22 +80,24 @@ bucketsRoutes.openapi(
   callerBeforeBody,
 );
 
+/** The project's buckets, at read or for a key with the storage capability. */
+const bucketsRead = declareReads(
+  'read',
+  ({ http, project }) => ({ rows: rowsRead(listBuckets(http, project)) }),
+  (caps) => caps.storage === true,
+);
+
 bucketsRoutes.openapi(
   apiRoute({
     method: 'get',
     path: '/projects/{id}/buckets',
     tags: ['buckets'],
     summary: "The project's buckets (read role, or a key with the storage capability)",
-    middleware: [readsCaller],
+    middleware: bucketsRead.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ buckets: z.array(BucketSchema) }), 'the buckets') },
   }),
-  async (c) => {
-    const ref = c.req.valid('param').id;
-    const [rows] = await readWithCaller(c, [listBuckets(getHttpDb(c), projectIdOf(ref))]);
-    await access(c, ref, 'read', (caps) => caps.storage === true);
-    return c.json({ buckets: rows.map(toBucket) }, 200);
-  },
+  async (c) => c.json({ buckets: bucketsRead.of(c).rows.map(toBucket) }, 200),
 );
 
 bucketsRoutes.openapi(

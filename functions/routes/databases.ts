@@ -20,6 +20,7 @@ import {
 } from '../services/resources/databases';
 import { creationReadFrom } from '../services/resources/new-service-write';
 import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/principal-removal';
+import { declareReads, rowsRead } from './reads';
 import {
   access,
   activityBy,
@@ -105,22 +106,24 @@ databasesRoutes.openapi(
   callerBeforeBody,
 );
 
+/** The project's databases, at read or for a key with the databases capability. */
+const databasesRead = declareReads(
+  'read',
+  ({ http, project }) => ({ rows: rowsRead(listDatabases(http, project)) }),
+  (caps) => caps.databases === true,
+);
+
 databasesRoutes.openapi(
   apiRoute({
     method: 'get',
     path: '/projects/{id}/databases',
     tags: ['databases'],
     summary: "The project's databases (read role, or a key with the databases capability)",
-    middleware: [readsCaller],
+    middleware: databasesRead.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ databases: z.array(DatabaseSchema) }), 'the databases') },
   }),
-  async (c) => {
-    const ref = c.req.valid('param').id;
-    const [rows] = await readWithCaller(c, [listDatabases(getHttpDb(c), projectIdOf(ref))]);
-    await access(c, ref, 'read', (caps) => caps.databases === true);
-    return c.json({ databases: rows.map(toDatabase) }, 200);
-  },
+  async (c) => c.json({ databases: databasesRead.of(c).rows.map(toDatabase) }, 200),
 );
 
 for (const action of ['stop', 'start'] as const) {

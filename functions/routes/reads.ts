@@ -12,6 +12,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { type BatchQuery, projectIdOf } from '../services/caller/api-caller';
+import type { ApiKeyCapabilities } from '../services/caller/project-access';
 import { access, readsCaller, readWithCaller } from './shared';
 
 /** A read a route declares: its query, not yet sent, and how its answer becomes `T` (throwing its 404). */
@@ -53,10 +54,15 @@ export interface DeclaredReads<R extends Reads> {
 }
 
 /**
- * Declares that a route's caller needs `role` on the project `:id` names and that the route
- * reads what `build` makes; see the file's comment for the order of refusals.
+ * Declares that a route's caller needs `role` on the project `:id` names (or, for a key, what
+ * `keyMay` allows) and that the route reads what `build` makes; see the file's comment for the
+ * order of refusals.
  */
-export function declareReads<R extends Reads>(role: Role, build: (scope: ReadScope) => R): DeclaredReads<R> {
+export function declareReads<R extends Reads>(
+  role: Role,
+  build: (scope: ReadScope) => R,
+  keyMay?: (capabilities: ApiKeyCapabilities) => boolean,
+): DeclaredReads<R> {
   const run: MiddlewareHandler<AppEnv> = async (c, next) => {
     const path: Record<string, string> = c.req.param();
     const ref = path.id ?? '';
@@ -65,7 +71,7 @@ export function declareReads<R extends Reads>(role: Role, build: (scope: ReadSco
       c,
       reads.map(([, read]) => read.query),
     );
-    const { project } = await access(c, ref, role);
+    const { project } = await access(c, ref, role, keyMay);
     const values: Record<string, unknown> = { projectId: project.id };
     for (const [i, [name, read]] of reads.entries()) values[name] = read.decode(answers[i]);
     c.set('declaredReads', values);
