@@ -10,6 +10,7 @@ import { accessPages } from './pages/access';
 import { accountPages } from './pages/account';
 import { activityPages } from './pages/activity';
 import { authAppPages } from './pages/auth-app';
+import { authAppManagePages } from './pages/auth-app-manage';
 import { authUserPages } from './pages/auth-users';
 import { cliLoginPages } from './pages/cli-login';
 import { devicePages } from './pages/device';
@@ -51,6 +52,7 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
     accessPages,
     principalPages,
     authAppPages,
+    authAppManagePages,
     authUserPages,
   ]) {
     ui.route('/', pages);

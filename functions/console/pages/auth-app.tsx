@@ -6,9 +6,10 @@ import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import type { Flash } from '../flash';
 import { authAppLabel } from '../format';
 import { Layout } from '../layout';
-import { canWrite } from '../roles';
+import { canAdmin, canWrite } from '../roles';
 import type { AccessListing, AuthApp, AuthUser, Project } from '../types';
 import { AccessSection } from './access';
+import { ManageSection } from './auth-app-manage';
 import { SettingsSection } from './auth-settings';
 import { patchOf, type SettingsDraft, secretFieldNames } from './auth-settings-form';
 import { UsersSection } from './auth-users';
@@ -83,6 +84,7 @@ async function renderPage(
         error={settings?.error}
       />
       <UsersSection users={users} base={base} csrf={csrf} writer={writer} />
+      {canAdmin(project) && <ManageSection base={base} name={app.app_id} csrf={csrf} />}
     </Layout>,
     settings ? 400 : 200,
   );
