@@ -75,29 +75,39 @@ export interface CodeStore {
   scope(name: string): CodeScope;
 }
 
-/** The production CodeStore: one OneTimeCodes Durable Object per scope name. */
+/**
+ * The production CodeStore: one OneTimeCodes Durable Object per scope name. Every call carries
+ * this side's time (`now`, the Worker's clock), so a test that sets the Worker's clock moves the
+ * lifetimes the objects keep with it.
+ */
 export class DurableObjectCodeStore implements CodeStore {
-  constructor(private readonly namespace: DurableObjectNamespace<OneTimeCodes>) {}
+  constructor(
+    private readonly namespace: DurableObjectNamespace<OneTimeCodes>,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
 
   scope(name: string): CodeScope {
     const stub = this.namespace.get(this.namespace.idFromName(name));
+    const now = this.now;
     return {
-      issue: (hash, value, ttlMs, subject, cap) => stub.issue(hash, value, ttlMs, subject, cap ?? null),
-      redeem: (hash) => stub.redeem(hash),
+      issue: (hash, value, ttlMs, subject, cap) =>
+        stub.issue(hash, value, ttlMs, subject, cap ?? null, now()),
+      redeem: (hash) => stub.redeem(hash, now()),
       countAndRedeem: (checks, windowMs, hash, presentedChecks) =>
-        stub.countAndRedeem(checks, windowMs, hash, presentedChecks),
-      block: (subject, reason, ttlMs) => stub.block(subject, reason, ttlMs),
+        stub.countAndRedeem(checks, windowMs, hash, presentedChecks ?? [], now()),
+      block: (subject, reason, ttlMs) => stub.block(subject, reason, ttlMs, now()),
       unblock: async (subject) => {
         await stub.unblock(subject);
       },
       liftForNewRecords: (subject, from, reason, ttlMs) =>
-        stub.liftForNewRecords(subject, from, reason, ttlMs),
+        stub.liftForNewRecords(subject, from, reason, ttlMs, now()),
       admitSignIn: (burns, keepUntil, checks, windowMs) =>
-        stub.admitSignIn(burns, keepUntil, checks, windowMs),
-      startDeviceGrant: (grant, checks, windowMs) => stub.startDeviceGrant(grant, checks, windowMs),
+        stub.admitSignIn(burns, keepUntil, checks, windowMs, now()),
+      startDeviceGrant: (grant, checks, windowMs) => stub.startDeviceGrant(grant, checks, windowMs, now()),
       decideDeviceGrant: (userHash, accountId, tries, windowMs) =>
-        stub.decideDeviceGrant(userHash, accountId, tries, windowMs),
-      pollDeviceGrant: (deviceHash, checks, windowMs) => stub.pollDeviceGrant(deviceHash, checks, windowMs),
+        stub.decideDeviceGrant(userHash, accountId, tries, windowMs, now()),
+      pollDeviceGrant: (deviceHash, checks, windowMs) =>
+        stub.pollDeviceGrant(deviceHash, checks, windowMs, now()),
     };
   }
 }

@@ -46,8 +46,8 @@ export function startGrant(
   grant: { deviceHash: string; userHash: string; name: string; ttlMs: number; intervalS: number },
   checks: RateCheck[],
   windowMs: number,
+  now: number,
 ): { started: boolean; decision: RateDecision; wakeAt: number } {
-  const now = Date.now();
   sql.exec('DELETE FROM device_grants WHERE expires_at <= ?', now);
   const { resetsAt, ...decision } = countHit(sql, checks, windowMs, now);
   if (!decision.allowed) return { started: false, decision, wakeAt: resetsAt };
@@ -79,8 +79,8 @@ export function decideGrant(
   accountId: string | null,
   tries: RateCheck[],
   windowMs: number,
+  now: number,
 ): { outcome: DeviceDecision; wakeAt: number | null } {
-  const now = Date.now();
   const keys = tries.map((t) => t.key);
   const spent = sql
     .exec<{ key: string; resets_at: number; count: number }>(
@@ -125,8 +125,8 @@ export function pollGrant(
   deviceHash: string,
   checks: RateCheck[],
   windowMs: number,
+  now: number,
 ): { poll: DevicePoll; wakeAt: number } {
-  const now = Date.now();
   const { resetsAt, ...decision } = countHit(sql, checks, windowMs, now);
   if (!decision.allowed) return { poll: { status: 'limited', decision }, wakeAt: resetsAt };
   const row = sql

@@ -69,7 +69,8 @@ export class OneTimeCodes extends DurableObject<object> {
   /**
    * Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id).
    * With `cap`, the object keeps at most that many live records: the oldest give way, so a flood
-   * of starts bounds its storage without refusing the newest (a person's own sign-in).
+   * of starts bounds its storage without refusing the newest (a person's own sign-in). `now`,
+   * here and in every call, is the caller's clock: lifetimes are the Worker's (its tests set it).
    */
   async issue(
     hash: string,
@@ -77,8 +78,8 @@ export class OneTimeCodes extends DurableObject<object> {
     ttlMs: number,
     subject: string | null = null,
     cap: number | null = null,
+    now = Date.now(),
   ): Promise<void> {
-    const now = Date.now();
     const expiresAt = now + ttlMs;
     const sql = this.ctx.storage.sql;
     sql.exec(
@@ -101,7 +102,7 @@ export class OneTimeCodes extends DurableObject<object> {
   }
 
   /** Takes the record once: its value and any block on its subject, or null if unknown or expired. */
-  redeem(hash: string): Redeemed | null {
+  redeem(hash: string, now = Date.now()): Redeemed | null {
     const sql = this.ctx.storage.sql;
     const row = sql
       .exec<{ value: string; subject: string | null; expires_at: number; issued_at: number | null }>(
@@ -109,7 +110,6 @@ export class OneTimeCodes extends DurableObject<object> {
         hash,
       )
       .toArray()[0];
-    const now = Date.now();
     if (!row || row.expires_at <= now) return null;
     const block = sql
       .exec<{ reason: string }>(
@@ -137,8 +137,8 @@ export class OneTimeCodes extends DurableObject<object> {
     windowMs: number,
     hash: string | null,
     presentedChecks: RateCheck[] = [],
+    now = Date.now(),
   ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }> {
-    const now = Date.now();
     const presents =
       hash !== null &&
       presentedChecks.length > 0 &&
@@ -148,7 +148,7 @@ export class OneTimeCodes extends DurableObject<object> {
     const counted = presents ? [...checks, ...presentedChecks] : checks;
     const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, counted, windowMs, now);
     if (!decision.allowed) return { decision, redeemed: null };
-    const redeemed = hash === null ? null : this.redeem(hash);
+    const redeemed = hash === null ? null : this.redeem(hash, now);
     // No checks (a request counted earlier) opens no window to sweep.
     if (Number.isFinite(resetsAt)) await this.alarmClock.wakeBy(resetsAt);
     return { decision, redeemed };
@@ -167,9 +167,9 @@ export class OneTimeCodes extends DurableObject<object> {
     keepUntil: number,
     checks: RateCheck[],
     windowMs: number,
+    now = Date.now(),
   ): Promise<SignInAdmission> {
     const sql = this.ctx.storage.sql;
-    const now = Date.now();
     const marks = burns.map(() => '?').join(', ');
     const burnt = sql
       .exec(
@@ -196,8 +196,8 @@ export class OneTimeCodes extends DurableObject<object> {
   }
 
   /** Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked. */
-  async block(subject: string, reason: string, ttlMs: number | null = null): Promise<void> {
-    const expiresAt = ttlMs === null ? null : Date.now() + ttlMs;
+  async block(subject: string, reason: string, ttlMs: number | null = null, now = Date.now()): Promise<void> {
+    const expiresAt = ttlMs === null ? null : now + ttlMs;
     this.ctx.storage.sql.exec(
       'INSERT OR REPLACE INTO blocks (subject, reason, expires_at, issued_before) VALUES (?, ?, ?, NULL)',
       subject,
@@ -217,8 +217,13 @@ export class OneTimeCodes extends DurableObject<object> {
    * before stay refused (as `reason`) for `ttlMs`, their longest remaining life. Nothing happens
    * when the subject has no such block, so repeating it is harmless.
    */
-  async liftForNewRecords(subject: string, from: string, reason: string, ttlMs: number): Promise<void> {
-    const now = Date.now();
+  async liftForNewRecords(
+    subject: string,
+    from: string,
+    reason: string,
+    ttlMs: number,
+    now = Date.now(),
+  ): Promise<void> {
     const lifted = this.ctx.storage.sql.exec(
       'UPDATE blocks SET reason = ?, issued_before = ?, expires_at = ? WHERE subject = ? AND reason = ?',
       reason,
@@ -235,8 +240,9 @@ export class OneTimeCodes extends DurableObject<object> {
     grant: { deviceHash: string; userHash: string; name: string; ttlMs: number; intervalS: number },
     checks: RateCheck[],
     windowMs: number,
+    now = Date.now(),
   ): Promise<{ started: boolean; decision: RateDecision }> {
-    const { wakeAt, ...started } = startGrant(this.ctx.storage.sql, grant, checks, windowMs);
+    const { wakeAt, ...started } = startGrant(this.ctx.storage.sql, grant, checks, windowMs, now);
     await this.alarmClock.wakeBy(wakeAt);
     return started;
   }
@@ -247,15 +253,21 @@ export class OneTimeCodes extends DurableObject<object> {
     accountId: string | null,
     tries: RateCheck[],
     windowMs: number,
+    now = Date.now(),
   ): Promise<DeviceDecision> {
-    const { outcome, wakeAt } = decideGrant(this.ctx.storage.sql, userHash, accountId, tries, windowMs);
+    const { outcome, wakeAt } = decideGrant(this.ctx.storage.sql, userHash, accountId, tries, windowMs, now);
     if (wakeAt !== null) await this.alarmClock.wakeBy(wakeAt);
     return outcome;
   }
 
   /** One poll of a device code (device-grants.ts pollGrant). */
-  async pollDeviceGrant(deviceHash: string, checks: RateCheck[], windowMs: number): Promise<DevicePoll> {
-    const { poll, wakeAt } = pollGrant(this.ctx.storage.sql, deviceHash, checks, windowMs);
+  async pollDeviceGrant(
+    deviceHash: string,
+    checks: RateCheck[],
+    windowMs: number,
+    now = Date.now(),
+  ): Promise<DevicePoll> {
+    const { poll, wakeAt } = pollGrant(this.ctx.storage.sql, deviceHash, checks, windowMs, now);
     await this.alarmClock.wakeBy(wakeAt);
     return poll;
   }

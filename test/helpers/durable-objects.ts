@@ -14,7 +14,7 @@ export { OneTimeCodes } from './functions/objects/one-time-codes';
 export { RateCounter } from './functions/objects/rate-counter';
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
-/** The production CodeStore and RateLimiter clients on freshly started objects. */
+/** The production CodeStore and RateLimiter clients on freshly started objects, and their namespaces. */
 export async function startDurableObjects() {
   const bundle = await build({
     stdin: { contents: ENTRY, resolveDir: process.cwd(), loader: 'ts' },
@@ -42,6 +42,8 @@ export async function startDurableObjects() {
   return {
     codes: new DurableObjectCodeStore(codes as unknown as DurableObjectNamespace<OneTimeCodes>),
     rates: new DurableObjectRateLimiter(rates as unknown as DurableObjectNamespace<RateCounter>),
+    /** The namespaces, to bind into an in-process app (startInProcessApp). */
+    namespaces: { ONE_TIME_CODES: codes, RATE_COUNTERS: rates },
     stop: () => mf.dispose(),
   };
 }

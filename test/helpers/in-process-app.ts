@@ -3,8 +3,10 @@
  * run on demand, with the shared stack's environment and real metadata database. For route
  * tests that need no workerd, and for tests that register a variant of their own (a database
  * engine) in the registry the Worker reads: the registry is this process's, so what a test
- * registers the app sees. Durable Objects are not here (a route that needs one answers 500);
- * queue messages are kept in `sent`, for a test to hand on or to check.
+ * registers the app sees. Its clock is this process's, so a test can set it (vi.setSystemTime).
+ * Durable Objects are not here unless a test hands in namespaces (startDurableObjects); without
+ * them a route that needs one answers 500. Queue messages are kept in `sent`, for a test to hand
+ * on or to check.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -36,8 +38,17 @@ const absentObjects = {
   },
 };
 
+/** Durable Object namespaces for the app, as {@link startDurableObjects} gives them. */
+export interface InProcessObjects {
+  ONE_TIME_CODES: unknown;
+  RATE_COUNTERS: unknown;
+}
+
 /** Starts the app on the shared stack's environment, with `overrides` on top. */
-export async function startInProcessApp(overrides: Record<string, string> = {}): Promise<InProcessApp> {
+export async function startInProcessApp(
+  overrides: Record<string, string> = {},
+  objects?: InProcessObjects,
+): Promise<InProcessApp> {
   // Node has no WebSocket of its own before 22; the driver's pool reaches the proxy through ws.
   neonConfig.webSocketConstructor = ws;
   const sent: ProvisioningMessage[] = [];
@@ -52,8 +63,8 @@ export async function startInProcessApp(overrides: Record<string, string> = {}):
   const env = {
     ...inject('workerEnv'),
     ...overrides,
-    ONE_TIME_CODES: absentObjects,
-    RATE_COUNTERS: absentObjects,
+    ONE_TIME_CODES: objects?.ONE_TIME_CODES ?? absentObjects,
+    RATE_COUNTERS: objects?.RATE_COUNTERS ?? absentObjects,
     PROVISIONING: queue,
   } as unknown as Bindings;
   const waiting: Promise<unknown>[] = [];
