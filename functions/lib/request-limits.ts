@@ -4,8 +4,7 @@
  * routes, a JSON media type (415 otherwise), so a page of another site cannot send them as a
  * simple cross-origin request, which needs no CORS preflight.
  */
-import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 
 /** The largest body of the management API and the console. */
@@ -19,26 +18,83 @@ function limitOf(path: string): number {
   return isAuthPath(path) ? MAX_AUTH_BODY_BYTES : MAX_API_BODY_BYTES;
 }
 
-const limits = new Map(
-  [MAX_API_BODY_BYTES, MAX_AUTH_BODY_BYTES].map((maxSize) => [
-    maxSize,
-    bodyLimit({
-      maxSize,
-      onError: (c) => {
-        const message = `request body larger than ${maxSize} bytes`;
-        // The console posts forms from a browser: a page of text says it best.
-        if (c.req.path.startsWith('/console')) return c.text(message, 413);
-        throw new HTTPException(413, { message });
-      },
-    }),
-  ]),
-);
+/**
+ * How much of a refused body is still read and thrown away before the 413, and for how long: a
+ * client writes its whole body before it reads the answer, and a server that closes the
+ * connection with bytes unread resets it, which can discard the 413 the client had not read yet.
+ * Past either bound the rest is cancelled (the connection is reset).
+ */
+const DRAIN_BYTES = 16 * 1024 * 1024;
+const DRAIN_MS = 5_000;
 
-/** Refuses a body larger than its route family's limit with 413, before any handler reads it. */
-export const boundedBodies: MiddlewareHandler = (c, next) => {
-  const limit = limits.get(limitOf(c.req.path));
-  if (!limit) throw new Error('no body limit for this path');
-  return limit(c, next);
+/** Reads and discards the rest of a refused body, within {@link DRAIN_BYTES} and {@link DRAIN_MS}. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, read: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), DRAIN_MS);
+  });
+  try {
+    for (let total = read; total <= DRAIN_BYTES; ) {
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'late') break;
+      if (next.done) return;
+      total += next.value.byteLength;
+    }
+    await reader.cancel().catch(() => undefined);
+  } catch {
+    // The client went away: nothing left to drain.
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The 413 of a body past `maxSize`: text for the console's forms, the API's or auth's error shape otherwise. */
+function refuse(c: Context, maxSize: number): Response {
+  const message = `request body larger than ${maxSize} bytes`;
+  // The console posts forms from a browser: a page of text says it best.
+  if (c.req.path.startsWith('/console')) return c.text(message, 413);
+  throw new HTTPException(413, { message });
+}
+
+/**
+ * Refuses a body larger than its route family's limit with 413, before any handler reads it:
+ * at once when its declared length is larger, else as soon as the stream crosses the limit; in
+ * both cases after draining what the client still sends (within bounds). A body within the
+ * limit is handed on whole, read into memory (as hono's bodyLimit does).
+ */
+export const boundedBodies: MiddlewareHandler = async (c, next) => {
+  const body = c.req.raw.body;
+  if (!body) return next();
+  const maxSize = limitOf(c.req.path);
+  const length = c.req.raw.headers.has('transfer-encoding') ? null : c.req.header('content-length');
+  if (length != null) {
+    const declared = Number.parseInt(length, 10);
+    if (!(declared > maxSize)) return next();
+    if (declared <= DRAIN_BYTES) await drain(body.getReader(), 0);
+    else await body.cancel().catch(() => undefined);
+    return refuse(c, maxSize);
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxSize) {
+      await drain(reader, size);
+      return refuse(c, maxSize);
+    }
+    chunks.push(value);
+  }
+  const whole = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  c.req.raw = new Request(c.req.raw, { body: whole });
+  return next();
 };
 
 const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
