@@ -4,7 +4,8 @@
  * session on the server. Every other console page needs the session and leads back to itself
  * after signing in.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { SESSION_TTL_MS } from '../services/accounts';
 import { ApiFailure, ConsoleApi, type Fetcher } from './api';
 import type { ConsoleContext, ConsoleEnv } from './context';
 import { takeFlash } from './flash';
@@ -13,13 +14,14 @@ import { consoleProviders, ProviderButtons, providerSignInRoutes } from './provi
 import {
   clearSessionCookie,
   csrfToken,
+  isLoopbackHttp,
   requireCsrf,
   requireSameOrigin,
   safeReturnPath,
   sessionCookie,
   setSessionCookie,
 } from './security';
-import { accountEmailOf, withViewer } from './viewer';
+import { accountEmailOf, setAccountCookie, withViewer } from './viewer';
 
 function LoginPage({
   next,
@@ -138,7 +140,28 @@ export function requireSession(fetcher: Fetcher): MiddlewareHandler<ConsoleEnv> 
     }
     c.set('session', session);
     c.set('csrf', await csrfToken(session));
-    c.set('api', ConsoleApi.of(c, fetcher, session));
-    return withViewer(await accountEmailOf(c, session), next);
+    const api = ConsoleApi.of(c, fetcher, session);
+    c.set('api', api);
+    return withViewer((await accountEmailOf(c, session)) ?? (await rememberEmail(c, api, session)), next);
   };
+}
+
+/**
+ * The header's e-mail for a session that came without it (made by POST /account/sessions and
+ * set as the cookie by a script, or opened before the header named its person): read once from
+ * the account and kept beside the session, so later pages cost no read. Null when the read fails
+ * (the page itself then answers for the session).
+ */
+async function rememberEmail(
+  c: Context<ConsoleEnv>,
+  api: ConsoleApi,
+  session: string,
+): Promise<string | null> {
+  try {
+    const { email } = await api.get<{ email: string }>('/account');
+    await setAccountCookie(c, session, email, new Date(Date.now() + SESSION_TTL_MS), !isLoopbackHttp(c));
+    return email;
+  } catch {
+    return null;
+  }
 }

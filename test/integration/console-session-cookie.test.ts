@@ -55,4 +55,21 @@ describe('the console session cookie', () => {
     expect(attributes(session(loopback.cookies))).not.toContain('secure');
     expect(session(loopback.cookies)).toMatch(/SameSite=Lax/);
   });
+
+  it("a session made through the API and set as the cookie by a script shows its person's e-mail in the header, read once", async () => {
+    const account = await createAccount();
+    const made = await api(undefined, account.token).post<{ token: string }>('/api/v1/account/sessions');
+    expect(made.status, made.text).toBe(201);
+    const page = (cookie: string) =>
+      fetch(`${api().baseUrl}/console`, { headers: { cookie }, redirect: 'manual' });
+    const first = await page(`tether_session=${made.body.token}`);
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain(account.email);
+    const kept = first.headers.getSetCookie().find((c) => c.startsWith('tether_account=')) ?? '';
+    expect(kept).toMatch(/HttpOnly/);
+    // The next page names the person from the cookie it was given, without setting it again.
+    const next = await page(`tether_session=${made.body.token}; ${kept.split(';')[0]}`);
+    expect(await next.text()).toContain(account.email);
+    expect(next.headers.getSetCookie().some((c) => c.startsWith('tether_account='))).toBe(false);
+  });
 });
