@@ -15,23 +15,12 @@ import { CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
 import type { Connection } from '../types';
+import { parseLines, toLines } from '../variable-lines';
 import { loadSite, SitePage } from './site-shell';
 
 export const siteVariablesPages = new Hono<ConsoleEnv>();
 
 type Vars = Record<string, string>;
-
-/** `NAME=value` lines as a map; blank lines and `#` comments are skipped, the value is the rest of the line. */
-export function parseLines(text: string): Vars {
-  const vars: Vars = {};
-  for (const line of text.split(/\r?\n/)) {
-    if (!line.trim() || line.trimStart().startsWith('#')) continue;
-    const at = line.indexOf('=');
-    const name = (at < 0 ? line : line.slice(0, at)).trim();
-    vars[name] = at < 0 ? '' : line.slice(at + 1);
-  }
-  return vars;
-}
 
 /** Where an effective variable comes from, in words. */
 function sourceOf(name: string, fromConnection: Map<string, string>, user: Vars): string {
@@ -56,11 +45,7 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
   const names = [
     ...new Set([...Object.keys(user.vars), ...fromConnection.keys(), ...Object.keys(effective?.vars ?? {})]),
   ].sort();
-  const typed =
-    refused?.typed ??
-    Object.entries(user.vars)
-      .map(([k, v]) => `${k}=${v}`)
-      .join('\n');
+  const typed = refused?.typed ?? toLines(user.vars);
   const action = (what: string) => consolePath.site(project.slug, site.id, what);
   const copyName = copyNames(names, ['Copy all']);
   return c.html(
@@ -86,8 +71,9 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
               </p>
             )}
             <p id="user-vars-hint" class="hint">
-              One NAME=value per line (letters, digits and _, not starting with a digit). Saving replaces the
-              whole set; a variable a connection derives under the same name wins.
+              One NAME=value per line (letters, digits and _, not starting with a digit); a value of several
+              lines goes in double quotes. Saving replaces the whole set; a variable a connection derives
+              under the same name wins.
             </p>
             <div>
               <button type="submit">Save variables</button>
