@@ -28,6 +28,7 @@ import {
   iamAction,
   keyId,
 } from './iam-actions';
+import { userOfKey } from './iam-index';
 import { listObjects } from './s3-listing';
 import { type Bucket, objectOperation, S3_NS, type StoredObject } from './s3-objects';
 import { s3Operation } from './s3-operations';
@@ -89,11 +90,9 @@ export async function startAwsStandIn(
 
   const findKey = (id: string): { user: IamUser | null; secret: string } | null => {
     if (id === admin.id) return { user: null, secret: admin.secret };
-    for (const user of Object.values(state.users)) {
-      const k = user.keys.find((key) => key.id === id);
-      if (k) return { user, secret: k.secret };
-    }
-    return null;
+    const user = userOfKey(state.users, id);
+    const k = user?.keys.find((key) => key.id === id);
+    return user && k ? { user, secret: k.secret } : null;
   };
   let clockOffset = 0;
   async function s3(

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
+import { indexKey, indexUser, pageUsers, unindexUser } from './iam-index';
 import type { Throttle } from './throttle';
 
 /** Account id of the stand-in. */
@@ -93,6 +94,7 @@ export function addAccessKey(state: IamState, userName: string, save: () => void
     createDate: new Date().toISOString(),
   };
   u.keys.push(key);
+  indexKey(state.users, u, key.id);
   save();
   return key.id;
 }
@@ -125,6 +127,7 @@ export function iamAction(
         throw new AwsFault(409, 'EntityAlreadyExists', `User with name ${name} already exists.`);
       const path = params.get('Path') ?? '/';
       state.users[name] = { name, path, createDate: new Date().toISOString(), policies: {}, keys: [] };
+      indexUser(state.users, state.users[name]);
       result = `<User>${el('Path', path)}${el('UserName', name)}${el('Arn', `arn:aws:iam::${ACCOUNT}:user${path}${name}`)}</User>`;
       break;
     }
@@ -157,13 +160,14 @@ export function iamAction(
       break;
     }
     case 'ListAccessKeys': {
+      // At most two keys a user: one page always holds them all.
       const u = user(name);
       const members = u.keys.map(
         (k) =>
           `<member>${el('UserName', u.name)}${el('AccessKeyId', k.id)}${el('Status', 'Active')}${el('CreateDate', k.createDate)}</member>`,
       );
       result = `<AccessKeyMetadata>${members.join('')}</AccessKeyMetadata><IsTruncated>false</IsTruncated>`;
-      break;
+      return answer(action, result);
     }
     case 'DeleteUser': {
       const u = user(name);
@@ -174,22 +178,39 @@ export function iamAction(
           'Cannot delete entity, must delete policies and keys first.',
         );
       delete state.users[u.name];
+      unindexUser(state.users, u);
       break;
     }
     case 'ListUsers': {
-      const prefix = params.get('PathPrefix') ?? '/';
-      const members = Object.values(state.users)
-        .filter((u) => u.path.startsWith(prefix))
-        .map(
-          (u) =>
-            `<member>${el('Path', u.path)}${el('UserName', u.name)}${el('CreateDate', u.createDate)}</member>`,
-        );
-      result = `<Users>${members.join('')}</Users><IsTruncated>false</IsTruncated>`;
-      break;
+      // IAM's paging: MaxItems 1 to 1000 (100 when absent), then IsTruncated and the Marker to ask again with.
+      const max = Number(params.get('MaxItems') ?? '100');
+      if (!Number.isInteger(max) || max < 1 || max > 1000)
+        throw new AwsFault(400, 'ValidationError', 'MaxItems must be between 1 and 1000');
+      const marker = params.get('Marker');
+      const { page, next } = pageUsers(
+        state.users,
+        params.get('PathPrefix') ?? '/',
+        marker ? Buffer.from(marker, 'base64url').toString() : null,
+        max,
+      );
+      const members = page.map(
+        (u) =>
+          `<member>${el('Path', u.path)}${el('UserName', u.name)}${el('CreateDate', u.createDate)}</member>`,
+      );
+      const more = next
+        ? `<IsTruncated>true</IsTruncated>${el('Marker', Buffer.from(next).toString('base64url'))}`
+        : '<IsTruncated>false</IsTruncated>';
+      return answer(action, `<Users>${members.join('')}</Users>${more}`);
     }
     default:
       throw new AwsFault(400, 'InvalidAction', `Could not find operation ${action}`);
   }
+  // Only a change is written out: a listing must not cost the whole account's state.
   save();
+  return answer(action, result);
+}
+
+/** An IAM answer around `result`. */
+function answer(action: string, result: string): string {
   return `<${action}Response xmlns="${IAM_NS}"><${action}Result>${result}</${action}Result><ResponseMetadata><RequestId>${randomBytes(8).toString('hex')}</RequestId></ResponseMetadata></${action}Response>`;
 }
