@@ -44,7 +44,7 @@ export const PROVISIONING_HANDLERS: Handlers = {
   'switch-credentials': async (m, ctx) => {
     await switchSharedConnections(ctx, { projectId: m.projectId, includeLegacy: m.includeLegacy ?? true });
   },
-  // A reconciler sweep's slice beyond the tick's budget; its items' failures are recorded, not retried here.
+  // A slice of a reconciler sweep (a few items); its items' failures are recorded and retried by later ticks, not here.
   'reconcile-slice': async (m, ctx) => {
     await runQueuedSlice(ctx, m.sweep, m.ids);
   },

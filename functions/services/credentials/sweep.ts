@@ -2,9 +2,9 @@
  * The full checks, as slow sweeps: each tick takes the next slice of each sweep by its cursor
  * (ids or role names in order, so a tick resumes where the last stopped), sized so one lap
  * covers everything in `RECONCILER_SWEEP_MINUTES` (a day by default), and adds the items whose
- * earlier failure is due for a retry. Work that fits the tick's budget of outside calls runs
- * in the tick; the rest goes to the queue as `reconcile-slice` messages of a few items each,
- * which stay well inside a queue invocation's limits. Every item runs on its own
+ * earlier failure is due for a retry. The id sweeps' slices go to the queue as `reconcile-slice`
+ * messages of a few items each, which stay well inside a queue invocation's limits; the held
+ * logins' page is one indexed listing by name in the tick. Every item runs on its own
  * (reconcile/items.ts): one that fails or stalls is recorded and retried without the others
  * waiting.
  *
@@ -176,7 +176,13 @@ async function dueRetries(db: Db, step: string): Promise<string[]> {
   return r.rows.map((x) => x.id);
 }
 
-/** A step that runs the next slice of the id sweep `name`: inline while the budget lasts, queued beyond. */
+/**
+ * A step that sends the next slice of the id sweep `name` to the queue, a few items a message:
+ * the tick itself only pages ids (one indexed read), so its cost stays flat whatever the tenant
+ * count, and each message's outside calls stay well inside a queue invocation's limits. With a
+ * lap a tick (`RECONCILER_SWEEP_MINUTES` 1: a small deployment, the cron tests) what fits the
+ * tick's budget runs in the tick, so one tick converges everything it can.
+ */
 function idSweepStep(name: string, sweep: IdSweep): ReconcilerStep {
   return async (ctx): Promise<StepResult> => {
     const minutes = ctx.config.RECONCILER_SWEEP_MINUTES;
@@ -185,22 +191,26 @@ function idSweepStep(name: string, sweep: IdSweep): ReconcilerStep {
     const ids = await sweep.page(ctx.db, after, size);
     const cursor = ids.length < size ? null : (ids[ids.length - 1] ?? null);
     const work = [...new Set([...ids, ...(await dueRetries(ctx.db, name))])];
-    // What fits the budget runs here as one check (one listing for all of it); the rest is queued.
     const inline: string[] = [];
     const queued: string[][] = [];
     for (let i = 0; i < work.length; i += SLICE_CHUNK) {
       const chunk = work.slice(i, i + SLICE_CHUNK);
-      if (queued.length === 0 && (ctx.budget?.take(sweep.cost * chunk.length) ?? true)) inline.push(...chunk);
+      const fits =
+        minutes <= 1 && queued.length === 0 && (ctx.budget?.take(sweep.cost * chunk.length) ?? true);
+      if (fits) inline.push(...chunk);
       else queued.push(chunk);
     }
     const count = inline.length > 0 ? await sweep.check(ctx, inline) : 0;
-    if (queued.length > 0) {
-      ctx.budget?.take(Math.ceil(queued.length / 100));
+    // A queue batch holds at most 100 messages.
+    for (let i = 0; i < queued.length; i += 100) {
+      ctx.budget?.take(1);
       await ctx.queue.sendBatch(
-        queued.map((ids) => ({ body: { type: 'reconcile-slice' as const, sweep: name, ids } })),
+        queued
+          .slice(i, i + 100)
+          .map((ids) => ({ body: { type: 'reconcile-slice' as const, sweep: name, ids } })),
       );
     }
-    return { count, cursor };
+    return { count: count + queued.flat().length, cursor };
   };
 }
 

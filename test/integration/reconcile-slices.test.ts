@@ -1,0 +1,147 @@
+/**
+ * The daily sweep's slices run on the queue, not in the tick: with a lap spread over a day
+ * (`RECONCILER_SWEEP_MINUTES` 1440) a tick only pages the slice's ids and sends them as
+ * `reconcile-slice` messages; the Worker's queue consumer checks them. A bucket whose key was
+ * deleted at IAM gets a new one that way, and a slice whose IAM calls fail records the item
+ * as the reconciler's other failures are (`/healthz` detail's failing items, retried after
+ * its backoff by a later tick's slice).
+ */
+import { AwsClient } from 'aws4fetch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ConnectionsWorld,
+  connectionsPath,
+  createBucket,
+  effectiveVars,
+  metadata,
+  type Seeded,
+  seed,
+  startConnectionsWorld,
+} from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
+import { triggerScheduled } from '../helpers/worker';
+
+const SWEEP = 'sweep:bucket-keys';
+let world: ConnectionsWorld;
+
+beforeAll(async () => {
+  world = await startConnectionsWorld({ RECONCILER_SWEEP_MINUTES: '1440' });
+});
+afterAll(async () => {
+  await world?.stop();
+});
+
+/** A site connected to a new bucket, and the key its variables hold. */
+async function connectedBucket(): Promise<{ p: Seeded; bucketId: string; key: string }> {
+  const p = await seed(world.worker.baseUrl, 1);
+  const bucket = await createBucket(p.as, p.project.id);
+  const site = p.sites[0]?.id as string;
+  const res = await p.as.post(connectionsPath(p, site), {
+    kind: 'bucket',
+    resource_id: bucket.id,
+    level: 'read',
+  });
+  expect(res.status).toBe(201);
+  // Past the minutes in which a missing key may just not be listed yet.
+  await metadata("update deliveries set created_at = now() - interval '6 minutes' where target_id = $1", [
+    site,
+  ]);
+  return { p, bucketId: bucket.id, key: (await effectiveVars(p, site)).STORAGE_ACCESS_KEY as string };
+}
+
+/** Deletes `key` at IAM, as someone in the provider's console would. */
+async function deleteKey(key: string): Promise<void> {
+  const holder = Object.values(world.aws.state().users).find((u) => u.keys.some((k) => k.id === key));
+  const iam = new AwsClient({
+    accessKeyId: world.aws.accessKeyId,
+    secretAccessKey: world.aws.secretAccessKey,
+    service: 'iam',
+    region: 'us-east-1',
+  });
+  const res = await iam.fetch(world.aws.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      Action: 'DeleteAccessKey',
+      Version: '2010-05-08',
+      UserName: holder?.name as string,
+      AccessKeyId: key,
+    }).toString(),
+  });
+  expect(res.status).toBe(200);
+}
+
+/** Puts the sweep's cursor just before `bucketId`, so the next tick's slice starts with it. */
+async function nextInSlice(bucketId: string): Promise<void> {
+  const [prev] = await metadata<{ id: string }>(
+    'select id from buckets where deleted_at is null and id < $1 order by id desc limit 1',
+    [bucketId],
+  );
+  await metadata(
+    `insert into reconciler_state (name, cursor) values ($1, $2)
+     on conflict (name) do update set cursor = excluded.cursor`,
+    [SWEEP, prev?.id ?? null],
+  );
+}
+
+const keyOf = async (p: Seeded) => (await effectiveVars(p, p.sites[0]?.id as string)).STORAGE_ACCESS_KEY;
+const failure = async (bucketId: string) =>
+  (
+    await metadata<{ attempts: number; last_error: string | null }>(
+      'select attempts, last_error from reconcile_failures where step = $1 and item_id = $2',
+      [SWEEP, bucketId],
+    )
+  )[0];
+
+describe('queued sweep slices', () => {
+  it("a tick sends the slice to the queue, whose consumer replaces a bucket's deleted key", async () => {
+    const { p, bucketId, key } = await connectedBucket();
+    await deleteKey(key);
+    await nextInSlice(bucketId);
+    await triggerScheduled(world.worker.baseUrl);
+    const fresh = await eventually(
+      () => keyOf(p),
+      (k) => k !== key,
+      30_000,
+      'key replaced by the queued slice',
+    );
+    const owner = Object.values(world.aws.state().users).find((u) => u.keys.some((k) => k.id === fresh));
+    expect(owner?.path).toMatch(/^\/tether\//);
+    expect(await failure(bucketId)).toBeUndefined();
+  });
+
+  it('a slice whose IAM calls fail records the item; a later tick retries it once its backoff passed', async () => {
+    const { p, bucketId, key } = await connectedBucket();
+    await deleteKey(key);
+    await nextInSlice(bucketId);
+    // Every attempt of the slice's first IAM call is refused.
+    world.aws.throttle.refuseNext(4);
+    await triggerScheduled(world.worker.baseUrl);
+    const failed = await eventually(
+      () => failure(bucketId),
+      (f) => f !== undefined,
+      30_000,
+      'failure recorded',
+    );
+    expect(failed?.attempts).toBe(1);
+    expect(failed?.last_error).toMatch(/Throttl|Rate exceeded/);
+    expect(await keyOf(p)).toBe(key);
+    // The backoff has passed (moved, as time would move it): the next tick's slice retries it.
+    await metadata(`update reconcile_failures set retry_at = now() - interval '1 second' where step = $1`, [
+      SWEEP,
+    ]);
+    await triggerScheduled(world.worker.baseUrl);
+    await eventually(
+      () => keyOf(p),
+      (k) => k !== key,
+      30_000,
+      'key replaced on retry',
+    );
+    await eventually(
+      () => failure(bucketId),
+      (f) => f === undefined,
+      30_000,
+      'failure cleared',
+    );
+  });
+});
