@@ -6,11 +6,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { lockSecret, privilegesLock } from '../../functions/adapters/postgres-sql';
 import { CLUSTER_ADMIN_ROLE } from '../../scripts/local/cluster-admin';
 import { METADATA_DATABASE } from '../../scripts/local/migrate';
 import { type ApiClient, api, createAccount, createProject } from '../helpers/api';
 import { createDatabase, createSite, metadata, type Service } from '../helpers/connections';
-import { localPostgresAdmin, loginAs } from '../helpers/pg-login';
+import { customerAdminUrl, localPostgresAdmin, loginAs } from '../helpers/pg-login';
 import { appSession, attackOutcome, databaseUrlOf, plantEveryShadow } from '../helpers/tenant-attack';
 import { triggerScheduled } from '../helpers/worker';
 
@@ -139,11 +140,11 @@ describe('locks a tenant holds', () => {
     expect((await connect((await createSite(as, projectId)).id, b.id, 'connect')).status).toBe(201);
   });
 
-  it('a lock the tenant holds in its own database makes its read-only connect answer 503 within seconds, leaving nothing behind', async () => {
+  it('its own database lock held by the tenant (a key pg_locks showed it) makes its read-only connect answer 503 within seconds, leaving nothing behind', async () => {
     const a = await tenant();
-    await a.app.query('SELECT pg_catalog.pg_advisory_lock(pg_catalog.hashtextextended($1, 0))', [
-      `tether privileges ${a.database}`,
-    ]);
+    // The key is not derivable by a tenant; one that saw it in pg_locks while Tether held it can take it.
+    await a.app.query('BEGIN');
+    await a.app.query(privilegesLock(lockSecret(customerAdminUrl()), a.database));
     const site = await createSite(as, projectId);
     const stalled = await connect(site.id, a.db.id, 'read-only');
     expect(stalled.status).toBe(503);
@@ -151,7 +152,7 @@ describe('locks a tenant holds', () => {
       `/api/v1/projects/${projectId}/sites/${site.id}/connections`,
     );
     expect(listed.body.connections).toEqual([]);
-    await a.app.query('SELECT pg_catalog.pg_advisory_unlock_all()');
+    await a.app.query('ROLLBACK');
     expect((await connect(site.id, a.db.id, 'read-only')).status).toBe(201);
   });
 });
