@@ -164,9 +164,15 @@ BEGIN
 END $$`;
 }
 
-/** Ends every session on database `$1` (a parameter): a stop. */
-export const TERMINATE_SESSIONS_OF_DATABASE =
-  'SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a WHERE a.datname OPERATOR(pg_catalog.=) $1::pg_catalog.name';
+/**
+ * Ends the client sessions on database `$1` (a parameter): a stop. Not the platform's own
+ * processes (autovacuum, a superuser's session): an admin that is not a superuser may not signal
+ * them, and one refusal made the whole stop fail.
+ */
+export const TERMINATE_SESSIONS_OF_DATABASE = `SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a
+ WHERE a.datname OPERATOR(pg_catalog.=) $1::pg_catalog.name
+   AND a.backend_type OPERATOR(pg_catalog.=) 'client backend'
+   AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) a.usesysid AND r.rolsuper)`;
 
 /** The statements that end every session of login role `$1` (a parameter). */
 export const TERMINATE_SESSIONS_OF_ROLE =

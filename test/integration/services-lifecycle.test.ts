@@ -113,6 +113,26 @@ describe('names', () => {
 });
 
 describe('a PostgreSQL database exists for real', () => {
+  it("stops while a process the admin may not end is in it (autovacuum's, a superuser's): 200, and it refuses logins", async () => {
+    const name = `busy_${uniqueName('x').replace('-', '_')}`;
+    const created = await as.post<{ id: string }>(`/api/v1/projects/${projectId}/databases`, {
+      name,
+      engine: 'postgresql',
+    });
+    expect(created.status, created.text).toBe(201);
+    const physical = (await databaseExists(name))?.name as string;
+    const platform = await superuser(physical);
+    try {
+      const stopped = await as.post<{ status: string }>(
+        `/api/v1/projects/${projectId}/databases/${created.body.id}/stop`,
+      );
+      expect(stopped.status, stopped.text).toBe(200);
+      expect(await databaseExists(name)).toMatchObject({ allowConn: false });
+    } finally {
+      await platform.end();
+    }
+  });
+
   it.each(['pg_reserved', 'plain'])(
     '%s: is created on the cluster, stopped refuses logins, started allows them, deleted is dropped',
     async (prefix) => {
