@@ -3,7 +3,6 @@
  * dropped (each drop on its project's Activity record), missing ones restored, pending cleanups
  * finished.
  */
-import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemEvents } from '../helpers/activity';
 import {
@@ -19,6 +18,7 @@ import {
   startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { deleteKeyAtIam } from '../helpers/iam-console';
 import { canLogin, clusterAdmin, loginOf, superuser } from '../helpers/pg-login';
 import { type Receiver, startReceiver } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
@@ -116,23 +116,7 @@ describe('drift repair', () => {
     const holder = Object.values(world.aws.state().users).find((u) => u.keys.some((k) => k.id === lost));
     expect(holder).toBeDefined();
     // Someone deletes the key in the provider's console.
-    const iam = new AwsClient({
-      accessKeyId: world.aws.accessKeyId,
-      secretAccessKey: world.aws.secretAccessKey,
-      service: 'iam',
-      region: 'us-east-1',
-    });
-    const deleted = await iam.fetch(world.aws.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        Action: 'DeleteAccessKey',
-        Version: '2010-05-08',
-        UserName: holder?.name as string,
-        AccessKeyId: lost,
-      }).toString(),
-    });
-    expect(deleted.status).toBe(200);
+    await deleteKeyAtIam(world.aws, lost);
 
     // Within minutes of the site's last change a missing key may just not be listed yet: kept.
     await reconcile();

@@ -4,7 +4,6 @@
  * `reconcile-slice` messages; the Worker's queue consumer checks them. A bucket whose key was
  * deleted at IAM gets a new one that way, with no failure left on record.
  */
-import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConnectionsWorld,
@@ -17,6 +16,7 @@ import {
   startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { deleteKeyAtIam } from '../helpers/iam-console';
 import { triggerScheduled } from '../helpers/worker';
 
 const SWEEP = 'sweep:bucket-keys';
@@ -47,28 +47,6 @@ async function connectedBucket(): Promise<{ p: Seeded; bucketId: string; key: st
   return { p, bucketId: bucket.id, key: (await effectiveVars(p, site)).STORAGE_ACCESS_KEY as string };
 }
 
-/** Deletes `key` at IAM, as someone in the provider's console would. */
-async function deleteKey(key: string): Promise<void> {
-  const holder = Object.values(world.aws.state().users).find((u) => u.keys.some((k) => k.id === key));
-  const iam = new AwsClient({
-    accessKeyId: world.aws.accessKeyId,
-    secretAccessKey: world.aws.secretAccessKey,
-    service: 'iam',
-    region: 'us-east-1',
-  });
-  const res = await iam.fetch(world.aws.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      Action: 'DeleteAccessKey',
-      Version: '2010-05-08',
-      UserName: holder?.name as string,
-      AccessKeyId: key,
-    }).toString(),
-  });
-  expect(res.status).toBe(200);
-}
-
 /** Puts the sweep's cursor just before `bucketId`, so the next tick's slice starts with it. */
 async function nextInSlice(bucketId: string): Promise<void> {
   const [prev] = await metadata<{ id: string }>(
@@ -95,7 +73,7 @@ const failure = async (bucketId: string) =>
 describe('queued sweep slices', () => {
   it("a tick sends the slice to the queue, whose consumer replaces a bucket's deleted key", async () => {
     const { p, bucketId, key } = await connectedBucket();
-    await deleteKey(key);
+    await deleteKeyAtIam(world.aws, key);
     await nextInSlice(bucketId);
     await triggerScheduled(world.worker.baseUrl);
     const fresh = await eventually(
