@@ -73,6 +73,25 @@ export async function loginRolesInGroup(adminUrl: string, group: string): Promis
   return Number(res.rows[0]?.n ?? 0);
 }
 
+/** Creates connect-level login `name` on `db` in one transaction, with the statements the Worker runs. */
+async function createConnectLogin(
+  client: pg.Client,
+  adminUrl: string,
+  db: string,
+  name: string,
+): Promise<void> {
+  const password = await passwordClause(randomBytes(24).toString('base64url'));
+  const statements = createLoginStatements(
+    db,
+    privilegesLock(lockSecret(adminUrl), db),
+    name,
+    password,
+    'connect',
+    DEFAULT_CLUSTER_LIMITS,
+  );
+  await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
+}
+
 /**
  * The wall time of `count` logins made at once, each on its own new connection with the
  * Worker's connect-level statements (as {@link timeDirectLogins}): what 100 parallel connects
@@ -83,20 +102,7 @@ export async function timeParallelDirectLogins(adminUrl: string, db: string, cou
   try {
     const t0 = performance.now();
     await Promise.all(
-      names.map((name) =>
-        withPg(adminUrl, async (client) => {
-          const password = await passwordClause(randomBytes(24).toString('base64url'));
-          const statements = createLoginStatements(
-            db,
-            privilegesLock(lockSecret(adminUrl), db),
-            name,
-            password,
-            'connect',
-            DEFAULT_CLUSTER_LIMITS,
-          );
-          await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
-        }),
-      ),
+      names.map((name) => withPg(adminUrl, (client) => createConnectLogin(client, adminUrl, db, name))),
     );
     return performance.now() - t0;
   } finally {
@@ -132,16 +138,7 @@ export async function timeDirectLogins(
   const names = Array.from({ length: count }, () => `bench_${randomBytes(5).toString('hex')}`);
   const times: number[] = [];
   const runOne = async (client: pg.Client, name: string): Promise<void> => {
-    const password = await passwordClause(randomBytes(24).toString('base64url'));
-    const statements = createLoginStatements(
-      db,
-      privilegesLock(lockSecret(adminUrl), db),
-      name,
-      password,
-      'connect',
-      DEFAULT_CLUSTER_LIMITS,
-    );
-    await client.query(['BEGIN', ...statements, 'COMMIT'].join(';\n'));
+    await createConnectLogin(client, adminUrl, db, name);
   };
   try {
     if (fresh) {
