@@ -6,8 +6,8 @@ import { createHttpDb } from '../db/client';
 import { apiDocument } from './api-document';
 import { type Bindings, type Config, loadConfig } from './config';
 import { consoleApp } from './console';
-import { buildServices } from './container';
-import { type AppEnv, closeDb, getDb, getHttpDb } from './context';
+import { buildServices, openRequest, type RequestScope, type WorkerOptions } from './container';
+import { type AppEnv, getDb, getHttpDb } from './context';
 import { exchangeSlugOf, serveExchange } from './exchange-fast-path';
 import { isCrossSiteWrite } from './lib/cross-site';
 import { timingSafeEqual } from './lib/crypto';
@@ -22,7 +22,7 @@ import { apiDocsRoutes } from './routes/api-docs';
 import { cliTokenRoutes } from './routes/cli-token';
 import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
 import { isPlainExchange } from './routes/oauth/exchange';
-import { readsWithCaller } from './routes/shared';
+import { activityBy, readsWithCaller } from './routes/shared';
 import { callerRead, resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
 import { reconcilerHealth } from './services/reconciler-state';
@@ -76,42 +76,47 @@ function bodyReadAsJson(req: Request): Request {
 
 /**
  * What every request goes through first: its id, its body read as JSON, its log context and its
- * services; afterwards an unread body is drained and the request's database closed.
+ * context (built once, container.ts openRequest); afterwards an unread body is drained and the
+ * request's database closed.
  */
-const requestScope: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const requestId = c.req.header('cf-ray') ?? newId();
-  c.set('requestId', requestId);
-  // Only the management API: the auth service takes JSON declared as JSON (request-limits.ts).
-  if (c.req.path.startsWith('/api/')) c.req.raw = bodyReadAsJson(c.req.raw);
-  await withRequestId(requestId, async () => {
-    try {
-      // The composition root: a missing variable, secret or binding is answered 500 BAD_ENVIRONMENT here.
-      const services = buildServices(c.env);
-      c.set('services', services);
-      c.set('config', services.config);
-      await next();
-    } catch (err) {
-      // Hono hands only Errors to the error handler; anything else thrown reaches it wrapped.
-      throw asError(err);
-    } finally {
-      await drainUnreadBody(c.req.raw);
-      if (c.get('dbHandle')) {
-        const done = closeDb(c);
-        try {
-          c.executionCtx.waitUntil(done);
-        } catch {
-          await done;
+function requestScope(options: WorkerOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const requestId = c.req.header('cf-ray') ?? newId();
+    c.set('requestId', requestId);
+    // Only the management API: the auth service takes JSON declared as JSON (request-limits.ts).
+    if (c.req.path.startsWith('/api/')) c.req.raw = bodyReadAsJson(c.req.raw);
+    await withRequestId(requestId, async () => {
+      let scope: RequestScope | undefined;
+      try {
+        // The composition root: a missing variable, secret or binding is answered 500 BAD_ENVIRONMENT here.
+        const services = buildServices(c.env, options);
+        scope = openRequest(services, () => activityBy(c));
+        c.set('ctx', scope.ctx);
+        c.set('config', services.config);
+        await next();
+      } catch (err) {
+        // Hono hands only Errors to the error handler; anything else thrown reaches it wrapped.
+        throw asError(err);
+      } finally {
+        await drainUnreadBody(c.req.raw);
+        if (scope?.opened()) {
+          const done = scope.close();
+          try {
+            c.executionCtx.waitUntil(done);
+          } catch {
+            await done;
+          }
         }
       }
-    }
-  });
-};
+    });
+  };
+}
 
 /** Builds the Worker's fetch app. */
-export function buildApp(): OpenAPIHono<AppEnv> {
+export function buildApp(options: WorkerOptions = {}): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
-  app.use('*', requestScope);
+  app.use('*', requestScope(options));
   app.use('/console/*', boundedBodies);
   app.use('/api/*', boundedBodies);
   app.get('/healthz', async (c) => {
@@ -188,9 +193,9 @@ const notFound: NotFoundHandler<AppEnv> = (c) => {
 };
 
 /** The exchange alone: the same request scope and auth middleware, with a router of one route. */
-function buildExchangeApp(): OpenAPIHono<AppEnv> {
+function buildExchangeApp(options: WorkerOptions): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
-  app.use('*', requestScope);
+  app.use('*', requestScope(options));
   app.route('/v1', exchangeOnlyRoutes);
   app.notFound(notFound);
   app.onError(onError);
@@ -219,13 +224,11 @@ async function servicesByName(request: Request, env: Bindings): Promise<Request>
  * whole app's router (some 150 routes) and the middleware of paths they are not. Everything
  * else, the exchange's CORS preflight included, goes to the whole app.
  */
-export function buildFetch(): (
-  request: Request,
-  env: Bindings,
-  ctx: ExecutionContext,
-) => Response | Promise<Response> {
-  const app = buildApp();
-  const exchange = buildExchangeApp();
+export function buildFetch(
+  options: WorkerOptions = {},
+): (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response> {
+  const app = buildApp(options);
+  const exchange = buildExchangeApp(options);
   const routed = (request: Request, env: Bindings, ctx: ExecutionContext) =>
     exchange.fetch(request, env, ctx);
   return (request, env, ctx) => {
@@ -235,6 +238,6 @@ export function buildFetch(): (
       return servicesByName(request, env).then((byId) => app.fetch(byId, env, ctx));
     }
     if (!isPlainExchange(request)) return routed(request, env, ctx);
-    return serveExchange(request, env, ctx, slug, routed);
+    return serveExchange(request, env, ctx, slug, routed, options);
   };
 }

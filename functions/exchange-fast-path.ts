@@ -8,17 +8,16 @@
  * body the route's validation would refuse goes there too, rebuilt, still with nothing counted,
  * so every refusal is the route's own answer.
  */
-import { Context } from 'hono';
 import type { Bindings } from './config';
-import { buildServices, type Services } from './container';
-import type { AppEnv } from './context';
+import { buildServices, openRequest, type Services, type WorkerOptions } from './container';
 import { clientKey } from './domain/client-key';
 import { SERVICE_NAME_RE } from './domain/names';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
-import { asError, onError } from './on-error';
+import { asError, errorAnswer } from './on-error';
 import { exchangeInput } from './routes/oauth/exchange';
 import { SCRIPT_CORS } from './routes/oauth/shared';
+import { activitySourceOf } from './services/activity/source';
 import { isKnownApp } from './services/sign-in/apps';
 import { countExchange, type ExchangeInput, exchangeCode } from './services/sign-in/exchange';
 
@@ -46,12 +45,12 @@ function inputOf(bytes: ArrayBuffer): ExchangeInput | null {
   }
 }
 
-/** `err` answered by the Worker's error handler, with the headers the route's CORS would set. */
-function failed(err: unknown, request: Request, env: Bindings, ctx: ExecutionContext, requestId: string) {
-  const c = new Context<AppEnv>(request, { env, executionCtx: ctx, path: new URL(request.url).pathname });
-  c.set('requestId', requestId);
-  for (const [name, value] of Object.entries(CORS_HEADERS)) c.header(name, value);
-  return onError(asError(err), c);
+/** JSON `body` with the exchange's own headers and the route's CORS headers. */
+function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...CORS_HEADERS, ...headers },
+  });
 }
 
 /**
@@ -65,10 +64,11 @@ export async function serveExchange(
   ctx: ExecutionContext,
   slug: string,
   routed: Fetch,
+  options: WorkerOptions = {},
 ): Promise<Response> {
   let services: Services;
   try {
-    services = buildServices(env);
+    services = buildServices(env, options);
   } catch {
     return routed(request, env, ctx);
   }
@@ -82,16 +82,17 @@ export async function serveExchange(
         const { url, method, headers } = request;
         return routed(new Request(url, { method, headers, body: bytes }), env, ctx);
       }
-      const { config, codes } = services;
-      const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
-      const { taken } = await countExchange(codes, slug, client, input.code);
-      const session = await exchangeCode(config, slug, input, taken);
-      return new Response(JSON.stringify(session), {
-        status: 200,
-        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...CORS_HEADERS },
-      });
+      // The exchange records no change and reads no metadata: its context opens nothing.
+      const scope = openRequest(services, () =>
+        activitySourceOf({ type: 'anonymous' }, undefined, undefined),
+      );
+      const client = clientKey(request.headers.get(scope.ctx.config.CLIENT_IP_HEADER) ?? '');
+      const { taken } = await countExchange(scope.ctx, { slug, client, code: input.code });
+      const session = await exchangeCode(scope.ctx, { slug, input, taken });
+      return json(session, 200, { 'cache-control': 'no-store' });
     } catch (err) {
-      return failed(err, request, env, ctx, requestId);
+      const { status, body, headers } = errorAnswer(asError(err), new URL(request.url).pathname, requestId);
+      return json(body, status, headers);
     }
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { pgCode } from './adapters/postgres-sql';
 import { EnvironmentError } from './config';
 import type { AppEnv } from './context';
@@ -69,63 +70,91 @@ export function asError(thrown: unknown): Error {
   return new Error(typeof message === 'string' ? message : String(thrown), { cause: thrown });
 }
 
-const isOAuthPath = (c: Context<AppEnv>): boolean => c.req.path.startsWith('/v1/');
+/** What the error handler answers: a status, a JSON body, and headers to add (Retry-After). */
+export interface ErrorAnswer {
+  status: ContentfulStatusCode;
+  body: unknown;
+  headers: Record<string, string>;
+}
 
-/** Answers `err` in the shape of the request's route family. */
-export function onError(err: Error, c: Context<AppEnv>): Response {
+const answer = (
+  status: ContentfulStatusCode,
+  body: unknown,
+  headers: Record<string, string> = {},
+): ErrorAnswer => ({
+  status,
+  body,
+  headers,
+});
+
+/**
+ * The answer to `err` raised by a request for `path`, in the shape of the path's route family.
+ * `requestId` names an unexpected failure in its body. Needs no framework: the app's `onError`
+ * and the exchange's fast path both answer with it.
+ */
+export function errorAnswer(err: Error, path: string, requestId: string = newId()): ErrorAnswer {
+  const oauth = path.startsWith('/v1/');
   if (err instanceof OAuthError) {
-    if (err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
-    return c.json(err.code ? { error: err.message, code: err.code } : { error: err.message }, err.status);
+    const retry: Record<string, string> =
+      err.retryAfter !== undefined ? { 'Retry-After': String(err.retryAfter) } : {};
+    return answer(
+      err.status,
+      err.code ? { error: err.message, code: err.code } : { error: err.message },
+      retry,
+    );
   }
   if (err instanceof ApiError) {
-    if (err.retryAfter !== undefined) c.header('Retry-After', String(err.retryAfter));
-    return c.json(
-      { error: { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) } },
-      err.status,
-    );
+    const retry: Record<string, string> =
+      err.retryAfter !== undefined ? { 'Retry-After': String(err.retryAfter) } : {};
+    const detail = { code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}) };
+    return answer(err.status, { error: detail }, retry);
   }
   if (err instanceof EnvironmentError) {
     log.error(`the environment is incomplete or malformed: ${err.names.join(', ')}`);
-    return c.json(
-      {
-        error: { code: 'BAD_ENVIRONMENT', message: `the service is misconfigured: ${err.names.join(', ')}` },
-      },
-      500,
-    );
+    const message = `the service is misconfigured: ${err.names.join(', ')}`;
+    return answer(500, { error: { code: 'BAD_ENVIRONMENT', message } });
   }
   if (err instanceof HTTPException && err.status < 500) {
     const message = err.message || 'invalid request';
-    if (isOAuthPath(c)) return c.json({ error: message }, err.status);
+    const status = err.status as ContentfulStatusCode;
+    if (oauth) return answer(status, { error: message });
     // A 4xx Hono raises itself at 400 is a body it could not read: the one code of a body that fails validation.
     const code = err.status === 400 ? 'VALIDATION_FAILED' : codeOfStatus(err.status);
-    return c.json(
-      { error: { code, message, ...(code === 'VALIDATION_FAILED' ? { field: 'body' } : {}) } },
-      err.status,
-    );
+    return answer(status, {
+      error: { code, message, ...(code === 'VALIDATION_FAILED' ? { field: 'body' } : {}) },
+    });
   }
   if (isUnstorableText(err)) {
     const message = 'text in the path or body may not contain NUL characters';
-    if (isOAuthPath(c)) return c.json({ error: message }, 400);
-    return c.json({ error: { code: 'BAD_REQUEST', message } }, 400);
+    return answer(400, oauth ? { error: message } : { error: { code: 'BAD_REQUEST', message } });
   }
+  const retryLater = { 'Retry-After': String(METADATA_RETRY_AFTER) };
   if (isAtConnectionLimit(err)) {
     // Refused at connect, before any statement ran: the request changed nothing in the metadata.
     log.error('the metadata database refused a connection (too many connections):', [...causes(err)].at(-1));
     const message =
       "the service's database is at its connection limit (too many connections); nothing was changed, retry later";
-    c.header('Retry-After', String(METADATA_RETRY_AFTER));
-    if (isOAuthPath(c)) return c.json({ error: message, code: 'temporarily_unavailable' }, 503);
-    return c.json({ error: { code: 'SERVICE_UNAVAILABLE', message } }, 503);
+    const body = oauth
+      ? { error: message, code: 'temporarily_unavailable' }
+      : { error: { code: 'SERVICE_UNAVAILABLE', message } };
+    return answer(503, body, retryLater);
   }
   if (isDatabaseUnreachable(err)) {
     // The driver's own message: drizzle's wrapper would log the statement and its parameters.
     log.error('the metadata database is unreachable:', [...causes(err)].at(-1));
     const message = 'the service is temporarily unavailable; retry later';
-    c.header('Retry-After', String(METADATA_RETRY_AFTER));
-    if (isOAuthPath(c)) return c.json({ error: message, code: 'temporarily_unavailable' }, 503);
-    return c.json({ error: { code: 'SERVICE_UNAVAILABLE', message } }, 503);
+    const body = oauth
+      ? { error: message, code: 'temporarily_unavailable' }
+      : { error: { code: 'SERVICE_UNAVAILABLE', message } };
+    return answer(503, body, retryLater);
   }
-  const requestId = c.get('requestId') ?? newId();
   log.failure('request failed:', err);
-  return c.json({ error: { code: 'INTERNAL', message: 'internal error', request_id: requestId } }, 500);
+  return answer(500, { error: { code: 'INTERNAL', message: 'internal error', request_id: requestId } });
+}
+
+/** The app's error handler: {@link errorAnswer} for the request, with the headers its middleware set. */
+export function onError(err: Error, c: Context<AppEnv>): Response {
+  const { status, body, headers } = errorAnswer(err, c.req.path, c.get('requestId'));
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  return c.json(body, status);
 }

@@ -2,12 +2,16 @@
  * The one context a request's (or a job's) services take first: the metadata database (a pool
  * for transactions and the HTTP driver for one-shot statements and batches), the configuration,
  * the outside systems, the provisioning queue, the clock, the log, and who the changes are
- * recorded as. Routes build it once per request (routes/shared.ts requestContext), the queue
- * consumer and the reconciler once per batch or tick ({@link jobContext}); services take
- * `(ctx, input)`.
+ * recorded as. The composition root builds it once per request (container.ts openRequest, for
+ * the app's middleware and the exchange's fast path alike; routes read it with
+ * routes/shared.ts requestContext), the queue consumer and the reconciler once per batch or
+ * tick ({@link jobContext}). A use case takes `(ctx, input)`; only the pieces a read or a batch
+ * is built from (a `…Query(db)` and its decoder, pure rules) take the handle they build on.
  */
 import type { Db, HttpDb } from '../db/client';
 import type { Adapters, Receivers } from './adapters';
+import type { CodeStore } from './adapters/code-store';
+import type { RateLimiter } from './adapters/rate-limiter';
 import type { Config } from './config';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { log } from './lib/logger';
@@ -36,6 +40,10 @@ export interface RequestContext {
   /** Where deliveries go (live patches, network policies, invitations). */
   receivers: Receivers;
   queue: Queue<ProvisioningMessage>;
+  /** One-time codes and provider sign-in state (OneTimeCodes objects). */
+  codes: CodeStore;
+  /** Rate counters (RateCounter objects). */
+  rateLimiter: RateLimiter;
   clock: Clock;
   log: Logger;
   /** Who the request's changes are recorded as in the Activity record. */
@@ -53,10 +61,9 @@ export type JobContext = Omit<RequestContext, 'http' | 'activity'> & {
 };
 
 /** The context of a job on `db` with the Worker's services (container.ts). */
-export function jobContext<S extends Omit<JobContext, 'db' | 'clock' | 'log' | 'activity'>>(
+export function jobContext<S extends Omit<JobContext, 'db' | 'log' | 'activity'>>(
   services: S,
   db: Db,
-  clock: Clock = systemClock,
 ): S & JobContext {
-  return { ...services, db, clock, log };
+  return { ...services, db, log };
 }

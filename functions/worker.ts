@@ -7,7 +7,7 @@
 import { createDb, createPool } from '../db/client';
 import { buildFetch } from './app';
 import type { Bindings } from './config';
-import { buildReconcilerServices, buildServices, type Services } from './container';
+import { buildReconcilerServices, buildServices, type Services, type WorkerOptions } from './container';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
@@ -19,8 +19,8 @@ import { credentialSteps } from './services/reconciler-steps';
 /** Runs `work` with the environment's services and a database pool, closed afterwards. */
 async function withServices<T>(
   env: Bindings,
+  build: (env: Bindings) => Services,
   work: (ctx: Services & JobContext) => Promise<T>,
-  build: (env: Bindings) => Services = buildServices,
 ): Promise<T> {
   const services = build(env);
   const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
@@ -31,28 +31,36 @@ async function withServices<T>(
   }
 }
 
+/** The Worker's handlers, with `options` (a test's clock) in every context they build. */
+export const buildWorker = (options: WorkerOptions = {}) =>
+  ({
+    fetch: buildFetch(options),
+
+    async queue(batch: MessageBatch<ProvisioningMessage>, env: Bindings): Promise<void> {
+      await withServices(
+        env,
+        (e) => buildServices(e, options),
+        async (ctx) => {
+          if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, ctx.db);
+          return consumeProvisioning(batch, ctx, PROVISIONING_HANDLERS);
+        },
+      );
+    },
+
+    async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
+      // Admin sessions with a short lock timeout: one stalled item must cost the tick little.
+      await withServices(
+        env,
+        (e) => buildReconcilerServices(e, options),
+        (ctx) =>
+          runReconciler(ctx, {
+            ...RECONCILER_STEPS,
+            ...credentialSteps(),
+            'purge-activity': (c) => purgeActivity(c.db, c.config.ACTIVITY_RETENTION_DAYS),
+          }),
+      );
+    },
+  }) satisfies ExportedHandler<Bindings, ProvisioningMessage>;
+
 /** The Worker's handlers. */
-export const worker = {
-  fetch: buildFetch(),
-
-  async queue(batch: MessageBatch<ProvisioningMessage>, env: Bindings): Promise<void> {
-    await withServices(env, async (ctx) => {
-      if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, ctx.db);
-      return consumeProvisioning(batch, ctx, PROVISIONING_HANDLERS);
-    });
-  },
-
-  async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {
-    // Admin sessions with a short lock timeout: one stalled item must cost the tick little.
-    await withServices(
-      env,
-      (ctx) =>
-        runReconciler(ctx, {
-          ...RECONCILER_STEPS,
-          ...credentialSteps(),
-          'purge-activity': (c) => purgeActivity(c.db, c.config.ACTIVITY_RETENTION_DAYS),
-        }),
-      buildReconcilerServices,
-    );
-  },
-} satisfies ExportedHandler<Bindings, ProvisioningMessage>;
+export const worker = buildWorker();

@@ -7,7 +7,6 @@
  */
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { getHttpDb } from '../context';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { randomToken } from '../lib/ids';
 import { log } from '../lib/logger';
@@ -92,7 +91,7 @@ export function providerSignInRoutes(
       binding: await sha256Hex(binding),
     };
     await c
-      .get('services')
+      .get('ctx')
       .codes.scope(SCOPE)
       .issue(await sha256Hex(state), JSON.stringify(record), STATE_TTL_MS, null);
     setCookie(c, BINDING_COOKIE, binding, {
@@ -127,7 +126,7 @@ export function providerSignInRoutes(
     });
     const redeemed = state
       ? await c
-          .get('services')
+          .get('ctx')
           .codes.scope(SCOPE)
           .redeem(await sha256Hex(state))
       : null;
@@ -155,7 +154,7 @@ export function providerSignInRoutes(
       return refused(c, record.next, `${provider.title} sign-in failed: ${err.message}`);
     }
     const ip = c.req.header(c.get('config').CLIENT_IP_HEADER);
-    const outcome = await signInWithProvider(getHttpDb(c), c.get('config'), who, name, ip);
+    const outcome = await signInWithProvider(c.get('ctx'), { who, provider: name, ip });
     if (!outcome.ok) {
       return refused(
         c,

@@ -18,7 +18,7 @@ import {
   TOKEN_MAX_DAYS,
 } from '../services/accounts';
 import { requireAccount } from '../services/caller/project-access';
-import { activityBy, callerAccount, readsCaller, readWithCaller } from './shared';
+import { callerAccount, readsCaller, readWithCaller, requestContext } from './shared';
 
 const AccountSchema = z
   .object({ id: z.string(), email: z.string(), name: z.string().nullable() })
@@ -50,7 +50,7 @@ accountsRoutes.openapi(
     if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
     if (principal.type !== 'operator')
       throw new ApiError('FORBIDDEN', 'only the operator token can create accounts');
-    return c.json(await createAccount(getHttpDb(c), activityBy(c), c.req.valid('json')), 201);
+    return c.json(await createAccount(requestContext(c), c.req.valid('json')), 201);
   },
 );
 
@@ -104,7 +104,8 @@ accountsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
     const body = c.req.valid('json');
-    const issued = await issueAccountToken(getHttpDb(c), activityBy(c), accountId, {
+    const issued = await issueAccountToken(requestContext(c), {
+      accountId,
       name: body.name,
       expiresInDays: body.expires_in_days,
       readOnly: body.read_only,
@@ -149,7 +150,7 @@ accountsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
     const { tokenId } = c.req.valid('param');
-    await revokeAccountToken(getHttpDb(c), activityBy(c), accountId, tokenId);
+    await revokeAccountToken(requestContext(c), { accountId, tokenId });
     return c.json({ revoked: true as const }, 200);
   },
 );
@@ -168,7 +169,7 @@ accountsRoutes.openapi(
     if (principal.type !== 'account' || principal.via !== 'token') {
       throw new ApiError('FORBIDDEN', 'only a personal token can revoke itself; a session signs out');
     }
-    await revokeAccountToken(getHttpDb(c), activityBy(c), accountId, principal.tokenId);
+    await revokeAccountToken(requestContext(c), { accountId, tokenId: principal.tokenId });
     return c.json({ revoked: true as const }, 200);
   },
 );
@@ -185,12 +186,10 @@ accountsRoutes.openapi(
     const principal = c.get('principal');
     const accountId = requireAccount(principal, 'token');
     if (principal.type !== 'account') throw new ApiError('UNAUTHORIZED');
-    const { token, expiresAt } = await openDashboardSession(
-      getHttpDb(c),
-      activityBy(c),
+    const { token, expiresAt } = await openDashboardSession(requestContext(c), {
       accountId,
-      principal.tokenId,
-    );
+      mintedBy: principal.tokenId,
+    });
     return c.json({ token, expires_at: expiresAt.toISOString() }, 201);
   },
 );
@@ -212,7 +211,7 @@ accountsRoutes.openapi(
         'only a dashboard session can end itself; revoke an account token by its id',
       );
     }
-    await endDashboardSession(getHttpDb(c), activityBy(c), accountId, principal.tokenId);
+    await endDashboardSession(requestContext(c), { accountId, tokenId: principal.tokenId });
     return c.json({ revoked: true as const }, 200);
   },
 );
@@ -265,7 +264,10 @@ accountsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    await endDashboardSessionById(getHttpDb(c), activityBy(c), accountId, c.req.valid('param').sessionId);
+    await endDashboardSessionById(requestContext(c), {
+      accountId,
+      sessionId: c.req.valid('param').sessionId,
+    });
     return c.json({ revoked: true as const }, 200);
   },
 );
@@ -280,6 +282,6 @@ accountsRoutes.openapi(
   }),
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
-    return c.json({ revoked: await endAllDashboardSessions(getHttpDb(c), activityBy(c), accountId) }, 200);
+    return c.json({ revoked: await endAllDashboardSessions(requestContext(c), { accountId }) }, 200);
   },
 );

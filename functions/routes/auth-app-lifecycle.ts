@@ -59,12 +59,7 @@ authAppLifecycleRoutes.openapi(
     const params = c.req.valid('param');
     await retryOnConcurrentChange(getDb(c), async () => {
       const { app, holders } = await appAndHolders(c, params);
-      await deleteAuthApp(
-        { ...requestContext(c), codes: c.get('services').codes },
-        activityBy(c),
-        app,
-        holders,
-      );
+      await deleteAuthApp(requestContext(c), { app, holders });
     });
     return c.json({ deleted: true as const }, 200);
   },

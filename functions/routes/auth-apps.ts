@@ -28,7 +28,6 @@ import {
 import { AdminUserSchema, AuthAppSchema, ListedUserSchema, PatchSchema } from './auth-app-schemas';
 import {
   access,
-  activityBy,
   callerBeforeBody,
   callerBeforeMalformedJson,
   ProjectParam,
@@ -159,17 +158,7 @@ authAppsRoutes.openapi(
   }),
   async (c) => {
     const { app } = await appWith(c, c.req.valid('param'), 'write', false, []);
-    return c.json(
-      await updateAuthApp(
-        getHttpDb(c),
-        activityBy(c),
-        c.get('services').codes,
-        c.get('config'),
-        app,
-        c.req.valid('json'),
-      ),
-      200,
-    );
+    return c.json(await updateAuthApp(requestContext(c), { app, patch: c.req.valid('json') }), 200);
   },
   appBeforeBody(false),
 );
@@ -213,14 +202,11 @@ authAppsRoutes.openapi(
     const params = c.req.valid('param');
     const { app } = await appWith(c, params, 'write', true, []);
     return c.json(
-      await setUserDisabled(
-        getHttpDb(c),
-        activityBy(c),
-        c.get('services').codes,
+      await setUserDisabled(requestContext(c), {
         app,
-        params.userId,
-        c.req.valid('json').disabled,
-      ),
+        userId: params.userId,
+        disabled: c.req.valid('json').disabled,
+      }),
       200,
     );
   },
@@ -242,7 +228,7 @@ authAppsRoutes.openapi(
     const { app, answers } = await appWith(c, params, 'write', true, [
       userQuery(getHttpDb(c), authAppIdOf(params.authAppId), params.userId),
     ]);
-    await deleteUser(getHttpDb(c), activityBy(c), c.get('services').codes, app, userFound(answers[0]));
+    await deleteUser(requestContext(c), { app, userId: userFound(answers[0]) });
     return c.json({ deleted: true as const }, 200);
   },
 );

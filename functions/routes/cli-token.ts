@@ -7,12 +7,13 @@
  */
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
+import type { AppEnv } from '../context';
 import { AUTHORIZATION_CODE_GRANT, DEVICE_CODE_GRANT } from '../domain/cli-login';
 import { clientKey } from '../domain/client-key';
 import { validationError, z } from '../lib/openapi';
 import { pollDeviceLogin, startDeviceLogin } from '../services/cli-device';
 import { type CliLogin, exchangeCliCode, type GrantRefusal } from '../services/cli-login';
+import { requestContext } from './shared';
 
 /** A route group whose validation failures answer RFC 6749's `invalid_request`. */
 export const cliTokenRoutes = new OpenAPIHono<AppEnv>({
@@ -93,15 +94,15 @@ cliTokenRoutes.openapi(
     const body = c.req.valid('json');
     const ip = clientOf(c);
     const client = clientKey(ip ?? '');
-    const services = c.get('services');
+    const ctx = requestContext(c);
     const outcome =
       body.grant_type === AUTHORIZATION_CODE_GRANT
-        ? await exchangeCliCode(getHttpDb(c), services.codes, client, ip, {
-            code: body.code,
-            verifier: body.code_verifier,
-            redirectUri: body.redirect_uri,
+        ? await exchangeCliCode(ctx, {
+            client,
+            ip,
+            grant: { code: body.code, verifier: body.code_verifier, redirectUri: body.redirect_uri },
           })
-        : await pollDeviceLogin(getHttpDb(c), services.codes, client, ip, body.device_code);
+        : await pollDeviceLogin(ctx, { client, ip, deviceCode: body.device_code });
     return answer(c, outcome);
   },
 );
@@ -148,12 +149,10 @@ cliTokenRoutes.openapi(
   async (c) => {
     const body = c.req.valid('json') ?? {};
     const ip = clientOf(c);
-    const outcome = await startDeviceLogin(
-      c.get('services').codes,
-      c.get('config').PUBLIC_BASE_URL,
-      clientKey(ip ?? ''),
-      body.name ?? 'tether CLI',
-    );
+    const outcome = await startDeviceLogin(requestContext(c), {
+      client: clientKey(ip ?? ''),
+      name: body.name ?? 'tether CLI',
+    });
     c.header('Cache-Control', 'no-store');
     if (!('error' in outcome)) return c.json(outcome, 200);
     c.header('Retry-After', String(outcome.retryAfter ?? 60));

@@ -14,6 +14,7 @@ import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/
 import { requireAccount } from '../services/caller/project-access';
 import { decideDeviceLogin } from '../services/cli-device';
 import { authorizeCli } from '../services/cli-login';
+import { requestContext } from './shared';
 
 export const cliRoutes = routeGroup<AppEnv>();
 
@@ -61,7 +62,8 @@ cliRoutes.openapi(
     const body = c.req.valid('json');
     const problem = loopbackRedirectProblem(body.redirect_uri);
     if (problem) throw new ApiError('BAD_REQUEST', problem, 'redirect_uri');
-    const { redirectTo } = await authorizeCli(c.get('services').codes, accountId, {
+    const { redirectTo } = await authorizeCli(requestContext(c), {
+      accountId,
       redirectUri: body.redirect_uri,
       challenge: body.code_challenge,
       state: body.state,
@@ -97,13 +99,12 @@ cliRoutes.openapi(
     const accountId = sessionAccount(c);
     const body = c.req.valid('json');
     const client = clientKey(c.req.header(c.get('config').CLIENT_IP_HEADER) ?? '');
-    const { name } = await decideDeviceLogin(
-      c.get('services').codes,
+    const { name } = await decideDeviceLogin(requestContext(c), {
       accountId,
       client,
-      body.user_code,
-      body.approve,
-    );
+      typed: body.user_code,
+      approve: body.approve,
+    });
     return c.json({ name, approved: body.approve }, 200);
   },
 );

@@ -152,7 +152,7 @@ for (const action of ['stop', 'start'] as const) {
       const updated = await setDatabaseRunning(
         getHttpDb(c),
         activityBy(c),
-        c.get('services'),
+        c.get('ctx'),
         row,
         action === 'start',
       );
@@ -160,7 +160,7 @@ for (const action of ['stop', 'start'] as const) {
         // Apps that connected while it was stopped get their own credentials now, by live patch
         // (the minute reconciler does it too, should this message be lost).
         await c
-          .get('services')
+          .get('ctx')
           .queue.send({
             type: 'switch-credentials',
             projectId: project.id,

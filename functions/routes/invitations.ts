@@ -120,7 +120,7 @@ invitationsRoutes.openapi(
 
 /** Posts the invitation to the operator's mail sender after the answer, retrying a few times. */
 function sendToMailer(c: Context<AppEnv>, body: Record<string, unknown>): void {
-  const mailer = c.get('services').receivers.invitations;
+  const mailer = c.get('ctx').receivers.invitations;
   if (!mailer) return;
   const text = JSON.stringify(body);
   const send = async () => {

@@ -2,13 +2,12 @@
 import type { SQL } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
-import { log } from '../lib/logger';
 import { pathBeforeBody, z } from '../lib/openapi';
-import { type RequestContext, systemClock } from '../request-context';
+import type { RequestContext } from '../request-context';
 import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
 import { type BatchQuery, callerAccountId, resolveCallerWith } from '../services/caller/api-caller';
 import {
@@ -130,30 +129,8 @@ export function activityBy(c: Context<AppEnv>): ActivitySource {
   );
 }
 
-/**
- * The request's {@link RequestContext}, what its services take first. The database handles open
- * on first use, and `activity` is read when a service records a change: by then the caller is read.
- */
-export function requestContext(c: Context<AppEnv>): RequestContext {
-  const { adapters, receivers, queue } = c.get('services');
-  return {
-    get db() {
-      return getDb(c);
-    },
-    get http() {
-      return getHttpDb(c);
-    },
-    config: c.get('config'),
-    adapters,
-    receivers,
-    queue,
-    clock: systemClock,
-    log,
-    get activity() {
-      return activityBy(c);
-    },
-  };
-}
+/** The request's {@link RequestContext}, what its services take first (built once, container.ts openRequest). */
+export const requestContext = (c: Context<AppEnv>): RequestContext => c.get('ctx');
 
 /** A timestamp as ISO 8601 UTC. */
 export const iso = (date: Date): string => date.toISOString();

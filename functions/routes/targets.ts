@@ -94,7 +94,7 @@ targetsRoutes.openapi(
   async (c) => {
     const { site } = await siteOf(c, 'admin');
     const { adapter, input } = parseTarget(c.req.valid('json'));
-    const services = c.get('services');
+    const services = c.get('ctx');
     const { syncId, described } = await setSiteTarget(
       getHttpDb(c),
       c.get('config'),
@@ -168,7 +168,7 @@ targetsRoutes.openapi(
       {
         target: {
           type: row.target?.type ?? 'default',
-          configured: row.target !== null || c.get('services').receivers.runtimePatch !== null,
+          configured: row.target !== null || c.get('ctx').receivers.runtimePatch !== null,
         },
         deliveries: listed.map(showDelivery),
       },
@@ -197,7 +197,7 @@ targetsRoutes.openapi(
     if (outcome === 'unknown') throw new ApiError('NOT_FOUND', 'delivery not found');
     if (outcome !== 'revived')
       throw new ApiError('CONFLICT', `the delivery is ${outcome}; only a dead or failed one is sent again`);
-    await enqueueDeliveries(c.get('services').queue, [deliveryId.toLowerCase()]);
+    await enqueueDeliveries(c.get('ctx').queue, [deliveryId.toLowerCase()]);
     return c.json({ id: deliveryId.toLowerCase(), status: 'pending' as const }, 202);
   },
 );

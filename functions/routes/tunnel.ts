@@ -56,7 +56,7 @@ tunnelRoutes.get('/projects/:id/sites/:siteId/tunnel/:dbId', readsCaller, async 
     tunnelQuery(getHttpDb(c), projectIdOf(params.id), params.siteId, params.dbId),
   ]);
   await access(c, params.id, 'write');
-  const target = tunnelTarget(c.get('config'), c.get('services').adapters, answer);
+  const target = tunnelTarget(c.get('config'), c.get('ctx').adapters, answer);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     c.header('Upgrade', 'websocket');
     throw new ApiError('UPGRADE_REQUIRED', 'this route opens a WebSocket: send Upgrade: websocket');

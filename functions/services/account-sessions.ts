@@ -5,22 +5,21 @@ import { accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
+import type { RequestContext } from '../request-context';
 import { accountEvent } from './account-events';
 import { SESSION_TTL_MS } from './accounts';
-import type { ActivitySource } from './activity';
 
 /**
  * Opens a dashboard session (shown once) that ends after twelve hours, or earlier with the
  * account token `mintedBy` that opened it.
  */
 export async function openDashboardSession(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  mintedBy: string | null,
+  ctx: RequestContext,
+  { accountId, mintedBy }: { accountId: string; mintedBy: string | null },
 ): Promise<{ token: string; expiresAt: Date }> {
+  const db = ctx.http;
   const token = newSecret('session');
-  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  const expiresAt = new Date(ctx.clock.now().getTime() + SESSION_TTL_MS);
   const id = newId();
   await runBatch(db, [
     db.insert(accountTokens).values({
@@ -31,7 +30,14 @@ export async function openDashboardSession(
       expiresAt,
       mintedBy,
     }),
-    accountEvent(db, by, accountId, 'session.create', { type: 'session', id }, { minted_by: mintedBy }),
+    accountEvent(
+      db,
+      ctx.activity,
+      accountId,
+      'session.create',
+      { type: 'session', id },
+      { minted_by: mintedBy },
+    ),
   ]);
   return { token, expiresAt };
 }
@@ -60,20 +66,19 @@ export function listDashboardSessions(db: HttpDb, accountId: SQL | string) {
 
 /** Ends the account's live dashboard session `sessionId`; 404 when it has none by that id. */
 export async function endDashboardSessionById(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  sessionId: string,
+  ctx: RequestContext,
+  { accountId, sessionId }: { accountId: string; sessionId: string },
 ): Promise<void> {
+  const db = ctx.http;
   if (!isUuid(sessionId)) throw new ApiError('NOT_FOUND', 'session not found');
   const id = sessionId.toLowerCase();
   const live = sql`exists (select 1 from account_tokens where id = ${id}::uuid and account_id = ${accountId}::uuid
     and kind = 'session' and revoked_at is null and expires_at > now())`;
   const [, ended] = await runBatch(db, [
-    accountEvent(db, by, accountId, 'session.revoke', { type: 'session', id }, {}, live),
+    accountEvent(db, ctx.activity, accountId, 'session.revoke', { type: 'session', id }, {}, live),
     db
       .update(accountTokens)
-      .set({ revokedAt: new Date() })
+      .set({ revokedAt: ctx.clock.now() })
       .where(
         and(
           eq(accountTokens.id, sessionId.toLowerCase()),
@@ -90,30 +95,29 @@ export async function endDashboardSessionById(
 
 /** Ends the account's dashboard session `tokenId` (the console's Sign out). */
 export async function endDashboardSession(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  tokenId: string,
+  ctx: RequestContext,
+  { accountId, tokenId }: { accountId: string; tokenId: string },
 ): Promise<void> {
+  const db = ctx.http;
   await runBatch(db, [
     db
       .update(accountTokens)
-      .set({ revokedAt: new Date() })
+      .set({ revokedAt: ctx.clock.now() })
       .where(and(eq(accountTokens.id, tokenId), eq(accountTokens.accountId, accountId))),
-    accountEvent(db, by, accountId, 'session.end', { type: 'session', id: tokenId }),
+    accountEvent(db, ctx.activity, accountId, 'session.end', { type: 'session', id: tokenId }),
   ]);
 }
 
 /** Ends every live dashboard session of the account (sign out everywhere); returns how many. */
 export async function endAllDashboardSessions(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
+  ctx: RequestContext,
+  { accountId }: { accountId: string },
 ): Promise<number> {
+  const db = ctx.http;
   const [ended] = await runBatch(db, [
     db
       .update(accountTokens)
-      .set({ revokedAt: new Date() })
+      .set({ revokedAt: ctx.clock.now() })
       .where(
         and(
           eq(accountTokens.accountId, accountId),
@@ -122,7 +126,7 @@ export async function endAllDashboardSessions(
         ),
       )
       .returning({ id: accountTokens.id }),
-    accountEvent(db, by, accountId, 'session.revoke_all', { type: 'account', id: accountId }),
+    accountEvent(db, ctx.activity, accountId, 'session.revoke_all', { type: 'account', id: accountId }),
   ]);
   return (ended as unknown[]).length;
 }

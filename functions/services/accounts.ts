@@ -5,8 +5,9 @@ import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
+import type { RequestContext } from '../request-context';
 import { accountCreated } from './account-events';
-import { type ActivitySource, activityQuery, type DetailValue } from './activity';
+import { activityQuery, type DetailValue } from './activity';
 
 /** Dashboard sessions last twelve hours. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -23,17 +24,16 @@ export interface AccountBody {
  * statement: the token is inserted only from the account row this statement inserted.
  */
 export async function createAccount(
-  db: HttpDb,
-  by: ActivitySource,
+  ctx: RequestContext,
   body: { email: string; name?: string },
 ): Promise<{ account: AccountBody; token: string }> {
   const token = newSecret('account');
   const account = { id: newId(), email: body.email, name: body.name ?? null };
-  const { rows } = await db.execute(sql`
+  const { rows } = await ctx.http.execute(sql`
     with a as (
       insert into accounts (id, email, name) values (${account.id}::uuid, ${account.email}, ${account.name})
       on conflict do nothing returning id),
-    e as (${accountCreated(by, account, sql`exists (select 1 from a)`)})
+    e as (${accountCreated(ctx.activity, account, sql`exists (select 1 from a)`)})
     insert into account_tokens (id, account_id, kind, name, token_hash)
     select ${newId()}::uuid, a.id, 'token', 'initial', ${await sha256Hex(token)} from a
     returning id`);
@@ -55,8 +55,9 @@ export const TOKEN_DEFAULT_DAYS = 90;
 export const TOKEN_MAX_DAYS = 365;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** What a new personal token is. */
+/** What a new personal token is, and whose. */
 export interface NewTokenInput {
+  accountId: string;
   name: string;
   expiresInDays?: number;
   readOnly?: boolean;
@@ -75,15 +76,12 @@ export interface IssuedToken {
 }
 
 /** Issues a personal token (shown once) that expires after `expiresInDays` (default 90). */
-export async function issueAccountToken(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  input: NewTokenInput,
-): Promise<IssuedToken> {
+export async function issueAccountToken(ctx: RequestContext, input: NewTokenInput): Promise<IssuedToken> {
+  const db = ctx.http;
+  const { accountId } = input;
   const token = newSecret('account');
   const id = newId();
-  const createdAt = new Date();
+  const createdAt = ctx.clock.now();
   const expiresAt = new Date(createdAt.getTime() + (input.expiresInDays ?? TOKEN_DEFAULT_DAYS) * DAY_MS);
   const readOnly = input.readOnly ?? false;
   await runBatch(db, [
@@ -97,7 +95,7 @@ export async function issueAccountToken(
       readOnly,
       createdAt,
     }),
-    activityQuery(db, by, {
+    activityQuery(db, ctx.activity, {
       action: 'token.create',
       target: { type: 'token', id, name: input.name },
       projectId: null,
@@ -144,18 +142,17 @@ export function listAccountTokens(db: HttpDb, accountId: SQL | string) {
  * no live token by that id.
  */
 export async function revokeAccountToken(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  tokenId: string,
+  ctx: RequestContext,
+  { accountId, tokenId }: { accountId: string; tokenId: string },
 ): Promise<void> {
+  const db = ctx.http;
   if (!isUuid(tokenId)) throw new ApiError('NOT_FOUND', 'token not found');
   const id = tokenId.toLowerCase();
   const live = sql`exists (select 1 from account_tokens where id = ${id}::uuid and account_id = ${accountId}::uuid
     and kind = 'token' and revoked_at is null)`;
   const recorded = activityQuery(
     db,
-    by,
+    ctx.activity,
     {
       action: 'token.revoke',
       target: { type: 'token', id, name: sql`select name from account_tokens where id = ${id}::uuid` },
@@ -166,7 +163,7 @@ export async function revokeAccountToken(
   );
   const revocation = db
     .update(accountTokens)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: ctx.clock.now() })
     .where(
       and(
         eq(accountTokens.accountId, accountId),

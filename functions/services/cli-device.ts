@@ -1,12 +1,3 @@
-/**
- * `tether login --device` (RFC 8628): the CLI starts a grant and shows a user code; a signed-in
- * person types it on /console/device and approves or denies; the CLI's polls are answered
- * `authorization_pending`, `slow_down`, `access_denied` or `expired_token` until the approved
- * grant gives a personal token. The grants live in one OneTimeCodes object (device-grants.ts),
- * which also counts the clients' starts and polls and the wrong codes people type.
- */
-import type { HttpDb } from '../../db/client';
-import type { CodeStore } from '../adapters/code-store';
 import {
   DEVICE_CODE_TTL_SECONDS,
   DEVICE_POLL_INTERVAL_SECONDS,
@@ -18,6 +9,7 @@ import {
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { randomToken } from '../lib/ids';
+import type { RequestContext } from '../request-context';
 import {
   CLI_LIMITS,
   CLI_WINDOW_MS,
@@ -43,12 +35,10 @@ const userHashOf = (normalised: string) => sha256Hex(`user-code:${normalised}`);
 
 /** Starts a device grant for the machine `name`; a refusal when the client started too many. */
 export async function startDeviceLogin(
-  codes: CodeStore,
-  baseUrl: string,
-  client: string,
-  name: string,
+  ctx: Pick<RequestContext, 'codes' | 'config'>,
+  { client, name }: { client: string; name: string },
 ): Promise<DeviceAuthorization | GrantRefusal> {
-  const scope = codes.scope(DEVICE_SCOPE);
+  const scope = ctx.codes.scope(DEVICE_SCOPE);
   const deviceCode = randomToken();
   const deviceHash = await sha256Hex(deviceCode);
   // A drawn user code that a live grant holds is drawn again; one in 10^7 even with 2,500 live.
@@ -67,7 +57,7 @@ export async function startDeviceLogin(
     );
     if (!decision.allowed) return limited(decision);
     if (!started) continue;
-    const page = `${baseUrl.replace(/\/$/, '')}/console/device`;
+    const page = `${ctx.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/console/device`;
     const shown = formatUserCode(userCode);
     return {
       device_code: deviceCode,
@@ -87,12 +77,10 @@ export async function startDeviceLogin(
  * minutes), then 429 until the window resets, whatever is typed.
  */
 export async function decideDeviceLogin(
-  codes: CodeStore,
-  accountId: string,
-  client: string,
-  typed: string,
-  approve: boolean,
+  ctx: Pick<RequestContext, 'codes'>,
+  input: { accountId: string; client: string; typed: string; approve: boolean },
 ): Promise<{ name: string }> {
+  const { accountId, client, typed, approve } = input;
   const normalised = normaliseUserCode(typed);
   // A code that cannot be one still counts as a try, so malformed guesses are no cheaper.
   const userHash = await userHashOf(normalised ?? `invalid:${typed.slice(0, 64)}`);
@@ -100,7 +88,7 @@ export async function decideDeviceLogin(
     { key: `tries:account:${accountId}`, limit: USER_CODE_TRIES },
     { key: `tries:client:${client}`, limit: USER_CODE_TRIES },
   ];
-  const outcome = await codes
+  const outcome = await ctx.codes
     .scope(DEVICE_SCOPE)
     .decideDeviceGrant(userHash, approve ? accountId : null, tries, CLI_WINDOW_MS);
   if (outcome.found) return { name: outcome.name };
@@ -122,13 +110,10 @@ export async function decideDeviceLogin(
 
 /** One poll of the CLI: the token once approved, else the RFC 8628 error to answer. */
 export async function pollDeviceLogin(
-  db: HttpDb,
-  codes: CodeStore,
-  client: string,
-  ip: string | undefined,
-  deviceCode: string,
+  ctx: RequestContext,
+  { client, ip, deviceCode }: { client: string; ip: string | undefined; deviceCode: string },
 ): Promise<CliLogin | GrantRefusal> {
-  const poll = await codes
+  const poll = await ctx.codes
     .scope(DEVICE_SCOPE)
     .pollDeviceGrant(
       await sha256Hex(deviceCode),
@@ -150,6 +135,6 @@ export async function pollDeviceLogin(
     case 'denied':
       return { error: 'access_denied', description: 'the sign-in was denied in the browser' };
     case 'approved':
-      return issueCliToken(db, poll.accountId, poll.name, ip, 'device');
+      return issueCliToken(ctx, { accountId: poll.accountId, name: poll.name, ip, flow: 'device' });
   }
 }

@@ -1,15 +1,8 @@
-/**
- * `tether login` through the browser (RFC 8252 with PKCE): the signed-in person's `Authorize`
- * issues a one-time code (120 s, single use, kept under its hash in a OneTimeCodes object) bound
- * to the CLI's loopback redirect and PKCE challenge; the CLI trades it, with its verifier, for a
- * personal token named after the machine. The device flow (cli-device.ts) ends the same way.
- */
-import type { HttpDb } from '../../db/client';
-import type { CodeStore } from '../adapters/code-store';
 import { CLI_CODE_TTL_SECONDS, CLI_TOKEN_DAYS, callbackUrl } from '../domain/cli-login';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { randomToken } from '../lib/ids';
 import type { RateDecision } from '../objects/fixed-window';
+import type { RequestContext } from '../request-context';
 import { type AccountBody, issueAccountToken, readAccount } from './accounts';
 import { activitySourceOf } from './activity';
 
@@ -46,9 +39,8 @@ export interface CliAuthorization {
 
 /** Issues the one-time code of `accountId`'s `Authorize`; where the browser goes next (the CLI's callback). */
 export async function authorizeCli(
-  codes: CodeStore,
-  accountId: string,
-  request: CliAuthorization,
+  ctx: Pick<RequestContext, 'codes'>,
+  { accountId, ...request }: CliAuthorization & { accountId: string },
 ): Promise<{ redirectTo: string }> {
   const code = randomToken();
   const record: CodeRecord = {
@@ -57,7 +49,7 @@ export async function authorizeCli(
     redirectUri: request.redirectUri,
     name: request.name,
   };
-  await codes
+  await ctx.codes
     .scope(CODES_SCOPE)
     .issue(await sha256Hex(code), JSON.stringify(record), CLI_CODE_TTL_SECONDS * 1000, accountId);
   return { redirectTo: callbackUrl(request.redirectUri, { code, state: request.state }) };
@@ -94,20 +86,23 @@ export const limited = (decision: RateDecision): GrantRefusal => ({
  * change made through the CLI, and reads the account for the answer.
  */
 export async function issueCliToken(
-  db: HttpDb,
-  accountId: string,
-  name: string,
-  ip: string | undefined,
-  flow: 'browser' | 'device',
+  ctx: RequestContext,
+  input: { accountId: string; name: string; ip: string | undefined; flow: 'browser' | 'device' },
 ): Promise<CliLogin | GrantRefusal> {
-  const by = activitySourceOf({ type: 'account', accountId }, 'cli', ip);
-  const [account] = await readAccount(db, accountId);
+  const { accountId, name, ip, flow } = input;
+  // The request carries no credential: what proved it (a code or a device grant) names the account.
+  const activity = activitySourceOf({ type: 'account', accountId }, 'cli', ip);
+  const [account] = await readAccount(ctx.http, accountId);
   if (!account) return { error: 'invalid_grant', description: 'the account that approved is gone' };
-  const issued = await issueAccountToken(db, by, accountId, {
-    name,
-    expiresInDays: CLI_TOKEN_DAYS,
-    details: { login: flow },
-  });
+  const issued = await issueAccountToken(
+    { ...ctx, activity },
+    {
+      accountId,
+      name,
+      expiresInDays: CLI_TOKEN_DAYS,
+      details: { login: flow },
+    },
+  );
   return { token: issued.token, account };
 }
 
@@ -116,13 +111,15 @@ export async function issueCliToken(
  * the same object call); `redirectUri`, when the CLI sends it, must be the one authorized.
  */
 export async function exchangeCliCode(
-  db: HttpDb,
-  codes: CodeStore,
-  client: string,
-  ip: string | undefined,
-  grant: { code: string; verifier: string; redirectUri?: string },
+  ctx: RequestContext,
+  input: {
+    client: string;
+    ip: string | undefined;
+    grant: { code: string; verifier: string; redirectUri?: string };
+  },
 ): Promise<CliLogin | GrantRefusal> {
-  const { decision, redeemed } = await codes
+  const { client, ip, grant } = input;
+  const { decision, redeemed } = await ctx.codes
     .scope(CODES_SCOPE)
     .countAndRedeem(
       [{ key: `client:${client}`, limit: CLI_LIMITS.exchange }],
@@ -138,5 +135,5 @@ export async function exchangeCliCode(
   const record = JSON.parse(redeemed.value) as CodeRecord;
   if (!timingSafeEqual(await sha256Base64url(grant.verifier), record.challenge)) return invalid;
   if (grant.redirectUri !== undefined && grant.redirectUri !== record.redirectUri) return invalid;
-  return issueCliToken(db, record.accountId, record.name, ip, 'browser');
+  return issueCliToken(ctx, { accountId: record.accountId, name: record.name, ip, flow: 'browser' });
 }

@@ -5,11 +5,10 @@
  * dashboard session, all in one statement.
  */
 import { sql } from 'drizzle-orm';
-import type { HttpDb } from '../../db/client';
-import type { Config } from '../config';
 import { maySignUp } from '../domain/signup-policy';
 import { sha256Hex } from '../lib/crypto';
 import { newId, newSecret } from '../lib/ids';
+import type { RequestContext } from '../request-context';
 import { SESSION_TTL_MS } from './accounts';
 import { type ActivitySource, activityStatement } from './activity';
 import type { ProviderIdentity } from './sign-in/users';
@@ -31,17 +30,14 @@ export type ConsoleSignIn =
  * in the same statement, from the client address `ip`.
  */
 export async function signInWithProvider(
-  db: HttpDb,
-  config: Config,
-  who: ProviderIdentity,
-  provider: string,
-  ip: string | undefined,
+  ctx: Pick<RequestContext, 'http' | 'config' | 'clock'>,
+  { who, provider, ip }: { who: ProviderIdentity; provider: string; ip: string | undefined },
 ): Promise<ConsoleSignIn> {
   if (!who.emailVerified) return { ok: false, reason: 'unverified' };
   const email = who.email.trim().toLowerCase();
   const token = newSecret('session');
-  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  const policyAllows = maySignUp(config.signup, email, false);
+  const expiresAt = new Date(ctx.clock.now().getTime() + SESSION_TTL_MS);
+  const policyAllows = maySignUp(ctx.config.signup, email, false);
   const sessionId = newId();
   const account = sql`(select id from acc limit 1)`;
   const by: ActivitySource = {
@@ -71,7 +67,7 @@ export async function signInWithProvider(
     },
     sql`exists (select 1 from opened)`,
   );
-  const { rows } = await db.execute<{ account_id: string | null; created: boolean }>(sql`
+  const { rows } = await ctx.http.execute<{ account_id: string | null; created: boolean }>(sql`
     with found as (select id from accounts where email = ${email}),
     invited as (
       select exists (select 1 from invitations where email = ${email} and accepted_at is null

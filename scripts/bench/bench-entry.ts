@@ -57,16 +57,16 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   if (route === 'exchange-call' && request.method === 'POST') {
     const { code } = (await request.json()) as { code: string };
     const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
-    const { taken } = await countExchange(buildServices(env).codes, arg, client, code);
+    const { taken } = await countExchange(buildServices(env), { slug: arg, client, code });
     // Only a live code's redemption is the exchange's step: anything else is not a ceiling.
     return json({ redeemed: taken !== null }, taken === null ? 409 : 200);
   }
   if (route === 'exchange-work' && request.method === 'POST') {
     const input = (await request.json()) as { code: string; code_verifier: string };
     const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
-    const { taken } = await countExchange(buildServices(env).codes, arg, client, input.code);
+    const { taken } = await countExchange(buildServices(env), { slug: arg, client, code: input.code });
     try {
-      return json(await exchangeCode(config, arg, input, taken));
+      return json(await exchangeCode({ config }, { slug: arg, input, taken }));
     } catch (err) {
       if (err instanceof OAuthError) return json({ error: err.message }, err.status);
       throw err;
@@ -75,13 +75,12 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   if (route === 'redeem' && request.method === 'POST') {
     // The exchange's two windows (client and app) with limits never reached: its writes, never a 429.
     const checks = ['client:bench', 'app'].map((key) => ({ key, limit: Number.MAX_SAFE_INTEGER }));
-    const { taken } = await countAndRedeemCode(
-      buildServices(env).codes,
-      arg,
+    const { taken } = await countAndRedeemCode(buildServices(env), {
+      slug: arg,
       checks,
-      RATE_WINDOW_MS,
-      crypto.randomUUID(),
-    );
+      windowMs: RATE_WINDOW_MS,
+      code: crypto.randomUUID(),
+    });
     return json({ redeemed: taken !== null });
   }
   if (route === 'connect-work' && request.method === 'POST') {

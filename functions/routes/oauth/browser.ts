@@ -8,7 +8,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
-import { getHttpDb } from '../../context';
 import { challengeProblem } from '../../domain/pkce';
 import { isHttpsRedirect, matchRedirectUri } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
@@ -19,6 +18,7 @@ import { issueState, newNonce, takeState } from '../../services/sign-in/one-time
 import type { BrowserFlow, SignInProvider } from '../../services/sign-in/providers/provider';
 import { providerNamed } from '../../services/sign-in/providers/registry';
 import { countSignInStart, lookUpApp } from '../../services/sign-in/rate-limit';
+import { requestContext } from '../shared';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({
@@ -84,9 +84,11 @@ browserRoutes.openapi(
     const query = c.req.valid('query');
     const provider = browserProvider(name);
     // A client naming unknown apps is counted (429 past its limit), so starts cost no free reads.
-    const app = await lookUpApp(c.get('services').rateLimiter, clientOf(c), () =>
-      loadEnabledApp(getHttpDb(c), appSlug),
-    );
+    const ctx = requestContext(c);
+    const app = await lookUpApp(ctx, {
+      client: clientOf(c),
+      lookup: () => loadEnabledApp(ctx.http, appSlug),
+    });
     if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
       throw new OAuthError(400, 'redirect_uri is not a registered origin of this app');
     }
@@ -100,19 +102,22 @@ browserRoutes.openapi(
     }
     const client = await providerClient(c, app, provider);
     // Counted once the request would keep provider state: an unknown app never gets an object.
-    await countSignInStart(c.get('services').rateLimiter, appSlug, clientOf(c));
+    await countSignInStart(ctx, { slug: appSlug, client: clientOf(c) });
     const nonce = provider.browser.sendsNonce ? newNonce() : undefined;
     const verifier = newNonce();
-    const state = await issueState(c.get('services').codes, appSlug, {
-      appId: app.id,
-      provider: provider.name,
-      redirectUri: query.redirect_uri,
-      challenge: query.code_challenge,
-      clientState: query.state,
-      nonce,
-      providerVerifier: verifier,
+    const state = await issueState(ctx, {
+      slug: appSlug,
+      record: {
+        appId: app.id,
+        provider: provider.name,
+        redirectUri: query.redirect_uri,
+        challenge: query.code_challenge,
+        clientState: query.state,
+        nonce,
+        providerVerifier: verifier,
+      },
     });
-    const config = c.get('config');
+    const { config } = ctx;
     const location = await provider.browser.authorizeUrl(config, {
       settings: client.settings,
       callbackUri: callbackUri(c, appSlug, provider.name),
@@ -153,10 +158,10 @@ async function callback(
     throw new OAuthError(404, `${provider.title} returns by ${provider.browser.callbackMethod}`);
   // The app is read once, before any Durable Object is touched: a made-up app gets its 404
   // first. The sign-in's other metadata trip is its user and session (finishSignIn).
-  const reads = getHttpDb(c);
-  const app = await findAppBySlug(reads, appSlug);
+  const ctx = requestContext(c);
+  const app = await findAppBySlug(ctx.http, appSlug);
   if (!app) throw new OAuthError(404, 'unknown app');
-  const record = params.state ? await takeState(c.get('services').codes, appSlug, params.state) : null;
+  const record = params.state ? await takeState(ctx, { slug: appSlug, state: params.state }) : null;
   if (!record || record.provider !== provider.name)
     throw new OAuthError(400, 'unknown, used or expired sign-in state');
   if (!app.enabled) throw new OAuthError(400, 'this app can no longer sign in');
@@ -164,10 +169,7 @@ async function callback(
   if (app.id !== record.appId || !matchRedirectUri(record.redirectUri, app.allowedOrigins)) {
     throw new OAuthError(400, 'redirect_uri is no longer a registered origin of this app');
   }
-  const location = await finishSignIn({
-    reads,
-    codes: c.get('services').codes,
-    config: c.get('config'),
+  const location = await finishSignIn(ctx, {
     app,
     slug: appSlug,
     record,

@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { z } from '../../lib/openapi';
 import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/sign-in/exchange';
+import { requestContext } from '../shared';
 import {
   AppParam,
   jsonBody,
@@ -88,9 +89,9 @@ exchangeRoutes.openapi(
     const counted = c.get('countedExchange');
     const taken = counted?.presented
       ? counted.taken
-      : await redeemCounted(c.get('services').codes, appSlug, input.code);
+      : await redeemCounted(requestContext(c), { slug: appSlug, code: input.code });
     // The counting middleware answered 404 for an app that does not exist, before any object.
-    const session = await exchangeCode(c.get('config'), appSlug, input, taken);
+    const session = await exchangeCode(requestContext(c), { slug: appSlug, input, taken });
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },

@@ -9,6 +9,7 @@ import type { AppEnv } from '../../context';
 import { boundedBodies, jsonAuthPosts } from '../../lib/request-limits';
 import { countExchange } from '../../services/sign-in/exchange';
 import { countIdTokenRequest, countSessionRequest } from '../../services/sign-in/rate-limit';
+import { requestContext } from '../shared';
 import { browserRoutes } from './browser';
 import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { introspectRoutes } from './introspect';
@@ -19,7 +20,7 @@ import { tokenRoutes } from './tokens';
 
 const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== 'POST') return next();
-  await countIdTokenRequest(c.get('services').rateLimiter, await knownSlug(c), clientOf(c));
+  await countIdTokenRequest(requestContext(c), { slug: await knownSlug(c), client: clientOf(c) });
   return next();
 };
 
@@ -28,7 +29,7 @@ const countedSession =
   (route: 'refresh' | 'logout'): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     if (c.req.method !== 'POST') return next();
-    await countSessionRequest(c.get('services').rateLimiter, route, await knownSlug(c), clientOf(c));
+    await countSessionRequest(requestContext(c), { route, slug: await knownSlug(c), client: clientOf(c) });
     return next();
   };
 
@@ -38,7 +39,7 @@ const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
   const input = await wellFormedExchange(c);
   c.set(
     'countedExchange',
-    await countExchange(c.get('services').codes, slug, clientOf(c), input?.code ?? null),
+    await countExchange(requestContext(c), { slug, client: clientOf(c), code: input?.code ?? null }),
   );
   return next();
 };

@@ -1,10 +1,10 @@
 /** POST /{appSlug}/oauth/nonce: a single-use nonce for a native sign-in (contract §9). */
 import { createRoute } from '@hono/zod-openapi';
-import { getHttpDb } from '../../context';
 import { z } from '../../lib/openapi';
 import { loadEnabledApp } from '../../services/sign-in/apps';
 import { issueNonce, NONCE_TTL_SECONDS } from '../../services/sign-in/nonces';
 import { lookUpApp } from '../../services/sign-in/rate-limit';
+import { requestContext } from '../shared';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 export const nonceRoutes = oauthGroup();
@@ -30,13 +30,9 @@ nonceRoutes.openapi(
   async (c) => {
     const { appSlug } = c.req.valid('param');
     // The app is looked up first, so a made-up slug never gets a Durable Object of its own.
-    await lookUpApp(c.get('services').rateLimiter, clientOf(c), () => loadEnabledApp(getHttpDb(c), appSlug));
-    const issued = await issueNonce(
-      c.get('config').keyring,
-      c.get('services').rateLimiter,
-      appSlug,
-      clientOf(c),
-    );
+    const ctx = requestContext(c);
+    await lookUpApp(ctx, { client: clientOf(c), lookup: () => loadEnabledApp(ctx.http, appSlug) });
+    const issued = await issueNonce(ctx, { slug: appSlug, client: clientOf(c) });
     c.header('Cache-Control', 'no-store');
     return c.json(issued, 201);
   },

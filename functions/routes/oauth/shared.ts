@@ -1,7 +1,7 @@
 /** Pieces shared by the auth service routes under /v1/{appSlug}: OAuth-shaped validation and the path parameter. */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../../context';
+import type { AppEnv } from '../../context';
 import { clientKey } from '../../domain/client-key';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
@@ -9,6 +9,7 @@ import { validationError, z } from '../../lib/openapi';
 import { MAX_AUTH_BODY_BYTES } from '../../lib/request-limits';
 import { assertKnownApp } from '../../services/sign-in/apps';
 import { lookUpApp } from '../../services/sign-in/rate-limit';
+import { requestContext } from '../shared';
 
 /** The largest request body the auth service reads. */
 export const MAX_BODY_BYTES = MAX_AUTH_BODY_BYTES;
@@ -41,7 +42,8 @@ function countedSlug(slug: string | undefined): string {
 /** The app of a counted request, which must exist before any counter is touched (404 otherwise). */
 export async function knownSlug(c: Context<AppEnv>): Promise<string> {
   const slug = countedSlug(c.req.param('appSlug'));
-  await lookUpApp(c.get('services').rateLimiter, clientOf(c), () => assertKnownApp(getHttpDb(c), slug));
+  const ctx = requestContext(c);
+  await lookUpApp(ctx, { client: clientOf(c), lookup: () => assertKnownApp(ctx.http, slug) });
   return slug;
 }
 

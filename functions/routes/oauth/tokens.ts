@@ -11,6 +11,7 @@ import type { IdTokenFlow, SignInProvider } from '../../services/sign-in/provide
 import { allProviders, providerNamed } from '../../services/sign-in/providers/registry';
 import { issueSession, logout, refreshSession } from '../../services/sign-in/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/sign-in/users';
+import { requestContext } from '../shared';
 import {
   AppParam,
   jsonBody,
@@ -73,9 +74,7 @@ tokenRoutes.openapi(
       throw new OAuthError(401, 'invalid id token', 'invalid_token');
     }
     // Only a token of this app (signature and audience checked) never used before spends the app's window.
-    await admitIdToken({
-      codes: c.get('services').codes,
-      keyring: c.get('config').keyring,
+    await admitIdToken(requestContext(c), {
       slug: appSlug,
       requireIssuedNonce: app.requireIssuedNonce,
       idToken: input.id_token,

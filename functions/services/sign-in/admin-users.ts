@@ -6,9 +6,9 @@
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { HttpDb, Queryable } from '../../../db/client';
 import { authRefreshTokens, authUsers } from '../../../db/schema';
-import type { CodeStore } from '../../adapters/code-store';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
+import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
 import type { AuthAppRow } from './apps';
 import { blockCodes, CODE_TTL_MS, STATE_TTL_MS, unblockCodes, unblockNewCodes } from './one-time-codes';
@@ -121,23 +121,26 @@ const userIdsOf = (appId: string, userId: string): SQL =>
  * request completes one that failed half-way.
  */
 export async function setUserDisabled(
-  db: HttpDb,
-  by: ActivitySource,
-  codes: CodeStore,
-  app: AuthAppRow,
-  userId: string,
-  disabled: boolean,
+  ctx: RequestContext,
+  { app, userId, disabled }: { app: AuthAppRow; userId: string; disabled: boolean },
 ): Promise<AdminUserBody> {
+  const db = ctx.http;
   const update = db.update(authUsers).set({ disabled }).where(byId(app.id, userId)).returning();
-  const recorded = userEvent(db, by, app, userId, disabled ? 'auth_user.disable' : 'auth_user.enable');
+  const recorded = userEvent(
+    db,
+    ctx.activity,
+    app,
+    userId,
+    disabled ? 'auth_user.disable' : 'auth_user.enable',
+  );
   const [[row]] = disabled
     ? await db.batch([update, revokeUserSessions(db, userIdsOf(app.id, userId)), recorded])
     : await db.batch([update, recorded]);
   if (!row) throw new ApiError('NOT_FOUND', 'user not found');
   const user = toAdminUser(row);
   const store = disabled
-    ? blockCodes(codes, app.appId, user.id, 'disabled')
-    : unblockNewCodes(codes, app.appId, user.id);
+    ? blockCodes(ctx, { slug: app.appId, userId: user.id, reason: 'disabled' })
+    : unblockNewCodes(ctx, { slug: app.appId, userId: user.id });
   await store.catch(() => {
     throw storeUnavailable();
   });
@@ -150,23 +153,22 @@ export async function setUserDisabled(
  * failure leaves nothing behind; the delete is one statement (404 if the user went meanwhile).
  */
 export async function deleteUser(
-  db: HttpDb,
-  by: ActivitySource,
-  codes: CodeStore,
-  app: AuthAppRow,
-  userId: string,
+  ctx: RequestContext,
+  { app, userId }: { app: AuthAppRow; userId: string },
 ): Promise<void> {
-  await blockCodes(codes, app.appId, userId, 'deleted', DELETED_BLOCK_MS).catch(() => {
+  const db = ctx.http;
+  const blocked = { slug: app.appId, userId, reason: 'deleted', ttlMs: DELETED_BLOCK_MS } as const;
+  await blockCodes(ctx, blocked).catch(() => {
     throw new ApiError('SERVICE_UNAVAILABLE', 'the sign-in store could not be reached; nothing was deleted');
   });
   try {
     const [, [row]] = await db.batch([
-      userEvent(db, by, app, userId, 'auth_user.delete'),
+      userEvent(db, ctx.activity, app, userId, 'auth_user.delete'),
       db.delete(authUsers).where(byId(app.id, userId)).returning({ id: authUsers.id }),
     ]);
     if (!row) throw new ApiError('NOT_FOUND', 'user not found');
   } catch (err) {
-    await unblockCodes(codes, app.appId, userId).catch(() => undefined);
+    await unblockCodes(ctx, { slug: app.appId, userId }).catch(() => undefined);
     throw err;
   }
 }

@@ -7,7 +7,6 @@
  */
 import { sql } from 'drizzle-orm';
 import type { StoredSigningKey } from '../../../db/schema';
-import type { CodeStore } from '../../adapters/code-store';
 import { sha256Hex } from '../../lib/crypto';
 import { newSecret } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
@@ -31,10 +30,8 @@ export async function newServerKey(ctx: Pick<RequestContext, 'config'>) {
 
 /** Deletes `app` with its connections (read with the caller as `holders`). */
 export async function deleteAuthApp(
-  ctx: RequestContext & { codes: CodeStore },
-  by: ActivitySource,
-  app: AuthAppRow,
-  holders: ServiceHolders,
+  ctx: RequestContext,
+  { app, holders }: { app: AuthAppRow; holders: ServiceHolders },
 ): Promise<void> {
   const db = ctx.http;
   const { written } = await writeServiceRemoval(
@@ -48,13 +45,17 @@ export async function deleteAuthApp(
         db.execute(guardRows(sql`delete from auth_apps where id = ${app.id}::uuid returning id`, NOT_FOUND)),
       ],
     },
-    by,
+    ctx.activity,
   );
   await afterCommit(ctx, written);
   // Codes are redeemed without Postgres: the app's outstanding ones are blocked where they live,
   // for as long as one can live, so an app made later with the same app_id is not affected.
-  await blockCodes(ctx.codes, app.appId, null, 'app_disabled', CODE_TTL_MS).catch((err: unknown) =>
-    ctx.log.error('blocking a deleted app’s outstanding codes failed; they expire within two minutes:', err),
+  await blockCodes(ctx, { slug: app.appId, userId: null, reason: 'app_disabled', ttlMs: CODE_TTL_MS }).catch(
+    (err: unknown) =>
+      ctx.log.error(
+        'blocking a deleted app’s outstanding codes failed; they expire within two minutes:',
+        err,
+      ),
   );
 }
 

@@ -3,12 +3,10 @@
  * user, then build where the browser goes next. Every failure from here on goes back to the
  * app's registered redirect_uri as error=<message>.
  */
-import type { HttpDb } from '../../../db/client';
-import type { CodeStore } from '../../adapters/code-store';
-import type { Config } from '../../config';
 import { isHttpsRedirect } from '../../domain/redirect-uris';
 import { log } from '../../lib/logger';
 import { OAuthError } from '../../lib/oauth-error';
+import type { RequestContext } from '../../request-context';
 import type { AuthAppRow } from './apps';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
@@ -19,10 +17,6 @@ import { type ProviderIdentity, REFUSAL_MESSAGE, type SignInRefusal, signInIdent
 
 /** What finishing a sign-in needs. */
 export interface FinishSignIn {
-  /** One-shot statements and batches over HTTP. */
-  reads: HttpDb;
-  codes: CodeStore;
-  config: Config;
   app: AuthAppRow;
   slug: string;
   record: StateRecord;
@@ -58,13 +52,13 @@ export function withParams(
 const errorLocation = (record: StateRecord, message: string) =>
   withParams(record.redirectUri, '?', { error: message.slice(0, 300), state: record.clientState });
 
-async function identify(input: FinishSignIn) {
+async function identify(ctx: RequestContext, input: FinishSignIn) {
   const providerError = input.params.error_description ?? input.params.error;
   if (providerError !== undefined) throw new ProviderFailure(`The provider refused: ${providerError}`);
   const code = input.params.code;
   if (!code) throw new ProviderFailure('The provider returned no code');
   const client = await input.client();
-  return input.flow.identify(input.config, {
+  return input.flow.identify(ctx.config, {
     ...client,
     params: input.params,
     code,
@@ -79,40 +73,44 @@ async function identify(input: FinishSignIn) {
  * identity is linked or made a user first (signInIdentity). A refusal when the sign-in is refused.
  */
 async function signInSession(
+  ctx: RequestContext,
   input: FinishSignIn,
   who: ProviderIdentity,
 ): Promise<OpenedSession | SignInRefusal> {
-  const returning = await openSession(input.reads, { appId: input.app.id, who });
+  const returning = await openSession(ctx.http, { appId: input.app.id, who });
   if (returning) return returning;
-  const result = await signInIdentity(input.reads, input.app.id, who, { known: null });
+  const result = await signInIdentity(ctx.http, input.app.id, who, { known: null });
   if (!result.ok) return result.refusal;
-  return (await openSession(input.reads, { userId: result.user.id })) ?? 'disabled';
+  return (await openSession(ctx.http, { userId: result.user.id })) ?? 'disabled';
 }
 
 /** Identifies the user and returns the redirect: code (PKCE), tokens in the fragment (web), or error. */
-export async function finishSignIn(input: FinishSignIn): Promise<string> {
+export async function finishSignIn(ctx: RequestContext, input: FinishSignIn): Promise<string> {
   const { record } = input;
   try {
-    const who = await identify(input);
+    const who = await identify(ctx, input);
     // The web flow hands tokens to https origins only; the start route already refused the rest.
     if (!record.challenge && !isHttpsRedirect(record.redirectUri))
       return errorLocation(record, 'PKCE is required for this redirect_uri');
-    const signingKey = await currentSigningKey(input.reads, input.config, input.app);
-    const opened = await signInSession(input, who);
+    const signingKey = await currentSigningKey(ctx.http, ctx.config, input.app);
+    const opened = await signInSession(ctx, input, who);
     if (typeof opened === 'string') return errorLocation(record, REFUSAL_MESSAGE[opened]);
     if (record.challenge) {
-      const code = await issueCode(input.codes, input.slug, {
-        appId: input.app.id,
-        userId: opened.user.id,
-        challenge: record.challenge,
-        redirectUri: record.redirectUri,
-        user: opened.user,
-        refreshCiphertext: await input.config.keyring.encrypt(opened.refreshToken),
-        signingKey,
+      const code = await issueCode(ctx, {
+        slug: input.slug,
+        record: {
+          appId: input.app.id,
+          userId: opened.user.id,
+          challenge: record.challenge,
+          redirectUri: record.redirectUri,
+          user: opened.user,
+          refreshCiphertext: await ctx.config.keyring.encrypt(opened.refreshToken),
+          signingKey,
+        },
       });
       return withParams(record.redirectUri, '?', { code, state: record.clientState });
     }
-    const session = await openedSessionBody(input.config, input.app.appId, signingKey, opened);
+    const session = await openedSessionBody(ctx.config, input.app.appId, signingKey, opened);
     return withParams(record.redirectUri, '#', {
       access_token: session.access_token,
       refresh_token: session.refresh_token,

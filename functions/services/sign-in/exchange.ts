@@ -6,11 +6,10 @@
  * the exchange costs one object call and no Postgres round trip at all.
  */
 
-import type { CodeStore } from '../../adapters/code-store';
-import type { Config } from '../../config';
 import { isCodeVerifier } from '../../domain/pkce';
 import { OAuthError } from '../../lib/oauth-error';
-import { countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
+import type { RequestContext } from '../../request-context';
+import { type CodesContext, countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
 import { appChecks, clientChecks, enforce, RATE_WINDOW_MS } from './rate-limit';
 import { INVALID_CODE, type SessionBody, sessionFromCode } from './sessions';
 import { REFUSAL_MESSAGE } from './users';
@@ -36,19 +35,16 @@ export interface CountedExchange {
  * first, so a wrong verifier burns it; a refused request burns nothing.
  */
 export async function countExchange(
-  codes: CodeStore,
-  slug: string,
-  client: string,
-  code: string | null,
+  ctx: CodesContext,
+  { slug, client, code }: { slug: string; client: string; code: string | null },
 ): Promise<CountedExchange> {
-  const { decision, taken } = await countAndRedeemCode(
-    codes,
+  const { decision, taken } = await countAndRedeemCode(ctx, {
     slug,
-    clientChecks('exchange', client),
-    RATE_WINDOW_MS,
+    checks: clientChecks('exchange', client),
+    windowMs: RATE_WINDOW_MS,
     code,
-    appChecks('exchange'),
-  );
+    presentedChecks: appChecks('exchange'),
+  });
   enforce(decision);
   return { presented: code !== null, taken };
 }
@@ -57,25 +53,25 @@ export async function countExchange(
  * Redeems the code of a request whose client was already counted without it (its body could not
  * be read before validation), counting the app's window if the code is live.
  */
-export async function redeemCounted(codes: CodeStore, slug: string, code: string): Promise<TakenCode | null> {
-  const { decision, taken } = await countAndRedeemCode(
-    codes,
+export async function redeemCounted(
+  ctx: CodesContext,
+  { slug, code }: { slug: string; code: string },
+): Promise<TakenCode | null> {
+  const { decision, taken } = await countAndRedeemCode(ctx, {
     slug,
-    [],
-    RATE_WINDOW_MS,
+    checks: [],
+    windowMs: RATE_WINDOW_MS,
     code,
-    appChecks('exchange'),
-  );
+    presentedChecks: appChecks('exchange'),
+  });
   enforce(decision);
   return taken;
 }
 
 /** Turns a redeemed code and its verifier into a session; every unusable code is invalid_grant. */
 export async function exchangeCode(
-  config: Config,
-  slug: string,
-  input: ExchangeInput,
-  taken: TakenCode | null,
+  ctx: Pick<RequestContext, 'config'>,
+  { slug, input, taken }: { slug: string; input: ExchangeInput; taken: TakenCode | null },
 ): Promise<SessionBody> {
   if (!taken) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
   const { record, block } = taken;
@@ -87,5 +83,5 @@ export async function exchangeCode(
   if (block === 'disabled') throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
   if (block === 'app_disabled') throw new OAuthError(403, 'this app is disabled');
   if (block !== null) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
-  return sessionFromCode(config, slug, record);
+  return sessionFromCode(ctx.config, slug, record);
 }

@@ -6,14 +6,13 @@
 import { and, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import { type AuthProvidersConfig, authApps } from '../../../db/schema';
-import type { CodeStore } from '../../adapters/code-store';
 import type { Config } from '../../config';
 import { type AppLinks, NO_APP_LINKS, sameAppLinks } from '../../domain/app-links';
 import { checkAllowedOrigins } from '../../domain/redirect-uris';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
-import { type ActivitySource, activityQuery } from '../activity';
+import { activityQuery } from '../activity';
 import { assertNameFree } from '../resources/names';
 import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
 import { runGuarded } from '../store/guarded-write';
@@ -215,13 +214,10 @@ async function patchedColumns(config: Config, row: AuthAppRow, patch: AuthAppPat
  * landed meanwhile, the app is read again and this one merged onto it, so neither is lost.
  */
 export async function updateAuthApp(
-  db: HttpDb,
-  by: ActivitySource,
-  codes: CodeStore,
-  config: Config,
-  read: AuthAppRow,
-  patch: AuthAppPatch,
+  ctx: RequestContext,
+  { app: read, patch }: { app: AuthAppRow; patch: AuthAppPatch },
 ): Promise<AuthAppBody> {
+  const { http: db, config } = ctx;
   let row = read;
   for (let attempt = 1; ; attempt++) {
     const { set, secrets } = await patchedColumns(config, row, patch);
@@ -235,7 +231,7 @@ export async function updateAuthApp(
         .returning(),
       activityQuery(
         db,
-        by,
+        ctx.activity,
         {
           action: 'auth_app.update',
           target: { type: 'auth_app', id: row.id, name: row.appId },
@@ -248,7 +244,7 @@ export async function updateAuthApp(
     ])) as [AuthAppRow[], unknown];
     const saved = updated[0];
     if (saved) {
-      await afterSettingsWrite(codes, row, patch);
+      await afterSettingsWrite(ctx, row, patch);
       return toAuthAppBody(config, saved, secrets);
     }
     // A short random pause, so writers that collided do not collide again in step.
@@ -260,11 +256,11 @@ export async function updateAuthApp(
 }
 
 /** Codes are redeemed without Postgres: a disabled app's outstanding codes are blocked where they live. */
-async function afterSettingsWrite(codes: CodeStore, row: AuthAppRow, patch: AuthAppPatch): Promise<void> {
+async function afterSettingsWrite(ctx: RequestContext, row: AuthAppRow, patch: AuthAppPatch): Promise<void> {
   if (patch.enabled === undefined) return;
   const store = patch.enabled
-    ? unblockCodes(codes, row.appId, null)
-    : blockCodes(codes, row.appId, null, 'app_disabled');
+    ? unblockCodes(ctx, { slug: row.appId, userId: null })
+    : blockCodes(ctx, { slug: row.appId, userId: null, reason: 'app_disabled' });
   await store.catch(() => {
     throw new ApiError(
       'SERVICE_UNAVAILABLE',

@@ -9,12 +9,11 @@
  * burn list is bounded by admitted sign-ins.
  */
 
-import type { CodeStore } from '../../adapters/code-store';
-import type { RateLimiter } from '../../adapters/rate-limiter';
 import type { IdTokenIdentity } from '../../domain/id-token-rules';
 import { fromBase64url, type Keyring, sha256Hex } from '../../lib/crypto';
 import { base64url } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
+import type { RequestContext } from '../../request-context';
 import { appChecks, enforce, RATE_WINDOW_MS } from './rate-limit';
 
 /** An issued nonce may be used for ten minutes. */
@@ -34,13 +33,11 @@ const TAG_BYTES = 16;
 
 /** Issues a nonce for `client` of app `slug` (429 with Retry-After past the client's limit). */
 export async function issueNonce(
-  keyring: Keyring,
-  limiter: RateLimiter,
-  slug: string,
-  client: string,
+  ctx: Pick<RequestContext, 'config' | 'rateLimiter'>,
+  { slug, client }: { slug: string; client: string },
 ): Promise<{ nonce: string; expires_in: number }> {
   enforce(
-    await limiter.take(
+    await ctx.rateLimiter.take(
       `nonce:${slug}`,
       [{ key: `client:${client}`, limit: NONCE_CLIENT_LIMIT }],
       RATE_WINDOW_MS,
@@ -50,7 +47,7 @@ export async function issueNonce(
   new DataView(head.buffer).setUint32(0, Math.floor(Date.now() / 1000) + NONCE_TTL_SECONDS);
   const nonce = new Uint8Array(HEAD_BYTES + TAG_BYTES);
   nonce.set(head);
-  nonce.set(await keyring.mac(macInput(slug, head), TAG_BYTES), HEAD_BYTES);
+  nonce.set(await ctx.config.keyring.mac(macInput(slug, head), TAG_BYTES), HEAD_BYTES);
   return { nonce: base64url(nonce), expires_in: NONCE_TTL_SECONDS };
 }
 
@@ -71,8 +68,6 @@ async function rawNonceOf(claim: string, requestNonce: string | undefined): Prom
 
 /** What a sign-in with a verified ID token needs to be admitted. */
 export interface IdTokenAdmission {
-  codes: CodeStore;
-  keyring: Keyring;
   slug: string;
   requireIssuedNonce: boolean;
   /** The ID token as sent (its signed part names it in the burn list). */
@@ -88,10 +83,13 @@ export interface IdTokenAdmission {
  * nonce a sign-in burnt, is refused; only then is the app's window counted (429 when spent) and
  * the token and its nonce burnt. Refusals are 401 invalid_token and count nowhere.
  */
-export async function admitIdToken(a: IdTokenAdmission): Promise<void> {
+export async function admitIdToken(
+  ctx: Pick<RequestContext, 'codes' | 'config'>,
+  a: IdTokenAdmission,
+): Promise<void> {
   const refuse = () => new OAuthError(401, 'invalid id token', 'invalid_token');
   const raw = a.identity.nonce === null ? null : await rawNonceOf(a.identity.nonce, a.requestNonce);
-  const issued = raw !== null && (await isIssuedNonce(a.keyring, a.slug, raw));
+  const issued = raw !== null && (await isIssuedNonce(ctx.config.keyring, a.slug, raw));
   if (a.requireIssuedNonce && !issued) throw refuse();
   // The signed part (header and claims) names the token: a re-encoded signature is the same token.
   const signed = a.idToken.split('.').slice(0, 2).join('.');
@@ -99,7 +97,7 @@ export async function admitIdToken(a: IdTokenAdmission): Promise<void> {
   if (issued) burns.push(await sha256Hex(raw));
   const now = Date.now();
   const keepUntil = Math.min(Math.max(a.identity.expiresAt * 1000 + 60_000, now), now + BURNT_MEMORY_CAP_MS);
-  const admission = await a.codes
+  const admission = await ctx.codes
     .scope(`nonces:${a.slug}`)
     .admitSignIn(burns, keepUntil, appChecks('id-token'), RATE_WINDOW_MS);
   if (admission.reused) throw refuse();

@@ -11,6 +11,7 @@ import type { CodeStore } from '../../adapters/code-store';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
 import type { RateCheck, RateDecision } from '../../objects/fixed-window';
+import type { RequestContext } from '../../request-context';
 import type { Provider } from './apps';
 import type { UserBody } from './users';
 
@@ -59,6 +60,9 @@ export interface StateRecord {
   providerVerifier?: string;
 }
 
+/** What the functions here reach: the OneTimeCodes objects. */
+export type CodesContext = Pick<RequestContext, 'codes'>;
+
 /** A redeemed code: its record and any block on its user or app. */
 export interface TakenCode {
   record: CodeRecord;
@@ -89,9 +93,12 @@ const hashOf = (secret: string): Promise<string> | null =>
   SECRET_RE.test(secret) ? sha256Hex(secret) : null;
 
 /** Issues a one-time code for 120 seconds. */
-export async function issueCode(codes: CodeStore, slug: string, record: CodeRecord): Promise<string> {
+export async function issueCode(
+  ctx: CodesContext,
+  { slug, record }: { slug: string; record: CodeRecord },
+): Promise<string> {
   const { secret, hash } = await newSecretWithHash();
-  await codesOf(codes, slug).issue(hash, JSON.stringify(record), CODE_TTL_MS, record.userId);
+  await codesOf(ctx.codes, slug).issue(hash, JSON.stringify(record), CODE_TTL_MS, record.userId);
   return secret;
 }
 
@@ -101,15 +108,18 @@ export async function issueCode(codes: CodeStore, slug: string, record: CodeReco
  * time within its lifetime, null ever after. Burnt either way; a refused request burns nothing.
  */
 export async function countAndRedeemCode(
-  codes: CodeStore,
-  slug: string,
-  checks: RateCheck[],
-  windowMs: number,
-  code: string | null,
-  presentedChecks: RateCheck[] = [],
+  ctx: CodesContext,
+  input: {
+    slug: string;
+    checks: RateCheck[];
+    windowMs: number;
+    code: string | null;
+    presentedChecks?: RateCheck[];
+  },
 ): Promise<{ decision: RateDecision; taken: TakenCode | null }> {
+  const { slug, checks, windowMs, code, presentedChecks = [] } = input;
   const hash = code === null ? null : await hashOf(code);
-  const { decision, redeemed } = await codesOf(codes, slug).countAndRedeem(
+  const { decision, redeemed } = await codesOf(ctx.codes, slug).countAndRedeem(
     checks,
     windowMs,
     hash,
@@ -123,9 +133,12 @@ export async function countAndRedeemCode(
 }
 
 /** Keeps the provider sign-in state; returns the `state` value sent to the provider. */
-export async function issueState(codes: CodeStore, slug: string, record: StateRecord): Promise<string> {
+export async function issueState(
+  ctx: CodesContext,
+  { slug, record }: { slug: string; record: StateRecord },
+): Promise<string> {
   const { secret, hash } = await newSecretWithHash();
-  await statesOf(codes, slug, hash.slice(0, 1)).issue(
+  await statesOf(ctx.codes, slug, hash.slice(0, 1)).issue(
     hash,
     JSON.stringify(record),
     STATE_TTL_MS,
@@ -136,10 +149,13 @@ export async function issueState(codes: CodeStore, slug: string, record: StateRe
 }
 
 /** Takes the provider sign-in state (single use). */
-export async function takeState(codes: CodeStore, slug: string, state: string): Promise<StateRecord | null> {
+export async function takeState(
+  ctx: CodesContext,
+  { slug, state }: { slug: string; state: string },
+): Promise<StateRecord | null> {
   const hash = await hashOf(state);
   if (hash === null) return null;
-  const taken = await statesOf(codes, slug, hash.slice(0, 1)).redeem(hash);
+  const taken = await statesOf(ctx.codes, slug, hash.slice(0, 1)).redeem(hash);
   return taken === null ? null : (JSON.parse(taken.value) as StateRecord);
 }
 
@@ -148,18 +164,19 @@ export async function takeState(codes: CodeStore, slug: string, state: string): 
  * until unblocked. Outstanding codes are refused from then on.
  */
 export async function blockCodes(
-  codes: CodeStore,
-  slug: string,
-  userId: string | null,
-  reason: CodeBlock,
-  ttlMs: number | null = null,
+  ctx: CodesContext,
+  input: { slug: string; userId: string | null; reason: CodeBlock; ttlMs?: number | null },
 ): Promise<void> {
-  await codesOf(codes, slug).block(userId ?? EVERY_SUBJECT, reason, ttlMs);
+  const { slug, userId, reason, ttlMs = null } = input;
+  await codesOf(ctx.codes, slug).block(userId ?? EVERY_SUBJECT, reason, ttlMs);
 }
 
 /** Lifts a block set by {@link blockCodes}. */
-export async function unblockCodes(codes: CodeStore, slug: string, userId: string | null): Promise<void> {
-  await codesOf(codes, slug).unblock(userId ?? EVERY_SUBJECT);
+export async function unblockCodes(
+  ctx: CodesContext,
+  { slug, userId }: { slug: string; userId: string | null },
+): Promise<void> {
+  await codesOf(ctx.codes, slug).unblock(userId ?? EVERY_SUBJECT);
 }
 
 /**
@@ -167,8 +184,11 @@ export async function unblockCodes(codes: CodeStore, slug: string, userId: strin
  * carry refresh tokens the disable revoked, so they stay refused (invalid_grant) until they
  * expire: a client never gets a session whose refresh token is already dead.
  */
-export async function unblockNewCodes(codes: CodeStore, slug: string, userId: string): Promise<void> {
-  await codesOf(codes, slug).liftForNewRecords(userId, 'disabled', 'revoked', CODE_TTL_MS);
+export async function unblockNewCodes(
+  ctx: CodesContext,
+  { slug, userId }: { slug: string; userId: string },
+): Promise<void> {
+  await codesOf(ctx.codes, slug).liftForNewRecords(userId, 'disabled', 'revoked', CODE_TTL_MS);
 }
 
 /** Whether BASE64URL(SHA-256(verifier)) equals the challenge, compared in constant time. */

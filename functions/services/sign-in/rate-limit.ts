@@ -5,9 +5,12 @@
  * codes (see exchange.ts), where one call counts the client, redeems the code and counts the
  * app's window when the code was live. Counting is exact under any concurrency.
  */
-import type { RateLimiter } from '../../adapters/rate-limiter';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RateCheck, RateDecision } from '../../objects/fixed-window';
+import type { RequestContext } from '../../request-context';
+
+/** What the counting here reaches: the RateCounter objects. */
+export type LimiterContext = Pick<RequestContext, 'rateLimiter'>;
 
 /** The window every OAuth limit is counted in. */
 export const RATE_WINDOW_MS = 15 * 60 * 1000;
@@ -67,14 +70,20 @@ const idTokenScope = (slug: string) => `id-token:${slug}`;
  * Counts one request of `client` to the id-token route of app `slug` against the client's
  * limit, before any other work; throws 429 with Retry-After when it is spent.
  */
-export async function countIdTokenRequest(limiter: RateLimiter, slug: string, client: string): Promise<void> {
-  enforce(await limiter.take(idTokenScope(slug), clientChecks('id-token', client), RATE_WINDOW_MS));
+export async function countIdTokenRequest(
+  ctx: LimiterContext,
+  { slug, client }: { slug: string; client: string },
+): Promise<void> {
+  enforce(await ctx.rateLimiter.take(idTokenScope(slug), clientChecks('id-token', client), RATE_WINDOW_MS));
 }
 
 /** Counts one browser sign-in start of `client` for app `slug` (429 past the limit). */
-export async function countSignInStart(limiter: RateLimiter, slug: string, client: string): Promise<void> {
+export async function countSignInStart(
+  ctx: LimiterContext,
+  { slug, client }: { slug: string; client: string },
+): Promise<void> {
   enforce(
-    await limiter.take(
+    await ctx.rateLimiter.take(
       `sign-in:${slug}`,
       [{ key: `client:${client}`, limit: SIGN_IN_STARTS_PER_CLIENT }],
       RATE_WINDOW_MS,
@@ -84,13 +93,11 @@ export async function countSignInStart(limiter: RateLimiter, slug: string, clien
 
 /** Counts one refresh or logout of `client` for app `slug` (429 past the limit). */
 export async function countSessionRequest(
-  limiter: RateLimiter,
-  route: keyof typeof SESSION_LIMITS,
-  slug: string,
-  client: string,
+  ctx: LimiterContext,
+  { route, slug, client }: { route: keyof typeof SESSION_LIMITS; slug: string; client: string },
 ): Promise<void> {
   enforce(
-    await limiter.take(
+    await ctx.rateLimiter.take(
       `${route}:${slug}`,
       [{ key: `client:${client}`, limit: SESSION_LIMITS[route] }],
       RATE_WINDOW_MS,
@@ -112,9 +119,8 @@ const UNKNOWN_APPS_SCOPE = 'unknown-apps';
  * past that it is 429 with Retry-After instead of 404.
  */
 export async function lookUpApp<T>(
-  limiter: RateLimiter,
-  client: string,
-  lookup: () => Promise<T>,
+  ctx: LimiterContext,
+  { client, lookup }: { client: string; lookup: () => Promise<T> },
 ): Promise<T> {
   const until = refusedUntil.get(client);
   if (until !== undefined) {
@@ -128,7 +134,7 @@ export async function lookUpApp<T>(
     if (!(err instanceof OAuthError) || err.status !== 404) throw err;
     // One object counts every client, so made-up slugs from any number of addresses add no
     // objects; it is reached only by requests that were 404 anyway.
-    const decision = await limiter.take(
+    const decision = await ctx.rateLimiter.take(
       UNKNOWN_APPS_SCOPE,
       [{ key: `client:${client}`, limit: UNKNOWN_APP_REQUESTS_PER_CLIENT }],
       RATE_WINDOW_MS,
