@@ -67,3 +67,14 @@ export function jobContext<S extends Omit<JobContext, 'db' | 'log' | 'activity'>
 ): S & JobContext {
   return { ...services, db, log };
 }
+
+/**
+ * `ctx` with its changes recorded as `activity` (a request whose credential is in its body, not
+ * its caller). Not a spread: a request's database handles are opened on first use, by getters.
+ */
+export function recordedAs<C extends JobContext>(
+  ctx: C,
+  activity: ActivitySource,
+): C & { activity: ActivitySource } {
+  return Object.create(ctx, { activity: { value: activity, enumerable: true } });
+}

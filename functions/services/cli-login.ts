@@ -2,7 +2,7 @@ import { CLI_CODE_TTL_SECONDS, CLI_TOKEN_DAYS, callbackUrl } from '../domain/cli
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { randomToken } from '../lib/ids';
 import type { RateDecision } from '../objects/fixed-window';
-import type { RequestContext } from '../request-context';
+import { type RequestContext, recordedAs } from '../request-context';
 import { type AccountBody, issueAccountToken, readAccount } from './accounts';
 import { activitySourceOf } from './activity';
 
@@ -94,15 +94,12 @@ export async function issueCliToken(
   const activity = activitySourceOf({ type: 'account', accountId }, 'cli', ip);
   const [account] = await readAccount(ctx.http, accountId);
   if (!account) return { error: 'invalid_grant', description: 'the account that approved is gone' };
-  const issued = await issueAccountToken(
-    { ...ctx, activity },
-    {
-      accountId,
-      name,
-      expiresInDays: CLI_TOKEN_DAYS,
-      details: { login: flow },
-    },
-  );
+  const issued = await issueAccountToken(recordedAs(ctx, activity), {
+    accountId,
+    name,
+    expiresInDays: CLI_TOKEN_DAYS,
+    details: { login: flow },
+  });
   return { token: issued.token, account };
 }
 
