@@ -56,7 +56,7 @@ export const buildWorker = (options: WorkerOptions = {}) =>
           runReconciler(ctx, {
             ...RECONCILER_STEPS,
             ...credentialSteps(),
-            'purge-activity': (c) => purgeActivity(c.db, c.config.ACTIVITY_RETENTION_DAYS),
+            'purge-activity': (c) => purgeActivity(c, { days: c.config.ACTIVITY_RETENTION_DAYS }),
           }),
       );
     },

@@ -6,7 +6,6 @@ import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../servic
 import { projectIdOf } from '../services/caller/api-caller';
 import {
   access,
-  activityBy,
   iso,
   ProjectParam,
   readsCaller,
@@ -59,7 +58,7 @@ apiKeysRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'admin');
     const { name, capabilities } = c.req.valid('json');
-    const made = await createApiKey(getHttpDb(c), activityBy(c), project.id, name, capabilities);
+    const made = await createApiKey(requestContext(c), { projectId: project.id, name, capabilities });
     return c.json({ id: made.id, name, key: made.key, capabilities: made.capabilities }, 201);
   },
 );

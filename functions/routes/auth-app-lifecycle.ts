@@ -8,7 +8,7 @@ import { deleteAuthApp, rotateServerKey, rotateSigningKey } from '../services/si
 import { describeAuthApp } from '../services/sign-in/manage-apps';
 import { AuthAppSchema } from './auth-app-schemas';
 import { AppParams, appWith } from './auth-apps';
-import { activityBy, readsCaller, requestContext } from './shared';
+import { readsCaller, requestContext } from './shared';
 
 export const authAppLifecycleRoutes = routeGroup<AppEnv>();
 
@@ -80,7 +80,7 @@ authAppLifecycleRoutes.openapi(
     const params = c.req.valid('param');
     await retryOnConcurrentChange(getDb(c), async () => {
       const { app, holders } = await appAndHolders(c, params);
-      await rotateServerKey(requestContext(c), activityBy(c), app, holders);
+      await rotateServerKey(requestContext(c), { app, holders });
     });
     return c.json({ rotated: true as const }, 200);
   },
@@ -98,7 +98,7 @@ authAppLifecycleRoutes.openapi(
   }),
   async (c) => {
     const { app } = await appWith(c, c.req.valid('param'), 'admin', false, []);
-    const key = await rotateSigningKey(requestContext(c), activityBy(c), app);
+    const key = await rotateSigningKey(requestContext(c), { app });
     return c.json({ kid: key.kid }, 200);
   },
 );

@@ -23,7 +23,6 @@ import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/pr
 import { declareReads, rowsRead } from './reads';
 import {
   access,
-  activityBy,
   callerBeforeBody,
   callerBeforeMalformedJson,
   iso,
@@ -149,19 +148,13 @@ for (const action of ['stop', 'start'] as const) {
       const { project } = await access(c, params.id, 'write');
       requireUuid(params.dbId, 'database');
       const row = databaseOf(found);
-      const updated = await setDatabaseRunning(
-        getHttpDb(c),
-        activityBy(c),
-        c.get('ctx'),
-        row,
-        action === 'start',
-      );
+      const ctx = requestContext(c);
+      const updated = await setDatabaseRunning(ctx, { row, running: action === 'start' });
       if (action === 'start') {
         // Apps that connected while it was stopped get their own credentials now, by live patch
         // (the minute reconciler does it too, should this message be lost).
-        await c
-          .get('ctx')
-          .queue.send({
+        await ctx.queue
+          .send({
             type: 'switch-credentials',
             projectId: project.id,
             includeLegacy: false,

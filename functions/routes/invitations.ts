@@ -22,7 +22,7 @@ import {
   listMembers,
   revokeInvitation,
 } from '../services/invitations';
-import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { access, iso, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
 
 const InvitationSchema = z
   .object({
@@ -100,7 +100,7 @@ invitationsRoutes.openapi(
     if (role === 'owner' && callerRole !== 'owner')
       throw new ApiError('FORBIDDEN', 'only an owner may invite an owner');
     const invitedBy = requireAccount(principal);
-    const made = await createInvitation(getHttpDb(c), activityBy(c), {
+    const made = await createInvitation(requestContext(c), {
       projectId: project.id,
       email,
       role,
@@ -174,7 +174,12 @@ invitationsRoutes.openapi(
     const params = c.req.valid('param');
     const { project } = await access(c, params.id, 'admin');
     return c.json(
-      { revoked: await revokeInvitation(getHttpDb(c), activityBy(c), project.id, params.invitationId) },
+      {
+        revoked: await revokeInvitation(requestContext(c), {
+          projectId: project.id,
+          invitationId: params.invitationId,
+        }),
+      },
       200,
     );
   },
@@ -233,7 +238,7 @@ invitationsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
     return c.json(
-      await acceptInvitation(getHttpDb(c), activityBy(c), accountId, c.req.valid('param').token),
+      await acceptInvitation(requestContext(c), { accountId, token: c.req.valid('param').token }),
       200,
     );
   },

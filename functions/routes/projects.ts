@@ -7,12 +7,12 @@ import { type Project, requireAccount } from '../services/caller/project-access'
 import { createProject, listProjects, removeMember, setMember } from '../services/projects';
 import {
   access,
-  activityBy,
   callerAccount,
   iso,
   ProjectParam,
   readsCaller,
   readWithCaller,
+  requestContext,
   requireUuid,
 } from './shared';
 
@@ -55,7 +55,7 @@ projectsRoutes.openapi(
   async (c) => {
     const accountId = requireAccount(c.get('principal'));
     return c.json(
-      toProject(await createProject(getHttpDb(c), activityBy(c), accountId, c.req.valid('json'))),
+      toProject(await createProject(requestContext(c), { accountId, body: c.req.valid('json') })),
       201,
     );
   },
@@ -111,7 +111,7 @@ projectsRoutes.openapi(
     const { role } = c.req.valid('json');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    await setMember(getHttpDb(c), activityBy(c), project.id, callerRole, accountId, role);
+    await setMember(requestContext(c), { projectId: project.id, callerRole, accountId, role });
     return c.json({ account_id: accountId, role }, 200);
   },
 );
@@ -132,7 +132,7 @@ projectsRoutes.openapi(
     const params = c.req.valid('param');
     const { project, role: callerRole } = await access(c, params.id, 'admin');
     const accountId = requireUuid(params.accountId, 'account');
-    const removed = await removeMember(getHttpDb(c), activityBy(c), project.id, callerRole, accountId);
+    const removed = await removeMember(requestContext(c), { projectId: project.id, callerRole, accountId });
     return c.json({ removed }, 200);
   },
 );

@@ -9,11 +9,11 @@ import { readUserVars, writeUserVars } from '../services/site-variables';
 import { siteOfProject } from '../services/sites';
 import {
   access,
-  activityBy,
   loadSite,
   ProjectParam,
   readsCaller,
   readWithCaller,
+  requestContext,
   siteBeforeBody,
 } from './shared';
 
@@ -78,7 +78,7 @@ envRoutes.openapi(
       await loadSite(c, project.id, params.siteId);
       throw new ApiError('BAD_REQUEST', 'vars: at most 500 variables', 'vars');
     }
-    if (!(await writeUserVars(getHttpDb(c), activityBy(c), c.get('config'), project.id, params.siteId, vars)))
+    if (!(await writeUserVars(requestContext(c), { projectId: project.id, siteId: params.siteId, vars })))
       throw new ApiError('NOT_FOUND', 'site not found');
     return c.json({ vars }, 200);
   },

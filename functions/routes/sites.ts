@@ -7,7 +7,7 @@ import { projectIdOf } from '../services/caller/api-caller';
 import { sitesOfProject } from '../services/reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
 import { createSite } from '../services/sites';
-import { access, activityBy, iso, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
+import { access, iso, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
@@ -35,7 +35,7 @@ sitesRoutes.openapi(
   async (c) => {
     const { project } = await access(c, c.req.valid('param').id, 'write');
     const { slug } = c.req.valid('json');
-    return c.json(toSite(await createSite(getHttpDb(c), activityBy(c), project.id, slug)), 201);
+    return c.json(toSite(await createSite(requestContext(c), { projectId: project.id, slug })), 201);
   },
 );
 

@@ -16,7 +16,7 @@ import {
   siteWithTarget,
   TARGET_TYPES,
 } from '../services/delivery/targets';
-import { access, activityBy, readsCaller, readWithCaller, siteBeforeBody } from './shared';
+import { access, readsCaller, readWithCaller, requestContext, siteBeforeBody } from './shared';
 import { SiteParams } from './site-variables';
 
 const tags = ['delivery'];
@@ -94,17 +94,9 @@ targetsRoutes.openapi(
   async (c) => {
     const { site } = await siteOf(c, 'admin');
     const { adapter, input } = parseTarget(c.req.valid('json'));
-    const services = c.get('ctx');
-    const { syncId, described } = await setSiteTarget(
-      getHttpDb(c),
-      c.get('config'),
-      services.receivers,
-      site,
-      adapter,
-      input,
-      activityBy(c),
-    );
-    await enqueueDeliveries(services.queue, [syncId]);
+    const ctx = requestContext(c);
+    const { syncId, described } = await setSiteTarget(ctx, { site, adapter, input });
+    await enqueueDeliveries(ctx.queue, [syncId]);
     return c.json(described as z.infer<typeof TargetSchema>, 200);
   },
   siteBeforeBody,
@@ -122,7 +114,7 @@ targetsRoutes.openapi(
   }),
   async (c) => {
     const { site } = await siteOf(c, 'admin');
-    await removeSiteTarget(getHttpDb(c), site, activityBy(c));
+    await removeSiteTarget(requestContext(c), { site });
     return c.json({ type: 'default' as const }, 200);
   },
 );
@@ -193,7 +185,7 @@ targetsRoutes.openapi(
   async (c) => {
     const { deliveryId } = c.req.valid('param');
     const { site } = await siteOf(c, 'write');
-    const outcome = await reviveDelivery(getHttpDb(c), site, deliveryId, activityBy(c));
+    const outcome = await reviveDelivery(requestContext(c), { site, deliveryId });
     if (outcome === 'unknown') throw new ApiError('NOT_FOUND', 'delivery not found');
     if (outcome !== 'revived')
       throw new ApiError('CONFLICT', `the delivery is ${outcome}; only a dead or failed one is sent again`);

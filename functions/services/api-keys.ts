@@ -6,7 +6,7 @@ import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
 import type { RequestContext } from '../request-context';
-import { type ActivitySource, activityQuery } from './activity';
+import { activityQuery } from './activity';
 import { replaceManagedKey } from './credentials/managed-key';
 import { enqueueDeliveries } from './delivery/deliveries';
 
@@ -37,12 +37,11 @@ async function resolveAuthApps(db: HttpDb, projectId: string, refs: string[]): P
 
 /** Creates a project API key; its value is returned once and only its hash is kept. */
 export async function createApiKey(
-  db: HttpDb,
-  by: ActivitySource,
-  projectId: string,
-  name: string,
-  capabilities: RequestedCapabilities,
+  ctx: RequestContext,
+  { projectId, name, capabilities }: { projectId: string; name: string; capabilities: RequestedCapabilities },
 ): Promise<{ id: string; key: string; capabilities: ApiKeyCapabilities }> {
+  const db = ctx.http;
+  const by = ctx.activity;
   const auth = await resolveAuthApps(db, projectId, capabilities.auth ?? []);
   const caps = {
     ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),

@@ -9,7 +9,8 @@ import type { Role } from '../domain/roles';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId, newSecret } from '../lib/ids';
-import { type ActivitySource, activityStatement } from './activity';
+import type { RequestContext } from '../request-context';
+import { activityStatement } from './activity';
 
 /** How long an invitation may be accepted. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -36,13 +37,14 @@ const PENDING = sql.raw('accepted_at is null and revoked_at is null and expires_
  * Returns the invitation, its token (for the link) and the inviter's e-mail.
  */
 export async function createInvitation(
-  db: HttpDb,
-  by: ActivitySource,
+  ctx: RequestContext,
   input: { projectId: string; email: string; role: Role; invitedBy: string },
 ): Promise<{ invitation: InvitationBody; token: string; inviterEmail: string | null }> {
+  const db = ctx.http;
+  const by = ctx.activity;
   const token = newSecret('invitation');
   const id = newId();
-  const expiresAt = new Date(Date.now() + INVITATION_TTL_MS);
+  const expiresAt = new Date(ctx.clock.now().getTime() + INVITATION_TTL_MS);
   const { rows } = await db.execute<{ created_at: string; inviter: string | null }>(sql`
     with member as (
       select 1 from project_members m join accounts a on a.id = m.account_id
@@ -94,11 +96,11 @@ export function listInvitations(db: HttpDb, projectId: SQL) {
 
 /** Revokes a pending invitation of the project; false when there was none by that id. */
 export async function revokeInvitation(
-  db: HttpDb,
-  by: ActivitySource,
-  projectId: string,
-  invitationId: string,
+  ctx: RequestContext,
+  { projectId, invitationId }: { projectId: string; invitationId: string },
 ): Promise<boolean> {
+  const db = ctx.http;
+  const by = ctx.activity;
   if (!isUuid(invitationId)) return false;
   const id = invitationId.toLowerCase();
   const { rows } = await db.execute(sql`
@@ -141,11 +143,11 @@ export function invitationByHash(db: HttpDb, hash: string) {
  * 404 for a token that is unknown, used, revoked or expired; 403 for another address.
  */
 export async function acceptInvitation(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  token: string,
+  ctx: RequestContext,
+  { accountId, token }: { accountId: string; token: string },
 ): Promise<{ project_id: string; role: Role }> {
+  const db = ctx.http;
+  const by = ctx.activity;
   const hash = await sha256Hex(token);
   const { rows } = await db.execute<{
     found: string | null;

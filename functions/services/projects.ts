@@ -7,7 +7,8 @@ import { slugify } from '../domain/names';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { newId, randomLowerAlnum } from '../lib/ids';
-import { type ActivitySource, activityQuery, activityStatement } from './activity';
+import type { RequestContext } from '../request-context';
+import { activityQuery, activityStatement } from './activity';
 import { guard, runGuarded } from './store/guarded-write';
 
 /**
@@ -16,11 +17,11 @@ import { guard, runGuarded } from './store/guarded-write';
  * the owner row is inserted only from the project row that statement inserted.
  */
 export async function createProject(
-  db: HttpDb,
-  by: ActivitySource,
-  accountId: string,
-  body: { name: string; slug?: string },
+  ctx: RequestContext,
+  { accountId, body }: { accountId: string; body: { name: string; slug?: string } },
 ): Promise<ProjectRow> {
+  const db = ctx.http;
+  const by = ctx.activity;
   const base = slugify(body.name) || 'project';
   for (let attempt = 0; attempt < 5; attempt++) {
     const slug = body.slug ?? (attempt === 0 ? base : `${base.slice(0, 56)}-${randomLowerAlnum(6)}`);
@@ -95,13 +96,16 @@ const LAST_OWNER = { code: 'CONFLICT', message: 'a project must keep at least on
  * owner role, and the last owner stays one. One guarded batch (services/store/guarded-write.ts).
  */
 export async function setMember(
-  db: HttpDb,
-  by: ActivitySource,
-  projectId: string,
-  callerRole: Role | null,
-  accountId: string,
-  role: Role,
+  ctx: RequestContext,
+  {
+    projectId,
+    callerRole,
+    accountId,
+    role,
+  }: { projectId: string; callerRole: Role | null; accountId: string; role: Role },
 ): Promise<void> {
+  const db = ctx.http;
+  const by = ctx.activity;
   const callerOwns = roleAtLeast(callerRole ?? 'read', 'owner');
   const touchesOwner = sql`(${literal(role === 'owner')} or ${ownsNow(projectId, accountId)})`;
   await runGuarded(db, [
@@ -142,12 +146,11 @@ export async function setMember(
  * One guarded batch.
  */
 export async function removeMember(
-  db: HttpDb,
-  by: ActivitySource,
-  projectId: string,
-  callerRole: Role | null,
-  accountId: string,
+  ctx: RequestContext,
+  { projectId, callerRole, accountId }: { projectId: string; callerRole: Role | null; accountId: string },
 ): Promise<boolean> {
+  const db = ctx.http;
+  const by = ctx.activity;
   const owns = ownsNow(projectId, accountId);
   const answers = await runGuarded(db, [
     db.execute(lockOwnersAnd(projectId, accountId)),

@@ -1,11 +1,12 @@
 /** The user-set variables of a site, kept encrypted as one JSON document. */
 import { type SQL, sql } from 'drizzle-orm';
-import { type HttpDb, runBatch } from '../../db/client';
+import { runBatch } from '../../db/client';
 import type { SiteRow } from '../../db/rows';
 import { sites } from '../../db/schema';
 import type { Config } from '../config';
 import { siteRef } from '../domain/names';
-import { type ActivitySource, activityQuery } from './activity';
+import type { RequestContext } from '../request-context';
+import { activityQuery } from './activity';
 import { siteIs } from './sites';
 
 /** Decrypts a site's user-set variables. */
@@ -19,13 +20,12 @@ export async function readUserVars(config: Config, site: SiteRow): Promise<Recor
  * as one document, in one statement; false when the project has no such site.
  */
 export async function writeUserVars(
-  db: HttpDb,
-  by: ActivitySource,
-  config: Config,
-  projectId: string,
-  siteId: string,
-  vars: Record<string, string>,
+  ctx: RequestContext,
+  { projectId, siteId, vars }: { projectId: string; siteId: string; vars: Record<string, string> },
 ): Promise<boolean> {
+  const db = ctx.http;
+  const by = ctx.activity;
+  const config = ctx.config;
   const where = siteIs(projectId, siteRef(siteId));
   const site = (column: SQL) => sql`select ${column} from ${sites} where ${where}`;
   // The names only: a variable's value may be a secret.

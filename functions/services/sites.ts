@@ -6,17 +6,18 @@ import { sites } from '../../db/schema';
 import { type SiteRef, siteRef } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
-import { type ActivitySource, activityQuery } from './activity';
+import type { RequestContext } from '../request-context';
+import { activityQuery } from './activity';
 
 export type { SiteRow };
 
 /** Creates a site with no connections; 409 when the project has one by that slug. */
 export async function createSite(
-  db: HttpDb,
-  by: ActivitySource,
-  projectId: string,
-  slug: string,
+  ctx: RequestContext,
+  { projectId, slug }: { projectId: string; slug: string },
 ): Promise<SiteRow> {
+  const db = ctx.http;
+  const by = ctx.activity;
   const id = newId();
   const event = { action: 'site.create', target: { type: 'site', id, name: slug }, projectId, siteId: id };
   const [inserted] = await runBatch(db, [

@@ -44,11 +44,11 @@ describe('the activity retention purge', () => {
     await insert(399, 2);
     const db = drizzle(pool, { schema });
     // A retention of 400 days with a purge of at most 5000 a run: all 7 go in one run.
-    expect(await purgeActivity(db, 400)).toBeGreaterThanOrEqual(7);
+    expect(await purgeActivity({ db }, { days: 400 })).toBeGreaterThanOrEqual(7);
     expect(await left()).toEqual({ old: 0, recent: 2 });
-    expect(await purgeActivity(db, 400)).toBe(0);
+    expect(await purgeActivity({ db }, { days: 400 })).toBe(0);
     // A shorter retention takes the rest.
-    expect(await purgeActivity(db, 1)).toBeGreaterThanOrEqual(2);
+    expect(await purgeActivity({ db }, { days: 1 })).toBeGreaterThanOrEqual(2);
     expect(await left()).toEqual({ old: 0, recent: 0 });
   });
 });

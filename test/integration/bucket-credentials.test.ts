@@ -58,7 +58,10 @@ async function s3As(key: { name: string; secret: string }, method: string, path:
 }
 
 async function own(level: BucketLevel) {
-  const made = await createConnectionCredential(adapters, config(), target(), { kind: 'bucket', level });
+  const made = await createConnectionCredential(
+    { adapters, config: config() },
+    { target: target(), level: { kind: 'bucket', level } },
+  );
   if (made.mode !== 'own') throw new Error('expected an own key');
   return made;
 }
@@ -110,9 +113,15 @@ describe('bucket keys used for real', () => {
   it('a level change keeps the key id and secret and changes what it may do', async () => {
     const key = await own('read');
     expect(await s3As(key, 'PUT', `/${bucket}/l.txt`, 'x')).toBe(403);
-    await setCredentialLevel(adapters, config(), target(), key.name, { kind: 'bucket', level: 'read-write' });
+    await setCredentialLevel(
+      { adapters, config: config() },
+      { target: target(), name: key.name, level: { kind: 'bucket', level: 'read-write' } },
+    );
     expect(await s3As(key, 'PUT', `/${bucket}/l.txt`, 'x')).toBe(200);
-    await setCredentialLevel(adapters, config(), target(), key.name, { kind: 'bucket', level: 'read' });
+    await setCredentialLevel(
+      { adapters, config: config() },
+      { target: target(), name: key.name, level: { kind: 'bucket', level: 'read' } },
+    );
     expect(await s3As(key, 'PUT', `/${bucket}/l.txt`, 'y')).toBe(403);
   });
 
@@ -120,7 +129,10 @@ describe('bucket keys used for real', () => {
     const key = await own('read-write');
     const other = await own('read-write');
     const users = Object.keys(aws.state().users).length;
-    const fresh = await rotateCredential(adapters, config(), target(), key.name);
+    const fresh = await rotateCredential(
+      { adapters, config: config() },
+      { target: target(), name: key.name },
+    );
     expect(fresh.name).not.toBe(key.name);
     expect(await s3As(key, 'GET', `/${bucket}?list-type=2`)).toBe(403);
     expect(await s3As(fresh, 'PUT', `/${bucket}/rot.txt`, 'x')).toBe(200);
@@ -132,11 +144,11 @@ describe('bucket keys used for real', () => {
     const key = await own('read-write');
     const keep = await own('read');
     const before = Object.keys(aws.state().users).length;
-    await dropCredential(adapters, config(), target(), key.name);
+    await dropCredential({ adapters, config: config() }, { target: target(), name: key.name });
     expect(await s3As(key, 'GET', `/${bucket}?list-type=2`)).toBe(403);
     expect(await s3As(keep, 'GET', `/${bucket}?list-type=2`)).toBe(200);
     expect(Object.keys(aws.state().users).length).toBe(before - 1);
-    await dropCredential(adapters, config(), target(), key.name);
+    await dropCredential({ adapters, config: config() }, { target: target(), name: key.name });
   });
 });
 
@@ -155,10 +167,16 @@ describe('failures leave nothing behind', () => {
       },
     });
     const before = aws.state();
-    const attempt = createConnectionCredential({ ...adapters, s3: failing }, config(), target(), {
-      kind: 'bucket',
-      level: 'read',
-    });
+    const attempt = createConnectionCredential(
+      { adapters: { ...adapters, s3: failing }, config: config() },
+      {
+        target: target(),
+        level: {
+          kind: 'bucket',
+          level: 'read',
+        },
+      },
+    );
     await expect(attempt).rejects.toMatchObject({ status: 503 });
     expect(aws.state()).toEqual(before);
   });
@@ -175,15 +193,23 @@ describe('failures leave nothing behind', () => {
     const before = aws.state();
     const downAdapters = { ...adapters, s3: down };
     await expect(
-      createConnectionCredential(downAdapters, config(), target(), { kind: 'bucket', level: 'read' }),
+      createConnectionCredential(
+        { adapters: downAdapters, config: config() },
+        { target: target(), level: { kind: 'bucket', level: 'read' } },
+      ),
     ).rejects.toMatchObject({
       status: 503,
     });
-    await expect(rotateCredential(downAdapters, config(), target(), key.name)).rejects.toMatchObject({
+    await expect(
+      rotateCredential({ adapters: downAdapters, config: config() }, { target: target(), name: key.name }),
+    ).rejects.toMatchObject({
       status: 503,
     });
     await expect(
-      setCredentialLevel(downAdapters, config(), target(), key.name, { kind: 'bucket', level: 'read-write' }),
+      setCredentialLevel(
+        { adapters: downAdapters, config: config() },
+        { target: target(), name: key.name, level: { kind: 'bucket', level: 'read-write' } },
+      ),
     ).rejects.toMatchObject({
       status: 503,
     });
@@ -192,10 +218,16 @@ describe('failures leave nothing behind', () => {
 
   it('no configured storage admin answers 503', async () => {
     await expect(
-      createConnectionCredential({ ...adapters, s3: null }, config(), target(), {
-        kind: 'bucket',
-        level: 'read',
-      }),
+      createConnectionCredential(
+        { adapters: { ...adapters, s3: null }, config: config() },
+        {
+          target: target(),
+          level: {
+            kind: 'bucket',
+            level: 'read',
+          },
+        },
+      ),
     ).rejects.toMatchObject({
       status: 503,
     });

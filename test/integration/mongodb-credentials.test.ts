@@ -29,7 +29,10 @@ const target = (over: Partial<DatabaseRow> = {}) =>
   databaseTarget(physical, { name: 'docs', engine: 'mongodb', ...over });
 
 async function own(level: DatabaseLevel) {
-  const made = await createConnectionCredential(adapters, config(), target(), { kind: 'database', level });
+  const made = await createConnectionCredential(
+    { adapters, config: config() },
+    { target: target(), level: { kind: 'database', level } },
+  );
   if (made.mode !== 'own') throw new Error('expected an own user');
   return made;
 }
@@ -83,13 +86,19 @@ describe('MongoDB connection users (replica set)', () => {
 
   it('a level change keeps the name and password; rotate changes only the password', async () => {
     const made = await own('read-only');
-    await setCredentialLevel(adapters, config(), target(), made.name, { kind: 'database', level: 'connect' });
+    await setCredentialLevel(
+      { adapters, config: config() },
+      { target: target(), name: made.name, level: { kind: 'database', level: 'connect' } },
+    );
     expect(atlas.user(made.name)).toMatchObject({
       roles: [{ roleName: 'readWrite', databaseName: physical }],
       password: made.secret,
     });
     const other = await own('connect');
-    const rotated = await rotateCredential(adapters, config(), target(), made.name);
+    const rotated = await rotateCredential(
+      { adapters, config: config() },
+      { target: target(), name: made.name },
+    );
     expect(rotated.name).toBe(made.name);
     expect(atlas.user(made.name)?.password).toBe(rotated.secret);
     expect(rotated.secret).not.toBe(made.secret);
@@ -99,10 +108,10 @@ describe('MongoDB connection users (replica set)', () => {
   it('drop deletes only that user and is idempotent', async () => {
     const made = await own('connect');
     const keep = await own('connect');
-    await dropCredential(adapters, config(), target(), made.name);
+    await dropCredential({ adapters, config: config() }, { target: target(), name: made.name });
     expect(atlas.user(made.name)).toBeUndefined();
     expect(atlas.user(keep.name)).toBeDefined();
-    await dropCredential(adapters, config(), target(), made.name);
+    await dropCredential({ adapters, config: config() }, { target: target(), name: made.name });
   });
 
   it('lists users with their databases and creation time', async () => {
@@ -117,16 +126,28 @@ describe('shared credential and failures', () => {
   it('a standalone database or a stopped one hands out the shared user and calls nothing', async () => {
     const count = atlas.requests.length;
     expect(
-      await createConnectionCredential(adapters, config(), target({ replicaSet: false }), {
-        kind: 'database',
-        level: 'connect',
-      }),
+      await createConnectionCredential(
+        { adapters, config: config() },
+        {
+          target: target({ replicaSet: false }),
+          level: {
+            kind: 'database',
+            level: 'connect',
+          },
+        },
+      ),
     ).toEqual({ mode: 'shared' });
     expect(
-      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), {
-        kind: 'database',
-        level: 'connect',
-      }),
+      await createConnectionCredential(
+        { adapters, config: config() },
+        {
+          target: target({ status: 'stopped' }),
+          level: {
+            kind: 'database',
+            level: 'connect',
+          },
+        },
+      ),
     ).toEqual({ mode: 'shared' });
     expect(atlas.requests.length).toBe(count);
   });
@@ -137,7 +158,10 @@ describe('shared credential and failures', () => {
     const down = { ...adapters, mongodb: new AtlasMongoAdmin(closed.toString(), atlas.adminKey) };
     const count = atlas.requests.length;
     await expect(
-      createConnectionCredential(down, config(), target(), { kind: 'database', level: 'connect' }),
+      createConnectionCredential(
+        { adapters: down, config: config() },
+        { target: target(), level: { kind: 'database', level: 'connect' } },
+      ),
     ).rejects.toMatchObject({
       status: 503,
     });
@@ -147,7 +171,10 @@ describe('shared credential and failures', () => {
   it('a refusing admin API (bad key) answers 503', async () => {
     const bad = { ...adapters, mongodb: new AtlasMongoAdmin(atlas.adminUrl, 'someone:wrong') };
     await expect(
-      createConnectionCredential(bad, config(), target(), { kind: 'database', level: 'connect' }),
+      createConnectionCredential(
+        { adapters: bad, config: config() },
+        { target: target(), level: { kind: 'database', level: 'connect' } },
+      ),
     ).rejects.toMatchObject({
       status: 503,
     });

@@ -39,7 +39,10 @@ const sessions: pg.Client[] = [];
 const target = (over: Partial<DatabaseRow> = {}) => databaseTarget(physical, over);
 
 async function own(level: DatabaseLevel): Promise<{ name: string; secret: string }> {
-  const made = await createConnectionCredential(adapters, config(), target(), { kind: 'database', level });
+  const made = await createConnectionCredential(
+    { adapters, config: config() },
+    { target: target(), level: { kind: 'database', level } },
+  );
   if (made.mode !== 'own') throw new Error('expected an own credential');
   return made;
 }
@@ -138,7 +141,10 @@ describe('PostgreSQL per-connection roles', () => {
     const su = await superuser(physical);
     await su.query(`CREATE TABLE legacy_owned (id int); ALTER TABLE legacy_owned OWNER TO "${c.name}"`);
     await su.end();
-    await setCredentialLevel(adapters, config(), target(), c.name, { kind: 'database', level: 'read-only' });
+    await setCredentialLevel(
+      { adapters, config: config() },
+      { target: target(), name: c.name, level: { kind: 'database', level: 'read-only' } },
+    );
     const s = await session(c.name, c.secret);
     await s.query('SET ROLE NONE');
     expect((await s.query('SELECT count(*)::int AS n FROM legacy_owned')).rows[0].n).toBe(0);
@@ -152,11 +158,17 @@ describe('PostgreSQL per-connection roles', () => {
     const c = await own('read-only');
     const s1 = await session(c.name, c.secret);
     expect(await sqlState(s1, 'CREATE TABLE lvl_t (id int)')).toBe(INSUFFICIENT_PRIVILEGE);
-    await setCredentialLevel(adapters, config(), target(), c.name, { kind: 'database', level: 'connect' });
+    await setCredentialLevel(
+      { adapters, config: config() },
+      { target: target(), name: c.name, level: { kind: 'database', level: 'connect' } },
+    );
     expect(await sqlState(s1, 'SELECT 1')).not.toBeNull();
     const s2 = await session(c.name, c.secret);
     await s2.query('CREATE TABLE lvl_t (id int)');
-    await setCredentialLevel(adapters, config(), target(), c.name, { kind: 'database', level: 'read-only' });
+    await setCredentialLevel(
+      { adapters, config: config() },
+      { target: target(), name: c.name, level: { kind: 'database', level: 'read-only' } },
+    );
     const s3 = await session(c.name, c.secret);
     expect((await s3.query('SELECT count(*)::int AS n FROM lvl_t')).rows[0].n).toBe(0);
     expect(await sqlState(s3, 'INSERT INTO lvl_t VALUES (1)')).toBe(INSUFFICIENT_PRIVILEGE);
@@ -165,10 +177,13 @@ describe('PostgreSQL per-connection roles', () => {
   it('rotate: the old password fails, the new one works, other roles and the main user are untouched', async () => {
     const a = await own('connect');
     const other = await own('connect');
-    const rotated = await rotateCredential(adapters, config(), target(), a.name);
+    const rotated = await rotateCredential(
+      { adapters, config: config() },
+      { target: target(), name: a.name },
+    );
     // Held until its caller stored the new password: the old one works until it commits.
     expect(await canLogin(physical, a.name, a.secret)).toBe(true);
-    await commitRotation(adapters, config(), target(), rotated);
+    await commitRotation({ adapters, config: config() }, { target: target(), credential: rotated });
     expect(rotated.name).toBe(a.name);
     expect(rotated.secret).not.toBe(a.secret);
     expect(await canLogin(physical, a.name, a.secret)).toBe(false);
@@ -188,7 +203,7 @@ describe('PostgreSQL per-connection roles', () => {
       `CREATE TABLE owned_by_app_role (id int); ALTER TABLE owned_by_app_role OWNER TO "${a.name}"`,
     );
     await su.end();
-    await dropCredential(adapters, config(), target(), a.name);
+    await dropCredential({ adapters, config: config() }, { target: target(), name: a.name });
     expect(await sqlState(sa, 'SELECT 1')).not.toBeNull();
     expect(await canLogin(physical, a.name, a.secret)).toBe(false);
     expect(await roleExists(a.name)).toBe(false);
@@ -197,7 +212,7 @@ describe('PostgreSQL per-connection roles', () => {
     // What the dropped role made stays, owned by the shared owner role.
     await sk.query('ALTER TABLE owned_by_app_role ADD COLUMN x int');
     await sk.query('SELECT * FROM survives');
-    await dropCredential(adapters, config(), target(), a.name);
+    await dropCredential({ adapters, config: config() }, { target: target(), name: a.name });
   });
 
   it('lists connection roles with their groups and creation time', async () => {
@@ -229,19 +244,31 @@ describe('shared credential and failures', () => {
 
   it('a stopped database and a standalone MongoDB are served by the shared credential', async () => {
     expect(
-      await createConnectionCredential(adapters, config(), target({ status: 'stopped' }), {
-        kind: 'database',
-        level: 'connect',
-      }),
+      await createConnectionCredential(
+        { adapters, config: config() },
+        {
+          target: target({ status: 'stopped' }),
+          level: {
+            kind: 'database',
+            level: 'connect',
+          },
+        },
+      ),
     ).toEqual({
       mode: 'shared',
     });
     const standalone = target({ engine: 'mongodb', replicaSet: false });
     expect(
-      await createConnectionCredential(adapters, config(), standalone, {
-        kind: 'database',
-        level: 'connect',
-      }),
+      await createConnectionCredential(
+        { adapters, config: config() },
+        {
+          target: standalone,
+          level: {
+            kind: 'database',
+            level: 'connect',
+          },
+        },
+      ),
     ).toEqual({
       mode: 'shared',
     });
@@ -259,17 +286,26 @@ describe('shared credential and failures', () => {
         .sort();
     const before = await ours();
     expect(before.length).toBeGreaterThan(0);
-    const attempt = createConnectionCredential(down, config(), target(), {
-      kind: 'database',
-      level: 'connect',
-    });
-    await expect(attempt).rejects.toBeInstanceOf(ApiError);
-    await expect(attempt).rejects.toMatchObject({ status: 503 });
-    await expect(rotateCredential(down, config(), target(), before[0] ?? 'c_00000000')).rejects.toMatchObject(
+    const attempt = createConnectionCredential(
+      { adapters: down, config: config() },
       {
-        status: 503,
+        target: target(),
+        level: {
+          kind: 'database',
+          level: 'connect',
+        },
       },
     );
+    await expect(attempt).rejects.toBeInstanceOf(ApiError);
+    await expect(attempt).rejects.toMatchObject({ status: 503 });
+    await expect(
+      rotateCredential(
+        { adapters: down, config: config() },
+        { target: target(), name: before[0] ?? 'c_00000000' },
+      ),
+    ).rejects.toMatchObject({
+      status: 503,
+    });
     expect(await ours()).toEqual(before);
   });
 });

@@ -43,7 +43,7 @@ export async function activatePrincipals(
   const target = await loadTargetAnyState(ctx.db, 'database', databaseId);
   if (!target) return 0;
   for (const p of enforced) {
-    await activateCredential(ctx.adapters, target, p.name);
+    await activateCredential(ctx, { target, name: p.name });
     await ctx.db
       .update(principals)
       .set({ state: 'active' })

@@ -48,7 +48,7 @@ export async function removeExpiredPrincipals(ctx: JobContext): Promise<number> 
     (p) => p.id,
     async (p) => {
       const target = await loadTargetAnyState(db, p.kind, p.resourceId);
-      if (target) await dropCredential(adapters, config, target, p.credentialName);
+      if (target) await dropCredential({ adapters, config }, { target, name: p.credentialName });
       const removed = await revokeExpired(db, p);
       if (credentialsOf(p.kind).networkPolicy) databases.add(p.resourceId);
       return removed;

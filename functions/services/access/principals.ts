@@ -149,12 +149,10 @@ export async function createPrincipal(
   const sharedOnly = sharedOnlyReason(target);
   if (sharedOnly) throw new ApiError('SHARED_CREDENTIAL', sharedOnly);
   if (named.length > 0) throw nameTaken(input.name);
-  const made = await createOwnCredential(ctx.adapters, target, level, {
-    expiresAt,
-    allowedSources: sources,
-  });
+  const limits = { expiresAt, allowedSources: sources };
+  const made = await createOwnCredential(ctx, { target, level, limits });
   // Where the network policy enforces the sources, the credential cannot log in until it is acknowledged.
-  const state = sources.length > 0 && waitsForPolicy(ctx.adapters, target) ? 'pending' : 'active';
+  const state = sources.length > 0 && waitsForPolicy(ctx, { target }) ? 'pending' : 'active';
   try {
     const id = newId();
     const ciphertext = await ctx.config.keyring.encrypt(made.secret);
@@ -201,7 +199,7 @@ export async function createPrincipal(
       made.secret,
     );
   } catch (err) {
-    await dropCredential(ctx.adapters, ctx.config, target, made.name).catch((e: Error) =>
+    await dropCredential(ctx, { target, name: made.name }).catch((e: Error) =>
       ctx.log.error(
         'dropping an unused principal credential failed; the reconciler removes orphans:',
         e.message,
@@ -248,7 +246,7 @@ export async function rotatePrincipal(
   const row = principalOf(rows);
   if (row.revokedAt) throw new ApiError('NOT_FOUND', 'principal not found');
   // A stopped database still holds the role: its password changes all the same.
-  const rotated = await rotateCredential(ctx.adapters, ctx.config, target, row.credentialName);
+  const rotated = await rotateCredential(ctx, { target, name: row.credentialName });
   const secretCiphertext = await ctx.config.keyring.encrypt(rotated.secret);
   const live = and(eq(principals.id, row.id), isNull(principals.revokedAt));
   const [updated] = await runBatch(ctx.http, [
@@ -266,7 +264,7 @@ export async function rotatePrincipal(
   // Not stored (revoked meanwhile: its credential went with the revoke): never in effect.
   if (!saved) await rotated.hold?.rollback();
   if (!saved) throw new ApiError('NOT_FOUND', 'principal not found');
-  await commitRotation(ctx.adapters, ctx.config, target, rotated);
+  await commitRotation(ctx, { target, credential: rotated });
   return shown(ctx, target, saved, rotated.secret);
 }
 
@@ -282,7 +280,7 @@ export async function revokePrincipal(
 ): Promise<boolean> {
   const row = principalOf(rows);
   if (row.revokedAt) return false;
-  await dropCredential(ctx.adapters, ctx.config, target, row.credentialName);
+  await dropCredential(ctx, { target, name: row.credentialName });
   const recorded = principalEvent(ctx, ctx.http, 'principal.revoke', target, row, sql`revoked_at is null`);
   // Before the update, while the row is still live to be found.
   const answers = await runBatch(ctx.http, [

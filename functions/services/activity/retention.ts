@@ -5,15 +5,19 @@
  * statement.
  */
 import { sql } from 'drizzle-orm';
-import { type Queryable, rowsOf } from '../../../db/client';
+import { rowsOf } from '../../../db/client';
+import type { JobContext } from '../../request-context';
 
 /** The most events one run removes. */
 export const PURGE_BATCH = 5000;
 
 /** Removes up to {@link PURGE_BATCH} events older than `days` days; returns how many went. */
-export async function purgeActivity(db: Queryable, days: number): Promise<number> {
+export async function purgeActivity(
+  ctx: Pick<JobContext, 'db'>,
+  { days }: { days: number },
+): Promise<number> {
   const rows = await rowsOf<{ n: number }>(
-    db,
+    ctx.db,
     // One day from the oldest event at a time: a bounded range of the at index, so the plan
     // reads only what it removes however large the record (an open-ended `at < cutoff` is
     // planned, for unknown values, as a third of the table and read by a sequential scan).

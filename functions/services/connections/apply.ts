@@ -44,7 +44,7 @@ async function dropNow(
     const target = targets.get(cleanup.resourceId);
     try {
       if (target) {
-        await withinDropTime(dropCleanupCredential(ctx.adapters, ctx.config, target, cleanup.credentialName));
+        await withinDropTime(dropCleanupCredential(ctx, { target, credentialName: cleanup.credentialName }));
         messages.push({ type: 'credential-dropped', cleanupId: cleanup.id });
       } else {
         await withinDropTime(runCredentialCleanup(ctx, cleanup.id));

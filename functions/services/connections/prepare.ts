@@ -57,7 +57,7 @@ const handsShared = (mode: string | undefined, grant: KindLevel): boolean =>
 async function dropAll(ctx: JobContext, made: Array<{ target: CredentialTarget; name: string }>) {
   const left: typeof made = [];
   await mapLimit(made, async (m) => {
-    await dropCredential(ctx.adapters, ctx.config, m.target, m.name).catch(() => left.push(m));
+    await dropCredential(ctx, { target: m.target, name: m.name }).catch(() => left.push(m));
   });
   if (left.length === 0) return;
   const rows = left.map((m) => ({
@@ -113,7 +113,7 @@ export async function prepare(
   const releveled: Array<{ target: CredentialTarget; name: string; level: CredentialLevel }> = [];
   const undo = async () => {
     await mapLimit(releveled, (r) =>
-      setCredentialLevel(ctx.adapters, ctx.config, r.target, r.name, r.level).catch((err: Error) =>
+      setCredentialLevel(ctx, { target: r.target, name: r.name, level: r.level }).catch((err: Error) =>
         ctx.log.error(`restoring the level of ${r.name} failed:`, err),
       ),
     );
@@ -124,7 +124,7 @@ export async function prepare(
     const credentials = await mapLimit(plan.adds, async (a): Promise<CreatedCredential> => {
       if (!isCredentialLevel(a.grant)) return { mode: 'shared' };
       const t = target(a.resource.id);
-      const created = await createConnectionCredential(ctx.adapters, ctx.config, t, a.grant);
+      const created = await createConnectionCredential(ctx, { target: t, level: a.grant });
       if (created.mode === 'own') made.push({ target: t, name: created.name });
       return created;
     });
@@ -152,7 +152,7 @@ export async function prepare(
       if (l.conn.credentialMode !== 'own' || !l.conn.credentialName) return;
       if (!isCredentialLevel(l.grant) || !isCredentialLevel(was)) return;
       const t = target(l.conn.resourceId);
-      await setCredentialLevel(ctx.adapters, ctx.config, t, l.conn.credentialName, l.grant);
+      await setCredentialLevel(ctx, { target: t, name: l.conn.credentialName, level: l.grant });
       releveled.push({ target: t, name: l.conn.credentialName, level: was });
     });
     const rotated = new Map<string, RotatedCredential>();
@@ -161,7 +161,7 @@ export async function prepare(
       for (const r of plan.rotates) {
         rotated.set(
           r.id,
-          await rotateCredential(ctx.adapters, ctx.config, target(r.resourceId), r.credentialName ?? ''),
+          await rotateCredential(ctx, { target: target(r.resourceId), name: r.credentialName ?? '' }),
         );
       }
     } catch (err) {
@@ -181,7 +181,7 @@ export async function prepare(
         try {
           if (!conn || previous === undefined) throw new Error('no stored secret to put back');
           const secret = await ctx.config.keyring.decrypt(previous);
-          await restoreSecret(ctx.adapters, ctx.config, target(conn.resourceId), cred.name, secret);
+          await restoreSecret(ctx, { target: target(conn.resourceId), name: cred.name, secret });
         } catch (err) {
           ctx.log.error(
             `putting back the stored secret of ${cred.name} failed; storing the new one instead:`,
@@ -203,7 +203,7 @@ export async function prepare(
       async commitRotations() {
         for (const [id, cred] of rotated) {
           const conn = plan.rotates.find((r) => r.id === id);
-          if (conn) await commitRotation(ctx.adapters, ctx.config, target(conn.resourceId), cred);
+          if (conn) await commitRotation(ctx, { target: target(conn.resourceId), credential: cred });
         }
       },
     };

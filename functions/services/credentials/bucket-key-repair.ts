@@ -84,7 +84,7 @@ export async function checkBucketKeys(ctx: JobContext, bucket: BucketRow): Promi
     const target = { kind: 'bucket' as const, resource: bucket };
     const level = storedLevel(conn);
     if (!isCredentialLevel(level)) continue;
-    const made = await createConnectionCredential(ctx.adapters, ctx.config, target, level);
+    const made = await createConnectionCredential(ctx, { target, level });
     if (made.mode !== 'own') continue;
     const ids = await installOwnCredential(
       ctx,

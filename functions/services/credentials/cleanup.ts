@@ -7,11 +7,9 @@
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { credentialCleanups } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
-import type { Config } from '../../config';
 import { type CredentialKindName, credentialsOf, keepsCredential } from '../../kinds/registry';
 import type { JobContext } from '../../request-context';
-import { type CredentialTarget, dropCredential } from './connection-credential';
+import { type CredentialContext, type CredentialTarget, dropCredential } from './connection-credential';
 
 /** The service a credential belongs to, deleted ones included (their credentials still go). */
 export async function loadTargetAnyState(
@@ -28,13 +26,11 @@ export async function loadTargetAnyState(
  * main user, which the standalone case's "shared" connections use (dropping it breaks every app).
  */
 export async function dropCleanupCredential(
-  adapters: Adapters,
-  config: Config,
-  target: CredentialTarget,
-  credentialName: string,
+  ctx: CredentialContext,
+  { target, credentialName }: { target: CredentialTarget; credentialName: string },
 ): Promise<void> {
   if (keepsCredential(target, credentialName)) throw new Error('refusing to drop the main user');
-  await dropCredential(adapters, config, target, credentialName);
+  await dropCredential(ctx, { target, name: credentialName });
 }
 
 /** Marks a cleanup done (its credential is gone). */
@@ -55,13 +51,13 @@ export async function recordCleanupFailure(db: DbOrTx, cleanupId: string, err: E
 
 /** Drops the credential a cleanup row names and marks it done; throws (after counting) to retry. */
 export async function runCredentialCleanup(ctx: JobContext, cleanupId: string): Promise<void> {
-  const { db, config, adapters } = ctx;
+  const { db } = ctx;
   const [row] = await db.select().from(credentialCleanups).where(eq(credentialCleanups.id, cleanupId));
   if (!row || row.doneAt) return;
   const target = await loadTargetAnyState(db, row.kind, row.resourceId);
   try {
     // A service whose record is gone entirely took its credentials with it.
-    if (target) await dropCleanupCredential(adapters, config, target, row.credentialName);
+    if (target) await dropCleanupCredential(ctx, { target, credentialName: row.credentialName });
   } catch (err) {
     await recordCleanupFailure(db, row.id, err as Error);
     throw err;

@@ -5,12 +5,14 @@
  * none. Every function either finishes at the outside system or throws SERVICE_UNAVAILABLE (503)
  * having left nothing behind there; callers write their rows only after it returns.
  */
-import type { Adapters } from '../../adapters';
-import type { Config } from '../../config';
 import type { CredentialLevel, Level } from '../../domain/levels';
 import type { Credential, CredentialLimits, CredentialProvisioner } from '../../kinds/provisioner';
 import { type CredentialKindName, type CredentialTarget, credentialsOf } from '../../kinds/registry';
 import { log } from '../../lib/logger';
+import type { JobContext } from '../../request-context';
+
+/** What the functions here reach: the outside systems, through the kinds' provisioners. */
+export type CredentialContext = Pick<JobContext, 'adapters' | 'config'>;
 
 export type { CredentialTarget };
 
@@ -29,12 +31,12 @@ export function usesSharedCredential<K extends CredentialKindName>(target: Crede
 }
 
 /** The provisioner of the target's kind (and engine); 503 when the deployment configures none. */
-function provisionerFor(adapters: Adapters, target: CredentialTarget) {
+function provisionerFor(ctx: Pick<JobContext, 'adapters'>, target: CredentialTarget) {
   // The registry pairs each kind with its own rows and levels; the target's kind names its row.
-  return credentialsOf(target.kind).provisioner(adapters, target.resource as never) as CredentialProvisioner<
-    CredentialTarget['resource'],
-    Level
-  >;
+  return credentialsOf(target.kind).provisioner(
+    ctx.adapters,
+    target.resource as never,
+  ) as CredentialProvisioner<CredentialTarget['resource'], Level>;
 }
 
 /**
@@ -49,13 +51,11 @@ function levelFor(target: CredentialTarget, level: CredentialLevel): Level {
 
 /** Creates the connection's own credential at `level`, or reports that the shared one serves it. */
 export async function createConnectionCredential(
-  adapters: Adapters,
-  _config: Config,
-  target: CredentialTarget,
-  level: CredentialLevel,
+  ctx: CredentialContext,
+  { target, level }: { target: CredentialTarget; level: CredentialLevel },
 ): Promise<CreatedCredential> {
   if (usesSharedCredential(target)) return { mode: 'shared' };
-  return { mode: 'own', ...(await createOwnCredential(adapters, target, level)) };
+  return { mode: 'own', ...(await createOwnCredential(ctx, { target, level })) };
 }
 
 /**
@@ -63,13 +63,12 @@ export async function createConnectionCredential(
  * of its kind: connections and named principals (with their `limits`) alike.
  */
 export function createOwnCredential(
-  adapters: Adapters,
-  target: CredentialTarget,
-  level: CredentialLevel,
-  limits?: CredentialLimits,
+  ctx: Pick<JobContext, 'adapters'>,
+  input: { target: CredentialTarget; level: CredentialLevel; limits?: CredentialLimits },
 ): Promise<Credential> {
+  const { target, level, limits } = input;
   const at = levelFor(target, level);
-  return provisionerFor(adapters, target).create(target.resource, at, limits);
+  return provisionerFor(ctx, target).create(target.resource, at, limits);
 }
 
 /**
@@ -77,39 +76,37 @@ export function createOwnCredential(
  * network policy enforcing them is acknowledged (its provisioner can `activate`): PostgreSQL.
  * MongoDB and IAM enforce a principal's sources themselves.
  */
-export function waitsForPolicy(adapters: Adapters, target: CredentialTarget): boolean {
-  return provisionerFor(adapters, target).activate !== undefined;
+export function waitsForPolicy(
+  ctx: Pick<JobContext, 'adapters'>,
+  { target }: { target: CredentialTarget },
+): boolean {
+  return provisionerFor(ctx, target).activate !== undefined;
 }
 
 /** Lets a credential that waited for its sources' policy log in. */
 export async function activateCredential(
-  adapters: Adapters,
-  target: CredentialTarget,
-  name: string,
+  ctx: Pick<JobContext, 'adapters'>,
+  { target, name }: { target: CredentialTarget; name: string },
 ): Promise<void> {
-  await provisionerFor(adapters, target).activate?.(name);
+  await provisionerFor(ctx, target).activate?.(name);
 }
 
 /** Changes what the credential may do; its name and secret stay. */
 export async function setCredentialLevel(
-  adapters: Adapters,
-  _config: Config,
-  target: CredentialTarget,
-  name: string,
-  level: CredentialLevel,
+  ctx: CredentialContext,
+  input: { target: CredentialTarget; name: string; level: CredentialLevel },
 ): Promise<void> {
+  const { target, name, level } = input;
   const at = levelFor(target, level);
-  await provisionerFor(adapters, target).setLevel(target.resource, name, at);
+  await provisionerFor(ctx, target).setLevel(target.resource, name, at);
 }
 
 /** Gives the credential a new secret (and, for a bucket key, a new key id); nothing else changes. */
 export function rotateCredential(
-  adapters: Adapters,
-  _config: Config,
-  target: CredentialTarget,
-  name: string,
+  ctx: CredentialContext,
+  { target, name }: { target: CredentialTarget; name: string },
 ): Promise<RotatedCredential> {
-  return provisionerFor(adapters, target).rotate(target.resource, name);
+  return provisionerFor(ctx, target).rotate(target.resource, name);
 }
 
 /**
@@ -118,17 +115,15 @@ export function rotateCredential(
  * of a refused login sets the stored (new) secret.
  */
 export async function commitRotation(
-  adapters: Adapters,
-  config: Config,
-  target: CredentialTarget,
-  cred: RotatedCredential,
+  ctx: CredentialContext,
+  { target, credential: cred }: { target: CredentialTarget; credential: RotatedCredential },
 ): Promise<void> {
   if (!cred.hold) return;
   try {
     await cred.hold.commit();
   } catch (err) {
     log.error(`committing the new secret of ${cred.name} failed; setting it again:`, err);
-    await restoreSecret(adapters, config, target, cred.name, cred.secret).catch((e: Error) =>
+    await restoreSecret(ctx, { target, name: cred.name, secret: cred.secret }).catch((e: Error) =>
       log.error(`setting the new secret of ${cred.name} failed; the reconciler repairs it:`, e),
     );
   }
@@ -139,13 +134,11 @@ export async function commitRotation(
  * stored); a bucket key cannot be given back (IAM deletes the old key when it makes the new one).
  */
 export async function restoreSecret(
-  adapters: Adapters,
-  _config: Config,
-  target: CredentialTarget,
-  name: string,
-  secret: string,
+  ctx: CredentialContext,
+  input: { target: CredentialTarget; name: string; secret: string },
 ): Promise<void> {
-  const p = provisionerFor(adapters, target);
+  const { target, name, secret } = input;
+  const p = provisionerFor(ctx, target);
   if (!credentialsOf(target.kind).secretReturns || !p.setSecret)
     throw new Error(`a replaced ${target.kind} credential cannot come back`);
   await p.setSecret(target.resource.physicalName, name, secret);
@@ -153,10 +146,8 @@ export async function restoreSecret(
 
 /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
 export function dropCredential(
-  adapters: Adapters,
-  _config: Config,
-  target: CredentialTarget,
-  name: string,
+  ctx: CredentialContext,
+  { target, name }: { target: CredentialTarget; name: string },
 ): Promise<void> {
-  return provisionerFor(adapters, target).drop(target.resource, name);
+  return provisionerFor(ctx, target).drop(target.resource, name);
 }

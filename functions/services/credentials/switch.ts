@@ -102,7 +102,7 @@ export async function installOwnCredential(
       ]);
     });
   } catch (err) {
-    await dropCredential(ctx.adapters, ctx.config, target, made.name).catch((e: Error) =>
+    await dropCredential(ctx, { target, name: made.name }).catch((e: Error) =>
       ctx.log.error('dropping an unused credential failed; the reconciler removes orphans:', e),
     );
     if (err instanceof InstallRaced) return [];
@@ -117,7 +117,7 @@ async function switchOne(ctx: JobContext, connectionId: string): Promise<string[
   const level = storedLevel(conn);
   const target = await loadTargetAnyState(ctx.db, conn.kind, conn.resourceId);
   if (!target || !isCredentialLevel(level) || usesSharedCredential(target)) return [];
-  const made = await createConnectionCredential(ctx.adapters, ctx.config, target, level);
+  const made = await createConnectionCredential(ctx, { target, level });
   if (made.mode !== 'own') return [];
   return installOwnCredential(ctx, conn, target, made);
 }

@@ -7,7 +7,8 @@ import type { DbOrTx, HttpDb } from '../../../db/client';
 import { deliveries } from '../../../db/schema';
 import { siteRef } from '../../domain/names';
 import { isUuid } from '../../lib/ids';
-import { type ActivitySource, activityQuery } from '../activity';
+import type { RequestContext } from '../../request-context';
+import { activityQuery } from '../activity';
 import { projectIdOf } from '../caller/api-caller';
 
 type DeliveryRow = typeof deliveries.$inferSelect;
@@ -97,11 +98,11 @@ export function showDelivery(row: DeliveryRow): ShownDelivery {
  * else what it is ('unknown' for no such delivery of the site). The caller enqueues a revived one.
  */
 export async function reviveDelivery(
-  db: HttpDb,
-  site: { id: string; projectId: string; slug: string },
-  deliveryId: string,
-  by: ActivitySource,
+  ctx: RequestContext,
+  { site, deliveryId }: { site: { id: string; projectId: string; slug: string }; deliveryId: string },
 ): Promise<'revived' | 'unknown' | ShownStatus> {
+  const db = ctx.http;
+  const by = ctx.activity;
   if (!isUuid(deliveryId)) return 'unknown';
   const id = deliveryId.toLowerCase();
   const retryable = and(

@@ -4,11 +4,8 @@
  * it is sent, so every copy carries the site's current truth for the names it touches.
  */
 import { eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
 import { deliveries, sites } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
 import type { TargetPatch } from '../../adapters/targets';
-import type { Config } from '../../config';
 import type { JobContext } from '../../request-context';
 import { deriveSiteEnv } from '../site-env/derive';
 import { olderPending, sendClaimed } from './deliveries';
@@ -24,14 +21,13 @@ type DeliveryRow = typeof deliveries.$inferSelect;
  * the order the values were read. Null when the site is gone.
  */
 export async function patchPayload(
-  db: DbOrTx,
-  config: Config,
-  adapters: Adapters,
+  ctx: Pick<JobContext, 'db' | 'config' | 'adapters'>,
   row: Pick<
     DeliveryRow,
     'id' | 'kind' | 'targetId' | 'projectId' | 'reason' | 'setNames' | 'unsetNames' | 'createdAt'
   >,
 ): Promise<TargetPatch | null> {
+  const { db, config, adapters } = ctx;
   const [counter] = await db
     .update(sites)
     .set({ patchSeq: sql`${sites.patchSeq} + 1` })
@@ -76,11 +72,11 @@ export async function deliverRuntimePatch(
   ctx: JobContext,
   delivery: Pick<DeliveryRow, 'id' | 'targetId'>,
 ): Promise<void> {
-  const { db, config, adapters, receivers } = ctx;
+  const { db, config, receivers } = ctx;
   const send = await siteSender(db, config, receivers, delivery.targetId);
   if (!send) return;
   await sendClaimed(db, delivery.id, 'runtime_patch', async (row) => {
-    const patch = await patchPayload(db, config, adapters, row);
+    const patch = await patchPayload(ctx, row);
     // The site is gone; there is no app left to patch.
     if (patch === null) return { sent: false, reason: 'site deleted' };
     try {

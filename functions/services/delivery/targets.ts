@@ -20,7 +20,8 @@ import { siteRef } from '../../domain/names';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { validationError } from '../../lib/openapi';
-import { type ActivitySource, activityQuery } from '../activity';
+import type { RequestContext } from '../../request-context';
+import { activityQuery } from '../activity';
 import { projectIdOf } from '../caller/api-caller';
 
 type TargetRow = typeof siteTargets.$inferSelect;
@@ -74,14 +75,21 @@ function checkFailure(err: unknown): ApiError {
  * GET answers.
  */
 export async function setSiteTarget(
-  db: HttpDb,
-  config: Config,
-  receivers: Receivers,
-  site: { id: string; projectId: string; slug: string },
-  adapter: DeliveryTarget,
-  input: { type: string },
-  by: ActivitySource,
+  ctx: RequestContext,
+  {
+    site,
+    adapter,
+    input,
+  }: {
+    site: { id: string; projectId: string; slug: string };
+    adapter: DeliveryTarget;
+    input: { type: string };
+  },
 ): Promise<{ syncId: string; described: Record<string, unknown> }> {
+  const db = ctx.http;
+  const config = ctx.config;
+  const receivers = ctx.receivers;
+  const by = ctx.activity;
   const stored = adapter.split(input);
   await adapter.check(receivers.platforms, stored).catch((err: unknown) => {
     throw checkFailure(err);
@@ -142,10 +150,11 @@ function publicDetails(described: Record<string, unknown>): Record<string, strin
 
 /** Removes the site's target (its patches go to RUNTIME_PATCH_URL again, or stay pending). */
 export async function removeSiteTarget(
-  db: HttpDb,
-  site: { id: string; projectId: string; slug: string },
-  by: ActivitySource,
+  ctx: RequestContext,
+  { site }: { site: { id: string; projectId: string; slug: string } },
 ): Promise<void> {
+  const db = ctx.http;
+  const by = ctx.activity;
   await db.batch([
     // Recorded only when there was a target to remove (placed first, it sees the row).
     activityQuery(

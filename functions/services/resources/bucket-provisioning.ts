@@ -3,10 +3,11 @@
  * credential its services view shows), made before any row so a failure leaves nothing: what
  * was made is removed again before the 503 is answered.
  */
-import type { Adapters } from '../../adapters';
+
 import { atSystem } from '../../kinds/provisioner';
 import { ApiError } from '../../lib/errors';
 import { log } from '../../lib/logger';
+import type { RequestContext } from '../../request-context';
 
 /** A bucket made at the provider, with a way to take it back. */
 export interface ProvisionedBucket {
@@ -18,11 +19,10 @@ export interface ProvisionedBucket {
 
 /** Creates the bucket and its own read-write key; 503 (with nothing left behind) on failure. */
 export async function provisionBucket(
-  adapters: Adapters,
-  physicalName: string,
-  region: string,
+  ctx: Pick<RequestContext, 'adapters'>,
+  { physicalName, region }: { physicalName: string; region: string },
 ): Promise<ProvisionedBucket> {
-  const s3 = adapters.s3;
+  const s3 = ctx.adapters.s3;
   if (!s3)
     throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
   await atSystem(

@@ -55,13 +55,13 @@ export async function createBucket(
   input: { name: string; region?: string },
   read: { existing: BucketRow[]; initial: InitialSite },
 ): Promise<BucketRow> {
-  const { config, adapters } = ctx;
+  const { config } = ctx;
   const names = read.existing.map((b) => b.name);
   assertNameFree(input.name, names, names, 'bucket');
   const physicalName = `${input.name.slice(0, 50).replace(/_/g, '-')}-${randomLowerAlnum(8)}`;
   const region = input.region ?? config.STORAGE_DEFAULT_REGION;
   // The bucket and its own key exist at the provider before any row; undone on any later failure.
-  const made = await provisionBucket(adapters, physicalName, region);
+  const made = await provisionBucket(ctx, { physicalName, region });
   const row: BucketRow = {
     id: newId(),
     projectId,

@@ -4,12 +4,11 @@ import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../..
 import type { DatabaseRow } from '../../../db/rows';
 import { databases } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
-import type { EngineContext } from '../../kinds/database-engine';
 import { outside } from '../../kinds/provisioner';
 import { credentialsOf, engineOf } from '../../kinds/registry';
 import { newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
-import { type ActivitySource, activityQuery } from '../activity';
+import { activityQuery } from '../activity';
 import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
@@ -126,12 +125,11 @@ export async function createDatabase(
 
 /** Stops or starts a database: the cluster first, then one statement (404 if it was deleted meanwhile). */
 export async function setDatabaseRunning(
-  db: HttpDb,
-  by: ActivitySource,
-  ctx: EngineContext,
-  row: DatabaseRow,
-  running: boolean,
+  ctx: RequestContext,
+  { row, running }: { row: DatabaseRow; running: boolean },
 ): Promise<DatabaseRow> {
+  const db = ctx.http;
+  const by = ctx.activity;
   await engineOf(row.engine).setRunning(ctx, row.physicalName, running);
   const live = and(eq(databases.id, row.id), isNull(databases.deletedAt));
   const event = {

@@ -10,7 +10,7 @@ import type { StoredSigningKey } from '../../../db/schema';
 import { sha256Hex } from '../../lib/crypto';
 import { newSecret } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
-import { type ActivitySource, activityQuery } from '../activity';
+import { activityQuery } from '../activity';
 import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRekey, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows, runGuarded } from '../store/guarded-write';
@@ -62,10 +62,9 @@ export async function deleteAuthApp(
 /** Gives `app` a new server key, delivered to the sites holding it (`holders`) with reason `rotate`. */
 export async function rotateServerKey(
   ctx: RequestContext,
-  by: ActivitySource,
-  app: AuthAppRow,
-  holders: ServiceHolders,
+  { app, holders }: { app: AuthAppRow; holders: ServiceHolders },
 ): Promise<void> {
+  const by = ctx.activity;
   const db = ctx.http;
   const next = await newServerKey(ctx);
   const { written } = await writeServiceRekey(
@@ -99,9 +98,9 @@ export async function rotateServerKey(
  */
 export async function rotateSigningKey(
   ctx: RequestContext,
-  by: ActivitySource,
-  app: AuthAppRow,
+  { app }: { app: AuthAppRow },
 ): Promise<StoredSigningKey> {
+  const by = ctx.activity;
   const db = ctx.http;
   const keys = await rotatedKeys(ctx.config, app.signingKeys);
   const before = JSON.stringify(app.signingKeys);
