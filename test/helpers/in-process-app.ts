@@ -3,7 +3,8 @@
  * run on demand, with the shared stack's environment and real metadata database. For route
  * tests that need no workerd, and for tests that register a variant of their own (a database
  * engine) in the registry the Worker reads: the registry is this process's, so what a test
- * registers the app sees. Its clock is this process's, so a test can set it (vi.setSystemTime).
+ * registers the app sees. Its clock is this process's, so a test can set it (vi.setSystemTime),
+ * or one the test hands in (`clock`), which every request's and job's context then carries.
  * Durable Objects are not here unless a test hands in namespaces (startDurableObjects); without
  * them a route that needs one answers 500. Queue messages are kept in `sent`, for a test to hand
  * on or to check.
@@ -15,7 +16,8 @@ import { inject } from 'vitest';
 import ws from 'ws';
 import type { Bindings } from '../../functions/config';
 import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
-import { worker } from '../../functions/worker';
+import type { Clock } from '../../functions/request-context';
+import { buildWorker } from '../../functions/worker';
 
 /** A running in-process app. */
 export interface InProcessApp {
@@ -44,11 +46,13 @@ export interface InProcessObjects {
   RATE_COUNTERS: unknown;
 }
 
-/** Starts the app on the shared stack's environment, with `overrides` on top. */
+/** Starts the app on the shared stack's environment, with `overrides` on top (and `clock`, if given, as its clock). */
 export async function startInProcessApp(
   overrides: Record<string, string> = {},
   objects?: InProcessObjects,
+  clock?: Clock,
 ): Promise<InProcessApp> {
+  const worker = buildWorker({ clock });
   // Node has no WebSocket of its own before 22; the driver's pool reaches the proxy through ws.
   neonConfig.webSocketConstructor = ws;
   const sent: ProvisioningMessage[] = [];
