@@ -381,6 +381,10 @@ export const connections = pgTable(
     index('connections_resource_idx').on(t.resourceId),
     index('connections_credential_idx').on(t.credentialName),
     index('connections_shared_idx').on(t.createdAt).where(sql`${t.credentialMode} = 'shared'`),
+    // The daily sweep's page of own database credentials, read from the index alone.
+    index('connections_own_database_idx')
+      .on(t.id)
+      .where(sql`${t.kind} = 'database' and ${t.credentialMode} = 'own'`),
   ],
 );
 

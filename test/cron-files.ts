@@ -21,6 +21,7 @@ export const CRON_FILES = [
   'test/integration/principals-mongodb.test.ts',
   'test/integration/principals-postgres.test.ts',
   'test/integration/query-plans.test.ts',
+  'test/integration/reconcile-slice-retry.test.ts',
   'test/integration/reconcile-slices.test.ts',
   'test/integration/reconciler-isolation.test.ts',
   'test/integration/shared-reader.test.ts',

@@ -10,6 +10,7 @@ import { METADATA_DATABASE, migrateMetadata } from './migrate';
 import { startPostgres } from './postgres';
 import { type Seeded, seedTenants } from './seed-data';
 import { loadSecrets } from './stack';
+import { USERS_PER_ACCOUNT } from './stand-ins/iam-actions';
 
 interface StandInUser {
   name: string;
@@ -22,7 +23,11 @@ interface StandInUser {
 /** Puts the seeded bucket keys into the IAM stand-in's state file, replacing an earlier seed's. */
 export async function seedIamStandIn(dataDir: string, seeded: Seeded): Promise<void> {
   const file = join(dataDir, 'stand-ins', 'aws.json');
-  let state: { users: Record<string, StandInUser>; buckets: Record<string, unknown> } = {
+  let state: {
+    users: Record<string, StandInUser>;
+    buckets: Record<string, unknown>;
+    usersPerAccount?: number;
+  } = {
     users: {},
     buckets: {},
   };
@@ -45,6 +50,11 @@ export async function seedIamStandIn(dataDir: string, seeded: Seeded): Promise<v
     };
     state.buckets[k.bucket] ??= { region: 'us-east-1', objects: {}, settings: {} };
   }
+  // One AWS account holds at most 5,000 users (IAM's quota, which AWS does not raise): a seed
+  // of more key users than that stands for keys spread over several accounts, so the stand-in
+  // is given room for them and as many again, and new keys are still refused past that.
+  const held = Object.keys(state.users).length;
+  if (held > USERS_PER_ACCOUNT) state.usersPerAccount = held + USERS_PER_ACCOUNT;
   await mkdir(join(dataDir, 'stand-ins'), { recursive: true, mode: 0o700 });
   await writeFile(file, JSON.stringify(state), { mode: 0o600 });
 }

@@ -10,8 +10,11 @@
  *   503 with Retry-After and nothing made.
  * - IAM holds at most 2 access keys a user: a rotation (new key, then the old one deleted) of a
  *   key whose user holds two is 409 CONFLICT naming the limit, and both keys stay as they were.
+ * - IAM holds at most 5,000 users an account (each bucket and each bucket key is one): at the
+ *   quota a bucket connection or a new bucket is 409 CONFLICT naming it, nothing left behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USERS_PER_ACCOUNT } from '../../scripts/local/stand-ins/iam-actions';
 import { ATLAS_MAX_USERS } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
 import { allEvents } from '../helpers/activity';
 import {
@@ -154,5 +157,32 @@ describe("Atlas's 100 database users a project", () => {
     expect(world.atlas.fillToLimit()).toBe(ATLAS_MAX_USERS);
     const list = await s.as.get<{ principals: Array<{ name: string }> }>(base);
     expect(list.body.principals.map((p) => p.name)).toEqual(['first']);
+  });
+});
+
+// Last in the file: it leaves the stand-in's account at its quota.
+describe("IAM's 5,000 users an account", () => {
+  it('at the quota, a bucket connection and a new bucket are 409 naming it; nothing is made or recorded', async () => {
+    const bucket = await createBucket(s.as, s.project.id);
+    const buckets = `/api/v1/projects/${s.project.id}/buckets`;
+    const listed = (await s.as.get<{ buckets: unknown[] }>(buckets)).body.buckets.length;
+    expect(world.aws.fillUsersToQuota()).toBe(USERS_PER_ACCOUNT);
+    const storageBuckets = Object.keys(world.aws.state().buckets).length;
+
+    const connect = await connectSite(s, { kind: 'bucket', resource_id: bucket.id, level: 'read' });
+    expect(connect.status, connect.text).toBe(409);
+    const refused = connect.body as unknown as Refusal;
+    expect(refused.error.code).toBe('CONFLICT');
+    expect(refused.error.message).toMatch(/IAM account holds its limit of users \(5,000 an account/);
+    expect(refused.error.message).toMatch(/nothing was changed/);
+    expect(await storedKey(bucket.id)).toBeUndefined();
+
+    const made = await s.as.post<Refusal>(buckets, { name: 'past-quota' });
+    expect(made.status, made.text).toBe(409);
+    expect(made.body.error.message).toMatch(/limit of users \(5,000 an account/);
+    expect((await s.as.get<{ buckets: unknown[] }>(buckets)).body.buckets).toHaveLength(listed);
+    // The bucket made at the provider before its key was refused is taken back.
+    expect(Object.keys(world.aws.state().buckets)).toHaveLength(storageBuckets);
+    expect(Object.keys(world.aws.state().users)).toHaveLength(USERS_PER_ACCOUNT);
   });
 });

@@ -8,7 +8,9 @@ export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {
   return {
     async create(bucket, level, limits) {
       const key = await outside('prepare the bucket key', () =>
-        admin.createKey(bucket.physicalName, level, 'c_', limits),
+        admin.createKey(bucket.physicalName, level, 'c_', limits).catch((err: unknown) => {
+          throw usersLimitReached(err) ?? err;
+        }),
       );
       return { name: key.accessKeyId, secret: key.secretAccessKey };
     },
@@ -31,6 +33,22 @@ export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {
 
 /** IAM refused for one of its quotas (LimitExceeded, HTTP 409): refused before anything was made. */
 const atQuota = (err: unknown) => err instanceof ProviderError && err.code === 'LimitExceeded';
+
+/**
+ * 409 naming IAM's limit of users an account holds (5,000, which AWS does not raise) when
+ * CreateUser was refused for it: every bucket and every connection or principal with its own
+ * bucket key is one user, and IAM refuses the user before anything is made. Undefined for any
+ * other error.
+ */
+export function usersLimitReached(err: unknown): ApiError | undefined {
+  if (!atQuota(err)) return undefined;
+  const quota = /UsersPerAccount:\s*(\d+)/.exec((err as Error).message)?.[1];
+  if (!quota) return undefined;
+  return new ApiError(
+    'CONFLICT',
+    `the storage provider's IAM account holds its limit of users (${Number(quota).toLocaleString('en-US')} an account; every bucket and every bucket key of a connection or principal is one): remove unused buckets, connections or principals first; nothing was changed`,
+  );
+}
 
 /**
  * 409 naming IAM's limit of two access keys a user: a rotation makes the new key before it

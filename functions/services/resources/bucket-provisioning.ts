@@ -4,6 +4,7 @@
  * was made is removed again before the 503 is answered.
  */
 
+import { usersLimitReached } from '../../kinds/bucket/provisioner';
 import { atSystem } from '../../kinds/provisioner';
 import { ApiError } from '../../lib/errors';
 import { log } from '../../lib/logger';
@@ -38,7 +39,10 @@ export async function provisionBucket(
       'creating a bucket key',
       'the storage provider could not create the bucket key; nothing was changed, retry later',
       () => s3.createKey(physicalName, 'read-write', 'b_'),
-    );
+    ).catch((err: { cause?: unknown }) => {
+      // IAM's users quota is no outage: 409 naming it, not the 503's retry later.
+      throw usersLimitReached(err.cause) ?? err;
+    });
     return {
       accessKeyId: key.accessKeyId,
       secretAccessKey: key.secretAccessKey,

@@ -22,6 +22,7 @@ import {
   addAccessKey,
   allowedBy,
   el,
+  fillUsersToQuota,
   IAM_NS,
   type IamState,
   type IamUser,
@@ -53,6 +54,8 @@ export interface AwsStandIn {
   throttle: Throttle;
   /** Gives key user `userName` another access key, as the IAM console would; returns its id. */
   addAccessKey(userName: string): string;
+  /** Adds users made outside Tether (path `/outside/`) until the account is at its quota; returns that quota. */
+  fillUsersToQuota(): number;
   stop(): Promise<void>;
 }
 
@@ -274,6 +277,7 @@ export async function startAwsStandIn(
     },
     throttle,
     addAccessKey: (userName) => addAccessKey(state, userName, save),
+    fillUsersToQuota: () => fillUsersToQuota(state, save),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

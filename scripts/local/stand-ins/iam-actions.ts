@@ -29,6 +29,11 @@ export interface IamUser {
 /** The users of the account. */
 export interface IamState {
   users: Record<string, IamUser>;
+  /**
+   * The account's quota of users when it is not IAM's {@link USERS_PER_ACCOUNT} (a seeded local
+   * stack holds more key users than one AWS account may: scripts/local/seed-dir.ts).
+   */
+  usersPerAccount?: number;
 }
 
 /** An error answered with an AWS code and HTTP status. */
@@ -75,6 +80,9 @@ export async function allowedBy(
   return result.resultType !== 'error' && result.overallResult === 'Allowed';
 }
 
+/** IAM's quota of users an account may hold ("IAM and AWS STS quotas"; it cannot be raised). */
+export const USERS_PER_ACCOUNT = 5000;
+
 /** IAM's quota of access keys a user may hold ("IAM and AWS STS quotas"). */
 export const ACCESS_KEYS_PER_USER = 2;
 
@@ -97,6 +105,22 @@ export function addAccessKey(state: IamState, userName: string, save: () => void
   indexKey(state.users, u, key.id);
   save();
   return key.id;
+}
+
+/** Adds users made outside Tether (path `/outside/`) until the account is at its quota (tests); returns that quota. */
+export function fillUsersToQuota(state: IamState, save: () => void): number {
+  const quota = state.usersPerAccount ?? USERS_PER_ACCOUNT;
+  const createDate = new Date().toISOString();
+  let count = Object.keys(state.users).length;
+  for (let i = 0; count < quota; i++) {
+    const name = `outside-${i}`;
+    if (state.users[name]) continue;
+    state.users[name] = { name, path: '/outside/', createDate, policies: {}, keys: [] };
+    indexUser(state.users, state.users[name]);
+    count++;
+  }
+  save();
+  return quota;
 }
 
 /**
@@ -125,6 +149,9 @@ export function iamAction(
         throw new AwsFault(400, 'ValidationError', 'bad UserName');
       if (state.users[name])
         throw new AwsFault(409, 'EntityAlreadyExists', `User with name ${name} already exists.`);
+      const quota = state.usersPerAccount ?? USERS_PER_ACCOUNT;
+      if (Object.keys(state.users).length >= quota)
+        throw new AwsFault(409, 'LimitExceeded', `Cannot exceed quota for UsersPerAccount: ${quota}`);
       const path = params.get('Path') ?? '/';
       state.users[name] = { name, path, createDate: new Date().toISOString(), policies: {}, keys: [] };
       indexUser(state.users, state.users[name]);

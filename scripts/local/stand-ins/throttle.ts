@@ -18,6 +18,7 @@ export class Throttle {
   private tokens: number;
   private at = Date.now();
   private forced = 0;
+  private holding = false;
   /** How many requests it has refused. */
   refused = 0;
 
@@ -30,8 +31,22 @@ export class Throttle {
     this.forced += n;
   }
 
+  /** Refuses every request until {@link release} (tests: a throttled stretch, whoever asks meanwhile). */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** Ends a {@link hold}. */
+  release(): void {
+    this.holding = false;
+  }
+
   /** Takes a token for one request: 0 when it may pass, else the whole seconds until one is back. */
   take(): number {
+    if (this.holding) {
+      this.refused++;
+      return 1;
+    }
     if (this.forced > 0) {
       this.forced--;
       this.refused++;
