@@ -23,13 +23,18 @@ import { engineNames, engineOf, isEngine } from '../../kinds/registry';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { recordPolicyDrift } from '../delivery/network-policy';
 import { runItems } from '../reconcile/items';
-import type { ReconcilerContext, ReconcilerStep, StepResult } from '../reconcile/step';
+import {
+  MESSAGE_SUBREQUESTS,
+  type ReconcilerContext,
+  type ReconcilerStep,
+  type StepResult,
+} from '../reconcile/step';
 import { checkBucketKeys } from './bucket-key-repair';
 import { repairIfRefused } from './credential-repair';
 import { type OwnDatabaseCredential, orphansAmong, restoreOne } from './drift';
 import { type DroppedCredential, droppedCredentialEvents } from './repair-events';
 
-/** Items a queued slice message carries. */
+/** Items a queued slice message carries at most. */
 export const SLICE_CHUNK = 10;
 /** The smallest slice a tick takes of a sweep, whatever its size. */
 const MIN_SLICE = 10;
@@ -42,7 +47,7 @@ interface IdSweep {
   table: 'connections' | 'buckets' | 'databases';
   /** The next ids after `after`, in order. */
   page: (db: Db, after: string | null, limit: number) => Promise<string[]>;
-  /** Outside calls one item costs at most. */
+  /** Outside calls (subrequests) one item costs at most. */
   cost: number;
   check: (ctx: ReconcilerContext, ids: readonly string[]) => Promise<number>;
 }
@@ -117,6 +122,7 @@ async function checkPolicies(ctx: ReconcilerContext, ids: readonly string[]): Pr
 export const SWEEPS: Record<string, IdSweep> = {
   'sweep:database-credentials': {
     table: 'connections',
+    // A login with the stored password, and the restore or repair through the admin session.
     cost: 2,
     page: async (db, after, limit) =>
       idsOf(
@@ -128,6 +134,8 @@ export const SWEEPS: Record<string, IdSweep> = {
   },
   'sweep:bucket-keys': {
     table: 'buckets',
+    // ListUsers of the bucket's path, ListAccessKeys of its key user and one connection's, and
+    // a replaced key's CreateUser, PutUserPolicy and CreateAccessKey.
     cost: 6,
     page: async (db, after, limit) =>
       idsOf(
@@ -149,6 +157,22 @@ export const SWEEPS: Record<string, IdSweep> = {
     check: checkPolicies,
   },
 };
+
+/**
+ * Subrequests a slice message makes whatever it carries: its metadata connection, a queue send
+ * (the policies it found drifted) and an admin session on each engine's system (two).
+ */
+export const SLICE_OVERHEAD = 4;
+
+/**
+ * Items one queued message of `sweep` carries: at most {@link SLICE_CHUNK}, and few enough that
+ * their outside calls and {@link SLICE_OVERHEAD} stay within {@link MESSAGE_SUBREQUESTS}, so a
+ * full batch of messages stays within the queue invocation's budget.
+ */
+export function chunkOf(sweep: Pick<IdSweep, 'cost'>): number {
+  const room = MESSAGE_SUBREQUESTS - SLICE_OVERHEAD;
+  return sweep.cost <= 0 ? SLICE_CHUNK : Math.max(1, Math.min(SLICE_CHUNK, Math.floor(room / sweep.cost)));
+}
 
 async function idsOf(db: Db, query: ReturnType<typeof sql>): Promise<string[]> {
   return (await db.execute<{ id: string }>(query)).rows.map((r) => r.id);
@@ -193,8 +217,9 @@ function idSweepStep(name: string, sweep: IdSweep): ReconcilerStep {
     const work = [...new Set([...ids, ...(await dueRetries(ctx.db, name))])];
     const inline: string[] = [];
     const queued: string[][] = [];
-    for (let i = 0; i < work.length; i += SLICE_CHUNK) {
-      const chunk = work.slice(i, i + SLICE_CHUNK);
+    const per = chunkOf(sweep);
+    for (let i = 0; i < work.length; i += per) {
+      const chunk = work.slice(i, i + per);
       const fits =
         minutes <= 1 && queued.length === 0 && (ctx.budget?.take(sweep.cost * chunk.length) ?? true);
       if (fits) inline.push(...chunk);
@@ -254,7 +279,7 @@ export function sweepSteps(): Record<string, ReconcilerStep> {
   };
 }
 
-/** Runs a queued slice of a sweep (the `reconcile-slice` message). */
+/** Runs a queued slice of a sweep (the `reconcile-slice` message), at most {@link chunkOf} items of it. */
 export async function runQueuedSlice(
   ctx: ReconcilerContext,
   name: string,
@@ -262,5 +287,9 @@ export async function runQueuedSlice(
 ): Promise<number> {
   const sweep = SWEEPS[name];
   if (!sweep) throw new Error(`no sweep ${name}`);
-  return sweep.check(ctx, ids.slice(0, SLICE_CHUNK));
+  // A message is never trusted to carry more than its budget allows: the rest goes back to the
+  // queue as a message of its own (one send, counted in the overhead).
+  const per = chunkOf(sweep);
+  if (ids.length > per) await ctx.queue.send({ type: 'reconcile-slice', sweep: name, ids: ids.slice(per) });
+  return sweep.check(ctx, ids.slice(0, per));
 }

@@ -7,6 +7,12 @@ import type { JobContext } from '../../request-context';
 
 /** The Worker's limit is 1,000 subrequests an invocation; a tick plans for at most half. */
 export const TICK_SUBREQUESTS = 500;
+/** A queue invocation plans for at most half the limit too, across every message of its batch. */
+export const QUEUE_SUBREQUESTS = 500;
+/** Messages a queue invocation takes at most (`max_batch_size` in wrangler.toml). */
+export const QUEUE_BATCH_MESSAGES = 10;
+/** Subrequests one queue message may make, so a full batch stays within {@link QUEUE_SUBREQUESTS}. */
+export const MESSAGE_SUBREQUESTS = QUEUE_SUBREQUESTS / QUEUE_BATCH_MESSAGES;
 
 /** Outside calls (subrequests) a tick or a queue message may still make. */
 export class SubrequestBudget {
