@@ -111,8 +111,8 @@ export interface CredentialKind<K extends CredentialKindName> {
   shown(ctx: EngineContext, resource: ResourceOf[K], name: string, secret: string): ShownSecret;
   /** What its principal routes say and show. */
   readonly principalDocs: PrincipalDocs;
-  /** The rows (removed ones included) whose ids are `ids`, as a query not yet sent. */
-  rowsQuery(db: Queryable, ids: string[]): RowsQuery<ResourceOf[K]>;
+  /** The rows (removed ones included) whose ids are `ids` (a list, or SQL selecting them), as a query not yet sent. */
+  rowsQuery(db: Queryable, ids: string[] | SQL): RowsQuery<ResourceOf[K]>;
   /** The live service `id` of the project `projectId` names, as a query not yet sent. */
   liveQuery(db: Queryable, projectId: string | SQL, id: string): RowsQuery<ResourceOf[K]>;
   /** The service {@link liveQuery} found; 404 when none. */
@@ -129,6 +129,10 @@ export interface ServiceKind<K extends Kind = Kind> {
   readonly plural: string;
   /** Its metadata table. */
   readonly table: string;
+  /** The column of that table its services are named by (an auth app's is its app_id). */
+  readonly nameColumn: string;
+  /** The boolean column saying whether a service may be connected to now; null when every live one may. */
+  readonly enabledColumn: string | null;
   /** Whether a removed service keeps its row with `deleted_at` set. */
   readonly softDeleted: boolean;
   /** Whether its services name an engine (their table's `engine` column). */

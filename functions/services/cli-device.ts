@@ -1,3 +1,10 @@
+/**
+ * `tether login --device` (RFC 8628): the CLI starts a grant and shows a user code; a signed-in
+ * person types it on /console/device and approves or denies; the CLI's polls are answered
+ * `authorization_pending`, `slow_down`, `access_denied` or `expired_token` until the approved
+ * grant gives a personal token. The grants live in one OneTimeCodes object (device-grants.ts),
+ * which also counts the clients' starts and polls and the wrong codes people type.
+ */
 import {
   DEVICE_CODE_TTL_SECONDS,
   DEVICE_POLL_INTERVAL_SECONDS,

@@ -1,3 +1,9 @@
+/**
+ * `tether login` through the browser (RFC 8252 with PKCE): the signed-in person's `Authorize`
+ * issues a one-time code (120 s, single use, kept under its hash in a OneTimeCodes object) bound
+ * to the CLI's loopback redirect and PKCE challenge; the CLI trades it, with its verifier, for a
+ * personal token named after the machine. The device flow (cli-device.ts) ends the same way.
+ */
 import { CLI_CODE_TTL_SECONDS, CLI_TOKEN_DAYS, callbackUrl } from '../domain/cli-login';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { randomToken } from '../lib/ids';

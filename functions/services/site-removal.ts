@@ -7,8 +7,9 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../db/client';
-import { buckets, connections, databases, sites } from '../../db/schema';
+import { connections, sites } from '../../db/schema';
 import { siteRef } from '../domain/names';
+import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf } from '../kinds/registry';
 import type { RequestContext } from '../request-context';
 import { activityQuery } from './activity';
 import { afterCommit } from './connections/apply';
@@ -28,20 +29,13 @@ const siteWhere = (projectId: string | SQL, siteId: string) => siteIs(projectId,
  * with {@link siteRemovalFrom}.
  */
 export function siteRemovalQueries(db: HttpDb, projectId: SQL, siteId: string): BatchQuery[] {
-  const held = (kind: 'database' | 'bucket') =>
+  const held = (kind: CredentialKindName) =>
     sql`select ${connections.resourceId} from ${connections} join ${sites} on ${sites.id} = ${connections.siteId}
          where ${siteWhere(projectId, siteId)} and ${connections.kind} = ${kind}
            and ${connections.credentialName} is not null`;
   return [
     siteOfProject(db, projectId, siteId),
-    db
-      .select()
-      .from(databases)
-      .where(sql`${databases.id} in (${held('database')})`),
-    db
-      .select()
-      .from(buckets)
-      .where(sql`${buckets.id} in (${held('bucket')})`),
+    ...CREDENTIAL_KIND_NAMES.map((kind) => credentialsOf(kind).rowsQuery(db, held(kind))),
   ];
 }
 

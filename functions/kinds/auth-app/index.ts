@@ -8,6 +8,8 @@ export const authApp: ServiceKind<'auth_app'> = {
   word: 'auth app',
   plural: 'auth apps',
   table: 'auth_apps',
+  nameColumn: 'app_id',
+  enabledColumn: 'enabled',
   softDeleted: false,
   hasEngine: false,
   families: [

@@ -1,12 +1,10 @@
 /** Storage buckets: S3 keys scoped to one bucket through IAM, handed as STORAGE_* variables. */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { BucketRow } from '../../../db/rows';
 import { buckets } from '../../../db/schema';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import { ApiError } from '../../lib/errors';
-import { isUuid } from '../../lib/ids';
 import { z } from '../../lib/openapi';
 import type { ServiceKind } from '../service-kind';
+import { softDeletedRows } from '../service-rows';
 import { bucketProvisioner } from './provisioner';
 
 /** The bucket kind. */
@@ -15,6 +13,8 @@ export const bucket: ServiceKind<'bucket'> = {
   word: 'bucket',
   plural: 'buckets',
   table: 'buckets',
+  nameColumn: 'name',
+  enabledColumn: null,
   softDeleted: true,
   hasEngine: false,
   families: [
@@ -78,22 +78,6 @@ export const bucket: ServiceKind<'bucket'> = {
       rotated: ' (a new key pair)',
       revoked: '',
     },
-    rowsQuery: (db, ids) => db.select().from(buckets).where(inArray(buckets.id, ids)),
-    liveQuery: (db, projectId, id) =>
-      db
-        .select()
-        .from(buckets)
-        .where(
-          and(
-            isUuid(id) ? eq(buckets.id, id.toLowerCase()) : sql`false`,
-            eq(buckets.projectId, projectId),
-            isNull(buckets.deletedAt),
-          ),
-        ),
-    liveOf(rows) {
-      const [row] = rows as BucketRow[];
-      if (!row) throw new ApiError('NOT_FOUND', 'bucket not found');
-      return row;
-    },
+    ...softDeletedRows<'bucket'>(buckets, 'bucket'),
   },
 };

@@ -1,12 +1,10 @@
 /** Databases: each one's engine (engines.ts) brings its family, values, provisioner and URLs. */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { DatabaseRow } from '../../../db/rows';
 import { databases } from '../../../db/schema';
 import { ApiError } from '../../lib/errors';
-import { isUuid } from '../../lib/ids';
 import { z } from '../../lib/openapi';
 import { engineOf } from '../engines';
 import type { ServiceKind } from '../service-kind';
+import { softDeletedRows } from '../service-rows';
 
 /** The database kind. */
 export const database: ServiceKind<'database'> = {
@@ -14,6 +12,8 @@ export const database: ServiceKind<'database'> = {
   word: 'database',
   plural: 'databases',
   table: 'databases',
+  nameColumn: 'name',
+  enabledColumn: null,
   softDeleted: true,
   hasEngine: true,
   families: [],
@@ -70,22 +70,6 @@ export const database: ServiceKind<'database'> = {
       rotated: '',
       revoked: ' and its open sessions end',
     },
-    rowsQuery: (db, ids) => db.select().from(databases).where(inArray(databases.id, ids)),
-    liveQuery: (db, projectId, id) =>
-      db
-        .select()
-        .from(databases)
-        .where(
-          and(
-            isUuid(id) ? eq(databases.id, id.toLowerCase()) : sql`false`,
-            eq(databases.projectId, projectId),
-            isNull(databases.deletedAt),
-          ),
-        ),
-    liveOf(rows) {
-      const [row] = rows as DatabaseRow[];
-      if (!row) throw new ApiError('NOT_FOUND', 'database not found');
-      return row;
-    },
+    ...softDeletedRows<'database'>(databases, 'database'),
   },
 };

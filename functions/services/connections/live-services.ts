@@ -7,6 +7,8 @@
  * from a site it did not read as a holder), else it is retried with that connection in view.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { type ServiceKind, serviceKinds } from '../../kinds/registry';
+import { liveOnly } from '../../kinds/service-sql';
 import { guard } from '../store/guarded-write';
 import type { Plan } from './plan';
 
@@ -16,13 +18,11 @@ const list = (ids: readonly string[]): SQL =>
     sql`, `,
   );
 
-/** Rows of live services among `ids`, held against deletion until the batch commits. */
-const held = (table: 'databases' | 'buckets' | 'auth_apps', ids: readonly string[]): SQL => {
-  const live = table === 'auth_apps' ? sql`` : sql` and deleted_at is null`;
-  return ids.length === 0
+/** Rows of live services of `kind` among `ids`, held against deletion until the batch commits. */
+const held = (kind: ServiceKind, ids: readonly string[]): SQL =>
+  ids.length === 0
     ? sql`0`
-    : sql`(select count(*) from (select id from ${sql.raw(table)} where id in (${list(ids)})${live} for share) x)`;
-};
+    : sql`(select count(*) from (select id from ${sql.raw(kind.table)} s where id in (${list(ids)})${liveOnly(kind, 's')} for share) x)`;
 
 /**
  * The guard of a plan's new connections: every service they name is still live, held so until
@@ -30,12 +30,16 @@ const held = (table: 'databases' | 'buckets' | 'auth_apps', ids: readonly string
  */
 export function liveServicesGuard(plan: Plan): SQL | null {
   if (plan.adds.length === 0) return null;
-  const ids = (kind: string) => [
-    ...new Set(plan.adds.filter((a) => a.resource.kind === kind).map((a) => a.resource.id)),
-  ];
-  const [d, b, a] = [ids('database'), ids('bucket'), ids('auth_app')];
+  const named = serviceKinds().map((kind) => ({
+    kind,
+    ids: [...new Set(plan.adds.filter((a) => a.resource.kind === kind.name).map((a) => a.resource.id))],
+  }));
+  const count = named.reduce((n, k) => n + k.ids.length, 0);
   return guard(
-    sql`${held('databases', d)} + ${held('buckets', b)} + ${held('auth_apps', a)} = ${d.length + b.length + a.length}`,
+    sql`${sql.join(
+      named.map((k) => held(k.kind, k.ids)),
+      sql` + `,
+    )} = ${count}`,
     {
       code: 'NOT_FOUND',
       message: 'the service was deleted while this request ran; nothing was changed',

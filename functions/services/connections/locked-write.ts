@@ -7,6 +7,7 @@ import { and, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../../db/client';
 import { apiKeys } from '../../../db/schema';
 import type { Config } from '../../config';
+import { serviceIsLive } from '../../kinds/service-sql';
 import type { CurrentKey } from '../credentials/managed-key';
 import type { ConnectionInfo } from './model';
 import { affectedSites, type Plan } from './plan';
@@ -48,10 +49,7 @@ async function verifyUnchanged(tx: Tx, prepared: Prepared, sites: string[]): Pro
     site_id: string;
   }>(sql`
     select c.id, c.level, c.credential_name, c.holds_plain, c.site_id from connections c
-    where c.site_id in (${ids}) and (
-      exists (select 1 from databases d where c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null)
-      or exists (select 1 from buckets b where c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null)
-      or exists (select 1 from auth_apps a where c.kind = 'auth_app' and a.id = c.resource_id))`);
+    where c.site_id in (${ids}) and ${serviceIsLive(sql`c.kind`, sql`c.resource_id`)}`);
   const expected = prepared.plan.before.filter((c) => sites.includes(c.siteId));
   const now = new Map(result.rows.map((r) => [r.id, r]));
   const same =

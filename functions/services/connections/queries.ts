@@ -8,31 +8,12 @@ import type { Kind, Level } from '../../domain/levels';
 import { SLUG_RE, siteRef } from '../../domain/names';
 import type { Role } from '../../domain/roles';
 import type { Engine } from '../../domain/variables';
+import { liveServiceJoin, projectServices } from '../../kinds/service-sql';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ResourceInfo, resourceFamily } from './model';
 
-/** The services of the project whose id `projectId` evaluates to (deleted ones excluded). */
-function resourcesOf(projectId: SQL): SQL {
-  return sql`
-    select 'database'::text as kind, d.id, d.name, d.engine, true as available, d.created_at
-      from databases d where d.project_id = ${projectId} and d.deleted_at is null
-    union all
-    select 'bucket', b.id, b.name, null, true, b.created_at
-      from buckets b where b.project_id = ${projectId} and b.deleted_at is null
-    union all
-    select 'auth_app', a.id, a.app_id, null, a.enabled, a.created_at
-      from auth_apps a where a.project_id = ${projectId}`;
-}
-
-/**
- * Joins a connection `c` to its live service by primary key (`d`, `b` or `a`). A connection
- * whose service is gone has no SERVICE_NAME; callers leave it out.
- */
-const SERVICE_JOINS = sql.raw(`
-  left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
-  left join buckets b on c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null
-  left join auth_apps a on c.kind = 'auth_app' and a.id = c.resource_id`);
-const SERVICE_NAME = sql.raw('coalesce(d.name, b.name, a.app_id)');
+/** Joins a connection `c` to its live service as `svc`; a connection whose service is gone has no `svc.name`, and callers leave it out. */
+const SERVICE_JOIN = liveServiceJoin('c');
 
 type ConnectionJson = {
   id: string;
@@ -136,12 +117,12 @@ export function siteSnapshotStatement(accountId: string | null, idOrSlug: string
     select
       (select json_build_array(p.id, p.slug, p.role) from p) as project,
       (select json_build_array(st.id, st.slug) from st) as site,
-      (select json_agg(json_build_array(c.id, c.kind, c.resource_id, ${SERVICE_NAME}, d.engine, c.level,
+      (select json_agg(json_build_array(c.id, c.kind, c.resource_id, svc.name, svc.engine, c.level,
                                         c.credential_mode, c.credential_name, c.created_at, c.holds_plain))
-         from connections c ${SERVICE_JOINS}
-         where c.site_id = (select id from st) and ${SERVICE_NAME} is not null) as connections,
+         from connections c ${SERVICE_JOIN}
+         where c.site_id = (select id from st) and svc.name is not null) as connections,
       (select json_agg(json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at))
-         from (${resourcesOf(sql`(select id from p)`)}) r) as resources`;
+         from (${projectServices(sql`(select id from p)`)}) r) as resources`;
 }
 
 /** Reads the row of {@link siteSnapshotStatement}. */
@@ -223,10 +204,10 @@ export function projectConnectionsStatement(projectId: SQL, filter: ConnectionFi
   if (filter.resourceId) match.push(sql`m.resource_id = ${filter.resourceId}::uuid`);
   return sql`
     select c.id, c.project_id, c.site_id, st.slug as site_slug, c.kind, c.resource_id,
-           ${SERVICE_NAME} as resource_name, d.engine, c.level, c.credential_mode, c.credential_name,
+           svc.name as resource_name, svc.engine, c.level, c.credential_mode, c.credential_name,
            c.holds_plain, c.created_at
-    from connections c join sites st on st.id = c.site_id ${SERVICE_JOINS}
-    where ${SERVICE_NAME} is not null
+    from connections c join sites st on st.id = c.site_id ${SERVICE_JOIN}
+    where svc.name is not null
       -- The project's own sites, by their index (a connection's site is its project's).
       and st.project_id = ${projectId}
       and c.site_id in (select m.site_id from connections m where ${sql.join(match, sql` and `)})`;
@@ -242,7 +223,7 @@ export async function readProjectResources(db: Queryable, projectId: string): Pr
   const rows = await rowsOf<{ r: ResourceTuple }>(
     db,
     sql`select json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at) as r
-        from (${resourcesOf(sql`${projectId}::uuid`)}) r`,
+        from (${projectServices(sql`${projectId}::uuid`)}) r`,
   );
   return rows.map((x) => toResource(x.r));
 }

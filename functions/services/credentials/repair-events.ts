@@ -6,6 +6,8 @@
  */
 import { sql } from 'drizzle-orm';
 import type { BatchQuery, Queryable } from '../../../db/client';
+import { kindOf } from '../../kinds/registry';
+import { serviceNameOf } from '../../kinds/service-sql';
 import { activityQuery, SYSTEM_SOURCE } from '../activity';
 
 /** What a repair did to a connection's credential, as the event's details say it. */
@@ -17,10 +19,8 @@ export type RepairKind = 'login restored' | 'password set again' | 'key replaced
  */
 export function connectionRepairEvent(db: Queryable, connectionId: string, repair: RepairKind): BatchQuery {
   const id = sql`${connectionId}::uuid`;
-  const name = sql`(select s.slug || ' → ' || coalesce(d.name, b.name)
-      from connections c join sites s on s.id = c.site_id
-      left join databases d on c.kind = 'database' and d.id = c.resource_id
-      left join buckets b on c.kind = 'bucket' and b.id = c.resource_id
+  const name = sql`(select st.slug || ' → ' || ${serviceNameOf(sql`c.kind`, sql`c.resource_id`)}
+      from connections c join sites st on st.id = c.site_id
      where c.id = ${id})`;
   return activityQuery(
     db,
@@ -56,7 +56,7 @@ export function droppedCredentialEvents(db: Queryable, dropped: readonly Dropped
     db,
     SYSTEM_SOURCE,
     dropped.map((d) => {
-      const table = sql.raw(d.kind === 'database' ? 'databases' : 'buckets');
+      const table = sql.raw(kindOf(d.kind).table);
       const service = sql`from ${table} where physical_name = ${d.physical ?? ''} and ${d.physical ?? ''} <> ''`;
       return {
         action: 'credential.drop',

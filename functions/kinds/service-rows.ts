@@ -1,0 +1,43 @@
+/**
+ * The reads every kind whose services keep their rows once removed (`deleted_at`) makes of its
+ * table: its rows by id, the live service a project names, and the 404 of none.
+ */
+import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import type { buckets, databases } from '../../db/schema';
+import { ApiError } from '../lib/errors';
+import { isUuid } from '../lib/ids';
+import type { CredentialKind, CredentialKindName, ResourceOf, RowsQuery } from './service-kind';
+
+/** The tables of such kinds. */
+type SoftDeletedTable = typeof databases | typeof buckets;
+
+/** {@link CredentialKind}'s reads of the kind `K` stored in `table`, named `word` in a 404. */
+export function softDeletedRows<K extends CredentialKindName>(
+  table: SoftDeletedTable,
+  word: string,
+): Pick<CredentialKind<K>, 'rowsQuery' | 'liveQuery' | 'liveOf'> {
+  // The tables share the columns read here; drizzle cannot select from a union of tables, so one stands for both.
+  const t = table as typeof databases;
+  const rows = (query: unknown) => query as RowsQuery<ResourceOf[K]>;
+  return {
+    rowsQuery: (db, ids: string[] | SQL) => rows(db.select().from(t).where(inArray(t.id, ids))),
+    liveQuery: (db, projectId, id) =>
+      rows(
+        db
+          .select()
+          .from(t)
+          .where(
+            and(
+              isUuid(id) ? eq(t.id, id.toLowerCase()) : sql`false`,
+              eq(t.projectId, projectId),
+              isNull(t.deletedAt),
+            ),
+          ),
+      ),
+    liveOf(found) {
+      const [row] = found as ResourceOf[K][];
+      if (!row) throw new ApiError('NOT_FOUND', `${word} not found`);
+      return row;
+    },
+  };
+}
