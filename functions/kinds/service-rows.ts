@@ -20,7 +20,13 @@ export function softDeletedRows<K extends CredentialKindName>(
   const t = table as typeof databases;
   const rows = (query: unknown) => query as RowsQuery<ResourceOf[K]>;
   return {
-    rowsQuery: (db, ids: string[] | SQL) => rows(db.select().from(t).where(inArray(t.id, ids))),
+    rowsQuery: (db, ids: string[] | SQL) =>
+      rows(
+        db
+          .select()
+          .from(t)
+          .where(Array.isArray(ids) ? inArray(t.id, ids) : sql`${t.id} in (${ids})`),
+      ),
     liveQuery: (db, projectId, id) =>
       rows(
         db
