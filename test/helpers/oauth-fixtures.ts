@@ -2,38 +2,61 @@
  * Vitest fixtures for the auth service's tests: the Google/GitHub sign-in stand-in, a Worker
  * pointed at it and an auth app there, each started once per file on first use and stopped
  * after the file, plus the calls most of those tests make. A file writes
- * `oauthTest('…', async ({ worker, app, signIn }) => …)` instead of its own beforeAll/afterAll.
+ * `oauthTest('…', async ({ worker, app, signIn }) => …)` instead of its own beforeAll/afterAll;
+ * `oauthTest.override({ appOptions, workerEnv })` at the top of a file sets up its app or Worker
+ * otherwise.
  */
-import { test } from 'vitest';
-import { api } from './api';
+import { expect, test } from 'vitest';
+import { type ApiResponse, api } from './api';
 import {
+  type AuthAppOptions,
   asClient,
   createTestAuthApp,
+  githubAccount,
   googleClaims,
   newClient,
+  oneTimeCode,
+  pkcePair,
+  type Session,
   startOAuthWorker,
   type TestAuthApp,
 } from './oauth';
 import { type ProviderStandIn, startProviderStandIn } from './provider-stand-in';
 import type { ExtraWorker } from './worker';
 
-/** A native sign-in with an ID token: POST /oauth/id-token, provider google unless `body` names one. */
-export type SignIn = (
-  body: Record<string, unknown>,
-  opts?: { client?: string; slug?: string },
-) => ReturnType<ReturnType<typeof api>['post']>;
+type Post<T = Record<string, unknown>> = Promise<ApiResponse<T>>;
 
-/** POST /oauth/nonce for the file's app (or `opts.slug`) from a fresh client (or `opts.client`). */
-export type NewNonce = (opts?: {
+/** Who calls an auth route: the file's app unless `slug` names another, a fresh client unless `client` names one. */
+export interface CallerOpts {
   client?: string;
   slug?: string;
-}) => Promise<
-  Awaited<ReturnType<ReturnType<typeof api>['post']>> & { body: { nonce: string; expires_in: number } }
->;
+}
+
+/** A native sign-in with an ID token: POST /oauth/id-token, provider google unless `body` names one. */
+export type SignIn = (body: Record<string, unknown>, opts?: CallerOpts) => Post;
+
+/** POST /oauth/nonce for the file's app (or `opts.slug`) from a fresh client (or `opts.client`). */
+export type NewNonce = (opts?: CallerOpts) => Post<{ nonce: string; expires_in: number }>;
+
+/** POST /oauth/exchange of `body` for the file's app (or `opts.slug`) from a fresh client (or `opts.client`). */
+export type Exchange = (body: unknown, opts?: CallerOpts) => Post;
+
+/** Browser sign-ins to the file's app over HTTP. */
+export interface BrowserStarts {
+  /** GET /auth/{provider} (google unless named) of the file's app (or `slug`) with `query`. */
+  start: (query: Record<string, string>, provider?: string, slug?: string) => Post;
+  /** The query of a sign-in to `redirect_uri` with the file's S256 challenge. */
+  withPkce: (redirect_uri: string) => Record<string, string>;
+}
 
 /** What the fixtures give a test. */
 export interface OAuthFixtures {
+  /** The options of the file's auth app (both providers, the default origins unless overridden). */
+  appOptions: AuthAppOptions;
+  /** Variables of the file's Worker on top of the stand-in's (none unless overridden). */
+  workerEnv: Record<string, string>;
   standIn: ProviderStandIn;
+  /** The file's Worker; `restart()` keeps its base URL, and the fixture stops whichever instance runs last. */
   worker: ExtraWorker;
   /** The file's auth app, made once. */
   app: TestAuthApp;
@@ -42,10 +65,22 @@ export interface OAuthFixtures {
   /** A sign-in to the file's app (or `opts.slug`) from a fresh client (or `opts.client`). */
   signIn: SignIn;
   newNonce: NewNonce;
+  exchange: Exchange;
+  /** POST /oauth/refresh of `token` to the file's app (or `slug`), naming no client. */
+  refresh: (token: string, slug?: string) => Post;
+  /** A session of a fresh GitHub user of the file's app (or `slug`): browser sign-in, then exchange, asserted 200. */
+  session: (slug?: string) => Promise<Session>;
+  /** The file's PKCE pair. */
+  pkce: { verifier: string; challenge: string };
+  browser: BrowserStarts;
 }
 
 /** `test` with the auth service's fixtures, each shared by the file's tests. */
 export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures a fixture needs from this pattern
+  appOptions: [async ({}, use) => use({}), { scope: 'file' }],
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures a fixture needs from this pattern
+  workerEnv: [async ({}, use) => use({}), { scope: 'file' }],
   standIn: [
     // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures a fixture needs from this pattern
     async ({}, use) => {
@@ -56,14 +91,21 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
     { scope: 'file' },
   ],
   worker: [
-    async ({ standIn }, use) => {
-      const worker = await startOAuthWorker(standIn);
-      await use(worker);
-      await worker.stop();
+    async ({ standIn, workerEnv }, use) => {
+      let latest = await startOAuthWorker(standIn, workerEnv);
+      const restart = async () => {
+        latest = await latest.restart();
+        return latest;
+      };
+      await use({ ...latest, restart });
+      await latest.stop();
     },
     { scope: 'file' },
   ],
-  app: [async ({ worker }, use) => use(await createTestAuthApp(worker.baseUrl)), { scope: 'file' }],
+  app: [
+    async ({ worker, appOptions }, use) => use(await createTestAuthApp(worker.baseUrl, appOptions)),
+    { scope: 'file' },
+  ],
   claims: [async ({ app }, use) => use((over = {}) => googleClaims(app.google.web, over)), { scope: 'file' }],
   signIn: [
     async ({ worker, app }, use) =>
@@ -85,6 +127,47 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
           { headers: asClient(opts.client ?? newClient()) },
         ),
       ),
+    { scope: 'file' },
+  ],
+  exchange: [
+    async ({ worker, app }, use) =>
+      use((body, opts = {}) =>
+        api(worker.baseUrl).post(`/v1/${opts.slug ?? app.slug}/oauth/exchange`, body, {
+          headers: asClient(opts.client ?? newClient()),
+        }),
+      ),
+    { scope: 'file' },
+  ],
+  refresh: [
+    async ({ worker, app }, use) =>
+      use((token, slug = app.slug) =>
+        api(worker.baseUrl).post(`/v1/${slug}/oauth/refresh`, { refresh_token: token }),
+      ),
+    { scope: 'file' },
+  ],
+  session: [
+    async ({ standIn, worker, app, exchange }, use) =>
+      use(async (slug = app.slug) => {
+        const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, slug, githubAccount());
+        const res = await exchange({ code, code_verifier: verifier }, { slug });
+        expect(res.status, res.text).toBe(200);
+        return res.body as unknown as Session;
+      }),
+    { scope: 'file' },
+  ],
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures a fixture needs from this pattern
+  pkce: [async ({}, use) => use(await pkcePair()), { scope: 'file' }],
+  browser: [
+    async ({ worker, app, pkce }, use) =>
+      use({
+        start: (query, provider = 'google', slug = app.slug) =>
+          api(worker.baseUrl).get(`/v1/${slug}/auth/${provider}?${new URLSearchParams(query)}`),
+        withPkce: (redirect_uri) => ({
+          redirect_uri,
+          code_challenge: pkce.challenge,
+          code_challenge_method: 'S256',
+        }),
+      }),
     { scope: 'file' },
   ],
 });
