@@ -4,61 +4,54 @@
  * for an unknown state.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CORPUS_ORIGINS } from '../fixtures/redirect-corpus';
 import { api } from '../helpers/api';
 import {
-  asClient,
-  browserSignIns,
   createTestAuthApp,
   githubAccount,
   githubSignIn,
   paramsOf,
-  pkcePair,
-  startOAuthSetup,
   startSignIn,
-  stopOAuthSetup,
-  type TestAuthApp,
 } from '../helpers/oauth';
-import type { ProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
+import { oauthTest } from '../helpers/oauth-fixtures';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-let pkce: { verifier: string; challenge: string };
-
-beforeAll(async () => {
-  ({ standIn, worker, app } = await startOAuthSetup({ origins: CORPUS_ORIGINS }));
-  pkce = await pkcePair();
-});
-
-afterAll(() => stopOAuthSetup({ standIn, worker }));
-
-const { withPkce } = browserSignIns(() => ({ worker, app, pkce }));
+/** The file's fixtures, and `callback(provider, query)`: GET /auth/{provider}/callback of the file's app. */
+const it = oauthTest.override({ appOptions: { origins: CORPUS_ORIGINS } }).extend(
+  'callback',
+  async ({ worker, app }) =>
+    (provider: string, query: Record<string, string>) =>
+      api(worker.baseUrl).get(`/v1/${app.slug}/auth/${provider}/callback?${new URLSearchParams(query)}`),
+);
 
 describe('the callback', () => {
-  const callback = (provider: string, query: Record<string, string>) =>
-    api(worker.baseUrl).get(`/v1/${app.slug}/auth/${provider}/callback?${new URLSearchParams(query)}`);
-
-  it('GitHub: returns to the redirect_uri with a one-time code and the client state, which exchange', async () => {
+  it('GitHub: returns to the redirect_uri with a one-time code and the client state, which exchange', async ({
+    standIn,
+    worker,
+    app,
+    pkce,
+    exchange,
+    browser: { withPkce },
+  }) => {
     const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
       ...withPkce('myapp://auth'),
       state: 'xyz',
     });
     expect(location).toMatch(/^myapp:\/\/auth\?code=[A-Za-z0-9_-]{43}&state=xyz$/);
-    const res = await api(worker.baseUrl).post(
-      `/v1/${app.slug}/oauth/exchange`,
-      { code: paramsOf(location).get('code'), code_verifier: pkce.verifier },
-      { headers: asClient() },
-    );
+    const res = await exchange({ code: paramsOf(location).get('code'), code_verifier: pkce.verifier });
     expect(res.status).toBe(200);
     const tokenCall = standIn.tokenRequests.at(-1);
     expect(tokenCall?.form.get('client_secret')).toBe('github-secret');
     expect(tokenCall?.form.get('redirect_uri')).toBe(`${worker.baseUrl}/v1/${app.slug}/auth/github/callback`);
   });
 
-  it('Google: verifies the ID token with the nonce it sent, then returns a code', async () => {
+  it('Google: verifies the ID token with the nonce it sent, then returns a code', async ({
+    standIn,
+    worker,
+    app,
+    browser: { withPkce },
+    callback,
+  }) => {
     const { state, location } = await startSignIn(
       worker.baseUrl,
       app.slug,
@@ -81,7 +74,13 @@ describe('the callback', () => {
     expect(form?.get('code_verifier')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('Google: an ID token with another nonce ends in error=, never a code', async () => {
+  it('Google: an ID token with another nonce ends in error=, never a code', async ({
+    standIn,
+    worker,
+    app,
+    browser: { withPkce },
+    callback,
+  }) => {
     const { state } = await startSignIn(worker.baseUrl, app.slug, 'google', withPkce('myapp://auth'));
     const code = `g-${randomBytes(6).toString('hex')}`;
     standIn.googleCode(code, { sub: 'x', email: 'x@example.test', nonce: 'replayed-nonce' });
@@ -92,7 +91,12 @@ describe('the callback', () => {
     expect(params.get('error')).toMatch(/nonce/);
   });
 
-  it('the provider reporting an error sends error=<message> to the redirect_uri', async () => {
+  it('the provider reporting an error sends error=<message> to the redirect_uri', async ({
+    worker,
+    app,
+    browser: { withPkce },
+    callback,
+  }) => {
     const { state } = await startSignIn(worker.baseUrl, app.slug, 'github', {
       ...withPkce('myapp://auth'),
       state: 's1',
@@ -109,20 +113,36 @@ describe('the callback', () => {
     expect(paramsOf(location).get('state')).toBe('s1');
   });
 
-  it('a provider code the provider refuses ends in error=', async () => {
+  it('a provider code the provider refuses ends in error=', async ({
+    worker,
+    app,
+    browser: { withPkce },
+    callback,
+  }) => {
     const { state } = await startSignIn(worker.baseUrl, app.slug, 'github', withPkce('myapp://auth'));
     const res = await callback('github', { code: 'never-issued', state });
     expect(paramsOf(res.headers.get('location') ?? '').get('error')).toMatch(/GitHub/);
   });
 
-  it('GitHub without a verified primary e-mail ends in error=', async () => {
+  it('GitHub without a verified primary e-mail ends in error=', async ({
+    standIn,
+    worker,
+    app,
+    browser: { withPkce },
+  }) => {
     const account = githubAccount();
     account.emails = account.emails.map((e) => ({ ...e, verified: !e.primary }));
     const location = await githubSignIn(worker.baseUrl, standIn, app.slug, withPkce('myapp://auth'), account);
     expect(paramsOf(location).get('error')).toMatch(/verified primary e-mail/);
   });
 
-  it('the state is single use and unknown states get JSON 400, never a redirect', async () => {
+  it('the state is single use and unknown states get JSON 400, never a redirect', async ({
+    standIn,
+    worker,
+    app,
+    browser: { withPkce },
+    callback,
+  }) => {
     const { state } = await startSignIn(worker.baseUrl, app.slug, 'github', withPkce('myapp://auth'));
     const code = `gh-${randomBytes(6).toString('hex')}`;
     standIn.githubCode(code, githubAccount());
@@ -139,13 +159,23 @@ describe('the callback', () => {
     }
   });
 
-  it("a state started for Google is refused at GitHub's callback", async () => {
+  it("a state started for Google is refused at GitHub's callback", async ({
+    worker,
+    app,
+    browser: { withPkce },
+    callback,
+  }) => {
     const { state } = await startSignIn(worker.baseUrl, app.slug, 'google', withPkce('myapp://auth'));
     const res = await callback('github', { code: 'c', state });
     expect([res.status, res.headers.get('location')]).toEqual([400, null]);
   });
 
-  it('a disabled user is sent back with error=Account is disabled', async () => {
+  it('a disabled user is sent back with error=Account is disabled', async ({
+    standIn,
+    worker,
+    app,
+    browser: { withPkce },
+  }) => {
     const account = githubAccount();
     await githubSignIn(worker.baseUrl, standIn, app.slug, withPkce('myapp://auth'), account);
     const users = await app.admin.get<{ users: Array<{ id: string; email: string }> }>(
@@ -160,13 +190,17 @@ describe('the callback', () => {
     expect(paramsOf(location).get('code')).toBeNull();
   });
 
-  it('the user limit sends error= back', async () => {
+  it('the user limit sends error= back', async ({ standIn, worker, browser: { withPkce } }) => {
     const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 0 });
     const location = await githubSignIn(worker.baseUrl, standIn, limited.slug, withPkce('myapp://auth'));
     expect(paramsOf(location).get('error')).toBe("This app's user limit has been reached");
   });
 
-  it('without code_challenge the https web flow returns the tokens in the fragment', async () => {
+  it('without code_challenge the https web flow returns the tokens in the fragment', async ({
+    standIn,
+    worker,
+    app,
+  }) => {
     const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
       redirect_uri: 'https://links.example.com/auth/callback',
       state: 'w',
@@ -181,7 +215,11 @@ describe('the callback', () => {
     expect(paramsOf(location).get('access_token')).toBeNull();
   });
 
-  it('an origin removed while the user was at the provider is not redirected to', async () => {
+  it('an origin removed while the user was at the provider is not redirected to', async ({
+    standIn,
+    worker,
+    browser: { withPkce },
+  }) => {
     const own = await createTestAuthApp(worker.baseUrl);
     const { state } = await startSignIn(worker.baseUrl, own.slug, 'github', withPkce('myapp://auth'));
     await own.admin.patch(`/api/v1/projects/${own.project.id}/auth-apps/${own.id}`, {

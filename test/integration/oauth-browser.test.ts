@@ -3,36 +3,21 @@
  * not registered (the whole redirect corpus) gets JSON 400 and never a redirect; an accepted one
  * (contract §9) gets the code at the very URL given. The callback is in oauth-browser-callback.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ACCEPTED_REDIRECTS, CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';
-import {
-  browserSignIns,
-  createTestAuthApp,
-  githubSignIn,
-  pkcePair,
-  startOAuthSetup,
-  stopOAuthSetup,
-  type TestAuthApp,
-} from '../helpers/oauth';
-import type { ProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
+import { createTestAuthApp, githubSignIn } from '../helpers/oauth';
+import { oauthTest } from '../helpers/oauth-fixtures';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let app: TestAuthApp;
-let pkce: { verifier: string; challenge: string };
-
-beforeAll(async () => {
-  ({ standIn, worker, app } = await startOAuthSetup({ origins: CORPUS_ORIGINS }));
-  pkce = await pkcePair();
-});
-
-afterAll(() => stopOAuthSetup({ standIn, worker }));
-
-const { start, withPkce } = browserSignIns(() => ({ worker, app, pkce }));
+const it = oauthTest.override({ appOptions: { origins: CORPUS_ORIGINS } });
 
 describe('starting a sign-in', () => {
-  it('redirects to the provider with server-side state, a nonce and our own PKCE', async () => {
+  it('redirects to the provider with server-side state, a nonce and our own PKCE', async ({
+    standIn,
+    worker,
+    app,
+    pkce,
+    browser: { start, withPkce },
+  }) => {
     const res = await start(withPkce('myapp://auth'));
     expect(res.status).toBe(302);
     const to = new URL(res.headers.get('location') ?? '');
@@ -47,7 +32,9 @@ describe('starting a sign-in', () => {
     expect(to.searchParams.get('code_challenge')).not.toBe(pkce.challenge);
   });
 
-  it('400 JSON and no redirect for an unregistered redirect_uri', async () => {
+  it('400 JSON and no redirect for an unregistered redirect_uri', async ({
+    browser: { start, withPkce },
+  }) => {
     const res = await start(withPkce('myapp://evil'));
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
@@ -55,7 +42,9 @@ describe('starting a sign-in', () => {
   });
 
   for (const [trick, uris] of Object.entries(REFUSED_REDIRECTS)) {
-    it(`the redirect corpus (${trick}) is refused over HTTP without a redirect`, async () => {
+    it(`the redirect corpus (${trick}) is refused over HTTP without a redirect`, async ({
+      browser: { start, withPkce },
+    }) => {
       for (const uri of uris) {
         for (const provider of ['google', 'github']) {
           const res = await start(withPkce(uri), provider);
@@ -68,14 +57,21 @@ describe('starting a sign-in', () => {
     });
   }
 
-  it('§9: every accepted redirect of the corpus (any path and query, case aside) starts a sign-in', async () => {
+  it('§9: every accepted redirect of the corpus (any path and query, case aside) starts a sign-in', async ({
+    browser: { start, withPkce },
+  }) => {
     for (const uri of ACCEPTED_REDIRECTS) {
       const res = await start(withPkce(uri), 'github');
       expect(res.status, JSON.stringify(uri)).toBe(302);
     }
   });
 
-  it('§9: the code comes back to the very URL given, its own query kept and a planted code replaced', async () => {
+  it('§9: the code comes back to the very URL given, its own query kept and a planted code replaced', async ({
+    standIn,
+    worker,
+    app,
+    browser: { withPkce },
+  }) => {
     const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
       ...withPkce('https://app.example.com/native/cb?next=%2Fhome&code=planted'),
       state: 's1',
@@ -85,7 +81,11 @@ describe('starting a sign-in', () => {
     );
   });
 
-  it('§9: a registered loopback origin matches on any port (RFC 8252, 7.3); other loopback spellings do not', async () => {
+  it('§9: a registered loopback origin matches on any port (RFC 8252, 7.3); other loopback spellings do not', async ({
+    standIn,
+    worker,
+    browser: { start, withPkce },
+  }) => {
     const dev = await createTestAuthApp(worker.baseUrl, { origins: ['http://127.0.0.1', 'http://[::1]'] });
     const location = await githubSignIn(
       worker.baseUrl,
@@ -101,7 +101,7 @@ describe('starting a sign-in', () => {
     }
   });
 
-  it('plain and missing code_challenge_method are refused', async () => {
+  it('plain and missing code_challenge_method are refused', async ({ pkce, browser: { start } }) => {
     for (const method of ['plain', undefined]) {
       const query: Record<string, string> = { redirect_uri: 'myapp://auth', code_challenge: pkce.challenge };
       if (method) query.code_challenge_method = method;
@@ -111,19 +111,21 @@ describe('starting a sign-in', () => {
     }
   });
 
-  it('a custom scheme without code_challenge is refused (tokens never go to a custom scheme)', async () => {
+  it('a custom scheme without code_challenge is refused (tokens never go to a custom scheme)', async ({
+    browser: { start },
+  }) => {
     const res = await start({ redirect_uri: 'myapp://auth' });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
   });
 
-  it('a provider that is not enabled is refused', async () => {
+  it('a provider that is not enabled is refused', async ({ worker, browser: { start, withPkce } }) => {
     const off = await createTestAuthApp(worker.baseUrl, { github: false });
     const res = await start(withPkce('myapp://auth'), 'github', off.slug);
     expect([res.status, res.body]).toEqual([400, { error: 'provider github is not enabled for this app' }]);
   });
 
-  it('an unknown provider is 400 naming it, an unknown app 404', async () => {
+  it('an unknown provider is 400 naming it, an unknown app 404', async ({ browser: { start, withPkce } }) => {
     const apple = await start(withPkce('myapp://auth'), 'apple');
     expect([apple.status, apple.headers.get('location')]).toEqual([400, null]);
     expect(apple.body).toEqual({ error: expect.stringMatching(/^provider/) });
