@@ -33,13 +33,16 @@ export interface CallerOpts {
 }
 
 /** A native sign-in with an ID token: POST /oauth/id-token, provider google unless `body` names one. */
-export type SignIn = (body: Record<string, unknown>, opts?: CallerOpts) => Post;
+export type SignIn = <T = Record<string, unknown>>(
+  body: Record<string, unknown>,
+  opts?: CallerOpts,
+) => Post<T>;
 
 /** POST /oauth/nonce for the file's app (or `opts.slug`) from a fresh client (or `opts.client`). */
 export type NewNonce = (opts?: CallerOpts) => Post<{ nonce: string; expires_in: number }>;
 
 /** POST /oauth/exchange of `body` for the file's app (or `opts.slug`) from a fresh client (or `opts.client`). */
-export type Exchange = (body: unknown, opts?: CallerOpts) => Post;
+export type Exchange = <T = Record<string, unknown>>(body: unknown, opts?: CallerOpts) => Post<T>;
 
 /** Browser sign-ins to the file's app over HTTP. */
 export interface BrowserStarts {
@@ -109,8 +112,8 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
   claims: [async ({ app }, use) => use((over = {}) => googleClaims(app.google.web, over)), { scope: 'file' }],
   signIn: [
     async ({ worker, app }, use) =>
-      use((body, opts = {}) =>
-        api(worker.baseUrl).post(
+      use(<T>(body: Record<string, unknown>, opts: CallerOpts = {}) =>
+        api(worker.baseUrl).post<T>(
           `/v1/${opts.slug ?? app.slug}/oauth/id-token`,
           { provider: 'google', ...body },
           { headers: asClient(opts.client ?? newClient()) },
@@ -131,8 +134,8 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
   ],
   exchange: [
     async ({ worker, app }, use) =>
-      use((body, opts = {}) =>
-        api(worker.baseUrl).post(`/v1/${opts.slug ?? app.slug}/oauth/exchange`, body, {
+      use(<T>(body: unknown, opts: CallerOpts = {}) =>
+        api(worker.baseUrl).post<T>(`/v1/${opts.slug ?? app.slug}/oauth/exchange`, body, {
           headers: asClient(opts.client ?? newClient()),
         }),
       ),
@@ -149,9 +152,9 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
     async ({ standIn, worker, app, exchange }, use) =>
       use(async (slug = app.slug) => {
         const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, slug, githubAccount());
-        const res = await exchange({ code, code_verifier: verifier }, { slug });
+        const res = await exchange<Session>({ code, code_verifier: verifier }, { slug });
         expect(res.status, res.text).toBe(200);
-        return res.body as unknown as Session;
+        return res.body;
       }),
     { scope: 'file' },
   ],
