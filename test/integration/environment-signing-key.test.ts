@@ -7,51 +7,33 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject } from 'vitest';
 import { api } from '../helpers/api';
-import { asClient, createTestAuthApp, oneTimeCode, startOAuthWorker } from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
+import { oauthTest } from '../helpers/oauth-fixtures';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  // An empty value is an unset one (the environment check ignores empty strings).
-  worker = await startOAuthWorker(standIn, { AUTH_SIGNING_JWK: '' });
-});
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
-});
+// An empty value is an unset one (the environment check ignores empty strings).
+const it = oauthTest.override({ workerEnv: { AUTH_SIGNING_JWK: '' } });
 
 describe('a Worker deployed without AUTH_SIGNING_JWK', () => {
-  it('answers the management API (no 500 BAD_ENVIRONMENT)', async () => {
+  it('answers the management API (no 500 BAD_ENVIRONMENT)', async ({ worker }) => {
     const res = await api(worker.baseUrl, inject('operatorToken')).post('/api/v1/accounts', {
       email: `no-signing-key-${Date.now()}@example.test`,
     });
     expect(res.status, res.text).toBe(201);
   });
 
-  it("signs an app's sessions with the app's own key, verifiable with its JWKS", async () => {
-    const app = await createTestAuthApp(worker.baseUrl);
-    const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
-    const session = await api(worker.baseUrl).post<{ access_token: string }>(
-      `/v1/${app.slug}/oauth/exchange`,
-      { code, code_verifier: verifier },
-      { headers: asClient() },
-    );
-    expect(session.status, session.text).toBe(200);
+  it("signs an app's sessions with the app's own key, verifiable with its JWKS", async ({
+    worker,
+    app,
+    session: signedIn,
+  }) => {
+    const session = await signedIn();
     const jwks = await api(worker.baseUrl).get(`/v1/${app.slug}/.well-known/jwks.json`);
     expect(jwks.status).toBe(200);
-    const { protectedHeader } = await jwtVerify(
-      session.body.access_token,
-      createLocalJWKSet(jwks.body as never),
-      {
-        issuer: `${worker.baseUrl}/v1/${app.slug}`,
-        audience: app.slug,
-      },
-    );
+    const { protectedHeader } = await jwtVerify(session.access_token, createLocalJWKSet(jwks.body as never), {
+      issuer: `${worker.baseUrl}/v1/${app.slug}`,
+      audience: app.slug,
+    });
     expect(protectedHeader.alg).toBe('ES256');
   });
 });
