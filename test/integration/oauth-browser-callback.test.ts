@@ -7,13 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { CORPUS_ORIGINS } from '../fixtures/redirect-corpus';
 import { api } from '../helpers/api';
-import {
-  createTestAuthApp,
-  githubAccount,
-  githubSignIn,
-  paramsOf,
-  startSignIn,
-} from '../helpers/oauth';
+import { createTestAuthApp, githubAccount, githubSignIn, paramsOf, startSignIn } from '../helpers/oauth';
 import { oauthTest } from '../helpers/oauth-fixtures';
 
 /** The file's fixtures, and `callback(provider, query)`: GET /auth/{provider}/callback of the file's app. */
