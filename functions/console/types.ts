@@ -1,101 +1,57 @@
-/** The shapes of the management API's answers, as the console reads them (contract §3-5, §7). */
-import type { Kind } from '../domain/levels';
-import type { Role } from '../domain/roles';
+/**
+ * The shapes of the management API's answers and requests as the console reads and sends them:
+ * the schemas of the types generated from the OpenAPI document (functions/api-types.d.ts,
+ * `npm run api:types`), under the names the pages use, as the CLI's (scripts/cli/lib/types.mjs).
+ */
+import type { components } from '../api-types';
+import { isKind, isLevelOf, type Kind, type LevelOf } from '../domain/levels';
+import { ApiFailure } from './api';
 
 export type { Kind };
 
-export interface Project {
-  id: string;
-  slug: string;
-  name: string;
-  created_at: string;
-  role?: Role;
-}
-export interface Site {
-  id: string;
-  slug: string;
-  created_at: string;
-}
-export interface Database {
-  id: string;
-  name: string;
-  /** A registered engine's name (functions/kinds/registry.ts). */
-  engine: string;
-  replica_set: boolean;
-  status: 'running' | 'stopped';
-  created_at: string;
-}
-export interface Bucket {
-  id: string;
-  name: string;
-  region: string;
-  created_at: string;
-}
+type Schemas = components['schemas'];
+export type Project = Schemas['Project'];
+export type Site = Schemas['Site'];
+/** A database; `engine` is a registered engine's name (functions/kinds/engines.ts), which a test may add to. */
+export type Database = Omit<Schemas['Database'], 'engine'> & { engine: string };
+export type Bucket = Schemas['Bucket'];
 /** A provider's settings as the auth app object shows them (its module's view). */
 export type ProviderView = { enabled: boolean } & Record<string, unknown>;
-export interface AuthApp {
-  id: string;
-  app_id: string;
-  name: string | null;
-  enabled: boolean;
-  allowed_origins: string[];
-  user_limit: number | null;
-  require_issued_nonce?: boolean;
-  /** The mobile apps whose verified links may be redirect origins. */
-  app_links?: { ios_app_ids: string[]; android_package_names: string[] };
+/** An auth app; its providers are the registry's (services/sign-in/providers), which a test may add to. */
+export type AuthApp = Omit<Schemas['AuthApp'], 'providers'> & {
   providers: Record<string, ProviderView | undefined>;
-  auth_url: string;
-  created_at: string;
-}
-/** A connection as the API lists it: the object the API answers with (services/connections/model.ts). */
-export type { ConnectionObject as Connection } from '../services/connections/model';
-export interface Available {
-  kind: Kind;
-  resource_id: string;
-  resource_name: string;
-  levels: string[];
-  env_names: string[];
-}
-export interface Deploy {
-  id: string;
-  rollback_of?: string | null;
-  created_at: string;
-  env_names: string[];
-}
-export interface Principal {
-  id: string;
-  name: string;
-  level: string;
-  allowed_sources: string[];
-  expires_at: string | null;
-  expired?: boolean;
-  created_at: string;
-  username?: string;
-  access_key_id?: string;
-}
-export interface ApiKey {
-  id: string;
-  name: string;
-  capabilities: { storage?: boolean; databases?: boolean; auth?: string[] };
-  managed?: boolean;
-  site_id?: string | null;
-  created_at?: string;
-}
+};
+export type Connection = Schemas['Connection'];
+export type Available = Schemas['AvailableConnection'];
+export type Deploy = Schemas['Deploy'];
+export type Principal = Schemas['DatabasePrincipal'] | Schemas['BucketPrincipal'];
+export type ApiKey = Schemas['RestrictedKey'];
+/** A site's level on a service, as a service's access listing shows it. */
+export type AccessSite =
+  | Schemas['DatabaseAccessSite']
+  | Schemas['BucketAccessSite']
+  | Schemas['AuthAppAccessSite'];
+/** A service's access listing: a database's and a bucket's have principals, an auth app's its keys. */
 export interface AccessListing {
-  sites: { site_id: string; site_slug: string; level: string | null }[];
+  sites: AccessSite[];
   principals?: Principal[];
   api_keys?: ApiKey[];
 }
-export interface AuthUser {
-  id: string;
-  email: string;
-  disabled: boolean;
-  email_verified?: boolean;
-  providers?: string[];
-  created_at?: string;
-  name?: string | null;
-  /** When the user last signed in; null if never (the users listing only). */
-  last_sign_in_at?: string | null;
+export type AuthUser = Schemas['AuthAppUser'] & { last_sign_in_at?: string | null };
+
+/** A connect or level change: a service and, when given, a level of the service's own kind. */
+export type ConnectRequest = { [K in Kind]: { kind: K; resource_id: string; level?: LevelOf<K> } }[Kind];
+
+/**
+ * The request a form names (kind, service, level), typed for its kind; 400 when the kind or the
+ * level is not one the API has (a form the console did not draw), nothing sent.
+ */
+export function connectRequest(kind: string, resourceId: string, level?: string): ConnectRequest {
+  if (isKind(kind)) {
+    if (!level) return { kind, resource_id: resourceId } as ConnectRequest;
+    if (isLevelOf(kind, level)) return { kind, resource_id: resourceId, level } as ConnectRequest;
+  }
+  throw new ApiFailure(400, 'VALIDATION_FAILED', 'choose a service and one of its levels', 'level');
 }
 
 /** How a kind is named to people. */
@@ -111,3 +67,18 @@ export const KIND_SEGMENT: Record<Kind, string> = {
   bucket: 'buckets',
   auth_app: 'auth-apps',
 };
+
+/** The kind whose console path segment is `segment`, if any. */
+export const kindOfSegment = (segment: string): Kind | undefined =>
+  (Object.keys(KIND_SEGMENT) as Kind[]).find((k) => KIND_SEGMENT[k] === segment);
+
+/** A level of `kind` from a form, typed for it; 400 (nothing sent) when it is not one of the kind's. */
+export function levelOf<K extends Kind>(kind: K, level: string | undefined): LevelOf<K> {
+  if (level && isLevelOf(kind, level)) return level;
+  throw new ApiFailure(
+    400,
+    'VALIDATION_FAILED',
+    `level must be one of the ${KIND_LABEL[kind]}'s levels`,
+    'level',
+  );
+}

@@ -14,15 +14,17 @@ import { LEVEL_CHANGE_CONSEQUENCE } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
-import { type AccessListing, KIND_SEGMENT, type Kind, type Project } from '../types';
+import {
+  type AccessListing,
+  type Connection,
+  connectRequest,
+  KIND_SEGMENT,
+  type Kind,
+  kindOfSegment,
+  type Project,
+} from '../types';
 
 export const accessPages = new Hono<ConsoleEnv>();
-
-const SEGMENT_KIND: Record<string, Kind> = {
-  databases: 'database',
-  buckets: 'bucket',
-  'auth-apps': 'auth_app',
-};
 
 /**
  * The Access section: every site of the project with its level, then `children`, the rest of who
@@ -110,7 +112,7 @@ const ROOT = '/projects/:p/:seg{(?:databases|buckets|auth-apps)}/:id/access';
 accessPages.post(`${ROOT}/:action{(?:connect|level|disconnect)}`, async (c) => {
   const { api, csrf } = signedIn(c);
   const { p, seg, id, action } = c.req.param();
-  const kind = SEGMENT_KIND[seg] ?? 'database';
+  const kind = kindOfSegment(seg) ?? 'database';
   const form = await formOf(c);
   const back = consolePath.service(p, seg, id);
   const siteId = form.site_id ?? '';
@@ -142,9 +144,9 @@ accessPages.post(`${ROOT}/:action{(?:connect|level|disconnect)}`, async (c) => {
       );
       return removed ? 'Disconnected.' : 'That site was not connected.';
     }
-    const conn = await api.post<{ site_slug: string; level: string }>(
+    const conn = await api.post<Connection>(
       path`/projects/${p}/sites/${siteId}/connections`,
-      { kind, resource_id: id, ...(form.level ? { level: form.level } : {}) },
+      connectRequest(kind, id, form.level),
     );
     return `${conn.site_slug} is connected at ${conn.level}.`;
   });

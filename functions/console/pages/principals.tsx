@@ -14,7 +14,7 @@ import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin } from '../roles';
 import { DataTable } from '../table';
-import type { Principal, Project } from '../types';
+import { kindOfSegment, levelOf, type Principal, type Project } from '../types';
 
 export const principalPages = new Hono<ConsoleEnv>();
 
@@ -178,7 +178,7 @@ principalPages.post(ROOT, async (c) => {
         `${path`/projects/${p}`}/${seg}/${path`${id}`}/principals`,
         {
           name: form.name ?? '',
-          level: form.level ?? '',
+          level: levelOf(kindOfSegment(seg) ?? 'database', form.level),
           ...(sources.length ? { allowed_sources: sources } : {}),
           ...(form.expires_at?.trim() ? { expires_at: expiryOf(form.expires_at) } : {}),
         },

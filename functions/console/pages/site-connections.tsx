@@ -11,7 +11,14 @@ import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
-import { type Available, type Connection, KIND_LABEL, KIND_SEGMENT, type Kind } from '../types';
+import {
+  type Available,
+  type Connection,
+  connectRequest,
+  KIND_LABEL,
+  KIND_SEGMENT,
+  type Kind,
+} from '../types';
 import { loadSite, SitePage } from './site-shell';
 
 export const siteConnectionsPages = new Hono<ConsoleEnv>();
@@ -211,10 +218,10 @@ siteConnectionsPages.post(`${ROOT}/connections/:action{(?:connect|level)}`, asyn
     );
   }
   return act(c, back, async () => {
-    const conn = await api.post<Connection>(path`/projects/${p}/sites/${s}/connections`, {
-      ...target,
-      ...(form.level ? { level: form.level } : {}),
-    });
+    const conn = await api.post<Connection>(
+      path`/projects/${p}/sites/${s}/connections`,
+      connectRequest(target.kind, target.resource_id, form.level),
+    );
     return action === 'connect'
       ? `Connected ${conn.resource_name} at ${conn.level}.`
       : `${conn.resource_name} is now at ${conn.level}.`;
