@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { chunkOf, SWEEPS } from '../../functions/services/credentials/sweep';
 import type { LocalStack } from '../local/stack';
 import { processCpuMs, settle } from './process-cpu';
 
@@ -21,6 +22,15 @@ export interface TickCost {
   consumerCpuMs: number;
   /** The tick's own `reconciler.tick` line: its steps' counts (what each acted on or queued). */
   steps: Record<string, number>;
+  /** `reconcile-slice` messages the tick sent (its id sweeps' items in messages of {@link chunkOf}). */
+  messages: number;
+}
+
+/** The slice messages a tick whose steps logged `steps` sent (a lap longer than a tick). */
+function sliceMessages(steps: Record<string, number>): number {
+  let n = 0;
+  for (const [name, sweep] of Object.entries(SWEEPS)) n += Math.ceil((steps[name] ?? 0) / chunkOf(sweep));
+  return n;
 }
 
 /** A stack under measurement: its workerd's pid and its Worker's log. */
@@ -46,7 +56,15 @@ export async function tick(s: MeasuredStack): Promise<TickCost> {
   const line = lines.reverse().find((l) => l.includes('reconciler tick'));
   const json = line?.slice(line.indexOf('{'));
   const logged = json ? (JSON.parse(json) as { subrequests?: number; steps?: Record<string, number> }) : {};
-  return { wallMs, cpuMs, subrequests: logged.subrequests ?? -1, consumerCpuMs, steps: logged.steps ?? {} };
+  const steps = logged.steps ?? {};
+  return {
+    wallMs,
+    cpuMs,
+    subrequests: logged.subrequests ?? -1,
+    consumerCpuMs,
+    steps,
+    messages: sliceMessages(steps),
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -59,6 +77,7 @@ export function medianTick(runs: readonly TickCost[]): TickCost {
     subrequests: Math.max(...runs.map((r) => r.subrequests)),
     consumerCpuMs: median(runs.map((r) => r.consumerCpuMs)),
     steps: runs[runs.length - 1]?.steps ?? {},
+    messages: median(runs.map((r) => r.messages)),
   };
 }
 

@@ -175,11 +175,11 @@ function renderScale(results: readonly ScaleResult[]): string[] {
   const first = results[0];
   const last = results[results.length - 1];
   const lines = [
-    '| projects | tick, nothing changed: wall / workerd CPU / subrequests | queue consumer on its slices: workerd CPU | tick after 100 changes: wall / CPU / subrequests | 100 changes converged | load (1 min) |',
+    '| projects | tick, nothing changed: wall / workerd CPU / subrequests | queue consumer on its slice messages: workerd CPU (per message) | tick after 100 changes: wall / CPU / subrequests | 100 changes converged | load (1 min) |',
     '|---:|---|---:|---|---|---:|',
     ...results.map(
       (r) =>
-        `| ${r.projects} | ${ms(r.idle.wallMs)} / ${ms(r.idle.cpuMs)} / ${r.idle.subrequests} | ${ms(r.idle.consumerCpuMs)} | ${ms(r.changed.wallMs)} / ${ms(r.changed.cpuMs)} / ${r.changed.subrequests} | ${r.changed.convergedSec === null ? 'not in 120 s' : `${r.changed.convergedSec.toFixed(0)} s`} | ${r.load[0]?.toFixed(1)} |`,
+        `| ${r.projects} | ${ms(r.idle.wallMs)} / ${ms(r.idle.cpuMs)} / ${r.idle.subrequests} | ${ms(r.idle.consumerCpuMs)} for ${r.idle.messages} (${ms(r.idle.consumerCpuMs / Math.max(1, r.idle.messages))}) | ${ms(r.changed.wallMs)} / ${ms(r.changed.cpuMs)} / ${r.changed.subrequests} | ${r.changed.convergedSec === null ? 'not in 120 s' : `${r.changed.convergedSec.toFixed(0)} s`} | ${r.load[0]?.toFixed(1)} |`,
     ),
   ];
   if (first && last && first !== last)
