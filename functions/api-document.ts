@@ -1,7 +1,7 @@
 /**
  * The management API's OpenAPI document, built from the route groups' schemas alone (no
  * console, no reference page, no bindings): what `GET /api/v1/openapi.json` serves and what
- * `npm run api:types` generates the API's TypeScript types from (functions/api-types.d.ts).
+ * `npm run api:types` generates the API's TypeScript types from (types/api.d.ts).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './context';

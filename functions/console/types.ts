@@ -1,9 +1,9 @@
 /**
  * The shapes of the management API's answers and requests as the console reads and sends them:
- * the schemas of the types generated from the OpenAPI document (functions/api-types.d.ts,
+ * the schemas of the types generated from the OpenAPI document (types/api.d.ts,
  * `npm run api:types`), under the names the pages use, as the CLI's (scripts/cli/lib/types.mjs).
  */
-import type { components } from '../api-types';
+import type { components } from '../../types/api';
 import { isKind, isLevelOf, type Kind, type LevelOf } from '../domain/levels';
 import { ApiFailure } from './api';
 

@@ -1,5 +1,5 @@
 /**
- * The checked-in API types (functions/api-types.d.ts, which the CLI's client and the console are
+ * The checked-in API types (types/api.d.ts, which the CLI's client and the console are
  * typed with) are what openapi-typescript makes of the document the Worker serves: a route whose
  * schema changed without `npm run api:types` fails here, not in a user's hands.
  */

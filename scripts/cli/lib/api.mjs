@@ -15,9 +15,9 @@ function debug(line) {
 
 /**
  * @typedef {{ apiUrl: string, token: string | undefined, timeoutMs?: number }} ApiOptions
- * @typedef {import('../../../functions/api-types.js').paths} Paths
- * @typedef {import('../../../functions/api-types.js').components['schemas']} Schemas
- * @typedef {import('../../../functions/api-types.js').operations} Operations
+ * @typedef {import('../../../types/api.js').paths} Paths
+ * @typedef {import('../../../types/api.js').components['schemas']} Schemas
+ * @typedef {import('../../../types/api.js').operations} Operations
  * @typedef {import('openapi-fetch').Client<Paths, 'application/json'> & { apiUrl: string, token: string }} Api
  *   openapi-fetch over the types generated from the API's own OpenAPI document: a path, its
  *   parameters, its body and its answer are checked against the routes by the typecheck.

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Shapes of the API's answers the tool reads: the schemas of the generated API types
- * (functions/api-types.d.ts, from the OpenAPI document), under the names the commands use. Types only.
+ * (types/api.d.ts, from the OpenAPI document), under the names the commands use. Types only.
  *
  * @typedef {import('./api.mjs').Schemas} Schemas
  * @typedef {Schemas['Project']} Project
