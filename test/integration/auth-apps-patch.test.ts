@@ -2,40 +2,18 @@
  * PATCH an auth app (contract §4): name, providers and the allowed-origin rules, each refusal a
  * 400 that says why with nothing changed.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createOwner, uniqueName } from '../helpers/api';
-import { createTestAuthApp, startOAuthWorker, type TestAuthApp } from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
+import { metadata } from '../helpers/connections';
+import type { TestAuthApp } from '../helpers/oauth';
+import { oauthTest } from '../helpers/oauth-fixtures';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let db: pg.Client;
-
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-  db = new pg.Client({ connectionString: inject('metadataUrl') });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await worker?.stop();
-  await standIn?.close();
-});
-
-const owner = () => createOwner(worker.baseUrl);
+const it = oauthTest.override({ appOptions: { origins: ['myapp://auth'] } });
 
 describe('PATCH an auth app', () => {
-  let app: TestAuthApp;
-  const path = () => `/api/v1/projects/${app.project.id}/auth-apps/${app.id}`;
-  beforeAll(async () => {
-    app = await createTestAuthApp(worker.baseUrl, { origins: ['myapp://auth'] });
-  });
+  const path = (app: TestAuthApp) => `/api/v1/projects/${app.project.id}/auth-apps/${app.id}`;
 
-  it.each([
+  it.for<[string, RegExp]>([
     ['myapp:///callback', /three slashes/],
     ['myapp://auth/callback', /no path/],
     ['myapp://*', /wildcard never covers a custom scheme/],
@@ -52,22 +30,25 @@ describe('PATCH an auth app', () => {
     ['intent://scan', /intent scheme is refused/],
     ['chrome://settings', /chrome scheme is refused/],
     ['chrome-extension://abc', /chrome-extension scheme is refused/],
-  ])('refuses the origin %s with a 400 that says why, changing nothing', async (origin, reason) => {
-    const res = await app.admin.patch(path(), {
-      allowed_origins: ['https://ok.example.com', origin],
-      enabled: false,
-    });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'allowed_origins[1]' } });
-    expect((res.body as { error: { message: string } }).error.message).toMatch(reason);
-    const list = await app.admin.get<{ auth_apps: Array<{ allowed_origins: string[]; enabled: boolean }> }>(
-      `/api/v1/projects/${app.project.id}/auth-apps`,
-    );
-    expect(list.body.auth_apps[0]).toMatchObject({ allowed_origins: ['myapp://auth'], enabled: true });
-  });
+  ])(
+    'refuses the origin %s with a 400 that says why, changing nothing',
+    async ([origin, reason], { app }) => {
+      const res = await app.admin.patch(path(app), {
+        allowed_origins: ['https://ok.example.com', origin],
+        enabled: false,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'allowed_origins[1]' } });
+      expect((res.body as { error: { message: string } }).error.message).toMatch(reason);
+      const list = await app.admin.get<{ auth_apps: Array<{ allowed_origins: string[]; enabled: boolean }> }>(
+        `/api/v1/projects/${app.project.id}/auth-apps`,
+      );
+      expect(list.body.auth_apps[0]).toMatchObject({ allowed_origins: ['myapp://auth'], enabled: true });
+    },
+  );
 
-  it('§9: the loopback origins may be registered for development, without their port', async () => {
-    const res = await app.admin.patch(path(), {
+  it('§9: the loopback origins may be registered for development, without their port', async ({ app }) => {
+    const res = await app.admin.patch(path(app), {
       allowed_origins: ['http://127.0.0.1:8080', 'http://[::1]', 'http://LOCALHOST:3000/', 'myapp://auth'],
     });
     expect(res.status, res.text).toBe(200);
@@ -77,12 +58,12 @@ describe('PATCH an auth app', () => {
       'http://localhost',
       'myapp://auth',
     ]);
-    const back = await app.admin.patch(path(), { allowed_origins: ['myapp://auth'] });
+    const back = await app.admin.patch(path(app), { allowed_origins: ['myapp://auth'] });
     expect(back.status).toBe(200);
   });
 
-  it('normalises and de-duplicates origins', async () => {
-    const res = await app.admin.patch(path(), {
+  it('normalises and de-duplicates origins', async ({ app }) => {
+    const res = await app.admin.patch(path(app), {
       allowed_origins: [
         'MyApp://Auth',
         'myapp://auth',
@@ -98,8 +79,8 @@ describe('PATCH an auth app', () => {
     ]);
   });
 
-  it('never echoes secrets, keeps a secret when omitted, stores it encrypted', async () => {
-    const res = await app.admin.patch(path(), {
+  it('never echoes secrets, keeps a secret when omitted, stores it encrypted', async ({ app }) => {
+    const res = await app.admin.patch(path(app), {
       providers: {
         google: { enabled: true, client_id: 'new-web-id', client_secret: 'brand-new-google-secret' },
       },
@@ -115,18 +96,18 @@ describe('PATCH an auth app', () => {
         },
       },
     });
-    const kept = await app.admin.patch(path(), {
+    const kept = await app.admin.patch(path(app), {
       providers: { github: { enabled: false, client_id: 'gh-2' } },
     });
     expect(kept.body).toMatchObject({
       providers: { github: { enabled: false, client_id: 'gh-2', client_secret_set: true } },
     });
-    const row = await db.query('SELECT provider_secrets_ciphertext FROM auth_apps WHERE id = $1', [app.id]);
-    expect(row.rows[0].provider_secrets_ciphertext).not.toMatch(/brand-new-google-secret|github-secret/);
+    const [row] = await metadata('SELECT provider_secrets_ciphertext FROM auth_apps WHERE id = $1', [app.id]);
+    expect(row?.provider_secrets_ciphertext).not.toMatch(/brand-new-google-secret|github-secret/);
   });
 
-  it('enabling a provider without any client secret is refused', async () => {
-    const fresh = await owner();
+  it('enabling a provider without any client secret is refused', async ({ worker }) => {
+    const fresh = await createOwner(worker.baseUrl);
     const created = await fresh.admin.post<{ id: string }>(`/api/v1/projects/${fresh.projectId}/auth-apps`, {
       app_id: uniqueName('app'),
     });
@@ -137,8 +118,10 @@ describe('PATCH an auth app', () => {
     expect(res.body).toMatchObject({ error: { field: 'providers.github.client_secret' } });
   });
 
-  it('{enabled:false} alone turns a provider off and keeps its client id and secret; a new provider needs its client id', async () => {
-    const fresh = await owner();
+  it('{enabled:false} alone turns a provider off and keeps its client id and secret; a new provider needs its client id', async ({
+    worker,
+  }) => {
+    const fresh = await createOwner(worker.baseUrl);
     const created = await fresh.admin.post<{ id: string }>(`/api/v1/projects/${fresh.projectId}/auth-apps`, {
       app_id: uniqueName('app'),
     });
@@ -159,8 +142,8 @@ describe('PATCH an auth app', () => {
     expect(back.body).toMatchObject({ providers: { google: { enabled: true, client_id: 'web-1' } } });
   });
 
-  it('sets the user limit and native client IDs, removes a provider with null', async () => {
-    const res = await app.admin.patch(path(), {
+  it('sets the user limit and native client IDs, removes a provider with null', async ({ app }) => {
+    const res = await app.admin.patch(path(app), {
       user_limit: 5,
       providers: {
         google: { enabled: true, client_id: 'w', native_client_ids: { ios: null, android: 'and-2' } },
@@ -179,9 +162,9 @@ describe('PATCH an auth app', () => {
     ).toEqual({ android: 'and-2' });
   });
 
-  it('unknown fields, an app of another project and an unknown app are refused', async () => {
-    expect((await app.admin.patch(path(), { secret_sauce: true })).status).toBe(400);
-    const other = await owner();
+  it('unknown fields, an app of another project and an unknown app are refused', async ({ worker, app }) => {
+    expect((await app.admin.patch(path(app), { secret_sauce: true })).status).toBe(400);
+    const other = await createOwner(worker.baseUrl);
     expect(
       (await other.admin.patch(`/api/v1/projects/${other.projectId}/auth-apps/${app.id}`, { enabled: false }))
         .status,

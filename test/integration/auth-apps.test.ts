@@ -3,35 +3,15 @@
  * list without secrets. PATCH: auth-apps-patch.test.ts; the users admin routes:
  * auth-app-users.test.ts.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { api, createAccount, createOwner, uniqueName } from '../helpers/api';
-import { createTestAuthApp, startOAuthWorker } from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
-
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-let db: pg.Client;
-
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-  db = new pg.Client({ connectionString: inject('metadataUrl') });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await worker?.stop();
-  await standIn?.close();
-});
-
-const owner = () => createOwner(worker.baseUrl);
+import { metadata } from '../helpers/connections';
+import { createTestAuthApp } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 
 describe('creating and listing auth apps', () => {
-  it('creates an app with a server key that is stored encrypted and never shown', async () => {
-    const { admin, projectId } = await owner();
+  it('creates an app with a server key that is stored encrypted and never shown', async ({ worker }) => {
+    const { admin, projectId } = await createOwner(worker.baseUrl);
     const slug = uniqueName('app');
     const res = await admin.post(`/api/v1/projects/${projectId}/auth-apps`, { app_id: slug, name: 'Mobile' });
     expect(res.status).toBe(201);
@@ -49,16 +29,18 @@ describe('creating and listing auth apps', () => {
       created_at: expect.stringMatching(/Z$/),
     });
     expect(res.text).not.toMatch(/tth_sk_/);
-    const row = await db.query('SELECT server_key_ciphertext FROM auth_apps WHERE id = $1', [
+    const [row] = await metadata('SELECT server_key_ciphertext FROM auth_apps WHERE id = $1', [
       (res.body as { id: string }).id,
     ]);
-    expect(row.rows[0].server_key_ciphertext).toMatch(/^[^.]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-    expect(row.rows[0].server_key_ciphertext).not.toMatch(/tth_sk_/);
+    expect(row?.server_key_ciphertext).toMatch(/^[^.]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(row?.server_key_ciphertext).not.toMatch(/tth_sk_/);
   });
 
-  it('app_id is unique across the whole service (409) and follows the name rule (400 naming the field)', async () => {
-    const a = await owner();
-    const b = await owner();
+  it('app_id is unique across the whole service (409) and follows the name rule (400 naming the field)', async ({
+    worker,
+  }) => {
+    const a = await createOwner(worker.baseUrl);
+    const b = await createOwner(worker.baseUrl);
     const slug = uniqueName('app');
     expect((await a.admin.post(`/api/v1/projects/${a.projectId}/auth-apps`, { app_id: slug })).status).toBe(
       201,
@@ -70,8 +52,10 @@ describe('creating and listing auth apps', () => {
     expect(bad.body).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'app_id' } });
   });
 
-  it('an app_id whose variable form another app of the project has is refused (409 NAME_CONFLICT), nothing made', async () => {
-    const { admin, projectId } = await owner();
+  it('an app_id whose variable form another app of the project has is refused (409 NAME_CONFLICT), nothing made', async ({
+    worker,
+  }) => {
+    const { admin, projectId } = await createOwner(worker.baseUrl);
     const base = uniqueName('app');
     const first = `${base}-x`;
     expect((await admin.post(`/api/v1/projects/${projectId}/auth-apps`, { app_id: first })).status).toBe(201);
@@ -84,38 +68,40 @@ describe('creating and listing auth apps', () => {
     );
     expect(listed.body.auth_apps.map((a) => a.app_id)).toEqual([first]);
     // Another project may hold it: variables are per site, and its sites see only its own apps.
-    const other = await owner();
+    const other = await createOwner(worker.baseUrl);
     expect(
       (await other.admin.post(`/api/v1/projects/${other.projectId}/auth-apps`, { app_id: `${base}_x` }))
         .status,
     ).toBe(201);
   });
 
-  it('a new app in a project with exactly one site is connected to it at client; with two sites, to nothing', async () => {
-    const one = await owner();
+  it('a new app in a project with exactly one site is connected to it at client; with two sites, to nothing', async ({
+    worker,
+  }) => {
+    const one = await createOwner(worker.baseUrl);
     const site = await one.admin.post<{ id: string }>(`/api/v1/projects/${one.projectId}/sites`, {
       slug: 'web',
     });
     const app = await one.admin.post<{ id: string }>(`/api/v1/projects/${one.projectId}/auth-apps`, {
       app_id: uniqueName('app'),
     });
-    const rows = await db.query('SELECT site_id, kind, level FROM connections WHERE resource_id = $1', [
+    const rows = await metadata('SELECT site_id, kind, level FROM connections WHERE resource_id = $1', [
       app.body.id,
     ]);
-    expect(rows.rows).toEqual([{ site_id: site.body.id, kind: 'auth_app', level: 'client' }]);
+    expect(rows).toEqual([{ site_id: site.body.id, kind: 'auth_app', level: 'client' }]);
 
-    const two = await owner();
+    const two = await createOwner(worker.baseUrl);
     await two.admin.post(`/api/v1/projects/${two.projectId}/sites`, { slug: 'web' });
     await two.admin.post(`/api/v1/projects/${two.projectId}/sites`, { slug: 'admin' });
     const other = await two.admin.post<{ id: string }>(`/api/v1/projects/${two.projectId}/auth-apps`, {
       app_id: uniqueName('app'),
     });
-    expect(
-      (await db.query('SELECT 1 FROM connections WHERE resource_id = $1', [other.body.id])).rowCount,
-    ).toBe(0);
+    expect((await metadata('SELECT 1 FROM connections WHERE resource_id = $1', [other.body.id])).length).toBe(
+      0,
+    );
   });
 
-  it('lists apps for the read role; a project API key gets 403', async () => {
+  it('lists apps for the read role; a project API key gets 403', async ({ worker }) => {
     const app = await createTestAuthApp(worker.baseUrl);
     const reader = await createAccount(undefined, worker.baseUrl);
     await app.admin.put(`/api/v1/projects/${app.project.id}/members/${reader.id}`, { role: 'read' });
