@@ -3,63 +3,63 @@
  * write and for project keys whose auth capability names the app; everyone else refused.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiClient, api, createAccount, uniqueName } from '../helpers/api';
-import { asClient, createTestAuthApp, startOAuthWorker, type TestAuthApp } from '../helpers/oauth';
-import { type ProviderStandIn, STAND_IN_ISSUER, startProviderStandIn } from '../helpers/provider-stand-in';
-import type { ExtraWorker } from '../helpers/worker';
+import { describe, expect } from 'vitest';
+import { type ApiClient, type ApiResponse, api, createAccount, uniqueName } from '../helpers/api';
+import { createTestAuthApp } from '../helpers/oauth';
+import { oauthTest } from '../helpers/oauth-fixtures';
+import { STAND_IN_ISSUER } from '../helpers/provider-stand-in';
 
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
+type UserRow = { id: string; email: string; disabled: boolean; last_sign_in_at: string | null };
 
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
+/** The oauthTest fixtures, with the file app's users route and a way to make its users. */
+const it = oauthTest.extend<{
+  $file: {
+    /** GET the users of the file's app (or `appRef`) as `client`. */
+    users: (client: ApiClient, appRef?: string) => Promise<ApiResponse<{ users: UserRow[] }>>;
+    /** Signs in the Google account `email` (a fresh one by default) to the file's app. */
+    newUser: (email?: string) => Promise<{ id: string; refresh: string }>;
+  };
+}>({
+  users: [
+    async ({ app }, use) =>
+      use((client, appRef = app.id) =>
+        client.get<{ users: UserRow[] }>(`/api/v1/projects/${app.project.id}/auth-apps/${appRef}/users`),
+      ),
+    { scope: 'file' },
+  ],
+  newUser: [
+    async ({ standIn, app, signIn }, use) =>
+      use(async (email = `${uniqueName('u')}@example.test`) => {
+        const now = Math.floor(Date.now() / 1000);
+        const token = await standIn.signIdToken({
+          iss: STAND_IN_ISSUER,
+          aud: app.google.web,
+          sub: email,
+          email,
+          email_verified: true,
+          iat: now,
+          exp: now + 600,
+          // Each sign-in presents a token of its own: one signed again within the same second would
+          // be byte for byte the one already used, and a used token is refused as a replay.
+          jti: randomUUID(),
+        });
+        const res = await signIn({ id_token: token });
+        expect(res.status, res.text).toBe(200);
+        const body = res.body as { user: { id: string }; refresh_token: string };
+        return { id: body.user.id, refresh: body.refresh_token };
+      }),
+    { scope: 'file' },
+  ],
 });
 
 describe('users admin', () => {
-  let app: TestAuthApp;
-  const users = (client: ApiClient, appRef = app.id) =>
-    client.get<{
-      users: Array<{ id: string; email: string; disabled: boolean; last_sign_in_at: string | null }>;
-    }>(`/api/v1/projects/${app.project.id}/auth-apps/${appRef}/users`);
-
-  async function newUser(
-    email = `${uniqueName('u')}@example.test`,
-  ): Promise<{ id: string; refresh: string }> {
-    const now = Math.floor(Date.now() / 1000);
-    const token = await standIn.signIdToken({
-      iss: STAND_IN_ISSUER,
-      aud: app.google.web,
-      sub: email,
-      email,
-      email_verified: true,
-      iat: now,
-      exp: now + 600,
-      // Each sign-in presents a token of its own: one signed again within the same second would
-      // be byte for byte the one already used, and a used token is refused as a replay.
-      jti: randomUUID(),
-    });
-    const res = await api(worker.baseUrl).post(
-      `/v1/${app.slug}/oauth/id-token`,
-      { provider: 'google', id_token: token },
-      { headers: asClient() },
-    );
-    expect(res.status, res.text).toBe(200);
-    const body = res.body as { user: { id: string }; refresh_token: string };
-    return { id: body.user.id, refresh: body.refresh_token };
-  }
-
-  beforeAll(async () => {
-    app = await createTestAuthApp(worker.baseUrl);
-  });
-
-  it('lists, disables and deletes users for a write member', async () => {
+  it('lists, disables and deletes users for a write member', async ({
+    worker,
+    app,
+    users,
+    newUser,
+    refresh,
+  }) => {
     const writer = await createAccount(undefined, worker.baseUrl);
     await app.admin.put(`/api/v1/projects/${app.project.id}/members/${writer.id}`, { role: 'write' });
     const client = api(worker.baseUrl, writer.token);
@@ -79,10 +79,7 @@ describe('users admin', () => {
     expect(off.status).toBe(200);
     expect(off.body).toMatchObject({ id: user.id, disabled: true });
     // Disabling ends the user's sessions.
-    expect(
-      (await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, { refresh_token: user.refresh }))
-        .status,
-    ).toBe(400);
+    expect((await refresh(user.refresh)).status).toBe(400);
 
     const gone = await client.delete(
       `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user.id}`,
@@ -94,11 +91,16 @@ describe('users admin', () => {
     ).toBe(404);
   });
 
-  it('works by app_id too', async () => {
+  it('works by app_id too', async ({ app, users }) => {
     expect((await users(app.admin, app.slug)).status).toBe(200);
   });
 
-  it('lists when each user last signed in: a refresh is not a sign-in, signing in again is', async () => {
+  it('lists when each user last signed in: a refresh is not a sign-in, signing in again is', async ({
+    app,
+    users,
+    newUser,
+    refresh,
+  }) => {
     const before = Date.now() - 5_000;
     const user = await newUser();
     const first = (await users(app.admin)).body.users.find((u) => u.id === user.id)?.last_sign_in_at;
@@ -107,9 +109,7 @@ describe('users admin', () => {
     expect(Date.parse(first as string)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(first as string)).toBeLessThanOrEqual(Date.now() + 5_000);
 
-    const refreshed = await api(worker.baseUrl).post(`/v1/${app.slug}/oauth/refresh`, {
-      refresh_token: user.refresh,
-    });
+    const refreshed = await refresh(user.refresh);
     expect(refreshed.status, refreshed.text).toBe(200);
     expect((await users(app.admin)).body.users.find((u) => u.id === user.id)?.last_sign_in_at).toBe(first);
 
@@ -119,7 +119,12 @@ describe('users admin', () => {
     expect(Date.parse(again as string)).toBeGreaterThan(Date.parse(first as string));
   });
 
-  it('a key whose auth capability names this app may administer its users', async () => {
+  it('a key whose auth capability names this app may administer its users', async ({
+    worker,
+    app,
+    users,
+    newUser,
+  }) => {
     const key = await app.admin.post<{ key: string }>(`/api/v1/projects/${app.project.id}/api-keys`, {
       name: 'users-admin',
       capabilities: { auth: [app.id] },
@@ -143,7 +148,11 @@ describe('users admin', () => {
     ).toBe(403);
   });
 
-  it('keys without that capability, read members and outsiders are refused', async () => {
+  it('keys without that capability, read members and outsiders are refused', async ({
+    worker,
+    app,
+    users,
+  }) => {
     const second = await app.admin.post<{ id: string }>(`/api/v1/projects/${app.project.id}/auth-apps`, {
       app_id: uniqueName('app'),
     });
@@ -165,7 +174,7 @@ describe('users admin', () => {
     expect((await users(api(worker.baseUrl))).status).toBe(401);
   });
 
-  it('a user of another app, or a user id that is not a uuid, is 404', async () => {
+  it('a user of another app, or a user id that is not a uuid, is 404', async ({ worker, app, newUser }) => {
     const other = await createTestAuthApp(worker.baseUrl);
     const user = await newUser();
     expect(
