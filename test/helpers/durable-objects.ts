@@ -1,6 +1,8 @@
 /**
  * The two Durable Object classes (OneTimeCodes, RateCounter) running in workerd through
- * Miniflare, bound as wrangler.toml binds them, for tests that call their clients from Node.
+ * Miniflare, bound as wrangler.toml binds them, for tests that call their clients from Node;
+ * and the object of a running Worker by name, typed by its class, for tests that call its
+ * methods (each call runs inside the object, on its storage and alarm).
  */
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
@@ -8,6 +10,22 @@ import { DurableObjectCodeStore } from '../../functions/adapters/code-store';
 import { DurableObjectRateLimiter } from '../../functions/adapters/rate-limiter';
 import type { OneTimeCodes } from '../../functions/objects/one-time-codes';
 import type { RateCounter } from '../../functions/objects/rate-counter';
+
+/** The classes behind the Worker's Durable Object bindings. */
+interface Bound {
+  ONE_TIME_CODES: OneTimeCodes;
+  RATE_COUNTERS: RateCounter;
+}
+
+/** The object `name` of `binding` in the Worker run by `mf`, its RPC stub typed by the object's class. */
+export async function objectOf<B extends keyof Bound>(
+  mf: Miniflare,
+  binding: B,
+  name: string,
+): Promise<DurableObjectStub<Bound[B]>> {
+  const ns = (await mf.getDurableObjectNamespace(binding)) as unknown as DurableObjectNamespace<Bound[B]>;
+  return ns.get(ns.idFromName(name));
+}
 
 const ENTRY = `
 export { OneTimeCodes } from './functions/objects/one-time-codes';

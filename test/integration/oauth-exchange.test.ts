@@ -8,6 +8,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect } from 'vitest';
 import { api } from '../helpers/api';
 import { metadata } from '../helpers/connections';
+import { objectOf } from '../helpers/durable-objects';
 import {
   asClient,
   createTestAuthApp,
@@ -191,10 +192,7 @@ describe('code exchange', () => {
     const { verifier, challenge } = await pkcePair();
     const code = randomBytes(32).toString('base64url');
     const hash = createHash('sha256').update(code).digest('hex');
-    const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
-    const stub = ns.get(ns.idFromName(`codes:${app.slug}`)) as unknown as {
-      issue(hash: string, value: string, ttlMs: number): Promise<void>;
-    };
+    const stub = await objectOf(worker.mf, 'ONE_TIME_CODES', `codes:${app.slug}`);
     const record = { appId: app.id, userId, challenge, redirectUri: 'myapp://auth' };
     await stub.issue(hash, JSON.stringify(record), -1);
     const res = await exchange(worker, app.slug, { code, code_verifier: verifier });

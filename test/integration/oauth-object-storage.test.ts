@@ -3,43 +3,16 @@
  * window resets after 15 minutes, the alarm sweeps expired codes, and a restart of the Worker
  * (a redeploy, an eviction) loses no spent window and no block.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTestAuthApp,
-  disableNewestUser,
-  newClient,
-  oneTimeCode,
-  startOAuthWorker,
-} from '../helpers/oauth';
-import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
+import { describe, expect } from 'vitest';
+import { objectOf } from '../helpers/durable-objects';
+import { eventually } from '../helpers/eventually';
+import { createTestAuthApp, disableNewestUser, newClient, oneTimeCode } from '../helpers/oauth';
+import { oauthTest as it } from '../helpers/oauth-fixtures';
 import { countedCalls } from '../helpers/rate-limits';
-import type { ExtraWorker } from '../helpers/worker';
-
-let standIn: ProviderStandIn;
-let worker: ExtraWorker;
-
-beforeAll(async () => {
-  standIn = await startProviderStandIn();
-  worker = await startOAuthWorker(standIn);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await standIn?.close();
-});
-
-const { exchange, idToken } = countedCalls(() => worker.baseUrl);
 
 describe('Durable Object state', () => {
-  it('a rate window resets after 15 minutes and refused requests are counted nowhere', async () => {
-    const ns = await worker.mf.getDurableObjectNamespace('RATE_COUNTERS');
-    const counter = ns.get(ns.idFromName(`window-test-${newClient()}`)) as unknown as {
-      take(
-        checks: Array<{ key: string; limit: number }>,
-        windowMs: number,
-        now: number,
-      ): Promise<{ allowed: boolean; retryAfter: number }>;
-    };
+  it('a rate window resets after 15 minutes and refused requests are counted nowhere', async ({ worker }) => {
+    const counter = await objectOf(worker.mf, 'RATE_COUNTERS', `window-test-${newClient()}`);
     const window = 15 * 60 * 1000;
     const t0 = 1_900_000_000_000;
     const checks = [
@@ -78,22 +51,17 @@ describe('Durable Object state', () => {
     expect((await counter.take(checks, window, t0 + window)).allowed).toBe(true);
   });
 
-  it('the alarm sweeps expired one-time codes and keeps live ones', async () => {
-    const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
-    const store = ns.get(ns.idFromName(`sweep-test-${newClient()}`)) as unknown as {
-      issue(hash: string, value: string, ttlMs: number): Promise<void>;
-      redeem(hash: string): Promise<{ value: string; block: string | null } | null>;
-      stored(): Promise<number>;
-    };
+  it('the alarm sweeps expired one-time codes and keeps live ones', async ({ worker }) => {
+    const store = await objectOf(worker.mf, 'ONE_TIME_CODES', `sweep-test-${newClient()}`);
     await store.issue('live', '{"ok":true}', 120_000);
     // Already expired: its alarm is due at once.
     await store.issue('expired', '{}', -1);
-    const deadline = Date.now() + 5_000;
-    let stored = await store.stored();
-    while (stored !== 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      stored = await store.stored();
-    }
+    const stored = await eventually(
+      () => store.stored(),
+      (n) => n === 1,
+      5_000,
+      'the sweep of the expired code',
+    );
     expect(stored).toBe(1);
     expect(await store.redeem('expired')).toBeNull();
     expect(await store.redeem('live')).toEqual({ value: '{"ok":true}', block: null });
@@ -101,13 +69,16 @@ describe('Durable Object state', () => {
   });
 
   // A restart of the Worker (a redeploy, an eviction) starts every object afresh from storage.
-  it('after a restart of the Worker, spent rate windows stay spent (exchange and id-token); other clients start from zero', async () => {
+  it('after a restart of the Worker, spent rate windows stay spent (exchange and id-token); other clients start from zero', async ({
+    worker,
+  }) => {
+    const { exchange, idToken } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const exchanger = newClient();
     const signer = newClient();
     for (let i = 0; i < 20; i++) expect((await exchange(app.slug, exchanger)).status).toBe(400);
     for (let i = 0; i < 10; i++) expect((await idToken(app.slug, signer)).status).toBe(401);
-    worker = await worker.restart();
+    await worker.restart();
     const refusedExchange = await exchange(app.slug, exchanger);
     expect(refusedExchange.status).toBe(429);
     expect(Number(refusedExchange.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -116,11 +87,15 @@ describe('Durable Object state', () => {
     expect((await idToken(app.slug, newClient())).status).toBe(401);
   });
 
-  it("after a restart of the Worker, a code issued before its user was disabled is still 403 'Account is disabled'", async () => {
+  it("after a restart of the Worker, a code issued before its user was disabled is still 403 'Account is disabled'", async ({
+    standIn,
+    worker,
+  }) => {
+    const { exchange } = countedCalls(() => worker.baseUrl);
     const app = await createTestAuthApp(worker.baseUrl);
     const { code, verifier } = await oneTimeCode(worker.baseUrl, standIn, app.slug);
     await disableNewestUser(app);
-    worker = await worker.restart();
+    await worker.restart();
     const res = await exchange(app.slug, newClient(), { code, code_verifier: verifier });
     expect([res.status, res.body]).toEqual([403, { error: 'Account is disabled' }]);
   });

@@ -9,6 +9,7 @@
  */
 import { describe, expect } from 'vitest';
 import { api } from '../helpers/api';
+import { objectOf } from '../helpers/durable-objects';
 import { asClient, createTestAuthApp, googleClaims, newClient, oneTimeCode } from '../helpers/oauth';
 import { oauthTest as it } from '../helpers/oauth-fixtures';
 import { countedCalls, expectRetryAfter, inBatches, split } from '../helpers/rate-limits';
@@ -125,16 +126,7 @@ describe('per-app limits', () => {
   }, 120_000);
 
   it('exchange: the app window counts live codes only, exactly (600, at the object)', async ({ worker }) => {
-    const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
-    const store = ns.get(ns.idFromName(`app-window-${newClient()}`)) as unknown as {
-      issue(hash: string, value: string, ttlMs: number): Promise<void>;
-      countAndRedeem(
-        checks: Array<{ key: string; limit: number }>,
-        windowMs: number,
-        hash: string | null,
-        presented: Array<{ key: string; limit: number }>,
-      ): Promise<{ decision: { allowed: boolean }; redeemed: unknown }>;
-    };
+    const store = await objectOf(worker.mf, 'ONE_TIME_CODES', `app-window-${newClient()}`);
     const app = [{ key: 'app', limit: 3 }];
     const window = 15 * 60 * 1000;
     for (let i = 0; i < 10; i++) {

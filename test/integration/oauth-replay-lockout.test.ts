@@ -5,6 +5,7 @@
  * every user out for 15 minutes, and of anonymous nonce requests filling the app's object.
  */
 import { describe, expect } from 'vitest';
+import { objectOf } from '../helpers/durable-objects';
 import { createTestAuthApp, googleClaims, newClient } from '../helpers/oauth';
 import { oauthTest as it } from '../helpers/oauth-fixtures';
 
@@ -60,8 +61,7 @@ describe('issued nonces cost the app nothing', () => {
         nonces.push(res.body.nonce);
       }
     }
-    const ns = await worker.mf.getDurableObjectNamespace('ONE_TIME_CODES');
-    const object = ns.get(ns.idFromName(`nonces:${fresh.slug}`)) as unknown as { stored(): Promise<number> };
+    const object = await objectOf(worker.mf, 'ONE_TIME_CODES', `nonces:${fresh.slug}`);
     expect(await object.stored()).toBe(0);
     const nonce = nonces[7] as string;
     const bound = () => standIn.signIdToken(googleClaims(fresh.google.web, { nonce }));
