@@ -15,12 +15,7 @@ import {
   type TestProject,
   uniqueName,
 } from './api';
-import {
-  type GithubAccount,
-  type ProviderStandIn,
-  STAND_IN_ISSUER,
-  startProviderStandIn,
-} from './provider-stand-in';
+import { type GithubAccount, type ProviderStandIn, STAND_IN_ISSUER } from './provider-stand-in';
 import { type ExtraWorker, startExtraWorker } from './worker';
 
 /** The header the test Workers take the client from. */
@@ -215,43 +210,6 @@ export function googleClaims(aud: string, over: Record<string, unknown> = {}): R
   };
 }
 
-/** What an OAuth test file runs against: the provider stand-in, a Worker wired to it and one auth app. */
-export interface OAuthSetup {
-  standIn: ProviderStandIn;
-  worker: ExtraWorker;
-  app: TestAuthApp;
-}
-
-/** Starts the stand-in, its Worker and an auth app (`opts`), for a file's `beforeAll`. */
-export async function startOAuthSetup(opts: AuthAppOptions = {}): Promise<OAuthSetup> {
-  const standIn = await startProviderStandIn();
-  const worker = await startOAuthWorker(standIn);
-  return { standIn, worker, app: await createTestAuthApp(worker.baseUrl, opts) };
-}
-
-/** Stops what {@link startOAuthSetup} started (whatever of it did start), for a file's `afterAll`. */
-export async function stopOAuthSetup(setup: Partial<OAuthSetup>): Promise<void> {
-  await setup.worker?.stop();
-  await setup.standIn?.close();
-}
-
-/**
- * Native Google sign-ins to the app of `setup` (read when called, so a file's `beforeAll` may
- * set it): claims of a valid ID token for the app's web client (a fresh Google account unless
- * `over` names one), and POST /oauth/id-token with provider google and `body` from a fresh client.
- */
-export function googleSignIns(setup: () => { worker: ExtraWorker; app: TestAuthApp }) {
-  return {
-    claims: (over: Record<string, unknown> = {}) => googleClaims(setup().app.google.web, over),
-    signIn: (body: Record<string, unknown>, slug = setup().app.slug) =>
-      api(setup().worker.baseUrl).post(
-        `/v1/${slug}/oauth/id-token`,
-        { provider: 'google', ...body },
-        { headers: asClient() },
-      ),
-  };
-}
-
 /** The exchange's answer to a code it does not redeem (the specification's error table). */
 export const INVALID_GRANT = { error: 'invalid or expired code', code: 'invalid_grant' };
 
@@ -262,22 +220,4 @@ export interface Session {
   expires_in: number;
   token_type: string;
   user: Record<string, unknown>;
-}
-
-/**
- * Browser sign-ins to the app of `setup` (read when called): `start` GETs /auth/{provider} with
- * `query`, `withPkce` is the query of a sign-in to `redirect_uri` with the setup's S256 challenge.
- */
-export function browserSignIns(
-  setup: () => { worker: ExtraWorker; app: TestAuthApp; pkce: { challenge: string } },
-) {
-  return {
-    start: (query: Record<string, string>, provider = 'google', slug = setup().app.slug) =>
-      api(setup().worker.baseUrl).get(`/v1/${slug}/auth/${provider}?${new URLSearchParams(query)}`),
-    withPkce: (redirect_uri: string) => ({
-      redirect_uri,
-      code_challenge: setup().pkce.challenge,
-      code_challenge_method: 'S256',
-    }),
-  };
 }

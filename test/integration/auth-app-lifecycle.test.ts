@@ -5,16 +5,11 @@
  * admits that app's end-user admin routes and no other; a PATCH changes only what it names, also
  * when two arrive at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { api, createAccount } from '../helpers/api';
 import { deliveriesOf, effectiveVars, type SeededProject, seedProject } from '../helpers/connections';
-import {
-  type OAuthSetup,
-  oneTimeCode,
-  type Session,
-  startOAuthSetup,
-  stopOAuthSetup,
-} from '../helpers/oauth';
+import type { TestAuthApp } from '../helpers/oauth';
+import { type OAuthFixtures, oauthTest } from '../helpers/oauth-fixtures';
 
 let p: SeededProject;
 const appPath = (id = p.authApps[0]?.id) => `/api/v1/projects/${p.project.id}/auth-apps/${id}`;
@@ -136,61 +131,46 @@ describe('server key rotation', () => {
 });
 
 describe('signing key rotation and deletion', () => {
-  const setup: Partial<OAuthSetup> = {};
-  let s: OAuthSetup;
-  beforeAll(async () => {
-    Object.assign(setup, await startOAuthSetup());
-    s = setup as OAuthSetup;
-  });
-  afterAll(() => stopOAuthSetup(setup));
-
-  const session = async () => {
-    const { code, verifier } = await oneTimeCode(s.worker.baseUrl, s.standIn, s.app.slug);
-    const res = await api(s.worker.baseUrl).post<Session>(`/v1/${s.app.slug}/oauth/exchange`, {
-      code,
-      code_verifier: verifier,
-    });
-    expect(res.status, res.text).toBe(200);
-    return res.body;
-  };
   const kidOf = (token: string) =>
     (JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as { kid: string }).kid;
-  const jwks = async () =>
-    api(s.worker.baseUrl).get<{ keys: Array<{ kid: string }> }>(`/v1/${s.app.slug}/.well-known/jwks.json`);
-  const path = () => `/api/v1/projects/${s.app.project.id}/auth-apps/${s.app.id}`;
+  const jwks = async ({ worker, app }: Pick<OAuthFixtures, 'worker' | 'app'>) =>
+    api(worker.baseUrl).get<{ keys: Array<{ kid: string }> }>(`/v1/${app.slug}/.well-known/jwks.json`);
+  const path = (app: TestAuthApp) => `/api/v1/projects/${app.project.id}/auth-apps/${app.id}`;
 
-  it('signs new tokens with the new key; the JWKS keeps the old one, and old sessions keep refreshing', async () => {
-    const first = await session();
-    const oldKid = kidOf(first.access_token);
-    const rotated = await s.app.admin.post<{ kid: string }>(`${path()}/signing-key/rotate`);
-    expect(rotated.status, rotated.text).toBe(200);
-    expect(rotated.body.kid).not.toBe(oldKid);
-    const kids = (await jwks()).body.keys.map((k) => k.kid);
-    expect(kids).toEqual(expect.arrayContaining([oldKid, rotated.body.kid]));
-    expect(kidOf((await session()).access_token)).toBe(rotated.body.kid);
-    const refreshed = await api(s.worker.baseUrl).post<Session>(`/v1/${s.app.slug}/oauth/refresh`, {
-      refresh_token: first.refresh_token,
-    });
-    expect(refreshed.status).toBe(200);
-    expect(kidOf(refreshed.body.access_token)).toBe(rotated.body.kid);
-  });
+  oauthTest(
+    'signs new tokens with the new key; the JWKS keeps the old one, and old sessions keep refreshing',
+    async ({ worker, app, session, refresh }) => {
+      const first = await session();
+      const oldKid = kidOf(first.access_token);
+      const rotated = await app.admin.post<{ kid: string }>(`${path(app)}/signing-key/rotate`);
+      expect(rotated.status, rotated.text).toBe(200);
+      expect(rotated.body.kid).not.toBe(oldKid);
+      const kids = (await jwks({ worker, app })).body.keys.map((k) => k.kid);
+      expect(kids).toEqual(expect.arrayContaining([oldKid, rotated.body.kid]));
+      expect(kidOf((await session()).access_token)).toBe(rotated.body.kid);
+      const refreshed = await refresh(first.refresh_token);
+      expect(refreshed.status).toBe(200);
+      expect(kidOf(String(refreshed.body.access_token))).toBe(rotated.body.kid);
+    },
+  );
 
-  it('DELETE ends every session, takes the JWKS away and frees the app_id', async () => {
-    const live = await session();
-    const deleted = await s.app.admin.delete(path());
-    expect([deleted.status, deleted.body]).toEqual([200, { deleted: true }]);
-    expect((await s.app.admin.get(path())).status).toBe(404);
-    expect((await jwks()).status).toBe(404);
-    const refresh = await api(s.worker.baseUrl).post(`/v1/${s.app.slug}/oauth/refresh`, {
-      refresh_token: live.refresh_token,
-    });
-    expect(refresh.status).toBeGreaterThanOrEqual(400);
-    expect(refresh.status).toBeLessThan(500);
-    const again = await s.app.admin.post(`/api/v1/projects/${s.app.project.id}/auth-apps`, {
-      app_id: s.app.slug,
-    });
-    expect(again.status, again.text).toBe(201);
-  });
+  oauthTest(
+    'DELETE ends every session, takes the JWKS away and frees the app_id',
+    async ({ worker, app, session, refresh }) => {
+      const live = await session();
+      const deleted = await app.admin.delete(path(app));
+      expect([deleted.status, deleted.body]).toEqual([200, { deleted: true }]);
+      expect((await app.admin.get(path(app))).status).toBe(404);
+      expect((await jwks({ worker, app })).status).toBe(404);
+      const refused = await refresh(live.refresh_token);
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      expect(refused.status).toBeLessThan(500);
+      const again = await app.admin.post(`/api/v1/projects/${app.project.id}/auth-apps`, {
+        app_id: app.slug,
+      });
+      expect(again.status, again.text).toBe(201);
+    },
+  );
 });
 
 describe('deleting a connected app', () => {
