@@ -113,6 +113,8 @@ export interface CredentialKind<K extends CredentialKindName> {
   readonly principalDocs: PrincipalDocs;
   /** The rows (removed ones included) whose ids are `ids` (a list, or SQL selecting them), as a query not yet sent. */
   rowsQuery(db: Queryable, ids: string[] | SQL): RowsQuery<ResourceOf[K]>;
+  /** The project's live services, oldest first, as a query not yet sent. */
+  listQuery(db: Queryable, projectId: string | SQL): RowsQuery<ResourceOf[K]>;
   /** The live service `id` of the project `projectId` names, as a query not yet sent. */
   liveQuery(db: Queryable, projectId: string | SQL, id: string): RowsQuery<ResourceOf[K]>;
   /** The service {@link liveQuery} found; 404 when none. */

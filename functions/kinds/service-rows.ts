@@ -15,7 +15,7 @@ type SoftDeletedTable = typeof databases | typeof buckets;
 export function softDeletedRows<K extends CredentialKindName>(
   table: SoftDeletedTable,
   word: string,
-): Pick<CredentialKind<K>, 'rowsQuery' | 'liveQuery' | 'liveOf'> {
+): Pick<CredentialKind<K>, 'rowsQuery' | 'listQuery' | 'liveQuery' | 'liveOf'> {
   // The tables share the columns read here; drizzle cannot select from a union of tables, so one stands for both.
   const t = table as typeof databases;
   const rows = (query: unknown) => query as RowsQuery<ResourceOf[K]>;
@@ -26,6 +26,14 @@ export function softDeletedRows<K extends CredentialKindName>(
           .select()
           .from(t)
           .where(Array.isArray(ids) ? inArray(t.id, ids) : sql`${t.id} in (${ids})`),
+      ),
+    listQuery: (db, projectId) =>
+      rows(
+        db
+          .select()
+          .from(t)
+          .where(and(eq(t.projectId, projectId), isNull(t.deletedAt)))
+          .orderBy(t.createdAt),
       ),
     liveQuery: (db, projectId, id) =>
       rows(
@@ -47,3 +55,9 @@ export function softDeletedRows<K extends CredentialKindName>(
     },
   };
 }
+
+/** A kind's `nameTaken`: the 409 `message(name)` when the violated constraint is its unique `constraint`. */
+export const nameTakenOn =
+  (constraint: string, message: (name: string) => string) =>
+  (violated: string | undefined, name: string): ApiError | undefined =>
+    violated === constraint ? new ApiError('CONFLICT', message(name)) : undefined;

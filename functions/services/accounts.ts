@@ -1,12 +1,13 @@
 /** Accounts and their personal tokens (sessions: account-sessions.ts): only hashes of tokens are stored. */
-import { and, asc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { type HttpDb, runBatch } from '../../db/client';
 import { accounts, accountTokens } from '../../db/schema';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
-import { isUuid, newId, newSecret } from '../lib/ids';
+import { newId, newSecret } from '../lib/ids';
 import type { RequestContext } from '../request-context';
 import { accountCreated } from './account-events';
+import { listLiveOfAccount, revokeOwn } from './account-tokens';
 import { activityQuery, type DetailValue } from './activity';
 
 /** Dashboard sessions last twelve hours. */
@@ -114,67 +115,25 @@ export async function issueAccountToken(ctx: RequestContext, input: NewTokenInpu
 }
 
 /** The account's live personal tokens, oldest first (never a value): a query for batching. */
-export function listAccountTokens(db: HttpDb, accountId: SQL | string) {
-  return db
-    .select({
-      id: accountTokens.id,
-      name: accountTokens.name,
-      createdAt: accountTokens.createdAt,
-      expiresAt: accountTokens.expiresAt,
-      lastUsedAt: accountTokens.lastUsedAt,
-      readOnly: accountTokens.readOnly,
-    })
-    .from(accountTokens)
-    .where(
-      and(
-        eq(accountTokens.accountId, accountId),
-        eq(accountTokens.kind, 'token'),
-        isNull(accountTokens.revokedAt),
-        or(isNull(accountTokens.expiresAt), gt(accountTokens.expiresAt, new Date())),
-      ),
-    )
-    .orderBy(asc(accountTokens.createdAt), asc(accountTokens.id));
-}
+export const listAccountTokens = (db: HttpDb, accountId: SQL | string) =>
+  listLiveOfAccount(db, accountId, 'token');
 
 /**
- * Revokes one of the account's live tokens and, in the same statement, every dashboard session
- * it minted (a session outlived its token by twelve hours); 404 when the account has
- * no live token by that id.
+ * Revokes one of the account's tokens and, in the same statement, every dashboard session it
+ * minted (a session outlived its token by twelve hours); 404 when the account has no live token
+ * by that id.
  */
 export async function revokeAccountToken(
   ctx: RequestContext,
   { accountId, tokenId }: { accountId: string; tokenId: string },
 ): Promise<void> {
-  const db = ctx.http;
-  if (!isUuid(tokenId)) throw new ApiError('NOT_FOUND', 'token not found');
-  const id = tokenId.toLowerCase();
-  const live = sql`exists (select 1 from account_tokens where id = ${id}::uuid and account_id = ${accountId}::uuid
-    and kind = 'token' and revoked_at is null)`;
-  const recorded = activityQuery(
-    db,
-    ctx.activity,
-    {
-      action: 'token.revoke',
-      target: { type: 'token', id, name: sql`select name from account_tokens where id = ${id}::uuid` },
-      projectId: null,
-      accountId,
-    },
-    live,
-  );
-  const revocation = db
-    .update(accountTokens)
-    .set({ revokedAt: ctx.clock.now() })
-    .where(
-      and(
-        eq(accountTokens.accountId, accountId),
-        isNull(accountTokens.revokedAt),
-        or(
-          and(eq(accountTokens.id, id), eq(accountTokens.kind, 'token')),
-          and(eq(accountTokens.mintedBy, id), eq(accountTokens.kind, 'session')),
-        ),
-      ),
-    )
-    .returning({ id: accountTokens.id });
-  const [, revoked] = await db.batch([recorded, revocation]);
-  if (!revoked.some((row) => row.id === id)) throw new ApiError('NOT_FOUND', 'token not found');
+  await revokeOwn(ctx, {
+    accountId,
+    id: tokenId,
+    kind: 'token',
+    action: 'token.revoke',
+    withMinted: true,
+    expiredToo: true,
+    named: true,
+  });
 }

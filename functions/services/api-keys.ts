@@ -41,7 +41,6 @@ export async function createApiKey(
   { projectId, name, capabilities }: { projectId: string; name: string; capabilities: RequestedCapabilities },
 ): Promise<{ id: string; key: string; capabilities: ApiKeyCapabilities }> {
   const db = ctx.http;
-  const by = ctx.activity;
   const auth = await resolveAuthApps(db, projectId, capabilities.auth ?? []);
   const caps = {
     ...(capabilities.storage !== undefined ? { storage: capabilities.storage } : {}),
@@ -58,7 +57,7 @@ export async function createApiKey(
   };
   await runBatch(db, [
     db.insert(apiKeys).values({ id, projectId, name, keyHash: await sha256Hex(key), capabilities: caps }),
-    activityQuery(db, by, event),
+    activityQuery(db, ctx.activity, event),
   ]);
   return { id, key, capabilities: caps };
 }

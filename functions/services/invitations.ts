@@ -41,7 +41,6 @@ export async function createInvitation(
   input: { projectId: string; email: string; role: Role; invitedBy: string },
 ): Promise<{ invitation: InvitationBody; token: string; inviterEmail: string | null }> {
   const db = ctx.http;
-  const by = ctx.activity;
   const token = newSecret('invitation');
   const id = newId();
   const expiresAt = new Date(ctx.clock.now().getTime() + INVITATION_TTL_MS);
@@ -61,7 +60,7 @@ export async function createInvitation(
        where not exists (select 1 from member)
       returning created_at),
     recorded as (${activityStatement(
-      by,
+      ctx.activity,
       {
         action: 'member.invite',
         target: { type: 'invitation', id, name: input.email },
@@ -100,7 +99,6 @@ export async function revokeInvitation(
   { projectId, invitationId }: { projectId: string; invitationId: string },
 ): Promise<boolean> {
   const db = ctx.http;
-  const by = ctx.activity;
   if (!isUuid(invitationId)) return false;
   const id = invitationId.toLowerCase();
   const { rows } = await db.execute(sql`
@@ -109,7 +107,7 @@ export async function revokeInvitation(
        where id = ${id}::uuid and project_id = ${projectId}::uuid and ${PENDING}
       returning id, email),
     recorded as (${activityStatement(
-      by,
+      ctx.activity,
       {
         action: 'invitation.revoke',
         target: { type: 'invitation', id, name: sql`select email from gone` },
@@ -147,7 +145,6 @@ export async function acceptInvitation(
   { accountId, token }: { accountId: string; token: string },
 ): Promise<{ project_id: string; role: Role }> {
   const db = ctx.http;
-  const by = ctx.activity;
   const hash = await sha256Hex(token);
   const { rows } = await db.execute<{
     found: string | null;
@@ -171,7 +168,7 @@ export async function acceptInvitation(
              then excluded.role else project_members.role end
       returning project_id, role),
     recorded as (${activityStatement(
-      by,
+      ctx.activity,
       {
         action: 'member.join',
         target: {

@@ -21,7 +21,6 @@ export async function createProject(
   { accountId, body }: { accountId: string; body: { name: string; slug?: string } },
 ): Promise<ProjectRow> {
   const db = ctx.http;
-  const by = ctx.activity;
   const base = slugify(body.name) || 'project';
   for (let attempt = 0; attempt < 5; attempt++) {
     const slug = body.slug ?? (attempt === 0 ? base : `${base.slice(0, 56)}-${randomLowerAlnum(6)}`);
@@ -36,7 +35,7 @@ export async function createProject(
       with p as (
         insert into projects (id, slug, name) values (${id}::uuid, ${slug}, ${body.name})
         on conflict do nothing returning id, created_at),
-      a as (${activityStatement(by, event, sql`exists (select 1 from p)`)})
+      a as (${activityStatement(ctx.activity, event, sql`exists (select 1 from p)`)})
       insert into project_members (project_id, account_id, role)
       select p.id, ${accountId}::uuid, 'owner' from p
       returning (select created_at from p)`);
@@ -105,7 +104,6 @@ export async function setMember(
   }: { projectId: string; callerRole: Role | null; accountId: string; role: Role },
 ): Promise<void> {
   const db = ctx.http;
-  const by = ctx.activity;
   const callerOwns = roleAtLeast(callerRole ?? 'read', 'owner');
   const touchesOwner = sql`(${literal(role === 'owner')} or ${ownsNow(projectId, accountId)})`;
   await runGuarded(db, [
@@ -128,7 +126,7 @@ export async function setMember(
         LAST_OWNER,
       ),
     ),
-    activityQuery(db, by, {
+    activityQuery(db, ctx.activity, {
       action: 'member.role',
       target: memberTarget(accountId),
       projectId,
@@ -150,7 +148,6 @@ export async function removeMember(
   { projectId, callerRole, accountId }: { projectId: string; callerRole: Role | null; accountId: string },
 ): Promise<boolean> {
   const db = ctx.http;
-  const by = ctx.activity;
   const owns = ownsNow(projectId, accountId);
   const answers = await runGuarded(db, [
     db.execute(lockOwnersAnd(projectId, accountId)),
@@ -163,7 +160,7 @@ export async function removeMember(
     db.execute(guard(sql`not ${owns} or ${anotherOwner(projectId, accountId)}`, LAST_OWNER)),
     activityQuery(
       db,
-      by,
+      ctx.activity,
       { action: 'member.remove', target: memberTarget(accountId), projectId },
       sql`exists (select 1 from project_members where project_id = ${projectId}::uuid and account_id = ${accountId}::uuid)`,
     ),

@@ -24,7 +24,6 @@ export async function writeUserVars(
   { projectId, siteId, vars }: { projectId: string; siteId: string; vars: Record<string, string> },
 ): Promise<boolean> {
   const db = ctx.http;
-  const by = ctx.activity;
   const config = ctx.config;
   const where = siteIs(projectId, siteRef(siteId));
   const site = (column: SQL) => sql`select ${column} from ${sites} where ${where}`;
@@ -42,7 +41,7 @@ export async function writeUserVars(
       .set({ varsCiphertext: await config.keyring.encrypt(JSON.stringify(vars)) })
       .where(where)
       .returning({ id: sites.id }),
-    activityQuery(db, by, event, sql`exists (${site(sql`1`)})`),
+    activityQuery(db, ctx.activity, event, sql`exists (${site(sql`1`)})`),
   ]);
   return (updated as unknown[]).length > 0;
 }

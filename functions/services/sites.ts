@@ -17,12 +17,11 @@ export async function createSite(
   { projectId, slug }: { projectId: string; slug: string },
 ): Promise<SiteRow> {
   const db = ctx.http;
-  const by = ctx.activity;
   const id = newId();
   const event = { action: 'site.create', target: { type: 'site', id, name: slug }, projectId, siteId: id };
   const [inserted] = await runBatch(db, [
     db.insert(sites).values({ id, projectId, slug }).onConflictDoNothing().returning(),
-    activityQuery(db, by, event, sql`exists (select 1 from sites where id = ${id}::uuid)`),
+    activityQuery(db, ctx.activity, event, sql`exists (select 1 from sites where id = ${id}::uuid)`),
   ]);
   const [row] = inserted as SiteRow[];
   if (!row) throw new ApiError('CONFLICT', `a site with slug ${slug} already exists in this project`);

@@ -1,6 +1,7 @@
 /** Auth apps: a site is handed the app's id, its sign-in URLs and its server key; no credential of its own. */
-import { ApiError } from '../../lib/errors';
+
 import type { ServiceKind } from '../service-kind';
+import { nameTakenOn } from '../service-rows';
 
 /** The auth app kind. */
 export const authApp: ServiceKind<'auth_app'> = {
@@ -53,9 +54,9 @@ export const authApp: ServiceKind<'auth_app'> = {
     const auth = [...new Set(conns.filter((c) => c.level === 'admin').map((c) => c.resourceId))];
     return auth.length > 0 ? { auth: auth.sort() } : {};
   },
-  nameTaken: (constraint, name) =>
-    constraint === 'auth_apps_app_id_unique'
-      ? new ApiError('CONFLICT', `an auth app with app_id ${name} already exists`)
-      : undefined,
+  nameTaken: nameTakenOn(
+    'auth_apps_app_id_unique',
+    (name) => `an auth app with app_id ${name} already exists`,
+  ),
   credentials: null,
 };

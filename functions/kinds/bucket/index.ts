@@ -4,7 +4,7 @@ import { storageEndpointFor } from '../../domain/storage-endpoint';
 import { ApiError } from '../../lib/errors';
 import { z } from '../../lib/openapi';
 import type { ServiceKind } from '../service-kind';
-import { softDeletedRows } from '../service-rows';
+import { nameTakenOn, softDeletedRows } from '../service-rows';
 import { bucketProvisioner } from './provisioner';
 
 /** The bucket kind. */
@@ -44,10 +44,10 @@ export const bucket: ServiceKind<'bucket'> = {
     };
   },
   capabilities: (conns) => (conns.length > 0 ? { storage: true } : {}),
-  nameTaken: (constraint, name) =>
-    constraint === 'buckets_project_name_uq'
-      ? new ApiError('CONFLICT', `a bucket named ${name} already exists in this project`)
-      : undefined,
+  nameTaken: nameTakenOn(
+    'buckets_project_name_uq',
+    (name) => `a bucket named ${name} already exists in this project`,
+  ),
   credentials: {
     credentialField: 'access_key_id',
     credentialLabel: 'Access key ID',

@@ -1,10 +1,9 @@
 /** Databases: each one's engine (engines.ts) brings its family, values, provisioner and URLs. */
 import { databases } from '../../../db/schema';
-import { ApiError } from '../../lib/errors';
 import { z } from '../../lib/openapi';
 import { engineOf } from '../engines';
 import type { ServiceKind } from '../service-kind';
-import { softDeletedRows } from '../service-rows';
+import { nameTakenOn, softDeletedRows } from '../service-rows';
 
 /** The database kind. */
 export const database: ServiceKind<'database'> = {
@@ -35,10 +34,10 @@ export const database: ServiceKind<'database'> = {
     return engine.values(ctx, row.db_physical ?? '', login);
   },
   capabilities: (conns) => (conns.length > 0 ? { databases: true } : {}),
-  nameTaken: (constraint, name) =>
-    constraint === 'databases_project_name_uq'
-      ? new ApiError('CONFLICT', `a database named ${name} already exists in this project`)
-      : undefined,
+  nameTaken: nameTakenOn(
+    'databases_project_name_uq',
+    (name) => `a database named ${name} already exists in this project`,
+  ),
   credentials: {
     credentialField: 'username',
     credentialLabel: 'User',

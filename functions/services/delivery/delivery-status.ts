@@ -102,7 +102,6 @@ export async function reviveDelivery(
   { site, deliveryId }: { site: { id: string; projectId: string; slug: string }; deliveryId: string },
 ): Promise<'revived' | 'unknown' | ShownStatus> {
   const db = ctx.http;
-  const by = ctx.activity;
   if (!isUuid(deliveryId)) return 'unknown';
   const id = deliveryId.toLowerCase();
   const retryable = and(
@@ -115,7 +114,7 @@ export async function reviveDelivery(
     // Recorded only for a delivery sent again (placed first, it sees the row as it was).
     activityQuery(
       db,
-      by,
+      ctx.activity,
       {
         action: 'delivery.retry',
         target: { type: 'delivery', id },

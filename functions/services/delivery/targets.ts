@@ -89,7 +89,6 @@ export async function setSiteTarget(
   const db = ctx.http;
   const config = ctx.config;
   const receivers = ctx.receivers;
-  const by = ctx.activity;
   const stored = adapter.split(input);
   await adapter.check(receivers.platforms, stored).catch((err: unknown) => {
     throw checkFailure(err);
@@ -128,7 +127,7 @@ export async function setSiteTarget(
       targetId: site.id,
       reason: 'sync',
     }),
-    activityQuery(db, by, {
+    activityQuery(db, ctx.activity, {
       action: 'target.set',
       target: { type: 'site', id: site.id, name: site.slug },
       projectId: site.projectId,
@@ -154,12 +153,11 @@ export async function removeSiteTarget(
   { site }: { site: { id: string; projectId: string; slug: string } },
 ): Promise<void> {
   const db = ctx.http;
-  const by = ctx.activity;
   await db.batch([
     // Recorded only when there was a target to remove (placed first, it sees the row).
     activityQuery(
       db,
-      by,
+      ctx.activity,
       {
         action: 'target.remove',
         target: { type: 'site', id: site.id, name: site.slug },

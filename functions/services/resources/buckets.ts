@@ -1,5 +1,5 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
 import type { BucketRow } from '../../../db/rows';
 import { buckets } from '../../../db/schema';
@@ -11,19 +11,14 @@ import { type ServiceHolders, writeServiceRemoval } from '../connections/service
 import { guardRows } from '../store/guarded-write';
 import { provisionBucket } from './bucket-provisioning';
 import { assertNameFree } from './names';
-import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
+import { type InitialSite, serviceCreationQueries, writeNewService } from './new-service-write';
 import { bucketCleanupsFrom, queueBucketKeyCleanups } from './principal-removal';
 
 export type { BucketRow };
 
 /** Lists the project's live buckets. */
-export function listBuckets(db: Queryable, projectId: string | SQL) {
-  return db
-    .select()
-    .from(buckets)
-    .where(and(eq(buckets.projectId, projectId), isNull(buckets.deletedAt)))
-    .orderBy(buckets.createdAt);
-}
+export const listBuckets = (db: Queryable, projectId: string | SQL) =>
+  credentialsOf('bucket').listQuery(db, projectId);
 
 /**
  * Live bucket `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
@@ -39,9 +34,8 @@ export const bucketOf = (rows: BucketRow[]): BucketRow => credentialsOf('bucket'
  * The reads a bucket's creation makes with its caller, not yet sent: the project's live buckets
  * (for the name checks), then its only site's (initialSiteQueries). Decode with creationReadFrom.
  */
-export function bucketCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
-  return [listBuckets(db, projectId), ...initialSiteQueries(db, projectId)];
-}
+export const bucketCreationQueries = (db: HttpDb, projectId: SQL): BatchQuery[] =>
+  serviceCreationQueries(db, 'bucket', projectId);
 
 /**
  * Creates the bucket and its own key at the provider, then its record with the initial

@@ -14,7 +14,7 @@ import { type ServiceHolders, writeServiceRemoval } from '../connections/service
 import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
 import { guardRows } from '../store/guarded-write';
 import { assertNameFree } from './names';
-import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
+import { type InitialSite, serviceCreationQueries, writeNewService } from './new-service-write';
 import { revokeDatabasePrincipals } from './principal-removal';
 
 export type { DatabaseRow };
@@ -30,13 +30,8 @@ export function physicalDatabaseName(name: string): string {
 }
 
 /** Lists the project's live databases. */
-export function listDatabases(db: Queryable, projectId: string | SQL) {
-  return db
-    .select()
-    .from(databases)
-    .where(and(eq(databases.projectId, projectId), isNull(databases.deletedAt)))
-    .orderBy(databases.createdAt);
-}
+export const listDatabases = (db: Queryable, projectId: string | SQL) =>
+  credentialsOf('database').listQuery(db, projectId);
 
 /**
  * Live database `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
@@ -53,9 +48,8 @@ export const databaseOf = (rows: DatabaseRow[]): DatabaseRow => credentialsOf('d
  * databases (for the name checks), then its only site's (initialSiteQueries). Decode with
  * creationReadFrom.
  */
-export function databaseCreationQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
-  return [listDatabases(db, projectId), ...initialSiteQueries(db, projectId)];
-}
+export const databaseCreationQueries = (db: HttpDb, projectId: SQL): BatchQuery[] =>
+  serviceCreationQueries(db, 'database', projectId);
 
 /**
  * Creates a database for real (with its shared read-only login), then its record with the
@@ -129,7 +123,6 @@ export async function setDatabaseRunning(
   { row, running }: { row: DatabaseRow; running: boolean },
 ): Promise<DatabaseRow> {
   const db = ctx.http;
-  const by = ctx.activity;
   await engineOf(row.engine).setRunning(ctx, row.physicalName, running);
   const live = and(eq(databases.id, row.id), isNull(databases.deletedAt));
   const event = {
@@ -138,7 +131,7 @@ export async function setDatabaseRunning(
     projectId: row.projectId,
   };
   const [, updated] = await runBatch(db, [
-    activityQuery(db, by, event, sql`exists (select 1 from databases where ${live})`),
+    activityQuery(db, ctx.activity, event, sql`exists (select 1 from databases where ${live})`),
     db
       .update(databases)
       .set({ status: running ? 'running' : 'stopped' })

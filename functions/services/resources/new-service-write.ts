@@ -10,7 +10,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { levelOrDefault } from '../../domain/levels';
-import { hasCredential, kindOf } from '../../kinds/registry';
+import { type CredentialKindName, credentialsOf, hasCredential, kindOf } from '../../kinds/registry';
 import type { ApiError } from '../../lib/errors';
 import type { RequestContext } from '../../request-context';
 import { activityQuery, type DetailValue } from '../activity';
@@ -51,6 +51,15 @@ export function initialSiteQueries(db: HttpDb, projectId: SQL): BatchQuery[] {
     db.select({ id: sites.id, slug: sites.slug }).from(sites).where(sql`${sites.projectId} = ${onlySite}`),
     db.execute(projectConnectionsStatement(onlySite)),
   ];
+}
+
+/**
+ * The reads a new service's creation makes with its caller, not yet sent: the project's live
+ * services of its kind (for the name checks), then its only site's ({@link initialSiteQueries}).
+ * Decode with {@link creationReadFrom}.
+ */
+export function serviceCreationQueries(db: HttpDb, kind: CredentialKindName, projectId: SQL): BatchQuery[] {
+  return [credentialsOf(kind).listQuery(db, projectId), ...initialSiteQueries(db, projectId)];
 }
 
 /** The answers of {@link initialSiteQueries}. */

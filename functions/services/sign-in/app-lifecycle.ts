@@ -64,7 +64,6 @@ export async function rotateServerKey(
   ctx: RequestContext,
   { app, holders }: { app: AuthAppRow; holders: ServiceHolders },
 ): Promise<void> {
-  const by = ctx.activity;
   const db = ctx.http;
   const next = await newServerKey(ctx);
   const { written } = await writeServiceRekey(
@@ -81,7 +80,7 @@ export async function rotateServerKey(
             NOT_FOUND,
           ),
         ),
-        activityQuery(db, by, {
+        activityQuery(db, ctx.activity, {
           action: 'auth_app.rotate_server_key',
           target: target(app),
           projectId: app.projectId,
@@ -100,7 +99,6 @@ export async function rotateSigningKey(
   ctx: RequestContext,
   { app }: { app: AuthAppRow },
 ): Promise<StoredSigningKey> {
-  const by = ctx.activity;
   const db = ctx.http;
   const keys = await rotatedKeys(ctx.config, app.signingKeys);
   const before = JSON.stringify(app.signingKeys);
@@ -112,7 +110,7 @@ export async function rotateSigningKey(
         { code: 'CONFLICT', message: 'the signing key changed while this request ran; retry' },
       ),
     ),
-    activityQuery(db, by, {
+    activityQuery(db, ctx.activity, {
       action: 'auth_app.rotate_signing_key',
       target: target(app),
       projectId: app.projectId,
