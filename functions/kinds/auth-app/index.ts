@@ -1,5 +1,4 @@
 /** Auth apps: a site is handed the app's id, its sign-in URLs and its server key; no credential of its own. */
-
 import type { ServiceKind } from '../service-kind';
 import { nameTakenOn } from '../service-rows';
 
