@@ -159,3 +159,13 @@ export function ConfirmPage(props: {
     </Layout>
   );
 }
+
+/** A card of a page: a section titled `title`, its heading (`<id>-heading`) naming it for screen readers. */
+export function Card(props: { id: string; title: Child; children?: Child }) {
+  return (
+    <section class="card" aria-labelledby={`${props.id}-heading`}>
+      <h2 id={`${props.id}-heading`}>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}

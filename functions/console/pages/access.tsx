@@ -11,7 +11,7 @@ import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { LevelForm } from '../controls';
 import { LEVEL_CHANGE_CONSEQUENCE } from '../format';
-import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
 import {
@@ -44,8 +44,7 @@ export function AccessSection(props: {
   const action = (what: string) =>
     `${consolePath.service(project.slug, KIND_SEGMENT[kind], resourceId)}/access/${what}`;
   return (
-    <section class="card" aria-labelledby="access-heading">
-      <h2 id="access-heading">Access</h2>
+    <Card id="access" title="Access">
       <DataTable
         rows={props.listing.sites}
         empty="The project has no sites yet."
@@ -103,7 +102,7 @@ export function AccessSection(props: {
         ]}
       />
       {props.children}
-    </section>
+    </Card>
   );
 }
 

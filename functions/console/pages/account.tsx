@@ -10,7 +10,7 @@ import { ApiFailure, path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { redirectWith } from '../flash';
 import { actionWords, VIA_WORDS, When } from '../format';
-import { ConfirmForm, ConfirmPage, Layout } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, Layout } from '../layout';
 import { clearSessionCookie } from '../security';
 import { DataTable } from '../table';
 import { type TokenRow, TokensTable } from './tokens';
@@ -58,8 +58,7 @@ accountPages.get('/account', async (c) => {
           question="End every console session of this account, this one included?"
         />
       </section>
-      <section class="card" aria-labelledby="sessions-heading">
-        <h2 id="sessions-heading">Console sessions</h2>
+      <Card id="sessions" title="Console sessions">
         <DataTable
           rows={sessions}
           empty="No console sessions."
@@ -88,16 +87,14 @@ accountPages.get('/account', async (c) => {
             },
           ]}
         />
-      </section>
-      <section class="card" aria-labelledby="account-tokens-heading">
-        <h2 id="account-tokens-heading">Personal tokens</h2>
+      </Card>
+      <Card id="account-tokens" title="Personal tokens">
         <TokensTable tokens={tokens} csrf={csrf} back={BACK} />
         <p>
           <a href="/console/tokens">Create a token</a>
         </p>
-      </section>
-      <section class="card" aria-labelledby="account-activity-heading">
-        <h2 id="account-activity-heading">Recent sign-ins and token changes</h2>
+      </Card>
+      <Card id="account-activity" title="Recent sign-ins and token changes">
         {events.length === 0 ? (
           <p>Nothing yet.</p>
         ) : (
@@ -110,7 +107,7 @@ accountPages.get('/account', async (c) => {
             ))}
           </ul>
         )}
-      </section>
+      </Card>
     </Layout>,
   );
 });

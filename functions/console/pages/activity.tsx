@@ -9,7 +9,7 @@ import { consolePath } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { ACTION_GROUPS, actionWords, engineLabel, KNOWN_ACTIONS, VIA_WORDS, When } from '../format';
-import { Layout } from '../layout';
+import { Card, Layout } from '../layout';
 import { DataTable } from '../table';
 import type { Project, Site } from '../types';
 
@@ -123,8 +123,7 @@ activityPages.get('/projects/:p/activity', async (c) => {
           </a>
         )}
       </form>
-      <section class="card" aria-labelledby="events-heading">
-        <h2 id="events-heading">{cursor ? 'Older changes' : 'Changes'}</h2>
+      <Card id="events" title={cursor ? 'Older changes' : 'Changes'}>
         <DataTable
           rows={page.events}
           empty={site || action ? 'No change matches these filters.' : 'Nothing has changed yet.'}
@@ -150,7 +149,7 @@ activityPages.get('/projects/:p/activity', async (c) => {
             <a href={`${here}${query({ site, action, cursor: page.next_cursor })}`}>Older changes</a>
           )}
         </p>
-      </section>
+      </Card>
     </Layout>,
   );
 });

@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
-import { ConfirmForm, ConfirmPage } from '../layout';
+import { Card, ConfirmForm, ConfirmPage } from '../layout';
 
 /** What each action is called and what it does, as its confirmation says it. */
 const ACTIONS = {
@@ -37,8 +37,7 @@ type Action = keyof typeof ACTIONS;
 /** The Manage section of an auth-app page (admins only). */
 export function ManageSection(props: { base: string; name: string; csrf: string }) {
   return (
-    <section class="card" aria-labelledby="manage-heading">
-      <h2 id="manage-heading">Manage</h2>
+    <Card id="manage" title="Manage">
       <div class="actions">
         {(Object.keys(ACTIONS) as Action[]).map((action) => (
           <ConfirmForm
@@ -51,7 +50,7 @@ export function ManageSection(props: { base: string; name: string; csrf: string 
           />
         ))}
       </div>
-    </section>
+    </Card>
   );
 }
 

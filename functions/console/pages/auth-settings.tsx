@@ -7,7 +7,7 @@
 import type { Child } from 'hono/jsx';
 import type { SettingsField, SignInProvider } from '../../services/sign-in/providers/provider';
 import { allProviders } from '../../services/sign-in/providers/registry';
-import { CsrfField } from '../layout';
+import { Card, CsrfField } from '../layout';
 import type { AuthApp } from '../types';
 import {
   ANDROID_FIELD,
@@ -149,8 +149,7 @@ export function SettingsSection(props: {
   const originError = props.error?.field?.startsWith('allowed_origins') ? props.error : undefined;
   const otherError = props.error && !originError ? props.error : undefined;
   return (
-    <section class="card" aria-labelledby="settings-heading">
-      <h2 id="settings-heading">Settings</h2>
+    <Card id="settings" title="Settings">
       {otherError && (
         <p class="flash error" role="alert">
           {otherError.message}
@@ -220,6 +219,6 @@ export function SettingsSection(props: {
           </div>
         )}
       </form>
-    </section>
+    </Card>
   );
 }

@@ -5,7 +5,7 @@ import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
-import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { DataTable } from '../table';
 import type { AuthUser } from '../types';
 
@@ -21,8 +21,7 @@ export function UsersSection(props: {
   writer: boolean;
 }) {
   return (
-    <section class="card" aria-labelledby="users-heading">
-      <h2 id="users-heading">Users</h2>
+    <Card id="users" title="Users">
       {props.users === undefined ? (
         <p>End users are listed for members with the write role.</p>
       ) : (
@@ -70,7 +69,7 @@ export function UsersSection(props: {
           ]}
         />
       )}
-    </section>
+    </Card>
   );
 }
 

@@ -9,7 +9,7 @@ import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { type ConsoleApi, path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
-import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { DataTable } from '../table';
 import { SecretPage } from './principals';
 
@@ -55,8 +55,7 @@ export function MembersSection(props: {
 }) {
   const base = `${consolePath.project(props.slug)}`;
   return (
-    <section class="card" aria-labelledby="members-heading">
-      <h2 id="members-heading">Members</h2>
+    <Card id="members" title="Members">
       <DataTable
         rows={[
           ...props.members.map((m): Row => ({ member: m, email: m.email, role: m.role })),
@@ -121,7 +120,7 @@ export function MembersSection(props: {
           <button type="submit">Invite</button>
         </form>
       ) : null}
-    </section>
+    </Card>
   );
 }
 

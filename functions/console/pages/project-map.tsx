@@ -6,6 +6,7 @@
  */
 import { consolePath } from '../actions';
 import { authAppLabel, KIND_WORDS } from '../format';
+import { Card } from '../layout';
 import type { AuthApp, Bucket, Connection, Database, Kind, Site } from '../types';
 
 /** A service as a column of the map. */
@@ -33,8 +34,7 @@ export function ProjectMap(props: {
   const { slug, sites, columns } = props;
   const level = new Map(props.connections.map((c) => [`${c.site_id}:${c.kind}:${c.resource_id}`, c.level]));
   return (
-    <section class="card" aria-labelledby="map-heading">
-      <h2 id="map-heading">Project map</h2>
+    <Card id="map" title="Project map">
       {sites.length === 0 || columns.length === 0 ? (
         <p>The map shows which site uses which service once the project has both.</p>
       ) : (
@@ -82,6 +82,6 @@ export function ProjectMap(props: {
           </div>
         </>
       )}
-    </section>
+    </Card>
   );
 }

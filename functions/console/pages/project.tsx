@@ -5,7 +5,7 @@ import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { authAppLabel, engineLabel } from '../format';
-import { ConfirmPage, CsrfField, Layout } from '../layout';
+import { Card, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import type { AuthApp, Bucket, Connection, Database, Project, Site } from '../types';
 import { MembersSection, readMembers } from './members';
@@ -50,8 +50,7 @@ projectPages.get('/projects/:p', async (c) => {
         columns={mapColumns(databases, buckets, auth_apps)}
         connections={connections}
       />
-      <section class="card" aria-labelledby="sites-heading">
-        <h2 id="sites-heading">Sites</h2>
+      <Card id="sites" title="Sites">
         {sites.length === 0 ? <p>No sites yet.</p> : null}
         <ul>
           {sites.map((s) => (
@@ -66,9 +65,8 @@ projectPages.get('/projects/:p', async (c) => {
             <input type="text" name="slug" required pattern="[a-z0-9][a-z0-9-]{0,62}" />
           </label>
         </CreateForm>
-      </section>
-      <section class="card" aria-labelledby="databases-heading">
-        <h2 id="databases-heading">Databases</h2>
+      </Card>
+      <Card id="databases" title="Databases">
         {databases.length === 0 ? <p>No databases yet.</p> : null}
         <ul>
           {databases.map((d) => (
@@ -94,9 +92,8 @@ projectPages.get('/projects/:p', async (c) => {
             </select>
           </label>
         </CreateForm>
-      </section>
-      <section class="card" aria-labelledby="buckets-heading">
-        <h2 id="buckets-heading">Buckets</h2>
+      </Card>
+      <Card id="buckets" title="Buckets">
         {buckets.length === 0 ? <p>No buckets yet.</p> : null}
         <ul>
           {buckets.map((b) => (
@@ -116,9 +113,8 @@ projectPages.get('/projects/:p', async (c) => {
             <input type="text" name="region" placeholder="optional" />
           </label>
         </CreateForm>
-      </section>
-      <section class="card" aria-labelledby="auth-apps-heading">
-        <h2 id="auth-apps-heading">Auth apps</h2>
+      </Card>
+      <Card id="auth-apps" title="Auth apps">
         {auth_apps.length === 0 ? <p>No auth apps yet.</p> : null}
         <ul>
           {auth_apps.map((a) => (
@@ -138,7 +134,7 @@ projectPages.get('/projects/:p', async (c) => {
             <input type="text" name="name" placeholder="optional" />
           </label>
         </CreateForm>
-      </section>
+      </Card>
       <MembersSection slug={project.slug} csrf={csrf} admin={canAdmin(project)} {...people} />
     </Layout>,
   );

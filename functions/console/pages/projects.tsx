@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
-import { CsrfField, Layout } from '../layout';
+import { Card, CsrfField, Layout } from '../layout';
 import { DataTable } from '../table';
 import type { Project } from '../types';
 
@@ -14,8 +14,7 @@ projectsPages.get('/', async (c) => {
   const { projects } = await api.get<{ projects: Project[] }>('/projects');
   return c.html(
     <Layout title="Projects" csrf={csrf} flash={flash}>
-      <section class="card" aria-labelledby="projects-heading">
-        <h2 id="projects-heading">Your projects</h2>
+      <Card id="projects" title="Your projects">
         <DataTable
           rows={projects}
           empty="No projects yet. Create one below."
@@ -26,9 +25,8 @@ projectsPages.get('/', async (c) => {
             { label: 'Created', cell: (p) => <When at={p.created_at} /> },
           ]}
         />
-      </section>
-      <section class="card" aria-labelledby="create-project-heading">
-        <h2 id="create-project-heading">Create a project</h2>
+      </Card>
+      <Card id="create-project" title="Create a project">
         <form method="post" action="/console/projects" class="row">
           <CsrfField csrf={csrf} />
           <label>
@@ -41,7 +39,7 @@ projectsPages.get('/', async (c) => {
           </label>
           <button type="submit">Create project</button>
         </form>
-      </section>
+      </Card>
     </Layout>,
   );
 });

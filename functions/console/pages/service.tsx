@@ -8,7 +8,7 @@ import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { ApiFailure, path } from '../api';
 import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import { engineLabel, When } from '../format';
-import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import type { AccessListing, Bucket, Database, Project } from '../types';
 import { AccessSection } from './access';
@@ -67,8 +67,7 @@ servicePages.get('/projects/:p/:seg{(?:databases|buckets)}/:id', async (c) => {
         />
       </AccessSection>
       {canAdmin(project) && (
-        <section class="card" aria-labelledby="credential-heading">
-          <h2 id="credential-heading">The {kind}'s own credential</h2>
+        <Card id="credential" title={<>The {kind}'s own credential</>}>
           <p class="hint">Apps' own credentials do not change when it is rotated.</p>
           <div class="actions">
             <form method="post" action={`${base}/credentials`} class="inline">
@@ -82,11 +81,10 @@ servicePages.get('/projects/:p/:seg{(?:databases|buckets)}/:id', async (c) => {
               question={`Rotate ${service.name}'s own credential? Whoever uses the current one is cut off.`}
             />
           </div>
-        </section>
+        </Card>
       )}
       {canWrite(project) && (
-        <section class="card" aria-labelledby="manage-heading">
-          <h2 id="manage-heading">Manage</h2>
+        <Card id="manage" title="Manage">
           <div class="actions">
             {database && (
               <form
@@ -107,7 +105,7 @@ servicePages.get('/projects/:p/:seg{(?:databases|buckets)}/:id', async (c) => {
               question={`Delete ${kind} ${service.name}? Its connections, credentials and principals go with it.`}
             />
           </div>
-        </section>
+        </Card>
       )}
     </Layout>,
   );

@@ -8,7 +8,7 @@ import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { LevelForm } from '../controls';
 import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, When } from '../format';
-import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
 import {
@@ -41,8 +41,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
   const kinds = [...new Set(listing.available.map((a) => a.kind))];
   return c.html(
     <SitePage project={project} site={site} tab="connections" csrf={csrf} flash={flash}>
-      <section class="card" aria-labelledby="connections-heading">
-        <h2 id="connections-heading">Connections</h2>
+      <Card id="connections" title="Connections">
         <DataTable
           rows={listing.connections}
           empty="This site is connected to nothing yet."
@@ -119,9 +118,8 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
             },
           ]}
         />
-      </section>
-      <section class="card" aria-labelledby="available-heading">
-        <h2 id="available-heading">Available services</h2>
+      </Card>
+      <Card id="available" title="Available services">
         <DataTable
           rows={listing.available}
           empty="Every service of the project is connected (or there are none)."
@@ -172,7 +170,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
             <button type="submit">Connect</button>
           </form>
         )}
-      </section>
+      </Card>
     </SitePage>,
   );
 });

@@ -5,6 +5,7 @@ import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { PostButton } from '../controls';
 import { When } from '../format';
+import { Card } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
 import type { Deploy } from '../types';
@@ -23,8 +24,7 @@ siteDeploysPages.get('/projects/:p/sites/:s/deploys', async (c) => {
   const action = (what: string) => consolePath.site(project.slug, site.id, what);
   return c.html(
     <SitePage project={project} site={site} tab="deploys" csrf={csrf} flash={flash}>
-      <section class="card" aria-labelledby="deploys-heading">
-        <h2 id="deploys-heading">Deploys</h2>
+      <Card id="deploys" title="Deploys">
         {writer && <PostButton action={action('deploys')} csrf={csrf} label="Deploy" />}
         <DataTable
           rows={deploys}
@@ -55,7 +55,7 @@ siteDeploysPages.get('/projects/:p/sites/:s/deploys', async (c) => {
             },
           ]}
         />
-      </section>
+      </Card>
     </SitePage>,
   );
 });

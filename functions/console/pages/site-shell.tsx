@@ -3,7 +3,7 @@ import type { Child } from 'hono/jsx';
 import { consolePath } from '../actions';
 import { ApiFailure, type ConsoleApi, path } from '../api';
 import type { Flash } from '../flash';
-import { ConfirmForm, Layout } from '../layout';
+import { Card, ConfirmForm, Layout } from '../layout';
 import { canWrite } from '../roles';
 import type { Project, Site } from '../types';
 
@@ -65,8 +65,7 @@ export function SitePage(props: {
       </nav>
       {props.children}
       {canWrite(project) && tab === 'connections' && (
-        <section class="card" aria-labelledby="delete-site-heading">
-          <h2 id="delete-site-heading">Delete this site</h2>
+        <Card id="delete-site" title="Delete this site">
           <p>Its connections and their credentials go with it.</p>
           <ConfirmForm
             action={`${consolePath.site(project.slug, site.id, 'delete')}`}
@@ -74,7 +73,7 @@ export function SitePage(props: {
             label="Delete site"
             question={`Delete site ${site.slug} and all its connections?`}
           />
-        </section>
+        </Card>
       )}
     </Layout>
   );

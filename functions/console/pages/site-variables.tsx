@@ -11,7 +11,7 @@ import { act, consolePath, formOf } from '../actions';
 import { ApiFailure, path } from '../api';
 import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import { CopyButton, copyNames } from '../copy';
-import { CsrfField } from '../layout';
+import { Card, CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
 import type { Connection } from '../types';
@@ -50,8 +50,7 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
   const copyName = copyNames(names, ['Copy all']);
   return c.html(
     <SitePage project={project} site={site} tab="variables" csrf={csrf} flash={flash}>
-      <section class="card" aria-labelledby="user-vars-heading">
-        <h2 id="user-vars-heading">Your variables</h2>
+      <Card id="user-vars" title="Your variables">
         {writer ? (
           <form method="post" action={action('variables')} class="stack">
             <CsrfField csrf={csrf} />
@@ -92,9 +91,8 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
               ))}
           </ul>
         )}
-      </section>
-      <section class="card" aria-labelledby="effective-heading">
-        <h2 id="effective-heading">Effective variables</h2>
+      </Card>
+      <Card id="effective" title="Effective variables">
         <p class="hint">
           What the app is handed: your variables and those its connections and Tether derive (derived ones
           win).
@@ -140,7 +138,7 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
             },
           ]}
         />
-      </section>
+      </Card>
     </SitePage>,
     refused ? 400 : 200,
   );

@@ -10,7 +10,7 @@ import { ApiFailure, path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';
 import { redirectWith } from '../flash';
 import { When } from '../format';
-import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
 import { DataTable } from '../table';
 import { SecretPage } from './principals';
 
@@ -72,15 +72,13 @@ tokenPages.get('/tokens', async (c) => {
   const { tokens } = await api.get<{ tokens: TokenRow[] }>('/account/tokens');
   return c.html(
     <Layout title="Tokens" crumbs={[{ href: '/console/tokens', label: 'Tokens' }]} csrf={csrf} flash={flash}>
-      <section class="card" aria-labelledby="tokens-heading">
-        <h2 id="tokens-heading">Personal tokens</h2>
+      <Card id="tokens" title="Personal tokens">
         <p class="hint">
           Tokens act as you in scripts, CI and the CLI (<code>tether login</code> makes one per machine).
         </p>
         <TokensTable tokens={tokens} csrf={csrf} back="/console/tokens" />
-      </section>
-      <section class="card" aria-labelledby="create-token-heading">
-        <h2 id="create-token-heading">Create a token</h2>
+      </Card>
+      <Card id="create-token" title="Create a token">
         <form method="post" action="/console/tokens" class="stack">
           <CsrfField csrf={csrf} />
           <label>
@@ -102,7 +100,7 @@ tokenPages.get('/tokens', async (c) => {
             <button type="submit">Create token</button>
           </div>
         </form>
-      </section>
+      </Card>
     </Layout>,
   );
 });
