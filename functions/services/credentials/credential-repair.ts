@@ -9,22 +9,15 @@
  * A repair is recorded in the project's Activity as `credential.repair` by `system`.
  */
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
 import { connections } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
-import type { Config } from '../../config';
 import { setSecret } from '../../kinds/provisioner';
 import { engineOf, isEngine } from '../../kinds/registry';
-import type { OwnDatabaseCredential } from './drift';
+import type { OwnDatabaseCredential, RepairContext } from './drift';
 import { connectionRepairEvent } from './repair-events';
 
 /** Re-sets the stored password of one own login if its system refuses it; true if it did. */
-export async function repairIfRefused(
-  db: DbOrTx,
-  config: Config,
-  adapters: Adapters,
-  r: OwnDatabaseCredential,
-): Promise<boolean> {
+export async function repairIfRefused(ctx: RepairContext, r: OwnDatabaseCredential): Promise<boolean> {
+  const { db, config, adapters } = ctx;
   if (!r.name || !r.secret || !isEngine(r.engine)) return false;
   const engine = engineOf(r.engine);
   if (!engine.passwordRefused) return false;

@@ -12,11 +12,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, credentialCleanups } from '../../../db/schema';
-import type { Adapters } from '../../adapters';
-import type { Config } from '../../config';
 import type { Engine } from '../../domain/variables';
 import type { HeldCredential } from '../../kinds/database-engine';
 import { engineOf, isEngine } from '../../kinds/registry';
+import type { JobContext } from '../../request-context';
 import { connectionRepairEvent } from './repair-events';
 
 /** How old an unnamed credential must be before it counts as an orphan. */
@@ -72,6 +71,9 @@ export async function stillWanted(db: DbOrTx, name: string): Promise<boolean> {
   return !cleanup;
 }
 
+/** What the repairs of a connection's own login reach: its database's pool, the configuration, the outside systems. */
+export type RepairContext = Pick<JobContext, 'db' | 'config' | 'adapters'>;
+
 /** A connection's own database credential as the sweep reads it. */
 export type OwnDatabaseCredential = {
   id: string;
@@ -84,12 +86,8 @@ export type OwnDatabaseCredential = {
 };
 
 /** Recreates one missing own login with its stored name, password and level, by its engine; true if it did. */
-export async function restoreOne(
-  db: DbOrTx,
-  config: Config,
-  adapters: Adapters,
-  r: OwnDatabaseCredential,
-): Promise<boolean> {
+export async function restoreOne(ctx: RepairContext, r: OwnDatabaseCredential): Promise<boolean> {
+  const { db, config, adapters } = ctx;
   // A database of an engine this deployment does not register is left alone.
   if (!r.name || !r.secret || !isEngine(r.engine)) return false;
   // Re-check just before acting: a disconnect since the first read must not bring its role back.

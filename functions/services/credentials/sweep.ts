@@ -87,8 +87,8 @@ async function checkDatabaseCredentials(ctx: ReconcilerContext, ids: readonly st
     rows,
     (r) => r.id,
     async (r) => {
-      if (r.name && !present.has(r.name)) return restoreOne(ctx.db, ctx.config, ctx.adapters, r);
-      return repairIfRefused(ctx.db, ctx.config, ctx.adapters, r);
+      if (r.name && !present.has(r.name)) return restoreOne(ctx, r);
+      return repairIfRefused(ctx, r);
     },
   );
   return outcome.acted;

@@ -1,9 +1,7 @@
 /** Buckets: records of the project's S3 buckets and their own access key. */
-import { type SQL, sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import { sql } from 'drizzle-orm';
 import type { BucketRow } from '../../../db/rows';
 import { buckets } from '../../../db/schema';
-import { credentialsOf } from '../../kinds/registry';
 import { newId, randomLowerAlnum } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { afterCommit } from '../connections/apply';
@@ -11,31 +9,16 @@ import { type ServiceHolders, writeServiceRemoval } from '../connections/service
 import { guardRows } from '../store/guarded-write';
 import { provisionBucket } from './bucket-provisioning';
 import { assertNameFree } from './names';
-import { type InitialSite, serviceCreationQueries, writeNewService } from './new-service-write';
+import { type InitialSite, writeNewService } from './new-service-write';
 import { bucketCleanupsFrom, queueBucketKeyCleanups } from './principal-removal';
+import { serviceReads } from './service-reads';
 
 export type { BucketRow };
 
-/** Lists the project's live buckets. */
-export const listBuckets = (db: Queryable, projectId: string | SQL) =>
-  credentialsOf('bucket').listQuery(db, projectId);
-
-/**
- * Live bucket `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
- * not yet sent; an id that is not a uuid names none. Read its answer with {@link bucketOf}.
- */
-export const bucketQuery = (db: Queryable, projectId: string | SQL, id: string) =>
-  credentialsOf('bucket').liveQuery(db, projectId, id);
-
-/** The bucket a {@link bucketQuery} found, or 404. */
-export const bucketOf = (rows: BucketRow[]): BucketRow => credentialsOf('bucket').liveOf(rows);
-
-/**
- * The reads a bucket's creation makes with its caller, not yet sent: the project's live buckets
- * (for the name checks), then its only site's (initialSiteQueries). Decode with creationReadFrom.
- */
-export const bucketCreationQueries = (db: HttpDb, projectId: SQL): BatchQuery[] =>
-  serviceCreationQueries(db, 'bucket', projectId);
+/** The bucket reads its routes send with their caller (resources/service-reads.ts): list, one by id, its 404, a creation's. */
+const reads = serviceReads('bucket');
+export const { list: listBuckets, query: bucketQuery } = reads;
+export const { of: bucketOf, creation: bucketCreationQueries } = reads;
 
 /**
  * Creates the bucket and its own key at the provider, then its record with the initial

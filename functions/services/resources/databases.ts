@@ -1,11 +1,11 @@
 /** Databases: records plus the real database on its cluster (PostgreSQL) or its admin API (MongoDB). */
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { runBatch } from '../../../db/client';
 import type { DatabaseRow } from '../../../db/rows';
 import { databases } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
 import { outside } from '../../kinds/provisioner';
-import { credentialsOf, engineOf } from '../../kinds/registry';
+import { engineOf } from '../../kinds/registry';
 import { newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { activityQuery } from '../activity';
@@ -14,8 +14,9 @@ import { type ServiceHolders, writeServiceRemoval } from '../connections/service
 import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
 import { guardRows } from '../store/guarded-write';
 import { assertNameFree } from './names';
-import { type InitialSite, serviceCreationQueries, writeNewService } from './new-service-write';
+import { type InitialSite, writeNewService } from './new-service-write';
 import { revokeDatabasePrincipals } from './principal-removal';
+import { serviceReads } from './service-reads';
 
 export type { DatabaseRow };
 
@@ -29,27 +30,10 @@ export function physicalDatabaseName(name: string): string {
   return base.startsWith('pg_') ? `db_${base}` : base;
 }
 
-/** Lists the project's live databases. */
-export const listDatabases = (db: Queryable, projectId: string | SQL) =>
-  credentialsOf('database').listQuery(db, projectId);
-
-/**
- * Live database `id` of project `projectId` (SQL when sent with the caller's lookup) as a query
- * not yet sent; an id that is not a uuid names none. Read its answer with {@link databaseOf}.
- */
-export const databaseQuery = (db: Queryable, projectId: string | SQL, id: string) =>
-  credentialsOf('database').liveQuery(db, projectId, id);
-
-/** The database a {@link databaseQuery} found, or 404. */
-export const databaseOf = (rows: DatabaseRow[]): DatabaseRow => credentialsOf('database').liveOf(rows);
-
-/**
- * The reads a database's creation makes with its caller, not yet sent: the project's live
- * databases (for the name checks), then its only site's (initialSiteQueries). Decode with
- * creationReadFrom.
- */
-export const databaseCreationQueries = (db: HttpDb, projectId: SQL): BatchQuery[] =>
-  serviceCreationQueries(db, 'database', projectId);
+/** The database reads its routes send with their caller (resources/service-reads.ts): list, one by id, its 404, a creation's. */
+const reads = serviceReads('database');
+export const { list: listDatabases, query: databaseQuery } = reads;
+export const { of: databaseOf, creation: databaseCreationQueries } = reads;
 
 /**
  * Creates a database for real (with its shared read-only login), then its record with the
