@@ -5,34 +5,25 @@
  * reconciler removes it and its key; deleting the bucket revokes its principals.
  */
 import { AwsClient } from 'aws4fetch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createBucket,
   deliveriesOf,
   effectiveVars,
   metadata,
   projectPath,
-  type Seeded,
-  seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 import { triggerScheduled } from '../helpers/worker';
 
 type Key = { access_key_id: string; secret_access_key: string };
 type Listed = { principals: Array<{ id: string; expired: boolean }> };
 
-let world: ConnectionsWorld;
-let s: Seeded;
+const world = connectionsWorldForFile();
+const s = seededForFile(1, () => world.worker.baseUrl);
 const reconcile = () => triggerScheduled(world.worker.baseUrl);
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 1);
-}, 120_000);
-afterAll(() => world?.stop());
 
 /** A bucket of the project with its physical name and API base. */
 async function bucket() {

@@ -2,7 +2,7 @@
  * Concurrent changes to one site: they serialise, each succeeds (409 is for rotate of a shared
  * credential only), nobody sees a 500, and no credential is left behind by a request that lost a race.
  */
-import { beforeAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import {
   createAuthApp,
   createBucket,
@@ -10,15 +10,12 @@ import {
   createSite,
   deliveriesOf,
   metadata,
-  type Seeded,
   seed,
 } from '../helpers/connections';
+import { seededForFile } from '../helpers/for-file';
 import { superuser } from '../helpers/pg-login';
 
-let s: Seeded;
-beforeAll(async () => {
-  s = await seed(inject('baseUrl'), 2);
-});
+const s = seededForFile(2);
 const path = (site: string) => `/api/v1/projects/${s.project.id}/sites/${site}/connections`;
 
 /** Login roles that are members of the database's shared owner or reader group. */

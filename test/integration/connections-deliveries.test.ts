@@ -2,10 +2,9 @@
  * Live patches (contract §6) through the real queue: signed, derived when sent, retried with
  * backoff, re-sent by the reconciler, and kept pending where no runtime is configured.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
-  type ConnectionsWorld,
   createAuthApp,
   createDatabase,
   createSite,
@@ -14,9 +13,9 @@ import {
   PATCH_SECRET,
   type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 import { REDIRECT_PATH, type ReceivedRequest } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
@@ -29,8 +28,8 @@ interface Patch {
   seq: number;
 }
 
-let world: ConnectionsWorld;
-let s: Seeded;
+const world = connectionsWorldForFile();
+const s = seededForFile(2, () => world.worker.baseUrl);
 const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
 const conns = (p: Seeded, site: string) => `${base(p)}/sites/${site}/connections`;
 const forSite = (site: string, status?: number) => (r: ReceivedRequest) =>
@@ -68,14 +67,6 @@ async function effective(site: string): Promise<Record<string, string>> {
   return (await s.as.get<{ vars: Record<string, string> }>(`${base(s)}/sites/${site}/env/effective`)).body
     .vars;
 }
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 2);
-});
-afterAll(async () => {
-  await world?.stop();
-});
 
 describe('live patches', () => {
   // contract §9: the signature covers a timestamp, and seq orders a site's patches.

@@ -2,18 +2,17 @@
  * Deploys, rollback and effective variables (contract §5), and the older per-service routes
  * GET/PUT /databases/:id/sites and /storage/:id/sites over the same connections.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api, createAccount } from '../helpers/api';
 import {
-  type ConnectionsWorld,
   createBucket,
   createDatabase,
   createSite,
   deliveriesOf,
   type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 
 interface Deploy {
   id: string;
@@ -29,18 +28,10 @@ interface ServiceSite {
   created_at: string;
 }
 
-let world: ConnectionsWorld;
-let s: Seeded;
+const world = connectionsWorldForFile();
+const s = seededForFile(2, () => world.worker.baseUrl);
 const base = (p: Seeded) => `/api/v1/projects/${p.project.id}`;
 const site0 = () => s.sites[0]?.id as string;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 2);
-});
-afterAll(async () => {
-  await world?.stop();
-});
 
 describe('deploys and rollback', () => {
   it('a deploy is handed the effective variables: user ones plus derived ones, derived winning', async () => {

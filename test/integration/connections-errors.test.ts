@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, api, createAccount } from '../helpers/api';
 import {
   type Connection as Conn,
-  type ConnectionsWorld,
   connectSite as connect,
   connectionsPath,
   createAuthApp,
@@ -10,23 +9,14 @@ import {
   createSite,
   deliveriesOf,
   projectPath,
-  type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 import { startExtraWorker } from '../helpers/worker';
 
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile();
 /** A project with two sites, so new services start unconnected. */
-let s: Seeded;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 2);
-});
-afterAll(async () => {
-  await world?.stop();
-});
+const s = seededForFile(2, () => world.worker.baseUrl);
 
 describe('Errors > Management routes', () => {
   let db: { id: string; name: string };

@@ -3,11 +3,10 @@
  * levels and Injected variables (Errors > Management routes: connections-errors.test.ts).
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
   type Connection as Conn,
-  type ConnectionsWorld,
   connectSite as connect,
   connectionsPath,
   createAuthApp,
@@ -15,14 +14,13 @@ import {
   createDatabase,
   effectiveVars,
   projectPath,
-  type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile();
 /** A project with two sites, so new services start unconnected. */
-let s: Seeded;
+const s = seededForFile(2, () => world.worker.baseUrl);
 
 async function sql(url: string, text: string): Promise<string | null> {
   const client = new pg.Client({ connectionString: url });
@@ -37,14 +35,6 @@ async function sql(url: string, text: string): Promise<string | null> {
     await client.end().catch(() => undefined);
   }
 }
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 2);
-});
-afterAll(async () => {
-  await world?.stop();
-});
 
 describe('Kinds and levels', () => {
   it('database | read-only: the app may read everything connect apps make, and not write', async () => {

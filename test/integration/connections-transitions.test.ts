@@ -2,7 +2,7 @@
  * The connection lifecycle against the specification's States and transitions tables (one
  * test per row, initial connections included); listings: connections-listings.test.ts.
  */
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
   type Connection as Conn,
@@ -15,9 +15,9 @@ import {
   connectionListing as list,
   metadata,
   projectPath,
-  type Seeded,
   seed,
 } from '../helpers/connections';
+import { seededForFile } from '../helpers/for-file';
 
 const credentialOf = async (siteId: string, resourceId: string) =>
   (
@@ -28,10 +28,7 @@ const credentialOf = async (siteId: string, resourceId: string) =>
   )[0];
 
 /** Two sites, so new services are not connected on creation. */
-let s: Seeded;
-beforeAll(async () => {
-  s = await seed(inject('baseUrl'), 2);
-});
+const s = seededForFile(2);
 
 describe('States and transitions', () => {
   it('no connection -> POST connect: connected, own credential, variables applied, managed key minted', async () => {

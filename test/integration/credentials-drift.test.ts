@@ -3,10 +3,9 @@
  * dropped (each drop on its project's Activity record), missing ones restored, pending cleanups
  * finished.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemEvents } from '../helpers/activity';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createBucket,
   createDatabase,
@@ -15,27 +14,17 @@ import {
   policyEnv,
   type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile, receiverForFile } from '../helpers/for-file';
 import { deleteKeyAtIam } from '../helpers/iam-console';
 import { canLogin, clusterAdmin, loginOf, superuser } from '../helpers/pg-login';
-import { type Receiver, startReceiver } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
-let world: ConnectionsWorld;
-let policies: Receiver;
+const policies = receiverForFile();
+const world = connectionsWorldForFile(() => policyEnv(policies));
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
 const reconcile = () => triggerScheduled(world.worker.baseUrl);
-
-beforeAll(async () => {
-  policies = await startReceiver();
-  world = await startConnectionsWorld(policyEnv(policies));
-});
-afterAll(async () => {
-  await world?.stop();
-  await policies?.close();
-});
 
 describe('drift repair', () => {
   it('drops an orphaned c_ role, restores a missing one, and finishes a pending cleanup', async () => {

@@ -5,20 +5,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
-import {
-  type ConnectionsWorld,
-  createDatabase,
-  metadata,
-  type Seeded,
-  seed,
-  startConnectionsWorld,
-} from '../helpers/connections';
+import { createDatabase, metadata, type Seeded, seed } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { roleExists } from '../helpers/pg-login';
 import { startExtraWorker, triggerScheduled } from '../helpers/worker';
 
 const DENIED = '42501';
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile();
 let s: Seeded;
 let other: Seeded;
 let dbId: string;
@@ -77,7 +71,6 @@ async function connect(p: Seeded, i: number, resourceId: string, level?: string)
 }
 
 beforeAll(async () => {
-  world = await startConnectionsWorld();
   // Sites 0 and 1 connect, site 2 reads only, site 3 stays unconnected.
   s = await seed(world.worker.baseUrl, 4);
   dbId = (await createDatabase(s.as, s.project.id)).id;
@@ -91,7 +84,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of sessions) await c.end().catch(() => undefined);
-  await world?.stop();
 });
 
 describe('apps log in with their own role', () => {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createBucket,
   createDatabase,
@@ -10,19 +9,12 @@ import {
   type Seeded,
   seed,
   startAdminOutageWorker,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { superuser } from '../helpers/pg-login';
 
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile();
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-});
-afterAll(async () => {
-  await world?.stop();
-});
 
 /**
  * What a delivery records. Its sending progress (status, attempts, claims) is left out: the

@@ -1,8 +1,7 @@
 import { AwsClient } from 'aws4fetch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createAuthApp,
   createBucket,
@@ -11,11 +10,11 @@ import {
   projectPath,
   type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 
-let world: ConnectionsWorld;
-let s: Seeded;
+const world = connectionsWorldForFile();
+const s = seededForFile(3, () => world.worker.baseUrl);
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
 
 /** One S3 request with the keys an app is handed; returns the status. */
@@ -36,14 +35,6 @@ async function s3(
   await res.arrayBuffer();
   return res.status;
 }
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 3);
-});
-afterAll(async () => {
-  await world?.stop();
-});
 
 describe('bucket keys through the routes', () => {
   it('read may GET and LIST only; read-write may also PUT and DELETE; neither may delete the bucket', async () => {

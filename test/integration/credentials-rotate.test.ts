@@ -4,17 +4,13 @@
  * moved, a site with its own credential gets none, and concurrent rotations leave the cluster
  * and the stored password agreeing.
  */
-import { beforeAll, expect, it } from 'vitest';
-import { api } from '../helpers/api';
-import { createDatabase, deliveriesOf, metadata, type Seeded, seed } from '../helpers/connections';
+import { expect, it } from 'vitest';
+import { createDatabase, deliveriesOf, metadata } from '../helpers/connections';
+import { seededForFile } from '../helpers/for-file';
 import { canLogin } from '../helpers/pg-login';
 
 type Creds = { user: string; password: string; url: string };
-let s: Seeded;
-
-beforeAll(async () => {
-  s = await seed(api().baseUrl, 2);
-});
+const s = seededForFile(2);
 
 const base = () => `/api/v1/projects/${s.project.id}`;
 const site = (i: number) => s.sites[i]?.id as string;

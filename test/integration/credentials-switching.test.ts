@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createBucket,
   createDatabase,
@@ -11,15 +10,14 @@ import {
   projectPath,
   type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile, receiverForFile } from '../helpers/for-file';
 import { canLogin, loginOf } from '../helpers/pg-login';
-import { type Receiver, startReceiver } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
-let world: ConnectionsWorld;
-let policies: Receiver;
+const policies = receiverForFile();
+const world = connectionsWorldForFile(() => policyEnv(policies));
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
 const reconcile = () => triggerScheduled(world.worker.baseUrl);
 const modeOf = async (siteId: string, resourceId: string) =>
@@ -29,15 +27,6 @@ const modeOf = async (siteId: string, resourceId: string) =>
       [siteId, resourceId],
     )
   )[0]?.m;
-
-beforeAll(async () => {
-  policies = await startReceiver();
-  world = await startConnectionsWorld(policyEnv(policies));
-});
-afterAll(async () => {
-  await world?.stop();
-  await policies?.close();
-});
 
 describe('network policy', () => {
   it('the allowed sites of a database follow its connections, signed, re-sent until acknowledged', async () => {

@@ -5,30 +5,21 @@
  * own user, while the apps of a standalone database, handed the shared user, get the new one by
  * live patch (reason `credential`); deleting the database deletes its principals' users.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createDatabase,
   deliveriesOf,
   effectiveVars,
   projectPath,
-  type Seeded,
-  seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 
 type Creds = { user: string; password: string; url: string; external_url: string; pooled_url: string };
 
-let world: ConnectionsWorld;
-let s: Seeded;
+const world = connectionsWorldForFile();
+const s = seededForFile(2, () => world.worker.baseUrl);
 const site = (i: number) => s.sites[i]?.id as string;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 2);
-}, 120_000);
-afterAll(() => world?.stop());
 
 async function connect(i: number, dbId: string): Promise<void> {
   const res = await s.as.post(connectionsPath(s, site(i)), { kind: 'database', resource_id: dbId });

@@ -13,31 +13,16 @@
  * - IAM holds at most 5,000 users an account (each bucket and each bucket key is one): at the
  *   quota a bucket connection or a new bucket is 409 CONFLICT naming it, nothing left behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { USERS_PER_ACCOUNT } from '../../scripts/local/stand-ins/iam-actions';
 import { ATLAS_MAX_USERS } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
 import { allEvents } from '../helpers/activity';
-import {
-  type ConnectionsWorld,
-  connectionsPath,
-  connectSite,
-  createBucket,
-  createDatabase,
-  metadata,
-  type Seeded,
-  seed,
-  startConnectionsWorld,
-} from '../helpers/connections';
+import { connectionsPath, connectSite, createBucket, createDatabase, metadata } from '../helpers/connections';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 
-let world: ConnectionsWorld;
-let s: Seeded;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  // Two sites: a new service in a one-site project would be connected to it on creation.
-  s = await seed(world.worker.baseUrl, 2);
-}, 120_000);
-afterAll(() => world?.stop());
+const world = connectionsWorldForFile();
+// Two sites: a new service in a one-site project would be connected to it on creation.
+const s = seededForFile(2, () => world.worker.baseUrl);
 
 const named = (name: string) => ({ name, level: 'read-only' });
 type Refusal = { error: { code: string; message: string } };

@@ -4,34 +4,16 @@
  * can (`active`). A principal without sources is active at once. Real Worker, real cluster,
  * real logins; the policy receiver refuses its first delivery, so the pending time is seen.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ConnectionsWorld,
-  createDatabase,
-  metadata,
-  policyEnv,
-  type Seeded,
-  seed,
-  startConnectionsWorld,
-} from '../helpers/connections';
+import { describe, expect, it } from 'vitest';
+import { createDatabase, metadata, policyEnv } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile, receiverForFile, seededForFile } from '../helpers/for-file';
 import { canLogin, superuser } from '../helpers/pg-login';
-import { type Receiver, startReceiver } from '../helpers/receiver';
 import { triggerScheduled } from '../helpers/worker';
 
-let policies: Receiver;
-let world: ConnectionsWorld;
-let s: Seeded;
-
-beforeAll(async () => {
-  policies = await startReceiver();
-  world = await startConnectionsWorld(policyEnv(policies));
-  s = await seed(world.worker.baseUrl, 0);
-}, 120_000);
-afterAll(async () => {
-  await world?.stop();
-  await policies?.close();
-});
+const policies = receiverForFile();
+const world = connectionsWorldForFile(() => policyEnv(policies));
+const s = seededForFile(0, () => world.worker.baseUrl);
 
 type Shown = { id: string; state: string; username: string; password: string; url: string };
 

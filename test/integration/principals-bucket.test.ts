@@ -4,30 +4,21 @@
  * (level, aws:SourceIp and aws:CurrentTime conditions), as AWS would.
  */
 import { AwsClient } from 'aws4fetch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ConnectionsWorld,
-  type SeededProject,
-  type Service,
-  seedProject,
-  startConnectionsWorld,
-} from '../helpers/connections';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type SeededProject, type Service, seedProject } from '../helpers/connections';
+import { connectionsWorldForFile } from '../helpers/for-file';
 
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile();
 let s: SeededProject;
 let base: string;
 let bucketName: string;
 
 beforeAll(async () => {
-  world = await startConnectionsWorld();
   s = await seedProject(world.worker.baseUrl, 2, { buckets: 1 });
   base = `/api/v1/projects/${s.project.id}/buckets/${(s.buckets[0] as Service).id}`;
   const creds = await s.as.get<{ bucket: string }>(`${base}/credentials`);
   expect(creds.status, creds.text).toBe(200);
   bucketName = creds.body.bucket;
-});
-afterAll(async () => {
-  await world?.stop();
 });
 
 type Shown = { id: string; access_key_id: string; secret_access_key: string };

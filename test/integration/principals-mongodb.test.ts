@@ -6,16 +6,10 @@
  * is its own, its deleteAfterDate has not passed): it keeps no sessions, so an open session's
  * end after revoke is Atlas's and MongoDB's to keep (docs/connections.md, named principals).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ATLAS_MEDIA_TYPE } from '../../functions/adapters/mongodb-admin';
-import {
-  type ConnectionsWorld,
-  createDatabase,
-  metadata,
-  type Seeded,
-  seed,
-  startConnectionsWorld,
-} from '../helpers/connections';
+import { createDatabase, metadata } from '../helpers/connections';
+import { connectionsWorldForFile, seededForFile } from '../helpers/for-file';
 import { triggerScheduled } from '../helpers/worker';
 
 type Shown = {
@@ -45,15 +39,9 @@ const DOCUMENTED_FIELDS = new Set([
   'x509Type',
 ]);
 
-let world: ConnectionsWorld;
-let s: Seeded;
+const world = connectionsWorldForFile();
+const s = seededForFile(0, () => world.worker.baseUrl);
 const hourAhead = () => new Date(Date.now() + 3600_000).toISOString();
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-  s = await seed(world.worker.baseUrl, 0);
-}, 120_000);
-afterAll(() => world?.stop());
 
 async function mongo() {
   const db = await createDatabase(s.as, s.project.id, 'mongodb');

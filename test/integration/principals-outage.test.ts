@@ -4,28 +4,20 @@
  * rotating a service's own credential answer 503 SERVICE_UNAVAILABLE with nothing changed, in
  * the metadata database, on the cluster or at the stand-ins; the same calls work once it is back.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 import {
-  type ConnectionsWorld,
   createBucket,
   createDatabase,
   metadata,
   type Seeded,
   seed,
   startAdminOutageWorker,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { canLogin, superuser } from '../helpers/pg-login';
 
-let world: ConnectionsWorld;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-});
-afterAll(async () => {
-  await world?.stop();
-});
+const world = connectionsWorldForFile();
 
 /** What a request records (a delivery's send state moves in the background and is left out). */
 const DELIVERY_RECORD = 'id, kind, project_id, target_id, reason, set_names, unset_names, created_at';

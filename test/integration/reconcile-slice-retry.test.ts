@@ -5,21 +5,18 @@
  * the queue again, whose consumer then replaces the deleted key and clears the record. Its own
  * file and Worker: the refusals hold for every IAM call, whichever bucket of the slice asks.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConnectionsWorld, metadata, startConnectionsWorld } from '../helpers/connections';
+import { afterAll, describe, expect, it } from 'vitest';
+import { metadata } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { deleteKeyAtIam } from '../helpers/iam-console';
 import { BUCKET_SWEEP, connectedBucket, failure, keyOf, nextInSlice } from '../helpers/sweep-slices';
 import { triggerScheduled } from '../helpers/worker';
 
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile(() => ({ RECONCILER_SWEEP_MINUTES: '1440' }));
 
-beforeAll(async () => {
-  world = await startConnectionsWorld({ RECONCILER_SWEEP_MINUTES: '1440' });
-});
 afterAll(async () => {
-  world?.aws.throttle.release();
-  await world?.stop();
+  world.aws.throttle.release();
 });
 
 describe('a throttled sweep slice', () => {

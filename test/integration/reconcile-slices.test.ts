@@ -4,21 +4,14 @@
  * `reconcile-slice` messages; the Worker's queue consumer checks them. A bucket whose key was
  * deleted at IAM gets a new one that way, with no failure left on record.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConnectionsWorld, startConnectionsWorld } from '../helpers/connections';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { deleteKeyAtIam } from '../helpers/iam-console';
 import { connectedBucket, failure, keyOf, nextInSlice } from '../helpers/sweep-slices';
 import { triggerScheduled } from '../helpers/worker';
 
-let world: ConnectionsWorld;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld({ RECONCILER_SWEEP_MINUTES: '1440' });
-});
-afterAll(async () => {
-  await world?.stop();
-});
+const world = connectionsWorldForFile(() => ({ RECONCILER_SWEEP_MINUTES: '1440' }));
 
 describe('queued sweep slices', () => {
   it("a tick sends the slice to the queue, whose consumer replaces a bucket's deleted key", async () => {

@@ -2,20 +2,11 @@
  * How request bodies are read: every management API body is JSON whatever media type the client declared, a
  * GET's objects can be sent back as they are, and an unknown field is still a 400.
  */
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  createAuthApp,
-  createBucket,
-  createSite,
-  deliveriesOf,
-  type Seeded,
-  seed,
-} from '../helpers/connections';
+import { describe, expect, it } from 'vitest';
+import { createAuthApp, createBucket, createSite, deliveriesOf } from '../helpers/connections';
+import { seededForFile } from '../helpers/for-file';
 
-let s: Seeded;
-beforeAll(async () => {
-  s = await seed(inject('baseUrl'), 2);
-});
+const s = seededForFile(2);
 const conns = (site: string) => `/api/v1/projects/${s.project.id}/sites/${site}/connections`;
 
 describe('a JSON body without a JSON media type', () => {

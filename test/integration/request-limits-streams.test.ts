@@ -6,13 +6,10 @@
  * which lost the 413 whenever the reset arrived first. Over plain HTTP/1.1, chunked and declared.
  */
 import http from 'node:http';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Seeded, seed } from '../helpers/connections';
+import { describe, expect, it } from 'vitest';
+import { seededForFile } from '../helpers/for-file';
 
-let s: Seeded;
-beforeAll(async () => {
-  s = await seed(inject('baseUrl'));
-});
+const s = seededForFile(1);
 
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 const TOTAL = 8 * 1024 * 1024;

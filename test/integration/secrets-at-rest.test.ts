@@ -3,11 +3,10 @@
  * none of them readable in the metadata database, the logs or the local stack's files.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { api } from '../helpers/api';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createAuthApp,
   createBucket,
@@ -17,19 +16,12 @@ import {
   projectPath,
   type Seeded,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { startExtraWorker } from '../helpers/worker';
 
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile();
 const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-});
-afterAll(async () => {
-  await world?.stop();
-});
 
 /** Hands out one of every kind of secret in a new project: returns them, each checked non-trivial. */
 async function handOutSecrets(): Promise<{ p: Seeded; secrets: string[] }> {

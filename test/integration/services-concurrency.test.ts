@@ -5,10 +5,9 @@
  * or the provider; a deletion racing a connect on the same site leaves that site with exactly
  * the other connection; of simultaneous deletions one succeeds and the other is refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/api';
 import {
-  type ConnectionsWorld,
   connectionsPath,
   createBucket,
   createDatabase,
@@ -16,18 +15,11 @@ import {
   metadata,
   projectPath,
   seed,
-  startConnectionsWorld,
 } from '../helpers/connections';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { superuser } from '../helpers/pg-login';
 
-let world: ConnectionsWorld;
-
-beforeAll(async () => {
-  world = await startConnectionsWorld();
-});
-afterAll(async () => {
-  await world?.stop();
-});
+const world = connectionsWorldForFile();
 
 const ATTEMPTS = 4;
 

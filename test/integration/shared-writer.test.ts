@@ -8,18 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ConnectionsWorld,
-  deliveriesOf,
-  metadata,
-  type Seeded,
-  seed,
-  startConnectionsWorld,
-} from '../helpers/connections';
+import { deliveriesOf, metadata, type Seeded, seed } from '../helpers/connections';
+import { connectionsWorldForFile } from '../helpers/for-file';
 import { canLogin, loginAs, superuser } from '../helpers/pg-login';
 import { triggerScheduled } from '../helpers/worker';
 
-let world: ConnectionsWorld;
+const world = connectionsWorldForFile();
 let p: Seeded;
 let su: pg.Client;
 const base = () => `/api/v1/projects/${p.project.id}`;
@@ -63,13 +57,11 @@ async function whileOpen<T>(physical: string, work: () => Promise<T>): Promise<T
 }
 
 beforeAll(async () => {
-  world = await startConnectionsWorld();
   p = await seed(world.worker.baseUrl, 3);
   su = await superuser();
 }, 120_000);
 afterAll(async () => {
   await su?.end();
-  await world?.stop();
 });
 
 describe('a connect-level app connected while its database is stopped', () => {
