@@ -1,6 +1,6 @@
 /** The Hono app: /healthz, the management API under /api/v1 and the auth service under /v1. */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono';
+import type { MiddlewareHandler, NotFoundHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { createHttpDb } from '../db/client';
 import { apiDocument } from './api-document';
@@ -22,20 +22,12 @@ import { apiDocsRoutes } from './routes/api-docs';
 import { cliTokenRoutes } from './routes/cli-token';
 import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
 import { isPlainExchange } from './routes/oauth/exchange';
+import { bearerOf, declaresCaller } from './routes/reads';
 import { activityBy, readsWithCaller } from './routes/shared';
 import { callerRead, resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
 import { admitCaller, PROJECT_PATH } from './services/caller-admission';
 import { reconcilerHealth } from './services/reconciler-state';
 import { namedServiceIn, withServiceIds } from './services/resources/by-name';
-
-function bearerOf(c: Context<AppEnv>): string | undefined {
-  const header = c.req.header('authorization');
-  if (header) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match?.[1] ?? '\u0000malformed';
-  }
-  return getCookie(c, SESSION_COOKIE);
-}
 
 /** How much of a body nobody read is drained before answering; larger ones are abandoned. */
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
@@ -153,6 +145,8 @@ export function buildApp(options: WorkerOptions = {}): OpenAPIHono<AppEnv> {
         'a request from another site cannot use the console session cookie; send a Bearer token',
       );
     }
+    // A route that declares its caller's access reads and admits it itself (routes/reads.ts).
+    if (declaresCaller(c)) return next();
     const projectRef = PROJECT_PATH.exec(c.req.path)?.[1];
     // A read whose handler sends the caller lookup with its own query (routes/shared.ts
     // readWithCaller) gets it pending: one round trip for both.

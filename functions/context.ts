@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Db, HttpDb } from '../db/client';
 import type { Bindings, Config } from './config';
 import type { RequestContext } from './request-context';
+import type { PendingAdmission } from './services/caller/admission';
 import type { CallerRead, Membership, Principal } from './services/caller/api-caller';
 import type { CountedExchange } from './services/sign-in/exchange';
 
@@ -16,6 +17,8 @@ export interface AppVariables {
   membership?: Membership;
   /** A read's caller lookup, left for its handler to send with its own query (routes/shared.ts). */
   pendingCaller?: Extract<CallerRead, { query: unknown }>;
+  /** The route's declared caller admission (routes/reads.ts), once its middleware opened it. */
+  admission?: PendingAdmission;
   /** The values of the route's declared reads (routes/reads.ts), by name. */
   declaredReads?: Record<string, unknown>;
   /** The code exchange's count, with its code redeemed when the body could be read (oauth/index.ts). */

@@ -27,11 +27,21 @@ export function validationError(error: z.ZodError): ApiError {
   return new ApiError('VALIDATION_FAILED', message, field || undefined);
 }
 
-/** A route-group app whose validation failures become the API's 400. */
-export function routeGroup<E extends Env>(): OpenAPIHono<E> {
+/**
+ * A route-group app whose validation failures become the API's 400; `beforeInvalid`, when
+ * given, runs first (what a request earns before its 400: its caller's refusals).
+ */
+export function routeGroup<E extends Env>(
+  beforeInvalid?: (c: Context<E>) => Promise<unknown> | undefined,
+): OpenAPIHono<E> {
   return new OpenAPIHono<E>({
-    defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error);
+    defaultHook: (result, c) => {
+      if (result.success) return undefined;
+      const before = beforeInvalid?.(c);
+      if (!before) throw validationError(result.error);
+      return before.then(() => {
+        throw validationError(result.error);
+      });
     },
   });
 }

@@ -1,13 +1,9 @@
 /** Databases of a project (contract §4). */
 
-import { type AppEnv, getDb, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { engineNames, engineOf, isEngine } from '../kinds/registry';
 import { log } from '../lib/logger';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/caller/api-caller';
-import { retryOnConcurrentChange } from '../services/connections/retry';
-import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import {
   createDatabase,
   type DatabaseRow,
@@ -18,20 +14,10 @@ import {
   listDatabases,
   setDatabaseRunning,
 } from '../services/resources/databases';
-import { creationReadFrom } from '../services/resources/new-service-write';
 import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/principal-removal';
-import { declareReads, rowsRead } from './reads';
-import {
-  access,
-  callerBeforeBody,
-  callerBeforeMalformedJson,
-  iso,
-  ProjectParam,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-  requireUuid,
-} from './shared';
+import { declaredRoutes, declareReads, read } from './reads';
+import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
+import { iso, ProjectParam, requestContext } from './shared';
 
 /** A registered engine's name (kinds/registry.ts); the document lists the engines registered at start. */
 const EngineSchema = z
@@ -50,18 +36,40 @@ const DatabaseSchema = z
   })
   .openapi('Database');
 
-const toDatabase = (d: DatabaseRow) => ({
-  id: d.id,
-  name: d.name,
-  engine: d.engine,
-  replica_set: d.replicaSet,
-  status: d.status,
-  created_at: iso(d.createdAt),
-});
+const databases: ServiceRoutes<DatabaseRow, z.infer<typeof DatabaseSchema>, string[]> = {
+  kind: 'database',
+  plural: 'databases',
+  param: 'dbId',
+  schema: DatabaseSchema,
+  toJson: (d) => ({
+    id: d.id,
+    name: d.name,
+    engine: d.engine,
+    replica_set: d.replicaSet,
+    status: d.status,
+    created_at: iso(d.createdAt),
+  }),
+  keys: (caps) => caps.databases === true,
+  listSummary: "The project's databases (read role, or a key with the databases capability)",
+  list: listDatabases,
+  one: databaseQuery,
+  rowOf: databaseOf,
+  removalRead: (http, id) => read(serviceLoginNamesQuery(http, id), loginNamesFrom),
+  remove: deleteDatabase,
+  removalErrors: [409, 503],
+};
+const toDatabase = databases.toJson;
 
 const DbParams = ProjectParam.extend({ dbId: z.string() });
 
-export const databasesRoutes = routeGroup<AppEnv>();
+export const databasesRoutes = declaredRoutes();
+
+/** The project's databases (names) and its only site with its connections, at write. */
+const creation = creationRead<DatabaseRow>(databaseCreationQueries);
+/** The database the path names, at write. */
+const databaseRead = declareReads({ role: 'write' }, ({ http, path, project }) => ({
+  row: read(databaseQuery(http, project, path.dbId ?? ''), databaseOf),
+}));
 
 databasesRoutes.openapi(
   apiRoute({
@@ -69,7 +77,7 @@ databasesRoutes.openapi(
     path: '/projects/{id}/databases',
     tags: ['databases'],
     summary: 'Create a database (connected to the only site of a one-site project)',
-    middleware: [readsCaller, callerBeforeMalformedJson],
+    middleware: creation.middleware,
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -85,45 +93,23 @@ databasesRoutes.openapi(
     responses: { 201: json(DatabaseSchema, 'the database'), ...errorResponses(409, 503) },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
     const body = c.req.valid('json');
-    // One read with the caller: the project's databases (names) and its only site with its connections.
-    const answers = await readWithCaller(c, databaseCreationQueries(getHttpDb(c), projectIdOf(ref)));
-    const { project } = await access(c, ref, 'write');
+    const { projectId, creation: read } = creation.of(c);
     const row = await createDatabase(
       requestContext(c),
-      project.id,
+      projectId,
       {
         name: body.name,
         engine: body.engine,
         replicaSet: engineOf(body.engine).replicaSet(body.replica_set),
       },
-      creationReadFrom<DatabaseRow>(answers),
+      read,
     );
     return c.json(toDatabase(row), 201);
   },
-  callerBeforeBody,
 );
 
-/** The project's databases, at read or for a key with the databases capability. */
-const databasesRead = declareReads(
-  'read',
-  ({ http, project }) => ({ rows: rowsRead(listDatabases(http, project)) }),
-  (caps) => caps.databases === true,
-);
-
-databasesRoutes.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/projects/{id}/databases',
-    tags: ['databases'],
-    summary: "The project's databases (read role, or a key with the databases capability)",
-    middleware: databasesRead.middleware,
-    request: { params: ProjectParam },
-    responses: { 200: json(z.object({ databases: z.array(DatabaseSchema) }), 'the databases') },
-  }),
-  async (c) => c.json({ databases: databasesRead.of(c).rows.map(toDatabase) }, 200),
-);
+listingRoute(databasesRoutes, databases);
 
 for (const action of ['stop', 'start'] as const) {
   databasesRoutes.openapi(
@@ -136,18 +122,12 @@ for (const action of ['stop', 'start'] as const) {
         action === 'stop'
           ? "Apps connected while it is stopped get the database's shared login of their level (r_… or w_…, never the main user) until it runs again."
           : 'Apps connected while it was stopped switch to their own credentials within seconds, by live patch.',
-      middleware: [readsCaller],
+      middleware: databaseRead.middleware,
       request: { params: DbParams },
       responses: { 200: json(DatabaseSchema, 'the database with its new status'), ...errorResponses(503) },
     }),
     async (c) => {
-      const params = c.req.valid('param');
-      const [found] = await readWithCaller(c, [
-        databaseQuery(getHttpDb(c), projectIdOf(params.id), params.dbId),
-      ]);
-      const { project } = await access(c, params.id, 'write');
-      requireUuid(params.dbId, 'database');
-      const row = databaseOf(found);
+      const { projectId, row } = databaseRead.of(c);
       const ctx = requestContext(c);
       const updated = await setDatabaseRunning(ctx, { row, running: action === 'start' });
       if (action === 'start') {
@@ -156,7 +136,7 @@ for (const action of ['stop', 'start'] as const) {
         await ctx.queue
           .send({
             type: 'switch-credentials',
-            projectId: project.id,
+            projectId,
             includeLegacy: false,
           })
           .catch((err: Error) => log.error('queueing the switch after a start failed:', err));
@@ -166,35 +146,4 @@ for (const action of ['stop', 'start'] as const) {
   );
 }
 
-databasesRoutes.openapi(
-  apiRoute({
-    method: 'delete',
-    path: '/projects/{id}/databases/{dbId}',
-    tags: ['databases'],
-    summary: 'Delete a database and its connections',
-    middleware: [readsCaller],
-    request: { params: DbParams },
-    responses: {
-      200: json(z.object({ deleted: z.literal(true) }), 'deleted'),
-      ...errorResponses(409, 503),
-    },
-  }),
-  async (c) => {
-    const params = c.req.valid('param');
-    const db = getHttpDb(c);
-    const projectId = projectIdOf(params.id);
-    await retryOnConcurrentChange(getDb(c), async () => {
-      // One read with the caller: the database, the logins it holds, the sites holding it and their connections.
-      const [found, logins, ...holders] = await readWithCaller(c, [
-        databaseQuery(db, projectId, params.dbId),
-        serviceLoginNamesQuery(db, params.dbId),
-        ...serviceHoldersQueries(db, projectId, 'database', params.dbId),
-      ]);
-      await access(c, params.id, 'write');
-      requireUuid(params.dbId, 'database');
-      const row = databaseOf(found);
-      await deleteDatabase(requestContext(c), row, serviceHoldersFrom(holders), loginNamesFrom(logins));
-    });
-    return c.json({ deleted: true as const }, 200);
-  },
-);
+removalRoute(databasesRoutes, databases);

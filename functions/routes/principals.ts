@@ -2,12 +2,10 @@
  * Named principals of databases and buckets (contract §7): outside systems' own credentials
  * with a level, an optional source allowlist and expiry, and their own revoke. Admin only.
  */
-import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
 import { LEVELS } from '../domain/levels';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
-import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { liveTargetQuery, targetOf } from '../services/access/live-target';
 import {
   createPrincipal,
@@ -18,11 +16,10 @@ import {
   revokePrincipal,
   rotatePrincipal,
 } from '../services/access/principals';
-import { projectIdOf } from '../services/caller/api-caller';
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
-import { declareReads, read, rowsRead } from './reads';
-import { access, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
+import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, rowsRead } from './reads';
+import { ProjectParam, requestContext } from './shared';
 
 const SHOWN_FIELDS = {
   id: z.string(),
@@ -60,7 +57,7 @@ const CreateBody = z
   })
   .strict();
 
-export const principalsRoutes = routeGroup<AppEnv>();
+export const principalsRoutes = declaredRoutes();
 
 // Each kind whose services hold credentials gets the same four routes, documented from its descriptor.
 for (const kind of CREDENTIAL_KIND_NAMES) {
@@ -71,30 +68,29 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
   const Params = ProjectParam.extend({ [param]: z.string() });
   const ItemParams = Params.extend({ principalId: z.string() });
   const base = `/projects/{id}/${segment}/{${param}}/principals`;
-  /** The path's project reference, service id and principal id. */
-  const pathOf = (c: Context<AppEnv>) => {
-    const params: Record<string, string | undefined> = c.req.param();
-    return { ref: params.id ?? '', serviceId: params[param] ?? '', principalId: params.principalId ?? '' };
-  };
-  /** The project at admin (its membership came with the route's reads: no query) and the services' dependencies. */
-  const admitted = async (c: Context<AppEnv>, ref: string) => {
-    const { project } = await access(c, ref, 'admin');
-    return {
-      projectId: project.id,
-      ctx: requestContext(c),
-    };
-  };
+  /** The service the path names, live, at admin. */
+  const serviceRead = ({ http, path, project }: ReadScope) =>
+    read(liveTargetQuery(http, project, kind, path[param] ?? ''), (rows) => targetOf(kind, rows));
   /** The service and principal `principalId` the path names, at admin: rotate's and revoke's one read. */
-  const principalRead = declareReads('admin', ({ http, path, project }) => ({
-    target: read(liveTargetQuery(http, project, kind, path[param] ?? ''), (rows) => targetOf(kind, rows)),
-    rows: rowsRead(principalQuery(http, kind, path[param] ?? '', path.principalId ?? '')),
+  const principalRead = declareReads({ role: 'admin' }, (scope) => ({
+    target: serviceRead(scope),
+    rows: rowsRead(principalQuery(scope.http, kind, scope.path[param] ?? '', scope.path.principalId ?? '')),
   }));
   /** The service's principals the path names, at admin. */
-  const listingRead = declareReads('admin', ({ http, path, project }) => ({
+  const listingRead = declareReads({ role: 'admin' }, ({ http, path, project }) => ({
     principals: read(principalsListingQuery(http, project, kind, path[param] ?? ''), (answer) =>
       principalsOf(kind, answer),
     ),
   }));
+  /** The service and any live principal of the name the body gives, at admin: create's one read. */
+  const creationRead = declareInputReads(
+    { role: 'admin' },
+    (scope, name: string) => ({
+      target: serviceRead(scope),
+      named: rowsRead(liveNamedQuery(scope.http, kind, scope.path[param] ?? '', name)),
+    }),
+    (scope) => ({ target: serviceRead(scope) }),
+  );
 
   principalsRoutes.openapi(
     apiRoute({
@@ -103,7 +99,7 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       tags: ['principals'],
       summary: `Create a named principal on the ${kind} (admin; the secret is shown once)`,
       description: `level: ${levels}. The systems enforce the expiry and the allowlist themselves (${enforced}). 409 NAME_TAKEN for a name in use on this ${kind}; 503 with nothing changed when the admin side cannot be reached.`,
-      middleware: [readsCaller],
+      middleware: creationRead.middleware,
       request: { params: Params, ...jsonBody(createBodyOf(kind)) },
       responses: {
         201: json(Shown, 'the principal with its secret (shown once)'),
@@ -111,24 +107,10 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       },
     }),
     async (c) => {
-      const { ref, serviceId } = pathOf(c);
       const input = c.req.valid('json');
-      const http = getHttpDb(c);
-      const [service, named] = await readWithCaller(c, [
-        liveTargetQuery(http, projectIdOf(ref), kind, serviceId),
-        liveNamedQuery(http, kind, serviceId, input.name),
-      ]);
-      const { projectId, ctx } = await admitted(c, ref);
-      return c.json(await createPrincipal(ctx, projectId, targetOf(kind, service), input, named), 201);
+      const { projectId, target, named } = await creationRead.run(c, input.name);
+      return c.json(await createPrincipal(requestContext(c), projectId, target, input, named), 201);
     },
-    pathBeforeBody<AppEnv>(async (c) => {
-      const { ref, serviceId } = pathOf(c);
-      const [service] = await readWithCaller(c, [
-        liveTargetQuery(getHttpDb(c), projectIdOf(ref), kind, serviceId),
-      ]);
-      await access(c, ref, 'admin');
-      targetOf(kind, service);
-    }),
   );
 
   principalsRoutes.openapi(
