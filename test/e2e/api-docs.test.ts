@@ -5,20 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../helpers/browser';
+import { describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../helpers/browser';
 
 const base = inject('baseUrl');
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = chromiumForFile();
 
 describe('GET /api/v1/docs', () => {
   it('is an HTML page without credentials, under a CSP that allows only its own scripts', async () => {

@@ -9,26 +9,23 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createAccount, type TestAccount } from '../helpers/api';
-import { launchChromium } from '../helpers/browser';
+import { chromiumForFile } from '../helpers/browser';
 import { type CliHome, cliHome, exitOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
 import { expectAccessible, signedInPage } from '../helpers/console';
 import { asClient, CLIENT_IP_HEADER } from '../helpers/oauth';
 import { type ExtraWorker, startExtraWorker } from '../helpers/worker';
 
 let worker: ExtraWorker;
-let browser: Browser;
+const browser = chromiumForFile();
 const homes: CliHome[] = [];
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 beforeAll(async () => {
   worker = await startExtraWorker({ CLIENT_IP_HEADER });
-  browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
   await worker?.stop();
   await Promise.all(homes.map((h) => h.cleanup()));
 });

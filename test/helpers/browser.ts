@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type LaunchOptions } from 'playwright-core';
+import { forFile } from './for-file';
 
 /** Flags for a machine with no network but loopback, run as any user (root included). */
 export const CHROMIUM_ARGS = [
@@ -61,4 +62,9 @@ export async function launchChromiumContext(): Promise<{ context: BrowserContext
       await rm(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The file's Chromium, launched before its first test and closed after its last. */
+export function chromiumForFile(): Browser {
+  return forFile(launchChromium, (browser) => browser.close());
 }

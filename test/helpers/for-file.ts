@@ -25,7 +25,12 @@ export function forFile<T extends object>(start: () => Promise<T>, stop: (value:
   };
   return new Proxy({} as T, {
     // Not a promise until started: a value may be awaited before its file's beforeAll ran.
-    get: (_, key) => (started || key !== 'then' ? Reflect.get(ready(key), key) : undefined),
+    get: (_, key) => {
+      if (!started && key === 'then') return undefined;
+      const value = Reflect.get(ready(key), key);
+      // A method runs on the started value itself (class instances may keep private state).
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
     has: (_, key) => Reflect.has(ready(key), key),
     ownKeys: () => Reflect.ownKeys(ready('keys')),
     getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(ready(key), key),

@@ -5,8 +5,9 @@
  */
 
 import type pg from 'pg';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { createDatabase, type Seeded } from './connections';
+import { seededForFile } from './for-file';
 import { loginAs } from './pg-login';
 
 /** A database's own credentials as GET/rotate credentials answer. */
@@ -56,4 +57,17 @@ export function postgresPrincipals(world: () => Seeded, sessions: pg.Client[]) {
   }
 
   return { database, session, principal };
+}
+
+/**
+ * For a test file: a project of `siteCount` sites on the shared Worker, seeded before its first
+ * test, the makers of {@link postgresPrincipals} on it, and `sessions`, ended by its `afterAll`.
+ */
+export function postgresPrincipalsForFile(siteCount = 1) {
+  const world = seededForFile(siteCount);
+  const sessions: pg.Client[] = [];
+  afterAll(async () => {
+    for (const s of sessions) await s.end().catch(() => undefined);
+  });
+  return { world, sessions, ...postgresPrincipals(() => world, sessions) };
 }

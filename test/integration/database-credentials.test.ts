@@ -2,24 +2,13 @@
  * A PostgreSQL database's own credentials (contract §7): the main user's password logs in, a
  * rotation refuses the old one and leaves connected apps their own; only an admin sees them.
  */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
-import { type Seeded, seed } from '../helpers/connections';
 import { canLogin } from '../helpers/pg-login';
-import { type Creds, postgresPrincipals } from '../helpers/postgres-principals';
+import { type Creds, postgresPrincipalsForFile } from '../helpers/postgres-principals';
 
-let world: Seeded;
-const sessions: pg.Client[] = [];
-
-beforeAll(async () => {
-  world = await seed(api().baseUrl, 1);
-});
-afterAll(async () => {
-  for (const s of sessions) await s.end().catch(() => undefined);
-});
-
-const { database, session } = postgresPrincipals(() => world, sessions);
+const { world, database, session } = postgresPrincipalsForFile();
 
 describe('database credentials', () => {
   it('show the main user u_…, whose password logs in; rotate gives a new one and the old is refused', async () => {

@@ -12,27 +12,17 @@
  * connection's row so the rotate's stored write waits, and runs a tick in that window.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { lockSecret, privilegesLock } from '../../functions/adapters/postgres-sql';
 import { randomPassword } from '../../functions/lib/ids';
-import { api } from '../helpers/api';
-import { connectSite, metadata, type Seeded, seed } from '../helpers/connections';
+import { connectSite, metadata } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
 import { canLogin, clusterAdmin, customerAdminUrl, localPostgresAdmin, superuser } from '../helpers/pg-login';
-import { postgresPrincipals } from '../helpers/postgres-principals';
+import { postgresPrincipalsForFile } from '../helpers/postgres-principals';
 import { triggerScheduled } from '../helpers/worker';
 
-let world: Seeded;
-const sessions: pg.Client[] = [];
-const { database } = postgresPrincipals(() => world, sessions);
-
-beforeAll(async () => {
-  // Two sites, so a new database is connected to none until a test connects it.
-  world = await seed(api().baseUrl, 2);
-});
-afterAll(async () => {
-  for (const s of sessions) await s.end().catch(() => undefined);
-});
+// Two sites, so a new database is connected to none until a test connects it.
+const { world, sessions, database } = postgresPrincipalsForFile(2);
 
 /** A session in the admin's own database (where the Worker takes the lock) holding `physical`'s lock. */
 async function holdLock(physical: string) {

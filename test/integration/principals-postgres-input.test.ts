@@ -2,25 +2,14 @@
  * What a PostgreSQL principal's create takes (contract §7): bad input 400 naming the field, a
  * taken name 409, nothing made; a source allowlist kept normalised and enforced by the cluster.
  */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../helpers/api';
-import { metadata, type Seeded, seed } from '../helpers/connections';
+
+import { describe, expect, it } from 'vitest';
+import { metadata } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
 import { canLoginFrom } from '../helpers/pg-login';
-import { postgresPrincipals } from '../helpers/postgres-principals';
+import { postgresPrincipalsForFile } from '../helpers/postgres-principals';
 
-let world: Seeded;
-const sessions: pg.Client[] = [];
-
-beforeAll(async () => {
-  world = await seed(api().baseUrl, 1);
-});
-afterAll(async () => {
-  for (const s of sessions) await s.end().catch(() => undefined);
-});
-
-const { database, principal } = postgresPrincipals(() => world, sessions);
+const { world, database, principal } = postgresPrincipalsForFile();
 
 describe('database principals', () => {
   it('refuses bad input with 400 and a taken name with 409 NAME_TAKEN, making nothing', async () => {

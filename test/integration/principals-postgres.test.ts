@@ -4,29 +4,18 @@
  * with the database. What a principal's create refuses and its source allowlist are in
  * principals-postgres-input.test.ts.
  */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import { systemEvents } from '../helpers/activity';
-import { api } from '../helpers/api';
-import { metadata, type Seeded, seed } from '../helpers/connections';
+import { metadata } from '../helpers/connections';
 import { canLogin, sqlState, superuser } from '../helpers/pg-login';
-import { postgresPrincipals, type Shown } from '../helpers/postgres-principals';
+import { postgresPrincipalsForFile, type Shown } from '../helpers/postgres-principals';
 import { triggerScheduled } from '../helpers/worker';
 
 const INSUFFICIENT_PRIVILEGE = '42501';
 const hourAhead = () => new Date(Date.now() + 3600_000).toISOString();
 
-let world: Seeded;
-const sessions: pg.Client[] = [];
-
-beforeAll(async () => {
-  world = await seed(api().baseUrl, 1);
-});
-afterAll(async () => {
-  for (const s of sessions) await s.end().catch(() => undefined);
-});
-
-const { database, session, principal } = postgresPrincipals(() => world, sessions);
+const { world, database, session, principal } = postgresPrincipalsForFile();
 
 describe('database principals', () => {
   it('at read-only may SELECT and is refused INSERT; at connect may INSERT; both c_ + 8 characters', async () => {

@@ -6,12 +6,11 @@
  * them. Before this, each stalled principal cost the whole run a 4 s wait, one after another,
  * and nothing recorded the failure anywhere an operator could see it.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { lockSecret, privilegesLock } from '../../functions/adapters/postgres-sql';
-import { api } from '../helpers/api';
-import { metadata, type Seeded, seed } from '../helpers/connections';
+import { metadata } from '../helpers/connections';
 import { clusterAdmin, customerAdminUrl, superuser } from '../helpers/pg-login';
-import { postgresPrincipals } from '../helpers/postgres-principals';
+import { postgresPrincipalsForFile } from '../helpers/postgres-principals';
 import { triggerScheduled } from '../helpers/worker';
 
 type Health = {
@@ -23,16 +22,7 @@ type Health = {
   };
 };
 
-let world: Seeded;
-const sessions: import('pg').Client[] = [];
-const { database, principal } = postgresPrincipals(() => world, sessions);
-
-beforeAll(async () => {
-  world = await seed(api().baseUrl, 1);
-});
-afterAll(async () => {
-  for (const s of sessions) await s.end().catch(() => undefined);
-});
+const { world, sessions, database, principal } = postgresPrincipalsForFile();
 
 const health = async (token?: string) =>
   fetch(`${inject('baseUrl')}/healthz?detail`, {

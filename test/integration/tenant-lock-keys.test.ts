@@ -6,23 +6,12 @@
  * under the admin's secret, and the admin's own database, where most changes take the lock, takes
  * no tenant connection.
  */
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../helpers/api';
-import { type Seeded, seed } from '../helpers/connections';
+
+import { describe, expect, it } from 'vitest';
 import { loginAs } from '../helpers/pg-login';
-import { postgresPrincipals } from '../helpers/postgres-principals';
+import { postgresPrincipalsForFile } from '../helpers/postgres-principals';
 
-let world: Seeded;
-const sessions: pg.Client[] = [];
-const { database, session, principal } = postgresPrincipals(() => world, sessions);
-
-beforeAll(async () => {
-  world = await seed(api().baseUrl, 1);
-});
-afterAll(async () => {
-  for (const s of sessions) await s.end().catch(() => undefined);
-});
+const { world, database, session, principal } = postgresPrincipalsForFile();
 
 /** The key the lock of the session's database used to have, computable by any role. */
 const PUBLIC_KEY = `pg_catalog.hashtextextended('tether privileges ' || pg_catalog.current_database(), 0)`;

@@ -4,14 +4,13 @@
  * first, with who made it, how it came in and a relative time whose exact time shows on hover;
  * the Site and Action filters narrow the list through the API's own filters.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createDatabase, type Seeded, seed } from '../../helpers/connections';
 import { checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let web: { id: string; slug: string };
 let other: { id: string; slug: string };
@@ -19,7 +18,6 @@ let db: { id: string; name: string };
 let email: string;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 2);
   web = s.sites[0] as { id: string; slug: string };
   other = s.sites[1] as { id: string; slug: string };
@@ -31,9 +29,6 @@ beforeAll(async () => {
     level: 'connect',
   });
   expect(connect.status, connect.text).toBeLessThan(300);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('the Activity page', { timeout: 120_000 }, () => {

@@ -4,23 +4,18 @@
  * (the JWKS serves both keys) and deleting the app, each only after Confirm (Cancel changes
  * nothing). Every result is checked through the API.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { createAuthApp, effectiveVars, type Seeded, seed } from '../../helpers/connections';
 import { checkPage, confirmationDialog, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 const kids = async (appId: string): Promise<string[]> => {

@@ -5,14 +5,14 @@
  * `require_issued_nonce` and Google's `skip_nonce_check`) are kept by its saves and set from the form. Every result is
  * checked through the API.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createAuthApp, type Seeded, type Service, seed } from '../../helpers/connections';
 import { signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let app: Service;
 
@@ -39,12 +39,8 @@ async function save(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   app = await createAuthApp(s.as, s.project.id);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe("an auth app's Settings", { timeout: 120_000 }, () => {

@@ -5,14 +5,14 @@
  * after Confirm) and the project keys restricted to it, inside the Access section. Every result
  * is checked through the API.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createAuthApp, metadata, type Seeded, type Service, seed } from '../../helpers/connections';
 import { checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let app: Service;
 
@@ -37,12 +37,8 @@ async function openApp(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   app = await createAuthApp(s.as, s.project.id);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe("an auth app's page", { timeout: 120_000 }, () => {

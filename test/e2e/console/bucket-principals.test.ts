@@ -3,14 +3,13 @@
  * level (the secret key shown once, never on the page again), rotated and revoked only after
  * Confirm in a dialog (Cancel changes nothing). Every result is checked through the API.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createBucket, type Seeded, type Service, seed } from '../../helpers/connections';
 import { checkPage, confirmationDialog, openService, shownValue, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let bucket: Service;
 
@@ -31,12 +30,8 @@ const principals = async (): Promise<Listed[]> => {
 };
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   bucket = await createBucket(s.as, s.project.id);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('bucket principals', { timeout: 120_000 }, () => {

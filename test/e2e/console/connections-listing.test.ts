@@ -3,14 +3,13 @@
  * connection's row carries its created time (a `time` element with the API's `created_at`) and
  * its variable names; the available services' rows name the variables connecting would add.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createBucket, createDatabase, type Seeded, seed } from '../../helpers/connections';
 import { signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 
 interface Listing {
@@ -25,11 +24,7 @@ interface Listing {
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 2);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('the Connections tab lists', { timeout: 120_000 }, () => {

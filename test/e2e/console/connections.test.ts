@@ -5,17 +5,17 @@
  * result is checked through the API.
  */
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { createAuthApp, createDatabase, type Seeded, type Service, seed } from '../../helpers/connections';
 import { ARTIFACTS_DIR, checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
 /** A form's change lands after a redirect and the outside system's work; the machine is shared and slow. */
 const POLL = { timeout: 20_000, interval: 200 };
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let db: Service;
 let app: Service;
@@ -43,13 +43,9 @@ async function openConnections(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 2);
   db = await createDatabase(s.as, s.project.id);
   app = await createAuthApp(s.as, s.project.id);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('the Connections tab', { timeout: 120_000 }, () => {

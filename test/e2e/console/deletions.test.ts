@@ -3,14 +3,13 @@
  * console pages in headless Chromium. Every deletion opens a dialog: Cancel and the open dialog
  * change nothing, Confirm deletes. Every result is checked through the API.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createBucket, createDatabase, createSite, type Seeded, seed } from '../../helpers/connections';
 import { checkPage, confirmationDialog, openService, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 
 const listed = async (collection: 'sites' | 'databases' | 'buckets') => {
@@ -24,11 +23,7 @@ const ids = async (collection: 'sites' | 'databases' | 'buckets') =>
   (await listed(collection)).map((x) => x.id);
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('stop, start and delete', { timeout: 120_000 }, () => {

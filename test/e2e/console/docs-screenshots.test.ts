@@ -8,17 +8,17 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ApiClient, api, createAccount, uniqueName } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { ARTIFACTS_DIR, expectAccessible, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
 const OUT = process.env.UPDATE_DOCS_SCREENSHOTS
   ? resolve(import.meta.dirname, '../../../docs/console')
   : join(ARTIFACTS_DIR, 'docs');
-let browser: Browser;
+const browser = chromiumForFile();
 let token: string;
 let as: ApiClient;
 const ids: Record<string, string> = {};
@@ -30,7 +30,6 @@ async function created(path: string, body: unknown): Promise<{ id: string; slug?
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   const account = await createAccount(`${uniqueName('dev')}@example.com`);
   token = account.token;
   as = api(baseUrl, token);
@@ -53,9 +52,6 @@ beforeAll(async () => {
   });
   expect(vars.status, vars.text).toBe(200);
   await created(`${p}/sites/${ids.web}/deploys`, {});
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 /** Shoots the page as it stands at both widths (and dark, when asked), after checking it. */

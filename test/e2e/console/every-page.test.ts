@@ -5,22 +5,21 @@
  * (document.scrollingElement.scrollWidth <= innerWidth), and axe-core finds no serious or
  * critical violation. A new page is walked as soon as it exists.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { consolePagePaths } from '../../../scripts/bench/console-pages';
 import { uniqueName } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { metadata, type SeededProject } from '../../helpers/connections';
 import { expectAccessible, seedConsoleProject, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
 const WIDTHS = [375, 1280];
-let browser: Browser;
+const browser = chromiumForFile();
 let s: SeededProject;
 let paths: string[];
 
 beforeAll(async () => {
-  browser = await launchChromium();
   const seeded = await seedConsoleProject(baseUrl);
   s = seeded.p;
   const project = s.project.id;
@@ -41,9 +40,6 @@ beforeAll(async () => {
     `${uniqueName('someone-with-a-long-address')}@example.test`,
   ]);
   paths = consolePagePaths(seeded.ids);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 /** How far the page sticks out sideways at the current width (0 or less: not at all). */

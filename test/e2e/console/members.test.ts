@@ -3,21 +3,13 @@
  * role (the link shown once), the invitation is listed and revoked; a member is removed after
  * confirmation; the last owner cannot be removed; a read member sees the list without controls.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { api, createAccount, createProject } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { checkPage, confirmationDialog, shownValue, signedInPage } from '../../helpers/console';
 
-let browser: Browser;
+const browser = chromiumForFile();
 const baseUrl = inject('baseUrl');
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 type Pending = { invitations: Array<{ id: string; email: string; role: string }> };
 

@@ -4,24 +4,19 @@
  * after Confirm.
  * Every result is checked through the API.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createDatabase, type Seeded, type Service, seed } from '../../helpers/connections';
 import { checkPage, openService, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let db: Service;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 2);
   db = await createDatabase(s.as, s.project.id);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('external principals', { timeout: 120_000 }, () => {

@@ -2,22 +2,17 @@
  * The project page's map in headless Chromium: one row per site, one column per service, each
  * connection's level in its cell as a link to the site's connections, `not connected` elsewhere.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createBucket, createDatabase, type Seeded, seed } from '../../helpers/connections';
 import { checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 2);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('the project map', { timeout: 120_000 }, () => {

@@ -3,22 +3,17 @@
  * and an auth app created through their forms, each checked through the API; a read member
  * sees them all without a create form.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, createAccount, type TestAccount, uniqueName } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let owner: TestAccount;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   owner = await createAccount();
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('projects and a project', { timeout: 120_000 }, () => {

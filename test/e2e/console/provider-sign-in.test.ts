@@ -4,11 +4,11 @@
  * their address, then accepts the invitation link and lands on the project; under `open` a new
  * person gets an account at once; an address the provider does not vouch for never signs in.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignInStandIn, startSignInStandIn } from '../../../scripts/local/stand-ins/sign-in-stand-in';
 import { api, createAccount, createProject, uniqueSuffix } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { checkPage } from '../../helpers/console';
 import { type ExtraWorker, startExtraWorker } from '../../helpers/worker';
 
@@ -22,13 +22,12 @@ const unverified = {
   verified: false,
 };
 
-let browser: Browser;
+const browser = chromiumForFile();
 let standIn: SignInStandIn;
 let invite: ExtraWorker;
 let open: ExtraWorker;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   standIn = await startSignInStandIn({ users: [newcomer, opener, unverified] });
   const clients = {
     ...standIn.env,
@@ -44,7 +43,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await invite?.stop();
   await open?.stop();
   await standIn?.stop();

@@ -5,10 +5,10 @@
  * field takes input. The server refuses such a change anyway (connections.test.ts, the API's
  * authorization matrices).
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import {
   createAuthApp,
   createBucket,
@@ -20,13 +20,12 @@ import {
 import { signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let services: Service[];
 let readerToken: string;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   services = [
     await createDatabase(s.as, s.project.id),
@@ -37,9 +36,6 @@ beforeAll(async () => {
   const res = await s.as.put(`/api/v1/projects/${s.project.id}/members/${reader.id}`, { role: 'read' });
   expect(res.status).toBe(200);
   readerToken = reader.token;
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 /** The names of the page's buttons, and how many fields take input. */

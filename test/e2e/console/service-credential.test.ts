@@ -4,27 +4,22 @@
  * dialog (Cancel and the open dialog change nothing); the page then shows the new credential,
  * which the API answers from then on. Apps' own credentials stay as they were.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createBucket, createDatabase, type Seeded, type Service, seed } from '../../helpers/connections';
 import { checkPage, confirmationDialog, openService, shownValue, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let db: Service;
 let bucket: Service;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   // The project's only site is connected to each at once, with its own credential.
   db = await createDatabase(s.as, s.project.id);
   bucket = await createBucket(s.as, s.project.id);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 const CASES = [

@@ -4,17 +4,16 @@
  * principals are created (secret shown once) and revoked after a confirmation; an admin-only
  * control is absent for a write member. Every result is checked through the API.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { createBucket, createDatabase, type Seeded, type Service, seed } from '../../helpers/connections';
 import { checkPage, openService, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
 /** A form's change lands after a redirect and the outside system's work; the machine is shared and slow. */
 const POLL = { timeout: 20_000, interval: 200 };
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let db: Service;
 let bucket: Service;
@@ -27,13 +26,9 @@ async function levelOf(siteId: string, resourceId: string): Promise<string | und
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 2);
   db = await createDatabase(s.as, s.project.id);
   bucket = await createBucket(s.as, s.project.id);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('database and bucket pages', { timeout: 120_000 }, () => {

@@ -2,21 +2,13 @@
  * Console sign-in and sign-out in headless Chromium: the session cookie's attributes, the way
  * back to the page asked for, and a signed-out session refused by the API too.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { api, createAccount, createProject } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { checkPage, signedInPage } from '../../helpers/console';
 
-let browser: Browser;
+const browser = chromiumForFile();
 const baseUrl = inject('baseUrl');
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 describe('console sign-in', { timeout: 120_000 }, () => {
   it('GET / redirects to the console, which leads to the login page', async () => {

@@ -3,15 +3,15 @@
  * full map, derived values hidden until a writer reveals them (and never sent to a reader),
  * deploy and rollback. Every result is checked through the API.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { createDatabase, type Seeded, seed } from '../../helpers/connections';
 import { checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let site: { id: string; slug: string };
 let sitePath: string;
@@ -26,14 +26,10 @@ async function openTab(page: Page, tab: 'Variables' | 'Deploys'): Promise<void> 
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   site = s.sites[0] as { id: string; slug: string };
   sitePath = `/api/v1/projects/${s.project.id}/sites/${site.id}`;
   await createDatabase(s.as, s.project.id); // the only site is connected at once
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('the Variables and Deploys tabs', { timeout: 120_000 }, () => {

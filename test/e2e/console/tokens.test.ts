@@ -4,21 +4,13 @@
  * value shown once and working, listed without its value, and revoked after Confirm; the account
  * page lists sessions and tokens, and `Sign out everywhere` ends every console session.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { api, createAccount, createProject } from '../../helpers/api';
-import { launchChromium } from '../../helpers/browser';
+import { chromiumForFile } from '../../helpers/browser';
 import { checkPage, confirmationDialog, shownValue, signedInPage } from '../../helpers/console';
 
-let browser: Browser;
+const browser = chromiumForFile();
 const baseUrl = inject('baseUrl');
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 type Tokens = { tokens: Array<{ id: string; name: string; expires_at: string; read_only: boolean }> };
 

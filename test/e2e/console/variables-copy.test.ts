@@ -6,14 +6,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse } from 'dotenv';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { createDatabase, type Seeded, seed } from '../../helpers/connections';
 import { checkPage, signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let site: { id: string; slug: string };
 let sitePath: string;
@@ -36,16 +36,12 @@ async function variablesTab(): Promise<Page> {
 const clipboard = (page: Page) => page.evaluate('navigator.clipboard.readText()') as Promise<string>;
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   site = s.sites[0] as { id: string; slug: string };
   sitePath = `/api/v1/projects/${s.project.id}/sites/${site.id}`;
   await createDatabase(s.as, s.project.id); // the only site is connected at once
   const vars = { GREETING: "it's a 'quoted' value", MULTI: 'line one\nline two', PLAIN: 'x' };
   expect((await s.as.put(`${sitePath}/env`, { vars })).status).toBe(200);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('the Variables tab', { timeout: 120_000 }, () => {

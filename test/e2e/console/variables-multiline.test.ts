@@ -5,14 +5,14 @@
  * value. Pins the bug of an unchanged save splitting a multi-line value into several variables.
  * Every result is checked through the API.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from '../../helpers/browser';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumForFile } from '../../helpers/browser';
 import { type Seeded, seed } from '../../helpers/connections';
 import { signedInPage } from '../../helpers/console';
 
 const baseUrl = inject('baseUrl');
-let browser: Browser;
+const browser = chromiumForFile();
 let s: Seeded;
 let sitePath: string;
 let tab: string;
@@ -45,15 +45,11 @@ async function save(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  browser = await launchChromium();
   s = await seed(baseUrl, 1);
   const site = s.sites[0] as { id: string };
   sitePath = `/api/v1/projects/${s.project.id}/sites/${site.id}`;
   tab = `/console/projects/${s.project.slug}/sites/${site.id}/variables`;
   expect((await s.as.put(`${sitePath}/env`, { vars: VARS })).status).toBe(200);
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 describe('multi-line values in the Variables form', { timeout: 120_000 }, () => {
