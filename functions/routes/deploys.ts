@@ -60,7 +60,7 @@ deploysRoutes.openapi(
       envInputsQuery(db, params.id, params.siteId),
     ]);
     siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
-    const vars = await effectiveOf(c.get('config'), c.get('ctx').adapters, inputs);
+    const vars = await effectiveOf(requestContext(c), { answer: inputs });
     return c.json({ vars }, 200);
   },
 );

@@ -96,7 +96,7 @@ targetsRoutes.openapi(
     const { adapter, input } = parseTarget(c.req.valid('json'));
     const ctx = requestContext(c);
     const { syncId, described } = await setSiteTarget(ctx, { site, adapter, input });
-    await enqueueDeliveries(ctx.queue, [syncId]);
+    await enqueueDeliveries(ctx, [syncId]);
     return c.json(described as z.infer<typeof TargetSchema>, 200);
   },
   siteBeforeBody,
@@ -189,7 +189,7 @@ targetsRoutes.openapi(
     if (outcome === 'unknown') throw new ApiError('NOT_FOUND', 'delivery not found');
     if (outcome !== 'revived')
       throw new ApiError('CONFLICT', `the delivery is ${outcome}; only a dead or failed one is sent again`);
-    await enqueueDeliveries(c.get('ctx').queue, [deliveryId.toLowerCase()]);
+    await enqueueDeliveries(requestContext(c), [deliveryId.toLowerCase()]);
     return c.json({ id: deliveryId.toLowerCase(), status: 'pending' as const }, 202);
   },
 );

@@ -112,7 +112,7 @@ export async function revokeApiKey(
       return ids;
     });
     if (deliveryIds === null) throw new ApiError('NOT_FOUND', 'API key not found');
-    await enqueueDeliveries(ctx.queue, deliveryIds);
+    await enqueueDeliveries(ctx, deliveryIds);
     return;
   }
   if (!managed) throw new ApiError('NOT_FOUND', 'API key not found');

@@ -12,7 +12,7 @@ import type { Config } from '../config';
 import { siteRef } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { isUuid, newId } from '../lib/ids';
-import type { JobContext } from '../request-context';
+import type { JobContext, RequestContext } from '../request-context';
 import { activityStatement } from './activity';
 import { projectIdOf } from './caller/api-caller';
 import { switchLegacyNow } from './credentials/switch';
@@ -83,10 +83,11 @@ export type DeployReads = [{ rows: unknown[] }, { rows: unknown[] }];
 
 /** The site's effective variables from the answer of {@link envInputsQuery}; 404 without the site. */
 export async function effectiveOf(
-  config: Config,
-  adapters: Adapters,
-  answer: { rows: unknown[] },
+  ctx: Pick<RequestContext, 'config' | 'adapters'>,
+  { answer }: { answer: { rows: unknown[] } },
 ): Promise<Record<string, string>> {
+  const config = ctx.config;
+  const adapters = ctx.adapters;
   const inputs = answer.rows[0] as SiteEnvInputs | undefined;
   const env = inputs ? await siteEnvOf(config, adapters, inputs) : null;
   if (!env) throw new ApiError('NOT_FOUND', 'site not found');
@@ -131,7 +132,7 @@ export async function recordDeploy(
     // Legacy sites switch to their own credentials at their next deploy, which then hands them.
     await switchLegacyNow(ctx, projectId);
     env = await effectiveEnv(http, ctx.config, ctx.adapters, siteId);
-  } else env = await effectiveOf(ctx.config, ctx.adapters, reads[0]);
+  } else env = await effectiveOf(ctx, { answer: reads[0] });
   const names = Object.keys(env).sort();
   // Recorded only while the site is there: one deleted meanwhile is 404, not a failed insert.
   const id = newId();

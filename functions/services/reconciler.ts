@@ -26,11 +26,12 @@ export {
 } from './reconcile/step';
 
 /** Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer crashed). */
-export const resendRuntimePatches: ReconcilerStep = async ({ db, receivers, queue }) => {
+export const resendRuntimePatches: ReconcilerStep = async (ctx) => {
+  const { db, receivers } = ctx;
   // Without a platform-wide receiver, patches of sites without a target of their own are kept
   // pending on purpose; resending them would only churn.
   const ids = await stalledDeliveries(db, 'runtime_patch', undefined, 200, !receivers.runtimePatch);
-  await enqueueDeliveries(queue, ids);
+  await enqueueDeliveries(ctx, ids);
   return ids.length;
 };
 

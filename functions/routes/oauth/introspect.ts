@@ -1,9 +1,9 @@
 /** POST /{appSlug}/oauth/introspect: RFC 7662 introspection of access and refresh tokens with the app's server key. */
 import { createRoute } from '@hono/zod-openapi';
-import { getHttpDb } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { introspectToken } from '../../services/sign-in/introspection';
+import { requestContext } from '../shared';
 import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 export const introspectRoutes = oauthGroup();
@@ -79,7 +79,7 @@ introspectRoutes.openapi(
     }
     if (!token) throw new OAuthError(400, 'token is required', 'invalid_request');
     try {
-      return c.json(await introspectToken(getHttpDb(c), c.get('config'), appSlug, key, token), 200);
+      return c.json(await introspectToken(requestContext(c), { slug: appSlug, serverKey: key, token }), 200);
     } catch (err) {
       if (err instanceof OAuthError && err.status === 401) c.header('WWW-Authenticate', 'Bearer');
       throw err;

@@ -1,7 +1,6 @@
 /** The token routes of an auth app: native ID-token sign-in, refresh and logout (the exchange: exchange.ts). */
 import { createRoute } from '@hono/zod-openapi';
 import { decodeJwt } from 'jose';
-import { getHttpDb } from '../../context';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
@@ -56,7 +55,8 @@ tokenRoutes.openapi(
     const provider = nativeProvider(input.provider);
     // One-shot statements over HTTP. The app and the user of the subject the token claims are
     // read together; that user is trusted only once the token is verified for that subject.
-    const reads = getHttpDb(c);
+    const ctx = requestContext(c);
+    const reads = ctx.http;
     const claimed = claimedSubject(input.id_token);
     const lookup = await loadAppAndIdentity(reads, appSlug, provider.name, claimed);
     const app = enabledApp(lookup.app);
@@ -83,9 +83,9 @@ tokenRoutes.openapi(
     });
     const who = provider.idToken.identity(result.identity);
     const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
-    const signIn = await signInIdentity(reads, app.id, who, lookedUp);
+    const signIn = await signInIdentity(ctx, { appId: app.id, who, lookedUp });
     if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
-    const session = await issueSession(reads, c.get('config'), app, signIn.user);
+    const session = await issueSession(ctx, { app, user: signIn.user });
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },
@@ -124,12 +124,10 @@ tokenRoutes.openapi(
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
-    const session = await refreshSession(
-      getHttpDb(c),
-      c.get('config'),
-      appSlug,
-      c.req.valid('json').refresh_token,
-    );
+    const session = await refreshSession(requestContext(c), {
+      slug: appSlug,
+      token: c.req.valid('json').refresh_token,
+    });
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },
@@ -150,7 +148,10 @@ tokenRoutes.openapi(
     },
   }),
   async (c) => {
-    await logout(getHttpDb(c), c.req.valid('param').appSlug, c.req.valid('json').refresh_token);
+    await logout(requestContext(c), {
+      slug: c.req.valid('param').appSlug,
+      token: c.req.valid('json').refresh_token,
+    });
     return c.json({ ok: true as const }, 200);
   },
 );

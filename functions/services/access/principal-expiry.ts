@@ -26,7 +26,7 @@ const BATCH = 50;
  * others meanwhile. Returns how many it removed.
  */
 export async function removeExpiredPrincipals(ctx: JobContext): Promise<number> {
-  const { db, config, adapters, queue } = ctx;
+  const { db, config, adapters } = ctx;
   const now = ctx.clock.now();
   const expired = await db
     .select()
@@ -54,6 +54,6 @@ export async function removeExpiredPrincipals(ctx: JobContext): Promise<number> 
       return removed;
     },
   );
-  await requestPolicies(db, queue, [...databases]);
+  await requestPolicies(ctx, [...databases]);
   return outcome.acted;
 }

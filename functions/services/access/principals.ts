@@ -126,7 +126,7 @@ const policyNow = (target: CredentialTarget): SQL[] =>
 /** Sends the policy deliveries a batch recorded; the reconciler sends any this misses. */
 async function sendPolicies(ctx: RequestContext, answer: unknown): Promise<void> {
   const ids = ((answer as { rows?: Array<{ id: string }> } | undefined)?.rows ?? []).map((r) => r.id);
-  await enqueueDeliveries(ctx.queue, ids).catch((err: Error) =>
+  await enqueueDeliveries(ctx, ids).catch((err: Error) =>
     ctx.log.error('queueing a network policy failed; the reconciler sends it:', err.message),
   );
 }

@@ -200,7 +200,7 @@ export async function rotateDatabasePassword(
     throw new ApiError('CONFLICT', 'the database was given another new password at the same time; retry');
   }
   await enqueueDeliveries(
-    ctx.queue,
+    ctx,
     (recorded as { rows: Array<{ id: string }> }).rows.map((r) => r.id),
   );
   return showDatabase(ctx.config, ctx.adapters, saved);
@@ -254,7 +254,7 @@ export async function rotateBucketKey(
   // Deleted meanwhile: its key user goes with the bucket's cleanups and the orphan sweep.
   if (!saved) throw new ApiError('NOT_FOUND', 'bucket not found');
   await enqueueDeliveries(
-    ctx.queue,
+    ctx,
     (recorded as { rows: Array<{ id: string }> }).rows.map((r) => r.id),
   );
   return showBucket(ctx.config, saved);

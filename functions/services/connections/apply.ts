@@ -73,11 +73,11 @@ export async function afterCommit(
   written: Written,
   targets: ReadonlyMap<string, CredentialTarget> = new Map(),
 ): Promise<void> {
-  await enqueueDeliveries(ctx.queue, written.deliveryIds);
+  await enqueueDeliveries(ctx, written.deliveryIds);
   const messages = await dropNow(ctx, written.cleanups, targets);
   if (messages.length === 0) return;
   try {
-    await sendInBatches(ctx.queue, messages);
+    await sendInBatches(ctx, messages);
   } catch (err) {
     ctx.log.error('enqueueing credential cleanups failed; the reconciler retries them:', err);
   }

@@ -69,7 +69,7 @@ async function dropAll(ctx: JobContext, made: Array<{ target: CredentialTarget; 
   try {
     await ctx.db.insert(credentialCleanups).values(rows);
     await sendInBatches(
-      ctx.queue,
+      ctx,
       rows.map((r) => ({ type: 'cleanup-credential', cleanupId: r.id })),
     );
   } catch (err) {

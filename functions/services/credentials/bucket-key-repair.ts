@@ -96,6 +96,6 @@ export async function checkBucketKeys(ctx: JobContext, bucket: BucketRow): Promi
     if (ids.length > 0) changed++;
     deliveryIds.push(...ids);
   }
-  await enqueueDeliveries(ctx.queue, deliveryIds);
+  await enqueueDeliveries(ctx, deliveryIds);
   return changed;
 }

@@ -87,7 +87,7 @@ export async function rotateExposedMainPasswords(ctx: JobContext): Promise<numbe
         for (const level of await sharedLevels(ctx, row.id))
           if (!sharedUserOf(row, level)) await handSharedLogin(ctx, row, level);
       const ids = await rotateMain(ctx, row.id);
-      await enqueueDeliveries(ctx.queue, ids);
+      await enqueueDeliveries(ctx, ids);
       rotated++;
     } catch (err) {
       failure ??= err;

@@ -132,7 +132,7 @@ export async function handSharedLogin(
       .where(eq(databases.id, db.id));
     return recordChangedEnvs(tx, ctx, holders, before);
   });
-  if (patches) await enqueueDeliveries(ctx.queue, patches);
+  if (patches) await enqueueDeliveries(ctx, patches);
   return patches !== null;
 }
 

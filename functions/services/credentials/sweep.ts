@@ -114,7 +114,7 @@ async function checkBuckets(ctx: ReconcilerContext, ids: readonly string[]): Pro
 /** Records the policies that drifted among `ids` and sends them. */
 async function checkPolicies(ctx: ReconcilerContext, ids: readonly string[]): Promise<number> {
   const fresh = await recordPolicyDrift(ctx.db, ids);
-  if (ctx.receivers.networkPolicy) await enqueueDeliveries(ctx.queue, fresh);
+  if (ctx.receivers.networkPolicy) await enqueueDeliveries(ctx, fresh);
   return fresh.length;
 }
 

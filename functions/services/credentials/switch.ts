@@ -185,7 +185,7 @@ export async function switchSharedConnections(
         ),
       );
   }
-  await enqueueDeliveries(ctx.queue, deliveryIds);
+  await enqueueDeliveries(ctx, deliveryIds);
   // Apps that moved to their own credential may have been the last holders of a shared read-only login.
   if (switched > 0) await rotateUnusedReaders(ctx);
   // The queue retries a project's switch; the reconciler's failures are recorded per connection instead.

@@ -11,6 +11,7 @@ import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
+import type { JobContext } from '../../request-context';
 
 /** Why a site's variables changed (contract §6 `reason`; `sync` when a target is set, §11). */
 export type PatchReason =
@@ -70,11 +71,11 @@ const QUEUE_BATCH = 100;
 
 /** Sends messages in batches the queue accepts. */
 export async function sendInBatches(
-  queue: Queue<ProvisioningMessage>,
+  ctx: Pick<JobContext, 'queue'>,
   messages: readonly ProvisioningMessage[],
 ): Promise<void> {
   for (let i = 0; i < messages.length; i += QUEUE_BATCH) {
-    await queue.sendBatch(messages.slice(i, i + QUEUE_BATCH).map((body) => ({ body })));
+    await ctx.queue.sendBatch(messages.slice(i, i + QUEUE_BATCH).map((body) => ({ body })));
   }
 }
 
@@ -83,13 +84,13 @@ export async function sendInBatches(
  * committed and the minute reconciler re-sends whatever is still pending.
  */
 export async function enqueueDeliveries(
-  queue: Queue<ProvisioningMessage>,
+  ctx: Pick<JobContext, 'queue'>,
   deliveryIds: readonly string[],
 ): Promise<void> {
   if (deliveryIds.length === 0) return;
   try {
     await sendInBatches(
-      queue,
+      ctx,
       deliveryIds.map((deliveryId) => ({ type: 'deliver', deliveryId })),
     );
   } catch (err) {

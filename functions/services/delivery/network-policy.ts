@@ -10,7 +10,6 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { connections, databases, deliveries } from '../../../db/schema';
-import type { ProvisioningMessage } from '../../domain/queue-messages';
 import type { JobContext } from '../../request-context';
 import { enqueueDeliveries, olderPending, sendClaimed } from './deliveries';
 
@@ -143,30 +142,25 @@ export async function deliverNetworkPolicy(
 
 /** Records policy deliveries for the given databases now (callers that want sub-minute convergence). */
 export async function requestPolicies(
-  db: DbOrTx,
-  queue: Queue<ProvisioningMessage>,
+  ctx: Pick<JobContext, 'db' | 'queue'>,
   databaseIds: readonly string[],
 ): Promise<void> {
   if (databaseIds.length === 0) return;
-  const ids = await recordPolicyDrift(db, databaseIds);
-  await enqueueDeliveries(queue, ids);
+  const ids = await recordPolicyDrift(ctx.db, databaseIds);
+  await enqueueDeliveries(ctx, ids);
 }
 
 /**
  * After a connection change (seen as the live patch it produced): records and sends the policies
  * of the project's databases at once, instead of waiting for the next minute's run.
  */
-export async function policiesAfterChange(
-  { db, queue }: JobContext,
-  patch: { projectId: string },
-): Promise<void> {
-  const ids = await db
+export async function policiesAfterChange(ctx: JobContext, patch: { projectId: string }): Promise<void> {
+  const ids = await ctx.db
     .select({ id: databases.id })
     .from(databases)
     .where(eq(databases.projectId, patch.projectId));
   await requestPolicies(
-    db,
-    queue,
+    ctx,
     ids.map((r) => r.id),
   );
 }

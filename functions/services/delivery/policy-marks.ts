@@ -43,11 +43,12 @@ export async function settlePolicyMarks(db: DbOrTx, limit = POLICY_MARKS_BATCH):
 }
 
 /** The reconciler step: settles marks, then sends what is due and re-sends stalled policies. */
-export async function reconcilePolicyMarks({ db, receivers, queue }: JobContext): Promise<number> {
+export async function reconcilePolicyMarks(ctx: JobContext): Promise<number> {
+  const { db, receivers } = ctx;
   const fresh = await settlePolicyMarks(db);
   // Without a receiver they are kept pending (CONTRACT §1).
   if (!receivers.networkPolicy) return fresh.length;
   const pending = [...fresh, ...(await stalledDeliveries(db, 'network_policy', undefined, 200))];
-  await enqueueDeliveries(queue, pending);
+  await enqueueDeliveries(ctx, pending);
   return pending.length;
 }

@@ -77,11 +77,11 @@ async function signInSession(
   input: FinishSignIn,
   who: ProviderIdentity,
 ): Promise<OpenedSession | SignInRefusal> {
-  const returning = await openSession(ctx.http, { appId: input.app.id, who });
+  const returning = await openSession(ctx, { appId: input.app.id, who });
   if (returning) return returning;
-  const result = await signInIdentity(ctx.http, input.app.id, who, { known: null });
+  const result = await signInIdentity(ctx, { appId: input.app.id, who, lookedUp: { known: null } });
   if (!result.ok) return result.refusal;
-  return (await openSession(ctx.http, { userId: result.user.id })) ?? 'disabled';
+  return (await openSession(ctx, { userId: result.user.id })) ?? 'disabled';
 }
 
 /** Identifies the user and returns the redirect: code (PKCE), tokens in the fragment (web), or error. */

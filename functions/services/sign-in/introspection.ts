@@ -13,6 +13,7 @@ import type { Config } from '../../config';
 import { sha256Hex } from '../../lib/crypto';
 import { isUuid, TOKEN_PREFIX } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
+import type { RequestContext } from '../../request-context';
 import { issuerOf } from './sessions';
 import { publicJwks } from './signing-keys';
 
@@ -129,12 +130,11 @@ interface Row {
  * `token_type_hint` says, as RFC 7662 2.1 lets the server) when it can still be redeemed.
  */
 export async function introspectToken(
-  db: Queryable,
-  config: Config,
-  slug: string,
-  serverKey: string,
-  token: string,
+  ctx: Pick<RequestContext, 'http' | 'config'>,
+  { slug, serverKey, token }: { slug: string; serverKey: string; token: string },
 ): Promise<ActiveToken | ActiveRefreshToken | typeof INACTIVE> {
+  const db = ctx.http;
+  const config = ctx.config;
   if (token.startsWith(TOKEN_PREFIX.refresh))
     return introspectRefreshToken(db, config, slug, serverKey, token);
   const claimed = claimedUser(token);

@@ -11,6 +11,7 @@ import type { Config } from '../../config';
 import { sha256Hex } from '../../lib/crypto';
 import { newId, newSecret } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
+import type { RequestContext } from '../../request-context';
 import { currentSigningKey, ensureSigningKeys, publicJwks, signerOf } from './signing-keys';
 import { type AuthUserRow, type ProviderIdentity, REFUSAL_MESSAGE, toUserBody, type UserBody } from './users';
 
@@ -84,11 +85,11 @@ async function newRefresh() {
 
 /** Opens a session for a user who just signed in (one INSERT). */
 export async function issueSession(
-  db: Queryable,
-  config: Config,
-  app: SigningApp,
-  user: AuthUserRow,
+  ctx: Pick<RequestContext, 'http' | 'config'>,
+  { app, user }: { app: SigningApp; user: AuthUserRow },
 ): Promise<SessionBody> {
+  const db = ctx.http;
+  const config = ctx.config;
   const signingKey = await currentSigningKey(db, config, app);
   const refresh = await newRefresh();
   await db.insert(authRefreshTokens).values({
@@ -146,9 +147,10 @@ export type SessionOf =
  * disabled user; undefined when there is no such user (an identity the app does not know yet).
  */
 export async function openSession(
-  db: Queryable,
+  ctx: Pick<RequestContext, 'http'>,
   of: SessionOf,
 ): Promise<OpenedSession | 'disabled' | undefined> {
+  const db = ctx.http;
   const users =
     'userId' in of
       ? sql`SELECT u.* FROM auth_users u WHERE u.id = ${of.userId}::uuid`
@@ -192,11 +194,11 @@ export async function sessionFromCode(
  * token coming back means it leaked.
  */
 export async function refreshSession(
-  db: Queryable,
-  config: Config,
-  slug: string,
-  token: string,
+  ctx: Pick<RequestContext, 'http' | 'config'>,
+  { slug, token }: { slug: string; token: string },
 ): Promise<SessionBody> {
+  const db = ctx.http;
+  const config = ctx.config;
   const hash = await sha256Hex(token);
   const next = await newRefresh();
   const [row] = await rowsOf<Record<string, unknown>>(
@@ -266,7 +268,11 @@ async function revokeFamilyOf(db: Queryable, slug: string, hash: string): Promis
 }
 
 /** Ends the session a refresh token belongs to (its whole family). Unknown tokens are ignored. */
-export async function logout(db: Queryable, slug: string, token: string): Promise<void> {
+export async function logout(
+  ctx: Pick<RequestContext, 'http'>,
+  { slug, token }: { slug: string; token: string },
+): Promise<void> {
+  const db = ctx.http;
   await revokeFamilyOf(db, slug, await sha256Hex(token));
 }
 

@@ -3,10 +3,11 @@
  * existing user by verified e-mail, or creating one within the app's user limit.
  */
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { HttpDb, Queryable } from '../../../db/client';
+import type { Queryable } from '../../../db/client';
 import type { AuthAppRow, AuthUserRow } from '../../../db/rows';
 import { authApps, authIdentities, authRefreshTokens, authUsers } from '../../../db/schema';
 import { newId } from '../../lib/ids';
+import type { RequestContext } from '../../request-context';
 import type { Provider } from './apps';
 
 export type { AuthUserRow };
@@ -164,11 +165,14 @@ export async function loadAppAndIdentity(
  * e-mail link stay exact under races.
  */
 export async function signInIdentity(
-  db: HttpDb,
-  appId: string,
-  who: ProviderIdentity,
-  lookedUp?: { known: AuthUserRow | null },
+  ctx: Pick<RequestContext, 'http'>,
+  {
+    appId,
+    who,
+    lookedUp,
+  }: { appId: string; who: ProviderIdentity; lookedUp?: { known: AuthUserRow | null } },
 ): Promise<{ ok: true; user: AuthUserRow } | { ok: false; refusal: SignInRefusal }> {
+  const db = ctx.http;
   const known = lookedUp ? lookedUp.known : ((await identityQuery(db, appId, who))[0]?.user ?? null);
   if (known) return known.disabled ? { ok: false, refusal: 'disabled' } : { ok: true, user: known };
   const [, outcome, [after]] = await db.batch([
