@@ -1,7 +1,6 @@
 /** Accounts, account tokens and dashboard sessions (contract §3). */
-import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import {
   endAllDashboardSessions,
   endDashboardSession,
@@ -18,13 +17,34 @@ import {
   TOKEN_MAX_DAYS,
 } from '../services/accounts';
 import { requireAccount } from '../services/caller/project-access';
-import { callerAccount, readsCaller, readWithCaller, requestContext } from './shared';
+import { declaredRoutes, declareReads, read, rowsRead } from './reads';
+import { requestContext } from './shared';
 
 const AccountSchema = z
   .object({ id: z.string(), email: z.string(), name: z.string().nullable() })
   .openapi('Account');
 
-export const accountsRoutes = routeGroup<AppEnv>();
+export const accountsRoutes = declaredRoutes();
+
+/** An account caller. */
+const account = declareReads({ role: 'account' });
+/** An account caller, a read-only token's included: the one change such a token may make is its own revoke. */
+const selfRevoke = declareReads({ role: 'account', writes: false });
+/** The calling account (its 404 after the caller's refusals). */
+const accountRead = declareReads({ role: 'account' }, ({ http, account }) => ({
+  row: read(readAccount(http, account), ([row]) => {
+    if (!row) throw new ApiError('NOT_FOUND', 'account not found');
+    return row;
+  }),
+}));
+/** The calling account's live personal tokens. */
+const tokensRead = declareReads({ role: 'account' }, ({ http, account }) => ({
+  rows: rowsRead(listAccountTokens(http, account)),
+}));
+/** The calling account's live dashboard sessions. */
+const sessionsRead = declareReads({ role: 'account' }, ({ http, account }) => ({
+  rows: rowsRead(listDashboardSessions(http, account)),
+}));
 
 accountsRoutes.openapi(
   apiRoute({
@@ -60,15 +80,10 @@ accountsRoutes.openapi(
     path: '/account',
     tags: ['accounts'],
     summary: 'The calling account',
-    middleware: [readsCaller],
+    middleware: accountRead.middleware,
     responses: { 200: json(AccountSchema, 'the account') },
   }),
-  async (c) => {
-    const [[row]] = await readWithCaller(c, [readAccount(getHttpDb(c), callerAccount(c))]);
-    requireAccount(c.get('principal'));
-    if (!row) throw new ApiError('NOT_FOUND', 'account not found');
-    return c.json(row, 200);
-  },
+  async (c) => c.json(accountRead.of(c).row, 200),
 );
 
 const TokenListing = z
@@ -88,6 +103,7 @@ accountsRoutes.openapi(
     path: '/account/tokens',
     tags: ['accounts'],
     summary: 'Create a personal token (shown once)',
+    middleware: account.middleware,
     request: jsonBody(
       z
         .object({
@@ -102,7 +118,7 @@ accountsRoutes.openapi(
     },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
+    const { accountId } = account.of(c);
     const body = c.req.valid('json');
     const issued = await issueAccountToken(requestContext(c), {
       accountId,
@@ -120,13 +136,11 @@ accountsRoutes.openapi(
     path: '/account/tokens',
     tags: ['accounts'],
     summary: "The account's live personal tokens (never their values)",
-    middleware: [readsCaller],
+    middleware: tokensRead.middleware,
     responses: { 200: json(z.object({ tokens: z.array(TokenListing) }), 'oldest first') },
   }),
   async (c) => {
-    const [rows] = await readWithCaller(c, [listAccountTokens(getHttpDb(c), callerAccount(c))]);
-    requireAccount(c.get('principal'));
-    const tokens = rows.map((row) => ({
+    const tokens = tokensRead.of(c).rows.map((row) => ({
       id: row.id,
       name: row.name,
       created_at: row.createdAt.toISOString(),
@@ -144,11 +158,12 @@ accountsRoutes.openapi(
     path: '/account/tokens/{tokenId}',
     tags: ['accounts'],
     summary: 'Revoke one of your personal tokens (and the sessions it opened)',
+    middleware: account.middleware,
     request: { params: z.object({ tokenId: z.string() }) },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
+    const { accountId } = account.of(c);
     const { tokenId } = c.req.valid('param');
     await revokeAccountToken(requestContext(c), { accountId, tokenId });
     return c.json({ revoked: true as const }, 200);
@@ -161,11 +176,12 @@ accountsRoutes.openapi(
     path: '/account/token',
     tags: ['accounts'],
     summary: 'Revoke the calling personal token (`tether logout`), read-only ones included',
+    middleware: selfRevoke.middleware,
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'the token no longer works') },
   }),
   async (c) => {
     const principal = c.get('principal');
-    const accountId = requireAccount(principal);
+    const { accountId } = selfRevoke.of(c);
     if (principal.type !== 'account' || principal.via !== 'token') {
       throw new ApiError('FORBIDDEN', 'only a personal token can revoke itself; a session signs out');
     }
@@ -180,6 +196,7 @@ accountsRoutes.openapi(
     path: '/account/sessions',
     tags: ['accounts'],
     summary: 'Open a dashboard session (accepted as Bearer and as the console cookie)',
+    middleware: account.middleware,
     responses: { 201: json(z.object({ token: z.string(), expires_at: z.string() }), 'the session') },
   }),
   async (c) => {
@@ -200,11 +217,12 @@ accountsRoutes.openapi(
     path: '/account/session',
     tags: ['accounts'],
     summary: "End the calling dashboard session (the console's Sign out)",
+    middleware: account.middleware,
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'the session no longer works') },
   }),
   async (c) => {
     const principal = c.get('principal');
-    const accountId = requireAccount(principal);
+    const { accountId } = account.of(c);
     if (principal.type !== 'account' || principal.via !== 'session') {
       throw new ApiError(
         'FORBIDDEN',
@@ -233,13 +251,12 @@ accountsRoutes.openapi(
     path: '/account/sessions',
     tags: ['accounts'],
     summary: "The account's live dashboard sessions (never their tokens)",
-    middleware: [readsCaller],
+    middleware: sessionsRead.middleware,
     responses: { 200: json(z.object({ sessions: z.array(SessionListing) }), 'oldest first') },
   }),
   async (c) => {
-    const [rows] = await readWithCaller(c, [listDashboardSessions(getHttpDb(c), callerAccount(c))]);
+    const { rows } = sessionsRead.of(c);
     const principal = c.get('principal');
-    requireAccount(principal);
     const current = principal.type === 'account' ? principal.tokenId : null;
     const sessions = rows.map((row) => ({
       id: row.id,
@@ -259,11 +276,12 @@ accountsRoutes.openapi(
     path: '/account/sessions/{sessionId}',
     tags: ['accounts'],
     summary: 'End one of your dashboard sessions (404 when it is unknown or already ended)',
+    middleware: account.middleware,
     request: { params: z.object({ sessionId: z.string() }) },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'the session no longer works') },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
+    const { accountId } = account.of(c);
     await endDashboardSessionById(requestContext(c), {
       accountId,
       sessionId: c.req.valid('param').sessionId,
@@ -278,10 +296,11 @@ accountsRoutes.openapi(
     path: '/account/sessions',
     tags: ['accounts'],
     summary: 'Sign out everywhere: end every dashboard session of the account',
+    middleware: account.middleware,
     responses: { 200: json(z.object({ revoked: z.number().int() }), 'how many sessions ended') },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
+    const { accountId } = account.of(c);
     return c.json({ revoked: await endAllDashboardSessions(requestContext(c), { accountId }) }, 200);
   },
 );

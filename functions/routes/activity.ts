@@ -1,15 +1,13 @@
 /** The Activity record (contract §13): a project's changes and an account's own events. */
-import { type AppEnv, getHttpDb } from '../context';
-import { apiRoute, json, routeGroup, z } from '../lib/openapi';
+import { apiRoute, json, z } from '../lib/openapi';
 import {
   ACTIVITY_PAGE,
   accountActivityQuery,
   activityPage,
   projectActivityQuery,
 } from '../services/activity/read';
-import { projectIdOf } from '../services/caller/api-caller';
-import { requireAccount } from '../services/caller/project-access';
-import { access, callerAccount, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { declaredRoutes, declareInputReads, rowsRead } from './reads';
+import { ProjectParam } from './shared';
 
 const EventSchema = z
   .object({
@@ -38,7 +36,18 @@ const PageQuery = z.object({
   cursor: z.string().max(40).optional(),
 });
 
-export const activityRoutes = routeGroup<AppEnv>();
+export const activityRoutes = declaredRoutes();
+
+type Filter = Parameters<typeof projectActivityQuery>[2];
+/** A page of the project's events, at read. */
+const projectPage = declareInputReads({ role: 'read' }, ({ http, project }, filter: Filter) => ({
+  answer: rowsRead(projectActivityQuery(http, project, filter)),
+}));
+type Page = Parameters<typeof accountActivityQuery>[2];
+/** A page of the calling account's own events. */
+const accountPage = declareInputReads({ role: 'account' }, ({ http, account }, page: Page) => ({
+  answer: rowsRead(accountActivityQuery(http, account, page)),
+}));
 
 activityRoutes.openapi(
   apiRoute({
@@ -61,15 +70,13 @@ activityRoutes.openapi(
           .openapi({ description: 'a site of the project: its id or slug' }),
       }),
     },
-    middleware: [readsCaller],
+    middleware: projectPage.middleware,
     responses: { 200: json(PageSchema, 'a page of events') },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
     const q = c.req.valid('query');
     const filter = { limit: q.limit, cursor: q.cursor, action: q.action, site: q.site_id };
-    const [answer] = await readWithCaller(c, [projectActivityQuery(getHttpDb(c), projectIdOf(ref), filter)]);
-    await access(c, ref, 'read');
+    const { answer } = await projectPage.run(c, filter);
     return c.json(activityPage(answer, q.limit), 200);
   },
 );
@@ -81,13 +88,12 @@ activityRoutes.openapi(
     tags: ['accounts'],
     summary: "The account's own events: sign-ins and token changes, newest first",
     request: { query: PageQuery },
-    middleware: [readsCaller],
+    middleware: accountPage.middleware,
     responses: { 200: json(PageSchema, 'a page of events') },
   }),
   async (c) => {
     const q = c.req.valid('query');
-    const [answer] = await readWithCaller(c, [accountActivityQuery(getHttpDb(c), callerAccount(c), q)]);
-    requireAccount(c.get('principal'));
+    const { answer } = await accountPage.run(c, q);
     return c.json(activityPage(answer, q.limit), 200);
   },
 );

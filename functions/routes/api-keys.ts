@@ -1,18 +1,9 @@
 /** Project API keys (contract §3). Managed site keys are listed and marked, never shown. */
 
-import { type AppEnv, getHttpDb } from '../context';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
-import { projectIdOf } from '../services/caller/api-caller';
-import {
-  access,
-  iso,
-  ProjectParam,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-  requireUuid,
-} from './shared';
+import { declaredRoutes, declareReads, rowsRead } from './reads';
+import { iso, ProjectParam, requestContext, requireUuid } from './shared';
 
 const CapabilitiesSchema = z
   .object({
@@ -34,7 +25,18 @@ const ApiKeySchema = z
   })
   .openapi('ApiKey');
 
-export const apiKeysRoutes = routeGroup<AppEnv>();
+export const apiKeysRoutes = declaredRoutes();
+
+/** The project, at admin. */
+const admin = declareReads({ role: 'admin' });
+/** The project's live keys, at admin. */
+const listing = declareReads({ role: 'admin' }, ({ http, project }) => ({
+  rows: rowsRead(listApiKeys(http, project)),
+}));
+/** The live key the path names, at admin. */
+const keyRead = declareReads({ role: 'admin' }, ({ http, path, project }) => ({
+  found: rowsRead(liveKeyQuery(http, project, path.keyId ?? '')),
+}));
 
 apiKeysRoutes.openapi(
   apiRoute({
@@ -42,6 +44,7 @@ apiKeysRoutes.openapi(
     path: '/projects/{id}/api-keys',
     tags: ['api-keys'],
     summary: 'Create a project API key (shown once)',
+    middleware: admin.middleware,
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -56,9 +59,9 @@ apiKeysRoutes.openapi(
     },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'admin');
+    const { projectId } = admin.of(c);
     const { name, capabilities } = c.req.valid('json');
-    const made = await createApiKey(requestContext(c), { projectId: project.id, name, capabilities });
+    const made = await createApiKey(requestContext(c), { projectId, name, capabilities });
     return c.json({ id: made.id, name, key: made.key, capabilities: made.capabilities }, 201);
   },
 );
@@ -69,17 +72,14 @@ apiKeysRoutes.openapi(
     path: '/projects/{id}/api-keys',
     tags: ['api-keys'],
     summary: "The project's live API keys, managed site keys included and marked (values never shown)",
-    middleware: [readsCaller],
+    middleware: listing.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ api_keys: z.array(ApiKeySchema) }), 'the keys') },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
-    const [rows] = await readWithCaller(c, [listApiKeys(getHttpDb(c), projectIdOf(ref))]);
-    await access(c, ref, 'admin');
     return c.json(
       {
-        api_keys: rows.map((k) => ({
+        api_keys: listing.of(c).rows.map((k) => ({
           id: k.id,
           name: k.name,
           capabilities: k.capabilities,
@@ -101,18 +101,14 @@ apiKeysRoutes.openapi(
     summary: 'Revoke an API key',
     description:
       "A site's managed key (PLATFORM_API_KEY) is replaced at once by a new one, which the site receives by live patch: its connections still imply it.",
-    middleware: [readsCaller],
+    middleware: keyRead.middleware,
     request: { params: ProjectParam.extend({ keyId: z.string() }) },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const [found] = await readWithCaller(c, [
-      liveKeyQuery(getHttpDb(c), projectIdOf(params.id), params.keyId),
-    ]);
-    const { project } = await access(c, params.id, 'admin');
-    const keyId = requireUuid(params.keyId, 'API key');
-    await revokeApiKey(requestContext(c), project.id, keyId, found);
+    const { projectId, found } = keyRead.of(c);
+    const keyId = requireUuid(c.req.valid('param').keyId, 'API key');
+    await revokeApiKey(requestContext(c), projectId, keyId, found);
     return c.json({ revoked: true as const }, 200);
   },
 );

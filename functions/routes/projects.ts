@@ -1,20 +1,11 @@
 /** Projects and their members (contract §3). */
-import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ROLES } from '../domain/roles';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { type Project, requireAccount } from '../services/caller/project-access';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import type { Project } from '../services/caller/project-access';
 import { createProject, listProjects, removeMember, setMember } from '../services/projects';
-import {
-  access,
-  callerAccount,
-  iso,
-  ProjectParam,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-  requireUuid,
-} from './shared';
+import { declaredRoutes, declareReads, rowsRead } from './reads';
+import { iso, ProjectParam, requestContext, requireUuid } from './shared';
 
 const ProjectSchema = z
   .object({
@@ -34,7 +25,18 @@ const toProject = (p: Project, role?: (typeof ROLES)[number] | null) => ({
   ...(role ? { role } : {}),
 });
 
-export const projectsRoutes = routeGroup<AppEnv>();
+export const projectsRoutes = declaredRoutes();
+
+/** An account caller. */
+const account = declareReads({ role: 'account' });
+/** The projects the calling account belongs to. */
+const listing = declareReads({ role: 'account' }, ({ http, account }) => ({
+  rows: rowsRead(listProjects(http, account)),
+}));
+/** The project, at read. */
+const reader = declareReads({ role: 'read' });
+/** The project, at admin. */
+const admin = declareReads({ role: 'admin' });
 
 projectsRoutes.openapi(
   apiRoute({
@@ -42,6 +44,7 @@ projectsRoutes.openapi(
     path: '/projects',
     tags: ['projects'],
     summary: 'Create a project; the caller becomes its owner',
+    middleware: account.middleware,
     request: jsonBody(
       z
         .object({
@@ -53,7 +56,7 @@ projectsRoutes.openapi(
     responses: { 201: json(ProjectSchema, 'the project'), ...errorResponses(409) },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
+    const { accountId } = account.of(c);
     return c.json(
       toProject(await createProject(requestContext(c), { accountId, body: c.req.valid('json') })),
       201,
@@ -67,13 +70,11 @@ projectsRoutes.openapi(
     path: '/projects',
     tags: ['projects'],
     summary: 'Projects the caller belongs to',
-    middleware: [readsCaller],
+    middleware: listing.middleware,
     responses: { 200: json(z.object({ projects: z.array(ProjectSchema) }), 'the projects') },
   }),
   async (c) => {
-    const [rows] = await readWithCaller(c, [listProjects(getHttpDb(c), callerAccount(c))]);
-    requireAccount(c.get('principal'));
-    return c.json({ projects: rows.map((r) => toProject(r.project, r.role)) }, 200);
+    return c.json({ projects: listing.of(c).rows.map((r) => toProject(r.project, r.role)) }, 200);
   },
 );
 
@@ -83,11 +84,12 @@ projectsRoutes.openapi(
     path: '/projects/{id}',
     tags: ['projects'],
     summary: 'One project',
+    middleware: reader.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(ProjectSchema, 'the project') },
   }),
   async (c) => {
-    const { project, role } = await access(c, c.req.valid('param').id, 'read');
+    const { project, role } = reader.of(c);
     return c.json(toProject(project, role), 200);
   },
 );
@@ -100,6 +102,7 @@ projectsRoutes.openapi(
     path: '/projects/{id}/members/{accountId}',
     tags: ['projects'],
     summary: 'Grant a role (admin; owner to grant or change owner)',
+    middleware: admin.middleware,
     request: { params: MemberParams, ...jsonBody(z.object({ role: z.enum(ROLES) }).strict()) },
     responses: {
       200: json(z.object({ account_id: z.string(), role: z.enum(ROLES) }), 'the membership'),
@@ -109,9 +112,9 @@ projectsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const { role } = c.req.valid('json');
-    const { project, role: callerRole } = await access(c, params.id, 'admin');
+    const { projectId, role: callerRole } = admin.of(c);
     const accountId = requireUuid(params.accountId, 'account');
-    await setMember(requestContext(c), { projectId: project.id, callerRole, accountId, role });
+    await setMember(requestContext(c), { projectId, callerRole, accountId, role });
     return c.json({ account_id: accountId, role }, 200);
   },
 );
@@ -122,6 +125,7 @@ projectsRoutes.openapi(
     path: '/projects/{id}/members/{accountId}',
     tags: ['projects'],
     summary: 'Remove a member',
+    middleware: admin.middleware,
     request: { params: MemberParams },
     responses: {
       200: json(z.object({ removed: z.boolean() }), 'whether a member was removed'),
@@ -130,9 +134,9 @@ projectsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const { project, role: callerRole } = await access(c, params.id, 'admin');
+    const { projectId, role: callerRole } = admin.of(c);
     const accountId = requireUuid(params.accountId, 'account');
-    const removed = await removeMember(requestContext(c), { projectId: project.id, callerRole, accountId });
+    const removed = await removeMember(requestContext(c), { projectId, callerRole, accountId });
     return c.json({ removed }, 200);
   },
 );

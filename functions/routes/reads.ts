@@ -70,7 +70,7 @@ export interface Access {
 /** Who the handler serves: the project the path names, or the calling account. */
 type Who<A extends Access> = A['role'] extends 'account'
   ? { accountId: string }
-  : { project: Project; projectId: string };
+  : { project: Project; projectId: string; role: Role | null };
 
 /** The values of reads `R`, by name, with who the caller reaches. */
 export type ReadValues<R extends Reads, A extends Access = Access> = {
@@ -164,7 +164,9 @@ class Admission {
 }
 
 const whoValues = (who: Admitted): Record<string, unknown> =>
-  'project' in who ? { project: who.project, projectId: who.project.id } : { accountId: who.accountId };
+  'project' in who
+    ? { project: who.project, projectId: who.project.id, role: who.role }
+    : { accountId: who.accountId };
 
 /** The middleware that opens a route's {@link Admission}, running `pathReads` when given. */
 function admissionMiddleware(

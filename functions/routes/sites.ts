@@ -1,13 +1,12 @@
 /** Sites of a project (contract §4). */
-import { type AppEnv, getHttpDb } from '../context';
 import { SLUG_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/caller/api-caller';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { sitesOfProject } from '../services/reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
 import { createSite } from '../services/sites';
-import { access, iso, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
+import { declaredRoutes, declareReads, readMany, rowsRead } from './reads';
+import { iso, ProjectParam, requestContext } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
@@ -16,7 +15,22 @@ const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
   created_at: iso(s.createdAt),
 });
 
-export const sitesRoutes = routeGroup<AppEnv>();
+export const sitesRoutes = declaredRoutes();
+
+/** The project, at write. */
+const writer = declareReads({ role: 'write' });
+/** The project's sites, at read. */
+const listing = declareReads({ role: 'read' }, ({ http, path }) => ({
+  answer: rowsRead(sitesOfProject(http, path.id ?? '')),
+}));
+/** The site the path names and the services its own credentials are of, at write (its 404 after the caller's). */
+const removal = declareReads({ role: 'write' }, ({ http, path, project }) => ({
+  removal: readMany(siteRemovalQueries(http, project, path.siteId ?? ''), (answers) => {
+    const { found, targets } = siteRemovalFrom(answers);
+    if (!found) throw new ApiError('NOT_FOUND', 'site not found');
+    return targets;
+  }),
+}));
 
 sitesRoutes.openapi(
   apiRoute({
@@ -24,6 +38,7 @@ sitesRoutes.openapi(
     path: '/projects/{id}/sites',
     tags: ['sites'],
     summary: 'Create a site (it starts with no connections)',
+    middleware: writer.middleware,
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -33,9 +48,9 @@ sitesRoutes.openapi(
     responses: { 201: json(SiteSchema, 'the site'), ...errorResponses(409) },
   }),
   async (c) => {
-    const { project } = await access(c, c.req.valid('param').id, 'write');
+    const { projectId } = writer.of(c);
     const { slug } = c.req.valid('json');
-    return c.json(toSite(await createSite(requestContext(c), { projectId: project.id, slug })), 201);
+    return c.json(toSite(await createSite(requestContext(c), { projectId, slug })), 201);
   },
 );
 
@@ -45,15 +60,12 @@ sitesRoutes.openapi(
     path: '/projects/{id}/sites',
     tags: ['sites'],
     summary: "The project's sites",
-    middleware: [readsCaller],
+    middleware: listing.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ sites: z.array(SiteSchema) }), 'the sites') },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
-    const [answer] = await readWithCaller(c, [sitesOfProject(getHttpDb(c), ref)]);
-    await access(c, ref, 'read');
-    const listed = answer.rows[0]?.sites ?? [];
+    const listed = listing.of(c).answer.rows[0]?.sites ?? [];
     return c.json(
       { sites: listed.map(([id, slug, at]) => ({ id, slug, created_at: iso(new Date(at)) })) },
       200,
@@ -72,20 +84,13 @@ sitesRoutes.openapi(
         siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
       }),
     },
-    middleware: [readsCaller],
+    middleware: removal.middleware,
     responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted') },
   }),
   async (c) => {
-    const params = c.req.valid('param');
     // The caller, the site and the services its own credentials are of in one trip; then one batch.
-    const answers = await readWithCaller(
-      c,
-      siteRemovalQueries(getHttpDb(c), projectIdOf(params.id), params.siteId),
-    );
-    const { project } = await access(c, params.id, 'write');
-    const { found, targets } = siteRemovalFrom(answers);
-    if (!found) throw new ApiError('NOT_FOUND', 'site not found');
-    await removeSite(requestContext(c), project.id, params.siteId, targets);
+    const { projectId, removal: targets } = removal.of(c);
+    await removeSite(requestContext(c), projectId, c.req.valid('param').siteId, targets);
     return c.json({ deleted: true as const }, 200);
   },
 );
