@@ -7,7 +7,7 @@
  * working. Apps still handed the main user (a standalone MongoDB's) get the new one by patch.
  */
 
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { DatabaseLevel } from '../../domain/levels';
@@ -17,7 +17,13 @@ import { randomPassword } from '../../lib/ids';
 import type { JobContext } from '../../request-context';
 import { activityQuery, SYSTEM_SOURCE } from '../activity';
 import { enqueueDeliveries } from '../delivery/deliveries';
-import { effectiveEnvs, handSharedLogin, recordChangedEnvs, sharedUserOf } from './shared-reader';
+import {
+  effectiveEnvs,
+  handSharedLogin,
+  onSharedCredential,
+  recordChangedEnvs,
+  sharedUserOf,
+} from './shared-reader';
 
 /** Databases taken a tick: each costs a few cluster calls. */
 const BATCH = 20;
@@ -27,13 +33,7 @@ async function sharedLevels(ctx: JobContext, id: string): Promise<DatabaseLevel[
   const rows = await ctx.db
     .selectDistinct({ level: connections.level })
     .from(connections)
-    .where(
-      and(
-        eq(connections.resourceId, id),
-        eq(connections.kind, 'database'),
-        sql`${connections.credentialMode} = 'shared'`,
-      ),
-    );
+    .where(onSharedCredential(id));
   return rows.map((r) => r.level).filter((l): l is DatabaseLevel => l === 'read-only' || l === 'connect');
 }
 
@@ -49,7 +49,7 @@ async function rotateMain(ctx: JobContext, id: string): Promise<string[]> {
     const holders = await tx
       .selectDistinct({ siteId: connections.siteId, projectId: connections.projectId })
       .from(connections)
-      .where(and(eq(connections.resourceId, id), sql`${connections.credentialMode} = 'shared'`));
+      .where(onSharedCredential(id));
     const before = await effectiveEnvs(tx, ctx, holders);
     const password = randomPassword();
     await setSecret(engineOf(row.engine).provisioner(ctx.adapters), row.physicalName, row.mainUser, password);

@@ -73,19 +73,20 @@ export async function createSharedReader(
   return { readerUser: name, readerPasswordCiphertext: await config.keyring.encrypt(password) };
 }
 
+/** Where a connection is to database `id` and served by its shared credential. */
+export const onSharedCredential = (id: string) =>
+  and(
+    eq(connections.resourceId, id),
+    eq(connections.kind, 'database'),
+    sql`${connections.credentialMode} = 'shared'`,
+  );
+
 /** The sites with a connection to database `id` at `level` served by the shared credential. */
 async function sharedHolders(tx: DbOrTx, id: string, level: DatabaseLevel) {
   return tx
     .selectDistinct({ siteId: connections.siteId, projectId: connections.projectId })
     .from(connections)
-    .where(
-      and(
-        eq(connections.resourceId, id),
-        eq(connections.kind, 'database'),
-        sql`${connections.credentialMode} = 'shared'`,
-        eq(connections.level, level),
-      ),
-    );
+    .where(and(onSharedCredential(id), eq(connections.level, level)));
 }
 
 /**
