@@ -1,12 +1,11 @@
 /** The Access section of a database, bucket or auth app (contract §7): who reaches the service. */
-import { type AppEnv, getHttpDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { kindOf } from '../kinds/registry';
-import { apiRoute, json, routeGroup, z } from '../lib/openapi';
+import { apiRoute, json, z } from '../lib/openapi';
 import { type AccessKind, accessListingOf, accessListingQuery } from '../services/access/listing';
-import { projectIdOf } from '../services/caller/api-caller';
 import { kindSchemaName, levelEnum, nullableLevelEnum } from './connection-schemas';
-import { access, ProjectParam, readsCaller, readWithCaller } from './shared';
+import { declaredRoutes, declareReads, read } from './reads';
+import { ProjectParam } from './shared';
 
 /** A site in `kind`'s Access listing: its level of that kind, or null when not connected. */
 const accessSiteSchema = (kind: Kind) =>
@@ -73,9 +72,13 @@ const ROUTES: Array<{
   },
 ];
 
-export const accessRoutes = routeGroup<AppEnv>();
+export const accessRoutes = declaredRoutes();
 
 for (const { kind, segment, param, extra, description } of ROUTES) {
+  // Accounts at the read role only: project API keys are refused (403).
+  const listing = declareReads({ role: 'read' }, ({ http, path, project }) => ({
+    answer: read(accessListingQuery(http, project, kind, path[param] ?? ''), (a) => accessListingOf(kind, a)),
+  }));
   accessRoutes.openapi(
     apiRoute({
       method: 'get',
@@ -83,21 +86,12 @@ for (const { kind, segment, param, extra, description } of ROUTES) {
       tags: ['access'],
       summary: `Who reaches this ${kindOf(kind).word} (read role)`,
       description,
-      middleware: [readsCaller],
+      middleware: listing.middleware,
       request: { params: ProjectParam.extend({ [param]: z.string() }) },
       responses: {
         200: json(z.object({ sites: z.array(accessSiteSchema(kind)), ...extra }), 'the access listing'),
       },
     }),
-    async (c) => {
-      const params: Record<string, string | undefined> = c.req.param();
-      const ref = params.id ?? '';
-      const [answer] = await readWithCaller(c, [
-        accessListingQuery(getHttpDb(c), projectIdOf(ref), kind, params[param] ?? ''),
-      ]);
-      // Accounts at the read role only: project API keys are refused (403).
-      await access(c, ref, 'read');
-      return c.json(accessListingOf(kind, answer), 200);
-    },
+    async (c) => c.json(listing.of(c).answer, 200),
   );
 }

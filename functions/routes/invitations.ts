@@ -5,13 +5,12 @@
  * mail webhook.
  */
 import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
+import type { AppEnv } from '../context';
 import { ROLES } from '../domain/roles';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { log } from '../lib/logger';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/caller/api-caller';
+import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { requireAccount } from '../services/caller/project-access';
 import {
   acceptInvitation,
@@ -22,7 +21,8 @@ import {
   listMembers,
   revokeInvitation,
 } from '../services/invitations';
-import { access, iso, ProjectParam, readsCaller, readWithCaller, requestContext } from './shared';
+import { declaredRoutes, declareInputReads, declareReads, read, rowsRead } from './reads';
+import { iso, ProjectParam, requestContext } from './shared';
 
 const InvitationSchema = z
   .object({
@@ -46,7 +46,28 @@ const MemberSchema = z
 
 const TokenParam = z.object({ token: z.string().min(1).max(200) });
 
-export const invitationsRoutes = routeGroup<AppEnv>();
+export const invitationsRoutes = declaredRoutes();
+
+/** The project's members, at read. */
+const membersRead = declareReads({ role: 'read' }, ({ http, project }) => ({
+  answer: rowsRead(listMembers(http, project)),
+}));
+/** The project's pending invitations, at read. */
+const invitationsRead = declareReads({ role: 'read' }, ({ http, project }) => ({
+  answer: rowsRead(listInvitations(http, project)),
+}));
+/** The project, at admin. */
+const admin = declareReads({ role: 'admin' });
+/** An account caller. */
+const account = declareReads({ role: 'account' });
+/** The pending invitation whose token hashes to the input, for an account caller (its 404 after the caller's). */
+const invitationRead = declareInputReads({ role: 'account' }, ({ http }, hash: string) => ({
+  row: read(invitationByHash(http, hash), ({ rows: [row] }) => {
+    if (!row)
+      throw new ApiError('NOT_FOUND', 'invitation not found: it is unknown, used, revoked or expired');
+    return row;
+  }),
+}));
 
 invitationsRoutes.openapi(
   apiRoute({
@@ -54,15 +75,12 @@ invitationsRoutes.openapi(
     path: '/projects/{id}/members',
     tags: ['projects'],
     summary: "The project's members with their e-mail addresses and roles",
-    middleware: [readsCaller],
+    middleware: membersRead.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ members: z.array(MemberSchema) }), 'oldest first') },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
-    const [answer] = await readWithCaller(c, [listMembers(getHttpDb(c), projectIdOf(ref))]);
-    await access(c, ref, 'read');
-    const members = answer.rows.map((m) => ({
+    const members = membersRead.of(c).answer.rows.map((m) => ({
       account_id: m.account_id,
       email: m.email,
       name: m.name,
@@ -79,6 +97,7 @@ invitationsRoutes.openapi(
     path: '/projects/{id}/invitations',
     tags: ['projects'],
     summary: 'Invite an e-mail address with a role (admin; owner to invite an owner); the link is shown once',
+    middleware: admin.middleware,
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -95,11 +114,11 @@ invitationsRoutes.openapi(
     },
   }),
   async (c) => {
-    const { project, role: callerRole, principal } = await access(c, c.req.valid('param').id, 'admin');
+    const { project, role: callerRole } = admin.of(c);
     const { email, role } = c.req.valid('json');
     if (role === 'owner' && callerRole !== 'owner')
       throw new ApiError('FORBIDDEN', 'only an owner may invite an owner');
-    const invitedBy = requireAccount(principal);
+    const invitedBy = requireAccount(c.get('principal'));
     const made = await createInvitation(requestContext(c), {
       projectId: project.id,
       email,
@@ -142,15 +161,12 @@ invitationsRoutes.openapi(
     path: '/projects/{id}/invitations',
     tags: ['projects'],
     summary: "The project's pending invitations (never their links)",
-    middleware: [readsCaller],
+    middleware: invitationsRead.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ invitations: z.array(InvitationSchema) }), 'oldest first') },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
-    const [answer] = await readWithCaller(c, [listInvitations(getHttpDb(c), projectIdOf(ref))]);
-    await access(c, ref, 'read');
-    const invitations = answer.rows.map((i) => ({
+    const invitations = invitationsRead.of(c).answer.rows.map((i) => ({
       id: i.id,
       email: i.email,
       role: i.role,
@@ -167,16 +183,16 @@ invitationsRoutes.openapi(
     path: '/projects/{id}/invitations/{invitationId}',
     tags: ['projects'],
     summary: 'Revoke a pending invitation',
+    middleware: admin.middleware,
     request: { params: ProjectParam.extend({ invitationId: z.string() }) },
     responses: { 200: json(z.object({ revoked: z.boolean() }), 'whether a pending invitation was revoked') },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const { project } = await access(c, params.id, 'admin');
     return c.json(
       {
         revoked: await revokeInvitation(requestContext(c), {
-          projectId: project.id,
+          projectId: admin.of(c).projectId,
           invitationId: params.invitationId,
         }),
       },
@@ -191,7 +207,7 @@ invitationsRoutes.openapi(
     path: '/invitations/{token}',
     tags: ['projects'],
     summary: 'What a pending invitation offers (for its accept page)',
-    middleware: [readsCaller],
+    middleware: invitationRead.middleware,
     request: { params: TokenParam },
     responses: {
       200: json(
@@ -206,12 +222,7 @@ invitationsRoutes.openapi(
     },
   }),
   async (c) => {
-    const hash = await sha256Hex(c.req.valid('param').token);
-    const [answer] = await readWithCaller(c, [invitationByHash(getHttpDb(c), hash)]);
-    requireAccount(c.get('principal'));
-    const [row] = answer.rows;
-    if (!row)
-      throw new ApiError('NOT_FOUND', 'invitation not found: it is unknown, used, revoked or expired');
+    const { row } = await invitationRead.run(c, await sha256Hex(c.req.valid('param').token));
     return c.json(
       {
         email: row.email,
@@ -230,13 +241,14 @@ invitationsRoutes.openapi(
     path: '/invitations/{token}/accept',
     tags: ['projects'],
     summary: 'Accept an invitation as the account whose e-mail it names (single use)',
+    middleware: account.middleware,
     request: { params: TokenParam },
     responses: {
       200: json(z.object({ project_id: z.string(), role: z.enum(ROLES) }), 'the membership'),
     },
   }),
   async (c) => {
-    const accountId = requireAccount(c.get('principal'));
+    const { accountId } = account.of(c);
     return c.json(
       await acceptInvitation(requestContext(c), { accountId, token: c.req.valid('param').token }),
       200,
