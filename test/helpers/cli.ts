@@ -8,6 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { forFile } from './for-file';
 
 /** The entry file exactly as package.json's `bin` names it. */
 export const CLI_ENTRY = resolve(fileURLToPath(new URL('../../scripts/cli/tether.mjs', import.meta.url)));
@@ -52,7 +54,32 @@ export function cliHomeOf(
   owner: { token: string; project: { slug: string } },
   apiUrl: string,
 ): Promise<CliHome> {
-  return cliHome({ TETHER_API_URL: apiUrl, TETHER_TOKEN: owner.token, TETHER_PROJECT: owner.project.slug });
+  return cliHome(ownerEnv(owner, apiUrl));
+}
+
+/** The variables that point the CLI at `owner`'s project through `apiUrl`. */
+function ownerEnv(
+  owner: { token: string; project: { slug: string } },
+  apiUrl: string,
+): Record<string, string> {
+  return { TETHER_API_URL: apiUrl, TETHER_TOKEN: owner.token, TETHER_PROJECT: owner.project.slug };
+}
+
+/** The file's CLI home, made before its first test and removed after its last; {@link signInAs} points it at a project. */
+export function cliHomeForFile(): CliHome {
+  return forFile(
+    () => cliHome(),
+    (home) => home.cleanup(),
+  );
+}
+
+/** Points the runs of `home` at `owner`'s project through `apiUrl` (the shared Worker by default), as {@link cliHomeOf} does. */
+export function signInAs(
+  home: CliHome,
+  owner: { token: string; project: { slug: string } },
+  apiUrl: string = inject('baseUrl'),
+): void {
+  Object.assign(home.env, ownerEnv(owner, apiUrl));
 }
 
 /** Extra variables of one run; `undefined` removes a default (NO_COLOR, to test colour). */

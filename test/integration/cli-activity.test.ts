@@ -3,20 +3,17 @@
  * `tether activity` shows the project's record: a table, `--json`, `--site`, and `--follow`
  * printing a change made while it runs.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ActivityPage } from '../helpers/activity';
-import { type CliHome, cliHomeOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
+import { cliHomeForFile, runCli, signInAs, spawnCli, waitForOutput } from '../helpers/cli';
 import { type SeededProject, seedProject } from '../helpers/connections';
 
 let p: SeededProject;
-let h: CliHome;
+const h = cliHomeForFile();
 
 beforeAll(async () => {
   p = await seedProject(inject('baseUrl'), 1);
-  h = await cliHomeOf(p, inject('baseUrl'));
-});
-afterAll(async () => {
-  await h.cleanup();
+  signInAs(h, p);
 });
 
 describe('tether activity', () => {

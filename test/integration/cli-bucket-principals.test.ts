@@ -7,21 +7,18 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { cliHomeForFile, runCli, signInAs } from '../helpers/cli';
 import { type SeededProject, type Service, seedProject } from '../helpers/connections';
 
 let world: SeededProject;
 let bucket: Service;
-let h: CliHome;
+const h = cliHomeForFile();
 
 beforeAll(async () => {
   world = await seedProject(inject('baseUrl'), 1, { buckets: 1 });
   bucket = world.buckets[0] as Service;
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 type Listed = { principals: Array<{ name: string; access_key_id: string; level: string }> };

@@ -6,19 +6,16 @@
 import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLI_ENTRY, type CliHome, cliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { CLI_ENTRY, type CliHome, cliHome, cliHomeForFile, runCli, signInAs } from '../helpers/cli';
 import { type SeededProject, seedProject } from '../helpers/connections';
 
 let world: SeededProject;
-let h: CliHome;
+const h = cliHomeForFile();
 
 beforeAll(async () => {
   world = await seedProject(inject('baseUrl'), 1, { databases: 2, buckets: 1, authApps: 1 });
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 /** The candidates `tether __complete` prints for the words after `tether` (the last one typed). */

@@ -3,10 +3,10 @@
  * a terminal, unknown names, API refusals (exit 2) and network failure (exit 3). Listing and
  * disconnecting: cli-disconnect.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { type ApiClient, api, createAccount } from '../helpers/api';
-import { type CliHome, cliHomeOf, HAS_SCRIPT, runCli, runCliInTerminal } from '../helpers/cli';
+import { cliHomeForFile, HAS_SCRIPT, runCli, runCliInTerminal, signInAs } from '../helpers/cli';
 import { createAuthApp, type Service, seedProject, siteConnections } from '../helpers/connections';
 
 /** The keystroke a person ends a question with, as the terminal delivers it in raw mode. */
@@ -21,7 +21,7 @@ let admin: { id: string; slug: string };
 let db: Service;
 let bucket: Service;
 let app: Service;
-let h: CliHome;
+const h = cliHomeForFile();
 
 /** The site's connections straight from the API. */
 const connectionsOf = (siteId: string) => siteConnections(as, projectId, siteId);
@@ -37,11 +37,7 @@ beforeAll(async () => {
     Service,
     Service,
   ];
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 describe('tether connect', () => {

@@ -2,9 +2,9 @@
  * `tether db sites <db> [--add <site>]` through the older per-service route
  * GET/PUT /api/v1/databases/:id/sites, as a subprocess against the local stack.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiClient } from '../helpers/api';
-import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { cliHomeForFile, runCli, signInAs } from '../helpers/cli';
 import { type Service, seedProject } from '../helpers/connections';
 
 let as: ApiClient;
@@ -12,7 +12,7 @@ let projectId: string;
 let web: { id: string; slug: string };
 let admin: { id: string; slug: string };
 let db: Service;
-let h: CliHome;
+const h = cliHomeForFile();
 
 async function levelOf(siteId: string): Promise<string | undefined> {
   const res = await as.get<{ connections: Array<{ resource_id: string; level: string }> }>(
@@ -35,11 +35,7 @@ beforeAll(async () => {
     level: 'read-only',
   });
   expect(connected.status).toBe(201);
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 describe('tether db sites', () => {

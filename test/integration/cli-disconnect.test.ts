@@ -2,9 +2,9 @@
  * `tether connections` and `tether disconnect` as a subprocess against the local stack: tables
  * and JSON, confirmations (refused without a terminal, cancelled on one), unknown names.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiClient } from '../helpers/api';
-import { type CliHome, cliHomeOf, HAS_SCRIPT, runCli, runCliInTerminal } from '../helpers/cli';
+import { cliHomeForFile, HAS_SCRIPT, runCli, runCliInTerminal, signInAs } from '../helpers/cli';
 import {
   type Connection,
   createSite,
@@ -25,7 +25,7 @@ let web: { id: string; slug: string };
 let db: Service;
 let bucket: Service;
 let app: Service;
-let h: CliHome;
+const h = cliHomeForFile();
 
 /** The site's connections straight from the API. */
 const connectionsOf = (siteId: string) => siteConnections(as, projectId, siteId);
@@ -54,11 +54,7 @@ beforeAll(async () => {
     });
     expect(res.status, res.text).toBe(201);
   }
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 describe('tether connections', () => {

@@ -2,20 +2,17 @@
  * `tether env get NAME` prints the one value the app is handed (derived included; exit 1 when
  * unset), and `tether promote <kind> <name>` hands a connection its family's plain names.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { cliHomeForFile, runCli, signInAs } from '../helpers/cli';
 import { createDatabase, effectiveVars, type SeededProject, seedProject } from '../helpers/connections';
 
 let world: SeededProject;
-let h: CliHome;
+const h = cliHomeForFile();
 
 beforeAll(async () => {
   // One site: the database is connected to it at once and holds DATABASE_URL.
   world = await seedProject(inject('baseUrl'), 1, { databases: 1 });
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 describe('tether env get and tether promote', () => {

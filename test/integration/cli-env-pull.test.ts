@@ -6,9 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'dotenv';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiClient } from '../helpers/api';
-import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { cliHomeForFile, runCli, signInAs } from '../helpers/cli';
 import { seedProject } from '../helpers/connections';
 
 /** User-set values built to break naive env writers. */
@@ -42,7 +42,7 @@ const HOSTILE: Record<string, string> = {
 let as: ApiClient;
 let projectId: string;
 let siteId: string;
-let h: CliHome;
+const h = cliHomeForFile();
 
 async function effective(): Promise<Record<string, string>> {
   const res = await as.get<{ vars: Record<string, string> }>(
@@ -60,11 +60,7 @@ beforeAll(async () => {
   siteId = world.site.id;
   const put = await as.put(`/api/v1/projects/${projectId}/sites/${siteId}/env`, { vars: HOSTILE });
   expect(put.status).toBe(200);
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 describe('tether env pull', () => {

@@ -4,23 +4,20 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type CliHome, cliHomeOf, runCli } from '../helpers/cli';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { cliHomeForFile, runCli, signInAs } from '../helpers/cli';
 import { type Service, seedProject } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
 import { canLogin } from '../helpers/pg-login';
 
 let db: Service;
-let h: CliHome;
+const h = cliHomeForFile();
 let world: Awaited<ReturnType<typeof seedProject>>;
 
 beforeAll(async () => {
   world = await seedProject(inject('baseUrl'), 1, { databases: 1 });
   db = world.databases[0] as Service;
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 const json = <T>(stdout: string): T => JSON.parse(stdout) as T;

@@ -7,14 +7,14 @@
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiClient } from '../helpers/api';
-import { type CliHome, cliHomeOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
+import { cliHomeForFile, runCli, signInAs, spawnCli, waitForOutput } from '../helpers/cli';
 import { seedProject } from '../helpers/connections';
 
 let as: ApiClient;
 let site: string;
-let h: CliHome;
+const h = cliHomeForFile();
 let db: string;
 const TRICKY = 'it\'s $HOME `ls` "q"\nsecond line';
 
@@ -28,11 +28,7 @@ beforeAll(async () => {
   site = `/api/v1/projects/${world.project.id}/sites/${world.site.id}`;
   db = world.databases[0]?.name as string;
   expect((await as.put(`${site}/env`, { vars: { TRICKY } })).status).toBe(200);
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 describe('tether run', () => {

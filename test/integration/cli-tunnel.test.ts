@@ -10,10 +10,10 @@ import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'dotenv';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort, isPortFree } from '../../scripts/local/net';
 import { type ApiClient, createAccount } from '../helpers/api';
-import { type CliHome, cliHomeOf, exitOf, runCli, spawnCli, waitForOutput } from '../helpers/cli';
+import { cliHomeForFile, exitOf, runCli, signInAs, spawnCli, waitForOutput } from '../helpers/cli';
 import { createDatabase, createSite, type Service, seedProject } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
 
@@ -22,7 +22,7 @@ let projectId: string;
 let site: { id: string; slug: string };
 let first: Service;
 let second: Service;
-let h: CliHome;
+const h = cliHomeForFile();
 
 const upper = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
@@ -86,11 +86,7 @@ beforeAll(async () => {
   ({ as, site } = world);
   projectId = world.project.id;
   [first, second] = world.databases as [Service, Service];
-  h = await cliHomeOf(world, inject('baseUrl'));
-});
-
-afterAll(async () => {
-  await h?.cleanup();
+  signInAs(h, world);
 });
 
 describe('tether connect --local', () => {
