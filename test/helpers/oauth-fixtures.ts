@@ -13,15 +13,17 @@ import {
   asClient,
   createTestAuthApp,
   githubAccount,
+  githubSignIn,
   googleClaims,
   newClient,
   oneTimeCode,
   pkcePair,
   type Session,
   startOAuthWorker,
+  startSignIn,
   type TestAuthApp,
 } from './oauth';
-import { type ProviderStandIn, startProviderStandIn } from './provider-stand-in';
+import { type GithubAccount, type ProviderStandIn, startProviderStandIn } from './provider-stand-in';
 import type { ExtraWorker } from './worker';
 
 type Post<T = Record<string, unknown>> = Promise<ApiResponse<T>>;
@@ -50,6 +52,17 @@ export interface BrowserStarts {
   start: (query: Record<string, string>, provider?: string, slug?: string) => Post;
   /** The query of a sign-in to `redirect_uri` with the file's S256 challenge. */
   withPkce: (redirect_uri: string) => Record<string, string>;
+  /** helpers/oauth.ts's startSignIn on the file's Worker and app (or `slug`). */
+  startSignIn: (
+    provider: 'google' | 'github',
+    query: Record<string, string>,
+    slug?: string,
+  ) => Promise<{ state: string; location: string }>;
+  /** helpers/oauth.ts's githubSignIn on the file's stand-in, Worker and app (or `opts.slug`), as `opts.account` or a fresh one. */
+  githubSignIn: (
+    query: Record<string, string>,
+    opts?: { account?: GithubAccount; slug?: string },
+  ) => Promise<string>;
 }
 
 /** What the fixtures give a test. */
@@ -161,7 +174,7 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures a fixture needs from this pattern
   pkce: [async ({}, use) => use(await pkcePair()), { scope: 'file' }],
   browser: [
-    async ({ worker, app, pkce }, use) =>
+    async ({ standIn, worker, app, pkce }, use) =>
       use({
         start: (query, provider = 'google', slug = app.slug) =>
           api(worker.baseUrl).get(`/v1/${slug}/auth/${provider}?${new URLSearchParams(query)}`),
@@ -170,6 +183,9 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
           code_challenge: pkce.challenge,
           code_challenge_method: 'S256',
         }),
+        startSignIn: (provider, query, slug = app.slug) => startSignIn(worker.baseUrl, slug, provider, query),
+        githubSignIn: (query, opts = {}) =>
+          githubSignIn(worker.baseUrl, standIn, opts.slug ?? app.slug, query, opts.account),
       }),
     { scope: 'file' },
   ],

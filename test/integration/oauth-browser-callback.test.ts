@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { CORPUS_ORIGINS } from '../fixtures/redirect-corpus';
 import { api } from '../helpers/api';
-import { createTestAuthApp, githubAccount, githubSignIn, paramsOf, startSignIn } from '../helpers/oauth';
+import { createTestAuthApp, githubAccount, paramsOf } from '../helpers/oauth';
 import { oauthTest } from '../helpers/oauth-fixtures';
 
 /** The file's fixtures, and `callback(provider, query)`: GET /auth/{provider}/callback of the file's app. */
@@ -25,9 +25,9 @@ describe('the callback', () => {
     app,
     pkce,
     exchange,
-    browser: { withPkce },
+    browser: { withPkce, githubSignIn },
   }) => {
-    const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
+    const location = await githubSignIn({
       ...withPkce('myapp://auth'),
       state: 'xyz',
     });
@@ -41,17 +41,10 @@ describe('the callback', () => {
 
   it('Google: verifies the ID token with the nonce it sent, then returns a code', async ({
     standIn,
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, startSignIn },
     callback,
   }) => {
-    const { state, location } = await startSignIn(
-      worker.baseUrl,
-      app.slug,
-      'google',
-      withPkce('https://app.example.com'),
-    );
+    const { state, location } = await startSignIn('google', withPkce('https://app.example.com'));
     const nonce = new URL(location).searchParams.get('nonce');
     const code = `g-${randomBytes(6).toString('hex')}`;
     standIn.googleCode(code, {
@@ -70,12 +63,10 @@ describe('the callback', () => {
 
   it('Google: an ID token with another nonce ends in error=, never a code', async ({
     standIn,
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, startSignIn },
     callback,
   }) => {
-    const { state } = await startSignIn(worker.baseUrl, app.slug, 'google', withPkce('myapp://auth'));
+    const { state } = await startSignIn('google', withPkce('myapp://auth'));
     const code = `g-${randomBytes(6).toString('hex')}`;
     standIn.googleCode(code, { sub: 'x', email: 'x@example.test', nonce: 'replayed-nonce' });
     const res = await callback('google', { code, state });
@@ -86,12 +77,10 @@ describe('the callback', () => {
   });
 
   it('the provider reporting an error sends error=<message> to the redirect_uri', async ({
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, startSignIn },
     callback,
   }) => {
-    const { state } = await startSignIn(worker.baseUrl, app.slug, 'github', {
+    const { state } = await startSignIn('github', {
       ...withPkce('myapp://auth'),
       state: 's1',
     });
@@ -108,36 +97,29 @@ describe('the callback', () => {
   });
 
   it('a provider code the provider refuses ends in error=', async ({
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, startSignIn },
     callback,
   }) => {
-    const { state } = await startSignIn(worker.baseUrl, app.slug, 'github', withPkce('myapp://auth'));
+    const { state } = await startSignIn('github', withPkce('myapp://auth'));
     const res = await callback('github', { code: 'never-issued', state });
     expect(paramsOf(res.headers.get('location') ?? '').get('error')).toMatch(/GitHub/);
   });
 
   it('GitHub without a verified primary e-mail ends in error=', async ({
-    standIn,
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, githubSignIn },
   }) => {
     const account = githubAccount();
     account.emails = account.emails.map((e) => ({ ...e, verified: !e.primary }));
-    const location = await githubSignIn(worker.baseUrl, standIn, app.slug, withPkce('myapp://auth'), account);
+    const location = await githubSignIn(withPkce('myapp://auth'), { account });
     expect(paramsOf(location).get('error')).toMatch(/verified primary e-mail/);
   });
 
   it('the state is single use and unknown states get JSON 400, never a redirect', async ({
     standIn,
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, startSignIn },
     callback,
   }) => {
-    const { state } = await startSignIn(worker.baseUrl, app.slug, 'github', withPkce('myapp://auth'));
+    const { state } = await startSignIn('github', withPkce('myapp://auth'));
     const code = `gh-${randomBytes(6).toString('hex')}`;
     standIn.githubCode(code, githubAccount());
     expect((await callback('github', { code, state })).status).toBe(302);
@@ -154,24 +136,20 @@ describe('the callback', () => {
   });
 
   it("a state started for Google is refused at GitHub's callback", async ({
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, startSignIn },
     callback,
   }) => {
-    const { state } = await startSignIn(worker.baseUrl, app.slug, 'google', withPkce('myapp://auth'));
+    const { state } = await startSignIn('google', withPkce('myapp://auth'));
     const res = await callback('github', { code: 'c', state });
     expect([res.status, res.headers.get('location')]).toEqual([400, null]);
   });
 
   it('a disabled user is sent back with error=Account is disabled', async ({
-    standIn,
-    worker,
     app,
-    browser: { withPkce },
+    browser: { withPkce, githubSignIn },
   }) => {
     const account = githubAccount();
-    await githubSignIn(worker.baseUrl, standIn, app.slug, withPkce('myapp://auth'), account);
+    await githubSignIn(withPkce('myapp://auth'), { account });
     const users = await app.admin.get<{ users: Array<{ id: string; email: string }> }>(
       `/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users?limit=1000`,
     );
@@ -179,23 +157,21 @@ describe('the callback', () => {
     await app.admin.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}/users/${user?.id}`, {
       disabled: true,
     });
-    const location = await githubSignIn(worker.baseUrl, standIn, app.slug, withPkce('myapp://auth'), account);
+    const location = await githubSignIn(withPkce('myapp://auth'), { account });
     expect(paramsOf(location).get('error')).toBe('Account is disabled');
     expect(paramsOf(location).get('code')).toBeNull();
   });
 
-  it('the user limit sends error= back', async ({ standIn, worker, browser: { withPkce } }) => {
+  it('the user limit sends error= back', async ({ worker, browser: { withPkce, githubSignIn } }) => {
     const limited = await createTestAuthApp(worker.baseUrl, { userLimit: 0 });
-    const location = await githubSignIn(worker.baseUrl, standIn, limited.slug, withPkce('myapp://auth'));
+    const location = await githubSignIn(withPkce('myapp://auth'), { slug: limited.slug });
     expect(paramsOf(location).get('error')).toBe("This app's user limit has been reached");
   });
 
   it('without code_challenge the https web flow returns the tokens in the fragment', async ({
-    standIn,
-    worker,
-    app,
+    browser: { githubSignIn },
   }) => {
-    const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
+    const location = await githubSignIn({
       redirect_uri: 'https://links.example.com/auth/callback',
       state: 'w',
     });
@@ -212,10 +188,10 @@ describe('the callback', () => {
   it('an origin removed while the user was at the provider is not redirected to', async ({
     standIn,
     worker,
-    browser: { withPkce },
+    browser: { withPkce, startSignIn },
   }) => {
     const own = await createTestAuthApp(worker.baseUrl);
-    const { state } = await startSignIn(worker.baseUrl, own.slug, 'github', withPkce('myapp://auth'));
+    const { state } = await startSignIn('github', withPkce('myapp://auth'), own.slug);
     await own.admin.patch(`/api/v1/projects/${own.project.id}/auth-apps/${own.id}`, {
       allowed_origins: ['https://app.example.com'],
     });

@@ -5,7 +5,7 @@
  */
 import { describe, expect } from 'vitest';
 import { ACCEPTED_REDIRECTS, CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';
-import { createTestAuthApp, githubSignIn } from '../helpers/oauth';
+import { createTestAuthApp } from '../helpers/oauth';
 import { oauthTest } from '../helpers/oauth-fixtures';
 
 const it = oauthTest.override({ appOptions: { origins: CORPUS_ORIGINS } });
@@ -67,12 +67,9 @@ describe('starting a sign-in', () => {
   });
 
   it('§9: the code comes back to the very URL given, its own query kept and a planted code replaced', async ({
-    standIn,
-    worker,
-    app,
-    browser: { withPkce },
+    browser: { withPkce, githubSignIn },
   }) => {
-    const location = await githubSignIn(worker.baseUrl, standIn, app.slug, {
+    const location = await githubSignIn({
       ...withPkce('https://app.example.com/native/cb?next=%2Fhome&code=planted'),
       state: 's1',
     });
@@ -82,17 +79,11 @@ describe('starting a sign-in', () => {
   });
 
   it('§9: a registered loopback origin matches on any port (RFC 8252, 7.3); other loopback spellings do not', async ({
-    standIn,
     worker,
-    browser: { start, withPkce },
+    browser: { start, withPkce, githubSignIn },
   }) => {
     const dev = await createTestAuthApp(worker.baseUrl, { origins: ['http://127.0.0.1', 'http://[::1]'] });
-    const location = await githubSignIn(
-      worker.baseUrl,
-      standIn,
-      dev.slug,
-      withPkce('http://127.0.0.1:53211/cb'),
-    );
+    const location = await githubSignIn(withPkce('http://127.0.0.1:53211/cb'), { slug: dev.slug });
     expect(location).toMatch(/^http:\/\/127\.0\.0\.1:53211\/cb\?code=[A-Za-z0-9_-]{43}$/);
     expect((await start(withPkce('http://[::1]:8080/'), 'github', dev.slug)).status).toBe(302);
     for (const uri of ['http://localhost:8080/', 'http://0x7f.0.0.1:8080/', 'http://127.0.0.1.nip.io:80/']) {
