@@ -1,21 +1,13 @@
 /** A site's user-set variables (contract §5). Derived variables never appear here. */
 
-import { type AppEnv, getHttpDb } from '../context';
 import { ENV_NAME_RE } from '../domain/env-names';
+import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
-import { apiRoute, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/caller/api-caller';
+import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { readUserVars, writeUserVars } from '../services/site-variables';
 import { siteOfProject } from '../services/sites';
-import {
-  access,
-  loadSite,
-  ProjectParam,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-  siteBeforeBody,
-} from './shared';
+import { declaredRoutes, declareReads, read } from './reads';
+import { ProjectParam, requestContext } from './shared';
 
 /** `:id` and `:siteId`. */
 export const SiteParams = ProjectParam.extend({
@@ -37,7 +29,18 @@ const VarsInput = z.preprocess((input, ctx) => {
   return input;
 }, VarsSchema);
 
-export const envRoutes = routeGroup<AppEnv>();
+export const envRoutes = declaredRoutes();
+
+/** The site the path names, at `role` (its 404 after the caller's refusals, before a body's 400). */
+const siteRead = (role: Role) =>
+  declareReads({ role }, ({ http, path, project }) => ({
+    site: read(siteOfProject(http, project, path.siteId ?? ''), ([site]) => {
+      if (!site) throw new ApiError('NOT_FOUND', 'site not found');
+      return site;
+    }),
+  }));
+const reader = siteRead('read');
+const writer = siteRead('write');
 
 envRoutes.openapi(
   apiRoute({
@@ -45,18 +48,12 @@ envRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/env',
     tags: ['variables'],
     summary: "The site's user-set variables",
-    middleware: [readsCaller],
+    middleware: reader.middleware,
     request: { params: SiteParams },
     responses: { 200: json(z.object({ vars: VarsSchema }), 'the variables') },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const [[site]] = await readWithCaller(c, [
-      siteOfProject(getHttpDb(c), projectIdOf(params.id), params.siteId),
-    ]);
-    await access(c, params.id, 'read');
-    if (!site) throw new ApiError('NOT_FOUND', 'site not found');
-    return c.json({ vars: await readUserVars(c.get('config'), site) }, 200);
+    return c.json({ vars: await readUserVars(c.get('config'), reader.of(c).site) }, 200);
   },
 );
 
@@ -66,21 +63,17 @@ envRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/env',
     tags: ['variables'],
     summary: "Replace the site's user-set variables",
+    middleware: writer.middleware,
     request: { params: SiteParams, ...jsonBody(z.object({ vars: VarsInput }).strict()) },
     responses: { 200: json(z.object({ vars: VarsSchema }), 'the variables') },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const { project } = await access(c, params.id, 'write');
+    const { projectId, site } = writer.of(c);
     const { vars } = c.req.valid('json');
-    if (Object.keys(vars).length > 500) {
-      // An unknown site is 404 before the body's 400.
-      await loadSite(c, project.id, params.siteId);
+    if (Object.keys(vars).length > 500)
       throw new ApiError('BAD_REQUEST', 'vars: at most 500 variables', 'vars');
-    }
-    if (!(await writeUserVars(requestContext(c), { projectId: project.id, siteId: params.siteId, vars })))
+    if (!(await writeUserVars(requestContext(c), { projectId, siteId: site.id, vars })))
       throw new ApiError('NOT_FOUND', 'site not found');
     return c.json({ vars }, 200);
   },
-  siteBeforeBody,
 );

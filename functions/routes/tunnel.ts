@@ -4,18 +4,20 @@
  * A plain Hono route, since an upgrade has no JSON body to validate; it is documented in the
  * OpenAPI document by hand.
  */
-import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
-import { ErrorSchema as ErrorBody, routeGroup, validationError, z } from '../lib/openapi';
-import { projectIdOf } from '../services/caller/api-caller';
+import { ErrorSchema as ErrorBody, z } from '../lib/openapi';
 import { serveTunnel, tunnelQuery, tunnelTarget } from '../services/tunnel';
-import { access, readsCaller, readWithCaller } from './shared';
+import { declaredRoutes, declareReads, rowsRead } from './reads';
 import { SiteParams } from './site-variables';
 
 const TunnelParams = SiteParams.extend({ dbId: z.string() });
 
-export const tunnelRoutes = routeGroup<AppEnv>();
+export const tunnelRoutes = declaredRoutes();
+
+/** The site's connection to the database, at write: a tunnel opens a read-write session, so a read-only token may not. */
+const tunnelRead = declareReads({ role: 'write', writes: true }, ({ http, path, project }) => ({
+  answer: rowsRead(tunnelQuery(http, project, path.siteId ?? '', path.dbId ?? '')),
+}));
 
 tunnelRoutes.openAPIRegistry.registerPath({
   method: 'get',
@@ -48,15 +50,10 @@ tunnelRoutes.openAPIRegistry.registerPath({
   },
 });
 
-tunnelRoutes.get('/projects/:id/sites/:siteId/tunnel/:dbId', readsCaller, async (c: Context<AppEnv>) => {
-  const parsed = TunnelParams.safeParse(c.req.param());
-  if (!parsed.success) throw validationError(parsed.error);
-  const params = parsed.data;
-  const [answer] = await readWithCaller(c, [
-    tunnelQuery(getHttpDb(c), projectIdOf(params.id), params.siteId, params.dbId),
-  ]);
-  await access(c, params.id, 'write');
-  const target = tunnelTarget(c.get('config'), c.get('ctx').adapters, answer);
+const TUNNEL_PATH = '/projects/:id/sites/:siteId/tunnel/:dbId';
+tunnelRoutes.use(TUNNEL_PATH, ...tunnelRead.middleware);
+tunnelRoutes.get(TUNNEL_PATH, async (c) => {
+  const target = tunnelTarget(c.get('config'), c.get('ctx').adapters, tunnelRead.of(c).answer);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     c.header('Upgrade', 'websocket');
     throw new ApiError('UPGRADE_REQUIRED', 'this route opens a WebSocket: send Upgrade: websocket');
