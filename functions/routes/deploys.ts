@@ -1,10 +1,9 @@
 /** What a site's app is handed (contract §5): the effective variables, deploys and rollbacks. */
-import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
-import { apiRoute, json, routeGroup, z } from '../lib/openapi';
-import { siteFromRows, siteReadQuery } from '../services/connections/site-access';
+import { apiRoute, json, z } from '../lib/openapi';
 import {
   DEPLOYS_LISTED,
+  type DeployReads,
   type DeployTuple,
   deployReads,
   deploysOfSite,
@@ -13,16 +12,9 @@ import {
   recordDeploy,
   rolledBack,
 } from '../services/deploys';
-import {
-  access,
-  callerBeforeMalformedOptionalJson,
-  iso,
-  ProjectParam,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-  siteBeforeBody,
-} from './shared';
+import { declaredRoutes, declareReads, read, readMany, rowsRead } from './reads';
+import { iso, ProjectParam, requestContext } from './shared';
+import { siteNeed, siteRead } from './site-reads';
 
 const SiteParams = ProjectParam.extend({
   siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
@@ -37,7 +29,29 @@ const DeploySchema = z
   .openapi('Deploy');
 const tags = ['deploys'];
 
-export const deploysRoutes = routeGroup<AppEnv>();
+export const deploysRoutes = declaredRoutes();
+
+/** The site and what its variables derive from, at write. */
+const effective = declareReads(siteNeed('write'), (scope) => ({
+  ...siteRead(scope),
+  inputs: rowsRead(envInputsQuery(scope.http, scope.path.id ?? '', scope.path.siteId ?? '')),
+}));
+/** The site's newest deploys, at read (the site's 404 after the caller's refusals). */
+const listing = declareReads(siteNeed('read'), ({ http, path }) => ({
+  deploys: read(deploysOfSite(http, path.id ?? '', path.siteId ?? ''), (answer): DeployTuple[] => {
+    const row = answer.rows[0];
+    if (!row) throw new ApiError('NOT_FOUND', 'site not found');
+    return row.deploys;
+  }),
+}));
+/** A deploy's read, at write: the site and what the deploy (or the rollback of `:deployId`) reads. */
+const deploying = declareReads(siteNeed('write'), (scope) => ({
+  ...siteRead(scope),
+  reads: readMany(
+    deployReads(scope.http, scope.path.id ?? '', scope.path.siteId ?? '', scope.path.deployId),
+    (answers) => answers as DeployReads,
+  ),
+}));
 
 deploysRoutes.openapi(
   apiRoute({
@@ -45,22 +59,14 @@ deploysRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/env/effective',
     tags: ['variables'],
     summary: 'What the app is handed: user variables overlaid with derived ones (derived win)',
-    middleware: [readsCaller],
+    middleware: effective.middleware,
     request: { params: SiteParams },
     responses: {
       200: json(z.object({ vars: z.record(z.string(), z.string()) }), 'the effective variables'),
     },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    // The caller, the site and what it derives from in one trip.
-    const db = getHttpDb(c);
-    const [answer, inputs] = await readWithCaller(c, [
-      siteReadQuery(db, params.id, params.siteId),
-      envInputsQuery(db, params.id, params.siteId),
-    ]);
-    siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
-    const vars = await effectiveOf(requestContext(c), { answer: inputs });
+    const vars = await effectiveOf(requestContext(c), { answer: effective.of(c).inputs });
     return c.json({ vars }, 200);
   },
 );
@@ -71,20 +77,14 @@ deploysRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/deploys',
     tags,
     summary: `The site's newest deploys (at most ${DEPLOYS_LISTED}), newest first`,
-    middleware: [readsCaller],
+    middleware: listing.middleware,
     request: { params: SiteParams },
     responses: { 200: json(z.object({ deploys: z.array(DeploySchema) }), 'the deploys') },
   }),
-  async (c) => {
-    const params = c.req.valid('param');
-    const [answer] = await readWithCaller(c, [deploysOfSite(getHttpDb(c), params.id, params.siteId)]);
-    await access(c, params.id, 'read');
-    const row = answer.rows[0];
-    if (!row) throw new ApiError('NOT_FOUND', 'site not found');
-    const listed: DeployTuple[] = row.deploys;
-    return c.json(
+  async (c) =>
+    c.json(
       {
-        deploys: listed.map(([id, rollbackOf, at, names]) => ({
+        deploys: listing.of(c).deploys.map(([id, rollbackOf, at, names]) => ({
           id,
           rollback_of: rollbackOf,
           created_at: iso(new Date(at)),
@@ -92,8 +92,7 @@ deploysRoutes.openapi(
         })),
       },
       200,
-    );
-  },
+    ),
 );
 
 deploysRoutes.openapi(
@@ -102,7 +101,7 @@ deploysRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/deploys',
     tags,
     summary: 'Deploy the site with freshly derived variables',
-    middleware: [readsCaller, callerBeforeMalformedOptionalJson],
+    middleware: deploying.middleware,
     request: {
       params: SiteParams,
       body: {
@@ -127,16 +126,9 @@ deploysRoutes.openapi(
     responses: { 201: json(DeploySchema, 'the deploy') },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const db = getHttpDb(c);
-    const [answer, ...reads] = await readWithCaller(c, [
-      siteReadQuery(db, params.id, params.siteId),
-      ...deployReads(db, params.id, params.siteId),
-    ]);
-    const ctx = siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
-    return c.json(await recordDeploy(requestContext(c), ctx.project.id, ctx.site.id, null, reads), 201);
+    const { site, reads } = deploying.of(c);
+    return c.json(await recordDeploy(requestContext(c), site.project.id, site.site.id, null, reads), 201);
   },
-  siteBeforeBody,
 );
 
 deploysRoutes.openapi(
@@ -145,20 +137,14 @@ deploysRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/deploys/{deployId}/rollback',
     tags,
     summary: 'Roll back to an earlier deploy; variables are derived afresh, as for a new deploy',
-    middleware: [readsCaller],
+    middleware: deploying.middleware,
     request: { params: SiteParams.extend({ deployId: z.string() }) },
     responses: { 201: json(DeploySchema, 'the new deploy') },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const db = getHttpDb(c);
-    const [answer, ...reads] = await readWithCaller(c, [
-      siteReadQuery(db, params.id, params.siteId),
-      ...deployReads(db, params.id, params.siteId, params.deployId),
-    ]);
-    const ctx = siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
+    const { site, reads } = deploying.of(c);
     const rollbackOf = rolledBack(reads);
-    const made = await recordDeploy(requestContext(c), ctx.project.id, ctx.site.id, rollbackOf, reads);
+    const made = await recordDeploy(requestContext(c), site.project.id, site.site.id, rollbackOf, reads);
     return c.json({ ...made, rollback_of: rollbackOf }, 201);
   },
 );

@@ -2,10 +2,8 @@
  * A site's delivery target and what became of its live patches (contract §11). The target's
  * kinds are the registry's (adapters/targets); nothing here branches on one.
  */
-import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
 import { ApiError } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { enqueueDeliveries } from '../services/delivery/deliveries';
 import { reviveDelivery, showDelivery, siteDeliveriesQuery } from '../services/delivery/delivery-status';
 import {
@@ -16,7 +14,8 @@ import {
   siteWithTarget,
   TARGET_TYPES,
 } from '../services/delivery/targets';
-import { access, readsCaller, readWithCaller, requestContext, siteBeforeBody } from './shared';
+import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read } from './reads';
+import { requestContext } from './shared';
 import { SiteParams } from './site-variables';
 
 const tags = ['delivery'];
@@ -52,16 +51,32 @@ const DeliverySchema = z
   })
   .openapi('Delivery');
 
-/** The site the path names (with its target), after the caller is admitted with `role`. */
-async function siteOf(c: Context<AppEnv>, role: 'read' | 'write' | 'admin') {
-  const params = c.req.param() as { id: string; siteId: string };
-  const [[row]] = await readWithCaller(c, [siteWithTarget(getHttpDb(c), params.id, params.siteId)]);
-  await access(c, params.id, role);
-  if (!row) throw new ApiError('NOT_FOUND', 'site not found');
-  return row;
-}
+/** The site the path names, with its target (its 404 after the caller's refusals). */
+const siteRead = ({ http, path }: ReadScope) => ({
+  row: read(siteWithTarget(http, path.id ?? '', path.siteId ?? ''), ([row]) => {
+    if (!row) throw new ApiError('NOT_FOUND', 'site not found');
+    return row;
+  }),
+});
 
-export const targetsRoutes = routeGroup<AppEnv>();
+/** The site, at read, at write and at admin (an invalid target of an unknown site is 404, as its reads come first). */
+const reader = declareReads({ role: 'read' }, siteRead);
+const writer = declareReads({ role: 'write' }, siteRead);
+const admin = declareReads({ role: 'admin' }, siteRead);
+/** The site and its latest deliveries (as many as the query's limit), at read. */
+const deliveriesRead = declareInputReads(
+  { role: 'read' },
+  (scope, limit: number) => ({
+    ...siteRead(scope),
+    listed: read(
+      siteDeliveriesQuery(scope.http, scope.path.id ?? '', scope.path.siteId ?? '', limit),
+      (rows) => rows,
+    ),
+  }),
+  siteRead,
+);
+
+export const targetsRoutes = declaredRoutes();
 
 targetsRoutes.openapi(
   apiRoute({
@@ -69,12 +84,12 @@ targetsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/target',
     tags,
     summary: "Where the site's live patches go",
-    middleware: [readsCaller],
+    middleware: reader.middleware,
     request: { params: SiteParams },
     responses: { 200: json(TargetSchema, 'the target, never its secret') },
   }),
   async (c) => {
-    const { target } = await siteOf(c, 'read');
+    const { target } = reader.of(c).row;
     return c.json(describeTarget(target) as z.infer<typeof TargetSchema>, 200);
   },
 );
@@ -87,19 +102,18 @@ targetsRoutes.openapi(
     summary: "Set the site's delivery target; it receives the whole effective set once (reason sync)",
     description:
       "The target is checked with one read call at its platform first: a refused token or a missing script, project or app is 400 `TARGET_REFUSED` with the platform's message; an unreachable platform 503; nothing is stored either way. The secret is kept encrypted and never answered.",
-    middleware: [readsCaller],
+    middleware: admin.middleware,
     request: { params: SiteParams, ...jsonBody(TargetInput) },
     responses: { 200: json(TargetSchema, 'the target, never its secret'), ...errorResponses(503) },
   }),
   async (c) => {
-    const { site } = await siteOf(c, 'admin');
+    const { site } = admin.of(c).row;
     const { adapter, input } = parseTarget(c.req.valid('json'));
     const ctx = requestContext(c);
     const { syncId, described } = await setSiteTarget(ctx, { site, adapter, input });
     await enqueueDeliveries(ctx, [syncId]);
     return c.json(described as z.infer<typeof TargetSchema>, 200);
   },
-  siteBeforeBody,
 );
 
 targetsRoutes.openapi(
@@ -108,12 +122,12 @@ targetsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/target',
     tags,
     summary: "Remove the site's target: its patches go to RUNTIME_PATCH_URL again",
-    middleware: [readsCaller],
+    middleware: admin.middleware,
     request: { params: SiteParams },
     responses: { 200: json(z.object({ type: z.literal('default') }), 'the default target') },
   }),
   async (c) => {
-    const { site } = await siteOf(c, 'admin');
+    const { site } = admin.of(c).row;
     await removeSiteTarget(requestContext(c), { site });
     return c.json({ type: 'default' as const }, 200);
   },
@@ -125,7 +139,7 @@ targetsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/deliveries',
     tags,
     summary: "The site's latest live patches, newest first: names, never values",
-    middleware: [readsCaller],
+    middleware: deliveriesRead.middleware,
     request: {
       params: SiteParams,
       query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }),
@@ -147,15 +161,7 @@ targetsRoutes.openapi(
     },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const { limit } = c.req.valid('query');
-    const db = getHttpDb(c);
-    const [[row], listed] = await readWithCaller(c, [
-      siteWithTarget(db, params.id, params.siteId),
-      siteDeliveriesQuery(db, params.id, params.siteId, limit),
-    ]);
-    await access(c, params.id, 'read');
-    if (!row) throw new ApiError('NOT_FOUND', 'site not found');
+    const { row, listed } = await deliveriesRead.run(c, c.req.valid('query').limit);
     return c.json(
       {
         target: {
@@ -175,7 +181,7 @@ targetsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/deliveries/{deliveryId}/retry',
     tags,
     summary: 'Send a dead or failed live patch again',
-    middleware: [readsCaller],
+    middleware: writer.middleware,
     request: { params: SiteParams.extend({ deliveryId: z.string() }) },
     responses: {
       202: json(z.object({ id: z.string(), status: z.literal('pending') }), 'queued again'),
@@ -184,7 +190,7 @@ targetsRoutes.openapi(
   }),
   async (c) => {
     const { deliveryId } = c.req.valid('param');
-    const { site } = await siteOf(c, 'write');
+    const { site } = writer.of(c).row;
     const outcome = await reviveDelivery(requestContext(c), { site, deliveryId });
     if (outcome === 'unknown') throw new ApiError('NOT_FOUND', 'delivery not found');
     if (outcome !== 'revived')

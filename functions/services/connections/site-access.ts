@@ -82,6 +82,19 @@ export function siteFromRows(
 function siteContext(snap: SiteSnapshot, held: Role, role: Role): SiteContext {
   if (!snap.project) throw new ApiError('NOT_FOUND', 'project not found');
   requireRole(held, role);
+  return siteOfSnapshot(snap);
+}
+
+/**
+ * The site a {@link siteReadQuery} answer holds, with its connections and the project's
+ * services, for a caller already admitted to the project; 404 when there is no such site.
+ */
+export function siteOfAnswer(answer: unknown): SiteContext {
+  return siteOfSnapshot(decodeSiteSnapshot((answer as { rows: unknown[] }).rows[0]));
+}
+
+function siteOfSnapshot(snap: SiteSnapshot): SiteContext {
+  if (!snap.project) throw new ApiError('NOT_FOUND', 'project not found');
   if (!snap.site) throw new ApiError('NOT_FOUND', 'site not found');
   return {
     project: { id: snap.project.id, slug: snap.project.slug },
@@ -116,6 +129,17 @@ export function siteWriteQueries(
     ...secrets,
     ...targetQueries(db, resourceIds),
   ];
+}
+
+/** The site and what the write read, from the answers of {@link siteWriteQueries}, for a caller already admitted. */
+export function siteWriteOf(answers: readonly unknown[], rotating?: string): { ctx: SiteContext; read: WriteRead } {
+  const [states, snapshot, ...rest] = answers;
+  const ctx = siteOfAnswer(snapshot);
+  const withSecrets = rotating !== undefined && isUuid(rotating);
+  const targets = targetsOf(withSecrets ? rest.slice(1) : rest);
+  const read: WriteRead = { states: siteStatesFrom(states), targets };
+  if (withSecrets) read.stored = storedSecretsFrom(rest[0]);
+  return { ctx, read };
 }
 
 /** Checks the caller as {@link siteFromRows} does and returns the site and what the write read. */
