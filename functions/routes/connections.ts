@@ -3,23 +3,15 @@
  * them: a site's managed key is minted from its connections, so a key able to change them
  * could widen its own powers.
  */
-import type { Context } from 'hono';
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { getDb } from '../context';
 import type { Kind } from '../domain/levels';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { projectIdOf } from '../services/caller/api-caller';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { applyPlan } from '../services/connections/apply';
 import { projectListingFrom, projectListingQuery, siteListing } from '../services/connections/listing';
 import { connectionKey, toConnectionObjects } from '../services/connections/model';
 import { afterOf } from '../services/connections/plan';
 import { retryOnConcurrentChange } from '../services/connections/retry';
-import {
-  type SiteContext,
-  siteFromRows,
-  siteReadQuery,
-  siteWriteFrom,
-  siteWriteQueries,
-} from '../services/connections/site-access';
+import { type SiteContext, siteWriteOf, siteWriteQueries } from '../services/connections/site-access';
 import {
   planConnect,
   planDisconnect,
@@ -28,16 +20,9 @@ import {
   planRotate,
 } from '../services/connections/site-plans';
 import { AvailableSchema, ConnectionSchema, DesiredConnectionSchema, KindSchema } from './connection-schemas';
-import {
-  access,
-  callerBeforeBody,
-  callerBeforeMalformedJson,
-  ProjectParam,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-  siteBeforeBody,
-} from './shared';
+import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, readMany } from './reads';
+import { ProjectParam, requestContext } from './shared';
+import { siteNeed, siteRead } from './site-reads';
 
 const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const SiteParams = ProjectParam.extend({
@@ -46,26 +31,40 @@ const SiteParams = ProjectParam.extend({
 const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
 const tags = ['connections'];
 
-/**
- * A write's one read, with the caller's lookup when it is still to be made: the site, its
- * connections and state, and the services `resourceIds` may name. The write itself is one
- * more round trip (applyPlan's guarded batch).
- */
-async function siteForWrite(
-  c: Context<AppEnv>,
-  params: { id: string; siteId: string },
-  resourceIds: string[],
-  rotating?: string,
-) {
-  const db = getHttpDb(c);
-  const answers = await readWithCaller(
-    c,
-    siteWriteQueries(db, params.id, params.siteId, resourceIds, rotating),
-  );
-  return siteWriteFrom(c.get('principal'), c.get('membership'), answers, rotating);
+/** What a write to a site's connections reads: the services it may name, and the connection it rotates. */
+interface WriteInput {
+  resourceIds: string[];
+  rotating?: string;
 }
 
-export const connectionsRoutes = routeGroup<AppEnv>();
+/**
+ * A write's one read, with the caller's lookup the first time: the site, its connections and
+ * state, and the services the input may name. The write itself is one more round trip
+ * (applyPlan's guarded batch).
+ */
+const writeRead = ({ http, path }: ReadScope, input: WriteInput) => ({
+  write: readMany(
+    siteWriteQueries(http, path.id ?? '', path.siteId ?? '', input.resourceIds, input.rotating),
+    (answers) => siteWriteOf(answers, input.rotating),
+  ),
+});
+/** A write with a body, at write: an invalid body of an unknown site is 404, as its site is read first. */
+const bodyWrite = declareInputReads(siteNeed('write'), writeRead, siteRead);
+/** A write to one connection the path names, at write. */
+const oneWrite = declareInputReads(siteNeed('write'), writeRead);
+/** The project's connections, filtered by the validated query, at read. */
+const projectListing = declareInputReads(
+  siteNeed('read'),
+  ({ http, project }, filter: Parameters<typeof projectListingQuery>[2]) => ({
+    connections: read(projectListingQuery(http, project, filter), (answer) =>
+      projectListingFrom(answer, filter),
+    ),
+  }),
+);
+/** The site's connections and the services it could connect, at read. */
+const siteConnections = declareReads(siteNeed('read'), siteRead);
+
+export const connectionsRoutes = declaredRoutes();
 
 connectionsRoutes.openapi(
   apiRoute({
@@ -73,7 +72,7 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/connections',
     tags,
     summary: "The project's connections; kind plus resource_id answers which apps use a service",
-    middleware: [readsCaller],
+    middleware: projectListing.middleware,
     request: {
       params: ProjectParam,
       query: z.object({
@@ -85,16 +84,13 @@ connectionsRoutes.openapi(
     responses: { 200: json(z.object({ connections: z.array(ConnectionSchema) }), 'the connections') },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
     const q = c.req.valid('query');
     const filter = {
       siteId: q.site_id?.toLowerCase(),
       kind: q.kind,
       resourceId: q.resource_id?.toLowerCase(),
     };
-    const [answer] = await readWithCaller(c, [projectListingQuery(getHttpDb(c), projectIdOf(ref), filter)]);
-    await access(c, ref, 'read');
-    return c.json({ connections: projectListingFrom(answer, filter) }, 200);
+    return c.json({ connections: (await projectListing.run(c, filter)).connections }, 200);
   },
 );
 
@@ -104,7 +100,7 @@ connectionsRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
     summary: "A site's connections and the services it could connect",
-    middleware: [readsCaller],
+    middleware: siteConnections.middleware,
     request: { params: SiteParams },
     responses: {
       200: json(
@@ -113,11 +109,7 @@ connectionsRoutes.openapi(
       ),
     },
   }),
-  async (c) => {
-    const { id, siteId } = c.req.valid('param');
-    const [answer] = await readWithCaller(c, [siteReadQuery(getHttpDb(c), id, siteId)]);
-    return c.json(siteListing(siteFromRows(c.get('principal'), c.get('membership'), answer, 'read')), 200);
-  },
+  async (c) => c.json(siteListing(siteConnections.of(c).site), 200),
 );
 
 /** The site's connection objects after a plan, from what was read and what was written. */
@@ -134,7 +126,7 @@ connectionsRoutes.openapi(
     method: 'put',
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
-    middleware: [readsCaller, callerBeforeMalformedJson],
+    middleware: bodyWrite.middleware,
     summary: "Replace the site's whole set of connections (all or nothing; only what moved is re-derived)",
     request: {
       params: SiteParams,
@@ -146,21 +138,16 @@ connectionsRoutes.openapi(
     },
   }),
   async (c) => {
-    const params = c.req.valid('param');
     const { connections: desired } = c.req.valid('json');
+    const resourceIds = desired.map((d) => d.resource_id);
     const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = await siteForWrite(
-        c,
-        params,
-        desired.map((d) => d.resource_id),
-      );
+      const { ctx, read } = (await bodyWrite.run(c, { resourceIds })).write;
       const plan = planReplace(ctx, desired);
       const written = await applyPlan(requestContext(c), plan, read);
       return objectsAfter(ctx, plan, written.inserted);
     });
     return c.json({ connections: result }, 200);
   },
-  siteBeforeBody,
 );
 
 connectionsRoutes.openapi(
@@ -168,17 +155,16 @@ connectionsRoutes.openapi(
     method: 'post',
     path: '/projects/{id}/sites/{siteId}/connections',
     tags,
-    middleware: [readsCaller, callerBeforeMalformedJson],
+    middleware: bodyWrite.middleware,
     summary: 'Connect one service, or change the level of its connection',
     description: "Without level: a new connection gets the kind's default; an existing one keeps its level.",
     request: { params: SiteParams, ...jsonBody(DesiredConnectionSchema) },
     responses: { 201: json(ConnectionSchema, 'the stored connection'), ...errorResponses(409, 503) },
   }),
   async (c) => {
-    const params = c.req.valid('param');
     const want = c.req.valid('json');
     const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = await siteForWrite(c, params, [want.resource_id]);
+      const { ctx, read } = (await bodyWrite.run(c, { resourceIds: [want.resource_id] })).write;
       const plan = planConnect(ctx, want);
       const written = await applyPlan(requestContext(c), plan, read);
       const key = connectionKey(want.kind, want.resource_id.toLowerCase());
@@ -188,7 +174,6 @@ connectionsRoutes.openapi(
     });
     return c.json(result as NonNullable<typeof result>, 201);
   },
-  siteBeforeBody,
 );
 
 connectionsRoutes.openapi(
@@ -196,7 +181,7 @@ connectionsRoutes.openapi(
     method: 'delete',
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}',
     tags,
-    middleware: [readsCaller],
+    middleware: oneWrite.middleware,
     summary:
       'Disconnect one service (removed:false when it was not connected; 404 when the project has no such service)',
     description:
@@ -210,7 +195,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const removed = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = await siteForWrite(c, params, [params.resourceId]);
+      const { ctx, read } = (await oneWrite.run(c, { resourceIds: [params.resourceId] })).write;
       const plan = planDisconnect(ctx, params.kind as Kind, params.resourceId);
       if (!plan) return false;
       await applyPlan(requestContext(c), plan, read);
@@ -218,7 +203,6 @@ connectionsRoutes.openapi(
     });
     return c.json({ removed }, 200);
   },
-  callerBeforeBody,
 );
 
 connectionsRoutes.openapi(
@@ -226,7 +210,7 @@ connectionsRoutes.openapi(
     method: 'post',
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate',
     tags,
-    middleware: [readsCaller],
+    middleware: oneWrite.middleware,
     summary: "A new secret for this connection's own credential (database or bucket); never returned",
     request: { params: OneParams },
     responses: {
@@ -237,12 +221,12 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = await siteForWrite(c, params, [params.resourceId], params.resourceId);
+      const input = { resourceIds: [params.resourceId], rotating: params.resourceId };
+      const { ctx, read } = (await oneWrite.run(c, input)).write;
       await applyPlan(requestContext(c), planRotate(ctx, params.kind as Kind, params.resourceId), read);
     });
     return c.body(null, 204);
   },
-  callerBeforeBody,
 );
 
 connectionsRoutes.openapi(
@@ -250,7 +234,7 @@ connectionsRoutes.openapi(
     method: 'post',
     path: '/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/promote',
     tags,
-    middleware: [readsCaller],
+    middleware: oneWrite.middleware,
     summary:
       "Give this connection its family's plain names (DATABASE_URL, MONGODB_URI/URL, STORAGE_*, SERVICE_AUTH_*)",
     description:
@@ -264,7 +248,7 @@ connectionsRoutes.openapi(
   async (c) => {
     const params = c.req.valid('param');
     const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = await siteForWrite(c, params, []);
+      const { ctx, read } = (await oneWrite.run(c, { resourceIds: [] })).write;
       const plan = planPromote(ctx, params.kind as Kind, params.resourceId);
       await applyPlan(requestContext(c), plan, read);
       const key = connectionKey(params.kind as Kind, params.resourceId.toLowerCase());
@@ -272,5 +256,4 @@ connectionsRoutes.openapi(
     });
     return c.json(result as NonNullable<typeof result>, 200);
   },
-  callerBeforeBody,
 );

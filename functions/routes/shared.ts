@@ -16,7 +16,6 @@ import {
   projectAccess,
 } from '../services/caller/project-access';
 import { admitCaller } from '../services/caller-admission';
-import { siteFromRows, siteReadQuery } from '../services/connections/site-access';
 import { findSite, type SiteRow } from '../services/sites';
 
 /** `:id`, a project id or slug. */
@@ -96,17 +95,6 @@ export async function readWithCaller<T extends readonly BatchQuery[]>(
   }
   return answers as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
-
-/**
- * The validation hook of a site's write routes: a body that fails validation is 400 only for a
- * site the caller may change; the 404 of an unknown site and the 403 of a key come first. The
- * caller is read here when the route left its lookup pending (`readsCaller`).
- */
-export const siteBeforeBody = pathBeforeBody<AppEnv>(async (c) => {
-  const { id = '', siteId = '' } = c.req.param();
-  const [answer] = await readWithCaller(c, [siteReadQuery(getHttpDb(c), id, siteId)]);
-  siteFromRows(c.get('principal'), c.get('membership'), answer, 'write');
-});
 
 /**
  * The validation hook of a write that leaves its caller's lookup pending (`readsCaller`) and has

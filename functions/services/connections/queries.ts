@@ -92,7 +92,7 @@ interface SnapshotRow {
 }
 
 /**
- * The statement behind {@link readSiteSnapshot}: project `idOrSlug` (with `accountId`'s role
+ * The statement of a site's snapshot: project `idOrSlug` (with `accountId`'s role
  * there; without an account, the project alone, its role left to the caller lookup sent with
  * it), site `siteId` of it, the site's connections and the project's services.
  */
@@ -159,20 +159,6 @@ export function decodeSiteSnapshot(row: unknown): SiteSnapshot {
     }),
   );
   return { project, site: st, connections, resources: (r?.resources ?? []).map(toResource) };
-}
-
-/**
- * Reads, in one round trip, the caller's membership of project `idOrSlug`, site `siteId` of it,
- * the site's connections and the project's services.
- */
-export async function readSiteSnapshot(
-  db: Queryable,
-  accountId: string,
-  idOrSlug: string,
-  siteId: string,
-): Promise<SiteSnapshot> {
-  const [row] = await rowsOf<SnapshotRow>(db, siteSnapshotStatement(accountId, idOrSlug, siteId));
-  return decodeSiteSnapshot(row);
 }
 
 /** Filters of the project-wide connection listing. */

@@ -1,20 +1,20 @@
 /**
- * Access to a site's connections in one round trip: the caller's role, the site and its
- * connections are read together, then checked in the order the API promises (401, 403 for
- * keys, 404 project, 403 role, 404 site).
+ * The reads of a site's routes, sent with the caller's lookup in one round trip: the site with
+ * its connections and the project's services, and a connection write's state. The caller is
+ * admitted by what its route declares (routes/site-reads.ts) before the site's 404.
  */
 
 import { sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import type { BatchQuery, HttpDb } from '../../../db/client';
 import { siteRef } from '../../domain/names';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { type Membership, type Principal, projectIdOf } from '../caller/api-caller';
+import { type Principal, projectIdOf } from '../caller/api-caller';
 import type { WriteRead } from './apply';
 import type { ConnectionInfo, ResourceInfo } from './model';
 import { targetQueries, targetsOf } from './plan';
-import { decodeSiteSnapshot, readSiteSnapshot, type SiteSnapshot, siteSnapshotStatement } from './queries';
+import { decodeSiteSnapshot, type SiteSnapshot, siteSnapshotStatement } from './queries';
 import { storedSecretsFrom, storedSecretsQuery } from './rotation-failure';
 import { siteStatesFrom, siteStatesQuery } from './versioned-write';
 
@@ -44,45 +44,9 @@ export function requireRole(held: Role, needed: Role): void {
   }
 }
 
-/** Resolves `:id` and `:siteId` for the caller at `role`, with everything the routes need. */
-export async function siteAccess(
-  db: Queryable,
-  principal: Principal,
-  idOrSlug: string,
-  siteId: string,
-  role: Role,
-): Promise<SiteContext> {
-  const accountId = connectionCaller(principal);
-  const snap = await readSiteSnapshot(db, accountId, idOrSlug, siteId);
-  if (!snap.project?.role) throw new ApiError('NOT_FOUND', 'project not found');
-  return siteContext(snap, snap.project.role, role);
-}
-
-/** The query of a site read sent with its caller's lookup (see {@link siteFromRows}). */
+/** The query of a site read sent with its caller's lookup (see {@link siteOfAnswer}). */
 export function siteReadQuery(db: HttpDb, idOrSlug: string, siteId: string) {
   return db.execute(siteSnapshotStatement(null, idOrSlug, siteId));
-}
-
-/**
- * Checks the caller read with {@link siteReadQuery} (its project and role there, already
- * admitted) and returns the site the rows hold, as {@link siteAccess} would.
- */
-export function siteFromRows(
-  principal: Principal,
-  membership: Membership | undefined,
-  answer: unknown,
-  role: Role,
-): SiteContext {
-  connectionCaller(principal);
-  const snap = decodeSiteSnapshot((answer as { rows: unknown[] }).rows[0]);
-  if (!membership?.role || !snap.project) throw new ApiError('NOT_FOUND', 'project not found');
-  return siteContext(snap, membership.role, role);
-}
-
-function siteContext(snap: SiteSnapshot, held: Role, role: Role): SiteContext {
-  if (!snap.project) throw new ApiError('NOT_FOUND', 'project not found');
-  requireRole(held, role);
-  return siteOfSnapshot(snap);
 }
 
 /**
@@ -109,7 +73,7 @@ function siteOfSnapshot(snap: SiteSnapshot): SiteContext {
  * site's state for the write's guard (first, see siteStatesQuery), the site with its
  * connections and the project's services, the rows of the services `resourceIds` may name
  * (the credential work needs them) and, for a rotate (`rotating`), the stored secret of its
- * connection. Decode with {@link siteWriteFrom}.
+ * connection. Decode with {@link siteWriteOf}.
  */
 export function siteWriteQueries(
   db: HttpDb,
@@ -132,25 +96,12 @@ export function siteWriteQueries(
 }
 
 /** The site and what the write read, from the answers of {@link siteWriteQueries}, for a caller already admitted. */
-export function siteWriteOf(answers: readonly unknown[], rotating?: string): { ctx: SiteContext; read: WriteRead } {
-  const [states, snapshot, ...rest] = answers;
-  const ctx = siteOfAnswer(snapshot);
-  const withSecrets = rotating !== undefined && isUuid(rotating);
-  const targets = targetsOf(withSecrets ? rest.slice(1) : rest);
-  const read: WriteRead = { states: siteStatesFrom(states), targets };
-  if (withSecrets) read.stored = storedSecretsFrom(rest[0]);
-  return { ctx, read };
-}
-
-/** Checks the caller as {@link siteFromRows} does and returns the site and what the write read. */
-export function siteWriteFrom(
-  principal: Principal,
-  membership: Membership | undefined,
+export function siteWriteOf(
   answers: readonly unknown[],
   rotating?: string,
 ): { ctx: SiteContext; read: WriteRead } {
   const [states, snapshot, ...rest] = answers;
-  const ctx = siteFromRows(principal, membership, snapshot, 'write');
+  const ctx = siteOfAnswer(snapshot);
   const withSecrets = rotating !== undefined && isUuid(rotating);
   const targets = targetsOf(withSecrets ? rest.slice(1) : rest);
   const read: WriteRead = { states: siteStatesFrom(states), targets };
