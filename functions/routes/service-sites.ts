@@ -2,12 +2,12 @@
  * The older per-service routes, GET and PUT /databases/:id/sites and /storage/:id/sites: one
  * service's connections across the project's sites, authorised through the service's project.
  */
-import type { Context } from 'hono';
-import { type AppEnv, getDb, getHttpDb } from '../context';
+import { getDb } from '../context';
 import type { Role } from '../domain/roles';
 import { kindOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import type { Membership } from '../services/caller/api-caller';
 import { applyPlan } from '../services/connections/apply';
 import { retryOnConcurrentChange } from '../services/connections/retry';
 import { type DesiredSite, planServiceSites, serviceSitesAfter } from '../services/connections/service-plans';
@@ -17,15 +17,10 @@ import {
   serviceSitesQueries,
   serviceWriteQueries,
 } from '../services/connections/service-sites-read';
+import { requireRole } from '../services/connections/site-access';
 import { kindSchemaName, levelEnum, levelOfKind, readOnlyFields } from './connection-schemas';
-import {
-  access,
-  callerAccount,
-  callerBeforeMalformedJson,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-} from './shared';
+import { declaredRoutes, declareInputReads, declareReads, type ReadScope, readMany } from './reads';
+import { requestContext } from './shared';
 
 /** A site connected to a `kind` service, at one of that kind's levels. */
 const sitesBody = (kind: ServiceKind) =>
@@ -65,56 +60,67 @@ const Params = z.object({ id: z.string() });
 type ServiceKind = 'database' | 'bucket';
 
 /**
- * PUT's one read, with the caller's lookup when it is still to be made: the live service and the
- * caller's role in its project, the project's sites, connections and their states, the service's
- * row; then the caller's role checked (404 hides others' services).
+ * The service, found live, with the caller's `role` on its project: these paths name no project,
+ * so the caller's membership is read with the service (404 hides others' services).
  */
-async function serviceForWrite(c: Context<AppEnv>, kind: ServiceKind, id: string) {
-  const accountId = callerAccount(c);
-  const answers = await readWithCaller(c, serviceWriteQueries(getHttpDb(c), kind, id, accountId));
-  const { found, scope, read } = decodeServiceWrite(kind, answers);
-  if (found) c.set('membership', found.membership);
-  await authorise(c, kind, found?.projectId, 'write');
-  const { resource, projectId } = found as NonNullable<typeof found>;
-  return { resource, projectId, scope, read };
+function authorised<F extends { membership: Membership }>(
+  kind: ServiceKind,
+  found: F | undefined,
+  role: Role,
+): F {
+  const held = found?.membership.role;
+  if (!found || !held) throw new ApiError('NOT_FOUND', `${kindOf(kind).word} not found`);
+  requireRole(held, role);
+  return found;
 }
 
-/** 404 unless the service was found live, then the caller's `role` on its project (404 hides others'). */
-async function authorise(c: Context<AppEnv>, kind: ServiceKind, projectId: string | undefined, role: Role) {
-  const what = kindOf(kind).word;
-  if (!projectId) throw new ApiError('NOT_FOUND', `${what} not found`);
-  try {
-    await access(c, projectId, role);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw new ApiError('NOT_FOUND', `${what} not found`);
-    throw err;
-  }
-}
+type Rows = { rows: unknown[] };
 
-export const serviceSitesRoutes = routeGroup<AppEnv>();
+/** The GET's one read: the live service, the caller's role in its project and its connected sites, at read. */
+const sitesRead = (kind: ServiceKind) =>
+  declareReads({ role: 'account' }, ({ http, path, account }) => ({
+    found: readMany(serviceSitesQueries(http, kind, path.id ?? '', account), ([service, connections]) =>
+      authorised(kind, decodeServiceSites(kind, service as Rows, connections as Rows), 'read'),
+    ),
+  }));
+
+/**
+ * PUT's one read, with the caller's lookup the first time: the live service and the caller's
+ * role in its project, the project's sites, connections and their states, the service's row;
+ * then the caller's role checked (404 hides others' services). An invalid request reads it too,
+ * for its 404 before its 400.
+ */
+const writeRead = (kind: ServiceKind) => {
+  const reads = ({ http, path, account }: ReadScope) => ({
+    write: readMany(serviceWriteQueries(http, kind, path.id ?? '', account), (answers) => {
+      const { found, scope, read } = decodeServiceWrite(kind, answers);
+      return { ...authorised(kind, found, 'write'), scope, read };
+    }),
+  });
+  return declareInputReads({ role: 'account' }, (scope, _: undefined) => reads(scope), reads);
+};
+
+export const serviceSitesRoutes = declaredRoutes();
 
 for (const [prefix, kind] of [
   ['databases', 'database'],
   ['storage', 'bucket'],
 ] as const) {
   const tags = [kindOf(kind).plural];
+  const listing = sitesRead(kind);
+  const writing = writeRead(kind);
   serviceSitesRoutes.openapi(
     apiRoute({
       method: 'get',
       path: `/${prefix}/{id}/sites`,
       tags,
       summary: `The sites connected to this ${kind} (older per-service route, same connections)`,
-      middleware: [readsCaller],
+      middleware: listing.middleware,
       request: { params: Params },
       responses: { 200: json(sitesBody(kind), 'the connected sites') },
     }),
     async (c) => {
-      const queries = serviceSitesQueries(getHttpDb(c), kind, c.req.valid('param').id, callerAccount(c));
-      const [service, connections] = await readWithCaller(c, [...queries]);
-      const found = decodeServiceSites(kind, service, connections);
-      if (found) c.set('membership', found.membership);
-      await authorise(c, kind, found?.projectId, 'read');
-      return c.json({ sites: found?.sites ?? [] }, 200);
+      return c.json({ sites: listing.of(c).found.sites }, 200);
     },
   );
 
@@ -124,7 +130,7 @@ for (const [prefix, kind] of [
       path: `/${prefix}/{id}/sites`,
       tags,
       summary: `Replace the whole set of sites connected to this ${kind} (level optional, default as everywhere)`,
-      middleware: [readsCaller, callerBeforeMalformedJson],
+      middleware: writing.middleware,
       request: { params: Params, ...jsonBody(putBody(kind)) },
       responses: {
         200: json(sitesBody(kind), 'the connected sites after the write'),
@@ -132,16 +138,14 @@ for (const [prefix, kind] of [
       },
     }),
     async (c) => {
-      const id = c.req.valid('param').id;
       const { sites: desired } = c.req.valid('json');
       const result = await retryOnConcurrentChange(getDb(c), async () => {
-        const { resource, projectId, scope, read } = await serviceForWrite(c, kind, id);
+        const { resource, projectId, scope, read } = (await writing.run(c, undefined)).write;
         const plan = planServiceSites(projectId, resource, scope, desired);
         const written = await applyPlan(requestContext(c), plan, read);
         return serviceSitesAfter(plan, resource, written.inserted);
       });
       return c.json({ sites: result }, 200);
     },
-    pathBeforeBody<AppEnv>((c) => serviceForWrite(c, kind, c.req.param('id') ?? '')),
   );
 }
