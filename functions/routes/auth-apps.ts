@@ -1,11 +1,9 @@
 /** Auth apps of a project and their end users (contract §4). */
-import type { Context } from 'hono';
-import { type AppEnv, getHttpDb } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
-import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, pathBeforeBody, routeGroup, z } from '../lib/openapi';
-import { type BatchQuery, projectIdOf } from '../services/caller/api-caller';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import type { Admitted } from '../services/caller/admission';
+import type { ApiKeyCapabilities } from '../services/caller/project-access';
 import { creationReadFrom } from '../services/resources/new-service-write';
 import {
   deleteUser,
@@ -27,66 +25,70 @@ import {
 } from '../services/sign-in/manage-apps';
 import { AdminUserSchema, AuthAppSchema, ListedUserSchema, PatchSchema } from './auth-app-schemas';
 import {
-  access,
-  callerBeforeBody,
-  callerBeforeMalformedJson,
-  ProjectParam,
-  readsCaller,
-  readWithCaller,
-  requestContext,
-} from './shared';
+  declaredRoutes,
+  declareInputReads,
+  declareReads,
+  type ReadScope,
+  read,
+  readMany,
+  rowsRead,
+} from './reads';
+import { ProjectParam, requestContext } from './shared';
 
 /** The path parameters of one auth app. */
 export const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
 const UserParams = AppParams.extend({ userId: z.string().min(1) });
 
 /**
- * The caller and the auth app `params` names, read in one round trip with `queries` (whose
- * answers it returns), then the caller's access: the app is read with the caller because a
- * key's auth capability names app ids; whether it exists is revealed only after access passed.
+ * The auth app the path names (by id or app_id), read with the caller because a key's auth
+ * capability names app ids: a key that does not name it is 403, and whether it exists is
+ * revealed only after that (404).
  */
-export async function appWith<T extends readonly BatchQuery[]>(
-  c: Context<AppEnv>,
-  params: { id: string; authAppId: string },
-  role: Role,
-  allowKey: boolean,
-  queries: [...T],
-): Promise<{ app: AuthAppRow; answers: { -readonly [K in keyof T]: Awaited<T[K]> } }> {
-  const [[row], ...answers] = await readWithCaller(c, [
-    authAppQuery(getHttpDb(c), params.authAppId),
-    ...queries,
-  ]);
-  const app = await appAllowed(c, params, row, role, allowKey);
-  return { app, answers: answers as { -readonly [K in keyof T]: Awaited<T[K]> } };
-}
+export const appRead = ({ http, path }: ReadScope) => ({
+  app: read(authAppQuery(http, path.authAppId ?? ''), ([app], caller: Admitted): AuthAppRow => {
+    const { principal } = caller;
+    if (principal.type === 'api_key' && !(app && principal.capabilities.auth?.includes(app.id)))
+      throw new ApiError('FORBIDDEN', 'this API key lacks the capability for this route');
+    if (!app || !('project' in caller) || app.projectId !== caller.project.id)
+      throw new ApiError('NOT_FOUND', 'auth app not found');
+    return app;
+  }),
+});
 
-/** Checks the caller may reach `app`, the auth app `params` names, at `role` (or as a key naming it). */
-async function appAllowed(
-  c: Context<AppEnv>,
-  params: { id: string; authAppId: string },
-  app: AuthAppRow | undefined,
-  role: Role,
-  allowKey: boolean,
-): Promise<AuthAppRow> {
-  const keyMay = allowKey
-    ? (caps: { auth?: string[] }) => app !== undefined && (caps.auth?.includes(app.id) ?? false)
-    : undefined;
-  const { project } = await access(c, params.id, role, keyMay);
-  if (!app || app.projectId !== project.id) throw new ApiError('NOT_FOUND', 'auth app not found');
-  return app;
-}
+/** A key may call an app's end-user routes when its auth capability names an app ({@link appRead} checks which). */
+const namesAnApp = (caps: ApiKeyCapabilities) => (caps.auth?.length ?? 0) > 0;
 
-/** A body that fails validation is 400 only for an auth app the caller may change. */
-const appBeforeBody = (allowKey: boolean) =>
-  pathBeforeBody<AppEnv>((c) => {
-    const { id = '', authAppId = '' } = c.req.param();
-    return appWith(c, { id, authAppId }, 'write', allowKey, []);
-  });
+/** A creation's read, at write: the apps holding the app_id asked for or in the project, and its only site. */
+const creation = declareInputReads({ role: 'write' }, ({ http, project }, appId: string) => ({
+  read: readMany(authAppCreationQueries(http, project, appId), creationReadFrom<AppIdHolder>),
+}));
+/** The project's auth apps, at read. */
+const listing = declareReads({ role: 'read' }, ({ http, project }) => ({
+  rows: rowsRead(listAuthApps(http, project)),
+}));
+/** The app, at write (an invalid body of an unknown app is 404, as its read comes first). */
+const appWriter = declareReads({ role: 'write' }, appRead);
+/** The app, at write or for a key naming it. */
+const userWriter = declareReads({ role: 'write', keys: namesAnApp }, appRead);
+/** The app and a page of its users (as the validated query asks), at write or for a key naming it. */
+const usersListing = declareInputReads(
+  { role: 'write', keys: namesAnApp },
+  (scope, page: { limit: number; offset: number }) => ({
+    ...appRead(scope),
+    users: rowsRead(listUsers(scope.http, authAppIdOf(scope.path.authAppId ?? ''), page)),
+  }),
+  appRead,
+);
+/** The app and the user the path names, at write or for a key naming the app. */
+const userRemoval = declareReads({ role: 'write', keys: namesAnApp }, (scope) => ({
+  ...appRead(scope),
+  user: read(
+    userQuery(scope.http, authAppIdOf(scope.path.authAppId ?? ''), scope.path.userId ?? ''),
+    userFound,
+  ),
+}));
 
-/** The middleware of a write with a JSON body that reads its caller with the auth app. */
-const appWriteMiddleware = [readsCaller, callerBeforeMalformedJson];
-
-export const authAppsRoutes = routeGroup<AppEnv>();
+export const authAppsRoutes = declaredRoutes();
 
 authAppsRoutes.openapi(
   apiRoute({
@@ -94,7 +96,7 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps',
     tags: ['auth-apps'],
     summary: 'Create an auth app (connected to the only site of a one-site project)',
-    middleware: appWriteMiddleware,
+    middleware: creation.middleware,
     request: {
       params: ProjectParam,
       ...jsonBody(
@@ -109,19 +111,11 @@ authAppsRoutes.openapi(
     responses: { 201: json(AuthAppSchema, 'the auth app'), ...errorResponses(409) },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
     const input = c.req.valid('json');
-    // One read with the caller: the apps holding the app_id or in the project, and its only site.
-    const answers = await readWithCaller(
-      c,
-      authAppCreationQueries(getHttpDb(c), projectIdOf(ref), input.app_id),
-    );
-    const { project } = await access(c, ref, 'write');
-    const read = creationReadFrom<AppIdHolder>(answers);
-    const row = await createAuthApp(requestContext(c), project.id, input, read);
+    const { projectId, read } = await creation.run(c, input.app_id);
+    const row = await createAuthApp(requestContext(c), projectId, input, read);
     return c.json(toAuthAppBody(c.get('config'), row), 201);
   },
-  callerBeforeBody,
 );
 
 authAppsRoutes.openapi(
@@ -130,14 +124,12 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps',
     tags: ['auth-apps'],
     summary: "The project's auth apps (no secrets)",
-    middleware: [readsCaller],
+    middleware: listing.middleware,
     request: { params: ProjectParam },
     responses: { 200: json(z.object({ auth_apps: z.array(AuthAppSchema) }), 'the auth apps') },
   }),
   async (c) => {
-    const ref = c.req.valid('param').id;
-    const [rows] = await readWithCaller(c, [listAuthApps(getHttpDb(c), projectIdOf(ref))]);
-    await access(c, ref, 'read');
+    const { rows } = listing.of(c);
     const config = c.get('config');
     return c.json({ auth_apps: await Promise.all(rows.map((row) => describeAuthApp(config, row))) }, 200);
   },
@@ -152,15 +144,14 @@ authAppsRoutes.openapi(
       'Change providers, allowed origins, app links, nonce rules, the user limit or enabled (secrets are never echoed)',
     description:
       "Changes only the fields it names (a provider's field left out keeps its value), written over the settings version it read, so two PATCHes at once both land. An https origin in `allowed_origins` of an app whose `app_links` name mobile apps must serve their association files (see `app_links`); the files are fetched before anything is written, and a refusal is 400 naming the origin and what its file lacks.",
-    middleware: appWriteMiddleware,
+    middleware: appWriter.middleware,
     request: { params: AppParams, ...jsonBody(PatchSchema) },
     responses: { 200: json(AuthAppSchema, 'the auth app'), ...errorResponses(503) },
   }),
   async (c) => {
-    const { app } = await appWith(c, c.req.valid('param'), 'write', false, []);
+    const { app } = appWriter.of(c);
     return c.json(await updateAuthApp(requestContext(c), { app, patch: c.req.valid('json') }), 200);
   },
-  appBeforeBody(false),
 );
 
 authAppsRoutes.openapi(
@@ -176,15 +167,12 @@ authAppsRoutes.openapi(
         offset: z.coerce.number().int().min(0).default(0),
       }),
     },
-    middleware: [readsCaller],
+    middleware: usersListing.middleware,
     responses: { 200: json(z.object({ users: z.array(ListedUserSchema) }), 'the users') },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const { answers } = await appWith(c, params, 'write', true, [
-      listUsers(getHttpDb(c), authAppIdOf(params.authAppId), c.req.valid('query')),
-    ]);
-    return c.json({ users: answers[0].map(toListedUser) }, 200);
+    const { users } = await usersListing.run(c, c.req.valid('query'));
+    return c.json({ users: users.map(toListedUser) }, 200);
   },
 );
 
@@ -194,13 +182,13 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps/{authAppId}/users/{userId}',
     tags: ['auth-apps'],
     summary: 'Disable or enable an end user (disabling ends their sessions)',
-    middleware: appWriteMiddleware,
+    middleware: userWriter.middleware,
     request: { params: UserParams, ...jsonBody(z.object({ disabled: z.boolean() }).strict()) },
     responses: { 200: json(AdminUserSchema, 'the user'), ...errorResponses(503) },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const { app } = await appWith(c, params, 'write', true, []);
+    const { app } = userWriter.of(c);
     return c.json(
       await setUserDisabled(requestContext(c), {
         app,
@@ -210,7 +198,6 @@ authAppsRoutes.openapi(
       200,
     );
   },
-  appBeforeBody(true),
 );
 
 authAppsRoutes.openapi(
@@ -219,16 +206,13 @@ authAppsRoutes.openapi(
     path: '/projects/{id}/auth-apps/{authAppId}/users/{userId}',
     tags: ['auth-apps'],
     summary: 'Delete an end user with their sessions',
-    middleware: [readsCaller],
+    middleware: userRemoval.middleware,
     request: { params: UserParams },
     responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted'), ...errorResponses(503) },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const { app, answers } = await appWith(c, params, 'write', true, [
-      userQuery(getHttpDb(c), authAppIdOf(params.authAppId), params.userId),
-    ]);
-    await deleteUser(requestContext(c), { app, userId: userFound(answers[0]) });
+    const { app, user } = userRemoval.of(c);
+    await deleteUser(requestContext(c), { app, userId: user });
     return c.json({ deleted: true as const }, 200);
   },
 );

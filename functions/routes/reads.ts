@@ -35,19 +35,23 @@ import type { ApiKeyCapabilities, Project } from '../services/caller/project-acc
 /** A read a route declares: its queries, not yet sent, and how their answers become `T` (throwing its 404). */
 export interface Read<T> {
   readonly queries: readonly BatchQuery[];
-  decode(answers: readonly unknown[]): T;
+  /** `caller`: who was admitted, for a read whose 404 or 403 depends on the caller (a key naming what it read). */
+  decode(answers: readonly unknown[], caller: Admitted): T;
 }
 
 /** A read of `query` whose answer (as drizzle types it) `decode` turns into the value. */
-export const read = <Q extends BatchQuery, T>(query: Q, decode: (answer: Awaited<Q>) => T): Read<T> => ({
+export const read = <Q extends BatchQuery, T>(
+  query: Q,
+  decode: (answer: Awaited<Q>, caller: Admitted) => T,
+): Read<T> => ({
   queries: [query],
-  decode: ([answer]) => decode(answer as Awaited<Q>),
+  decode: ([answer], caller) => decode(answer as Awaited<Q>, caller),
 });
 
 /** A read of several queries whose answers, in order, `decode` turns into the value. */
 export const readMany = <T>(
   queries: readonly BatchQuery[],
-  decode: (answers: readonly unknown[]) => T,
+  decode: (answers: readonly unknown[], caller: Admitted) => T,
 ): Read<T> => ({
   queries,
   decode,
@@ -151,7 +155,7 @@ class Admission {
     const values: Record<string, unknown> = whoValues(who);
     let next = 0;
     for (const [name, r] of entries) {
-      values[name] = r.decode(answers.slice(next, next + r.queries.length));
+      values[name] = r.decode(answers.slice(next, next + r.queries.length), who);
       next += r.queries.length;
     }
     return values;
