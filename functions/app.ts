@@ -23,9 +23,8 @@ import { cliTokenRoutes } from './routes/cli-token';
 import { exchangeOnlyRoutes, oauthRoutes } from './routes/oauth';
 import { isPlainExchange } from './routes/oauth/exchange';
 import { bearerOf, declaresCaller } from './routes/reads';
-import { activityBy, readsWithCaller } from './routes/shared';
-import { callerRead, resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
-import { admitCaller, PROJECT_PATH } from './services/caller-admission';
+import { activityBy } from './routes/shared';
+import { resolveCaller, SESSION_COOKIE } from './services/caller/api-caller';
 import { reconcilerHealth } from './services/reconciler-state';
 import { namedServiceIn, withServiceIds } from './services/resources/by-name';
 
@@ -147,20 +146,11 @@ export function buildApp(options: WorkerOptions = {}): OpenAPIHono<AppEnv> {
     }
     // A route that declares its caller's access reads and admits it itself (routes/reads.ts).
     if (declaresCaller(c)) return next();
-    const projectRef = PROJECT_PATH.exec(c.req.path)?.[1];
-    // A read whose handler sends the caller lookup with its own query (routes/shared.ts
-    // readWithCaller) gets it pending: one round trip for both.
-    if (readsWithCaller(c)) {
-      const read = await callerRead(c.get('config'), bearerOf(c), projectRef);
-      if ('query' in read) {
-        c.set('pendingCaller', read);
-        return next();
-      }
-    }
-    const caller = await resolveCaller(getHttpDb(c), c.get('config'), bearerOf(c), projectRef);
-    admitCaller(caller, c.req.method, c.req.path);
-    c.set('principal', caller.principal);
-    if (caller.membership) c.set('membership', caller.membership);
+    // Every route declares its caller; a path that names none is still refused to a caller
+    // without valid credentials (401) before its 404, so no route's existence is revealed.
+    const { principal } = await resolveCaller(getHttpDb(c), c.get('config'), bearerOf(c));
+    if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+    c.set('principal', principal);
     return next();
   });
   api.route('/', managementRoutes);

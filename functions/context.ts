@@ -4,7 +4,7 @@ import type { Db, HttpDb } from '../db/client';
 import type { Bindings, Config } from './config';
 import type { RequestContext } from './request-context';
 import type { PendingAdmission } from './services/caller/admission';
-import type { CallerRead, Membership, Principal } from './services/caller/api-caller';
+import type { Membership, Principal } from './services/caller/api-caller';
 import type { CountedExchange } from './services/sign-in/exchange';
 
 export interface AppVariables {
@@ -15,8 +15,6 @@ export interface AppVariables {
   principal: Principal;
   /** The caller's membership in the project the path names, when read with the caller. */
   membership?: Membership;
-  /** A read's caller lookup, left for its handler to send with its own query (routes/shared.ts). */
-  pendingCaller?: Extract<CallerRead, { query: unknown }>;
   /** The route's declared caller admission (routes/reads.ts), once its middleware opened it. */
   admission?: PendingAdmission;
   /** The values of the route's declared reads (routes/reads.ts), by name. */

@@ -28,6 +28,8 @@ export const accountsRoutes = declaredRoutes();
 
 /** An account caller. */
 const account = declareReads({ role: 'account' });
+/** The operator, the one caller that may create accounts. */
+const operator = declareReads({ role: 'operator' });
 /** An account caller, a read-only token's included: the one change such a token may make is its own revoke. */
 const selfRevoke = declareReads({ role: 'account', writes: false });
 /** The calling account (its 404 after the caller's refusals). */
@@ -52,6 +54,7 @@ accountsRoutes.openapi(
     path: '/accounts',
     tags: ['accounts'],
     summary: 'Create an account (operator token only)',
+    middleware: operator.middleware,
     request: jsonBody(
       z
         .object({
@@ -66,10 +69,7 @@ accountsRoutes.openapi(
     },
   }),
   async (c) => {
-    const principal = c.get('principal');
-    if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
-    if (principal.type !== 'operator')
-      throw new ApiError('FORBIDDEN', 'only the operator token can create accounts');
+    operator.of(c);
     return c.json(await createAccount(requestContext(c), c.req.valid('json')), 201);
   },
 );

@@ -10,18 +10,21 @@ import { loopbackRedirectProblem } from '../domain/cli-login';
 import { clientKey } from '../domain/client-key';
 import { CHALLENGE_METHOD, CODE_CHALLENGE_RE } from '../domain/pkce';
 import { ApiError } from '../lib/errors';
-import { apiRoute, errorResponses, json, jsonBody, routeGroup, z } from '../lib/openapi';
-import { requireAccount } from '../services/caller/project-access';
+import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { decideDeviceLogin } from '../services/cli-device';
 import { authorizeCli } from '../services/cli-login';
+import { declaredRoutes, declareReads } from './reads';
 import { requestContext } from './shared';
 
-export const cliRoutes = routeGroup<AppEnv>();
+export const cliRoutes = declaredRoutes();
+
+/** An account caller; {@link sessionAccount} then takes only a dashboard session. */
+const caller = declareReads({ role: 'account' });
 
 /** The calling account, when the caller is a dashboard session; 403 for anything else. */
 function sessionAccount(c: Context<AppEnv>): string {
+  const { accountId } = caller.of(c);
   const principal = c.get('principal');
-  const accountId = requireAccount(principal);
   if (principal.type !== 'account' || principal.via !== 'session') {
     throw new ApiError('FORBIDDEN', 'only a signed-in person (a dashboard session) can authorize the CLI');
   }
@@ -36,6 +39,7 @@ cliRoutes.openapi(
     summary: "Authorize `tether login` in the browser: a one-time code for the CLI's loopback redirect",
     description:
       "Dashboard session only (the console's Authorize). `redirect_uri` must be `http://127.0.0.1:<port>/…` or `http://[::1]:<port>/…`. The code lives 120 s, is single use, and is traded with its PKCE verifier at POST /cli/token.",
+    middleware: caller.middleware,
     request: jsonBody(
       z
         .object({
@@ -81,6 +85,7 @@ cliRoutes.openapi(
     summary: 'Approve or deny `tether login --device` by its user code',
     description:
       "Dashboard session only (the console's /console/device). 404 for a code no pending sign-in has; after ten wrong codes (per person and per client, 15 minutes) every try is 429.",
+    middleware: caller.middleware,
     request: jsonBody(
       z.object({ user_code: z.string().trim().min(1).max(32), approve: z.boolean() }).strict(),
     ),

@@ -65,7 +65,7 @@ export type Reads = Record<string, Read<unknown>>;
 
 /** What a route needs of its caller (see {@link CallerNeed}); `writes` defaults to "not a GET". */
 export interface Access {
-  role: Role | 'account';
+  role: Role | 'account' | 'operator';
   keys?: (capabilities: ApiKeyCapabilities) => boolean;
   keyRefusal?: string;
   writes?: boolean;
@@ -74,7 +74,9 @@ export interface Access {
 /** Who the handler serves: the project the path names, or the calling account. */
 type Who<A extends Access> = A['role'] extends 'account'
   ? { accountId: string }
-  : { project: Project; projectId: string; role: Role | null };
+  : A['role'] extends 'operator'
+    ? Record<never, never>
+    : { project: Project; projectId: string; role: Role | null };
 
 /** The values of reads `R`, by name, with who the caller reaches. */
 export type ReadValues<R extends Reads, A extends Access = Access> = {
@@ -170,7 +172,9 @@ class Admission {
 const whoValues = (who: Admitted): Record<string, unknown> =>
   'project' in who
     ? { project: who.project, projectId: who.project.id, role: who.role }
-    : { accountId: who.accountId };
+    : 'accountId' in who
+      ? { accountId: who.accountId }
+      : {};
 
 /** The middleware that opens a route's {@link Admission}, running `pathReads` when given. */
 function admissionMiddleware(
@@ -181,7 +185,7 @@ function admissionMiddleware(
   return async (c, next) => {
     const need: CallerNeed = { ...access, writes: access.writes ?? !['GET', 'HEAD'].includes(c.req.method) };
     const path: Record<string, string> = c.req.param();
-    const ref = access.role === 'account' ? undefined : (path.id ?? '');
+    const ref = access.role === 'account' || access.role === 'operator' ? undefined : (path.id ?? '');
     const lookup = await callerRead(c.get('config'), bearerOf(c), ref);
     const http = getHttpDb(c);
     if ('resolved' in lookup) {

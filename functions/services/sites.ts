@@ -44,10 +44,3 @@ export function siteOfProject(db: HttpDb, projectId: string | SQL, siteId: strin
     .from(sites)
     .where(siteIs(projectId, siteRef(siteId)));
 }
-
-/** Site `siteId` (its id or its slug) of the project, or 404. */
-export async function findSite(db: HttpDb, projectId: string, siteId: string): Promise<SiteRow> {
-  const [site] = await siteOfProject(db, projectId, siteId);
-  if (!site) throw new ApiError('NOT_FOUND', 'site not found');
-  return site;
-}

@@ -13,8 +13,11 @@ import { type ApiKeyCapabilities, type Project, projectAccess, requireAccount } 
 
 /** What a route needs of its caller. */
 export interface CallerNeed {
-  /** The role on the project `:id` names, or `account` for a route of the caller's own account. */
-  role: Role | 'account';
+  /**
+   * The role on the project `:id` names, `account` for a route of the caller's own account, or
+   * `operator` for the one route of the operator token (creating accounts).
+   */
+  role: Role | 'account' | 'operator';
   /** When set, a project API key whose capabilities satisfy this may call the route too. */
   keys?: (capabilities: ApiKeyCapabilities) => boolean;
   /** The 403 a project API key gets when `keys` is not set (a plain refusal when absent). */
@@ -26,7 +29,8 @@ export interface CallerNeed {
 /** Who the admitted caller is: its project (for a project route) or its account. */
 export type Admitted =
   | { project: Project; role: Role | null; principal: Principal }
-  | { accountId: string; principal: Principal };
+  | { accountId: string; principal: Principal }
+  | { operator: true; principal: Principal };
 
 /** Throws the refusals of a caller the route never accepts, before any project is looked at. */
 function refuseCaller(principal: Principal, need: CallerNeed): void {
@@ -50,6 +54,12 @@ export async function admitCaller(
   ref: string,
   membership?: Membership,
 ): Promise<Admitted> {
+  if (need.role === 'operator') {
+    if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+    if (principal.type !== 'operator')
+      throw new ApiError('FORBIDDEN', 'only the operator token can create accounts');
+    return { operator: true, principal };
+  }
   refuseCaller(principal, need);
   if (need.role === 'account') return { accountId: requireAccount(principal), principal };
   return projectAccess(db, principal, ref, { role: need.role, keyMay: need.keys }, membership);

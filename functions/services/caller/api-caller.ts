@@ -213,15 +213,6 @@ export async function resolveCallerWith(
   return { caller: read.decode(callerAnswer), answers };
 }
 
-/**
- * SQL for the calling account's id in a read sent with the caller's lookup (`pending`), or
- * for the account already resolved; null for any other caller (whose read is then refused).
- */
-export function callerAccountId(pending: CallerRead | undefined, principal: Principal | undefined): SQL {
-  if (pending && 'query' in pending) return pending.accountId;
-  return principal?.type === 'account' ? sql`${principal.accountId}::uuid` : sql`null::uuid`;
-}
-
 /** For credentials that are settled without a database. */
 function never(): Queryable {
   throw new Error('this credential needs no lookup');

@@ -10,7 +10,7 @@ import { siteRef } from '../../domain/names';
 import { type Role, roleAtLeast } from '../../domain/roles';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { type Principal, projectIdOf } from '../caller/api-caller';
+import { projectIdOf } from '../caller/api-caller';
 import type { WriteRead } from './apply';
 import type { ConnectionInfo, ResourceInfo } from './model';
 import { targetQueries, targetsOf } from './plan';
@@ -24,17 +24,6 @@ export interface SiteContext {
   site: { id: string; slug: string };
   connections: ConnectionInfo[];
   resources: ResourceInfo[];
-}
-
-/** The account behind a caller of connection routes; every other kind of caller is refused. */
-export function connectionCaller(principal: Principal): string {
-  if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
-  if (principal.type === 'operator')
-    throw new ApiError('FORBIDDEN', 'the operator token can only create accounts');
-  // A managed key is minted from connections; a key able to change them could widen itself.
-  if (principal.type === 'api_key')
-    throw new ApiError('FORBIDDEN', "project API keys cannot use a site's connection or deploy routes");
-  return principal.accountId;
 }
 
 /** Checks a member's role against the route's need. */
