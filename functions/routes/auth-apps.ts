@@ -1,5 +1,4 @@
 /** Auth apps of a project and their end users (contract §4). */
-import { SERVICE_NAME_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import type { Admitted } from '../services/caller/admission';
@@ -33,7 +32,7 @@ import {
   readMany,
   rowsRead,
 } from './reads';
-import { ProjectParam, requestContext } from './shared';
+import { ProjectParam, requestContext, ServiceName } from './shared';
 
 /** The path parameters of one auth app. */
 export const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
@@ -102,7 +101,7 @@ authAppsRoutes.openapi(
       ...jsonBody(
         z
           .object({
-            app_id: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
+            app_id: ServiceName,
             name: z.string().trim().min(1).max(100).optional(),
           })
           .strict(),

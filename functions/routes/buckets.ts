@@ -1,6 +1,5 @@
 /** Storage buckets of a project (contract §4). */
 
-import { SERVICE_NAME_RE } from '../domain/names';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import {
   type BucketRow,
@@ -13,7 +12,7 @@ import {
 } from '../services/resources/buckets';
 import { declaredRoutes } from './reads';
 import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
-import { iso, ProjectParam, requestContext } from './shared';
+import { iso, ProjectParam, requestContext, ServiceName } from './shared';
 
 const BucketSchema = z
   .object({ id: z.string(), name: z.string(), region: z.string(), created_at: z.string() })
@@ -51,7 +50,7 @@ bucketsRoutes.openapi(
       ...jsonBody(
         z
           .object({
-            name: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
+            name: ServiceName,
             region: z
               .string()
               .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region such as us-east-1')

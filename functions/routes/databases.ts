@@ -1,6 +1,5 @@
 /** Databases of a project (contract §4). */
 
-import { SERVICE_NAME_RE } from '../domain/names';
 import { engineNames, engineOf, isEngine } from '../kinds/registry';
 import { log } from '../lib/logger';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
@@ -17,7 +16,7 @@ import {
 import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/principal-removal';
 import { declaredRoutes, declareReads, read } from './reads';
 import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
-import { iso, ProjectParam, requestContext } from './shared';
+import { iso, ProjectParam, requestContext, ServiceName } from './shared';
 
 /** A registered engine's name (kinds/registry.ts); the document lists the engines registered at start. */
 const EngineSchema = z
@@ -83,7 +82,7 @@ databasesRoutes.openapi(
       ...jsonBody(
         z
           .object({
-            name: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
+            name: ServiceName,
             engine: EngineSchema,
             replica_set: z.boolean().optional(),
           })

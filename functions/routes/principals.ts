@@ -3,7 +3,6 @@
  * with a level, an optional source allowlist and expiry, and their own revoke. Admin only.
  */
 import { LEVELS } from '../domain/levels';
-import { SERVICE_NAME_RE } from '../domain/names';
 import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { liveTargetQuery, targetOf } from '../services/access/live-target';
@@ -19,7 +18,7 @@ import {
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, rowsRead } from './reads';
-import { ProjectParam, requestContext } from './shared';
+import { ProjectParam, requestContext, ServiceName } from './shared';
 
 const SHOWN_FIELDS = {
   id: z.string(),
@@ -43,7 +42,7 @@ const createBodyOf = (kind: CredentialKindName) =>
 
 const CreateBody = z
   .object({
-    name: z.string().regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter'),
+    name: ServiceName,
     level: z.string().max(20),
     allowed_sources: z.array(z.string().max(60)).max(50).optional().openapi({
       description: 'IPv4/IPv6 CIDRs (a bare address is /32 or /128); absent or empty: any source',

@@ -1,11 +1,17 @@
 /** Pieces every route uses: the `:id` parameter, the request context, the activity source, ISO timestamps and the 404 of a non-uuid id. */
 import type { Context } from 'hono';
 import type { AppEnv } from '../context';
+import { SERVICE_NAME_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { z } from '../lib/openapi';
 import type { RequestContext } from '../request-context';
 import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
+
+/** A service's (or principal's) name, as every kind's creation takes it. */
+export const ServiceName = z
+  .string()
+  .regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter');
 
 /** `:id`, a project id or slug. */
 export const ProjectParam = z.object({ id: z.string().min(1) });
