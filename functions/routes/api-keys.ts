@@ -3,7 +3,7 @@
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
 import { declaredRoutes, declareReads, rowsRead } from './reads';
-import { iso, ProjectParam, requestContext, requireUuid } from './shared';
+import { iso, ProjectParam, projectListingRoute, requestContext, requireUuid } from './shared';
 
 const CapabilitiesSchema = z
   .object({
@@ -67,14 +67,14 @@ apiKeysRoutes.openapi(
 );
 
 apiKeysRoutes.openapi(
-  apiRoute({
-    method: 'get',
+  projectListingRoute({
     path: '/projects/{id}/api-keys',
-    tags: ['api-keys'],
+    tag: 'api-keys',
     summary: "The project's live API keys, managed site keys included and marked (values never shown)",
     middleware: listing.middleware,
-    request: { params: ProjectParam },
-    responses: { 200: json(z.object({ api_keys: z.array(ApiKeySchema) }), 'the keys') },
+    key: 'api_keys',
+    item: ApiKeySchema,
+    listed: 'the keys',
   }),
   async (c) => {
     return c.json(

@@ -32,7 +32,7 @@ import {
   readMany,
   rowsRead,
 } from './reads';
-import { ProjectParam, requestContext, ServiceName } from './shared';
+import { ProjectParam, projectListingRoute, requestContext, ServiceName } from './shared';
 
 /** The path parameters of one auth app. */
 export const AppParams = ProjectParam.extend({ authAppId: z.string().min(1) });
@@ -118,14 +118,14 @@ authAppsRoutes.openapi(
 );
 
 authAppsRoutes.openapi(
-  apiRoute({
-    method: 'get',
+  projectListingRoute({
     path: '/projects/{id}/auth-apps',
-    tags: ['auth-apps'],
+    tag: 'auth-apps',
     summary: "The project's auth apps (no secrets)",
     middleware: listing.middleware,
-    request: { params: ProjectParam },
-    responses: { 200: json(z.object({ auth_apps: z.array(AuthAppSchema) }), 'the auth apps') },
+    key: 'auth_apps',
+    item: AuthAppSchema,
+    listed: 'the auth apps',
   }),
   async (c) => {
     const { rows } = listing.of(c);

@@ -2,6 +2,7 @@
 import type { AppEnv } from '../context';
 import { routeGroup } from '../lib/openapi';
 import { accessRoutes } from './access';
+import { accountSessionsRoutes } from './account-sessions';
 import { accountsRoutes } from './accounts';
 import { activityRoutes } from './activity';
 import { apiKeysRoutes } from './api-keys';
@@ -25,6 +26,7 @@ import { tunnelRoutes } from './tunnel';
 export const managementRoutes = routeGroup<AppEnv>();
 for (const group of [
   accountsRoutes,
+  accountSessionsRoutes,
   cliRoutes,
   projectsRoutes,
   invitationsRoutes,

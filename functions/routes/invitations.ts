@@ -22,7 +22,7 @@ import {
   revokeInvitation,
 } from '../services/invitations';
 import { declaredRoutes, declareInputReads, declareReads, read, rowsRead } from './reads';
-import { iso, ProjectParam, requestContext } from './shared';
+import { iso, ProjectParam, projectListingRoute, requestContext } from './shared';
 
 const InvitationSchema = z
   .object({
@@ -70,14 +70,14 @@ const invitationRead = declareInputReads({ role: 'account' }, ({ http }, hash: s
 }));
 
 invitationsRoutes.openapi(
-  apiRoute({
-    method: 'get',
+  projectListingRoute({
     path: '/projects/{id}/members',
-    tags: ['projects'],
+    tag: 'projects',
     summary: "The project's members with their e-mail addresses and roles",
     middleware: membersRead.middleware,
-    request: { params: ProjectParam },
-    responses: { 200: json(z.object({ members: z.array(MemberSchema) }), 'oldest first') },
+    key: 'members',
+    item: MemberSchema,
+    listed: 'oldest first',
   }),
   async (c) => {
     const members = membersRead.of(c).answer.rows.map((m) => ({

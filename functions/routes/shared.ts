@@ -1,10 +1,10 @@
 /** Pieces every route uses: the `:id` parameter, the request context, the activity source, ISO timestamps and the 404 of a non-uuid id. */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context';
 import { SERVICE_NAME_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
-import { z } from '../lib/openapi';
+import { apiRoute, json, z } from '../lib/openapi';
 import type { RequestContext } from '../request-context';
 import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
 
@@ -15,6 +15,28 @@ export const ServiceName = z
 
 /** `:id`, a project id or slug. */
 export const ProjectParam = z.object({ id: z.string().min(1) });
+
+/** A GET under `/projects/{id}` that answers one list, `{ [key]: item[] }`, with its 200's words. */
+export function projectListingRoute<K extends string, T extends z.ZodType>(listing: {
+  path: `/projects/{id}/${string}`;
+  tag: string;
+  summary: string;
+  middleware: MiddlewareHandler<AppEnv>[];
+  key: K;
+  item: T;
+  listed: string;
+}) {
+  const answer = z.object({ [listing.key]: z.array(listing.item) } as { [P in K]: z.ZodArray<T> });
+  return apiRoute({
+    method: 'get' as const,
+    path: listing.path,
+    tags: [listing.tag],
+    summary: listing.summary,
+    middleware: listing.middleware,
+    request: { params: ProjectParam },
+    responses: { 200: json(answer, listing.listed) },
+  });
+}
 
 /**
  * Who the request's changes are recorded as in the Activity record (its caller, the client it

@@ -6,7 +6,7 @@ import { sitesOfProject } from '../services/reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
 import { createSite } from '../services/sites';
 import { declaredRoutes, declareReads, readMany, rowsRead } from './reads';
-import { iso, ProjectParam, requestContext } from './shared';
+import { iso, ProjectParam, projectListingRoute, requestContext } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
@@ -55,14 +55,14 @@ sitesRoutes.openapi(
 );
 
 sitesRoutes.openapi(
-  apiRoute({
-    method: 'get',
+  projectListingRoute({
     path: '/projects/{id}/sites',
-    tags: ['sites'],
+    tag: 'sites',
     summary: "The project's sites",
     middleware: listing.middleware,
-    request: { params: ProjectParam },
-    responses: { 200: json(z.object({ sites: z.array(SiteSchema) }), 'the sites') },
+    key: 'sites',
+    item: SiteSchema,
+    listed: 'the sites',
   }),
   async (c) => {
     const listed = listing.of(c).answer.rows[0]?.sites ?? [];
