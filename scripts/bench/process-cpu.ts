@@ -26,7 +26,24 @@ export function processCpuMs(pid: number): number {
   return ns / 1e6;
 }
 
-/** Pids of the running processes named `comm` (e.g. `workerd`). */
+/** The parent of `pid` (0 when unreadable). */
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether `pid` descends from `root` (other work on the machine runs workerd too). */
+function descendsFrom(pid: number, root: number): boolean {
+  for (let p = parentOf(pid), hops = 0; p > 1 && hops < 64; p = parentOf(p), hops++)
+    if (p === root) return true;
+  return false;
+}
+
+/** Pids of the running processes named `comm` (e.g. `workerd`) below this process. */
 export function pidsNamed(comm: string): Set<number> {
   const out = new Set<number>();
   let pids: string[];
@@ -37,7 +54,8 @@ export function pidsNamed(comm: string): Set<number> {
   }
   for (const pid of pids) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm) out.add(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm && descendsFrom(Number(pid), process.pid))
+        out.add(Number(pid));
     } catch {
       // Ended meanwhile.
     }
