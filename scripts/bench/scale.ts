@@ -130,6 +130,7 @@ async function startSized(root: string, projects: number): Promise<SizedStack> {
   const fresh = [...pidsNamed('workerd')].filter((p) => !before.has(p));
   if (fresh.length !== 1) {
     await stack.stop();
+    await rm(dataDir, { recursive: true, force: true });
     throw new Error(`expected one new workerd for the stack of ${projects}, found ${fresh.length}`);
   }
   const seedSec = (Date.now() - seeding) / 1000;
