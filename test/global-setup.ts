@@ -59,6 +59,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       workerLogFile,
       // The cron files check each repair after one tick: their reconciler's full sweep takes everything a tick.
       env: project.name === 'integration-cron' ? { RECONCILER_SWEEP_MINUTES: '1' } : undefined,
+      // They fire each tick themselves; a tick of the shared Worker on the minute's timer would
+      // sweep their files' buckets and databases too, with its own stand-ins, at any moment.
+      cron: project.name !== 'integration-cron',
     }),
     chromiumExecutable(),
   ]);
