@@ -481,7 +481,7 @@ export const deliveries = pgTable(
     reason: text('reason'),
     setNames: jsonb('set_names').$type<string[]>().notNull().default([]),
     unsetNames: jsonb('unset_names').$type<string[]>().notNull().default([]),
-    status: text('status', { enum: ['pending', 'delivered', 'dead', 'superseded'] })
+    status: text('status', { enum: ['pending', 'delivered', 'live', 'dead', 'superseded'] })
       .notNull()
       .default('pending'),
     attempts: integer('attempts').notNull().default(0),
@@ -490,6 +490,8 @@ export const deliveries = pgTable(
     claimedUntil: tstz('claimed_until'),
     lastAttemptAt: tstz('last_attempt_at'),
     deliveredAt: tstz('delivered_at'),
+    /** When the target confirmed the change where the app runs (docs/contract.md §14). */
+    liveAt: tstz('live_at'),
     /** A live patch's `seq` as last sent (null until sent). */
     seq: bigint('seq', { mode: 'number' }),
     createdAt: createdAt(),

@@ -2007,11 +2007,12 @@ export interface components {
             reason: string;
             names: string[];
             /** @enum {string} */
-            status: "pending" | "delivered" | "failed" | "dead";
+            status: "pending" | "delivered" | "live" | "failed" | "dead";
             attempts: number;
             last_error: string | null;
             created_at: string;
             delivered_at: string | null;
+            live_at: string | null;
         };
         CliLogin: {
             /** @description a personal token named after the machine (90 days), shown this once */

@@ -43,11 +43,12 @@ const DeliverySchema = z
     seq: z.number().nullable(),
     reason: z.string(),
     names: z.array(z.string()),
-    status: z.enum(['pending', 'delivered', 'failed', 'dead']),
+    status: z.enum(['pending', 'delivered', 'live', 'failed', 'dead']),
     attempts: z.number(),
     last_error: z.string().nullable(),
     created_at: z.string(),
     delivered_at: z.string().nullable(),
+    live_at: z.string().nullable(),
   })
   .openapi('Delivery');
 

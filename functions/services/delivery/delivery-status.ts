@@ -14,7 +14,7 @@ import { projectIdOf } from '../caller/api-caller';
 type DeliveryRow = typeof deliveries.$inferSelect;
 
 /** A delivery's status as the API shows it: a pending one that failed a try is `failed`. */
-export type ShownStatus = 'pending' | 'delivered' | 'failed' | 'dead';
+export type ShownStatus = 'pending' | 'delivered' | 'live' | 'failed' | 'dead';
 
 /** A delivery as the listing shows it. */
 export interface ShownDelivery {
@@ -27,6 +27,7 @@ export interface ShownDelivery {
   last_error: string | null;
   created_at: string;
   delivered_at: string | null;
+  live_at: string | null;
 }
 
 /** Marks the live patches among `ids` still pending as `dead` (their message was dead-lettered). */
@@ -90,6 +91,7 @@ export function showDelivery(row: DeliveryRow): ShownDelivery {
     last_error: row.lastError,
     created_at: row.createdAt.toISOString(),
     delivered_at: row.deliveredAt?.toISOString() ?? null,
+    live_at: row.liveAt?.toISOString() ?? null,
   };
 }
 

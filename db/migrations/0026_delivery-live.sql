@@ -1,0 +1,1 @@
+ALTER TABLE "deliveries" ADD COLUMN "live_at" timestamp with time zone;
