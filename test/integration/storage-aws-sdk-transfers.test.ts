@@ -44,7 +44,6 @@ function siteClient(
       accessKeyId: vars.STORAGE_ACCESS_KEY ?? '',
       secretAccessKey: vars.STORAGE_SECRET_KEY ?? '',
     },
-    maxAttempts: 1,
     ...extra,
   });
   return { client, bucket: vars.STORAGE_BUCKET ?? '', vars };

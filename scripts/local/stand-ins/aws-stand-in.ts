@@ -272,6 +272,9 @@ export async function startAwsStandIn(
     })();
   });
 
+  // Node's 5 s default closes a kept-alive socket while a client is already sending on it (a
+  // "socket hang up" mid-upload); S3 keeps idle connections open far longer.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
