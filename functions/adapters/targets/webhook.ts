@@ -36,6 +36,8 @@ export const webhookTarget: DeliveryTarget<z.infer<typeof WebhookInput>, Webhook
   describe: ({ url }) => ({ url, secret_set: true }),
   async check() {},
   async deliver(_urls, { config, secret }, patch) {
+    // The receiver answers 2xx only once the app applied it (packages/receiver): live.
     await new SignedHttpReceiver({ url: config.url, secret }).send(patch.body);
+    return { live: true };
   },
 };
