@@ -5,6 +5,7 @@
  * from a patch.
  */
 import { z } from 'zod';
+import { shownUrl } from '../../domain/shown-url';
 import { SignedHttpReceiver } from '../receiver';
 import type { DeliveryTarget } from './types';
 
@@ -33,7 +34,8 @@ export const webhookTarget: DeliveryTarget<z.infer<typeof WebhookInput>, Webhook
   type: 'webhook',
   input: WebhookInput,
   split: ({ url, secret }) => ({ config: { url }, secret }),
-  describe: ({ url }) => ({ url, secret_set: true }),
+  // The query may hold a token of the receiver's: never shown back nor recorded (contract §9).
+  describe: ({ url }) => ({ url: shownUrl(url), secret_set: true }),
   async check() {},
   async deliver(_urls, { config, secret }, patch) {
     await new SignedHttpReceiver({ url: config.url, secret }).send(patch.body);
