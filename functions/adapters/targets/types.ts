@@ -5,12 +5,24 @@
  * present), so a patch failing part-way is sent again whole.
  */
 import type { z } from 'zod';
+import type { HostResolver } from '../host-resolver';
 
-/** The platforms' API base URLs (CLOUDFLARE_API_URL, VERCEL_API_URL, FLY_API_URL). */
+/** Which hosts webhook targets may name, and how names are resolved. */
+export interface WebhookHostPolicy {
+  /** Plain http to loopback, and loopback addresses, allowed (ALLOW_LOOPBACK_TARGETS). */
+  allowLoopback: boolean;
+  resolver: HostResolver;
+}
+
+/**
+ * The platforms' API base URLs (CLOUDFLARE_API_URL, VERCEL_API_URL, FLY_API_URL), and which hosts
+ * a webhook target may name (ALLOW_LOOPBACK_TARGETS, DNS_RESOLVER_URL).
+ */
 export interface PlatformUrls {
   cloudflare: string;
   vercel: string;
   fly: string;
+  webhookHosts: WebhookHostPolicy;
 }
 
 /** One live patch as a target receives it: the values already derived. */
@@ -27,6 +39,16 @@ export interface TargetPatch {
 
 /** The platform refused the target when it was checked (a bad token, a missing script, project or app). */
 export class TargetRefused extends Error {}
+
+/** A field of the target names something it may not (a webhook URL's host that is not public): 400 naming it. */
+export class TargetFieldRefused extends TargetRefused {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The platform could not be reached, or answered with a failure that may pass (5xx, 429). */
 export class TargetUnreachable extends Error {}

@@ -10,6 +10,7 @@ import type { Receivers } from '../../adapters';
 import {
   type DeliveryTarget,
   TARGETS,
+  TargetFieldRefused,
   type TargetPatch,
   TargetRefused,
   TargetUnreachable,
@@ -63,6 +64,8 @@ export function describeTarget(row: TargetRow | null): Record<string, unknown> {
 
 /** The answer to a target that could not be checked: 400 TARGET_REFUSED or 503, nothing stored. */
 function checkFailure(err: unknown): ApiError {
+  if (err instanceof TargetFieldRefused)
+    return new ApiError('VALIDATION_FAILED', `${err.field}: ${err.message}`, err.field);
   if (err instanceof TargetRefused) return new ApiError('TARGET_REFUSED', err.message);
   if (err instanceof TargetUnreachable) return new ApiError('SERVICE_UNAVAILABLE', err.message);
   return new ApiError('SERVICE_UNAVAILABLE', 'the platform could not be checked');
