@@ -46,5 +46,7 @@ export const webhookTarget: DeliveryTarget<z.infer<typeof WebhookInput>, Webhook
       { url: config.url, secret },
       `the webhook at ${new URL(config.url).host}`,
     ).send(patch.body);
+    // The receiver answers 2xx only once the app applied it (packages/receiver): live.
+    return { live: true };
   },
 };
