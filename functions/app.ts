@@ -3,7 +3,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler, NotFoundHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { createHttpDb } from '../db/client';
-import { apiDocument } from './api-document';
+import { apiDocument, methodsOf } from './api-document';
 import { type Bindings, type Config, loadConfig } from './config';
 import { consoleApp } from './console';
 import { buildServices, openRequest, type RequestScope, type WorkerOptions } from './container';
@@ -170,9 +170,21 @@ export function buildApp(options: WorkerOptions = {}): OpenAPIHono<AppEnv> {
   return app;
 }
 
-/** The router's 404, in the body of the route family the path belongs to. */
+/**
+ * The router's answer when no route took the request, in the body of the route family the path
+ * belongs to: 405 with `Allow` for a path that takes other methods (contract §2), else 404.
+ */
 const notFound: NotFoundHandler<AppEnv> = (c) => {
-  if (c.req.path.startsWith('/v1/')) return c.json({ error: 'not found' }, 404);
+  const oauth = c.req.path.startsWith('/v1/');
+  const allow = methodsOf(c.req.path);
+  if (allow.length > 0) {
+    c.header('Allow', allow.join(', '));
+    const message = `${c.req.method} is not a method of ${c.req.path}; it takes ${allow.join(', ')}`;
+    return oauth
+      ? c.json({ error: message }, 405)
+      : c.json({ error: { code: 'METHOD_NOT_ALLOWED', message } }, 405);
+  }
+  if (oauth) return c.json({ error: 'not found' }, 404);
   return c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
 };
 
