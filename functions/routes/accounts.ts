@@ -154,12 +154,9 @@ accountsRoutes.openapi(
     request: {
       params: z.object({ tokenId: z.string() }),
       query: z.object({
-        cascade: z
-          .enum(['true', 'false'])
-          .optional()
-          .openapi({
-            description: 'true: also revoke what this token minted, and what those minted (a leaked token)',
-          }),
+        cascade: z.enum(['true', 'false']).optional().openapi({
+          description: 'true: also revoke what this token minted, and what those minted (a leaked token)',
+        }),
       }),
     },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },

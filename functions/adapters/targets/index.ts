@@ -9,7 +9,7 @@ import type { DeliveryTarget } from './types';
 import { vercelTarget } from './vercel';
 import { webhookTarget } from './webhook';
 
-export type { DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
+export type { DeliverOutcome, DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
 export { TargetFieldRefused, TargetRefused, TargetUnreachable } from './types';
 
 /** Every delivery target, by type. */

@@ -37,6 +37,13 @@ export interface TargetPatch {
   body: string;
 }
 
+/**
+ * What a target's `deliver` came to: `live` when the change is confirmed where the app runs
+ * (docs/contract.md §14); otherwise written to the platform only (`delivered`), the running
+ * app not yet having it.
+ */
+export type DeliverOutcome = { live: true } | { live: false };
+
 /** The platform refused the target when it was checked (a bad token, a missing script, project or app). */
 export class TargetRefused extends Error {}
 
@@ -71,5 +78,5 @@ export interface DeliveryTarget<I extends { type: string } = { type: string }, C
   /** One read call proving the token and the script, project or app; throws TargetRefused or TargetUnreachable. */
   check(urls: PlatformUrls, target: StoredTarget<C>): Promise<void>;
   /** Delivers one patch; throws (anything) unless every call of it succeeded. */
-  deliver(urls: PlatformUrls, target: StoredTarget<C>, patch: TargetPatch): Promise<void>;
+  deliver(urls: PlatformUrls, target: StoredTarget<C>, patch: TargetPatch): Promise<DeliverOutcome>;
 }

@@ -8,6 +8,7 @@ import type { DbOrTx, HttpDb } from '../../../db/client';
 import { deliveries, sites, siteTargets } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
 import {
+  type DeliverOutcome,
   type DeliveryTarget,
   TARGETS,
   TargetFieldRefused,
@@ -182,7 +183,7 @@ export async function siteSender(
   config: Config,
   receivers: Receivers,
   siteId: string,
-): Promise<((patch: TargetPatch) => Promise<void>) | null> {
+): Promise<((patch: TargetPatch) => Promise<DeliverOutcome>) | null> {
   const [row] = await db.select().from(siteTargets).where(eq(siteTargets.siteId, siteId));
   const adapter = row && targetOf(row.type);
   if (row && adapter) {
@@ -190,5 +191,12 @@ export async function siteSender(
     return (patch) => adapter.deliver(receivers.platforms, { config: row.config, secret }, patch);
   }
   const fallback = receivers.runtimePatch;
-  return fallback && ((patch) => fallback.send(patch.body));
+  // The platform-wide receiver answers 2xx once the runtime applied the patch (docs/contract.md §14).
+  return (
+    fallback &&
+    (async (patch) => {
+      await fallback.send(patch.body);
+      return { live: true } as const;
+    })
+  );
 }
