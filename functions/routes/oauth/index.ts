@@ -75,6 +75,3 @@ export const oauthRoutes = authService([
   browserRoutes,
   jwksRoutes,
 ]);
-
-/** The exchange alone behind the same middleware: what the Worker's fast path serves (app.ts). */
-export const exchangeOnlyRoutes = authService([exchangeRoutes]);
