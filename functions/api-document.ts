@@ -29,32 +29,3 @@ export function apiDocument(base: string): Record<string, unknown> {
   const doc = finishDocument(app.getOpenAPI31Document({ openapi: '3.1.0', info: INFO }), base);
   return doc as unknown as Record<string, unknown>;
 }
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-/** The document's paths as patterns with their methods, built once per isolate on first use. */
-let pathMethods: Array<{ pattern: RegExp; methods: string[] }> | undefined;
-
-/**
- * The methods the document gives `path` (a request path; `{param}` segments match any one
- * segment), upper-case and with HEAD beside GET, as a 405's `Allow` lists them; empty when no
- * path of the document matches.
- */
-export function methodsOf(path: string): string[] {
-  pathMethods ??= Object.entries(
-    (apiDocument('').paths ?? {}) as Record<string, Record<string, unknown>>,
-  ).map(([template, item]) => ({
-    pattern: new RegExp(
-      `^${template
-        .split('/')
-        .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
-        .join('/')}/?$`,
-    ),
-    methods: METHODS.filter((m) => m in item).map((m) => m.toUpperCase()),
-  }));
-  const found = new Set<string>();
-  for (const { pattern, methods } of pathMethods)
-    if (pattern.test(path)) for (const m of methods) found.add(m);
-  // Hono answers HEAD with the GET route.
-  if (found.has('GET')) found.add('HEAD');
-  return ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH'].filter((m) => found.has(m));
-}
