@@ -5,6 +5,7 @@
  * apart from a patch); it checks the host (webhook-host.ts), and every send checks it again.
  */
 import { z } from 'zod';
+import { shownUrl } from '../../domain/shown-url';
 import { SignedHttpReceiver } from '../receiver';
 import type { DeliveryTarget } from './types';
 import { checkWebhookHost } from './webhook-host';
@@ -31,7 +32,8 @@ export const webhookTarget: DeliveryTarget<z.infer<typeof WebhookInput>, Webhook
   type: 'webhook',
   input: WebhookInput,
   split: ({ url, secret }) => ({ config: { url }, secret }),
-  describe: ({ url }) => ({ url, secret_set: true }),
+  // The query may hold a token of the receiver's: never shown back nor recorded (contract §9).
+  describe: ({ url }) => ({ url: shownUrl(url), secret_set: true }),
   async check(urls, { config }) {
     await checkWebhookHost(config.url, urls.webhookHosts);
   },
