@@ -100,7 +100,7 @@ function FieldInput(p: {
   return <Text label={p.field.label} name={name} type={type} draft={p.draft} disabled={p.disabled} />;
 }
 
-/** A provider's section: enabled, then (only while enabled) its fields, its secret's state and its callback URL. */
+/** A provider's section: enabled, then (only while enabled, or once configured) its fields, its secret's state and its callback URL. */
 function ProviderFields(p: {
   app: AuthApp;
   provider: SignInProvider;
@@ -112,7 +112,12 @@ function ProviderFields(p: {
   const view = p.app.providers[provider.name];
   const secret = provider.fields.find(isSecret);
   return (
-    <SectionCard id={`provider-${provider.name}`} title={provider.title} icon="auth" class="provider">
+    <SectionCard
+      id={`provider-${provider.name}`}
+      title={provider.title}
+      icon="auth"
+      class={view ? 'provider configured' : 'provider'}
+    >
       <div class="provider-toggle">
         <Check
           label={`${provider.title} enabled`}

@@ -82,6 +82,7 @@ export function ProjectMap(props: {
                               href={`${consolePath.site(slug, site.id)}?service=${encodeURIComponent(`${col.kind}:${col.id}`)}#connect`}
                               aria-label={`Connect ${site.slug} to ${col.name}`}
                             >
+                              <span class="vh">not connected: </span>
                               <Icon name="plus" />
                               Connect
                             </a>
