@@ -25,10 +25,20 @@ export interface InProcessApp {
   baseUrl: string;
   /** Messages the app put on the provisioning queue, oldest first. */
   sent: ProvisioningMessage[];
+  /** The delay each message of `sent` was sent with (same index; undefined: none). */
+  delays: Array<number | undefined>;
   /** Runs the minute cron's handler (the reconciler) once, here. */
   runScheduled(): Promise<void>;
+  /**
+   * Hands `messages` to the Worker's queue handler as one batch of the provisioning queue, here,
+   * and answers what became of each (acked, or retried with its delay).
+   */
+  runQueue(messages: readonly ProvisioningMessage[], attempts?: number): Promise<QueueOutcome[]>;
   stop(): Promise<void>;
 }
+
+/** What the queue handler did with one message of a batch. */
+export type QueueOutcome = { acked: true } | { acked: false; delaySeconds: number | undefined };
 
 /** A Durable Object namespace whose every use fails: no route these tests call reaches one. */
 const absentObjects = {
@@ -56,12 +66,17 @@ export async function startInProcessApp(
   // Node has no WebSocket of its own before 22; the driver's pool reaches the proxy through ws.
   neonConfig.webSocketConstructor = ws;
   const sent: ProvisioningMessage[] = [];
+  const delays: Array<number | undefined> = [];
   const queue = {
-    async send(message: ProvisioningMessage) {
+    async send(message: ProvisioningMessage, options?: { delaySeconds?: number }) {
       sent.push(message);
+      delays.push(options?.delaySeconds);
     },
-    async sendBatch(messages: Iterable<{ body: ProvisioningMessage }>) {
-      for (const m of messages) sent.push(m.body);
+    async sendBatch(messages: Iterable<{ body: ProvisioningMessage; delaySeconds?: number }>) {
+      for (const m of messages) {
+        sent.push(m.body);
+        delays.push(m.delaySeconds);
+      }
     },
   };
   const env = {
@@ -83,7 +98,35 @@ export async function startInProcessApp(
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     sent,
+    delays,
     runScheduled: () => worker.scheduled({} as ScheduledController, env),
+    async runQueue(bodies, attempts = 1) {
+      const outcomes: QueueOutcome[] = bodies.map(() => ({ acked: false, delaySeconds: undefined }));
+      const messages = bodies.map((body, i) => ({
+        id: `m${i}`,
+        timestamp: new Date(),
+        attempts,
+        body,
+        ack: () => {
+          outcomes[i] = { acked: true };
+        },
+        retry: (options?: { delaySeconds?: number }) => {
+          outcomes[i] = { acked: false, delaySeconds: options?.delaySeconds };
+        },
+      }));
+      const batch = {
+        queue: 'provisioning',
+        messages,
+        ackAll: () => {
+          for (const m of messages) m.ack();
+        },
+        retryAll: () => {
+          for (const m of messages) m.retry();
+        },
+      } as unknown as MessageBatch<ProvisioningMessage>;
+      await worker.queue(batch, env);
+      return outcomes;
+    },
     async stop() {
       await Promise.all(waiting);
       await new Promise<void>((resolve) => server.close(() => resolve()));

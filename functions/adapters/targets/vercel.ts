@@ -5,11 +5,15 @@
  * targets meet the target's environments is removed with `DELETE /v9/projects/{id}/env/{envId}`.
  * `teamId` rides on every call when given. The check reads the project (`GET /v9/projects/{id}`).
  * Errors are `{error:{code, message}}`. The token needs access to the project (a project-scoped
- * token, or a team token with that project).
+ * token, or a team token with that project). With `production` among the target's environments
+ * the newest READY production deployment is then redeployed and waited to READY
+ * (vercel-redeploy.ts): a running deployment keeps the variables it was built with.
  */
 import { z } from 'zod';
-import { at, call, failure, ok, type PlatformAnswer, seg } from './http';
-import type { DeliveryTarget, PlatformUrls, StoredTarget } from './types';
+import { failure, ok, seg } from './http';
+import type { DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
+import { messageOf, projectUrl, send, type VercelConfig } from './vercel-api';
+import { REDEPLOY_FIRST, redeployStep } from './vercel-redeploy';
 
 const ENVIRONMENTS = ['production', 'preview', 'development'] as const;
 
@@ -29,21 +33,37 @@ const VercelInput = z
   })
   .strict();
 
-type VercelConfig = { project_id: string; team_id?: string; environments: string[] };
-
-const messageOf = (answer: PlatformAnswer): string | undefined =>
-  (answer.body as { error?: { message?: string } } | undefined)?.error?.message;
-
-/** `path` on the project, with `teamId` when the target names a team. */
-function projectUrl(urls: PlatformUrls, c: VercelConfig, version: string, path = '', query = ''): string {
-  const params = new URLSearchParams(query);
-  if (c.team_id) params.set('teamId', c.team_id);
-  const qs = params.toString();
-  return at(urls.vercel, `/${version}/projects/${seg(c.project_id)}${path}${qs ? `?${qs}` : ''}`);
+/** Upserts the names set and removes the names unset, in the target's environments. */
+async function writeVariables(
+  urls: PlatformUrls,
+  target: StoredTarget<VercelConfig>,
+  patch: TargetPatch,
+): Promise<void> {
+  const { environments } = target.config;
+  const entries = Object.entries(patch.set);
+  if (entries.length > 0) {
+    const body = entries.map(([key, value]) => ({ key, value, type: 'encrypted', target: environments }));
+    const answer = await send(
+      'POST',
+      projectUrl(urls, target.config, 'v10', '/env', 'upsert=true'),
+      target,
+      body,
+    );
+    if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
+  }
+  if (patch.unset.length === 0) return;
+  const listed = await send('GET', projectUrl(urls, target.config, 'v10', '/env'), target);
+  if (!ok(listed)) throw failure('Vercel', listed, messageOf(listed));
+  const envs =
+    (listed.body as { envs?: Array<{ id: string; key: string; target?: string[] | string }> }).envs ?? [];
+  const unset = new Set(patch.unset);
+  for (const env of envs) {
+    const targets = Array.isArray(env.target) ? env.target : env.target ? [env.target] : [];
+    if (!unset.has(env.key) || !targets.some((t) => environments.includes(t))) continue;
+    const answer = await send('DELETE', projectUrl(urls, target.config, 'v9', `/env/${seg(env.id)}`), target);
+    if (!ok(answer) && answer.status !== 404) throw failure('Vercel', answer, messageOf(answer));
+  }
 }
-
-const send = (method: string, url: string, { secret }: StoredTarget<VercelConfig>, body?: unknown) =>
-  call('Vercel', url, { method, authorization: `Bearer ${secret}`, body });
 
 /** The Vercel environment variables target. */
 export const vercelTarget: DeliveryTarget<z.infer<typeof VercelInput>, VercelConfig> = {
@@ -64,33 +84,10 @@ export const vercelTarget: DeliveryTarget<z.infer<typeof VercelInput>, VercelCon
     if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
   },
   async deliver(urls, target, patch) {
-    const { environments } = target.config;
-    const entries = Object.entries(patch.set);
-    if (entries.length > 0) {
-      const body = entries.map(([key, value]) => ({ key, value, type: 'encrypted', target: environments }));
-      const answer = await send(
-        'POST',
-        projectUrl(urls, target.config, 'v10', '/env', 'upsert=true'),
-        target,
-        body,
-      );
-      if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
-    }
-    if (patch.unset.length === 0) return;
-    const listed = await send('GET', projectUrl(urls, target.config, 'v10', '/env'), target);
-    if (!ok(listed)) throw failure('Vercel', listed, messageOf(listed));
-    const envs =
-      (listed.body as { envs?: Array<{ id: string; key: string; target?: string[] | string }> }).envs ?? [];
-    const unset = new Set(patch.unset);
-    for (const env of envs) {
-      const targets = Array.isArray(env.target) ? env.target : env.target ? [env.target] : [];
-      if (!unset.has(env.key) || !targets.some((t) => environments.includes(t))) continue;
-      const answer = await send(
-        'DELETE',
-        projectUrl(urls, target.config, 'v9', `/env/${seg(env.id)}`),
-        target,
-      );
-      if (!ok(answer) && answer.status !== 404) throw failure('Vercel', answer, messageOf(answer));
-    }
+    await writeVariables(urls, target, patch);
+    // Preview and development take variables at their next deployment: written is all there is.
+    if (!target.config.environments.includes('production')) return { live: true };
+    return { live: false, next: { state: REDEPLOY_FIRST, delaySeconds: 0 } };
   },
+  confirm: (urls, target, state) => redeployStep(urls, target, state),
 };
