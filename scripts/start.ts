@@ -108,10 +108,11 @@ function nextSteps(baseUrl: string, operatorToken: string): string[] {
     'Then, in another terminal in this folder:',
     `  npx tether login --api ${baseUrl}      # your browser asks you to Authorize`,
     '  npx tether projects create Shop && npx tether link shop',
-    '  npx tether sites create web && npx tether db create main && npx tether env pull',
+    '  npx tether sites create web && npx tether link shop --site web   # web: the default site from now on',
+    '  npx tether db create main && npx tether env pull',
     '  (npm install -g . puts tether on your PATH; npx tether --help lists every command)',
     'Without a browser, the operator token makes an account and its token:',
-    `  curl -sf -X POST ${baseUrl}/api/v1/accounts -H 'authorization: Bearer ${operatorToken}' -d '{"email":"dev@example.com"}' | ${readToken}`,
+    `  curl -sf -X POST ${baseUrl}/api/v1/accounts -H 'content-type: application/json' -H 'authorization: Bearer ${operatorToken}' -d '{"email":"dev@example.com"}' | ${readToken}`,
   ];
 }
 
