@@ -10,7 +10,7 @@ import type { ProviderStandIn } from './provider-stand-in';
 
 /** Cookies a response sets, as a Cookie header (the browser keeps them between start and callback). */
 const cookiesOf = (res: Response): string =>
-  res.headers
+  (res.headers as unknown as { getSetCookie(): string[] })
     .getSetCookie()
     .map((cookie) => cookie.split(';')[0])
     .join('; ');
