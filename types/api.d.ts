@@ -77,8 +77,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke one of your personal tokens (and the sessions it opened)
-         * @description Revoke one of your personal tokens (and the sessions it opened)
+         * Revoke one of your personal tokens (and the sessions it opened); `?cascade=true` also revokes every token and session minted from it, transitively
+         * @description Revoke one of your personal tokens (and the sessions it opened); `?cascade=true` also revokes every token and session minted from it, transitively
          */
         delete: operations["deleteAccountTokensByTokenId"];
         options?: never;
@@ -821,7 +821,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Disconnect one service (removed:false when it was not connected; 404 when the project has no such service)
+         * Disconnect one service (removed:false when there is no such connection, for an id the project has no service for too; 404 for a name that names no service)
          * @description The connection's own credential is deleted before the answer (its open sessions end); if the outside system cannot be reached, the deletion is retried in the background.
          */
         delete: operations["deleteProjectsByIdSitesBySiteIdConnectionsByKindByResourceId"];
@@ -2474,7 +2474,10 @@ export interface operations {
     };
     deleteAccountTokensByTokenId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: also revoke what this token minted, and what those minted (a leaked token) */
+                cascade?: "true" | "false";
+            };
             header?: never;
             path: {
                 tokenId: string;
