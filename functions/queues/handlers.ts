@@ -6,6 +6,7 @@
  */
 import { activatePrincipals } from '../services/access/principal-activation';
 import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
+import { advanceSiteRotations } from '../services/credentials/rotations';
 import { runQueuedSlice } from '../services/credentials/sweep';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
 import { readDeliveries } from '../services/delivery/deliveries';
@@ -20,6 +21,11 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
   switch (delivery.kind) {
     case 'runtime_patch':
       await deliverRuntimePatch(ctx, delivery);
+      // A rotate patch now live lets its rotation drain and retire the old secret at once.
+      if (delivery.reason === 'rotate')
+        await advanceSiteRotations(ctx, delivery.targetId).catch((err: Error) =>
+          ctx.log.error('advancing rotations after their patch failed; the reconciler does it:', err),
+        );
       await policiesAfterChange(ctx, delivery);
       // A connection change on a project with legacy sites switches them to their own credentials.
       await switchLegacyAfterChange(ctx, delivery);
