@@ -83,6 +83,16 @@ const ConfigSchema = z.object({
   ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(400),
   /** How long a graceful rotation keeps the old secret at most (docs/contract.md §14). */
   ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(31_536_000).default(3600),
+  /**
+   * Webhook targets may name loopback hosts (plain http among them): `true` for local runs only
+   * (`npm start` and the test stack set it); a deployed service sends only to public addresses.
+   */
+  ALLOW_LOOPBACK_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  /** The DNS-over-HTTPS service (JSON API) webhook hosts are resolved with before each send. */
+  DNS_RESOLVER_URL: z.string().url().default('https://cloudflare-dns.com/dns-query'),
   RUNTIME_PATCH_URL: optionalUrl,
   RUNTIME_PATCH_SECRET: z.string().optional(),
   NETWORK_POLICY_URL: optionalUrl,

@@ -9,6 +9,7 @@ import type { Pool } from '@neondatabase/serverless';
 import { createDb, createHttpDb, createPool, type Db, type HttpDb } from '../db/client';
 import type { Adapters, Receivers } from './adapters';
 import { type CodeStore, DurableObjectCodeStore } from './adapters/code-store';
+import { DnsOverHttpsResolver } from './adapters/host-resolver';
 import { AtlasMongoAdmin } from './adapters/mongodb-admin';
 import { ClusterPostgresAdmin } from './adapters/postgres-admin';
 import { DurableObjectRateLimiter, type RateLimiter } from './adapters/rate-limiter';
@@ -95,6 +96,10 @@ export function buildServices(env: Bindings, options: WorkerOptions = {}): Servi
         cloudflare: config.CLOUDFLARE_API_URL,
         vercel: config.VERCEL_API_URL,
         fly: config.FLY_API_URL,
+        webhookHosts: {
+          allowLoopback: config.ALLOW_LOOPBACK_TARGETS,
+          resolver: new DnsOverHttpsResolver(config.DNS_RESOLVER_URL),
+        },
       },
       invitations: config.invitationWebhook && new SignedHttpReceiver(config.invitationWebhook),
     },

@@ -17,19 +17,41 @@ export interface Receiver {
 
 /** The production Receiver: a JSON POST signed with the receiver's secret; throws unless 2xx. */
 export class SignedHttpReceiver implements Receiver {
-  constructor(private readonly target: ReceiverTarget) {}
+  /** `label` names the receiver in a failure (recorded as a delivery's `last_error`). */
+  constructor(
+    private readonly target: ReceiverTarget,
+    private readonly label = 'the receiver',
+  ) {}
 
   async send(body: string): Promise<void> {
-    const res = await fetch(this.target.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(await signatureHeaders(this.target.secret, body)) },
-      body,
-      // A redirect is not an acknowledgement: following it would turn the POST into a GET
-      // elsewhere and take that answer's 2xx for the patch's.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-    });
+    const res = await this.post(body);
+    // Never read: a failure says what failed (its status), never what the receiver answered.
     await res.body?.cancel().catch(() => undefined);
-    if (res.status < 200 || res.status > 299) throw new Error(`the receiver answered ${res.status}`);
+    if (res.status < 200 || res.status > 299) throw new Error(`${this.label} answered ${res.status}`);
+  }
+
+  private async post(body: string): Promise<Response> {
+    const headers = {
+      'content-type': 'application/json',
+      ...(await signatureHeaders(this.target.secret, body)),
+    };
+    try {
+      return await fetch(this.target.url, {
+        method: 'POST',
+        headers,
+        body,
+        // A redirect is not an acknowledgement: following it would turn the POST into a GET
+        // elsewhere and take that answer's 2xx for the patch's.
+        redirect: 'manual',
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      });
+    } catch (err) {
+      const name = (err as Error).name;
+      throw new Error(
+        name === 'TimeoutError' || name === 'AbortError'
+          ? `${this.label} did not answer within ${SEND_TIMEOUT_MS / 1000} s`
+          : `${this.label} could not be reached`,
+      );
+    }
   }
 }

@@ -8,6 +8,12 @@ export const SERVICE_NAME_RE = /^[a-z][a-z0-9_-]{0,62}$/;
 export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /**
+ * Why a new slug or name shaped like a UUID is refused (docs/contract.md §9, Names): a path
+ * segment shaped like one is read as an id, so the name could stand for another resource's.
+ */
+export const NOT_UUID_SHAPED = 'must not be shaped like a UUID (a path would read it as an id)';
+
+/**
  * How a request names a site: by id (a uuid, the canonical form answers use) or by slug; null
  * when the text can be neither (such a site is never found). The one rule every site lookup uses.
  */

@@ -1,11 +1,10 @@
 /** Projects and their members (contract §3). */
-import { SLUG_RE } from '../domain/names';
 import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import type { Project } from '../services/caller/project-access';
 import { createProject, listProjects, removeMember, setMember } from '../services/projects';
 import { declaredRoutes, declareReads, rowsRead } from './reads';
-import { iso, ProjectParam, requestContext, requireUuid } from './shared';
+import { iso, NewSlug, ProjectParam, requestContext, requireUuid } from './shared';
 
 const ProjectSchema = z
   .object({
@@ -49,7 +48,7 @@ projectsRoutes.openapi(
       z
         .object({
           name: z.string().trim().min(1).max(100),
-          slug: z.string().regex(SLUG_RE, 'lower-case letters, digits and -, 1 to 63').optional(),
+          slug: NewSlug.optional(),
         })
         .strict(),
     ),

@@ -1,17 +1,24 @@
 /** Pieces every route uses: the `:id` parameter, the request context, the activity source, ISO timestamps and the 404 of a non-uuid id. */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context';
-import { SERVICE_NAME_RE } from '../domain/names';
+import { NOT_UUID_SHAPED, SERVICE_NAME_RE, SLUG_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { apiRoute, json, z } from '../lib/openapi';
 import type { RequestContext } from '../request-context';
 import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
 
-/** A service's (or principal's) name, as every kind's creation takes it. */
+/** A service's (or principal's) name, as every kind's creation takes it; never shaped like a UUID. */
 export const ServiceName = z
   .string()
-  .regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter');
+  .regex(SERVICE_NAME_RE, '1 to 63 of a-z 0-9 - _, starting with a letter')
+  .refine((name) => !isUuid(name), NOT_UUID_SHAPED);
+
+/** A new project's or site's slug; never shaped like a UUID. */
+export const NewSlug = z
+  .string()
+  .regex(SLUG_RE, 'lower-case letters, digits and -, 1 to 63')
+  .refine((slug) => !isUuid(slug), NOT_UUID_SHAPED);
 
 /** `:id`, a project id or slug. */
 export const ProjectParam = z.object({ id: z.string().min(1) });

@@ -1,12 +1,11 @@
 /** Sites of a project (contract §4). */
-import { SLUG_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { sitesOfProject } from '../services/reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
 import { createSite } from '../services/sites';
 import { declaredRoutes, declareReads, readMany, rowsRead } from './reads';
-import { iso, ProjectParam, projectListingRoute, requestContext } from './shared';
+import { iso, NewSlug, ProjectParam, projectListingRoute, requestContext } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');
 const toSite = (s: { id: string; slug: string; createdAt: Date }) => ({
@@ -41,9 +40,7 @@ sitesRoutes.openapi(
     middleware: writer.middleware,
     request: {
       params: ProjectParam,
-      ...jsonBody(
-        z.object({ slug: z.string().regex(SLUG_RE, 'lower-case letters, digits and -, 1 to 63') }).strict(),
-      ),
+      ...jsonBody(z.object({ slug: NewSlug }).strict()),
     },
     responses: { 201: json(SiteSchema, 'the site'), ...errorResponses(409) },
   }),

@@ -6,7 +6,7 @@ import { projectMembers, projects } from '../../db/schema';
 import { slugify } from '../domain/names';
 import { type Role, roleAtLeast } from '../domain/roles';
 import { ApiError } from '../lib/errors';
-import { newId, randomLowerAlnum } from '../lib/ids';
+import { isUuid, newId, randomLowerAlnum } from '../lib/ids';
 import type { RequestContext } from '../request-context';
 import { activityQuery, activityStatement } from './activity';
 import { guard, runGuarded } from './store/guarded-write';
@@ -21,7 +21,9 @@ export async function createProject(
   { accountId, body }: { accountId: string; body: { name: string; slug?: string } },
 ): Promise<ProjectRow> {
   const db = ctx.http;
-  const base = slugify(body.name) || 'project';
+  // A name shaped like a UUID gives no slug of its own: the slug would read as an id (contract §9).
+  const named = slugify(body.name);
+  const base = named && !isUuid(named) ? named : 'project';
   for (let attempt = 0; attempt < 5; attempt++) {
     const slug = body.slug ?? (attempt === 0 ? base : `${base.slice(0, 56)}-${randomLowerAlnum(6)}`);
     const id = newId();

@@ -92,6 +92,8 @@ export const PASSTHROUGH_VARS = [
   'CLIENT_IP_HEADER',
   'ASSOCIATION_FILES_URL',
   'ACTIVITY_RETENTION_DAYS',
+  'ALLOW_LOOPBACK_TARGETS',
+  'DNS_RESOLVER_URL',
   'RUNTIME_PATCH_URL',
   'RUNTIME_PATCH_SECRET',
   'NETWORK_POLICY_URL',
@@ -199,6 +201,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       PUBLIC_AUTH_URL: local,
       // The embedded cluster lets its admin set this (cluster-admin.ts).
       CUSTOMER_DB_TEMP_FILE_LIMIT: '1GB',
+      // Local receivers listen on loopback; a deployed service sends webhooks only to public hosts.
+      ALLOW_LOOPBACK_TARGETS: 'true',
       ...fromProcessEnv(),
       DATABASE_URL: metadataUrl,
       CUSTOMER_DB_ADMIN_URL: customerAdminUrl,

@@ -27,8 +27,16 @@ export interface InProcessApp {
   sent: ProvisioningMessage[];
   /** Runs the minute cron's handler (the reconciler) once, here. */
   runScheduled(): Promise<void>;
+  /**
+   * Hands `messages` to the Worker's queue handler as one batch of the provisioning queue, here,
+   * and answers what became of each (acked, or retried with its delay).
+   */
+  runQueue(messages: readonly ProvisioningMessage[], attempts?: number): Promise<QueueOutcome[]>;
   stop(): Promise<void>;
 }
+
+/** What the queue handler did with one message of a batch. */
+export type QueueOutcome = { acked: true } | { acked: false; delaySeconds: number | undefined };
 
 /** A Durable Object namespace whose every use fails: no route these tests call reaches one. */
 const absentObjects = {
@@ -84,6 +92,33 @@ export async function startInProcessApp(
     baseUrl: `http://127.0.0.1:${port}`,
     sent,
     runScheduled: () => worker.scheduled({} as ScheduledController, env),
+    async runQueue(bodies, attempts = 1) {
+      const outcomes: QueueOutcome[] = bodies.map(() => ({ acked: false, delaySeconds: undefined }));
+      const messages = bodies.map((body, i) => ({
+        id: `m${i}`,
+        timestamp: new Date(),
+        attempts,
+        body,
+        ack: () => {
+          outcomes[i] = { acked: true };
+        },
+        retry: (options?: { delaySeconds?: number }) => {
+          outcomes[i] = { acked: false, delaySeconds: options?.delaySeconds };
+        },
+      }));
+      const batch = {
+        queue: 'provisioning',
+        messages,
+        ackAll: () => {
+          for (const m of messages) m.ack();
+        },
+        retryAll: () => {
+          for (const m of messages) m.retry();
+        },
+      } as unknown as MessageBatch<ProvisioningMessage>;
+      await worker.queue(batch, env);
+      return outcomes;
+    },
     async stop() {
       await Promise.all(waiting);
       await new Promise<void>((resolve) => server.close(() => resolve()));

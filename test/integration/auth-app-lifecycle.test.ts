@@ -2,7 +2,7 @@
  * An auth app's lifecycle (contract §12): GET one app; DELETE (admin) removes its connections
  * with live patches, ends its users' sessions and frees its app_id; a server-key rotation
  * delivers the new key (reason rotate) and the old one stops working at once, while the new one
- * admits that app's end-user admin routes and no other; a PATCH changes only what it names, also
+ * introspects for that app and no other; a PATCH changes only what it names, also
  * when two arrive at once.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -83,17 +83,20 @@ describe('PATCH changes only what it names', () => {
 });
 
 describe('server key rotation', () => {
-  const users = (key: string, id = p.authApps[0]?.id) =>
-    api()
-      .as(key)
-      .get(`${appPath(id)}/users`);
+  /** The one thing the server key does: introspection (`{active:false}` for a token that is none). */
+  const introspect = (key: string, id = p.authApps[0]?.name) =>
+    api().post(
+      `/v1/${id}/oauth/introspect`,
+      { token: 'not-a-token' },
+      { headers: { authorization: `Bearer ${key}` } },
+    );
 
-  it('delivers a new key with reason rotate; the old key stops working at once, the new one admits only its app', async () => {
+  it('delivers a new key with reason rotate; the old key stops working at once, the new one introspects for its app only', async () => {
     const name = p.authApps[0]?.name.toUpperCase().replace(/-/g, '_');
     const before = await effectiveVars(p);
     const old = before.SERVICE_AUTH_SERVER_KEY ?? before[`SERVICE_AUTH_SERVER_KEY_${name}`];
     expect(old).toMatch(/^tth_sk_/);
-    expect((await users(old as string)).status).toBe(200);
+    expect((await introspect(old as string)).status).toBe(200);
 
     const rotated = await p.as.post(`${appPath()}/server-key/rotate`);
     expect([rotated.status, rotated.body]).toEqual([200, { rotated: true }]);
@@ -107,10 +110,13 @@ describe('server key rotation', () => {
     expect(next).toMatch(/^tth_sk_/);
     expect(next).not.toBe(old);
 
-    expect((await users(old as string)).status).toBe(401);
-    expect((await users(next as string)).status).toBe(200);
-    // Never another app's routes, nor the management API.
-    expect([403, 404]).toContain((await users(next as string, p.authApps[1]?.id)).status);
+    expect((await introspect(old as string)).status).toBe(401);
+    expect([(await introspect(next as string)).status, (await introspect(next as string)).body]).toEqual([
+      200,
+      { active: false },
+    ]);
+    // Never another app's introspection, nor the management API.
+    expect((await introspect(next as string, p.authApps[1]?.name)).status).toBe(401);
     expect(
       (
         await api()

@@ -1,6 +1,7 @@
 /**
  * The auth-app users admin routes (contract §4): list, disable and delete for members with
- * write and for project keys whose auth capability names the app; everyone else refused.
+ * write and for project keys whose auth capability names the app (a site's managed key at
+ * admin among them); everyone else refused, the server key a client-level site holds included.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
@@ -146,6 +147,47 @@ describe('users admin', () => {
       (await client.patch(`/api/v1/projects/${app.project.id}/auth-apps/${app.id}`, { enabled: false }))
         .status,
     ).toBe(403);
+  });
+
+  it("a site connected at client cannot list, disable or delete the app's end users with the server key it holds; a site at admin can with its managed key", async ({
+    app,
+    users,
+    newUser,
+  }) => {
+    // Regression (issue 38): SERVICE_AUTH_SERVER_KEY, which every client-level site is handed,
+    // administered the app's users although the specification grants that only at admin.
+    const base = `/api/v1/projects/${app.project.id}`;
+    const site = await app.admin.post<{ id: string }>(`${base}/sites`, { slug: uniqueName('s') });
+    const connect = (level: string) =>
+      app.admin.post(`${base}/sites/${site.body.id}/connections`, {
+        kind: 'auth_app',
+        resource_id: app.id,
+        level,
+      });
+    expect((await connect('client')).status).toBe(201);
+    const vars = async () =>
+      (await app.admin.get<{ vars: Record<string, string> }>(`${base}/sites/${site.body.id}/env/effective`))
+        .body.vars;
+    const serverKey = (await vars()).SERVICE_AUTH_SERVER_KEY as string;
+    expect(serverKey).toMatch(/^tth_sk_/);
+    const user = await newUser();
+    const asKey = api(app.admin.baseUrl, serverKey);
+    const userPath = `${base}/auth-apps/${app.id}/users/${user.id}`;
+    expect((await users(asKey)).status).toBe(403);
+    expect((await users(asKey, app.slug)).status).toBe(403);
+    expect((await asKey.patch(userPath, { disabled: true })).status).toBe(403);
+    expect((await asKey.delete(userPath)).status).toBe(403);
+    const still = (await users(app.admin)).body.users.find((u) => u.id === user.id);
+    expect(still).toMatchObject({ disabled: false });
+
+    expect((await connect('admin')).status).toBe(201);
+    const managed = (await vars()).PLATFORM_API_KEY as string;
+    expect(managed).toMatch(/^tth_pk_/);
+    const asSite = api(app.admin.baseUrl, managed);
+    expect((await users(asSite)).status).toBe(200);
+    expect((await asSite.patch(userPath, { disabled: true })).status).toBe(200);
+    // The server key stays an introspection key at admin too.
+    expect((await users(api(app.admin.baseUrl, (await vars()).SERVICE_AUTH_SERVER_KEY))).status).toBe(403);
   });
 
   it('keys without that capability, read members and outsiders are refused', async ({

@@ -31,7 +31,7 @@ describe('tether activity', () => {
       ['site.create', 'api'],
       ['project.create', 'api'],
     ]);
-    expect(page.events[1]?.details).toEqual({ names: ['GREETING'] });
+    expect(page.events[1]?.details).toEqual({ names: ['GREETING'], via_declared: true });
     expect(json.stdout).not.toContain('hello-from-the-cli');
     const table = await runCli(h, ['activity', '--site', p.site.slug]);
     expect(table.code, table.stderr).toBe(0);

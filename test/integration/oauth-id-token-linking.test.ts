@@ -9,7 +9,7 @@ import { oauthTest as it } from '../helpers/oauth-fixtures';
 import type { ExtraWorker } from '../helpers/worker';
 
 describe('linking by e-mail', () => {
-  it('links to the existing user only when the e-mail is verified', async ({
+  it('an ID token with an unverified address that a verified user holds is 403 and never signs in as that user; a verified one links', async ({
     standIn,
     worker,
     app,
@@ -29,7 +29,9 @@ describe('linking by e-mail', () => {
     const unverified = await signIn({
       id_token: await standIn.signIdToken(claims({ email, email_verified: false })),
     });
+    // The takeover attempt (docs/auth-service.md, ID tokens): refused, and the user gained no identity.
     expect(unverified.status).toBe(403);
+    expect(JSON.stringify(unverified.body)).not.toContain('access_token');
 
     const verified = await signIn({
       id_token: await standIn.signIdToken(claims({ email: email.toUpperCase() })),

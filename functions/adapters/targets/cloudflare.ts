@@ -68,5 +68,7 @@ export const cloudflareTarget: DeliveryTarget<z.infer<typeof CloudflareInput>, C
       const absent = answer.status === 404 && codes.some((e) => e.code === BINDING_NOT_FOUND);
       if (!ok(answer) && !absent) throw failure('Cloudflare', answer, messageOf(answer));
     }
+    // A secret change deploys the Worker with it: the secrets API's success is live.
+    return { live: true };
   },
 };

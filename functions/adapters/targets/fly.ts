@@ -49,5 +49,7 @@ export const flyTarget: DeliveryTarget<z.infer<typeof FlyInput>, FlyConfig> = {
     for (const name of patch.unset) values[name] = null;
     const answer = await send('POST', secretsUrl(urls, target.config), target, { values });
     if (!ok(answer)) throw failure('Fly', answer, messageOf(answer));
+    // Running Machines keep the secrets they started with.
+    return { live: false };
   },
 };

@@ -9,8 +9,8 @@ import type { DeliveryTarget } from './types';
 import { vercelTarget } from './vercel';
 import { webhookTarget } from './webhook';
 
-export type { DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
-export { TargetRefused, TargetUnreachable } from './types';
+export type { DeliverOutcome, DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
+export { TargetFieldRefused, TargetRefused, TargetUnreachable } from './types';
 
 /** Every delivery target, by type. */
 export const TARGETS = [webhookTarget, cloudflareTarget, vercelTarget, flyTarget] as const;

@@ -5,12 +5,24 @@
  * present), so a patch failing part-way is sent again whole.
  */
 import type { z } from 'zod';
+import type { HostResolver } from '../host-resolver';
 
-/** The platforms' API base URLs (CLOUDFLARE_API_URL, VERCEL_API_URL, FLY_API_URL). */
+/** Which hosts webhook targets may name, and how names are resolved. */
+export interface WebhookHostPolicy {
+  /** Plain http to loopback, and loopback addresses, allowed (ALLOW_LOOPBACK_TARGETS). */
+  allowLoopback: boolean;
+  resolver: HostResolver;
+}
+
+/**
+ * The platforms' API base URLs (CLOUDFLARE_API_URL, VERCEL_API_URL, FLY_API_URL), and which hosts
+ * a webhook target may name (ALLOW_LOOPBACK_TARGETS, DNS_RESOLVER_URL).
+ */
 export interface PlatformUrls {
   cloudflare: string;
   vercel: string;
   fly: string;
+  webhookHosts: WebhookHostPolicy;
 }
 
 /** One live patch as a target receives it: the values already derived. */
@@ -25,8 +37,25 @@ export interface TargetPatch {
   body: string;
 }
 
+/**
+ * What a target's `deliver` came to: `live` when the change is confirmed where the app runs
+ * (docs/contract.md §14); otherwise written to the platform only (`delivered`), the running
+ * app not yet having it.
+ */
+export type DeliverOutcome = { live: true } | { live: false };
+
 /** The platform refused the target when it was checked (a bad token, a missing script, project or app). */
 export class TargetRefused extends Error {}
+
+/** A field of the target names something it may not (a webhook URL's host that is not public): 400 naming it. */
+export class TargetFieldRefused extends TargetRefused {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The platform could not be reached, or answered with a failure that may pass (5xx, 429). */
 export class TargetUnreachable extends Error {}
@@ -49,5 +78,5 @@ export interface DeliveryTarget<I extends { type: string } = { type: string }, C
   /** One read call proving the token and the script, project or app; throws TargetRefused or TargetUnreachable. */
   check(urls: PlatformUrls, target: StoredTarget<C>): Promise<void>;
   /** Delivers one patch; throws (anything) unless every call of it succeeded. */
-  deliver(urls: PlatformUrls, target: StoredTarget<C>, patch: TargetPatch): Promise<void>;
+  deliver(urls: PlatformUrls, target: StoredTarget<C>, patch: TargetPatch): Promise<DeliverOutcome>;
 }

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { at, call, failure, ok, type PlatformAnswer, seg } from './http';
-import type { DeliveryTarget, PlatformUrls, StoredTarget } from './types';
+import type { DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
 
 const ENVIRONMENTS = ['production', 'preview', 'development'] as const;
 
@@ -45,6 +45,38 @@ function projectUrl(urls: PlatformUrls, c: VercelConfig, version: string, path =
 const send = (method: string, url: string, { secret }: StoredTarget<VercelConfig>, body?: unknown) =>
   call('Vercel', url, { method, authorization: `Bearer ${secret}`, body });
 
+/** Upserts the names set and removes the names unset, in the target's environments. */
+async function writeVariables(
+  urls: PlatformUrls,
+  target: StoredTarget<VercelConfig>,
+  patch: TargetPatch,
+): Promise<void> {
+  const { environments } = target.config;
+  const entries = Object.entries(patch.set);
+  if (entries.length > 0) {
+    const body = entries.map(([key, value]) => ({ key, value, type: 'encrypted', target: environments }));
+    const answer = await send(
+      'POST',
+      projectUrl(urls, target.config, 'v10', '/env', 'upsert=true'),
+      target,
+      body,
+    );
+    if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
+  }
+  if (patch.unset.length === 0) return;
+  const listed = await send('GET', projectUrl(urls, target.config, 'v10', '/env'), target);
+  if (!ok(listed)) throw failure('Vercel', listed, messageOf(listed));
+  const envs =
+    (listed.body as { envs?: Array<{ id: string; key: string; target?: string[] | string }> }).envs ?? [];
+  const unset = new Set(patch.unset);
+  for (const env of envs) {
+    const targets = Array.isArray(env.target) ? env.target : env.target ? [env.target] : [];
+    if (!unset.has(env.key) || !targets.some((t) => environments.includes(t))) continue;
+    const answer = await send('DELETE', projectUrl(urls, target.config, 'v9', `/env/${seg(env.id)}`), target);
+    if (!ok(answer) && answer.status !== 404) throw failure('Vercel', answer, messageOf(answer));
+  }
+}
+
 /** The Vercel environment variables target. */
 export const vercelTarget: DeliveryTarget<z.infer<typeof VercelInput>, VercelConfig> = {
   type: 'vercel',
@@ -64,33 +96,8 @@ export const vercelTarget: DeliveryTarget<z.infer<typeof VercelInput>, VercelCon
     if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
   },
   async deliver(urls, target, patch) {
-    const { environments } = target.config;
-    const entries = Object.entries(patch.set);
-    if (entries.length > 0) {
-      const body = entries.map(([key, value]) => ({ key, value, type: 'encrypted', target: environments }));
-      const answer = await send(
-        'POST',
-        projectUrl(urls, target.config, 'v10', '/env', 'upsert=true'),
-        target,
-        body,
-      );
-      if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
-    }
-    if (patch.unset.length === 0) return;
-    const listed = await send('GET', projectUrl(urls, target.config, 'v10', '/env'), target);
-    if (!ok(listed)) throw failure('Vercel', listed, messageOf(listed));
-    const envs =
-      (listed.body as { envs?: Array<{ id: string; key: string; target?: string[] | string }> }).envs ?? [];
-    const unset = new Set(patch.unset);
-    for (const env of envs) {
-      const targets = Array.isArray(env.target) ? env.target : env.target ? [env.target] : [];
-      if (!unset.has(env.key) || !targets.some((t) => environments.includes(t))) continue;
-      const answer = await send(
-        'DELETE',
-        projectUrl(urls, target.config, 'v9', `/env/${seg(env.id)}`),
-        target,
-      );
-      if (!ok(answer) && answer.status !== 404) throw failure('Vercel', answer, messageOf(answer));
-    }
+    await writeVariables(urls, target, patch);
+    // Preview and development take variables at their next deployment: written is all there is.
+    return { live: !target.config.environments.includes('production') };
   },
 };

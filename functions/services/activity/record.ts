@@ -23,6 +23,11 @@ export interface ActivitySource {
   /** The actor's id may be SQL read by the insert (an account a sign-in statement found or made). */
   actor: { type: ActorType; id: string | SQL };
   via: Via;
+  /**
+   * Whether `via` is only what the client said of itself (the `X-Tether-Client` header, which
+   * any caller may send): recorded as `details.via_declared: true` (contract §13's shape kept).
+   */
+  viaDeclared?: boolean;
   ip: string | null;
 }
 
@@ -85,7 +90,7 @@ function row(by: ActivitySource, e: ActivityEvent): SQL {
     ${actorName(by.actor)}::text, ${by.via}::text, ${e.action}::text, ${e.target.type}::text,
     ${value(e.target.id, 'text')}, ${value(e.target.name, 'text')}, ${value(e.projectId, 'uuid')},
     ${value(e.siteId, 'uuid')}, ${value(e.accountId, 'uuid')}, ${by.ip}::text,
-    ${JSON.stringify(safeDetails(e.details))}::jsonb)`;
+    ${JSON.stringify(safeDetails(by.viaDeclared ? { ...e.details, via_declared: true } : e.details))}::jsonb)`;
 }
 
 const COLUMNS = sql.raw(`actor_type, actor_id, actor_email, actor_name, via, action, target_type,

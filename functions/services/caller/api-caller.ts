@@ -83,12 +83,13 @@ const keyCaller = (hash: string, join: SQL) => sql`
    limit 1`;
 
 /**
- * An auth app's SERVICE_AUTH_SERVER_KEY, as a key whose only capability is that app (contract
- * §12): its end-user admin routes and nothing else. Found by the key's hash, so a rotated key
- * finds nothing from the moment the rotation committed.
+ * An auth app's SERVICE_AUTH_SERVER_KEY, as a key with no capability: it introspects tokens and
+ * nothing else (contract §9, The server key), so every management route answers it 403; its end
+ * users are administered by a site at `admin` (its managed key) or a project role. Found by the
+ * key's hash, so a rotated key finds nothing from the moment the rotation committed.
  */
 const serverKeyCaller = (hash: string, join: SQL) => sql`
-  select a.id, a.project_id, json_build_object('auth', json_build_array(a.id)) as capabilities,
+  select a.id, a.project_id, json_build_object() as capabilities,
          null::uuid as site_id, ${PROJECT_COLUMNS}
     from auth_apps a
     left join projects p on ${join}

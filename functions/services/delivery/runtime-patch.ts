@@ -5,10 +5,11 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { deliveries, sites } from '../../../db/schema';
-import type { TargetPatch } from '../../adapters/targets';
+import type { DeliverOutcome, TargetPatch } from '../../adapters/targets';
 import type { JobContext } from '../../request-context';
 import { deriveSiteEnv } from '../site-env/derive';
 import { olderPending, sendClaimed } from './deliveries';
+import { markEarlierLive } from './live';
 import { siteSender } from './targets';
 
 type DeliveryRow = typeof deliveries.$inferSelect;
@@ -79,15 +80,20 @@ export async function deliverRuntimePatch(
     const patch = await patchPayload(ctx, row);
     // The site is gone; there is no app left to patch.
     if (patch === null) return { sent: false, reason: 'site deleted' };
+    let outcome: DeliverOutcome;
     try {
-      await send(patch);
+      outcome = await send(patch);
     } catch (err) {
       // The seq it went out with, so the listing shows which try failed.
       await db.update(deliveries).set({ seq: patch.seq }).where(eq(deliveries.id, row.id));
       throw err;
     }
+    const now = ctx.clock.now();
+    // Live here is live for every earlier patch already written: the app took the later values whole.
+    if (outcome.live) await markEarlierLive(db, row.targetId, patch.seq, now);
     // A sync records the names it carried (it names none until sent).
     const names = row.reason === 'sync' ? { setNames: Object.keys(patch.set), unsetNames: patch.unset } : {};
-    return { sent: true, record: { seq: patch.seq, ...names } };
+    const live = outcome.live ? { status: 'live' as const, liveAt: now } : {};
+    return { sent: true, record: { seq: patch.seq, deliveredAt: now, ...live, ...names } };
   });
 }

@@ -8,8 +8,10 @@ import type { DbOrTx, HttpDb } from '../../../db/client';
 import { deliveries, sites, siteTargets } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
 import {
+  type DeliverOutcome,
   type DeliveryTarget,
   TARGETS,
+  TargetFieldRefused,
   type TargetPatch,
   TargetRefused,
   TargetUnreachable,
@@ -63,6 +65,8 @@ export function describeTarget(row: TargetRow | null): Record<string, unknown> {
 
 /** The answer to a target that could not be checked: 400 TARGET_REFUSED or 503, nothing stored. */
 function checkFailure(err: unknown): ApiError {
+  if (err instanceof TargetFieldRefused)
+    return new ApiError('VALIDATION_FAILED', `${err.field}: ${err.message}`, err.field);
   if (err instanceof TargetRefused) return new ApiError('TARGET_REFUSED', err.message);
   if (err instanceof TargetUnreachable) return new ApiError('SERVICE_UNAVAILABLE', err.message);
   return new ApiError('SERVICE_UNAVAILABLE', 'the platform could not be checked');
@@ -179,7 +183,7 @@ export async function siteSender(
   config: Config,
   receivers: Receivers,
   siteId: string,
-): Promise<((patch: TargetPatch) => Promise<void>) | null> {
+): Promise<((patch: TargetPatch) => Promise<DeliverOutcome>) | null> {
   const [row] = await db.select().from(siteTargets).where(eq(siteTargets.siteId, siteId));
   const adapter = row && targetOf(row.type);
   if (row && adapter) {
@@ -187,5 +191,12 @@ export async function siteSender(
     return (patch) => adapter.deliver(receivers.platforms, { config: row.config, secret }, patch);
   }
   const fallback = receivers.runtimePatch;
-  return fallback && ((patch) => fallback.send(patch.body));
+  // The platform-wide receiver answers 2xx once the runtime applied the patch (docs/contract.md §14).
+  return (
+    fallback &&
+    (async (patch) => {
+      await fallback.send(patch.body);
+      return { live: true } as const;
+    })
+  );
 }
