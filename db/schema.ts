@@ -485,6 +485,8 @@ export const connectionRotations = pgTable(
   (t) => [
     index('connection_rotations_open_idx').on(t.startedAt).where(sql`${t.retiredAt} is null`),
     index('connection_rotations_old_name_idx').on(t.oldCredentialName).where(sql`${t.retiredAt} is null`),
+    index('connection_rotations_site_idx').on(t.siteId).where(sql`${t.retiredAt} is null`),
+    index('connection_rotations_delivery_idx').on(t.deliveryId).where(sql`${t.retiredAt} is null`),
   ],
 );
 
@@ -528,6 +530,11 @@ export const deliveries = pgTable(
     deliveredAt: tstz('delivered_at'),
     /** When the target confirmed the change where the app runs (docs/contract.md §14). */
     liveAt: tstz('live_at'),
+    /**
+     * The step a delivery written to its platform is at on the way to live (a redeploy or Machine
+     * update, adapters/targets); null once live, or when nothing follows the write.
+     */
+    confirmState: jsonb('confirm_state').$type<unknown>(),
     /** A live patch's `seq` as last sent (null until sent). */
     seq: bigint('seq', { mode: 'number' }),
     createdAt: createdAt(),
@@ -536,6 +543,7 @@ export const deliveries = pgTable(
     index('deliveries_status_idx').on(t.status, t.kind),
     index('deliveries_target_idx').on(t.targetId),
     index('deliveries_target_created_idx').on(t.targetId, t.createdAt),
+    index('deliveries_confirming_idx').on(t.lastAttemptAt).where(sql`${t.confirmState} is not null`),
     // At most one pending policy per database: recordings side by side (the reconciler and a
     // connection change's) insert one, never two (network-policy.ts policyDriftStatement).
     uniqueIndex('deliveries_pending_policy_uq')

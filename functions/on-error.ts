@@ -90,8 +90,7 @@ const answer = (
 
 /**
  * The answer to `err` raised by a request for `path`, in the shape of the path's route family.
- * `requestId` names an unexpected failure in its body. Needs no framework: the app's `onError`
- * and the exchange's fast path both answer with it.
+ * `requestId` names an unexpected failure in its body. Needs no framework (the apps' `onError` answers with it).
  */
 export function errorAnswer(err: Error, path: string, requestId: string = newId()): ErrorAnswer {
   const oauth = path.startsWith('/v1/');

@@ -77,8 +77,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke one of your personal tokens (and the sessions it opened)
-         * @description Revoke one of your personal tokens (and the sessions it opened)
+         * Revoke one of your personal tokens (and the sessions it opened); `?cascade=true` also revokes every token and session minted from it, transitively
+         * @description Revoke one of your personal tokens (and the sessions it opened); `?cascade=true` also revokes every token and session minted from it, transitively
          */
         delete: operations["deleteAccountTokensByTokenId"];
         options?: never;
@@ -2518,7 +2518,10 @@ export interface operations {
     };
     deleteAccountTokensByTokenId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: also revoke what this token minted, and what those minted (a leaked token) */
+                cascade?: "true" | "false";
+            };
             header?: never;
             path: {
                 tokenId: string;

@@ -22,3 +22,7 @@ CREATE TABLE "connection_rotations" (
 CREATE INDEX "connection_rotations_open_idx" ON "connection_rotations" USING btree ("started_at") WHERE "retired_at" is null;
 --> statement-breakpoint
 CREATE INDEX "connection_rotations_old_name_idx" ON "connection_rotations" USING btree ("old_credential_name") WHERE "retired_at" is null;
+--> statement-breakpoint
+CREATE INDEX "connection_rotations_site_idx" ON "connection_rotations" USING btree ("site_id") WHERE "retired_at" is null;
+--> statement-breakpoint
+CREATE INDEX "connection_rotations_delivery_idx" ON "connection_rotations" USING btree ("delivery_id") WHERE "retired_at" is null;

@@ -6,9 +6,10 @@
  */
 import { activatePrincipals } from '../services/access/principal-activation';
 import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
-import { advanceSiteRotations } from '../services/credentials/rotations';
+import { advanceDeliveryRotations, advanceSiteRotations } from '../services/credentials/rotations';
 import { runQueuedSlice } from '../services/credentials/sweep';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
+import { confirmDelivery } from '../services/delivery/confirm';
 import { readDeliveries } from '../services/delivery/deliveries';
 import { deliverNetworkPolicy, policiesAfterChange } from '../services/delivery/network-policy';
 import { deliverRuntimePatch } from '../services/delivery/runtime-patch';
@@ -42,6 +43,14 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
 /** Message handlers of the provisioning queue. */
 export const PROVISIONING_HANDLERS: Handlers = {
   deliver: (m, ctx) => deliver(m.deliveryId, ctx),
+  // One step of a written delivery toward live where the app runs.
+  'confirm-live': async (m, ctx) => {
+    await confirmDelivery(ctx, m.deliveryId);
+    // A rotation waiting for this delivery drains once it is live.
+    await advanceDeliveryRotations(ctx, m.deliveryId).catch((err: Error) =>
+      ctx.log.error('advancing a rotation after its confirmation failed; the reconciler does it:', err),
+    );
+  },
   // Drop the credential a cleanup row names.
   'cleanup-credential': (m, ctx) => runCredentialCleanup(ctx, m.cleanupId),
   // A request dropped the credential itself and left the row for the queue to close.

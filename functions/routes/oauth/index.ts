@@ -88,6 +88,3 @@ export const oauthRoutes = authService([
   jwksRoutes,
   ...oauthServerGroups,
 ]);
-
-/** The exchange alone behind the same middleware: what the Worker's fast path serves (app.ts). */
-export const exchangeOnlyRoutes = authService([exchangeRoutes]);

@@ -38,14 +38,13 @@ type OpenRotation = {
 const BATCH = 50;
 
 /**
- * When the rotation `r`'s new secret was confirmed live: its own patch's `live_at`, or, when a
- * later patch of the site superseded it, the first such patch's.
+ * When the rotation `r`'s new secret was confirmed live where the app runs: the first `live_at`
+ * of its patch or of a patch of the site recorded at or after it (the app took the later values
+ * whole, delivery/live.ts).
  */
-export const DELIVERY_LIVE_AT = (r: SQL) => sql`(select coalesce(
-    (select d.live_at from deliveries d where d.id = ${r}.delivery_id and d.status = 'live'),
-    (select min(l.live_at) from deliveries d join deliveries l
-        on l.target_id = d.target_id and l.kind = 'runtime_patch' and l.status = 'live' and l.created_at >= d.created_at
-      where d.id = ${r}.delivery_id and d.status = 'superseded')))`;
+export const DELIVERY_LIVE_AT = (r: SQL) => sql`(select min(l.live_at) from deliveries d join deliveries l
+    on l.kind = 'runtime_patch' and l.target_id = d.target_id and l.status = 'live' and l.created_at >= d.created_at
+   where d.id = ${r}.delivery_id)`;
 
 /** The open rotations `where` selects (alias `r`), oldest first. */
 async function openRotations(db: DbOrTx, where: SQL): Promise<OpenRotation[]> {
@@ -165,3 +164,7 @@ export async function advanceRotations(ctx: JobContext, where: SQL = sql`true`):
 /** Advances the open rotations of site `siteId` (after one of its patches was sent). */
 export const advanceSiteRotations = (ctx: JobContext, siteId: string): Promise<number> =>
   advanceRotations(ctx, sql`r.site_id = ${siteId}::uuid`);
+
+/** Advances the open rotation whose new secret delivery `deliveryId` carries (after a step toward live). */
+export const advanceDeliveryRotations = (ctx: JobContext, deliveryId: string): Promise<number> =>
+  advanceRotations(ctx, sql`r.delivery_id = ${deliveryId}::uuid`);
