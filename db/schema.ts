@@ -345,6 +345,10 @@ export const authRefreshTokens = pgTable(
     usedAt: tstz('used_at'),
     revokedAt: tstz('revoked_at'),
     expiresAt: tstz('expires_at').notNull(),
+    /** The scope granted at the standard authorize endpoint (contract §15), carried on by each rotation; null for the specification's flows. */
+    scope: text('scope'),
+    /** When the user signed in at the provider (an ID token's auth_time), carried on by each rotation. */
+    authTime: tstz('auth_time'),
     createdAt: createdAt(),
   },
   // By user: a user's sessions are revoked, and their last sign-in read, without a table scan.
@@ -498,6 +502,11 @@ export const deliveries = pgTable(
     deliveredAt: tstz('delivered_at'),
     /** When the target confirmed the change where the app runs (docs/contract.md §14). */
     liveAt: tstz('live_at'),
+    /**
+     * The step a delivery written to its platform is at on the way to live (a redeploy or Machine
+     * update, adapters/targets); null once live, or when nothing follows the write.
+     */
+    confirmState: jsonb('confirm_state').$type<unknown>(),
     /** A live patch's `seq` as last sent (null until sent). */
     seq: bigint('seq', { mode: 'number' }),
     createdAt: createdAt(),
@@ -506,6 +515,7 @@ export const deliveries = pgTable(
     index('deliveries_status_idx').on(t.status, t.kind),
     index('deliveries_target_idx').on(t.targetId),
     index('deliveries_target_created_idx').on(t.targetId, t.createdAt),
+    index('deliveries_confirming_idx').on(t.lastAttemptAt).where(sql`${t.confirmState} is not null`),
     // At most one pending policy per database: recordings side by side (the reconciler and a
     // connection change's) insert one, never two (network-policy.ts policyDriftStatement).
     uniqueIndex('deliveries_pending_policy_uq')

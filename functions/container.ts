@@ -2,7 +2,7 @@
  * The composition root: the one place the outside systems' adapters, the Durable Object
  * clients and the receivers are built, from the environment checked once, and the one place a
  * request's context is put together from them ({@link openRequest}). The Worker's `fetch` (one
- * middleware, app.ts, and the exchange's fast path), `queue` and `scheduled` all get their
+ * middleware, request-scope.ts), `queue` and `scheduled` all get their
  * services here.
  */
 import type { Pool } from '@neondatabase/serverless';

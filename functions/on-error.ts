@@ -13,6 +13,7 @@ import { ApiError, codeOfStatus } from './lib/errors';
 import { newId } from './lib/ids';
 import { log } from './lib/logger';
 import { OAuthError } from './lib/oauth-error';
+import { StandardOAuthError } from './lib/standard-oauth-error';
 
 /** SQLSTATEs of text Postgres cannot store (a NUL character): the request's fault, whatever field carried it. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
@@ -89,11 +90,15 @@ const answer = (
 
 /**
  * The answer to `err` raised by a request for `path`, in the shape of the path's route family.
- * `requestId` names an unexpected failure in its body. Needs no framework: the app's `onError`
- * and the exchange's fast path both answer with it.
+ * `requestId` names an unexpected failure in its body. Needs no framework (the apps' `onError` answers with it).
  */
 export function errorAnswer(err: Error, path: string, requestId: string = newId()): ErrorAnswer {
   const oauth = path.startsWith('/v1/');
+  if (err instanceof StandardOAuthError) {
+    const retry: Record<string, string> =
+      err.retryAfter !== undefined ? { 'Retry-After': String(err.retryAfter) } : {};
+    return answer(err.status, { error: err.error, error_description: err.message }, retry);
+  }
   if (err instanceof OAuthError) {
     const retry: Record<string, string> =
       err.retryAfter !== undefined ? { 'Retry-After': String(err.retryAfter) } : {};

@@ -2,8 +2,8 @@
  * The one context a request's (or a job's) services take first: the metadata database (a pool
  * for transactions and the HTTP driver for one-shot statements and batches), the configuration,
  * the outside systems, the provisioning queue, the clock, the log, and who the changes are
- * recorded as. The composition root builds it once per request (container.ts openRequest, for
- * the app's middleware and the exchange's fast path alike; routes read it with
+ * recorded as. The composition root builds it once per request (container.ts openRequest, in
+ * the request scope of the auth edge and the management app alike, request-scope.ts; routes read it with
  * routes/shared.ts requestContext), the queue consumer and the reconciler once per batch or
  * tick ({@link jobContext}). A use case takes `(ctx, input)`; only the pieces a read or a batch
  * is built from (a `…Query(db)` and its decoder, pure rules) take the handle they build on.

@@ -77,8 +77,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke one of your personal tokens (and the sessions it opened)
-         * @description Revoke one of your personal tokens (and the sessions it opened)
+         * Revoke one of your personal tokens (and the sessions it opened); `?cascade=true` also revokes every token and session minted from it, transitively
+         * @description Revoke one of your personal tokens (and the sessions it opened); `?cascade=true` also revokes every token and session minted from it, transitively
          */
         delete: operations["deleteAccountTokensByTokenId"];
         options?: never;
@@ -821,7 +821,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Disconnect one service (removed:false when it was not connected; 404 when the project has no such service)
+         * Disconnect one service (removed:false when there is no such connection, for an id the project has no service for too; 404 for a name that names no service)
          * @description The connection's own credential is deleted before the answer (its open sessions end); if the outside system cannot be reached, the deletion is retried in the background.
          */
         delete: operations["deleteProjectsByIdSitesBySiteIdConnectionsByKindByResourceId"];
@@ -1602,6 +1602,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{appSlug}/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect Discovery of the app
+         * @description The issuer is `{auth_url}/v1/{appSlug}` (the `iss` of every token the app signs) and the client_id its app_id.
+         */
+        get: operations["getByAppSlugWellKnownOpenidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{appSlug}/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata of the app (RFC 8414)
+         * @description The issuer is `{auth_url}/v1/{appSlug}` (the `iss` of every token the app signs) and the client_id its app_id.
+         */
+        get: operations["getByAppSlugWellKnownOauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{appSlug}/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The standard token endpoint: authorization_code with PKCE, refresh_token (RFC 6749)
+         * @description Form-encoded as RFC 6749 has it (JSON is taken too). `authorization_code` takes `code`, `code_verifier`, `redirect_uri` and `client_id` (the app_id) and redeems the same one-time codes as `oauth/exchange` under its limits; `refresh_token` rotates as `oauth/refresh`. An ID token comes with the answer when the granted scope has `openid`. Errors are RFC 6749 §5.2 `{error, error_description}`.
+         */
+        post: operations["postByAppSlugOauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2073,6 +2133,23 @@ export interface components {
             email?: string;
             email_verified?: boolean;
         };
+        AuthorizationServerMetadata: {
+            [key: string]: unknown;
+        };
+        TokenAnswer: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            expires_in: number;
+            refresh_token: string;
+            scope?: string;
+            /** @description when the granted scope has openid */
+            id_token?: string;
+        };
+        StandardOAuthError: {
+            error: string;
+            error_description?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2397,7 +2474,10 @@ export interface operations {
     };
     deleteAccountTokensByTokenId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: also revoke what this token minted, and what those minted (a leaked token) */
+                cascade?: "true" | "false";
+            };
             header?: never;
             path: {
                 tokenId: string;
@@ -9992,6 +10072,190 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getByAppSlugWellKnownOpenidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description unknown app */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getByAppSlugWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description unknown app */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    postByAppSlugOauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description `authorization_code` or `refresh_token` */
+                    grant_type?: string;
+                    code?: string;
+                    code_verifier?: string;
+                    /** @description the one the authorization request named */
+                    redirect_uri?: string;
+                    /** @description the auth app's app_id */
+                    client_id?: string;
+                    refresh_token?: string;
+                    scope?: string;
+                };
+                "application/json": {
+                    /** @description `authorization_code` or `refresh_token` */
+                    grant_type?: string;
+                    code?: string;
+                    code_verifier?: string;
+                    /** @description the one the authorization request named */
+                    redirect_uri?: string;
+                    /** @description the auth app's app_id */
+                    client_id?: string;
+                    refresh_token?: string;
+                    scope?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenAnswer"];
+                };
+            };
+            /** @description invalid_request, invalid_grant or unsupported_grant_type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description invalid_client: client_id is not this app, or no app has this issuer */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
                 };
             };
             /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */

@@ -26,7 +26,15 @@ export const CLIENT_SCRIPT = `(() => {
   cancelButton.className = 'secondary';
   cancelButton.textContent = 'Cancel';
   actions.append(confirmButton, cancelButton);
-  dialog.append(title, note, actions);
+  // A form's data-confirm-option (its label) and data-confirm-option-name (the field it sets to
+  // "yes" when ticked) add one checkbox to the dialog, unticked each time.
+  const option = document.createElement('label');
+  option.className = 'check';
+  const optionBox = document.createElement('input');
+  optionBox.type = 'checkbox';
+  const optionText = document.createElement('span');
+  option.append(optionBox, ' ', optionText);
+  dialog.append(title, note, option, actions);
   let pending = null;
 
   function questionOf(form) {
@@ -52,6 +60,13 @@ export const CLIENT_SCRIPT = `(() => {
       field.name = 'confirm';
       field.value = 'yes';
       form.append(field);
+      if (!option.hidden && optionBox.checked && form.dataset.confirmOptionName) {
+        const ticked = document.createElement('input');
+        ticked.type = 'hidden';
+        ticked.name = form.dataset.confirmOptionName;
+        ticked.value = 'yes';
+        form.append(ticked);
+      }
       form.submit();
     } else {
       const level = form.elements.namedItem('level');
@@ -75,6 +90,9 @@ export const CLIENT_SCRIPT = `(() => {
     event.preventDefault();
     pending = form;
     title.textContent = question;
+    option.hidden = !form.dataset.confirmOption;
+    optionBox.checked = false;
+    optionText.textContent = form.dataset.confirmOption || '';
     if (!dialog.isConnected) document.body.append(dialog);
     dialog.showModal();
     cancelButton.focus();

@@ -101,9 +101,18 @@ export function ConfirmForm(props: {
   /** An accessible name other than the button's text (e.g. naming the row). */
   ariaLabel?: string;
   danger?: boolean;
+  /** A checkbox the confirmation offers: ticked, the form also sends `name=yes`. */
+  option?: ConfirmOption;
 }) {
   return (
-    <form method="post" action={props.action} data-confirm={props.question} class="inline">
+    <form
+      method="post"
+      action={props.action}
+      data-confirm={props.question}
+      data-confirm-option={props.option?.label}
+      data-confirm-option-name={props.option?.name}
+      class="inline"
+    >
       <CsrfField csrf={props.csrf} />
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
@@ -119,6 +128,12 @@ export function ConfirmForm(props: {
   );
 }
 
+/** A checkbox a confirmation offers (a cascading revoke): its field `name` is sent as `yes` when ticked. */
+export interface ConfirmOption {
+  name: string;
+  label: string;
+}
+
 /** The confirmation page a dangerous form leads to without the script: nothing has changed yet. */
 export function ConfirmPage(props: {
   title: string;
@@ -128,6 +143,7 @@ export function ConfirmPage(props: {
   back: string;
   csrf: string;
   crumbs?: Crumb[];
+  option?: ConfirmOption;
 }) {
   const back = new URL(props.back, 'http://console.invalid');
   return (
@@ -142,6 +158,11 @@ export function ConfirmPage(props: {
               <input type="hidden" name={name} value={value} />
             ))}
             <input type="hidden" name="confirm" value="yes" />
+            {props.option && (
+              <label class="check">
+                <input type="checkbox" name={props.option.name} value="yes" /> {props.option.label}
+              </label>
+            )}
             <button type="submit" class="danger">
               Confirm
             </button>

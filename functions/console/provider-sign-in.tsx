@@ -1,9 +1,11 @@
 /**
  * "Continue with GitHub / Google" on the console's sign-in page: the provider modules of the
  * auth service (services/sign-in/providers) drive the browser flow with the console's own OAuth
- * client (CONSOLE_<PROVIDER>_CLIENT_ID/_SECRET). The state, our PKCE verifier and nonce are kept
- * single use in a Durable Object under the state's hash, bound to the browser that started
- * (a cookie whose hash the record holds), so a callback link sent to someone else signs nobody in.
+ * client (CONSOLE_<PROVIDER>_CLIENT_ID/_SECRET). A start keeps nothing on the server: our PKCE
+ * verifier, nonce and the state's hash travel encrypted (ENCRYPTION_KEYS, AES-GCM) in a cookie
+ * of the browser that started, so however many starts anyone makes no storage grows, and a
+ * callback link opened in another browser (without that cookie) signs nobody in. The cookie is
+ * cleared at the callback, so a callback replayed in the same browser is refused too.
  */
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -20,15 +22,36 @@ import { safeReturnPath, setSessionCookie } from './security';
 const STATE_TTL_MS = 10 * 60 * 1000;
 /** The cookie that binds a started sign-in to this browser. */
 const BINDING_COOKIE = 'tether_signin';
-const SCOPE = 'console-sign-in';
+/** What the cookie's plaintext says it is, so no other ciphertext of the keyring passes for one. */
+const PURPOSE = 'console-sign-in';
+/** The longest return path a start carries (a cookie holds about 4 KB). */
+const MAX_NEXT = 1024;
 
-/** What a started sign-in keeps until its callback. */
+/** What a started sign-in carries in its cookie until its callback. */
 interface StartedSignIn {
+  purpose: typeof PURPOSE;
   provider: string;
   verifier: string;
   nonce: string;
   next: string;
-  binding: string;
+  /** SHA-256 of the state sent to the provider. */
+  state: string;
+  expiresAt: number;
+}
+
+/** The started sign-in a cookie carries, or undefined when it is missing, forged, expired or another's. */
+async function startedIn(
+  c: ConsoleContext,
+  cookie: string | undefined,
+  now: number,
+): Promise<StartedSignIn | undefined> {
+  if (!cookie) return undefined;
+  try {
+    const record = JSON.parse(await c.get('config').keyring.decrypt(cookie)) as StartedSignIn;
+    return record.purpose === PURPOSE && record.expiresAt > now ? record : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The providers the console offers: those with a browser flow and a console client configured. */
@@ -80,21 +103,19 @@ export function providerSignInRoutes(
     const provider = providerNamed(name);
     const client = c.get('config').consoleClients[name];
     if (!provider?.browser || !client) return c.notFound();
-    const next = safeReturnPath(c.req.query('next'));
+    const asked = safeReturnPath(c.req.query('next'));
     const state = randomToken();
-    const binding = randomToken();
     const record: StartedSignIn = {
+      purpose: PURPOSE,
       provider: name,
       verifier: randomToken(48),
       nonce: randomToken(),
-      next,
-      binding: await sha256Hex(binding),
+      next: asked.length > MAX_NEXT ? '/console' : asked,
+      state: await sha256Hex(state),
+      expiresAt: c.get('ctx').clock.now().getTime() + STATE_TTL_MS,
     };
-    await c
-      .get('ctx')
-      .codes.scope(SCOPE)
-      .issue(await sha256Hex(state), JSON.stringify(record), STATE_TTL_MS, null);
-    setCookie(c, BINDING_COOKIE, binding, {
+    const sealed = await c.get('config').keyring.encrypt(JSON.stringify(record));
+    setCookie(c, BINDING_COOKIE, sealed, {
       path: '/console/login',
       httpOnly: true,
       sameSite: 'Lax',
@@ -117,21 +138,20 @@ export function providerSignInRoutes(
     const client = c.get('config').consoleClients[name];
     if (!provider?.browser || !client) return c.notFound();
     const state = c.req.query('state') ?? '';
-    const binding = getCookie(c, BINDING_COOKIE) ?? '';
+    const cookie = getCookie(c, BINDING_COOKIE);
     deleteCookie(c, BINDING_COOKIE, {
       path: '/console/login',
       secure: !loopbackHttp(c),
       httpOnly: true,
       sameSite: 'Lax',
     });
-    const redeemed = state
-      ? await c
-          .get('ctx')
-          .codes.scope(SCOPE)
-          .redeem(await sha256Hex(state))
-      : null;
-    const record = redeemed ? (JSON.parse(redeemed.value) as StartedSignIn) : undefined;
-    if (!record || record.provider !== name || !timingSafeEqual(record.binding, await sha256Hex(binding))) {
+    const record = await startedIn(c, cookie, c.get('ctx').clock.now().getTime());
+    if (
+      !record ||
+      record.provider !== name ||
+      !state ||
+      !timingSafeEqual(record.state, await sha256Hex(state))
+    ) {
       return refused(c, '/console', 'That sign-in expired or was started in another browser; start again.');
     }
     const error = c.req.query('error');

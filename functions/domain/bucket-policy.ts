@@ -10,7 +10,11 @@ export type { BucketLevel };
 /** Actions each level allows. Deliberately no bucket-level action other than ListBucket. */
 export const BUCKET_ACTIONS: Record<BucketLevel, { bucket: string[]; objects: string[] }> = {
   read: { bucket: ['s3:ListBucket'], objects: ['s3:GetObject'] },
-  'read-write': { bucket: ['s3:ListBucket'], objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] },
+  // Aborting a multipart upload frees the parts a failed upload left (the SDK's Upload does it on failure).
+  'read-write': {
+    bucket: ['s3:ListBucket'],
+    objects: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+  },
 };
 
 /** An IAM policy document. */

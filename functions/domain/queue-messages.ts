@@ -4,6 +4,8 @@
  */
 export type ProvisioningMessage =
   | { type: 'deliver'; deliveryId: string }
+  /** The next step of a delivery written to its platform toward live (a redeploy, Machine restarts). */
+  | { type: 'confirm-live'; deliveryId: string }
   | { type: 'cleanup-credential'; cleanupId: string }
   /** The request that recorded the cleanup dropped its credential already: only mark it done. */
   | { type: 'credential-dropped'; cleanupId: string }

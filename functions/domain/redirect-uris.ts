@@ -241,3 +241,12 @@ export function matchRedirectUri(redirectUri: string, registered: readonly strin
 
 /** Whether a redirect target is an https URL (the only kind the web fragment flow may send tokens to). */
 export const isHttpsRedirect = (redirectUri: string): boolean => /^https:\/\//i.test(redirectUri);
+
+/**
+ * Whether a browser's `Origin` (scheme, host, port) is one of the registered origins, whatever
+ * path an entry names (CORS of the standard token endpoints, contract §15).
+ */
+export function matchOrigin(origin: string, registered: readonly string[]): boolean {
+  const origins = registered.map((entry) => entry.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#]*).*$/i, '$1'));
+  return matchRedirectUri(origin, origins) !== null;
+}

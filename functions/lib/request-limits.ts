@@ -101,10 +101,13 @@ const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /**
  * Paths whose POST may be a form: a provider's form post, which cannot be JSON (Apple's
- * `form_post` callback), and token introspection, which RFC 7662 sends form-encoded (it needs the
- * app's server key in a header no page can send without a preflight).
+ * `form_post` callback); token introspection, which RFC 7662 sends form-encoded (it needs the
+ * app's server key in a header no page can send without a preflight); and the standard token,
+ * revoke and userinfo endpoints (contract §15), which RFC 6749, 7009 and OpenID Connect send
+ * form-encoded: a code is useless without its PKCE verifier, a refresh token or access token
+ * without possession of it, so a page elsewhere gains nothing by sending one.
  */
-const FORM_POST_PATHS = /^\/v1\/[^/]+\/(auth\/[^/]+\/callback|oauth\/introspect)$/;
+const FORM_POST_PATHS = /^\/v1\/[^/]+\/(auth\/[^/]+\/callback|oauth\/(introspect|token|revoke|userinfo))$/;
 
 /**
  * Refuses, with 415, an auth-service POST whose body is not declared JSON. A POST without a body

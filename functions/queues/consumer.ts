@@ -11,6 +11,7 @@ import { MAX_RETRIES, retryDelaySeconds } from '../lib/backoff';
 import { newId } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { JobContext } from '../request-context';
+import { markFollowUpsDead } from '../services/delivery/confirm';
 import { markDead } from '../services/delivery/delivery-status';
 
 /** What a message handler gets: the services and a job's context. */
@@ -55,6 +56,11 @@ export async function recordDeadLetters(batch: MessageBatch<ProvisioningMessage>
   // network policy stays pending, for the reconciler converges it by itself.
   const dead = batch.messages.flatMap((m) => (m.body.type === 'deliver' ? [m.body.deliveryId] : []));
   if (dead.length > 0) await markDead(db, dead);
+  // A follow-up (redeploy, Machine restarts) that exhausted its retries leaves its delivery dead too.
+  await markFollowUpsDead(
+    db,
+    batch.messages.flatMap((m) => (m.body.type === 'confirm-live' ? [m.body.deliveryId] : [])),
+  );
   await db.insert(deadLetters).values(
     batch.messages.map((m) => ({
       id: newId(),

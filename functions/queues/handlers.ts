@@ -8,6 +8,7 @@ import { activatePrincipals } from '../services/access/principal-activation';
 import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
 import { runQueuedSlice } from '../services/credentials/sweep';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
+import { confirmDelivery } from '../services/delivery/confirm';
 import { readDeliveries } from '../services/delivery/deliveries';
 import { deliverNetworkPolicy, policiesAfterChange } from '../services/delivery/network-policy';
 import { deliverRuntimePatch } from '../services/delivery/runtime-patch';
@@ -36,6 +37,8 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
 /** Message handlers of the provisioning queue. */
 export const PROVISIONING_HANDLERS: Handlers = {
   deliver: (m, ctx) => deliver(m.deliveryId, ctx),
+  // One step of a written delivery toward live where the app runs.
+  'confirm-live': (m, ctx) => confirmDelivery(ctx, m.deliveryId),
   // Drop the credential a cleanup row names.
   'cleanup-credential': (m, ctx) => runCredentialCleanup(ctx, m.cleanupId),
   // A request dropped the credential itself and left the row for the queue to close.

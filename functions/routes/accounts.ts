@@ -108,11 +108,14 @@ accountsRoutes.openapi(
   async (c) => {
     const { accountId } = account.of(c);
     const body = c.req.valid('json');
+    const principal = c.get('principal');
     const issued = await issueAccountToken(requestContext(c), {
       accountId,
       name: body.name,
       expiresInDays: body.expires_in_days,
       readOnly: body.read_only,
+      // Its parent: revoking the caller's token with `?cascade=true` revokes this one too.
+      mintedBy: principal.type === 'account' ? principal.tokenId : null,
     });
     return c.json(issued, 201);
   },
@@ -145,15 +148,24 @@ accountsRoutes.openapi(
     method: 'delete',
     path: '/account/tokens/{tokenId}',
     tags: ['accounts'],
-    summary: 'Revoke one of your personal tokens (and the sessions it opened)',
+    summary:
+      'Revoke one of your personal tokens (and the sessions it opened); `?cascade=true` also revokes every token and session minted from it, transitively',
     middleware: account.middleware,
-    request: { params: z.object({ tokenId: z.string() }) },
+    request: {
+      params: z.object({ tokenId: z.string() }),
+      query: z.object({
+        cascade: z.enum(['true', 'false']).optional().openapi({
+          description: 'true: also revoke what this token minted, and what those minted (a leaked token)',
+        }),
+      }),
+    },
     responses: { 200: json(z.object({ revoked: z.literal(true) }), 'revoked') },
   }),
   async (c) => {
     const { accountId } = account.of(c);
     const { tokenId } = c.req.valid('param');
-    await revokeAccountToken(requestContext(c), { accountId, tokenId });
+    const cascade = c.req.valid('query').cascade === 'true';
+    await revokeAccountToken(requestContext(c), { accountId, tokenId, cascade });
     return c.json({ revoked: true as const }, 200);
   },
 );

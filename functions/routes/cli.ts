@@ -21,14 +21,14 @@ export const cliRoutes = declaredRoutes();
 /** An account caller; {@link sessionAccount} then takes only a dashboard session. */
 const caller = declareReads({ role: 'account' });
 
-/** The calling account, when the caller is a dashboard session; 403 for anything else. */
-function sessionAccount(c: Context<AppEnv>): string {
+/** The calling account and its session, when the caller is a dashboard session; 403 for anything else. */
+function sessionAccount(c: Context<AppEnv>): { accountId: string; sessionId: string } {
   const { accountId } = caller.of(c);
   const principal = c.get('principal');
   if (principal.type !== 'account' || principal.via !== 'session') {
     throw new ApiError('FORBIDDEN', 'only a signed-in person (a dashboard session) can authorize the CLI');
   }
-  return accountId;
+  return { accountId, sessionId: principal.tokenId };
 }
 
 cliRoutes.openapi(
@@ -62,12 +62,13 @@ cliRoutes.openapi(
     },
   }),
   async (c) => {
-    const accountId = sessionAccount(c);
+    const { accountId, sessionId } = sessionAccount(c);
     const body = c.req.valid('json');
     const problem = loopbackRedirectProblem(body.redirect_uri);
     if (problem) throw new ApiError('BAD_REQUEST', problem, 'redirect_uri');
     const { redirectTo } = await authorizeCli(requestContext(c), {
       accountId,
+      sessionId,
       redirectUri: body.redirect_uri,
       challenge: body.code_challenge,
       state: body.state,
@@ -101,7 +102,7 @@ cliRoutes.openapi(
     },
   }),
   async (c) => {
-    const accountId = sessionAccount(c);
+    const { accountId } = sessionAccount(c);
     const body = c.req.valid('json');
     const client = clientKey(c.req.header(c.get('config').CLIENT_IP_HEADER) ?? '');
     const { name } = await decideDeviceLogin(requestContext(c), {

@@ -183,7 +183,7 @@ connectionsRoutes.openapi(
     tags,
     middleware: oneWrite.middleware,
     summary:
-      'Disconnect one service (removed:false when it was not connected; 404 when the project has no such service)',
+      'Disconnect one service (removed:false when there is no such connection, for an id the project has no service for too; 404 for a name that names no service)',
     description:
       "The connection's own credential is deleted before the answer (its open sessions end); if the outside system cannot be reached, the deletion is retried in the background.",
     request: { params: OneParams },

@@ -6,7 +6,6 @@ import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 import { apiRoute, json, z } from '../lib/openapi';
 import type { RequestContext } from '../request-context';
-import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from '../services/activity';
 
 /** A service's (or principal's) name, as every kind's creation takes it; never shaped like a UUID. */
 export const ServiceName = z
@@ -43,18 +42,6 @@ export function projectListingRoute<K extends string, T extends z.ZodType>(listi
     request: { params: ProjectParam },
     responses: { 200: json(answer, listing.listed) },
   });
-}
-
-/**
- * Who the request's changes are recorded as in the Activity record (its caller, the client it
- * names in `X-Tether-Client`, its address); call it once the caller is read.
- */
-export function activityBy(c: Context<AppEnv>): ActivitySource {
-  return activitySourceOf(
-    c.get('principal'),
-    c.req.header(CLIENT_HEADER),
-    c.req.header(c.get('config').CLIENT_IP_HEADER),
-  );
 }
 
 /** The request's {@link RequestContext}, what its services take first (built once, container.ts openRequest). */

@@ -20,9 +20,15 @@ export interface AccountBody {
   name: string | null;
 }
 
+/** How long a personal token lives unless its creator says otherwise, and the longest it may. */
+export const TOKEN_DEFAULT_DAYS = 90;
+export const TOKEN_MAX_DAYS = 365;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /**
- * Creates an account with its first token (shown once); 409 when the e-mail is taken. One
- * statement: the token is inserted only from the account row this statement inserted.
+ * Creates an account with its first token (shown once, expiring like a personal token after
+ * {@link TOKEN_DEFAULT_DAYS} days); 409 when the e-mail is taken. One statement: the token is
+ * inserted only from the account row this statement inserted.
  */
 export async function createAccount(
   ctx: RequestContext,
@@ -30,13 +36,14 @@ export async function createAccount(
 ): Promise<{ account: AccountBody; token: string }> {
   const token = newSecret('account');
   const account = { id: newId(), email: body.email, name: body.name ?? null };
+  const expiresAt = new Date(ctx.clock.now().getTime() + TOKEN_DEFAULT_DAYS * DAY_MS).toISOString();
   const { rows } = await ctx.http.execute(sql`
     with a as (
       insert into accounts (id, email, name) values (${account.id}::uuid, ${account.email}, ${account.name})
       on conflict do nothing returning id),
     e as (${accountCreated(ctx.activity, account, sql`exists (select 1 from a)`)})
-    insert into account_tokens (id, account_id, kind, name, token_hash)
-    select ${newId()}::uuid, a.id, 'token', 'initial', ${await sha256Hex(token)} from a
+    insert into account_tokens (id, account_id, kind, name, token_hash, expires_at)
+    select ${newId()}::uuid, a.id, 'token', 'initial', ${await sha256Hex(token)}, ${expiresAt} from a
     returning id`);
   if (rows.length === 0)
     throw new ApiError('CONFLICT', `an account with e-mail ${body.email} already exists`);
@@ -51,17 +58,14 @@ export function readAccount(db: HttpDb, accountId: SQL | string) {
     .where(eq(accounts.id, accountId));
 }
 
-/** How long a personal token lives unless its creator says otherwise, and the longest it may. */
-export const TOKEN_DEFAULT_DAYS = 90;
-export const TOKEN_MAX_DAYS = 365;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 /** What a new personal token is, and whose. */
 export interface NewTokenInput {
   accountId: string;
   name: string;
   expiresInDays?: number;
   readOnly?: boolean;
+  /** The token or session that minted it (its parent: a cascading revoke of that one revokes it too). */
+  mintedBy?: string | null;
   /** What the Activity record adds about how the token came to be (never a secret). */
   details?: Record<string, DetailValue>;
 }
@@ -94,6 +98,7 @@ export async function issueAccountToken(ctx: RequestContext, input: NewTokenInpu
       tokenHash: await sha256Hex(token),
       expiresAt,
       readOnly,
+      mintedBy: input.mintedBy ?? null,
       createdAt,
     }),
     activityQuery(db, ctx.activity, {
@@ -120,19 +125,20 @@ export const listAccountTokens = (db: HttpDb, accountId: SQL | string) =>
 
 /**
  * Revokes one of the account's tokens and, in the same statement, every dashboard session it
- * minted (a session outlived its token by twelve hours); 404 when the account has no live token
- * by that id.
+ * minted (a session outlived its token by twelve hours); with `cascade`, also everything it
+ * minted, transitively: the tokens and sessions it made, what those made, and so on. 404 when the
+ * account has no live token by that id.
  */
 export async function revokeAccountToken(
   ctx: RequestContext,
-  { accountId, tokenId }: { accountId: string; tokenId: string },
+  { accountId, tokenId, cascade = false }: { accountId: string; tokenId: string; cascade?: boolean },
 ): Promise<void> {
   await revokeOwn(ctx, {
     accountId,
     id: tokenId,
     kind: 'token',
     action: 'token.revoke',
-    withMinted: true,
+    withMinted: cascade ? 'all' : true,
     expiredToo: true,
     named: true,
   });

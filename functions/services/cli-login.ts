@@ -30,6 +30,8 @@ const CODES_SCOPE = 'cli-login';
 /** What a code stands for until the CLI redeems it. */
 interface CodeRecord {
   accountId: string;
+  /** The dashboard session that pressed Authorize: the CLI token's parent (absent in codes from before). */
+  sessionId?: string;
   challenge: string;
   redirectUri: string;
   name: string;
@@ -46,11 +48,12 @@ export interface CliAuthorization {
 /** Issues the one-time code of `accountId`'s `Authorize`; where the browser goes next (the CLI's callback). */
 export async function authorizeCli(
   ctx: Pick<RequestContext, 'codes'>,
-  { accountId, ...request }: CliAuthorization & { accountId: string },
+  { accountId, sessionId, ...request }: CliAuthorization & { accountId: string; sessionId: string },
 ): Promise<{ redirectTo: string }> {
   const code = randomToken();
   const record: CodeRecord = {
     accountId,
+    sessionId,
     challenge: request.challenge,
     redirectUri: request.redirectUri,
     name: request.name,
@@ -93,7 +96,14 @@ export const limited = (decision: RateDecision): GrantRefusal => ({
  */
 export async function issueCliToken(
   ctx: RequestContext,
-  input: { accountId: string; name: string; ip: string | undefined; flow: 'browser' | 'device' },
+  input: {
+    accountId: string;
+    name: string;
+    ip: string | undefined;
+    flow: 'browser' | 'device';
+    /** The session that approved: the token's parent. */
+    mintedBy?: string | null;
+  },
 ): Promise<CliLogin | GrantRefusal> {
   const { accountId, name, ip, flow } = input;
   // The request carries no credential: what proved it (a code or a device grant) names the account.
@@ -104,6 +114,7 @@ export async function issueCliToken(
     accountId,
     name,
     expiresInDays: CLI_TOKEN_DAYS,
+    mintedBy: input.mintedBy ?? null,
     details: { login: flow },
   });
   return { token: issued.token, account };
@@ -138,5 +149,11 @@ export async function exchangeCliCode(
   const record = JSON.parse(redeemed.value) as CodeRecord;
   if (!timingSafeEqual(await sha256Base64url(grant.verifier), record.challenge)) return invalid;
   if (grant.redirectUri !== undefined && grant.redirectUri !== record.redirectUri) return invalid;
-  return issueCliToken(ctx, { accountId: record.accountId, name: record.name, ip, flow: 'browser' });
+  return issueCliToken(ctx, {
+    accountId: record.accountId,
+    name: record.name,
+    ip,
+    flow: 'browser',
+    mintedBy: record.sessionId ?? null,
+  });
 }

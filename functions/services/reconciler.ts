@@ -8,7 +8,8 @@
  * operator's log show a stuck or failing reconciler.
  */
 import { log } from '../lib/logger';
-import { enqueueDeliveries, stalledDeliveries } from './delivery/deliveries';
+import { stalledConfirmations } from './delivery/confirm';
+import { enqueueDeliveries, sendInBatches, stalledDeliveries } from './delivery/deliveries';
 import {
   type ReconcilerContext,
   type ReconcilerStep,
@@ -25,14 +26,26 @@ export {
   TICK_SUBREQUESTS,
 } from './reconcile/step';
 
-/** Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer crashed). */
+/**
+ * Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer
+ * crashed), and the follow-up steps of written ones nobody took.
+ */
 export const resendRuntimePatches: ReconcilerStep = async (ctx) => {
   const { db, receivers } = ctx;
   // Without a platform-wide receiver, patches of sites without a target of their own are kept
   // pending on purpose; resending them would only churn.
-  const ids = await stalledDeliveries(db, 'runtime_patch', undefined, 200, !receivers.runtimePatch);
+  const [ids, following] = await Promise.all([
+    stalledDeliveries(db, 'runtime_patch', undefined, 200, !receivers.runtimePatch),
+    // Written patches whose redeploy or restart step nobody took.
+    stalledConfirmations(db),
+  ]);
   await enqueueDeliveries(ctx, ids);
-  return ids.length;
+  if (following.length > 0)
+    await sendInBatches(
+      ctx,
+      following.map((deliveryId) => ({ type: 'confirm-live', deliveryId })),
+    ).catch((err: unknown) => log.error('re-enqueueing delivery follow-ups failed:', err));
+  return ids.length + following.length;
 };
 
 /** Every step, in order. */

@@ -24,7 +24,7 @@ export class UnexpectedStatusError extends Error {
 }
 
 /**
- * Tells whether a 404 body is the router's "no such route" answer (functions/app.ts notFound)
+ * Tells whether a 404 body is the router's "no such route" answer (functions/management-app.ts notFound)
  * rather than a handler's "no such thing".
  */
 export function isRouterNotFound(path: string, body: string): boolean {

@@ -1,9 +1,16 @@
 /**
- * An isolate's start: a fresh workerd (Miniflare) given a Worker script, to its first answer
- * (GET /healthz, whatever its status: the script is loaded and has run). Measured for the
- * deployable script and, in the same run, for a minimal Hono Worker, so the difference is what
- * the script itself costs; the median of a few starts each.
+ * An isolate's start: a fresh workerd (Miniflare) given a Worker script, to its first answer.
+ * Measured, alternated in one run, for a minimal Hono Worker (GET /healthz) and for the
+ * deployable script twice: its first answer an auth request (the exchange's CORS preflight,
+ * which goes through the auth edge's whole pipeline: request scope, the environment checked,
+ * CORS) and its first answer a management one (GET /api/v1/projects without a token: the
+ * management app loaded, its caller gate's 401). The script has a complete environment (its
+ * variables, its Durable Objects, a queue) but no reachable database: neither answer needs one,
+ * so what is measured is the script loaded and the path's modules run, not a round trip.
+ * Wall time is the median of `runs` starts; the CPU workerd spent from its start to the answer
+ * (`/proc`, process-cpu.ts) is reported beside it, the steadier figure on a shared machine.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,16 +18,63 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { pidsNamed, processCpuMs } from './process-cpu';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MINIMAL = `import { Hono } from 'hono';
+// Given the same environment as Tether's script (its two Durable Object bindings, a queue), so
+// what workerd does to set those up falls on both sides; its classes do nothing.
+const MINIMAL = `import { DurableObject } from 'cloudflare:workers';
+import { Hono } from 'hono';
+export class OneTimeCodes extends DurableObject {}
+export class RateCounter extends DurableObject {}
 const app = new Hono();
 app.get('/healthz', (c) => c.json({ ok: true }));
 export default app;
 `;
 
-/** Milliseconds from a new workerd to the first answer of the Worker at `script`. */
-async function startOnce(script: string): Promise<number> {
+/**
+ * The ceiling of the auth edge's start: a Worker of the same environment that loads only the
+ * libraries every auth route is built on (the HTTP framework with its OpenAPI validation, zod,
+ * the Neon driver under drizzle, jose), uses one thing of each so each module runs, and answers
+ * the same preflight. What the auth edge costs beyond it is Tether's own modules.
+ */
+const LIBRARIES = `import { DurableObject } from 'cloudflare:workers';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { cors } from 'hono/cors';
+import { neon } from '@neondatabase/serverless';
+import { drizzle } from 'drizzle-orm/neon-http';
+import { importJWK } from 'jose';
+export class OneTimeCodes extends DurableObject {}
+export class RateCounter extends DurableObject {}
+const db = drizzle(neon('postgres://bench:bench@127.0.0.1:9/none'));
+const app = new OpenAPIHono();
+app.use('/v1/:app/oauth/*', cors({ origin: '*' }));
+app.openapi(
+  createRoute({ method: 'post', path: '/v1/{app}/oauth/exchange', request: { params: z.object({ app: z.string() }) }, responses: { 200: { description: 'ok' } } }),
+  (c) => c.json({ db: typeof db, jwk: typeof importJWK }, 200),
+);
+export default app;
+`;
+
+/** What a start asks first, and what the script is given. */
+export interface Start {
+  script: string;
+  request: { path: string; init?: RequestInit };
+}
+
+/** The environment of every start: Tether's complete, pointing at no reachable database. */
+const TETHER_ENV = {
+  DATABASE_URL: 'postgres://bench:bench@127.0.0.1:9/none',
+  CUSTOMER_DB_ADMIN_URL: 'postgres://bench:bench@127.0.0.1:9/none',
+  OPERATOR_TOKEN: 'o'.repeat(40),
+  ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+  PUBLIC_BASE_URL: 'http://127.0.0.1:8787',
+  PUBLIC_AUTH_URL: 'http://127.0.0.1:8787',
+};
+
+/** One start's wall time and workerd's CPU until its first answer, in milliseconds. */
+export async function startOnce({ script, request }: Start): Promise<{ wallMs: number; cpuMs: number }> {
+  const running = pidsNamed('workerd');
   const started = performance.now();
   const mf = new Miniflare({
     // Module paths are relative to modulesRoot; workerd refuses one that climbs out of it.
@@ -29,7 +83,10 @@ async function startOnce(script: string): Promise<number> {
     compatibilityDate: '2026-04-20',
     compatibilityFlags: ['nodejs_compat'],
     port: 0,
-    // The script's own console (an incomplete environment, here) is not the bench's output.
+    bindings: TETHER_ENV,
+    durableObjects: { ONE_TIME_CODES: 'OneTimeCodes', RATE_COUNTERS: 'RateCounter' },
+    queueProducers: { PROVISIONING: 'provisioning' },
+    // The script's own console is not the bench's output.
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       stdout.resume();
       stderr.resume();
@@ -37,44 +94,98 @@ async function startOnce(script: string): Promise<number> {
   });
   try {
     const url = await mf.ready;
-    const res = await fetch(new URL('/healthz', url));
+    const res = await fetch(new URL(request.path, url), request.init);
     await res.arrayBuffer();
-    return performance.now() - started;
+    const wallMs = performance.now() - started;
+    let cpuMs = 0;
+    for (const pid of pidsNamed('workerd')) if (!running.has(pid)) cpuMs += processCpuMs(pid);
+    return { wallMs, cpuMs };
   } finally {
     await mf.dispose();
   }
 }
 
-const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-/** Median start of `script` (the minified deployable one) and of a minimal Hono Worker, `runs` each, alternated. */
-export async function measureIsolateStart(
-  script: string,
-  runs = 5,
-): Promise<{ scriptMs: number; minimalMs: number; runs: number }> {
+/** Median wall and CPU of one kind of start. */
+export interface StartTime {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** The starts of one run: the minimal Worker's, the libraries' ceiling, the script's to an auth and to a management answer. */
+export interface IsolateStarts {
+  minimal: StartTime;
+  libraries: StartTime;
+  auth: StartTime;
+  management: StartTime;
+  runs: number;
+}
+
+/** The exchange's CORS preflight: answered by the auth edge's pipeline with no database. */
+export const AUTH_FIRST_REQUEST = {
+  path: '/v1/bench-app/oauth/exchange',
+  init: {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+  },
+};
+/** A management route without a token: the management app's caller gate answers 401. */
+export const MANAGEMENT_FIRST_REQUEST = { path: '/api/v1/projects' };
+
+type Kind = 'minimal' | 'libraries' | 'auth' | 'management';
+
+/** Median starts of `script` (the minified deployable one) and of a minimal Hono Worker, `runs` each, alternated. */
+export async function measureIsolateStart(script: string, runs = 7): Promise<IsolateStarts> {
   const dir = await mkdtemp(join(tmpdir(), 'tether-bench-isolate-'));
   try {
-    const entry = join(dir, 'minimal.ts');
-    await writeFile(entry, MINIMAL);
-    const minimal = join(dir, 'minimal.js');
-    await build({
-      entryPoints: [entry],
-      outfile: minimal,
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'neutral',
-      conditions: ['workerd', 'worker', 'browser'],
-      nodePaths: [join(ROOT, 'node_modules')],
-      logLevel: 'warning',
-    });
-    const own: number[] = [];
-    const base: number[] = [];
+    const bundle = async (name: string, source: string): Promise<string> => {
+      const entry = join(dir, `${name}.ts`);
+      await writeFile(entry, source);
+      const outfile = join(dir, `${name}.js`);
+      await build({
+        entryPoints: [entry],
+        outfile,
+        bundle: true,
+        minify: true,
+        format: 'esm',
+        platform: 'neutral',
+        conditions: ['workerd', 'worker', 'browser'],
+        mainFields: ['browser', 'module', 'main'],
+        external: ['cloudflare:*', 'node:*'],
+        nodePaths: [join(ROOT, 'node_modules')],
+        logLevel: 'warning',
+      });
+      return outfile;
+    };
+    const minimal = await bundle('minimal', MINIMAL);
+    const libraries = await bundle('libraries', LIBRARIES);
+    const kinds: Record<Kind, Start> = {
+      minimal: { script: minimal, request: { path: '/healthz' } },
+      libraries: { script: libraries, request: AUTH_FIRST_REQUEST },
+      auth: { script, request: AUTH_FIRST_REQUEST },
+      management: { script, request: MANAGEMENT_FIRST_REQUEST },
+    };
+    const seen: Record<Kind, StartTime[]> = { minimal: [], libraries: [], auth: [], management: [] };
+    // One start of each to warm the disk cache and workerd's binary, not counted.
+    for (const kind of Object.values(kinds)) await startOnce(kind);
     for (let i = 0; i < runs; i++) {
-      own.push(await startOnce(script));
-      base.push(await startOnce(minimal));
+      // Alternated, the order turned every run, so the machine's other work falls on all alike.
+      const order: Kind[] = ['minimal', 'libraries', 'auth', 'management'];
+      for (let r = 0; r < i % order.length; r++) order.push(order.shift() as Kind);
+      for (const kind of order) seen[kind].push(await startOnce(kinds[kind]));
     }
-    return { scriptMs: median(own), minimalMs: median(base), runs };
+    const summary = (xs: StartTime[]): StartTime => ({
+      wallMs: median(xs.map((x) => x.wallMs)),
+      cpuMs: median(xs.map((x) => x.cpuMs)),
+    });
+    return {
+      minimal: summary(seen.minimal),
+      libraries: summary(seen.libraries),
+      auth: summary(seen.auth),
+      management: summary(seen.management),
+      runs,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

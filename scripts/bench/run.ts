@@ -19,6 +19,7 @@ import { describeBundle, measureBundle } from './bundle-size';
 import { cpuPerRequest, readCpu } from './cpu';
 import { startFakeGoogle } from './fake-google';
 import { runLoad } from './load';
+import { simulateRegionalCodes } from './regional-codes';
 import { runScenario } from './runner';
 import { runScaleBench } from './scale';
 import { scenarios } from './scenarios';
@@ -152,6 +153,9 @@ async function main(): Promise<void> {
       console.log(`scenario: ${scenario.name}…`);
       rows.push(...(await runScenario(ctx, scenario)));
     }
+    // The regional codes' simulation needs no stack; it is deterministic and takes a second.
+    if (!settings.only || 'regional codes'.includes(settings.only))
+      rows.push(...(await simulateRegionalCodes()));
     bundle = await measureBundle().catch((err: unknown) => ({ error: String(err) }));
   } finally {
     await stack.stop();

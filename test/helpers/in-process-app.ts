@@ -25,6 +25,8 @@ export interface InProcessApp {
   baseUrl: string;
   /** Messages the app put on the provisioning queue, oldest first. */
   sent: ProvisioningMessage[];
+  /** The delay each message of `sent` was sent with (same index; undefined: none). */
+  delays: Array<number | undefined>;
   /** Runs the minute cron's handler (the reconciler) once, here. */
   runScheduled(): Promise<void>;
   /**
@@ -64,12 +66,17 @@ export async function startInProcessApp(
   // Node has no WebSocket of its own before 22; the driver's pool reaches the proxy through ws.
   neonConfig.webSocketConstructor = ws;
   const sent: ProvisioningMessage[] = [];
+  const delays: Array<number | undefined> = [];
   const queue = {
-    async send(message: ProvisioningMessage) {
+    async send(message: ProvisioningMessage, options?: { delaySeconds?: number }) {
       sent.push(message);
+      delays.push(options?.delaySeconds);
     },
-    async sendBatch(messages: Iterable<{ body: ProvisioningMessage }>) {
-      for (const m of messages) sent.push(m.body);
+    async sendBatch(messages: Iterable<{ body: ProvisioningMessage; delaySeconds?: number }>) {
+      for (const m of messages) {
+        sent.push(m.body);
+        delays.push(m.delaySeconds);
+      }
     },
   };
   const env = {
@@ -91,6 +98,7 @@ export async function startInProcessApp(
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     sent,
+    delays,
     runScheduled: () => worker.scheduled({} as ScheduledController, env),
     async runQueue(bodies, attempts = 1) {
       const outcomes: QueueOutcome[] = bodies.map(() => ({ acked: false, delaySeconds: undefined }));

@@ -80,10 +80,20 @@ export async function createResource(p: PlatformCase, token: string): Promise<vo
   await control(p.root, 'POST', '/resources', { key: p.key, token, ...p.fields });
 }
 
-/** What the resource holds now and what it was sent (names only). */
-export function resourceState(
-  p: PlatformCase,
-): Promise<{ vars: Record<string, string>; log: Array<{ method: string; path: string; names: string[] }> }> {
+/** What a resource's app runs with: a Vercel deployment, or a Fly Machine, with the variables it took at its start. */
+export interface Running {
+  env: Record<string, string>;
+}
+
+/** What the resource holds now, what it was sent (names only) and what its app runs with. */
+export function resourceState(p: PlatformCase): Promise<{
+  vars: Record<string, string>;
+  log: Array<{ method: string; path: string; names: string[] }>;
+  /** Vercel: the project's deployments, newest first. */
+  deployments?: Array<Running & { uid: string; target: string; readyState: string }>;
+  /** Fly: the app's Machines. */
+  machines?: Array<Running & { id: string; state: string; instance_id: string }>;
+}> {
   return control(p.root, 'GET', `/resources/${encodeURIComponent(p.key)}`) as never;
 }
 

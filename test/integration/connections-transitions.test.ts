@@ -122,14 +122,19 @@ describe('States and transitions', () => {
     expect((await list(s, site.id)).connections).toEqual([]);
   });
 
-  it('no connection -> DELETE: 200 removed false, not an error; a service the project lacks is 404', async () => {
+  // Pins the specification's States and transitions row "no connection | DELETE | | no connection |
+  // returns removed false; not an error", for any resource id, one the project has no service for
+  // included (the specification's 404 list has no such case).
+  it('no connection -> DELETE: 200 removed false, not an error (specification row "no connection | DELETE")', async () => {
     const db = await createDatabase(s.as, s.project.id);
     const res = await s.as.delete(`${connectionsPath(s)}/database/${db.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ removed: false });
-    // Regression: an unknown service answered 200 removed:false, as if the path had named it.
     const unknown = await s.as.delete(`${connectionsPath(s)}/bucket/${crypto.randomUUID()}`);
-    expect([unknown.status, (unknown.body as { error?: { code?: string } }).error?.code]).toEqual([
+    expect([unknown.status, unknown.body]).toEqual([200, { removed: false }]);
+    // A name is not a resource id: one that names no service of the project is 404.
+    const unnamed = await s.as.delete(`${connectionsPath(s)}/bucket/no-such-bucket`);
+    expect([unnamed.status, (unnamed.body as { error?: { code?: string } }).error?.code]).toEqual([
       404,
       'NOT_FOUND',
     ]);

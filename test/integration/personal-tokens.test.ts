@@ -1,8 +1,8 @@
 /**
  * Personal tokens (contract §10): created by a token or a console session with a name, an expiry
  * and optionally read-only; listed without values with `last_used_at`; an expired one is 401, a
- * read-only one 403 on every write; revoked at once. Tokens made before expiry existed keep
- * working. The CLI's `tether tokens` drives the same routes.
+ * read-only one 403 on every write; revoked at once. The operator's initial token expires after 90
+ * days too. The CLI's `tether tokens` drives the same routes.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -47,8 +47,13 @@ describe('personal tokens', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.tokens.map((t) => t.name)).toContain('laptop');
     expect(JSON.stringify(listed.body)).not.toContain(made.body.token);
-    // The operator's initial token, made before tokens expired, keeps working without an expiry.
-    expect(listed.body.tokens.find((t) => t.name === 'initial')?.expires_at).toBeNull();
+    // The operator's initial token expires too, after the same 90 days (issue 38: it never did).
+    const initial = listed.body.tokens.find((t) => t.name === 'initial');
+    expect(
+      Math.round(
+        (Date.parse(initial?.expires_at as string) - Date.parse(initial?.created_at as string)) / DAY,
+      ),
+    ).toBe(90);
   });
 
   it('a console session may create a token; expires_in_days outside 1..365 or no name is 400 with nothing made', async () => {

@@ -3,12 +3,8 @@
  * streaming upload (66560 bytes of "a" in chunks of 65536, 1024 and 0), and its checksums.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type ChunkSigning,
-  decodeAwsChunked,
-  signingKey,
-  verifyChecksums,
-} from '../../scripts/local/stand-ins/aws-chunked';
+import { type ChunkSigning, decodeAwsChunked, signingKey } from '../../scripts/local/stand-ins/aws-chunked';
+import { verifyChecksums } from '../../scripts/local/stand-ins/s3-checksums';
 
 const SIGNING: ChunkSigning = {
   key: signingKey('wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', '20130524', 'us-east-1', 's3'),

@@ -16,6 +16,7 @@ const OBJECT_ACTIONS: Array<[string, Record<BucketLevel, boolean>]> = [
   ['s3:GetObject', { read: true, 'read-write': true }],
   ['s3:PutObject', { read: false, 'read-write': true }],
   ['s3:DeleteObject', { read: false, 'read-write': true }],
+  ['s3:AbortMultipartUpload', { read: false, 'read-write': true }],
   ['s3:GetObjectAcl', { read: false, 'read-write': false }],
   ['s3:PutObjectAcl', { read: false, 'read-write': false }],
   ['s3:DeleteObjectVersion', { read: false, 'read-write': false }],

@@ -18,6 +18,15 @@ describe('import rules of functions/', () => {
     expect(below).toEqual([]);
   });
 
+  it("outside routes/, only the Worker's two apps and the OpenAPI document import routes (one entrance for each request)", () => {
+    const MOUNTERS = ['functions/auth-edge.ts', 'functions/management-app.ts', 'functions/api-document.ts'];
+    const reached = edges
+      .filter(({ from, to }) => !from.startsWith('functions/routes/') && to.startsWith('functions/routes/'))
+      .filter(({ from }) => !MOUNTERS.includes(from))
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(reached).toEqual([]);
+  });
+
   it('domain/ and lib/ import nothing of routes, services, adapters or db', () => {
     const leaves = edges
       .filter(({ from }) => /^functions\/(domain|lib)\//.test(from))

@@ -3,9 +3,11 @@
  * `{values:{NAME:value, GONE:null}}` sets and unsets a whole patch at once (null unsets). The
  * check lists the app's secrets (`GET /v1/apps/{app_name}/secrets`). Errors are `{error}`. An
  * app-scoped deploy token (`fly tokens create deploy`) is enough; a token given as `FlyV1 …` is
- * sent as it is, any other as `Bearer`.
+ * sent as it is, any other as `Bearer`. Then each of the app's Machines is updated with its
+ * current config and waited for, one at a time (fly-machines.ts): a Machine reads secrets at start.
  */
 import { z } from 'zod';
+import { type FlyConfig, MACHINES_FIRST, machinesStep } from './fly-machines';
 import { at, call, failure, ok, type PlatformAnswer, seg } from './http';
 import type { DeliveryTarget, PlatformUrls, StoredTarget } from './types';
 
@@ -16,8 +18,6 @@ const FlyInput = z
     api_token: z.string().min(1).max(4096),
   })
   .strict();
-
-type FlyConfig = { app_name: string };
 
 const messageOf = (answer: PlatformAnswer): string | undefined => {
   const error = (answer.body as { error?: unknown } | undefined)?.error;
@@ -49,7 +49,9 @@ export const flyTarget: DeliveryTarget<z.infer<typeof FlyInput>, FlyConfig> = {
     for (const name of patch.unset) values[name] = null;
     const answer = await send('POST', secretsUrl(urls, target.config), target, { values });
     if (!ok(answer)) throw failure('Fly', answer, messageOf(answer));
-    // Running Machines keep the secrets they started with.
-    return { live: false };
+    // Running Machines keep the secrets they started with: each is restarted (fly-machines.ts).
+    return { live: false, next: { state: MACHINES_FIRST, delaySeconds: 0 } };
   },
+  confirm: (urls, target, state) =>
+    machinesStep(urls, target, (method, url, body) => send(method, url, target, body), state),
 };

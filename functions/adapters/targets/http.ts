@@ -48,12 +48,17 @@ export async function call(
 /** Whether an answer is a success (2xx). */
 export const ok = (answer: PlatformAnswer): boolean => answer.status >= 200 && answer.status < 300;
 
+/** The longest part of a platform's own message a failure repeats (a short reason, never a body). */
+const MESSAGE_CHARS = 160;
+
 /**
- * The error for a failed answer: the platform's message with its status. 5xx, 429 and a
- * redirect are TargetUnreachable (they may pass); anything else TargetRefused.
+ * The error for a failed answer: the platform's message (its first {@link MESSAGE_CHARS}
+ * characters) with its status. 5xx, 429 and a redirect are TargetUnreachable (they may pass);
+ * anything else TargetRefused.
  */
 export function failure(platform: string, answer: PlatformAnswer, message: string | undefined): Error {
-  const text = `${platform} answered ${answer.status}${message ? `: ${message}` : ''}`;
+  const reason = message && message.length > MESSAGE_CHARS ? `${message.slice(0, MESSAGE_CHARS)}…` : message;
+  const text = `${platform} answered ${answer.status}${reason ? `: ${reason}` : ''}`;
   const passing =
     answer.status >= 500 ||
     answer.status === 429 ||

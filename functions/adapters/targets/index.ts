@@ -9,8 +9,15 @@ import type { DeliveryTarget } from './types';
 import { vercelTarget } from './vercel';
 import { webhookTarget } from './webhook';
 
-export type { DeliverOutcome, DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
-export { TargetFieldRefused, TargetRefused, TargetUnreachable } from './types';
+export type {
+  DeliverOutcome,
+  DeliveryTarget,
+  FollowUp,
+  PlatformUrls,
+  StoredTarget,
+  TargetPatch,
+} from './types';
+export { FollowUpFailed, TargetFieldRefused, TargetRefused, TargetUnreachable } from './types';
 
 /** Every delivery target, by type. */
 export const TARGETS = [webhookTarget, cloudflareTarget, vercelTarget, flyTarget] as const;

@@ -38,11 +38,33 @@ export interface TargetPatch {
 }
 
 /**
- * What a target's `deliver` came to: `live` when the change is confirmed where the app runs
- * (docs/contract.md §14); otherwise written to the platform only (`delivered`), the running
- * app not yet having it.
+ * Work still to do at the platform before a written change is live where the app runs (a
+ * redeploy waited to READY, Machines updated one at a time): the step to take next, kept with the
+ * delivery (JSON, ids only, never a secret), and how long to wait before taking it.
  */
-export type DeliverOutcome = { live: true } | { live: false };
+export interface FollowUp {
+  state: unknown;
+  delaySeconds: number;
+}
+
+/**
+ * What a target's `deliver` (or one `confirm` step) came to: `live` when the change is confirmed
+ * where the app runs (docs/contract.md §14); otherwise written only, with the step that follows.
+ */
+export type DeliverOutcome = { live: true } | { live: false; next: FollowUp };
+
+/**
+ * A follow-up step failed in a way its state cannot recover from (a redeploy that ended in
+ * ERROR): the delivery records `message` and retries with backoff from `restart`.
+ */
+export class FollowUpFailed extends Error {
+  constructor(
+    message: string,
+    readonly restart: unknown,
+  ) {
+    super(message);
+  }
+}
 
 /** The platform refused the target when it was checked (a bad token, a missing script, project or app). */
 export class TargetRefused extends Error {}
@@ -79,4 +101,10 @@ export interface DeliveryTarget<I extends { type: string } = { type: string }, C
   check(urls: PlatformUrls, target: StoredTarget<C>): Promise<void>;
   /** Delivers one patch; throws (anything) unless every call of it succeeded. */
   deliver(urls: PlatformUrls, target: StoredTarget<C>, patch: TargetPatch): Promise<DeliverOutcome>;
+  /**
+   * Takes one step of a follow-up `deliver` answered (its `state`), a few calls at most and no
+   * waiting beyond them; throws to be retried with backoff from the same state (or
+   * FollowUpFailed's `restart`). Only targets whose `deliver` answers a follow-up have it.
+   */
+  confirm?(urls: PlatformUrls, target: StoredTarget<C>, state: unknown): Promise<DeliverOutcome>;
 }

@@ -5,11 +5,15 @@
  * targets meet the target's environments is removed with `DELETE /v9/projects/{id}/env/{envId}`.
  * `teamId` rides on every call when given. The check reads the project (`GET /v9/projects/{id}`).
  * Errors are `{error:{code, message}}`. The token needs access to the project (a project-scoped
- * token, or a team token with that project).
+ * token, or a team token with that project). With `production` among the target's environments
+ * the newest READY production deployment is then redeployed and waited to READY
+ * (vercel-redeploy.ts): a running deployment keeps the variables it was built with.
  */
 import { z } from 'zod';
-import { at, call, failure, ok, type PlatformAnswer, seg } from './http';
+import { failure, ok, seg } from './http';
 import type { DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
+import { messageOf, projectUrl, send, type VercelConfig } from './vercel-api';
+import { REDEPLOY_FIRST, redeployStep } from './vercel-redeploy';
 
 const ENVIRONMENTS = ['production', 'preview', 'development'] as const;
 
@@ -28,22 +32,6 @@ const VercelInput = z
       .refine((list) => new Set(list).size === list.length, 'each environment once'),
   })
   .strict();
-
-type VercelConfig = { project_id: string; team_id?: string; environments: string[] };
-
-const messageOf = (answer: PlatformAnswer): string | undefined =>
-  (answer.body as { error?: { message?: string } } | undefined)?.error?.message;
-
-/** `path` on the project, with `teamId` when the target names a team. */
-function projectUrl(urls: PlatformUrls, c: VercelConfig, version: string, path = '', query = ''): string {
-  const params = new URLSearchParams(query);
-  if (c.team_id) params.set('teamId', c.team_id);
-  const qs = params.toString();
-  return at(urls.vercel, `/${version}/projects/${seg(c.project_id)}${path}${qs ? `?${qs}` : ''}`);
-}
-
-const send = (method: string, url: string, { secret }: StoredTarget<VercelConfig>, body?: unknown) =>
-  call('Vercel', url, { method, authorization: `Bearer ${secret}`, body });
 
 /** Upserts the names set and removes the names unset, in the target's environments. */
 async function writeVariables(
@@ -98,6 +86,8 @@ export const vercelTarget: DeliveryTarget<z.infer<typeof VercelInput>, VercelCon
   async deliver(urls, target, patch) {
     await writeVariables(urls, target, patch);
     // Preview and development take variables at their next deployment: written is all there is.
-    return { live: !target.config.environments.includes('production') };
+    if (!target.config.environments.includes('production')) return { live: true };
+    return { live: false, next: { state: REDEPLOY_FIRST, delaySeconds: 0 } };
   },
+  confirm: (urls, target, state) => redeployStep(urls, target, state),
 };

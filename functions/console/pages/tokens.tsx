@@ -1,7 +1,8 @@
 /**
  * The Tokens page (contract §10): the person's personal tokens with their expiry and last use,
  * `Create token` (`Name`, `Expires`, read-only) whose value is shown on the answer page once,
- * and `Revoke` per row after a confirmation. Every change is the API's own
+ * and `Revoke` per row after a confirmation, which offers to revoke what the token minted too
+ * (`?cascade=true`: a leaked token's descendants). Every change is the API's own
  * (/account/tokens), so the CLI's `tether tokens` sees the same list.
  */
 import { Hono } from 'hono';
@@ -25,6 +26,12 @@ export interface TokenRow {
 }
 
 const DAY_MS = 86_400_000;
+
+/** The revoke confirmation's choice to revoke what the token minted too (a leaked token). */
+const CASCADE_OPTION = {
+  name: 'cascade',
+  label: 'Also revoke every token and session made with it, and what those made',
+};
 
 /** Days until `typed` (a number of days, or a date), for the API's expires_in_days; undefined when empty. */
 export function expiryDays(typed: string | undefined, now = Date.now()): number | undefined {
@@ -57,6 +64,7 @@ export function TokensTable(props: { tokens: TokenRow[]; csrf: string; back: str
               question={`Revoke ${t.name ?? 'this token'}? Anything using it stops working at once.`}
               fields={{ name: t.name ?? 'this token', back: props.back }}
               ariaLabel={`Revoke ${t.name ?? 'token'}`}
+              option={CASCADE_OPTION}
             />
           ),
         },
@@ -153,11 +161,13 @@ tokenPages.post('/tokens/:tokenId/revoke', async (c) => {
         fields={{ name, back }}
         back={back}
         csrf={csrf}
+        option={CASCADE_OPTION}
       />,
     );
   }
   try {
-    await api.delete(path`/account/tokens/${tokenId}`);
+    const cascade = form.cascade === 'yes';
+    await api.delete(`${path`/account/tokens/${tokenId}`}${cascade ? '?cascade=true' : ''}`);
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 404)
       return redirectWith(c, back, { kind: 'notice', text: `${name} was already revoked.` });

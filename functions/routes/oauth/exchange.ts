@@ -1,8 +1,4 @@
-/**
- * POST /v1/{appSlug}/oauth/exchange: a one-time code and its PKCE verifier for a session. In a
- * group of its own so the Worker's fast path (app.ts) can serve it with only the middleware
- * it needs, under the same rules as when the whole app routes it.
- */
+/** POST /v1/{appSlug}/oauth/exchange: a one-time code and its PKCE verifier for a session. */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
@@ -41,32 +37,8 @@ export async function wellFormedExchange(c: Context<AppEnv>): Promise<ExchangeIn
   const length = Number(c.req.header('content-length') ?? Number.NaN);
   if (!(length <= MAX_BODY_BYTES) || !/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
     return null;
-  return exchangeInput(await c.req.json().catch(() => null));
-}
-
-/** A parsed body as the exchange's input when the route's validation accepts it, otherwise null. */
-export function exchangeInput(body: unknown): ExchangeInput | null {
-  const parsed = ExchangeBody.safeParse(body);
+  const parsed = ExchangeBody.safeParse(await c.req.json().catch(() => null));
   return parsed.success ? parsed.data : null;
-}
-
-/** `application/json`, with at most a UTF-8 charset: the type every step of the route reads alike. */
-const PLAIN_JSON = /^application\/json(;\s*charset=utf-8)?$/i;
-
-/**
- * Whether an exchange request may take the Worker's fast path (exchange-fast-path.ts): a plain JSON body of a
- * declared length within the limit, which the route's body limit, media-type gate and
- * validators would all let through unchanged.
- */
-export function isPlainExchange(request: Request): boolean {
-  const length = request.headers.get('content-length');
-  return (
-    length !== null &&
-    /^\d{1,9}$/.test(length) &&
-    Number(length) <= MAX_BODY_BYTES &&
-    !request.headers.has('transfer-encoding') &&
-    PLAIN_JSON.test(request.headers.get('content-type') ?? '')
-  );
 }
 
 export const exchangeRoutes = oauthGroup();

@@ -9,6 +9,7 @@ import type { AppEnv } from '../../context';
 import { boundedBodies, jsonAuthPosts } from '../../lib/request-limits';
 import { countExchange } from '../../services/sign-in/exchange';
 import { countIdTokenRequest, countSessionRequest } from '../../services/sign-in/rate-limit';
+import { oauthServerGroups, registeredOriginCors, STANDARD_ENDPOINT, standardErrors } from '../oauth-server';
 import { requestContext } from '../shared';
 import { browserRoutes } from './browser';
 import { exchangeRoutes, wellFormedExchange } from './exchange';
@@ -52,11 +53,22 @@ const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 const callableFromScripts = cors(SCRIPT_CORS);
 
+/**
+ * The standard token, revoke and userinfo endpoints answer CORS for the app's registered origins
+ * instead, and their refusals in RFC 6749's shape (routes/oauth-server).
+ */
+const standardOrScripts: MiddlewareHandler<AppEnv> = (c, next) =>
+  STANDARD_ENDPOINT.test(c.req.path) ? registeredOriginCors(c, next) : callableFromScripts(c, next);
+
+const standardErrorsOnly: MiddlewareHandler<AppEnv> = (c, next) =>
+  STANDARD_ENDPOINT.test(c.req.path) ? standardErrors(c, next) : next();
+
 /** The auth service with `groups` mounted, behind the middleware every auth route goes through. */
 function authService(groups: ReturnType<typeof oauthGroup>[]): ReturnType<typeof oauthGroup> {
   const routes = oauthGroup();
-  for (const path of ['/:appSlug/oauth/*', '/:appSlug/logout', '/:appSlug/.well-known/jwks.json'])
-    routes.use(path, callableFromScripts);
+  for (const path of ['/:appSlug/oauth/*', '/:appSlug/logout', '/:appSlug/.well-known/*'])
+    routes.use(path, standardOrScripts);
+  routes.use('/:appSlug/oauth/*', standardErrorsOnly);
   // Bodies are bounded and typed before anything counts or reads them; CORS headers go on the refusals.
   routes.use('*', boundedBodies, jsonAuthPosts);
   routes.use('/:appSlug/oauth/exchange', countedExchange);
@@ -74,7 +86,5 @@ export const oauthRoutes = authService([
   introspectRoutes,
   browserRoutes,
   jwksRoutes,
+  ...oauthServerGroups,
 ]);
-
-/** The exchange alone behind the same middleware: what the Worker's fast path serves (app.ts). */
-export const exchangeOnlyRoutes = authService([exchangeRoutes]);

@@ -86,10 +86,15 @@ export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
   return plan;
 }
 
-/** DELETE: disconnect one service; null when it is not connected, 404 when the project has no such service. */
+/**
+ * DELETE: disconnect one service; null when there is no such connection, including an id the
+ * project has no service for (the specification's transition "no connection → DELETE → no
+ * connection": removed false, not an error; docs/connections.md). A name that resolved to nothing
+ * (services/resources/by-name.ts leaves it as it is) names no resource id: 404.
+ */
 export function planDisconnect(ctx: SiteContext, kind: Kind, resourceId: string): Plan | null {
   const id = resourceId.toLowerCase();
-  if (!ctx.resources.some((r) => r.kind === kind && r.id === id))
+  if (!isUuid(id) && !ctx.resources.some((r) => r.kind === kind && r.id === id))
     throw new ApiError('NOT_FOUND', `no ${kindOf(kind).word} ${resourceId} in this project`);
   const existing = findConnection(ctx, kind, resourceId);
   if (!existing) return null;

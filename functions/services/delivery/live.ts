@@ -27,17 +27,27 @@ export async function isDeliveryLive(db: DbOrTx, deliveryId: string): Promise<bo
   return row?.live === true;
 }
 
-/** Marks the site's patches written (delivered) with a `seq` below `seq` live at `at`. */
-export async function markEarlierLive(db: DbOrTx, siteId: string, seq: number, at: Date): Promise<void> {
+/**
+ * The site's patches written (delivered) with a `seq` below `seq`, once a later one is sent: live
+ * at `liveAt` when it is (the app took the later values whole), else their follow-ups stop (the
+ * later one's redeploy or restart carries their values too, and they become live with it).
+ */
+export async function settleEarlier(
+  db: DbOrTx,
+  siteId: string,
+  seq: number,
+  liveAt: Date | null,
+): Promise<void> {
   await db
     .update(deliveries)
-    .set({ status: 'live', liveAt: at })
+    .set(liveAt ? { status: 'live', liveAt, confirmState: null } : { confirmState: null })
     .where(
       and(
         eq(deliveries.kind, 'runtime_patch'),
         eq(deliveries.targetId, siteId),
         eq(deliveries.status, 'delivered'),
         lt(deliveries.seq, seq),
+        liveAt ? undefined : sql`${deliveries.confirmState} is not null`,
       ),
     );
 }

@@ -5,11 +5,12 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { deliveries, sites } from '../../../db/schema';
-import type { DeliverOutcome, TargetPatch } from '../../adapters/targets';
+import type { DeliverOutcome, FollowUp, TargetPatch } from '../../adapters/targets';
 import type { JobContext } from '../../request-context';
 import { deriveSiteEnv } from '../site-env/derive';
+import { confirmState, enqueueConfirm } from './confirm';
 import { olderPending, sendClaimed } from './deliveries';
-import { markEarlierLive } from './live';
+import { settleEarlier } from './live';
 import { siteSender } from './targets';
 
 type DeliveryRow = typeof deliveries.$inferSelect;
@@ -67,22 +68,25 @@ export async function patchPayload(
 /**
  * Sends one runtime-patch delivery (the `deliver` message handler). Throws to have the queue
  * retry it with backoff; a delivery already sent, or held by another consumer, is left alone, and
- * one whose site has no target while no RUNTIME_PATCH_URL is set stays pending, untouched.
+ * one whose site has no target while no RUNTIME_PATCH_URL is set stays pending, untouched. A
+ * target that confirms later (a redeploy, Machine restarts) leaves it `delivered` with the step
+ * that follows, taken by a delayed `confirm-live` message (confirm.ts).
  */
 export async function deliverRuntimePatch(
   ctx: JobContext,
   delivery: Pick<DeliveryRow, 'id' | 'targetId'>,
 ): Promise<void> {
   const { db, config, receivers } = ctx;
-  const send = await siteSender(db, config, receivers, delivery.targetId);
-  if (!send) return;
+  const sender = await siteSender(db, config, receivers, delivery.targetId);
+  if (!sender) return;
+  let follow: FollowUp | undefined;
   await sendClaimed(db, delivery.id, 'runtime_patch', async (row) => {
     const patch = await patchPayload(ctx, row);
     // The site is gone; there is no app left to patch.
     if (patch === null) return { sent: false, reason: 'site deleted' };
     let outcome: DeliverOutcome;
     try {
-      outcome = await send(patch);
+      outcome = await sender.send(patch);
     } catch (err) {
       // The seq it went out with, so the listing shows which try failed.
       await db.update(deliveries).set({ seq: patch.seq }).where(eq(deliveries.id, row.id));
@@ -90,10 +94,15 @@ export async function deliverRuntimePatch(
     }
     const now = ctx.clock.now();
     // Live here is live for every earlier patch already written: the app took the later values whole.
-    if (outcome.live) await markEarlierLive(db, row.targetId, patch.seq, now);
+    // Not yet live, this patch's follow-up (a redeploy, a restart) takes over any earlier one's.
+    await settleEarlier(db, row.targetId, patch.seq, outcome.live ? now : null);
     // A sync records the names it carried (it names none until sent).
     const names = row.reason === 'sync' ? { setNames: Object.keys(patch.set), unsetNames: patch.unset } : {};
-    const live = outcome.live ? { status: 'live' as const, liveAt: now } : {};
-    return { sent: true, record: { seq: patch.seq, deliveredAt: now, ...live, ...names } };
+    if (!outcome.live) follow = outcome.next;
+    const state = outcome.live
+      ? { status: 'live' as const, liveAt: now }
+      : { confirmState: confirmState(sender.type, outcome.next.state) };
+    return { sent: true, record: { seq: patch.seq, deliveredAt: now, ...state, ...names } };
   });
+  if (follow) await enqueueConfirm(ctx, delivery.id, follow.delaySeconds);
 }

@@ -10,6 +10,7 @@ import type { Receivers } from '../../adapters';
 import {
   type DeliverOutcome,
   type DeliveryTarget,
+  type StoredTarget,
   TARGETS,
   TargetFieldRefused,
   type TargetPatch,
@@ -124,6 +125,17 @@ export async function setSiteTarget(
           sql`${deliveries.status} in ('pending', 'dead')`,
         ),
       ),
+    // A redeploy or restart still following an earlier patch is the old target's: the sync's own replaces it.
+    db
+      .update(deliveries)
+      .set({ confirmState: null })
+      .where(
+        and(
+          eq(deliveries.kind, 'runtime_patch'),
+          eq(deliveries.targetId, site.id),
+          sql`${deliveries.confirmState} is not null`,
+        ),
+      ),
     db.insert(deliveries).values({
       id: syncId,
       kind: 'runtime_patch',
@@ -174,6 +186,27 @@ export async function removeSiteTarget(
   ]);
 }
 
+/** A site's stored target with its adapter and its secret decrypted; null without one (or of a type no longer known). */
+export async function siteTarget(
+  db: DbOrTx,
+  config: Config,
+  siteId: string,
+): Promise<{ adapter: DeliveryTarget; stored: StoredTarget<Record<string, unknown>> } | null> {
+  const [row] = await db.select().from(siteTargets).where(eq(siteTargets.siteId, siteId));
+  const adapter = row && targetOf(row.type);
+  if (!row || !adapter) return null;
+  return {
+    adapter,
+    stored: { config: row.config, secret: await config.keyring.decrypt(row.secretCiphertext) },
+  };
+}
+
+/** How a site's live patches are sent now: the target's type (`default` for RUNTIME_PATCH_URL) and the send. */
+export interface SiteSender {
+  type: string;
+  send(patch: TargetPatch): Promise<DeliverOutcome>;
+}
+
 /**
  * How the site's live patches are sent now: its target's adapter, else the platform-wide
  * receiver, else null (they stay pending).
@@ -183,20 +216,20 @@ export async function siteSender(
   config: Config,
   receivers: Receivers,
   siteId: string,
-): Promise<((patch: TargetPatch) => Promise<DeliverOutcome>) | null> {
-  const [row] = await db.select().from(siteTargets).where(eq(siteTargets.siteId, siteId));
-  const adapter = row && targetOf(row.type);
-  if (row && adapter) {
-    const secret = await config.keyring.decrypt(row.secretCiphertext);
-    return (patch) => adapter.deliver(receivers.platforms, { config: row.config, secret }, patch);
+): Promise<SiteSender | null> {
+  const target = await siteTarget(db, config, siteId);
+  if (target) {
+    const { adapter, stored } = target;
+    return { type: adapter.type, send: (patch) => adapter.deliver(receivers.platforms, stored, patch) };
   }
   const fallback = receivers.runtimePatch;
+  if (!fallback) return null;
   // The platform-wide receiver answers 2xx once the runtime applied the patch (docs/contract.md §14).
-  return (
-    fallback &&
-    (async (patch) => {
+  return {
+    type: 'default',
+    async send(patch) {
       await fallback.send(patch.body);
-      return { live: true } as const;
-    })
-  );
+      return { live: true };
+    },
+  };
 }

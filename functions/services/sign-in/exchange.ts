@@ -9,7 +9,13 @@
 import { isCodeVerifier } from '../../domain/pkce';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
-import { type CodesContext, countAndRedeemCode, type TakenCode, verifierMatches } from './one-time-codes';
+import {
+  type CodeRecord,
+  type CodesContext,
+  countAndRedeemCode,
+  type TakenCode,
+  verifierMatches,
+} from './one-time-codes';
 import { appChecks, clientChecks, enforce, RATE_WINDOW_MS } from './rate-limit';
 import { INVALID_CODE, type SessionBody, sessionFromCode } from './sessions';
 import { REFUSAL_MESSAGE } from './users';
@@ -68,11 +74,17 @@ export async function redeemCounted(
   return taken;
 }
 
-/** Turns a redeemed code and its verifier into a session; every unusable code is invalid_grant. */
-export async function exchangeCode(
-  ctx: Pick<RequestContext, 'config'>,
-  { slug, input, taken }: { slug: string; input: ExchangeInput; taken: TakenCode | null },
-): Promise<SessionBody> {
+/**
+ * The record of a redeemed code its verifier (and redirect_uri, when given) proves; every
+ * unusable code is invalid_grant, a disabled user or app 403.
+ */
+export async function checkedCode({
+  input,
+  taken,
+}: {
+  input: ExchangeInput;
+  taken: TakenCode | null;
+}): Promise<CodeRecord> {
   if (!taken) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
   const { record, block } = taken;
   // A verifier outside the rules (43 to 128 of A-Z a-z 0-9 - . _ ~) is as wrong as one that does not match.
@@ -83,5 +95,13 @@ export async function exchangeCode(
   if (block === 'disabled') throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
   if (block === 'app_disabled') throw new OAuthError(403, 'this app is disabled');
   if (block !== null) throw new OAuthError(400, INVALID_CODE, 'invalid_grant');
-  return sessionFromCode(ctx.config, slug, record);
+  return record;
+}
+
+/** Turns a redeemed code and its verifier into a session; every unusable code is invalid_grant. */
+export async function exchangeCode(
+  ctx: Pick<RequestContext, 'config'>,
+  { slug, input, taken }: { slug: string; input: ExchangeInput; taken: TakenCode | null },
+): Promise<SessionBody> {
+  return sessionFromCode(ctx.config, slug, await checkedCode({ input, taken }));
 }

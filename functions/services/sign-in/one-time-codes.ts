@@ -37,6 +37,16 @@ export interface CodeRecord {
   refreshCiphertext: string;
   /** The app's signing key (private half encrypted), so the exchange signs without Postgres. */
   signingKey: StoredSigningKey;
+  /** What a sign-in started at the standard authorize endpoint asked for (contract §15). */
+  oidc?: StandardGrant;
+}
+
+/** The scope and OpenID nonce of a sign-in started at /oauth/authorize, and when the user signed in. */
+export interface StandardGrant {
+  scope: string;
+  nonce?: string;
+  /** Unix seconds of the provider sign-in (the ID token's auth_time). */
+  authTime: number;
 }
 
 /** Why a user's codes may not be redeemed (set by the users admin and app PATCH). */
@@ -58,6 +68,8 @@ export interface StateRecord {
   nonce?: string;
   /** Our PKCE verifier towards the provider. */
   providerVerifier?: string;
+  /** Set when the sign-in started at the standard authorize endpoint: its scope and OpenID nonce. */
+  oidc?: { scope: string; nonce?: string };
 }
 
 /** What the functions here reach: the OneTimeCodes objects. */

@@ -134,9 +134,20 @@ export interface OpenedSession {
 }
 
 /** Whose session {@link openSession} opens: a user by id, or the user an app's provider identity signs in as. */
-export type SessionOf =
+export type SessionOf = (
   | { userId: string }
-  | { appId: string; who: Pick<ProviderIdentity, 'provider' | 'subject'> };
+  | { appId: string; who: Pick<ProviderIdentity, 'provider' | 'subject'> }
+) & { grant?: SessionGrant };
+
+/** What a session opened at the standard authorize endpoint was granted, kept on its refresh tokens. */
+export interface SessionGrant {
+  scope: string;
+  /** Unix seconds of the sign-in. */
+  authTime: number;
+}
+
+const authTimeOf = (grant: SessionGrant | undefined): string | null =>
+  grant ? new Date(grant.authTime * 1000).toISOString() : null;
 
 /**
  * Opens a session for a user who signed in, in one statement, when its refresh token goes into
@@ -162,8 +173,9 @@ export async function openSession(
     sql`
     WITH u AS (${users} FOR SHARE OF u),
     session AS (
-      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
-      SELECT ${newId()}::uuid, u.auth_app_id, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz
+      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at, scope, auth_time)
+      SELECT ${newId()}::uuid, u.auth_app_id, u.id, ${newId()}::uuid, ${refresh.hash}, ${refresh.expiresAt}::timestamptz,
+             ${of.grant?.scope ?? null}, ${authTimeOf(of.grant)}::timestamptz
       FROM u WHERE NOT u.disabled
       RETURNING id
     )
@@ -195,8 +207,23 @@ export async function sessionFromCode(
  */
 export async function refreshSession(
   ctx: Pick<RequestContext, 'http' | 'config'>,
-  { slug, token }: { slug: string; token: string },
+  input: { slug: string; token: string },
 ): Promise<SessionBody> {
+  return (await rotateRefreshToken(ctx, input)).session;
+}
+
+/** A rotated session: its body, what it was granted at the standard authorize endpoint (if there) and the key that signed it. */
+export interface RotatedSession {
+  session: SessionBody;
+  grant: SessionGrant | null;
+  signingKey: StoredSigningKey;
+}
+
+/** {@link refreshSession}, also answering the session's grant and signing key (the standard token endpoint's refresh). */
+export async function rotateRefreshToken(
+  ctx: Pick<RequestContext, 'http' | 'config'>,
+  { slug, token }: { slug: string; token: string },
+): Promise<RotatedSession> {
   const db = ctx.http;
   const config = ctx.config;
   const hash = await sha256Hex(token);
@@ -209,14 +236,16 @@ export async function refreshSession(
       FROM auth_apps a
       WHERE t.token_hash = ${hash} AND a.id = t.auth_app_id AND a.app_id = ${slug} AND a.enabled
         AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
-      RETURNING t.user_id, t.family_id, t.auth_app_id, a.signing_keys
+      RETURNING t.user_id, t.family_id, t.auth_app_id, a.signing_keys, t.scope, t.auth_time
     ), u AS (
       SELECT users.id, users.email, users.email_verified, users.name, users.avatar_url, users.created_at,
-             users.providers, users.disabled, used.family_id, used.auth_app_id, used.signing_keys
+             users.providers, users.disabled, used.family_id, used.auth_app_id, used.signing_keys,
+             used.scope, used.auth_time
       FROM auth_users users JOIN used ON users.id = used.user_id
     ), ins AS (
-      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at)
-      SELECT ${newId()}::uuid, u.auth_app_id, u.id, u.family_id, ${next.hash}, ${next.expiresAt}::timestamptz
+      INSERT INTO auth_refresh_tokens (id, auth_app_id, user_id, family_id, token_hash, expires_at, scope, auth_time)
+      SELECT ${newId()}::uuid, u.auth_app_id, u.id, u.family_id, ${next.hash}, ${next.expiresAt}::timestamptz,
+             u.scope, u.auth_time
       FROM u WHERE NOT u.disabled
       RETURNING 1
     )
@@ -227,11 +256,19 @@ export async function refreshSession(
     throw new OAuthError(400, 'invalid or expired refresh token', 'invalid_grant');
   }
   if (row.disabled === true || row.issued !== 1) throw new OAuthError(403, REFUSAL_MESSAGE.disabled);
-  const [signingKey] = await ensureSigningKeys(db, config, {
+  const signingKey = await currentSigningKey(db, config, {
     id: String(row.auth_app_id),
     signingKeys: (row.signing_keys as StoredSigningKey[] | null) ?? [],
   });
-  return body(config, slug, signingKey as StoredSigningKey, userFromRow(row), next.token);
+  const authTime = row.auth_time == null ? null : new Date(row.auth_time as string | Date).getTime();
+  return {
+    session: await body(config, slug, signingKey, userFromRow(row), next.token),
+    grant:
+      typeof row.scope === 'string' && authTime !== null
+        ? { scope: row.scope, authTime: Math.floor(authTime / 1000) }
+        : null,
+    signingKey,
+  };
 }
 
 /**

@@ -2,12 +2,11 @@
  * S3's aws-chunked payloads and checksums, as AWS documents them ("Signature calculations for
  * the Authorization header: transferring payload in multiple chunks" and "Checking object
  * integrity"): a body sent as `<hex size>[;chunk-signature=<sig>]\r\n<data>\r\n` chunks, the
- * last empty, then optional trailing headers (a checksum, and with a signed payload the
- * trailer's own signature). Each signed chunk chains its signature to the one before, starting
+ * last empty, then optional trailing headers (a checksum, verified by s3-checksums.ts, and with a
+ * signed payload the trailer's own signature). Each signed chunk chains its signature to the one before, starting
  * from the request's, so a reordered, cut or altered chunk is refused.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { AwsFault } from './iam-actions';
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
@@ -120,62 +119,6 @@ export function decodeAwsChunked(
   )
     throw badSignature();
   return { data: Buffer.concat(parts), trailers };
-}
-
-/** CRC-32C (Castagnoli), which node:zlib lacks. */
-function crc32c(data: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of data) {
-    crc ^= byte;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-const crcBase64 = (n: number) => {
-  const out = Buffer.alloc(4);
-  out.writeUInt32BE(n >>> 0);
-  return out.toString('base64');
-};
-
-/** The checksum algorithms S3 verifies, by their header suffix, with the base64 digest of `data`. */
-const CHECKSUMS: Record<string, (data: Buffer) => string> = {
-  crc32: (data) => crcBase64(crc32(data)),
-  crc32c: (data) => crcBase64(crc32c(data)),
-  sha1: (data) => createHash('sha1').update(data).digest('base64'),
-  sha256: (data) => createHash('sha256').update(data).digest('base64'),
-};
-
-/** A verified checksum of an object, as S3 keeps and returns it. */
-export interface Checksum {
-  algorithm: string;
-  value: string;
-}
-
-/**
- * Verifies every `x-amz-checksum-*` value in `given` (headers or trailers) and a `content-md5`
- * against `data`, as S3 does before storing anything; returns the checksum to keep, if any.
- */
-export function verifyChecksums(data: Buffer, given: Record<string, unknown>): Checksum | undefined {
-  let kept: Checksum | undefined;
-  const md5 = given['content-md5'];
-  if (typeof md5 === 'string' && createHash('md5').update(data).digest('base64') !== md5)
-    throw new AwsFault(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received.');
-  for (const [name, value] of Object.entries(given)) {
-    const algorithm = /^x-amz-checksum-([a-z0-9]+)$/.exec(name)?.[1];
-    // x-amz-checksum-type and -mode are settings, not digests.
-    if (!algorithm || algorithm === 'type' || algorithm === 'mode' || typeof value !== 'string') continue;
-    const digest = CHECKSUMS[algorithm];
-    if (!digest)
-      throw new AwsFault(400, 'InvalidRequest', `Checksum algorithm ${algorithm} is not supported here.`);
-    if (digest(data) !== value)
-      throw new AwsFault(
-        400,
-        'BadDigest',
-        `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`,
-      );
-    kept = { algorithm, value };
-  }
-  return kept;
 }
 
 /** Whether `declared` (an x-amz-content-sha256 value) admits `body`; streaming values are checked chunk by chunk. */

@@ -9,14 +9,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeAwsChunked, payloadHashMatches, signingKey } from './aws-chunked';
 import {
-  type Checksum,
-  decodeAwsChunked,
-  payloadHashMatches,
-  signingKey,
-  verifyChecksums,
-} from './aws-chunked';
-import { parseAuthorization, type SigV4Auth, verifySigV4 } from './aws-sigv4-verify';
+  hoistedHeaders,
+  parseAuthorization,
+  parsePresignedQuery,
+  presignedRefusal,
+  type SigV4Auth,
+  verifySigV4,
+} from './aws-sigv4-verify';
 import {
   AwsFault,
   addAccessKey,
@@ -30,8 +31,10 @@ import {
   keyId,
 } from './iam-actions';
 import { userOfKey } from './iam-index';
+import { type Checksum, verifyChecksums } from './s3-checksums';
+import { S3_NS } from './s3-common';
 import { listObjects } from './s3-listing';
-import { type Bucket, objectOperation, S3_NS, type StoredObject } from './s3-objects';
+import { type Bucket, objectOperation, type StoredObject } from './s3-objects';
 import { s3Operation } from './s3-operations';
 import { type RateLimit, Throttle } from './throttle';
 
@@ -105,7 +108,9 @@ export async function startAwsStandIn(
     caller: { user: IamUser | null; auth: SigV4Auth; secret: string },
     res: ServerResponse,
   ): Promise<void> {
-    const op = s3Operation(req.method ?? 'GET', url, req.headers);
+    // A presigned URL's x-amz-* query parameters stand for the headers of the same names.
+    const headers = caller.auth.presigned ? { ...req.headers, ...hoistedHeaders(url) } : req.headers;
+    const op = s3Operation(req.method ?? 'GET', url, headers);
     if (!op)
       throw new AwsFault(
         501,
@@ -117,7 +122,7 @@ export async function startAwsStandIn(
       allowedBy(caller.user, action, resource, sourceIp, new Date(Date.now() + clockOffset));
     if (op.action && !(await may(op.action, op.resource)))
       throw new AwsFault(403, 'AccessDenied', 'Access Denied');
-    const { body, checksum } = payload(req, raw, caller);
+    const { body, checksum } = payload(headers, raw, caller);
     const bucket = op.bucket ? state.buckets[op.bucket] : undefined;
     if (op.name === 'CreateBucket') {
       if (bucket) throw new AwsFault(409, 'BucketAlreadyOwnedByYou', 'bucket exists');
@@ -151,7 +156,7 @@ export async function startAwsStandIn(
       op,
       bucket,
       url,
-      headers: req.headers,
+      headers,
       body,
       ...(checksum ? { checksum } : {}),
       allowed: may,
@@ -166,11 +171,11 @@ export async function startAwsStandIn(
 
   /** The request's payload as S3 stores it: aws-chunked decoded, signatures and checksums verified. */
   function payload(
-    req: IncomingMessage,
+    headers: IncomingMessage['headers'],
     raw: Buffer,
     caller: { auth: SigV4Auth; secret: string },
   ): { body: Buffer; checksum?: Checksum } {
-    const declared = req.headers['x-amz-content-sha256'];
+    const declared = headers['x-amz-content-sha256'];
     if (typeof declared === 'string' && declared.startsWith('STREAMING-')) {
       const signed = declared.startsWith('STREAMING-AWS4-HMAC-SHA256-PAYLOAD');
       if (!signed && declared !== 'STREAMING-UNSIGNED-PAYLOAD-TRAILER')
@@ -179,26 +184,26 @@ export async function startAwsStandIn(
       const signing = signed
         ? {
             key: signingKey(caller.secret, auth.date, auth.region, auth.service),
-            amzDate: String(req.headers['x-amz-date']),
+            amzDate: String(headers['x-amz-date']),
             scope: `${auth.date}/${auth.region}/${auth.service}/aws4_request`,
             seedSignature: auth.signature,
           }
         : null;
       const { data, trailers } = decodeAwsChunked(raw, signing);
-      const announced = String(req.headers['x-amz-trailer'] ?? '').toLowerCase();
+      const announced = String(headers['x-amz-trailer'] ?? '').toLowerCase();
       if (announced && !(announced in trailers))
         throw new AwsFault(
           400,
           'MalformedTrailerError',
           'The request contained trailing data that was not well-formed.',
         );
-      if (Number(req.headers['x-amz-decoded-content-length']) !== data.length)
+      if (Number(headers['x-amz-decoded-content-length']) !== data.length)
         throw new AwsFault(
           400,
           'IncompleteBody',
           'You did not provide the number of bytes specified by the Content-Length HTTP header.',
         );
-      const checksum = verifyChecksums(data, { ...req.headers, ...trailers });
+      const checksum = verifyChecksums(data, { ...headers, ...trailers });
       return { body: data, ...(checksum ? { checksum } : {}) };
     }
     if (!payloadHashMatches(typeof declared === 'string' ? declared : undefined, raw))
@@ -207,7 +212,7 @@ export async function startAwsStandIn(
         'XAmzContentSHA256Mismatch',
         "The provided 'x-amz-content-sha256' header does not match what was computed.",
       );
-    const checksum = verifyChecksums(raw, req.headers);
+    const checksum = verifyChecksums(raw, headers);
     return { body: raw, ...(checksum ? { checksum } : {}) };
   }
 
@@ -217,7 +222,7 @@ export async function startAwsStandIn(
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', 'http://stand-in');
-      const auth = parseAuthorization(req.headers.authorization);
+      const auth = parseAuthorization(req.headers.authorization) ?? parsePresignedQuery(url);
       const service = auth?.service ?? (req.headers.authorization ? undefined : 's3');
       try {
         const key = auth ? findKey(auth.accessKeyId) : null;
@@ -235,6 +240,8 @@ export async function startAwsStandIn(
                 'InvalidClientTokenId',
                 'The security token included in the request is invalid.',
               );
+        const expired = presignedRefusal(auth);
+        if (expired) throw new AwsFault(403, 'AccessDenied', expired);
         const parts = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
         if (!verifySigV4(parts, auth, key.secret))
           throw new AwsFault(
@@ -265,6 +272,9 @@ export async function startAwsStandIn(
     })();
   });
 
+  // Node's 5 s default closes a kept-alive socket while a client is already sending on it (a
+  // "socket hang up" mid-upload); S3 keeps idle connections open far longer.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -5,9 +5,11 @@
  * (AppSecretsUpdateRequest `{values:{NAME:value}}`, null unsetting a name; answers
  * AppSecretsUpdateResp `{secrets, version}`), tokens as `Authorization: Bearer …` or `FlyV1 …`,
  * errors `{error}` (401 unauthorized, 404 app not found, 400 bad request) and 429 with
- * `retry-after`. See platform-stand-in.ts. Never part of the production path.
+ * `retry-after`. Its Machines, each running with the secrets it read at its last start:
+ * fly-machines.ts. See platform-stand-in.ts. Never part of the production path.
  */
 import { createHash } from 'node:crypto';
+import { handleMachines, MACHINES_PATH, machinesView, seedMachines } from './fly-machines';
 import {
   INVALID_JSON,
   type Platform,
@@ -37,14 +39,18 @@ const fly: Platform = {
   }),
   unavailable: () => error(503, 'service unavailable'),
   resourceKey: (req) => {
-    const match = SECRETS_PATH.exec(req.url.pathname);
+    const match = SECRETS_PATH.exec(req.url.pathname) ?? MACHINES_PATH.exec(req.url.pathname);
     return match ? decodeURIComponent(match[1] ?? '') : null;
   },
+  created: seedMachines,
+  view: machinesView,
   handle(req, resource, token) {
-    if (!SECRETS_PATH.test(req.url.pathname)) return error(404, 'not found');
+    const machines = MACHINES_PATH.test(req.url.pathname);
+    if (!SECRETS_PATH.test(req.url.pathname) && !machines) return error(404, 'not found');
     if (!token) return error(401, 'unauthorized');
     if (resource && resource.token !== token) return error(401, 'unauthorized');
     if (!resource) return error(404, 'app not found');
+    if (machines) return handleMachines(req, resource);
     if (req.method === 'GET') {
       record(resource, req, []);
       return { status: 200, body: { secrets: listed(resource.vars) } };

@@ -7,7 +7,9 @@
  *
  * - `POST /__stand-in/resources` `{key, token, ...fields}`: a resource (`key` is the script name,
  *   project id or app name) that accepts `token`;
- * - `GET /__stand-in/resources/:key`: `{vars:{NAME:value}, log:[{method, path, names}]}`;
+ * - `GET /__stand-in/resources/:key`: `{vars:{NAME:value}, log:[{method, path, names}]}`, and
+ *   what the resource's app runs with where the platform has that (Vercel `deployments`, Fly
+ *   `machines`, each with the `env` it took when it started);
  * - `POST /__stand-in/resources/:key/down` `{down:boolean, mode?:"unavailable"|"rate-limited"}`.
  *
  * Never part of the production path.
@@ -59,6 +61,10 @@ export interface Platform {
   resourceKey(req: PlatformRequest): string | null;
   /** Answers a request for `resource` (undefined: none by that key) whose token was `token`. */
   handle(req: PlatformRequest, resource: Resource | undefined, token: string | null): PlatformAnswer;
+  /** Sets up what a new resource runs (deployments, Machines) from the control route's body. */
+  created?(resource: Resource, body: Record<string, unknown>): void;
+  /** What the control route shows of a resource besides `vars` and `log` (what its app runs with). */
+  view?(resource: Resource): Record<string, unknown>;
 }
 
 /** A running stand-in. */
@@ -94,14 +100,14 @@ function send(res: ServerResponse, answer: PlatformAnswer): void {
 }
 
 /** The control routes (see the header). */
-function control(resources: Map<string, Resource>, req: PlatformRequest): PlatformAnswer {
+function control(platform: Platform, resources: Map<string, Resource>, req: PlatformRequest): PlatformAnswer {
   const path = req.url.pathname.slice('/__stand-in'.length);
   const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
   if (req.method === 'POST' && path === '/resources') {
     const { key, token, ...fields } = body;
     if (typeof key !== 'string' || typeof token !== 'string')
       return { status: 400, body: { error: 'key and token' } };
-    resources.set(key, {
+    const resource: Resource = {
       key,
       token,
       fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)])),
@@ -109,7 +115,9 @@ function control(resources: Map<string, Resource>, req: PlatformRequest): Platfo
       meta: new Map(),
       log: [],
       down: false,
-    });
+    };
+    resources.set(key, resource);
+    platform.created?.(resource, fields);
     return { status: 201, body: { key } };
   }
   const match = /^\/resources\/([^/]+)(\/down)?$/.exec(path);
@@ -121,7 +129,10 @@ function control(resources: Map<string, Resource>, req: PlatformRequest): Platfo
     return { status: 200, body: { down: resource.down } };
   }
   if (req.method === 'GET')
-    return { status: 200, body: { vars: Object.fromEntries(resource.vars), log: resource.log } };
+    return {
+      status: 200,
+      body: { vars: Object.fromEntries(resource.vars), log: resource.log, ...platform.view?.(resource) },
+    };
   return { status: 405, body: { error: 'method' } };
 }
 
@@ -144,7 +155,7 @@ export async function startPlatformStandIn(platform: Platform): Promise<Platform
         headers: raw.headers,
         body,
       };
-      if (req.url.pathname.startsWith('/__stand-in/')) return send(res, control(resources, req));
+      if (req.url.pathname.startsWith('/__stand-in/')) return send(res, control(platform, resources, req));
       const key = platform.resourceKey(req);
       const resource = key === null ? undefined : resources.get(key);
       if (resource?.down === 'unavailable') return send(res, platform.unavailable());

@@ -1,6 +1,7 @@
 /** S3's listings, ListObjects (v1) and ListObjectsV2: sizes, ETags and times, prefixes, delimiters, pages. */
 import { el } from './iam-actions';
-import { type Bucket, S3_NS, type StoredObject } from './s3-objects';
+import { S3_NS } from './s3-common';
+import type { Bucket, StoredObject } from './s3-objects';
 
 /** ListObjects (v1) and ListObjectsV2 of `bucket`, with prefix, delimiter and pages. */
 export function listObjects(name: string, bucket: Bucket, url: URL, v2: boolean): string {

@@ -1,20 +1,17 @@
 /**
  * The object side of the S3 stand-in: objects with their size, ETag, last-modified time, type,
- * user metadata and checksum; listings (v1 and v2, prefix, delimiter, pages); copies;
- * multipart uploads; multi-object deletes. Answers are S3's XML shapes and error codes, as
- * the SDKs parse them.
+ * user metadata and checksum; ranged reads (206 with Content-Range); copies; multipart uploads
+ * (s3-multipart.ts); multi-object deletes. Answers are S3's XML shapes and error codes, as the
+ * SDKs parse them.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { XMLParser } from 'fast-xml-parser';
-import type { Checksum } from './aws-chunked';
 import { AwsFault, el } from './iam-actions';
+import type { Checksum } from './s3-checksums';
+import { contentType, S3_NS, userMetadata, xml } from './s3-common';
+import { multipartOperation, type Upload } from './s3-multipart';
 import type { S3Operation } from './s3-operations';
-
-/** S3's XML namespace. */
-export const S3_NS = 'http://s3.amazonaws.com/doc/2006-03-01/';
-/** S3's smallest part but the last (5 MiB). */
-const MIN_PART = 5 * 1024 * 1024;
 
 /** One stored object. */
 export interface StoredObject {
@@ -25,14 +22,6 @@ export interface StoredObject {
   contentType: string;
   metadata: Record<string, string>;
   checksum?: Checksum;
-}
-/** A multipart upload under way. */
-interface Upload {
-  key: string;
-  contentType: string;
-  metadata: Record<string, string>;
-  initiated: string;
-  parts: Record<string, { data: string; etag: string; size: number }>;
 }
 /** One bucket. */
 export interface Bucket {
@@ -57,27 +46,30 @@ export interface ObjectRequest {
   save(): void;
 }
 
-const xml = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) =>
-  void res
-    .writeHead(status, { 'content-type': 'application/xml', ...headers })
-    .end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`);
 const md5 = (data: Buffer) => createHash('md5').update(data).digest();
 const noSuchKey = () => new AwsFault(404, 'NoSuchKey', 'The specified key does not exist.');
-const noSuchUpload = () =>
-  new AwsFault(404, 'NoSuchUpload', 'The specified multipart upload does not exist.');
-const parser = new XMLParser({
-  isArray: (name) => name === 'Part' || name === 'Object',
-  parseTagValue: false,
-});
+const parser = new XMLParser({ isArray: (name) => name === 'Object', parseTagValue: false });
 
-function userMetadata(headers: ObjectRequest['headers']): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers))
-    if (name.startsWith('x-amz-meta-') && typeof value === 'string') out[name] = value;
-  return out;
+/**
+ * The byte range a `Range: bytes=…` header asks of `size` bytes, or null for the whole object
+ * (no header, or one S3 ignores: several ranges, or not a byte range). A start past the end is
+ * 416 InvalidRange.
+ */
+export function byteRange(header: unknown, size: number): { start: number; end: number } | null {
+  const m = typeof header === 'string' ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  const unsatisfiable = () => new AwsFault(416, 'InvalidRange', 'The requested range is not satisfiable');
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) throw unsatisfiable();
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const last = m[2] === '' ? Number.POSITIVE_INFINITY : Number(m[2]);
+  if (last < start) return null;
+  if (start >= size) throw unsatisfiable();
+  return { start, end: Math.min(last, size - 1) };
 }
-const contentType = (headers: ObjectRequest['headers']) =>
-  String(headers['content-type'] ?? 'binary/octet-stream');
 
 function objectHeaders(o: StoredObject, withChecksum: boolean): Record<string, string> {
   return {
@@ -87,7 +79,12 @@ function objectHeaders(o: StoredObject, withChecksum: boolean): Record<string, s
     'content-length': String(Buffer.from(o.data, 'base64').length),
     'accept-ranges': 'bytes',
     ...o.metadata,
-    ...(withChecksum && o.checksum ? { [`x-amz-checksum-${o.checksum.algorithm}`]: o.checksum.value } : {}),
+    ...(withChecksum && o.checksum
+      ? {
+          [`x-amz-checksum-${o.checksum.algorithm}`]: o.checksum.value,
+          'x-amz-checksum-type': o.checksum.type ?? 'FULL_OBJECT',
+        }
+      : {}),
   };
 }
 
@@ -116,10 +113,16 @@ export async function objectOperation(r: ObjectRequest, res: ServerResponse): Pr
     case 'HeadObject': {
       const object = bucket.objects[key];
       if (!object) throw noSuchKey();
-      const headers = objectHeaders(object, r.headers['x-amz-checksum-mode'] === 'ENABLED');
-      res
-        .writeHead(200, headers)
-        .end(op.name === 'GetObject' ? Buffer.from(object.data, 'base64') : undefined);
+      const data = Buffer.from(object.data, 'base64');
+      const range = byteRange(r.headers.range, data.length);
+      // A range's bytes have no checksum of their own: S3 sends the object's only with the whole.
+      const headers = objectHeaders(object, !range && r.headers['x-amz-checksum-mode'] === 'ENABLED');
+      if (range) {
+        headers['content-range'] = `bytes ${range.start}-${range.end}/${data.length}`;
+        headers['content-length'] = String(range.end - range.start + 1);
+      }
+      const body = range ? data.subarray(range.start, range.end + 1) : data;
+      res.writeHead(range ? 206 : 200, headers).end(op.name === 'GetObject' ? body : undefined);
       return true;
     }
     case 'DeleteObject':
@@ -155,104 +158,12 @@ export async function objectOperation(r: ObjectRequest, res: ServerResponse): Pr
       );
       return true;
     }
-    case 'CreateMultipartUpload': {
-      const uploadId = randomBytes(24).toString('base64url');
-      bucket.uploads ??= {};
-      bucket.uploads[uploadId] = {
-        key,
-        contentType: contentType(r.headers),
-        metadata: userMetadata(r.headers),
-        initiated: now,
-        parts: {},
-      };
-      r.save();
-      xml(
-        res,
-        200,
-        `<InitiateMultipartUploadResult xmlns="${S3_NS}">${el('Bucket', op.bucket as string)}${el('Key', key)}${el('UploadId', uploadId)}</InitiateMultipartUploadResult>`,
-      );
-      return true;
-    }
-    case 'UploadPart': {
-      const upload = bucket.uploads?.[r.url.searchParams.get('uploadId') ?? ''];
-      if (!upload || upload.key !== key) throw noSuchUpload();
-      const number = Number(r.url.searchParams.get('partNumber'));
-      if (!Number.isInteger(number) || number < 1 || number > 10_000)
-        throw new AwsFault(
-          400,
-          'InvalidArgument',
-          'Part number must be an integer between 1 and 10000, inclusive',
-        );
-      const etag = `"${md5(r.body).toString('hex')}"`;
-      upload.parts[String(number)] = { data: r.body.toString('base64'), etag, size: r.body.length };
-      r.save();
-      res.writeHead(200, { etag }).end();
-      return true;
-    }
-    case 'CompleteMultipartUpload':
-      completeUpload(r, res, now);
-      return true;
-    case 'AbortMultipartUpload': {
-      const uploadId = r.url.searchParams.get('uploadId') ?? '';
-      if (!bucket.uploads?.[uploadId]) throw noSuchUpload();
-      delete bucket.uploads[uploadId];
-      r.save();
-      res.writeHead(204).end();
-      return true;
-    }
     case 'DeleteObjects':
       await deleteObjects(r, res);
       return true;
     default:
-      return false;
+      return multipartOperation(r, res, now);
   }
-}
-
-function completeUpload(r: ObjectRequest, res: ServerResponse, now: string): void {
-  const uploadId = r.url.searchParams.get('uploadId') ?? '';
-  const upload = r.bucket.uploads?.[uploadId];
-  if (!upload || upload.key !== r.op.key) throw noSuchUpload();
-  const listed = (parser.parse(r.body.toString()) as { CompleteMultipartUpload?: { Part?: unknown[] } })
-    .CompleteMultipartUpload?.Part;
-  if (!Array.isArray(listed) || listed.length === 0)
-    throw new AwsFault(
-      400,
-      'MalformedXML',
-      'The XML you provided was not well-formed or did not validate against our published schema',
-    );
-  const chosen = listed.map((p) => {
-    const { PartNumber, ETag } = p as { PartNumber?: string; ETag?: string };
-    const part = upload.parts[String(PartNumber)];
-    if (!part || part.etag.replace(/"/g, '') !== String(ETag).replace(/"/g, ''))
-      throw new AwsFault(400, 'InvalidPart', 'One or more of the specified parts could not be found.');
-    return { number: Number(PartNumber), ...part };
-  });
-  if (chosen.some((p, i) => i > 0 && p.number <= (chosen[i - 1]?.number ?? 0)))
-    throw new AwsFault(400, 'InvalidPartOrder', 'The list of parts was not in ascending order.');
-  if (chosen.slice(0, -1).some((p) => p.size < MIN_PART))
-    throw new AwsFault(
-      400,
-      'EntityTooSmall',
-      'Your proposed upload is smaller than the minimum allowed object size.',
-    );
-  const data = Buffer.concat(chosen.map((p) => Buffer.from(p.data, 'base64')));
-  const etagOfParts = md5(Buffer.concat(chosen.map((p) => Buffer.from(p.etag.replace(/"/g, ''), 'hex'))));
-  const etag = `"${etagOfParts.toString('hex')}-${chosen.length}"`;
-  r.bucket.objects[upload.key] = {
-    data: data.toString('base64'),
-    etag,
-    lastModified: now,
-    contentType: upload.contentType,
-    metadata: upload.metadata,
-  };
-  delete r.bucket.uploads?.[uploadId];
-  r.save();
-  const bucketName = r.op.bucket as string;
-  xml(
-    res,
-    200,
-    `<CompleteMultipartUploadResult xmlns="${S3_NS}">${el('Location', `/${bucketName}/${upload.key}`)}${el('Bucket', bucketName)}${el('Key', upload.key)}${el('ETag', etag)}</CompleteMultipartUploadResult>`,
-  );
 }
 
 async function deleteObjects(r: ObjectRequest, res: ServerResponse): Promise<void> {

@@ -42,8 +42,11 @@ export function s3Operation(
 ): S3Operation | null {
   const [bucket, ...rest] = url.pathname.slice(1).split('/');
   const key = rest.length > 0 ? rest.map(decodeURIComponent).join('/') : undefined;
-  // The SDKs name the operation in `x-id` (it changes nothing S3 does) and send flag parameters as `name=`.
-  const query = new Set([...url.searchParams.keys()].filter((name) => name !== 'x-id'));
+  // The SDKs name the operation in `x-id` (it changes nothing S3 does) and send flag parameters as
+  // `name=`; a presigned URL's `X-Amz-*` parameters are its signature and hoisted headers.
+  const query = new Set(
+    [...url.searchParams.keys()].filter((name) => name !== 'x-id' && !/^x-amz-/i.test(name)),
+  );
   if (!bucket)
     return method === 'GET' ? { name: 'ListBuckets', action: 's3:ListAllMyBuckets', resource: '*' } : null;
   const bucketArn = `arn:aws:s3:::${bucket}`;

@@ -7,7 +7,8 @@
  * `bad_request`, `ENV_ALREADY_EXISTS` without upsert) and `rate_limited` (429 with its `limit`
  * and the `X-RateLimit-*` headers). A variable is kept per key and target set, as Vercel keeps
  * them; the values the control route answers are those of the resource's `environments`
- * (default production). See platform-stand-in.ts. Never part of the production path.
+ * (default production). Deployments, each built with the variables of its moment, and their
+ * redeploy: vercel-deployments.ts. See platform-stand-in.ts. Never part of the production path.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -18,6 +19,13 @@ import {
   record,
   startPlatformStandIn,
 } from './platform-stand-in';
+import {
+  DEPLOYMENT_PATH,
+  deploymentResourceKey,
+  deploymentsView,
+  handleDeployments,
+  seedDeployments,
+} from './vercel-deployments';
 
 const PROJECT_PATH = /^\/(v9|v10)\/projects\/([^/]+)(\/env(?:\/([^/]+))?)?$/;
 const TARGETS = new Set(['production', 'preview', 'development']);
@@ -78,10 +86,28 @@ const vercel: Platform = {
   },
   unavailable: () => error(500, 'internal_server_error', 'An unexpected internal error occurred'),
   resourceKey: (req) => {
+    if (DEPLOYMENT_PATH.test(req.url.pathname)) {
+      const project = deploymentResourceKey(req);
+      return typeof project === 'string' || project === null ? project : project.key;
+    }
     const match = PROJECT_PATH.exec(req.url.pathname);
     return match ? decodeURIComponent(match[2] ?? '') : null;
   },
+  created: seedDeployments,
+  view: deploymentsView,
   handle(req, resource, token) {
+    if (DEPLOYMENT_PATH.test(req.url.pathname)) {
+      if (!token) return error(403, 'forbidden', 'Missing token', { missingToken: true });
+      if (resource && resource.token !== token)
+        return error(403, 'forbidden', 'Not authorized', { invalidToken: true });
+      if (!resource || (resource.fields.team_id ?? '') !== (req.url.searchParams.get('teamId') ?? ''))
+        return error(
+          404,
+          'not_found',
+          req.url.pathname === '/v6/deployments' ? 'Project not found' : 'Deployment not found',
+        );
+      return handleDeployments(req, resource);
+    }
     const match = PROJECT_PATH.exec(req.url.pathname);
     if (!match) return error(404, 'not_found', 'The requested path was not found');
     if (!token) return error(403, 'forbidden', 'Missing token', { missingToken: true });

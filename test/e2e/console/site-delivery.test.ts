@@ -90,9 +90,9 @@ describe('the Delivery tab', { timeout: 120_000 }, () => {
     );
     const after = await eventually(
       listed,
-      (l) => l.deliveries.find((d) => d.id === dead.deliveries[0]?.id)?.status === 'delivered',
+      (l) => l.deliveries.find((d) => d.id === dead.deliveries[0]?.id)?.status === 'live',
       20_000,
-      'delivered',
+      'live',
     );
     expect(after.target).toEqual({ type: 'fly', configured: true });
     await page.context().close();

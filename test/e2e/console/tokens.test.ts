@@ -60,6 +60,32 @@ describe('console Tokens and Account', { timeout: 120_000 }, () => {
     await page.context().close();
   });
 
+  it('a token minted by a leaked token does not survive a cascade revoke from the revoke confirmation', async () => {
+    const owner = await createAccount();
+    const asOwner = api(baseUrl, owner.token);
+    const leaked = await asOwner.post<{ id: string; token: string }>('/api/v1/account/tokens', {
+      name: 'leaked',
+    });
+    const minted = await api(baseUrl, leaked.body.token).post<{ token: string }>('/api/v1/account/tokens', {
+      name: 'minted-by-leaked',
+    });
+    expect(minted.status).toBe(201);
+    const page = await signedInPage(browser, baseUrl, owner.token, '/console/tokens');
+    await page
+      .getByRole('row', { name: /leaked/ })
+      .first()
+      .getByRole('button', { name: 'Revoke leaked' })
+      .click();
+    const dialog = await confirmationDialog(page);
+    await dialog.getByLabel('Also revoke every token and session made with it').check();
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Revoked leaked').waitFor();
+    expect((await api(baseUrl, leaked.body.token).get('/api/v1/account')).status).toBe(401);
+    expect((await api(baseUrl, minted.body.token).get('/api/v1/account')).status).toBe(401);
+    expect((await asOwner.get('/api/v1/account')).status).toBe(200);
+    await page.context().close();
+  });
+
   it('a bad expiry is refused with the reason and creates nothing', async () => {
     const owner = await createAccount();
     const page = await signedInPage(browser, baseUrl, owner.token, '/console/tokens');

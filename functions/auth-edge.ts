@@ -1,0 +1,27 @@
+/**
+ * The auth edge: every request under /v1 (the auth service) goes through this one pipeline and
+ * nothing else: the request scope (its id, its context, its database closed afterwards), the
+ * auth service's own middleware (CORS, body limits and media type, the per-client and app-wide
+ * windows; routes/oauth/index.ts), the route's validation and handler, and the one error
+ * handler. It imports no management route, schema, console or OpenAPI document, so an isolate
+ * that answers sign-ins starts with a small module graph (app.ts loads the rest on demand).
+ */
+import { Hono } from 'hono';
+import type { WorkerOptions } from './container';
+import type { AppEnv } from './context';
+import { onError } from './on-error';
+import { requestScope } from './request-scope';
+import { oauthRoutes } from './routes/oauth';
+
+/** The auth service's paths: the auth edge answers every request whose path starts so. */
+export const AUTH_PREFIX = '/v1/';
+
+/** Builds the auth edge: the auth service mounted under /v1 behind the request scope. */
+export function buildAuthEdge(options: WorkerOptions = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestScope(options));
+  app.route('/v1', oauthRoutes);
+  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  app.onError(onError);
+  return app;
+}

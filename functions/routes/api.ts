@@ -1,0 +1,41 @@
+/**
+ * The management API under /api/v1 behind its two gates: answers are never cached (they carry
+ * secrets), and a caller is admitted before any route runs (a route that declares its caller
+ * admits it itself, routes/reads.ts; a path no route takes is 401 to a caller without valid
+ * credentials before its 404).
+ */
+import { getCookie } from 'hono/cookie';
+import type { AppEnv } from '../context';
+import { getHttpDb } from '../context';
+import { isCrossSiteWrite } from '../lib/cross-site';
+import { ApiError } from '../lib/errors';
+import { routeGroup } from '../lib/openapi';
+import { resolveCaller, SESSION_COOKIE } from '../services/caller/api-caller';
+import { managementRoutes } from './index';
+import { bearerOf, declaresCaller } from './reads';
+
+export const apiRoutes = routeGroup<AppEnv>();
+// Management answers carry secrets (credentials, tokens, keys, effective variables): no cache keeps any.
+apiRoutes.use('*', async (c, next) => {
+  await next();
+  if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+});
+apiRoutes.use('*', async (c, next) => {
+  if (c.req.path === '/api/v1/openapi.json') return next();
+  const viaCookie = !c.req.header('authorization') && getCookie(c, SESSION_COOKIE) !== undefined;
+  if (viaCookie && isCrossSiteWrite(c.req.raw, c.get('config').PUBLIC_BASE_URL)) {
+    throw new ApiError(
+      'FORBIDDEN',
+      'a request from another site cannot use the console session cookie; send a Bearer token',
+    );
+  }
+  // A route that declares its caller's access reads and admits it itself (routes/reads.ts).
+  if (declaresCaller(c)) return next();
+  // Every route declares its caller; a path that names none is still refused to a caller
+  // without valid credentials (401) before its 404, so no route's existence is revealed.
+  const { principal } = await resolveCaller(getHttpDb(c), c.get('config'), bearerOf(c));
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+  c.set('principal', principal);
+  return next();
+});
+apiRoutes.route('/', managementRoutes);

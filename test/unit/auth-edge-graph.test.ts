@@ -1,0 +1,59 @@
+/**
+ * What a fresh isolate runs before its first answer: the modules the Worker's entry reaches
+ * without a dynamic import. The auth edge's graph must hold no management route, console page,
+ * OpenAPI document or reconciler: those are imported by their first request, batch or tick
+ * (functions/app.ts, functions/worker.ts), so a sign-in never waits for them to be built.
+ */
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+/** The modules esbuild bundles from functions/index.ts when dynamic imports are left out. */
+async function eagerModules(): Promise<string[]> {
+  const result = await build({
+    entryPoints: ['functions/index.ts'],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'neutral',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['browser', 'module', 'main'],
+    external: ['cloudflare:*', 'node:*'],
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'leave-dynamic-imports-out',
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (args) =>
+            args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+          );
+        },
+      },
+    ],
+  });
+  return Object.keys(result.metafile.inputs).filter((path) => path.startsWith('functions/'));
+}
+
+describe("the auth edge's module graph", () => {
+  it('holds the auth routes and none of the management routes, the console, the OpenAPI document or the jobs', async () => {
+    const eager = await eagerModules();
+    expect(eager).toContain('functions/auth-edge.ts');
+    expect(eager).toContain('functions/routes/oauth/exchange.ts');
+    const management = eager.filter(
+      (path) =>
+        (path.startsWith('functions/routes/') &&
+          !path.startsWith('functions/routes/oauth/') &&
+          !path.startsWith('functions/routes/oauth-server/') &&
+          path !== 'functions/routes/shared.ts') ||
+        path.startsWith('functions/console/') ||
+        path.startsWith('functions/queues/') ||
+        [
+          'functions/management-app.ts',
+          'functions/api-document.ts',
+          'functions/jobs.ts',
+          'functions/services/reconciler.ts',
+        ].includes(path),
+    );
+    expect(management).toEqual([]);
+  }, 60_000);
+});
