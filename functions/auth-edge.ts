@@ -9,6 +9,7 @@
 import { Hono } from 'hono';
 import type { WorkerOptions } from './container';
 import type { AppEnv } from './context';
+import { allowedMethods, methodNotAllowed } from './lib/allowed-methods';
 import { onError } from './on-error';
 import { requestScope } from './request-scope';
 import { oauthRoutes } from './routes/oauth';
@@ -21,7 +22,15 @@ export function buildAuthEdge(options: WorkerOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestScope(options));
   app.route('/v1', oauthRoutes);
-  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  const methodsAt = allowedMethods(app.routes);
+  // A path that takes other methods is 405 with Allow (contract §2), in the auth service's shape.
+  app.notFound((c) => {
+    const allow = methodsAt(c.req.path);
+    if (allow.length === 0) return c.json({ error: 'not found' }, 404);
+    const answer = methodNotAllowed(c.req.method, c.req.path, allow);
+    c.header('Allow', answer.allow);
+    return c.json({ error: answer.message }, 405);
+  });
   app.onError(onError);
   return app;
 }

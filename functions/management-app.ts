@@ -11,6 +11,7 @@ import { type Bindings, type Config, loadConfig } from './config';
 import { consoleApp } from './console';
 import type { WorkerOptions } from './container';
 import type { AppEnv } from './context';
+import { allowedMethods, methodNotAllowed } from './lib/allowed-methods';
 import { boundedBodies, isJsonMediaType } from './lib/request-limits';
 import { onError } from './on-error';
 import { requestScope } from './request-scope';
@@ -39,9 +40,20 @@ const apiBodiesAsJson: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
-/** The router's 404 in the management API's error shape. */
-const notFound: NotFoundHandler<AppEnv> = (c) =>
-  c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
+/**
+ * The router's answer when no route took the request, in the management API's error shape: 405
+ * with `Allow` for a path that takes other methods (contract §2), else 404.
+ */
+function notFound(methodsAt: (path: string) => string[]): NotFoundHandler<AppEnv> {
+  return (c) => {
+    const allow = methodsAt(c.req.path);
+    if (allow.length === 0)
+      return c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404);
+    const answer = methodNotAllowed(c.req.method, c.req.path, allow);
+    c.header('Allow', answer.allow);
+    return c.json({ error: { code: 'METHOD_NOT_ALLOWED', message: answer.message } }, 405);
+  };
+}
 
 /** Builds the management app. */
 export function buildManagementApp(options: WorkerOptions = {}): OpenAPIHono<AppEnv> {
@@ -72,7 +84,7 @@ export function buildManagementApp(options: WorkerOptions = {}): OpenAPIHono<App
     return c.json(served.doc);
   });
 
-  app.notFound(notFound);
+  app.notFound(notFound(allowedMethods(app.routes)));
   app.onError(onError);
   return app;
 }

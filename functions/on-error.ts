@@ -157,9 +157,19 @@ export function errorAnswer(err: Error, path: string, requestId: string = newId(
   return answer(500, { error: { code: 'INTERNAL', message: 'internal error', request_id: requestId } });
 }
 
+/**
+ * The challenge a management 401 carries (contract §2, RFC 6750 §3): `Bearer`, with
+ * `error="invalid_token"` when the request sent a Bearer token that was refused.
+ */
+export function bearerChallenge(authorization: string | undefined): string {
+  return /^Bearer\s+\S/i.test(authorization ?? '') ? 'Bearer error="invalid_token"' : 'Bearer';
+}
+
 /** The app's error handler: {@link errorAnswer} for the request, with the headers its middleware set. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   const { status, body, headers } = errorAnswer(err, c.req.path, c.get('requestId'));
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  if (status === 401 && err instanceof ApiError)
+    c.header('WWW-Authenticate', bearerChallenge(c.req.header('authorization')));
   return c.json(body, status);
 }

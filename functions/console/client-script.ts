@@ -4,7 +4,7 @@
  * `data-confirm` (and level changes to admin) into an in-page dialog, submits a row's level as
  * soon as it is chosen (asking first where `data-confirm-change` says the change has a
  * consequence), narrows the connect form's levels to the chosen service's kind, and copies a
- * `data-copy` button's value (secrets, URLs, a whole .env) to the clipboard.
+ * `data-copy` button's value (secrets, URLs, a whole .env) to the clipboard, saying so in a toast.
  */
 export const CLIENT_SCRIPT = `(() => {
   'use strict';
@@ -126,19 +126,25 @@ export const CLIENT_SCRIPT = `(() => {
   document.addEventListener('click', (event) => {
     const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
     if (!button || !navigator.clipboard) return;
-    // The button keeps its name (tests and screen readers find it by it); a live region says it worked.
+    // The button keeps its name (tests and screen readers find it by it); a toast says it worked.
     navigator.clipboard.writeText(button.dataset.copy).then(() => {
-      let said = document.getElementById('copy-status');
-      if (!said) {
-        said = document.createElement('p');
-        said.id = 'copy-status';
-        said.className = 'vh';
-        said.setAttribute('role', 'status');
-        document.body.append(said);
+      let toast = document.getElementById('copy-status');
+      if (!toast) {
+        toast = document.createElement('p');
+        toast.id = 'copy-status';
+        toast.className = 'toast';
+        toast.setAttribute('role', 'status');
+        document.body.append(toast);
       }
-      said.textContent = 'Copied ' + (button.getAttribute('aria-label') || button.textContent).replace(/^Copy (value of )?/, '');
+      const what = (button.getAttribute('aria-label') || button.textContent).replace(/^Copy (value of )?/, '');
+      toast.textContent = 'Copied ' + what;
+      toast.hidden = false;
       button.classList.add('copied');
-      setTimeout(() => button.classList.remove('copied'), 2000);
+      clearTimeout(toast.timer);
+      toast.timer = setTimeout(() => {
+        toast.hidden = true;
+        button.classList.remove('copied');
+      }, 2500);
     });
   });
 })();

@@ -59,6 +59,8 @@ export function PostButton(props: {
   label: string;
   fields?: Record<string, string>;
   secondary?: boolean;
+  /** Destruction (red); only for what removes something. */
+  danger?: boolean;
 }) {
   return (
     <form method="post" action={props.action} class="inline">
@@ -66,7 +68,7 @@ export function PostButton(props: {
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={props.secondary ? 'secondary' : undefined}>
+      <button type="submit" class={props.danger ? 'danger' : props.secondary ? 'secondary' : undefined}>
         {props.label}
       </button>
     </form>

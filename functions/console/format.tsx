@@ -46,6 +46,12 @@ export const When = ({ at }: { at: string | Date | null | undefined }) => {
   );
 };
 
+/**
+ * A slug's `pattern` attribute: valid under the `v` flag browsers compile it with (a literal
+ * `-` in a class is escaped), the same rule as the API's.
+ */
+export const SLUG_PATTERN = '[a-z0-9][a-z0-9\\-]{0,62}';
+
 /** The link text of an auth app: its name, with its app id when they differ. */
 export const authAppLabel = (a: { name: string | null; app_id: string }): string =>
   a.name && a.name !== a.app_id ? `${a.name} (${a.app_id})` : a.app_id;

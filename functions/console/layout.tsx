@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import { ASSET_PATHS } from './assets';
 import type { Flash } from './flash';
+import { Icon } from './icons';
 import { viewerEmail } from './viewer';
 
 /** One step of the breadcrumb trail. */
@@ -27,11 +28,13 @@ export function FlashMessage({ flash }: { flash?: Flash }) {
   if (!flash) return null;
   return flash.kind === 'error' ? (
     <p class="flash error" role="alert">
-      {flash.text}
+      <Icon name="alert" />
+      <span>{flash.text}</span>
     </p>
   ) : (
     <p class="flash notice" role="status">
-      {flash.text}
+      <Icon name="ok" />
+      <span>{flash.text}</span>
     </p>
   );
 }
@@ -41,12 +44,25 @@ function AccountBar({ csrf }: { csrf: string }) {
   const email = viewerEmail();
   return (
     <div class="account">
-      {email && <span class="who">{email}</span>}
-      <a href="/console/tokens">Tokens</a>
-      <a href="/console/account">Account</a>
+      {email && (
+        <span class="who" title={email}>
+          {email}
+        </span>
+      )}
+      <a href="/console/tokens" title="Tokens">
+        <Icon name="key" />
+        <span class="nav-label">Tokens</span>
+      </a>
+      <a href="/console/account" title={email ? `Account (${email})` : 'Account'}>
+        <Icon name="user" />
+        <span class="nav-label">Account</span>
+      </a>
       <form method="post" action="/console/logout" class="signout">
         <CsrfField csrf={csrf} />
-        <button type="submit">Sign out</button>
+        <button type="submit" class="ghost" title="Sign out">
+          <Icon name="signout" />
+          <span class="nav-label">Sign out</span>
+        </button>
       </form>
     </div>
   );
@@ -65,6 +81,7 @@ export function Layout({ title, crumbs = [], csrf, flash, children }: LayoutProp
       <body>
         <header class="top">
           <a class="brand" href="/console">
+            <Icon name="layers" />
             Tether
           </a>
           {crumbs.length > 0 && (

@@ -12,7 +12,7 @@ export type PrincipalKind = 'database' | 'bucket';
 export function principalLevel(kind: PrincipalKind, level: string): CredentialLevel {
   if (!isLevelOf(kind, level))
     throw new ApiError(
-      'BAD_REQUEST',
+      'VALIDATION_FAILED',
       `level: a ${kind} principal takes ${LEVELS[kind].join(' or ')}`,
       'level',
     );
@@ -73,7 +73,7 @@ export function allowedSources(entries: readonly string[] | undefined): string[]
     const cidr = normalizeCidr(entry);
     if (cidr === null)
       throw new ApiError(
-        'BAD_REQUEST',
+        'VALIDATION_FAILED',
         `allowed_sources[${i}]: ${JSON.stringify(entry)} is not an IPv4 or IPv6 address or CIDR`,
         `allowed_sources[${i}]`,
       );
@@ -96,13 +96,13 @@ export function principalExpiry(text: string | undefined | null, now = new Date(
   const at = new Date(text);
   if (!iso.test(text) || Number.isNaN(at.getTime()))
     throw new ApiError(
-      'BAD_REQUEST',
+      'VALIDATION_FAILED',
       'expires_at: an ISO 8601 date or date-time, such as 2027-01-31T00:00:00Z',
       'expires_at',
     );
   if (at.getTime() <= now.getTime())
-    throw new ApiError('BAD_REQUEST', 'expires_at: must be in the future', 'expires_at');
+    throw new ApiError('VALIDATION_FAILED', 'expires_at: must be in the future', 'expires_at');
   if (at.getTime() > oneYearAfter(now).getTime())
-    throw new ApiError('BAD_REQUEST', 'expires_at: at most one year ahead', 'expires_at');
+    throw new ApiError('VALIDATION_FAILED', 'expires_at: at most one year ahead', 'expires_at');
   return at;
 }

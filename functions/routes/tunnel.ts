@@ -4,6 +4,8 @@
  * A plain Hono route, since an upgrade has no JSON body to validate; it is documented in the
  * OpenAPI document by hand.
  */
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context';
 import { ApiError } from '../lib/errors';
 import { ErrorSchema as ErrorBody, z } from '../lib/openapi';
 import { serveTunnel, tunnelQuery, tunnelTarget } from '../services/tunnel';
@@ -51,8 +53,10 @@ tunnelRoutes.openAPIRegistry.registerPath({
 });
 
 const TUNNEL_PATH = '/projects/:id/sites/:siteId/tunnel/:dbId';
-tunnelRoutes.use(TUNNEL_PATH, ...tunnelRead.middleware);
-tunnelRoutes.get(TUNNEL_PATH, async (c) => {
+// The reads are the GET's alone: another method on the path is 405 (contract §2), not a lookup.
+// (Hono's overloads take a fixed number of handlers; the declaration's are its marker and admission.)
+const [declared, admission] = tunnelRead.middleware as [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>];
+tunnelRoutes.get(TUNNEL_PATH, declared, admission, async (c) => {
   const target = tunnelTarget(c.get('config'), c.get('ctx').adapters, tunnelRead.of(c).answer);
   if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
     c.header('Upgrade', 'websocket');

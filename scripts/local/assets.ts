@@ -1,8 +1,8 @@
 /**
  * The Worker's static files, served by Workers static assets (wrangler.toml `[assets]`, the
  * `public/` folder) instead of from inside the script: Swagger UI's bundle and stylesheet (from
- * the `swagger-ui-dist` package) for the API reference page, the console's script and
- * stylesheet (from functions/console), and `_headers` for their caching. Generated, never
+ * the `swagger-ui-dist` package) for the API reference page, the console's script (from
+ * functions/console) and its stylesheet (Tailwind CSS, built by console-css.ts), and `_headers` for their caching. Generated, never
  * committed: `npm run assets` writes them, and the local Worker, `npm run build` and
  * `npm run deploy` run it first (wrangler refuses a missing assets folder).
  */
@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ASSET_PATHS } from '../../functions/console/assets';
 import { CLIENT_SCRIPT } from '../../functions/console/client-script';
-import { STYLES } from '../../functions/console/styles';
+import { buildConsoleCss } from './console-css';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The folder wrangler.toml's `[assets]` names. */
@@ -54,7 +54,7 @@ export async function prepareAssets(): Promise<string> {
     put(join(ASSETS_DIR, DOCS, 'swagger-ui-bundle.js'), await swagger('swagger-ui-bundle.js')),
     put(join(ASSETS_DIR, DOCS, 'swagger-ui.css'), await swagger('swagger-ui.css')),
     put(join(ASSETS_DIR, ASSET_PATHS.js), CLIENT_SCRIPT),
-    put(join(ASSETS_DIR, ASSET_PATHS.css), STYLES),
+    put(join(ASSETS_DIR, ASSET_PATHS.css), await buildConsoleCss()),
     put(join(ASSETS_DIR, '_headers'), HEADERS),
   ]);
   return ASSETS_DIR;

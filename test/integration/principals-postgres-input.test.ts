@@ -12,7 +12,7 @@ import { postgresPrincipalsForFile } from '../helpers/postgres-principals';
 const { world, database, principal } = postgresPrincipalsForFile();
 
 describe('database principals', () => {
-  it('refuses bad input with 400 and a taken name with 409 NAME_TAKEN, making nothing', async () => {
+  it('refuses bad input with 400 VALIDATION_FAILED naming the field and a taken name with 409 NAME_TAKEN, making nothing', async () => {
     const db = await database();
     await principal(db.base, { name: 'taken', level: 'connect' });
     const cases: Array<[Record<string, unknown>, string]> = [
@@ -38,7 +38,12 @@ describe('database principals', () => {
         `${db.base}/principals`,
         body,
       );
-      expect([res.status, res.body.error?.field], JSON.stringify(body)).toEqual([400, field]);
+      // Regression: level, CIDR and date mistakes were BAD_REQUEST, unlike every other body (contract §2).
+      expect([res.status, res.body.error?.code, res.body.error?.field], JSON.stringify(body)).toEqual([
+        400,
+        'VALIDATION_FAILED',
+        field,
+      ]);
     }
     const dup = await world.as.post<{ error: { code: string } }>(`${db.base}/principals`, {
       name: 'taken',

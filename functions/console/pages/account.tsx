@@ -55,6 +55,7 @@ accountPages.get('/account', async (c) => {
           action="/console/account/sign-out-everywhere"
           csrf={csrf}
           label="Sign out everywhere"
+          danger={false}
           question="End every console session of this account, this one included?"
         />
       </section>
@@ -81,6 +82,7 @@ accountPages.get('/account', async (c) => {
                   action={`/console/account/sessions/${encodeURIComponent(s.id)}/end`}
                   csrf={csrf}
                   label="End session"
+                  danger={false}
                   question="End this console session?"
                 />
               ),

@@ -6,8 +6,9 @@
 import { Hono } from 'hono';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
+import { DangerRow, SectionCard } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
-import { Card, ConfirmForm, ConfirmPage } from '../layout';
+import { ConfirmForm, ConfirmPage } from '../layout';
 
 /** What each action is called and what it does, as its confirmation says it. */
 const ACTIONS = {
@@ -37,9 +38,9 @@ type Action = keyof typeof ACTIONS;
 /** The Manage section of an auth-app page (admins only). */
 export function ManageSection(props: { base: string; name: string; csrf: string }) {
   return (
-    <Card id="manage" title="Manage">
-      <div class="actions">
-        {(Object.keys(ACTIONS) as Action[]).map((action) => (
+    <SectionCard id="manage" title="Manage" icon="warning" class="danger-zone">
+      {(Object.keys(ACTIONS) as Action[]).map((action) => (
+        <DangerRow title={ACTIONS[action].label} text={ACTIONS[action].question(props.name)}>
           <ConfirmForm
             action={`${props.base}/manage/${action}`}
             csrf={props.csrf}
@@ -48,9 +49,9 @@ export function ManageSection(props: { base: string; name: string; csrf: string 
             fields={{ name: props.name }}
             danger={action === 'delete' ? undefined : false}
           />
-        ))}
-      </div>
-    </Card>
+        </DangerRow>
+      ))}
+    </SectionCard>
   );
 }
 

@@ -1,7 +1,9 @@
 /** An auth app's page: its Access section, the project keys restricted to it, its Settings and its Users. */
+
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { ApiFailure, type ConsoleApi, path } from '../api';
+import { Badge, Truncate } from '../components';
 import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import type { Flash } from '../flash';
 import { authAppLabel } from '../format';
@@ -49,9 +51,12 @@ async function renderPage(
       csrf={csrf}
       flash={flash}
     >
-      <p class="hint">
-        {app.enabled ? 'enabled' : 'disabled'} · auth URL <code>{app.auth_url}</code>
-      </p>
+      <div class="page-meta">
+        <Badge status={app.enabled ? 'enabled' : 'disabled'} />
+        <span class="copy-value hint">
+          Auth URL <Truncate mono text={app.auth_url} />
+        </span>
+      </div>
       <AccessSection
         project={project}
         kind="auth_app"

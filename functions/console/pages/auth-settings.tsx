@@ -1,13 +1,16 @@
 /**
- * An auth app's Settings: enabled, allowed origins (with the specification's rules spelled out
- * when one is refused), the user limit, and a fieldset per registered sign-in provider built from
- * its module's fields, with the callback URL to register at the provider. Every rule is the
- * API's: the form only turns fields into a PATCH.
+ * An auth app's Settings, in sections each with its own Save: General (enabled, allowed origins
+ * with the specification's rules spelled out when one is refused, the user limit, nonces), the
+ * mobile apps of verified links, and a section per registered sign-in provider built from its
+ * module's fields (shown only while the provider is on, by the stylesheet, so without script
+ * too), with the callback URL to register at the provider. Every rule is the API's: the form
+ * only turns fields into a PATCH.
  */
 import type { Child } from 'hono/jsx';
 import type { SettingsField, SignInProvider } from '../../services/sign-in/providers/provider';
 import { allProviders } from '../../services/sign-in/providers/registry';
-import { Card, CsrfField } from '../layout';
+import { SectionCard } from '../components';
+import { CsrfField } from '../layout';
 import type { AuthApp } from '../types';
 import {
   ANDROID_FIELD,
@@ -97,43 +100,62 @@ function FieldInput(p: {
   return <Text label={p.field.label} name={name} type={type} draft={p.draft} disabled={p.disabled} />;
 }
 
-/** A provider's fieldset: enabled, its fields, whether its secret is set, and its callback URL. */
+/** A provider's section: enabled, then (only while enabled, or once configured) its fields, its secret's state and its callback URL. */
 function ProviderFields(p: {
   app: AuthApp;
   provider: SignInProvider;
   draft: SettingsDraft;
   disabled: boolean;
-  children?: Child;
+  writer: boolean;
 }) {
   const { provider } = p;
   const view = p.app.providers[provider.name];
   const secret = provider.fields.find(isSecret);
   return (
-    <fieldset>
-      <legend>{provider.title}</legend>
-      <Check
-        label={`${provider.title} enabled`}
-        name={`${provider.name}_enabled`}
-        draft={p.draft}
-        disabled={p.disabled}
-      />
-      {provider.fields.map((field) => (
-        <FieldInput provider={provider} field={field} draft={p.draft} disabled={p.disabled} />
-      ))}
-      {secret && (
-        <p class="hint">
-          {view?.[`${secret.key}_set`] ? 'A secret is set; leave blank to keep it.' : 'No secret set.'}
-        </p>
-      )}
-      {provider.browser && (
-        <CopyValue
-          label={`${provider.title} callback URL`}
-          value={`${p.app.auth_url}/auth/${provider.name}/callback`}
+    <SectionCard
+      id={`provider-${provider.name}`}
+      title={provider.title}
+      icon="auth"
+      class={view ? 'provider configured' : 'provider'}
+    >
+      <div class="provider-toggle">
+        <Check
+          label={`${provider.title} enabled`}
+          name={`${provider.name}_enabled`}
+          draft={p.draft}
+          disabled={p.disabled}
         />
-      )}
-    </fieldset>
+      </div>
+      <div class="provider-fields">
+        {provider.fields.map((field) => (
+          <FieldInput provider={provider} field={field} draft={p.draft} disabled={p.disabled} />
+        ))}
+        {secret && (
+          <p class="hint">
+            {view?.[`${secret.key}_set`] ? 'A secret is set; leave blank to keep it.' : 'No secret set.'}
+          </p>
+        )}
+        {provider.browser && (
+          <CopyValue
+            label={`${provider.title} callback URL`}
+            value={`${p.app.auth_url}/auth/${provider.name}/callback`}
+          />
+        )}
+      </div>
+      <p class="hint provider-off">Turn it on to fill in its settings.</p>
+      {p.writer && <SaveButton label={`Save ${provider.title}`} section={provider.name} />}
+    </SectionCard>
   );
 }
+
+/** A section's own Save (the form is one, so a Save keeps what other sections hold too). */
+const SaveButton = (p: { label: string; section: string }) => (
+  <div class="section-save">
+    <button type="submit" name="section" value={p.section}>
+      {p.label}
+    </button>
+  </div>
+);
 
 export function SettingsSection(props: {
   app: AuthApp;
@@ -149,37 +171,56 @@ export function SettingsSection(props: {
   const originError = props.error?.field?.startsWith('allowed_origins') ? props.error : undefined;
   const otherError = props.error && !originError ? props.error : undefined;
   return (
-    <Card id="settings" title="Settings">
+    <form method="post" action={props.action} class="settings" aria-labelledby="settings-heading">
+      <h2 id="settings-heading" class="section-title">
+        Settings
+      </h2>
       {otherError && (
         <p class="flash error" role="alert">
           {otherError.message}
         </p>
       )}
-      <form method="post" action={props.action} class="stack">
-        <CsrfField csrf={props.csrf} />
-        <Check label="Enabled" name="enabled" draft={draft} disabled={disabled} />
-        <label for="allowed-origins">Allowed origins</label>
-        <textarea
-          id="allowed-origins"
-          name="allowed_origins"
-          disabled={disabled}
-          aria-describedby="origins-hint"
-          aria-invalid={originError ? 'true' : undefined}
-        >
-          {draft.allowed_origins ?? ''}
-        </textarea>
-        <p class="hint" id="origins-hint">
-          One per line: <code>myapp://auth</code> or <code>https://app.example.com</code>. Redirects must
-          match one.
-        </p>
-        {originError && (
-          <div role="alert">
-            <p class="field-error">Refused: {originError.message}</p>
-            <OriginRules />
-          </div>
-        )}
-        <fieldset aria-describedby="app-links-hint">
-          <legend>Mobile apps (verified links)</legend>
+      <CsrfField csrf={props.csrf} />
+      <SectionCard id="general" title="General" icon="settings">
+        <div class="fields">
+          <Check label="Enabled" name="enabled" draft={draft} disabled={disabled} />
+          <label for="allowed-origins">Allowed origins</label>
+          <textarea
+            id="allowed-origins"
+            name="allowed_origins"
+            disabled={disabled}
+            aria-describedby="origins-hint"
+            aria-invalid={originError ? 'true' : undefined}
+          >
+            {draft.allowed_origins ?? ''}
+          </textarea>
+          <p class="hint" id="origins-hint">
+            One per line: <code>myapp://auth</code> or <code>https://app.example.com</code>. Redirects must
+            match one.
+          </p>
+          {originError && (
+            <div role="alert">
+              <p class="field-error">Refused: {originError.message}</p>
+              <OriginRules />
+            </div>
+          )}
+          <Text label="User limit" name="user_limit" draft={draft} disabled={disabled} />
+          <Check
+            label="Accept only ID tokens bound to a nonce Tether issued"
+            name="require_issued_nonce"
+            draft={draft}
+            disabled={disabled}
+          />
+          <p class="hint">
+            Apps get a nonce from <code>POST {app.auth_url}/oauth/nonce</code> (valid 10 minutes, single use).
+            A token carrying a nonce is always checked against the request's; this setting also refuses tokens
+            with none.
+          </p>
+        </div>
+        {writer && <SaveButton label="Save settings" section="general" />}
+      </SectionCard>
+      <SectionCard id="mobile-apps" title="Mobile apps (verified links)" icon="link">
+        <div class="fields" aria-describedby="app-links-hint">
           <Area label="iOS app IDs" name={IOS_FIELD} value={draft[IOS_FIELD] ?? ''} disabled={disabled} />
           <Area
             label="Android package names"
@@ -194,31 +235,12 @@ export function SettingsSection(props: {
             <code>/.well-known/assetlinks.json</code> listing them, checked on each save that adds an origin
             or changes these.
           </p>
-        </fieldset>
-        <Text label="User limit" name="user_limit" draft={draft} disabled={disabled} />
-        <fieldset>
-          <legend>Nonces</legend>
-          <Check
-            label="Accept only ID tokens bound to a nonce Tether issued"
-            name="require_issued_nonce"
-            draft={draft}
-            disabled={disabled}
-          />
-          <p class="hint">
-            Apps get a nonce from <code>POST {app.auth_url}/oauth/nonce</code> (valid 10 minutes, single use).
-            A token carrying a nonce is always checked against the request's; this setting also refuses tokens
-            with none.
-          </p>
-        </fieldset>
-        {allProviders().map((provider) => (
-          <ProviderFields app={app} provider={provider} draft={draft} disabled={disabled} />
-        ))}
-        {writer && (
-          <div>
-            <button type="submit">Save settings</button>
-          </div>
-        )}
-      </form>
-    </Card>
+        </div>
+        {writer && <SaveButton label="Save mobile apps" section="mobile-apps" />}
+      </SectionCard>
+      {allProviders().map((provider) => (
+        <ProviderFields app={app} provider={provider} draft={draft} disabled={disabled} writer={writer} />
+      ))}
+    </form>
   );
 }

@@ -3,9 +3,10 @@ import { Hono } from 'hono';
 import { allProviders } from '../../services/sign-in/providers/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
+import { Badge, SectionCard, Truncate } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
-import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { DataTable } from '../table';
 import type { AuthUser } from '../types';
 
@@ -21,7 +22,7 @@ export function UsersSection(props: {
   writer: boolean;
 }) {
   return (
-    <Card id="users" title="Users">
+    <SectionCard id="users" title="Users" icon="members">
       {props.users === undefined ? (
         <p>End users are listed for members with the write role.</p>
       ) : (
@@ -30,31 +31,32 @@ export function UsersSection(props: {
           empty="Nobody has signed in yet."
           columns={[
             {
-              label: 'E-mail',
-              class: 'wrap-any',
+              label: 'Email',
               cell: (u) => (
-                <>
-                  {u.email}
-                  {u.email_verified === false && <span class="hint"> (not verified)</span>}
-                </>
+                <span class="cell-with-badge">
+                  <Truncate text={u.email} />
+                  {u.email_verified === false && <span class="hint">(not verified)</span>}
+                </span>
               ),
             },
             { label: 'Signs in with', cell: (u) => (u.providers ?? []).map(providerTitle).join(', ') || '—' },
-            { label: 'Status', cell: (u) => (u.disabled ? 'disabled' : 'active') },
+            { label: 'Status', cell: (u) => <Badge status={u.disabled ? 'disabled' : 'active'} /> },
             { label: 'Created', cell: (u) => <When at={u.created_at} /> },
             { label: 'Last sign-in', cell: (u) => <When at={u.last_sign_in_at} /> },
             {
               label: 'Change',
               when: props.writer,
               cell: (u) => (
-                <>
+                <span class="actions">
                   <form
                     method="post"
                     action={`${props.base}/users/${encodeURIComponent(u.id)}/${u.disabled ? 'enable' : 'disable'}`}
                     class="inline"
                   >
                     <CsrfField csrf={props.csrf} />
-                    <button type="submit">{u.disabled ? 'Enable' : 'Disable'}</button>
+                    <button type="submit" class="secondary">
+                      {u.disabled ? 'Enable' : 'Disable'}
+                    </button>
                   </form>{' '}
                   <ConfirmForm
                     action={`${props.base}/users/${encodeURIComponent(u.id)}/delete`}
@@ -63,13 +65,13 @@ export function UsersSection(props: {
                     question={`Delete ${u.email}? They can sign in again as a new user.`}
                     fields={{ email: u.email }}
                   />
-                </>
+                </span>
               ),
             },
           ]}
         />
       )}
-    </Card>
+    </SectionCard>
   );
 }
 

@@ -7,9 +7,10 @@ import { Hono } from 'hono';
 import { ROLES } from '../../domain/roles';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { type ConsoleApi, path } from '../api';
+import { Badge, SectionCard, Truncate } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
 import { When } from '../format';
-import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { DataTable } from '../table';
 import { SecretPage } from './principals';
 
@@ -50,12 +51,17 @@ export function MembersSection(props: {
   slug: string;
   csrf: string;
   admin: boolean;
+  /** The signed-in person's e-mail (their own row says "you"). */
+  viewer?: string | null;
   members: Member[];
   invitations: Invitation[];
 }) {
   const base = `${consolePath.project(props.slug)}`;
+  // The only owner cannot be removed (the API refuses it), so their row offers no Remove.
+  const owners = props.members.filter((m) => m.role === 'owner');
+  const removable = (m: Member) => !(m.role === 'owner' && owners.length === 1);
   return (
-    <Card id="members" title="Members">
+    <SectionCard id="members" title="Members" icon="members">
       <DataTable
         rows={[
           ...props.members.map((m): Row => ({ member: m, email: m.email, role: m.role })),
@@ -63,17 +69,28 @@ export function MembersSection(props: {
         ]}
         empty="No members."
         columns={[
-          { label: 'E-mail', class: 'names', cell: (row) => row.email },
-          { label: 'Role', cell: (row) => row.role },
+          {
+            label: 'Email',
+            cell: (row) => (
+              <span class="cell-with-badge">
+                <Truncate text={row.email} />
+                {row.email === props.viewer && <span class="hint">(you)</span>}
+              </span>
+            ),
+          },
+          { label: 'Role', cell: (row) => <Badge status={row.role} /> },
           {
             label: 'Status',
             cell: (row) =>
               row.invitation ? (
-                <>
-                  invited, expires <When at={row.invitation.expires_at} />
-                </>
+                <span class="cell-with-badge">
+                  <Badge status="invited" />
+                  <span class="hint">
+                    expires <When at={row.invitation.expires_at} />
+                  </span>
+                </span>
               ) : (
-                'member'
+                <Badge status="member" />
               ),
           },
           {
@@ -88,6 +105,8 @@ export function MembersSection(props: {
                   question={`Revoke the invitation of ${row.email}? Its link stops working.`}
                   fields={{ email: row.email }}
                 />
+              ) : row.member && !removable(row.member) ? (
+                <span class="hint">only owner</span>
               ) : (
                 <ConfirmForm
                   action={`${base}/members/${encodeURIComponent(row.member?.account_id ?? '')}/remove`}
@@ -120,7 +139,7 @@ export function MembersSection(props: {
           <button type="submit">Invite</button>
         </form>
       ) : null}
-    </Card>
+    </SectionCard>
   );
 }
 

@@ -1,11 +1,13 @@
 /**
  * The project map: sites × services with each connection's level at a glance, each cell a link
- * to the connection on its site's Connections tab. Headers are plain text: the links named after
+ * to the connection on its site's Connections tab, an empty one (for writers) a link to connect
+ * them there with the service chosen. Headers are plain text: the links named after
  * a site or a service stay one each on the page (contract §8 finds them by name). At phone width
  * the table becomes one labelled block per site.
  */
 import { consolePath } from '../actions';
 import { authAppLabel, KIND_WORDS } from '../format';
+import { Icon } from '../icons';
 import { Card } from '../layout';
 import type { AuthApp, Bucket, Connection, Database, Kind, Site } from '../types';
 
@@ -30,6 +32,8 @@ export function ProjectMap(props: {
   sites: Site[];
   columns: Column[];
   connections: Connection[];
+  /** Whether empty cells offer to connect. */
+  writer: boolean;
 }) {
   const { slug, sites, columns } = props;
   const level = new Map(props.connections.map((c) => [`${c.site_id}:${c.kind}:${c.resource_id}`, c.level]));
@@ -39,7 +43,9 @@ export function ProjectMap(props: {
         <p>The map shows which site uses which service once the project has both.</p>
       ) : (
         <>
-          <p class="hint">Which site uses which service, at which level. A cell opens the connection.</p>
+          <p class="hint">
+            Which site uses which service, at which level. A cell opens the connection or connects them.
+          </p>
           <div class="table-wrap">
             <table class="stack-sm map">
               <thead>
@@ -47,8 +53,9 @@ export function ProjectMap(props: {
                   <th scope="col">Site</th>
                   {columns.map((col) => (
                     <th scope="col">
-                      {col.name}
-                      <br />
+                      <span class="cell-truncate" title={col.name}>
+                        {col.name}
+                      </span>
                       <span class="hint">{KIND_WORDS[col.kind]}</span>
                     </th>
                   ))}
@@ -66,11 +73,21 @@ export function ProjectMap(props: {
                           class={at ? 'on' : undefined}
                         >
                           {at ? (
-                            <a href={consolePath.site(slug, site.id)}>{at}</a>
+                            <a class="cell" href={consolePath.site(slug, site.id)}>
+                              {at}
+                            </a>
+                          ) : props.writer ? (
+                            <a
+                              class="cell connect"
+                              href={`${consolePath.site(slug, site.id)}?service=${encodeURIComponent(`${col.kind}:${col.id}`)}#connect`}
+                              aria-label={`Connect ${site.slug} to ${col.name}`}
+                            >
+                              <span class="vh">not connected: </span>
+                              <Icon name="plus" />
+                              Connect
+                            </a>
                           ) : (
-                            <span class="hint">
-                              —<span class="vh"> not connected</span>
-                            </span>
+                            <span class="hint">not connected</span>
                           )}
                         </td>
                       );

@@ -1,13 +1,20 @@
-/** A project: its sites, databases, buckets and auth apps, each with a create form for writers. */
+/**
+ * A project's overview: its health (what needs attention), the map of sites × services, a card
+ * per kind with its count, items and state badges and a create form for writers, its members.
+ */
 import { Hono } from 'hono';
+import type { Child } from 'hono/jsx';
 import { engines } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
+import { Badge, SectionCard } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
-import { authAppLabel, engineLabel } from '../format';
-import { Card, ConfirmPage, CsrfField, Layout } from '../layout';
+import { authAppLabel, engineLabel, SLUG_PATTERN } from '../format';
+import { Icon, type IconName } from '../icons';
+import { ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import type { AuthApp, Bucket, Connection, Database, Project, Site } from '../types';
+import { viewerEmail } from '../viewer';
 import { MembersSection, readMembers } from './members';
 import { mapColumns, ProjectMap } from './project-map';
 
@@ -30,115 +37,203 @@ projectPages.get('/projects/:p', async (c) => {
   const base = `/console/projects/${encodeURIComponent(project.slug)}`;
   const CreateForm = (props: { what: string; action: string; children: unknown }) =>
     writer ? (
-      <form method="post" action={`${base}/${props.action}`} class="row">
+      <form method="post" action={`${base}/${props.action}`} class="row create">
         <CsrfField csrf={csrf} />
         {props.children}
-        <button type="submit">{`Create ${props.what}`}</button>
+        <button type="submit" class="secondary">
+          <Icon name="plus" />
+          {`Create ${props.what}`}
+        </button>
       </form>
     ) : null;
+  const service = (segment: string, id: string) => consolePath.service(project.slug, segment, id);
   return c.html(
     <Layout title={project.name} crumbs={[{ href: base, label: project.name }]} csrf={csrf} flash={flash}>
-      <p class="hint">
-        Slug <code>{project.slug}</code> · your role: {project.role}
-      </p>
-      <nav aria-label="Project" class="subnav">
-        <a href={`${base}/activity`}>Activity</a>
-      </nav>
+      <div class="page-meta">
+        <span class="hint">
+          Slug <code>{project.slug}</code>
+        </span>
+        <Badge status={project.role ?? 'member'} title="Your role in this project" />
+        <nav aria-label="Project" class="subnav">
+          <a href={`${base}/activity`}>
+            <Icon name="activity" />
+            Activity
+          </a>
+        </nav>
+      </div>
+      <Health databases={databases} authApps={auth_apps} base={project.slug} />
       <ProjectMap
         slug={project.slug}
         sites={sites}
         columns={mapColumns(databases, buckets, auth_apps)}
         connections={connections}
+        writer={writer}
       />
-      <Card id="sites" title="Sites">
-        {sites.length === 0 ? <p>No sites yet.</p> : null}
-        <ul>
+      <div class="cards cards-2">
+        <ResourceCard
+          id="sites"
+          title="Sites"
+          icon="site"
+          count={sites.length}
+          empty="No sites yet: a site is an app you deploy."
+        >
           {sites.map((s) => (
             <li>
               <a href={consolePath.site(project.slug, s.id)}>{s.slug}</a>
             </li>
           ))}
-        </ul>
-        <CreateForm what="site" action="sites">
-          <label>
-            Slug
-            <input type="text" name="slug" required pattern="[a-z0-9][a-z0-9-]{0,62}" />
-          </label>
-        </CreateForm>
-      </Card>
-      <Card id="databases" title="Databases">
-        {databases.length === 0 ? <p>No databases yet.</p> : null}
-        <ul>
+          <CreateForm what="site" action="sites">
+            <label>
+              Slug
+              <input type="text" name="slug" required pattern={SLUG_PATTERN} />
+            </label>
+          </CreateForm>
+        </ResourceCard>
+        <ResourceCard
+          id="databases"
+          title="Databases"
+          icon="database"
+          count={databases.length}
+          empty="No databases yet."
+        >
           {databases.map((d) => (
             <li>
-              <a href={consolePath.service(project.slug, 'databases', d.id)}>{d.name}</a>{' '}
-              <span class="hint">
-                {engineLabel(d.engine)} · {d.status}
+              <a href={service('databases', d.id)}>{d.name}</a>
+              <span class="item-meta">
+                <span class="hint">{engineLabel(d.engine)}</span>
+                <Badge status={d.status} />
               </span>
             </li>
           ))}
-        </ul>
-        <CreateForm what="database" action="databases">
-          <label>
-            Name
-            <input type="text" name="name" required />
-          </label>
-          <label>
-            Engine
-            <select name="engine">
-              {engines().map((e) => (
-                <option value={e.name}>{e.label}</option>
-              ))}
-            </select>
-          </label>
-        </CreateForm>
-      </Card>
-      <Card id="buckets" title="Buckets">
-        {buckets.length === 0 ? <p>No buckets yet.</p> : null}
-        <ul>
+          <CreateForm what="database" action="databases">
+            <label>
+              Name
+              <input type="text" name="name" required />
+            </label>
+            <label>
+              Engine
+              <select name="engine">
+                {engines().map((e) => (
+                  <option value={e.name}>{e.label}</option>
+                ))}
+              </select>
+            </label>
+          </CreateForm>
+        </ResourceCard>
+        <ResourceCard
+          id="buckets"
+          title="Buckets"
+          icon="bucket"
+          count={buckets.length}
+          empty="No buckets yet."
+        >
           {buckets.map((b) => (
             <li>
-              <a href={consolePath.service(project.slug, 'buckets', b.id)}>{b.name}</a>{' '}
-              <span class="hint">{b.region}</span>
+              <a href={service('buckets', b.id)}>{b.name}</a>
+              <span class="item-meta hint">{b.region}</span>
             </li>
           ))}
-        </ul>
-        <CreateForm what="bucket" action="buckets">
-          <label>
-            Name
-            <input type="text" name="name" required />
-          </label>
-          <label>
-            Region
-            <input type="text" name="region" placeholder="optional" />
-          </label>
-        </CreateForm>
-      </Card>
-      <Card id="auth-apps" title="Auth apps">
-        {auth_apps.length === 0 ? <p>No auth apps yet.</p> : null}
-        <ul>
+          <CreateForm what="bucket" action="buckets">
+            <label>
+              Name
+              <input type="text" name="name" required />
+            </label>
+            <label>
+              Region
+              <input type="text" name="region" placeholder="optional" />
+            </label>
+          </CreateForm>
+        </ResourceCard>
+        <ResourceCard
+          id="auth-apps"
+          title="Auth apps"
+          icon="auth"
+          count={auth_apps.length}
+          empty="No auth apps yet."
+        >
           {auth_apps.map((a) => (
             <li>
-              <a href={consolePath.service(project.slug, 'auth-apps', a.id)}>{authAppLabel(a)}</a>{' '}
-              <span class="hint">{a.enabled ? 'enabled' : 'disabled'}</span>
+              <a href={service('auth-apps', a.id)}>{authAppLabel(a)}</a>
+              <span class="item-meta">
+                <Badge status={a.enabled ? 'enabled' : 'disabled'} />
+              </span>
             </li>
           ))}
-        </ul>
-        <CreateForm what="auth app" action="auth-apps">
-          <label>
-            App ID
-            <input type="text" name="app_id" required />
-          </label>
-          <label>
-            Display name
-            <input type="text" name="name" placeholder="optional" />
-          </label>
-        </CreateForm>
-      </Card>
-      <MembersSection slug={project.slug} csrf={csrf} admin={canAdmin(project)} {...people} />
+          <CreateForm what="auth app" action="auth-apps">
+            <label>
+              App ID
+              <input type="text" name="app_id" required />
+            </label>
+            <label>
+              Display name
+              <input type="text" name="name" placeholder="optional" />
+            </label>
+          </CreateForm>
+        </ResourceCard>
+      </div>
+      <MembersSection
+        slug={project.slug}
+        csrf={csrf}
+        admin={canAdmin(project)}
+        viewer={viewerEmail()}
+        {...people}
+      />
     </Layout>,
   );
 });
+
+/** A kind of service as a card: its count, its items (each with its state) and its create form. */
+function ResourceCard(p: {
+  id: string;
+  title: string;
+  icon: IconName;
+  count: number;
+  empty: string;
+  children: Child[];
+}) {
+  const [form, ...items] = [p.children[p.children.length - 1], ...p.children.slice(0, -1)];
+  const list = items.flat();
+  return (
+    <SectionCard id={p.id} title={p.title} icon={p.icon} actions={<span class="count">{p.count}</span>}>
+      {p.count === 0 ? <p class="hint">{p.empty}</p> : <ul class="items">{list}</ul>}
+      {form}
+    </SectionCard>
+  );
+}
+
+/** What needs attention across the project: stopped databases and disabled auth apps. */
+function Health(p: { databases: Database[]; authApps: AuthApp[]; base: string }) {
+  const stopped = p.databases.filter((d) => d.status !== 'running');
+  const disabled = p.authApps.filter((a) => !a.enabled);
+  const issues = [
+    ...stopped.map((d) => ({
+      href: consolePath.service(p.base, 'databases', d.id),
+      text: `Database ${d.name}`,
+      status: d.status,
+    })),
+    ...disabled.map((a) => ({
+      href: consolePath.service(p.base, 'auth-apps', a.id),
+      text: `Auth app ${authAppLabel(a)}`,
+      status: 'disabled',
+    })),
+  ];
+  return (
+    <SectionCard id="health" title="Health" icon={issues.length === 0 ? 'ok' : 'warning'}>
+      {issues.length === 0 ? (
+        <p class="hint">Every database is running and every auth app is enabled.</p>
+      ) : (
+        <ul class="items">
+          {issues.map((i) => (
+            <li>
+              <span>{i.text}</span>
+              <Badge status={i.status} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </SectionCard>
+  );
+}
 
 /** What each create form sends to the API. */
 const CREATES: Record<

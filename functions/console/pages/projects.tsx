@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { type ConsoleEnv, signedIn } from '../context';
-import { When } from '../format';
+import { SLUG_PATTERN, When } from '../format';
 import { Card, CsrfField, Layout } from '../layout';
 import { DataTable } from '../table';
 import type { Project } from '../types';
@@ -35,7 +35,7 @@ projectsPages.get('/', async (c) => {
           </label>
           <label>
             Slug
-            <input type="text" name="slug" pattern="[a-z0-9][a-z0-9-]{0,62}" placeholder="optional" />
+            <input type="text" name="slug" pattern={SLUG_PATTERN} placeholder="optional" />
           </label>
           <button type="submit">Create project</button>
         </form>

@@ -78,6 +78,7 @@ servicePages.get('/projects/:p/:seg{(?:databases|buckets)}/:id', async (c) => {
               action={`${base}/credentials/rotate`}
               csrf={csrf}
               label="Rotate credential"
+              danger={false}
               question={`Rotate ${service.name}'s own credential? Whoever uses the current one is cut off.`}
             />
           </div>

@@ -5,6 +5,7 @@ import { isPlainName } from '../../domain/variables';
 import { hasCredential } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
+import { Names } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
 import { LevelForm } from '../controls';
 import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, When } from '../format';
@@ -39,6 +40,8 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
   const writer = canWrite(project);
   const action = (what: string) => consolePath.site(project.slug, site.id, `connections/${what}`);
   const kinds = [...new Set(listing.available.map((a) => a.kind))];
+  // The project map's Connect cell names the service to choose.
+  const chosen = c.req.query('service');
   return c.html(
     <SitePage project={project} site={site} tab="connections" csrf={csrf} flash={flash}>
       <Card id="connections" title="Connections">
@@ -59,7 +62,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
               cell: (conn) => KIND_WORDS[conn.kind],
             },
             { label: 'Level', cell: (conn) => conn.level },
-            { label: 'Variables', class: 'names', cell: (conn) => conn.env_names.join(' ') },
+            { label: 'Variables', class: 'names', cell: (conn) => <Names names={conn.env_names} /> },
             { label: 'Connected', cell: (conn) => <When at={conn.created_at} /> },
             {
               label: 'Change',
@@ -127,13 +130,14 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
             { label: 'Service', cell: (a) => a.resource_name },
             { label: 'Kind', cell: (a) => KIND_WORDS[a.kind] },
             { label: 'Levels', cell: (a) => a.levels.join(', ') },
-            { label: 'Connecting adds', class: 'names', cell: (a) => a.env_names.join(' ') },
+            { label: 'Connecting adds', class: 'names', cell: (a) => <Names names={a.env_names} /> },
           ]}
         />
         {writer && listing.available.length > 0 && (
           <form
             method="post"
             action={action('connect')}
+            id="connect"
             class="row"
             data-confirm-admin="Connect at admin? The site's managed key may then administer the app's end users."
           >
@@ -146,7 +150,11 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                     {listing.available
                       .filter((a) => a.kind === kind)
                       .map((a) => (
-                        <option value={`${a.kind}:${a.resource_id}`} data-kind={a.kind}>
+                        <option
+                          value={`${a.kind}:${a.resource_id}`}
+                          data-kind={a.kind}
+                          selected={chosen === `${a.kind}:${a.resource_id}`}
+                        >
                           {a.resource_name}
                         </option>
                       ))}

@@ -1,41 +1,157 @@
 /**
  * A site's Delivery tab (contract §11): where its live patches go (the target form, admin only),
  * and its latest deliveries with status, attempts and last error, names never values; `Retry` on
- * a dead or failed one. The form sends the fields filled in as the API's body, so the API's
- * schema of each target type is the one rule.
+ * a dead or failed one. The form shows the current target pre-filled and only the chosen type's
+ * fields (target-form.ts reads them from the registry's schemas, which stay the one rule).
  */
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
 import { path } from '../api';
+import { Badge, DangerRow, DangerZone, EmptyState, Names, SectionCard, Truncate } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
 import { PostButton } from '../controls';
+import { labelOf } from '../copy';
 import { When } from '../format';
 import { CsrfField } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import { DataTable } from '../table';
 import { loadSite, SitePage } from './site-shell';
+import { targetBody, targetFields, targetTypes } from './target-form';
 
 interface Delivery {
   id: string;
   seq: number | null;
   reason: string;
   names: string[];
-  status: 'pending' | 'delivered' | 'failed' | 'dead';
+  status: 'pending' | 'delivered' | 'live' | 'failed' | 'dead';
   attempts: number;
   last_error: string | null;
   created_at: string;
+  delivered_at?: string | null;
+  live_at?: string | null;
 }
 
-/** The target form's text fields: the API field each fills, and its label. */
-const FIELDS = [
-  ['url', 'Webhook URL'],
-  ['account_id', 'Account ID'],
-  ['script_name', 'Script name'],
-  ['project_id', 'Project ID'],
-  ['team_id', 'Team ID'],
-  ['app_name', 'App name'],
-] as const;
-const ENVIRONMENTS = ['production', 'preview', 'development'] as const;
+/** How many names a row shows before `+N more` (the whole list on hover). */
+const NAMES_SHOWN = 3;
+
+/** A delivery's names: the first few as chips, the rest counted, every name in the title. */
+function DeliveryNames({ names }: { names: string[] }) {
+  const rest = names.length - NAMES_SHOWN;
+  return (
+    <span class="names-list" title={names.join(' ')}>
+      <Names names={names.slice(0, NAMES_SHOWN)} />
+      {rest > 0 && <span class="hint">{`+${rest} more`}</span>}
+    </span>
+  );
+}
+
+/** The current target in words: its type and public fields, and whether its secret is set. */
+function CurrentTarget({ target, configured }: { target: Record<string, unknown>; configured: boolean }) {
+  if (target.type === 'default')
+    return configured ? (
+      <p>Live patches go to the platform's runtime receiver.</p>
+    ) : (
+      <EmptyState
+        icon="delivery"
+        text="No target: live patches wait as pending deliveries and no running app is told. Set a target below, or use tether env pull or tether run."
+      />
+    );
+  const labels = new Map(targetFields().map((f) => [f.name, f.label]));
+  const shown = Object.entries(target).filter(([k]) => k !== 'type');
+  return (
+    <dl class="values">
+      <dt>Type</dt>
+      <dd>
+        <Badge status="set" tone="info">
+          {String(target.type)}
+        </Badge>
+      </dd>
+      {shown.map(([key, value]) => {
+        const secret = key.endsWith('_set');
+        const name = secret ? key.slice(0, -4) : key;
+        return (
+          <>
+            <dt>{labels.get(name) ?? labelOf(name)}</dt>
+            <dd>
+              {secret ? (
+                <Badge status={value ? 'set' : 'not set'} tone={value ? 'ok' : 'warn'} />
+              ) : (
+                <Truncate mono text={Array.isArray(value) ? value.join(', ') : String(value)} />
+              )}
+            </dd>
+          </>
+        );
+      })}
+    </dl>
+  );
+}
+
+/** The target form: the type, then only its own fields (the stylesheet hides the others, with or without script). */
+function TargetForm({
+  action,
+  csrf,
+  target,
+}: {
+  action: string;
+  csrf: string;
+  target: Record<string, unknown>;
+}) {
+  const current = target.type === 'default' ? undefined : String(target.type);
+  return (
+    <form method="post" action={action} class="stack target-form">
+      <CsrfField csrf={csrf} />
+      <label>
+        Type
+        <select name="type">
+          {targetTypes().map((t) => (
+            <option value={t} selected={t === current}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      {targetFields().map((field) => {
+        const forTypes = field.types.join(' ');
+        const value = current && field.types.includes(current) ? target[field.name] : undefined;
+        if (field.input === 'choices')
+          return (
+            <fieldset data-for={forTypes}>
+              <legend>{field.label}</legend>
+              <div class="choice-row">
+                {field.choices.map((choice) => (
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      name={`${field.name}_${choice}`}
+                      value="yes"
+                      checked={Array.isArray(value) && value.includes(choice)}
+                    />
+                    {choice}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          );
+        const set = current && field.types.includes(current) && target[`${field.name}_set`] === true;
+        return (
+          <label data-for={forTypes}>
+            {field.optional ? `${field.label} (optional)` : field.label}
+            <input
+              type={field.input === 'secret' ? 'password' : 'text'}
+              name={field.name}
+              value={field.input === 'secret' || value === undefined ? '' : String(value)}
+              autocomplete="off"
+            />
+            {set && <span class="hint">Stored encrypted; enter it again to save a change.</span>}
+          </label>
+        );
+      })}
+      <div>
+        <button type="submit">Set target</button>
+      </div>
+    </form>
+  );
+}
 
 export const siteDeliveryPages = new Hono<ConsoleEnv>();
 
@@ -50,91 +166,57 @@ siteDeliveryPages.get('/projects/:p/sites/:s/delivery', async (c) => {
     ),
   ]);
   const action = (what: string) => consolePath.site(project.slug, site.id, what);
-  const shown = Object.entries(target).filter(([k]) => k !== 'type');
   return c.html(
     <SitePage project={project} site={site} tab="delivery" csrf={csrf} flash={flash}>
-      <section class="card wrap-any" aria-labelledby="target-heading">
-        <h2 id="target-heading">Delivery target</h2>
-        {target.type === 'default' ? (
-          <p>
-            {listed.target.configured
-              ? "Live patches go to the platform's runtime receiver."
-              : 'No target: live patches wait as pending deliveries, and no running app is told. Set a target below, or use tether env pull or tether run.'}
-          </p>
+      <SectionCard id="target" title="Delivery target" icon="delivery">
+        <CurrentTarget target={target} configured={listed.target.configured} />
+        {canAdmin(project) && <TargetForm action={action('delivery/target')} csrf={csrf} target={target} />}
+      </SectionCard>
+      <SectionCard id="deliveries" title="Deliveries" icon="activity">
+        {listed.deliveries.length === 0 ? (
+          <EmptyState icon="empty" text="No live patches yet: a change to this site's variables sends one." />
         ) : (
-          <p>
-            Live patches go to <strong>{target.type}</strong>
-            {shown.length > 0 &&
-              ` (${shown.map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('; ')})`}
-            .
-          </p>
+          <DataTable
+            rows={listed.deliveries}
+            empty=""
+            columns={[
+              { label: 'When', cell: (d) => <When at={d.created_at} /> },
+              { label: 'Status', cell: (d) => <Badge status={d.status} /> },
+              { label: 'Reason', cell: (d) => d.reason },
+              { label: 'Seq', cell: (d) => (d.seq === null ? '' : `#${d.seq}`) },
+              { label: 'Attempts', cell: (d) => d.attempts },
+              { label: 'Names', class: 'names', cell: (d) => <DeliveryNames names={d.names} /> },
+              {
+                label: 'Last error',
+                cell: (d) => (d.last_error ? <Truncate text={d.last_error} /> : ''),
+              },
+              {
+                label: 'Retry',
+                when: canWrite(project),
+                cell: (d) =>
+                  (d.status === 'dead' || d.status === 'failed') && (
+                    <PostButton
+                      action={action(`delivery/${d.id}/retry`)}
+                      csrf={csrf}
+                      label="Retry"
+                      secondary
+                    />
+                  ),
+              },
+            ]}
+          />
         )}
-        {canAdmin(project) && (
-          <form method="post" action={action('delivery/target')} class="stack">
-            <CsrfField csrf={csrf} />
-            <label>
-              Type
-              <select name="type">
-                {['webhook', 'cloudflare', 'vercel', 'fly'].map((t) => (
-                  <option value={t} selected={t === target.type}>
-                    {t}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {FIELDS.map(([name, label]) => (
-              <label>
-                {label}
-                <input type="text" name={name} autocomplete="off" />
-              </label>
-            ))}
-            <label>
-              API token
-              <input type="password" name="api_token" autocomplete="off" />
-            </label>
-            <label>
-              Webhook secret
-              <input type="password" name="secret" autocomplete="off" />
-            </label>
-            <fieldset>
-              <legend>Environments (Vercel)</legend>
-              {ENVIRONMENTS.map((e) => (
-                <label>
-                  <input type="checkbox" name={`env_${e}`} value="yes" /> {e}
-                </label>
-              ))}
-            </fieldset>
-            <button type="submit">Set target</button>
-          </form>
-        )}
-        {canAdmin(project) && target.type !== 'default' && (
-          <PostButton action={action('delivery/target/remove')} csrf={csrf} label="Remove target" secondary />
-        )}
-      </section>
-      <section class="card wrap-any" aria-labelledby="deliveries-heading">
-        <h2 id="deliveries-heading">Deliveries</h2>
-        <DataTable
-          rows={listed.deliveries}
-          empty="No live patches yet."
-          columns={[
-            { label: 'When', cell: (d) => <When at={d.created_at} /> },
-            { label: 'Reason', cell: (d) => d.reason },
-            { label: 'Seq', cell: (d) => d.seq ?? '' },
-            { label: 'Status', cell: (d) => d.status },
-            { label: 'Attempts', cell: (d) => d.attempts },
-            { label: 'Names', class: 'names', cell: (d) => d.names.join(' ') },
-            { label: 'Last error', cell: (d) => d.last_error ?? '' },
-            {
-              label: 'Retry',
-              when: canWrite(project),
-              cell: (d) =>
-                (d.status === 'dead' || d.status === 'failed') && (
-                  <PostButton action={action(`delivery/${d.id}/retry`)} csrf={csrf} label="Retry" />
-                ),
-            },
-          ]}
-        />
-      </section>
+      </SectionCard>
+      {canAdmin(project) && target.type !== 'default' && (
+        <DangerZone>
+          <DangerRow
+            title="Remove the target"
+            text="Live patches go back to the platform's default receiver, or wait as pending."
+          >
+            <PostButton action={action('delivery/target/remove')} csrf={csrf} label="Remove target" danger />
+          </DangerRow>
+        </DangerZone>
+      )}
     </SitePage>,
   );
 });
@@ -144,13 +226,7 @@ siteDeliveryPages.post('/projects/:p/sites/:s/delivery/target', async (c) => {
   const { p, s } = c.req.param();
   const form = await formOf(c);
   return act(c, consolePath.site(p, s, 'delivery'), async () => {
-    const body: Record<string, unknown> = { type: form.type ?? '' };
-    for (const [name] of FIELDS) if (form[name]) body[name] = form[name];
-    if (form.api_token) body.api_token = form.api_token;
-    if (form.secret) body.secret = form.secret;
-    const environments = ENVIRONMENTS.filter((e) => form[`env_${e}`] === 'yes');
-    if (environments.length > 0) body.environments = environments;
-    const set = await api.put<{ type: string }>(path`/projects/${p}/sites/${s}/target`, body);
+    const set = await api.put<{ type: string }>(path`/projects/${p}/sites/${s}/target`, targetBody(form));
     return `Live patches now go to ${set.type}; it receives the whole effective set once.`;
   });
 });

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { act, consolePath } from '../actions';
 import { path } from '../api';
+import { Names } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
 import { PostButton } from '../controls';
 import { When } from '../format';
@@ -40,7 +41,7 @@ siteDeploysPages.get('/projects/:p/sites/:s/deploys', async (c) => {
                 </>
               ),
             },
-            { label: 'Variables handed', class: 'names', cell: (d) => d.env_names.join(' ') },
+            { label: 'Variables handed', class: 'names', cell: (d) => <Names names={d.env_names} /> },
             {
               label: 'Roll back',
               when: writer,
