@@ -57,20 +57,24 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
 
   const sign = (input: IdTokenInput): Promise<string> => {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({
-      email: input.email,
-      email_verified: true,
-      name: input.email.split('@')[0],
-      ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
-      ...(input.azp !== undefined ? { azp: input.azp } : {}),
-    })
-      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
-      .setIssuer(FAKE_GOOGLE_ISSUER)
-      .setAudience(input.aud)
-      .setSubject(`sub-${input.email}`)
-      .setIssuedAt(now)
-      .setExpirationTime(now + 3600)
-      .sign(privateKey);
+    return (
+      new SignJWT({
+        email: input.email,
+        email_verified: true,
+        name: input.email.split('@')[0],
+        ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
+        ...(input.azp !== undefined ? { azp: input.azp } : {}),
+      })
+        .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+        .setIssuer(FAKE_GOOGLE_ISSUER)
+        .setAudience(input.aud)
+        .setSubject(`sub-${input.email}`)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 3600)
+        // Each token is one of a kind, as Google's are: the Worker burns a token once it signed in.
+        .setJti(randomBytes(12).toString('base64url'))
+        .sign(privateKey)
+    );
   };
 
   const server: Server = createServer((req, res) => {
