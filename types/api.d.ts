@@ -214,6 +214,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cli/device/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The machine a `tether login --device` user code belongs to, before deciding (RFC 8628 §5.4)
+         * @description Dashboard session only (the console's /console/device shows it before `Authorize`). Decides nothing; counted like a decision: 404 for a code no pending sign-in has, and after ten wrong codes (per person and per client, 15 minutes) every try is 429.
+         */
+        post: operations["postCliDeviceLookup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;
@@ -3088,6 +3108,102 @@ export interface operations {
                     "application/json": {
                         name: string;
                         approved: boolean;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many wrong codes */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCliDeviceLookup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the machine that asks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description the address the CLI started from */
+                        ip: string | null;
+                        started_at: string | null;
                     };
                 };
             };

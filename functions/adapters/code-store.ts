@@ -4,7 +4,7 @@
  * Services name a scope (one object each) and never touch the namespace binding themselves.
  */
 
-import type { DeviceDecision, DevicePoll } from '../objects/device-grants';
+import type { DeviceDecision, DevicePeek, DevicePoll } from '../objects/device-grants';
 import type { RateCheck, RateDecision } from '../objects/fixed-window';
 import type { OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes';
 
@@ -15,6 +15,8 @@ export interface DeviceGrantStart {
   name: string;
   ttlMs: number;
   intervalS: number;
+  /** The address the asking machine started from, shown to the person who approves. */
+  ip?: string | null;
 }
 
 /** One scope of records: the calls of one OneTimeCodes object. */
@@ -64,7 +66,11 @@ export interface CodeScope {
     accountId: string | null,
     tries: RateCheck[],
     windowMs: number,
+    /** The dashboard session that approves: the token's parent. */
+    sessionId?: string | null,
   ): Promise<DeviceDecision>;
+  /** The asking device of a user code (name, address, start), deciding nothing; counted as a try. */
+  peekDeviceGrant(userHash: string, tries: RateCheck[], windowMs: number): Promise<DevicePeek>;
   /** One poll of a device code, counted against `checks`; a decided grant is taken once. */
   pollDeviceGrant(deviceHash: string, checks: RateCheck[], windowMs: number): Promise<DevicePoll>;
 }
@@ -104,8 +110,9 @@ export class DurableObjectCodeStore implements CodeStore {
       admitSignIn: (burns, keepUntil, checks, windowMs) =>
         stub.admitSignIn(burns, keepUntil, checks, windowMs, now()),
       startDeviceGrant: (grant, checks, windowMs) => stub.startDeviceGrant(grant, checks, windowMs, now()),
-      decideDeviceGrant: (userHash, accountId, tries, windowMs) =>
-        stub.decideDeviceGrant(userHash, accountId, tries, windowMs, now()),
+      decideDeviceGrant: (userHash, accountId, tries, windowMs, sessionId) =>
+        stub.decideDeviceGrant(userHash, accountId, tries, windowMs, now(), sessionId ?? null),
+      peekDeviceGrant: (userHash, tries, windowMs) => stub.peekDeviceGrant(userHash, tries, windowMs, now()),
       pollDeviceGrant: (deviceHash, checks, windowMs) =>
         stub.pollDeviceGrant(deviceHash, checks, windowMs, now()),
     };

@@ -11,8 +11,14 @@ import { countHit, type RateCheck, type RateDecision } from './fixed-window';
 export type DevicePoll =
   | { status: 'expired' | 'pending' | 'denied' }
   | { status: 'slow_down'; interval: number }
-  | { status: 'approved'; accountId: string; name: string }
+  | { status: 'approved'; accountId: string; name: string; sessionId?: string }
   | { status: 'limited'; decision: RateDecision };
+
+/** The asking device as the approval page shows it (RFC 8628 §5.4), or why none is shown. */
+export type DevicePeek =
+  | { found: true; name: string; ip: string | null; startedAt: number | null }
+  | { found: false; decision: RateDecision }
+  | { found: false; limited: RateDecision };
 
 /** What a person's decision on a typed user code finds. */
 export type DeviceDecision =
@@ -25,6 +31,9 @@ type GrantRow = {
   name: string;
   status: string;
   account_id: string | null;
+  session_id: string | null;
+  requester_ip: string | null;
+  started_at: number | null;
   interval_s: number;
   next_poll_at: number;
   expires_at: number;
@@ -37,13 +46,23 @@ export function createDeviceGrants(sql: SqlStorage): void {
     next_poll_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)`);
 }
 
+/** The columns added to device_grants since its first layout (the caller adds each if missing). */
+export const DEVICE_GRANT_COLUMNS = ['session_id TEXT', 'requester_ip TEXT', 'started_at INTEGER'];
+
 /**
  * Starts a grant; false when the user code's hash is taken by a live grant (draw another).
  * `checks` count the starting client first (all or nothing); a refused start stores nothing.
  */
 export function startGrant(
   sql: SqlStorage,
-  grant: { deviceHash: string; userHash: string; name: string; ttlMs: number; intervalS: number },
+  grant: {
+    deviceHash: string;
+    userHash: string;
+    name: string;
+    ttlMs: number;
+    intervalS: number;
+    ip?: string | null;
+  },
   checks: RateCheck[],
   windowMs: number,
   now: number,
@@ -55,32 +74,38 @@ export function startGrant(
   if (taken.length > 0) return { started: false, decision, wakeAt: resetsAt };
   const expiresAt = now + grant.ttlMs;
   sql.exec(
-    `INSERT INTO device_grants (device_hash, user_hash, name, status, account_id, interval_s, next_poll_at, expires_at)
-     VALUES (?, ?, ?, 'pending', NULL, ?, ?, ?)`,
+    `INSERT INTO device_grants (device_hash, user_hash, name, status, account_id, interval_s, next_poll_at, expires_at,
+       requester_ip, started_at)
+     VALUES (?, ?, ?, 'pending', NULL, ?, ?, ?, ?, ?)`,
     grant.deviceHash,
     grant.userHash,
     grant.name,
     grant.intervalS,
     now,
     expiresAt,
+    grant.ip ?? null,
+    now,
   );
   return { started: true, decision, wakeAt: Math.min(resetsAt, expiresAt) };
 }
 
 /**
- * A person's decision on the grant whose user code hashes to `userHash`: approved for
- * `accountId`, or denied when it is null. Only a pending live grant is decided. A code that
- * names none counts one wrong try against `tries` (the person's and the client's windows);
- * once a window is spent every try is refused, right or wrong, until it resets.
+ * The pending live grant whose user code hashes to `userHash`, counted as a person's try: a
+ * code that names none counts one wrong try against `tries` (the person's and the client's
+ * windows); once a window is spent every try is refused, right or wrong, until it resets.
  */
-export function decideGrant(
+function findPending(
   sql: SqlStorage,
   userHash: string,
-  accountId: string | null,
   tries: RateCheck[],
   windowMs: number,
   now: number,
-): { outcome: DeviceDecision; wakeAt: number | null } {
+):
+  | { row: GrantRow }
+  | {
+      miss: { found: false; decision: RateDecision } | { found: false; limited: RateDecision };
+      wakeAt: number | null;
+    } {
   const keys = tries.map((t) => t.key);
   const spent = sql
     .exec<{ key: string; resets_at: number; count: number }>(
@@ -93,7 +118,7 @@ export function decideGrant(
   if (spent.length > 0) {
     const resetsAt = Math.max(...spent.map((row) => row.resets_at));
     const retryAfter = Math.max(1, Math.ceil((resetsAt - now) / 1000));
-    return { outcome: { found: false, limited: { allowed: false, remaining: 0, retryAfter } }, wakeAt: null };
+    return { miss: { found: false, limited: { allowed: false, remaining: 0, retryAfter } }, wakeAt: null };
   }
   const row = sql
     .exec<GrantRow>(
@@ -102,17 +127,53 @@ export function decideGrant(
       now,
     )
     .toArray()[0];
-  if (!row) {
-    const { resetsAt, ...decision } = countHit(sql, tries, windowMs, now);
-    return { outcome: { found: false, decision }, wakeAt: resetsAt };
-  }
+  if (row) return { row };
+  const { resetsAt, ...decision } = countHit(sql, tries, windowMs, now);
+  return { miss: { found: false, decision }, wakeAt: resetsAt };
+}
+
+/**
+ * A person's decision on the grant whose user code hashes to `userHash`: approved for
+ * `accountId` (through dashboard session `sessionId`, the token's parent), or denied when it is
+ * null. Only a pending live grant is decided; wrong codes count as {@link findPending} says.
+ */
+export function decideGrant(
+  sql: SqlStorage,
+  userHash: string,
+  accountId: string | null,
+  tries: RateCheck[],
+  windowMs: number,
+  now: number,
+  sessionId: string | null = null,
+): { outcome: DeviceDecision; wakeAt: number | null } {
+  const found = findPending(sql, userHash, tries, windowMs, now);
+  if ('miss' in found) return { outcome: found.miss, wakeAt: found.wakeAt };
   sql.exec(
-    'UPDATE device_grants SET status = ?, account_id = ? WHERE device_hash = ?',
+    'UPDATE device_grants SET status = ?, account_id = ?, session_id = ? WHERE device_hash = ?',
     accountId === null ? 'denied' : 'approved',
     accountId,
-    row.device_hash,
+    accountId === null ? null : sessionId,
+    found.row.device_hash,
   );
-  return { outcome: { found: true, name: row.name }, wakeAt: null };
+  return { outcome: { found: true, name: found.row.name }, wakeAt: null };
+}
+
+/**
+ * The asking device of the pending grant whose user code hashes to `userHash` (its name, the
+ * address it started from and when), decided nothing; counted as a try like a decision, so
+ * looking codes up is no cheaper a way to guess them.
+ */
+export function peekGrant(
+  sql: SqlStorage,
+  userHash: string,
+  tries: RateCheck[],
+  windowMs: number,
+  now: number,
+): { outcome: DevicePeek; wakeAt: number | null } {
+  const found = findPending(sql, userHash, tries, windowMs, now);
+  if ('miss' in found) return { outcome: found.miss, wakeAt: found.wakeAt };
+  const { name, requester_ip: ip, started_at: startedAt } = found.row;
+  return { outcome: { found: true, name, ip, startedAt }, wakeAt: null };
 }
 
 /**
@@ -137,7 +198,12 @@ export function pollGrant(
     sql.exec('DELETE FROM device_grants WHERE device_hash = ?', deviceHash);
     const poll: DevicePoll =
       row.status === 'approved' && row.account_id
-        ? { status: 'approved', accountId: row.account_id, name: row.name }
+        ? {
+            status: 'approved',
+            accountId: row.account_id,
+            name: row.name,
+            ...(row.session_id ? { sessionId: row.session_id } : {}),
+          }
         : { status: 'denied' };
     return { poll, wakeAt: resetsAt };
   }

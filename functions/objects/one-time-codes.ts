@@ -10,9 +10,12 @@ import { DurableObject } from 'cloudflare:workers';
 import { AlarmClock } from './alarm-clock';
 import {
   createDeviceGrants,
+  DEVICE_GRANT_COLUMNS,
   type DeviceDecision,
+  type DevicePeek,
   type DevicePoll,
   decideGrant,
+  peekGrant,
   pollGrant,
   startGrant,
   sweepDeviceGrants,
@@ -64,6 +67,7 @@ export class OneTimeCodes extends DurableObject<object> {
     addColumn(sql, 'blocks', 'issued_before INTEGER');
     createCounters(sql);
     createDeviceGrants(sql);
+    for (const column of DEVICE_GRANT_COLUMNS) addColumn(sql, 'device_grants', column);
   }
 
   /**
@@ -237,7 +241,14 @@ export class OneTimeCodes extends DurableObject<object> {
 
   /** Starts a device authorization (device-grants.ts startGrant). */
   async startDeviceGrant(
-    grant: { deviceHash: string; userHash: string; name: string; ttlMs: number; intervalS: number },
+    grant: {
+      deviceHash: string;
+      userHash: string;
+      name: string;
+      ttlMs: number;
+      intervalS: number;
+      ip?: string | null;
+    },
     checks: RateCheck[],
     windowMs: number,
     now = Date.now(),
@@ -254,8 +265,29 @@ export class OneTimeCodes extends DurableObject<object> {
     tries: RateCheck[],
     windowMs: number,
     now = Date.now(),
+    sessionId: string | null = null,
   ): Promise<DeviceDecision> {
-    const { outcome, wakeAt } = decideGrant(this.ctx.storage.sql, userHash, accountId, tries, windowMs, now);
+    const { outcome, wakeAt } = decideGrant(
+      this.ctx.storage.sql,
+      userHash,
+      accountId,
+      tries,
+      windowMs,
+      now,
+      sessionId,
+    );
+    if (wakeAt !== null) await this.alarmClock.wakeBy(wakeAt);
+    return outcome;
+  }
+
+  /** The asking device of a typed user code, deciding nothing (device-grants.ts peekGrant). */
+  async peekDeviceGrant(
+    userHash: string,
+    tries: RateCheck[],
+    windowMs: number,
+    now = Date.now(),
+  ): Promise<DevicePeek> {
+    const { outcome, wakeAt } = peekGrant(this.ctx.storage.sql, userHash, tries, windowMs, now);
     if (wakeAt !== null) await this.alarmClock.wakeBy(wakeAt);
     return outcome;
   }

@@ -151,6 +151,7 @@ cliTokenRoutes.openapi(
     const ip = clientOf(c);
     const outcome = await startDeviceLogin(requestContext(c), {
       client: clientKey(ip ?? ''),
+      ip: ip ?? null,
       name: body.name ?? 'tether CLI',
     });
     c.header('Cache-Control', 'no-store');

@@ -11,7 +11,7 @@ import { clientKey } from '../domain/client-key';
 import { CHALLENGE_METHOD, CODE_CHALLENGE_RE } from '../domain/pkce';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { decideDeviceLogin } from '../services/cli-device';
+import { decideDeviceLogin, describeDeviceLogin } from '../services/cli-device';
 import { authorizeCli } from '../services/cli-login';
 import { declaredRoutes, declareReads } from './reads';
 import { requestContext } from './shared';
@@ -102,15 +102,53 @@ cliRoutes.openapi(
     },
   }),
   async (c) => {
-    const { accountId } = sessionAccount(c);
+    const { accountId, sessionId } = sessionAccount(c);
     const body = c.req.valid('json');
     const client = clientKey(c.req.header(c.get('config').CLIENT_IP_HEADER) ?? '');
     const { name } = await decideDeviceLogin(requestContext(c), {
       accountId,
+      sessionId,
       client,
       typed: body.user_code,
       approve: body.approve,
     });
     return c.json({ name, approved: body.approve }, 200);
+  },
+);
+
+cliRoutes.openapi(
+  apiRoute({
+    method: 'post',
+    path: '/cli/device/lookup',
+    tags: ['accounts'],
+    summary: 'The machine a `tether login --device` user code belongs to, before deciding (RFC 8628 §5.4)',
+    description:
+      "Dashboard session only (the console's /console/device shows it before `Authorize`). Decides nothing; counted like a decision: 404 for a code no pending sign-in has, and after ten wrong codes (per person and per client, 15 minutes) every try is 429.",
+    middleware: caller.middleware,
+    request: jsonBody(z.object({ user_code: z.string().trim().min(1).max(32) }).strict()),
+    responses: {
+      200: json(
+        z.object({
+          name: z.string(),
+          ip: z.string().nullable().openapi({ description: 'the address the CLI started from' }),
+          started_at: z.string().nullable(),
+        }),
+        'the machine that asks',
+      ),
+      429: json(
+        z.object({ error: z.object({ code: z.string(), message: z.string() }) }),
+        'too many wrong codes',
+      ),
+    },
+  }),
+  async (c) => {
+    const { accountId } = sessionAccount(c);
+    const client = clientKey(c.req.header(c.get('config').CLIENT_IP_HEADER) ?? '');
+    const device = await describeDeviceLogin(requestContext(c), {
+      accountId,
+      client,
+      typed: c.req.valid('json').user_code,
+    });
+    return c.json(device, 200);
   },
 );

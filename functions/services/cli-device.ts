@@ -16,6 +16,7 @@ import {
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { randomToken } from '../lib/ids';
+import type { RateDecision } from '../objects/fixed-window';
 import type { RequestContext } from '../request-context';
 import {
   CLI_LIMITS,
@@ -43,7 +44,7 @@ const userHashOf = (normalised: string) => sha256Hex(`user-code:${normalised}`);
 /** Starts a device grant for the machine `name`; a refusal when the client started too many. */
 export async function startDeviceLogin(
   ctx: Pick<RequestContext, 'codes' | 'config'>,
-  { client, name }: { client: string; name: string },
+  { client, ip, name }: { client: string; ip: string | null; name: string },
 ): Promise<DeviceAuthorization | GrantRefusal> {
   const scope = ctx.codes.scope(DEVICE_SCOPE);
   const deviceCode = randomToken();
@@ -58,6 +59,7 @@ export async function startDeviceLogin(
         name,
         ttlMs: DEVICE_CODE_TTL_SECONDS * 1000,
         intervalS: DEVICE_POLL_INTERVAL_SECONDS,
+        ip: ip?.slice(0, 64) ?? null,
       },
       attempt === 0 ? [{ key: `start:${client}`, limit: CLI_LIMITS.deviceStarts }] : [],
       CLI_WINDOW_MS,
@@ -78,16 +80,8 @@ export async function startDeviceLogin(
   throw new ApiError('SERVICE_UNAVAILABLE', 'could not draw a free user code; try again');
 }
 
-/**
- * A signed-in person's decision on a typed user code: approve for `accountId` or deny. 404 for
- * a code that names no pending grant (counted: ten wrong ones per person and per client in 15
- * minutes), then 429 until the window resets, whatever is typed.
- */
-export async function decideDeviceLogin(
-  ctx: Pick<RequestContext, 'codes'>,
-  input: { accountId: string; client: string; typed: string; approve: boolean },
-): Promise<{ name: string }> {
-  const { accountId, client, typed, approve } = input;
+/** The hash a typed user code is kept under, and the tries it counts against (the person's and the client's). */
+async function typedCode(accountId: string, client: string, typed: string) {
   const normalised = normaliseUserCode(typed);
   // A code that cannot be one still counts as a try, so malformed guesses are no cheaper.
   const userHash = await userHashOf(normalised ?? `invalid:${typed.slice(0, 64)}`);
@@ -95,24 +89,69 @@ export async function decideDeviceLogin(
     { key: `tries:account:${accountId}`, limit: USER_CODE_TRIES },
     { key: `tries:client:${client}`, limit: USER_CODE_TRIES },
   ];
-  const outcome = await ctx.codes
-    .scope(DEVICE_SCOPE)
-    .decideDeviceGrant(userHash, approve ? accountId : null, tries, CLI_WINDOW_MS);
-  if (outcome.found) return { name: outcome.name };
+  return { userHash, tries };
+}
+
+/** The refusal of a typed code that names no pending grant: 429 once the tries are spent, else 404. */
+function missingGrant(outcome: { decision: RateDecision } | { limited: RateDecision }): ApiError {
   if ('limited' in outcome) {
-    throw new ApiError(
+    return new ApiError(
       'TOO_MANY_REQUESTS',
       `too many wrong codes; try again in ${Math.ceil(outcome.limited.retryAfter / 60)} minutes`,
     );
   }
   if (!outcome.decision.allowed) {
-    throw new ApiError('TOO_MANY_REQUESTS', 'too many wrong codes; wait before trying again');
+    return new ApiError('TOO_MANY_REQUESTS', 'too many wrong codes; wait before trying again');
   }
-  throw new ApiError(
+  return new ApiError(
     'NOT_FOUND',
     'no sign-in is waiting for that code: check it against your terminal (it expires after 10 minutes)',
     'user_code',
   );
+}
+
+/**
+ * A signed-in person's decision on a typed user code: approve for `accountId` (through dashboard
+ * session `sessionId`, recorded as the token's parent) or deny. 404 for a code that names no
+ * pending grant (counted: ten wrong ones per person and per client in 15 minutes), then 429
+ * until the window resets, whatever is typed.
+ */
+export async function decideDeviceLogin(
+  ctx: Pick<RequestContext, 'codes'>,
+  input: { accountId: string; sessionId: string; client: string; typed: string; approve: boolean },
+): Promise<{ name: string }> {
+  const { accountId, sessionId, client, typed, approve } = input;
+  const { userHash, tries } = await typedCode(accountId, client, typed);
+  const outcome = await ctx.codes
+    .scope(DEVICE_SCOPE)
+    .decideDeviceGrant(userHash, approve ? accountId : null, tries, CLI_WINDOW_MS, sessionId);
+  if (outcome.found) return { name: outcome.name };
+  throw missingGrant(outcome);
+}
+
+/** The machine asking: the name it gave, the address it started from, and when (RFC 8628 §5.4). */
+export interface AskingDevice {
+  name: string;
+  ip: string | null;
+  started_at: string | null;
+}
+
+/**
+ * The device a typed user code belongs to, for the person to check before deciding; counted
+ * like a decision (404, then 429), so looking codes up guesses no faster.
+ */
+export async function describeDeviceLogin(
+  ctx: Pick<RequestContext, 'codes'>,
+  input: { accountId: string; client: string; typed: string },
+): Promise<AskingDevice> {
+  const { userHash, tries } = await typedCode(input.accountId, input.client, input.typed);
+  const outcome = await ctx.codes.scope(DEVICE_SCOPE).peekDeviceGrant(userHash, tries, CLI_WINDOW_MS);
+  if (!outcome.found) throw missingGrant(outcome);
+  return {
+    name: outcome.name,
+    ip: outcome.ip,
+    started_at: outcome.startedAt === null ? null : new Date(outcome.startedAt).toISOString(),
+  };
 }
 
 /** One poll of the CLI: the token once approved, else the RFC 8628 error to answer. */
@@ -142,6 +181,12 @@ export async function pollDeviceLogin(
     case 'denied':
       return { error: 'access_denied', description: 'the sign-in was denied in the browser' };
     case 'approved':
-      return issueCliToken(ctx, { accountId: poll.accountId, name: poll.name, ip, flow: 'device' });
+      return issueCliToken(ctx, {
+        accountId: poll.accountId,
+        name: poll.name,
+        ip,
+        flow: 'device',
+        mintedBy: poll.sessionId ?? null,
+      });
   }
 }

@@ -222,6 +222,56 @@ describe('tether login --device', { timeout: 120_000 }, () => {
     await page.context().close();
   });
 
+  it('a device link shows the machine asking (name, address, start) and asks to check the code against the terminal (RFC 8628 §5.4)', async () => {
+    const owner = await account();
+    const client = asClient();
+    const start = await api(worker.baseUrl).post<{
+      device_code: string;
+      user_code: string;
+      verification_uri_complete: string;
+    }>('/api/v1/cli/device', { name: 'attacker-box' }, { headers: client });
+    expect(start.status, start.text).toBe(200);
+    const path = new URL(start.body.verification_uri_complete);
+    const page = await signedInPage(browser, worker.baseUrl, owner.token, `${path.pathname}${path.search}`);
+    const asking = page.getByRole('region', { name: 'The device asking' });
+    await expect(asking.textContent()).resolves.toContain('attacker-box');
+    await expect(asking.textContent()).resolves.toContain(Object.values(client)[0] as string);
+    const startedAt = Date.parse((await asking.locator('time').getAttribute('datetime')) ?? '');
+    expect(Math.abs(Date.now() - startedAt)).toBeLessThan(60_000);
+    await expect(page.getByText('exactly the one your own terminal shows').count()).resolves.toBe(1);
+    // Authorized through this console session, the token is a descendant of the owner's token:
+    // a cascade revoke of that token ends it.
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain('go back to your terminal');
+    const issued = await token({ grant_type: DEVICE_GRANT, device_code: start.body.device_code }, client);
+    expect(issued.body.token).toMatch(/^tth_at_/);
+    const ownerTokens = await api(worker.baseUrl, owner.token).get<{
+      tokens: Array<{ id: string; name: string }>;
+    }>('/api/v1/account/tokens');
+    const initial = ownerTokens.body.tokens.find((t) => t.name === 'initial');
+    const cascade = await api(worker.baseUrl, issued.body.token).delete(
+      `/api/v1/account/tokens/${initial?.id}?cascade=true`,
+    );
+    expect(cascade.status).toBe(200);
+    expect((await api(worker.baseUrl, issued.body.token).get('/api/v1/account')).status).toBe(401);
+    await page.context().close();
+  });
+
+  it('a code typed on the device page that no machine asked for shows nothing about any device', async () => {
+    const owner = await account();
+    const page = await signedInPage(
+      browser,
+      worker.baseUrl,
+      owner.token,
+      '/console/device?user_code=BBBB-CCCC',
+    );
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(
+      'no sign-in is waiting for that code',
+    );
+    expect(await page.getByRole('region', { name: 'The device asking' }).count()).toBe(0);
+    await page.context().close();
+  });
+
   it('polling answers authorization_pending, slow_down, access_denied after Deny, then expired_token', async () => {
     const owner = await account();
     const session = await sessionOf(owner.token);
