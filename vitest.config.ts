@@ -3,6 +3,8 @@ import { CRON_FILES } from './test/cron-files';
 
 const integration = {
   environment: 'node' as const,
+  // AppAuth-JS ships ESM with extensionless imports, which Node's loader cannot resolve: let Vite resolve them.
+  server: { deps: { inline: ['@openid/appauth'] } },
   globalSetup: ['test/global-setup.ts'],
   testTimeout: 30_000,
   hookTimeout: 120_000,

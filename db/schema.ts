@@ -244,6 +244,8 @@ export interface StoredSigningKey {
   created_at: string;
   /** When a newer key replaced it: it is published until every token it signed has expired. */
   retired_at?: string;
+  /** The published next key: it signs nothing until a rotation makes it current (docs/contract.md §15). */
+  next?: boolean;
 }
 
 export const authApps = pgTable('auth_apps', {

@@ -26,6 +26,8 @@ export function apiDocument(base: string): Record<string, unknown> {
   app.route('/api/v1', cliTokenRoutes);
   app.route('/v1', oauthRoutes);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  // An auth app's server key at its introspection endpoint, as client_secret_basic (user: the app_id).
+  app.openAPIRegistry.registerComponent('securitySchemes', 'basic', { type: 'http', scheme: 'basic' });
   const doc = finishDocument(app.getOpenAPI31Document({ openapi: '3.1.0', info: INFO }), base);
   return doc as unknown as Record<string, unknown>;
 }

@@ -1549,7 +1549,7 @@ export interface paths {
         put?: never;
         /**
          * Ask whether an access or refresh token of the app is active (RFC 7662), with the app's server key
-         * @description For the backend of a site connected to the app: `Authorization: Bearer <SERVICE_AUTH_SERVER_KEY>` and the token as `token`, form-encoded as RFC 7662 has it (JSON is taken too). An access token is active when it verifies against the app's published keys for its issuer and audience, has not expired, and its user exists and is not disabled in an enabled app; the answer then carries the token's claims and the user's current e-mail. A refresh token (`tth_rt_…`) is active while it can be redeemed: issued by this app, not yet used for a refresh (rotated away), not revoked (signed out, reuse detected, user deleted), unexpired, of a user not disabled in an enabled app; the answer then carries `token_type: "refresh_token"`, `client_id`, `sub`, `iss`, `iat` (when it was issued), `exp` and the user's current e-mail. Anything else is only `{"active":false}`. Another app's server key, a rotated one or none is 401 `invalid_client`.
+         * @description For the backend of a site connected to the app: `Authorization: Bearer <SERVICE_AUTH_SERVER_KEY>` (or HTTP Basic with the app_id as user and the key as password, `client_secret_basic`) and the token as `token`, form-encoded as RFC 7662 has it (JSON is taken too). An access token is active when it verifies against the app's published keys for its issuer and audience, has not expired, and its user exists and is not disabled in an enabled app; the answer then carries the token's claims and the user's current e-mail. A refresh token (`tth_rt_…`) is active while it can be redeemed: issued by this app, not yet used for a refresh (rotated away), not revoked (signed out, reuse detected, user deleted), unexpired, of a user not disabled in an enabled app; the answer then carries `token_type: "refresh_token"`, `client_id`, `sub`, `iss`, `iat` (when it was issued), `exp` and the user's current e-mail. Anything else is only `{"active":false}`. Another app's server key, a rotated one or none is 401 `invalid_client`.
          */
         post: operations["postByAppSlugOauthIntrospect"];
         delete?: never;
@@ -1662,6 +1662,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{appSlug}/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The standard authorization endpoint: a browser sign-in with PKCE S256 (OpenID Connect)
+         * @description Back to `redirect_uri?code&state&iss` (RFC 9207); the code is redeemed at `oauth/token` (or `oauth/exchange`) within 120 s. Errors go to the redirect_uri as RFC 6749 §4.1.2.1 once client_id and redirect_uri are good; before that a page says what is wrong.
+         */
+        get: operations["getByAppSlugOauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{appSlug}/oauth/token": {
         parameters: {
             query?: never;
@@ -1676,6 +1696,50 @@ export interface paths {
          * @description Form-encoded as RFC 6749 has it (JSON is taken too). `authorization_code` takes `code`, `code_verifier`, `redirect_uri` and `client_id` (the app_id) and redeems the same one-time codes as `oauth/exchange` under its limits; `refresh_token` rotates as `oauth/refresh`. An ID token comes with the answer when the granted scope has `openid`. Errors are RFC 6749 §5.2 `{error, error_description}`.
          */
         post: operations["postByAppSlugOauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{appSlug}/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token (RFC 7009): a refresh token ends its session
+         * @description Revoke a token (RFC 7009): a refresh token ends its session
+         */
+        post: operations["postByAppSlugOauthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{appSlug}/oauth/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user of a Bearer access token (OpenID Connect UserInfo)
+         * @description The signed-in user of a Bearer access token (OpenID Connect UserInfo)
+         */
+        get: operations["getByAppSlugOauthUserinfo"];
+        put?: never;
+        /**
+         * The signed-in user of a Bearer access token (OpenID Connect UserInfo)
+         * @description The signed-in user of a Bearer access token (OpenID Connect UserInfo)
+         */
+        post: operations["postByAppSlugOauthUserinfo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2169,6 +2233,12 @@ export interface components {
         StandardOAuthError: {
             error: string;
             error_description?: string;
+        };
+        UserInfo: {
+            sub: string;
+            email: string;
+            email_verified: boolean;
+            name?: string;
         };
     };
     responses: never;
@@ -10287,6 +10357,93 @@ export interface operations {
             };
         };
     };
+    getByAppSlugOauthAuthorize: {
+        parameters: {
+            query?: {
+                /** @description `code` */
+                response_type?: string;
+                /** @description the auth app's app_id */
+                client_id?: string;
+                /** @description a URI of a registered origin (contract §9) */
+                redirect_uri?: string;
+                /** @description BASE64URL(SHA-256(code_verifier)); required */
+                code_challenge?: string;
+                /** @description `S256`; required */
+                code_challenge_method?: string;
+                state?: string;
+                /** @description openid email profile offline_access (default: openid email profile) */
+                scope?: string;
+                /** @description put in the ID token */
+                nonce?: string;
+                /** @description google, github or apple; without it a page to choose */
+                provider?: string;
+            };
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page to choose a provider (no provider given) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description to the provider, or back to the redirect_uri with an error */
+            302: {
+                headers: {
+                    /** @description where the browser goes next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description client_id or redirect_uri not good: a page (or JSON) saying why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the app is disabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description unknown app */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
     postByAppSlugOauthToken: {
         parameters: {
             query?: never;
@@ -10372,6 +10529,189 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    postByAppSlugOauthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token?: string;
+                    /** @description only a hint */
+                    token_type_hint?: string;
+                    client_id?: string;
+                };
+                "application/json": {
+                    token?: string;
+                    /** @description only a hint */
+                    token_type_hint?: string;
+                    client_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description done, whatever the token was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request: no token */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description invalid_client: client_id is not this app */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description rate limited; see Retry-After */
+            429: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getByAppSlugOauthUserinfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the user as they are now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description invalid_token, with WWW-Authenticate: Bearer */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    postByAppSlugOauthUserinfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the user as they are now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description invalid_token, with WWW-Authenticate: Bearer */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandardOAuthError"];
+                };
+            };
+            /** @description the body is not of the media type the route takes (JSON; a form where the route says so) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
             /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */

@@ -39,11 +39,29 @@ export type OriginCheck = { ok: true; origin: string; kind: OriginKind } | { ok:
 
 const refuse = (reason: string): OriginCheck => ({ ok: false, reason });
 
+/** Expo Go's scheme: its redirects name the development server, exp://<host>:<port>/--/<path>. */
+const EXPO_GO_SCHEME = 'exp';
+
+/** `exp://<host>:<port>` (Expo Go, contract §15): registered and matched exactly, port included. */
+function checkExpoGo(authority: string): OriginCheck {
+  const colon = authority.lastIndexOf(':');
+  const host = (colon < 0 ? authority : authority.slice(0, colon)).toLowerCase();
+  const port = colon < 0 ? '' : authority.slice(colon + 1);
+  if (!PORT_RE.test(port) || Number(port) > 65535)
+    return refuse(
+      'an Expo Go origin names the development server with its port: exp://<host>:<port> (for example exp://192.168.1.5:8081)',
+    );
+  if (!CUSTOM_HOST_RE.test(host))
+    return refuse('the host of an Expo Go origin is letters, digits, - . and _');
+  return { ok: true, origin: `exp://${host}:${port}`, kind: 'custom_scheme' };
+}
+
 function checkCustomScheme(scheme: string, authority: string, rest: string): OriginCheck {
   if (authority.includes('*') || rest.includes('*')) {
     return refuse('a wildcard never covers a custom scheme; register <scheme>://<host> exactly');
   }
   if (rest !== '') return refuse(`a custom scheme origin has no path: register ${scheme}://<host> only`);
+  if (scheme === EXPO_GO_SCHEME) return checkExpoGo(authority);
   if (authority.includes(':')) return refuse('a custom scheme origin has no port');
   const host = authority.toLowerCase();
   if (!CUSTOM_HOST_RE.test(host)) {
@@ -239,8 +257,18 @@ export function matchRedirectUri(redirectUri: string, registered: readonly strin
   return registered.find((entry) => matchesEntry(uri, entry)) ?? null;
 }
 
-/** Whether a redirect target is an https URL (the only kind the web fragment flow may send tokens to). */
+/** Whether a redirect target is an https URL. */
 export const isHttpsRedirect = (redirectUri: string): boolean => /^https:\/\//i.test(redirectUri);
+
+/**
+ * Whether the web fragment flow (tokens in the URL fragment, no PKCE) may send tokens to a
+ * redirect target: an https URL, or an http loopback one for local web development (contract §15).
+ */
+export function mayUseFragment(redirectUri: string): boolean {
+  if (isHttpsRedirect(redirectUri)) return true;
+  const host = /^http:\/\/(\[[^\]]*\]|[^/:?#]*)/i.exec(redirectUri)?.[1]?.toLowerCase();
+  return host !== undefined && (LOOPBACK_HOSTS as readonly string[]).includes(host);
+}
 
 /**
  * Whether a browser's `Origin` (scheme, host, port) is one of the registered origins, whatever

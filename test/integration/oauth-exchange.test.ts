@@ -80,9 +80,11 @@ describe('code exchange', () => {
       (await api(worker.baseUrl).get<{ keys: Array<{ kid: string }> }>(`/v1/${slug}/.well-known/jwks.json`))
         .body;
     const [mine, theirs] = [await jwksOf(app.slug), await jwksOf(other.slug)];
-    expect(mine.keys).toHaveLength(1);
-    expect(theirs.keys).toHaveLength(1);
-    expect(mine.keys[0]?.kid).not.toBe(theirs.keys[0]?.kid);
+    // Each publishes its current key and its next one (contract §15), none of the other's.
+    expect(mine.keys).toHaveLength(2);
+    expect(theirs.keys).toHaveLength(2);
+    expect(mine.keys.map((k) => k.kid)).not.toContain(theirs.keys[0]?.kid);
+    expect(mine.keys.map((k) => k.kid)).not.toContain(theirs.keys[1]?.kid);
     const token = (await sessionOf(app.slug)).access_token;
     await expect(jwtVerify(token, createLocalJWKSet(mine as never))).resolves.toBeTruthy();
     await expect(jwtVerify(token, createLocalJWKSet(theirs as never))).rejects.toThrow();
@@ -110,7 +112,8 @@ describe('code exchange', () => {
     const jwks = await api(worker.baseUrl).get<{ keys: Array<{ kid: string }> }>(
       `/v1/${legacy.slug}/.well-known/jwks.json`,
     );
-    expect(jwks.body.keys).toHaveLength(1);
+    // Its current key and the next one it publishes from then on (contract §15).
+    expect(jwks.body.keys).toHaveLength(2);
     for (const token of [(first.body as unknown as Session).access_token, refreshed.body.access_token]) {
       const { protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks.body as never));
       expect(protectedHeader.kid).toBe(jwks.body.keys[0]?.kid);

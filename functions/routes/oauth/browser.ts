@@ -9,16 +9,17 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { challengeProblem } from '../../domain/pkce';
-import { isHttpsRedirect, matchRedirectUri } from '../../domain/redirect-uris';
+import { matchRedirectUri, mayUseFragment } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { type AuthAppRow, findAppBySlug, loadEnabledApp, providerSecrets } from '../../services/sign-in/apps';
+import { findAppBySlug, loadEnabledApp } from '../../services/sign-in/apps';
 import { finishSignIn } from '../../services/sign-in/browser-sign-in';
-import { issueState, newNonce, takeState } from '../../services/sign-in/one-time-codes';
-import type { BrowserFlow, SignInProvider } from '../../services/sign-in/providers/provider';
+import { takeState } from '../../services/sign-in/one-time-codes';
 import { providerNamed } from '../../services/sign-in/providers/registry';
-import { countSignInStart, lookUpApp } from '../../services/sign-in/rate-limit';
+import { lookUpApp } from '../../services/sign-in/rate-limit';
 import { requestContext } from '../shared';
+import { asBrowserProblem, problems } from './browser-problems';
+import { browserProvider, callbackUri, providerClient, readyClient, startAtProvider } from './browser-start';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({
@@ -29,27 +30,6 @@ const ProviderParam = AppParam.extend({
 });
 
 export const browserRoutes = oauthGroup();
-
-/** The provider's callback URL of an app (registered with the provider). */
-export function callbackUri(c: Context<AppEnv>, slug: string, provider: string): string {
-  return `${c.get('config').PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}/auth/${provider}/callback`;
-}
-
-/** The registered provider `name` with a browser flow (404 otherwise). */
-function browserProvider(name: string): SignInProvider & { browser: BrowserFlow } {
-  const provider = providerNamed(name);
-  if (!provider?.browser) throw new OAuthError(404, `no browser sign-in with ${name}`);
-  return provider as SignInProvider & { browser: BrowserFlow };
-}
-
-/** The provider's settings and secret for `app`; 400 when it is not enabled and complete. */
-async function providerClient(c: Context<AppEnv>, app: AuthAppRow, provider: SignInProvider) {
-  const settings = app.providers[provider.name];
-  const secret = settings ? (await providerSecrets(c.get('config'), app))[provider.name] : undefined;
-  if (!settings || !secret || !provider.ready(settings, secret))
-    throw new OAuthError(400, `provider ${provider.name} is not enabled for this app`);
-  return { settings, secret };
-}
 
 browserRoutes.openapi(
   createRoute({
@@ -82,51 +62,34 @@ browserRoutes.openapi(
   async (c) => {
     const { appSlug, provider: name } = c.req.valid('param');
     const query = c.req.valid('query');
+    if (!providerNamed(name)?.browser) throw problems.unknownProvider(name);
     const provider = browserProvider(name);
     // A client naming unknown apps is counted (429 past its limit), so starts cost no free reads.
     const ctx = requestContext(c);
     const app = await lookUpApp(ctx, {
       client: clientOf(c),
       lookup: () => loadEnabledApp(ctx.http, appSlug),
+    }).catch((err: unknown) => {
+      throw asBrowserProblem(err, appSlug);
     });
-    if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins)) {
-      throw new OAuthError(400, 'redirect_uri is not a registered origin of this app');
-    }
+    if (!matchRedirectUri(query.redirect_uri, app.allowedOrigins))
+      throw problems.redirectNotRegistered(appSlug);
     const pkce = challengeProblem(query.code_challenge, query.code_challenge_method);
     if (pkce) throw new OAuthError(400, pkce);
-    if (query.code_challenge === undefined && !isHttpsRedirect(query.redirect_uri)) {
+    if (query.code_challenge === undefined && !mayUseFragment(query.redirect_uri)) {
       throw new OAuthError(
         400,
         'a custom-scheme redirect_uri needs PKCE: send code_challenge and code_challenge_method=S256',
       );
     }
-    const client = await providerClient(c, app, provider);
-    // Counted once the request would keep provider state: an unknown app never gets an object.
-    await countSignInStart(ctx, { slug: appSlug, client: clientOf(c) });
-    const nonce = provider.browser.sendsNonce ? newNonce() : undefined;
-    const verifier = newNonce();
-    const state = await issueState(ctx, {
-      slug: appSlug,
-      record: {
-        appId: app.id,
-        provider: provider.name,
-        redirectUri: query.redirect_uri,
-        challenge: query.code_challenge,
-        clientState: query.state,
-        nonce,
-        providerVerifier: verifier,
-      },
+    const client = await readyClient(c, app, provider);
+    if (!client) throw problems.providerDisabled(appSlug, provider.name);
+    return startAtProvider(c, {
+      app,
+      provider,
+      client,
+      record: { redirectUri: query.redirect_uri, challenge: query.code_challenge, clientState: query.state },
     });
-    const { config } = ctx;
-    const location = await provider.browser.authorizeUrl(config, {
-      settings: client.settings,
-      callbackUri: callbackUri(c, appSlug, provider.name),
-      state,
-      verifier,
-      nonce,
-    });
-    c.header('Cache-Control', 'no-store');
-    return c.redirect(location, 302);
   },
 );
 

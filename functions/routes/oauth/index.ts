@@ -12,6 +12,7 @@ import { countIdTokenRequest, countSessionRequest } from '../../services/sign-in
 import { oauthServerGroups, registeredOriginCors, STANDARD_ENDPOINT, standardErrors } from '../oauth-server';
 import { requestContext } from '../shared';
 import { browserRoutes } from './browser';
+import { readableForBrowsers } from './browser-problems';
 import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { introspectRoutes } from './introspect';
 import { jwksRoutes } from './jwks';
@@ -57,8 +58,11 @@ const callableFromScripts = cors(SCRIPT_CORS);
  * The standard token, revoke and userinfo endpoints answer CORS for the app's registered origins
  * instead, and their refusals in RFC 6749's shape (routes/oauth-server).
  */
-const standardOrScripts: MiddlewareHandler<AppEnv> = (c, next) =>
-  STANDARD_ENDPOINT.test(c.req.path) ? registeredOriginCors(c, next) : callableFromScripts(c, next);
+const standardOrScripts: MiddlewareHandler<AppEnv> = (c, next) => {
+  // The authorization endpoint is a navigation, like /auth/{provider}: no CORS.
+  if (c.req.path.endsWith('/oauth/authorize')) return next();
+  return STANDARD_ENDPOINT.test(c.req.path) ? registeredOriginCors(c, next) : callableFromScripts(c, next);
+};
 
 const standardErrorsOnly: MiddlewareHandler<AppEnv> = (c, next) =>
   STANDARD_ENDPOINT.test(c.req.path) ? standardErrors(c, next) : next();
@@ -69,6 +73,8 @@ function authService(groups: ReturnType<typeof oauthGroup>[]): ReturnType<typeof
   for (const path of ['/:appSlug/oauth/*', '/:appSlug/logout', '/:appSlug/.well-known/*'])
     routes.use(path, standardOrScripts);
   routes.use('/:appSlug/oauth/*', standardErrorsOnly);
+  routes.use('/:appSlug/auth/*', readableForBrowsers);
+  routes.use('/:appSlug/oauth/authorize', readableForBrowsers);
   // Bodies are bounded and typed before anything counts or reads them; CORS headers go on the refusals.
   routes.use('*', boundedBodies, jsonAuthPosts);
   routes.use('/:appSlug/oauth/exchange', countedExchange);

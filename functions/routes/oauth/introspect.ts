@@ -8,6 +8,37 @@ import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 export const introspectRoutes = oauthGroup();
 
+/** `application/x-www-form-urlencoded` decoding of one part of a Basic credential (RFC 6749 §2.3.1). */
+function formDecoded(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The server key a request presents: as a Bearer token, or as HTTP Basic `client_secret_basic`
+ * with the app's app_id as the user (contract §15). Undefined when it presents neither.
+ */
+export function serverKeyOf(authorization: string | undefined, slug: string): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (bearer) return bearer;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(authorization ?? '')?.[1];
+  if (!basic) return undefined;
+  let decoded: string;
+  try {
+    decoded = atob(basic);
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // Another client_id gets the same 401 as a wrong key: the key is checked against this app only.
+  if (formDecoded(decoded.slice(0, colon)) !== slug) return '';
+  return formDecoded(decoded.slice(colon + 1)) ?? '';
+}
+
 const IntrospectBody = z.object({
   token: z
     .string()
@@ -46,8 +77,8 @@ introspectRoutes.openapi(
     summary:
       "Ask whether an access or refresh token of the app is active (RFC 7662), with the app's server key",
     description:
-      "For the backend of a site connected to the app: `Authorization: Bearer <SERVICE_AUTH_SERVER_KEY>` and the token as `token`, form-encoded as RFC 7662 has it (JSON is taken too). An access token is active when it verifies against the app's published keys for its issuer and audience, has not expired, and its user exists and is not disabled in an enabled app; the answer then carries the token's claims and the user's current e-mail. A refresh token (`tth_rt_…`) is active while it can be redeemed: issued by this app, not yet used for a refresh (rotated away), not revoked (signed out, reuse detected, user deleted), unexpired, of a user not disabled in an enabled app; the answer then carries `token_type: \"refresh_token\"`, `client_id`, `sub`, `iss`, `iat` (when it was issued), `exp` and the user's current e-mail. Anything else is only `{\"active\":false}`. Another app's server key, a rotated one or none is 401 `invalid_client`.",
-    security: [{ bearer: [] }],
+      "For the backend of a site connected to the app: `Authorization: Bearer <SERVICE_AUTH_SERVER_KEY>` (or HTTP Basic with the app_id as user and the key as password, `client_secret_basic`) and the token as `token`, form-encoded as RFC 7662 has it (JSON is taken too). An access token is active when it verifies against the app's published keys for its issuer and audience, has not expired, and its user exists and is not disabled in an enabled app; the answer then carries the token's claims and the user's current e-mail. A refresh token (`tth_rt_…`) is active while it can be redeemed: issued by this app, not yet used for a refresh (rotated away), not revoked (signed out, reuse detected, user deleted), unexpired, of a user not disabled in an enabled app; the answer then carries `token_type: \"refresh_token\"`, `client_id`, `sub`, `iss`, `iat` (when it was issued), `exp` and the user's current e-mail. Anything else is only `{\"active\":false}`. Another app's server key, a rotated one or none is 401 `invalid_client`.",
+    security: [{ bearer: [] }, { basic: [] }] as Array<Record<string, string[]>>,
     request: {
       params: AppParam,
       body: {
@@ -67,9 +98,9 @@ introspectRoutes.openapi(
   async (c) => {
     const { appSlug } = c.req.valid('param');
     const token = c.req.valid('form').token ?? c.req.valid('json').token;
-    const key = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    const key = serverKeyOf(c.req.header('authorization'), appSlug);
     c.header('Cache-Control', 'no-store');
-    if (!key) {
+    if (key === undefined) {
       c.header('WWW-Authenticate', 'Bearer');
       throw new OAuthError(
         401,

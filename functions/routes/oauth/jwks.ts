@@ -24,7 +24,8 @@ jwksRoutes.openapi(
     const { appSlug } = c.req.valid('param');
     const keys = await appPublicKeys(getHttpDb(c), c.get('config'), appSlug);
     if (!keys) throw new OAuthError(404, 'unknown app');
-    c.header('Cache-Control', 'public, max-age=3600');
+    // Five minutes at most: the next key is published long before it signs (contract §15).
+    c.header('Cache-Control', 'public, max-age=300');
     return c.json({ keys }, 200);
   },
 );

@@ -16,7 +16,7 @@ import { type ServiceHolders, writeServiceRekey, writeServiceRemoval } from '../
 import { guardRows, runGuarded } from '../store/guarded-write';
 import type { AuthAppRow } from './apps';
 import { blockCodes, CODE_TTL_MS } from './one-time-codes';
-import { rotatedKeys } from './signing-keys';
+import { currentKeyOf, rotatedKeys } from './signing-keys';
 
 const NOT_FOUND = { code: 'NOT_FOUND', message: 'auth app not found' } as const;
 
@@ -92,7 +92,8 @@ export async function rotateServerKey(
 }
 
 /**
- * Gives `app` a new signing key; the keys it replaces stay published until their tokens expired.
+ * Promotes `app`'s published next key to current and publishes a new next key; the key it
+ * replaces stays published until its tokens expired.
  * Written over the keys it read (a concurrent rotation makes this one 409, retry safe).
  */
 export async function rotateSigningKey(
@@ -116,5 +117,5 @@ export async function rotateSigningKey(
       projectId: app.projectId,
     }),
   ]);
-  return keys[0] as StoredSigningKey;
+  return currentKeyOf(keys) as StoredSigningKey;
 }

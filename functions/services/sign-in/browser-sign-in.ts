@@ -3,7 +3,7 @@
  * user, then build where the browser goes next. Every failure from here on goes back to the
  * app's registered redirect_uri as error=<message>.
  */
-import { isHttpsRedirect } from '../../domain/redirect-uris';
+import { mayUseFragment } from '../../domain/redirect-uris';
 import { log } from '../../lib/logger';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
@@ -11,7 +11,7 @@ import type { AuthAppRow } from './apps';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
 import type { BrowserFlow, StoredSettings } from './providers/provider';
-import { type OpenedSession, openedSessionBody, openSession } from './sessions';
+import { issuerOf, type OpenedSession, openedSessionBody, openSession, type SessionGrant } from './sessions';
 import { currentSigningKey } from './signing-keys';
 import { type ProviderIdentity, REFUSAL_MESSAGE, type SignInRefusal, signInIdentity } from './users';
 
@@ -49,8 +49,26 @@ export function withParams(
   return mark === '?' ? `${path}?${query}` : `${base}#${own.toString()}`;
 }
 
-const errorLocation = (record: StateRecord, message: string) =>
-  withParams(record.redirectUri, '?', { error: message.slice(0, 300), state: record.clientState });
+/**
+ * Where a failed sign-in goes: the specification's `error=<message>`, or for a sign-in started at
+ * the standard authorize endpoint RFC 6749 §4.1.2.1's `error` code with `error_description` and
+ * RFC 9207's `iss`.
+ */
+function errorLocation(
+  record: StateRecord,
+  message: string,
+  issuer: string,
+  code: 'access_denied' | 'server_error' = 'access_denied',
+): string {
+  const text = message.slice(0, 300);
+  if (!record.oidc) return withParams(record.redirectUri, '?', { error: text, state: record.clientState });
+  return withParams(record.redirectUri, '?', {
+    error: code,
+    error_description: text,
+    state: record.clientState,
+    iss: issuer,
+  });
+}
 
 async function identify(ctx: RequestContext, input: FinishSignIn) {
   const providerError = input.params.error_description ?? input.params.error;
@@ -76,25 +94,29 @@ async function signInSession(
   ctx: RequestContext,
   input: FinishSignIn,
   who: ProviderIdentity,
+  grant: SessionGrant | undefined,
 ): Promise<OpenedSession | SignInRefusal> {
-  const returning = await openSession(ctx, { appId: input.app.id, who });
+  const returning = await openSession(ctx, { appId: input.app.id, who, grant });
   if (returning) return returning;
   const result = await signInIdentity(ctx, { appId: input.app.id, who, lookedUp: { known: null } });
   if (!result.ok) return result.refusal;
-  return (await openSession(ctx, { userId: result.user.id })) ?? 'disabled';
+  return (await openSession(ctx, { userId: result.user.id, grant })) ?? 'disabled';
 }
 
 /** Identifies the user and returns the redirect: code (PKCE), tokens in the fragment (web), or error. */
 export async function finishSignIn(ctx: RequestContext, input: FinishSignIn): Promise<string> {
   const { record } = input;
+  const issuer = issuerOf(ctx.config, input.slug);
   try {
     const who = await identify(ctx, input);
-    // The web flow hands tokens to https origins only; the start route already refused the rest.
-    if (!record.challenge && !isHttpsRedirect(record.redirectUri))
-      return errorLocation(record, 'PKCE is required for this redirect_uri');
+    // The web flow hands tokens to https (and loopback) origins only; the start route refused the rest.
+    if (!record.challenge && !mayUseFragment(record.redirectUri))
+      return errorLocation(record, 'PKCE is required for this redirect_uri', issuer);
     const signingKey = await currentSigningKey(ctx.http, ctx.config, input.app);
-    const opened = await signInSession(ctx, input, who);
-    if (typeof opened === 'string') return errorLocation(record, REFUSAL_MESSAGE[opened]);
+    const authTime = Math.floor(Date.now() / 1000);
+    const oidc = record.oidc ? { ...record.oidc, authTime } : undefined;
+    const opened = await signInSession(ctx, input, who, oidc);
+    if (typeof opened === 'string') return errorLocation(record, REFUSAL_MESSAGE[opened], issuer);
     if (record.challenge) {
       const code = await issueCode(ctx, {
         slug: input.slug,
@@ -106,9 +128,11 @@ export async function finishSignIn(ctx: RequestContext, input: FinishSignIn): Pr
           user: opened.user,
           refreshCiphertext: await ctx.config.keyring.encrypt(opened.refreshToken),
           signingKey,
+          ...(oidc ? { oidc } : {}),
         },
       });
-      return withParams(record.redirectUri, '?', { code, state: record.clientState });
+      const back = { code, state: record.clientState };
+      return withParams(record.redirectUri, '?', record.oidc ? { ...back, iss: issuer } : back);
     }
     const session = await openedSessionBody(ctx.config, input.app.appId, signingKey, opened);
     return withParams(record.redirectUri, '#', {
@@ -120,8 +144,8 @@ export async function finishSignIn(ctx: RequestContext, input: FinishSignIn): Pr
     });
   } catch (err) {
     if (err instanceof ProviderFailure || err instanceof OAuthError)
-      return errorLocation(record, err.message);
+      return errorLocation(record, err.message, issuer);
     log.failure('sign-in failed after the provider callback:', err);
-    return errorLocation(record, 'Sign-in failed; try again');
+    return errorLocation(record, 'Sign-in failed; try again', issuer, 'server_error');
   }
 }

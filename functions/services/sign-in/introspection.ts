@@ -152,7 +152,8 @@ export async function introspectToken(
   const iss = issuerOf(config, slug);
   const keys = createLocalJWKSet({ keys: publicJwks(row.signing_keys ?? []) as JWK[] });
   try {
-    const { payload } = await jwtVerify(token, keys, { issuer: iss, audience: slug });
+    // `typ` JWT: an access token, never an ID token (which has none).
+    const { payload } = await jwtVerify(token, keys, { issuer: iss, audience: slug, typ: 'JWT' });
     if (payload.sub !== row.user_id) return INACTIVE;
     return {
       active: true,

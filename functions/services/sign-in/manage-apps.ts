@@ -22,7 +22,7 @@ import { findAuthApp } from './app-reads';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 import { blockCodes, unblockCodes } from './one-time-codes';
 import { allProviders } from './providers/registry';
-import { newSigningKey } from './signing-keys';
+import { firstKeys } from './signing-keys';
 
 /** The auth app object of the management API (never a secret). */
 export interface AuthAppBody {
@@ -124,8 +124,8 @@ export async function createAuthApp(
     settingsVersion: 0,
     requireIssuedNonce: false,
     appLinks: NO_APP_LINKS,
-    // Each app signs its tokens with a key of its own.
-    signingKeys: [await newSigningKey(config)],
+    // Each app signs its tokens with a key of its own, and publishes the next one from the start.
+    signingKeys: await firstKeys(config),
     createdAt: new Date(),
   };
   const app = { kind: 'auth_app' as const, resource: { id: row.id, projectId, name: row.appId } };

@@ -74,43 +74,83 @@ export const publicJwks = (
   now: number = Date.now(),
 ): Record<string, unknown>[] => keys.filter((key) => isPublished(key, now)).map((key) => key.public_jwk);
 
-/** The app's keys after a rotation: a new current key first, the old ones retired, the expired ones gone. */
+/** The key that signs an app's new tokens: its current one (neither the published next nor retired). */
+export function currentKeyOf(keys: readonly StoredSigningKey[]): StoredSigningKey | undefined {
+  return keys.find((key) => !key.next && !key.retired_at) ?? keys.find((key) => !key.next);
+}
+
+/** The app's published next key, if it has one. */
+export const nextKeyOf = (keys: readonly StoredSigningKey[]): StoredSigningKey | undefined =>
+  keys.find((key) => key.next === true);
+
+/** A new next key: published at once, signing nothing until a rotation promotes it. */
+export async function newNextKey(config: Config): Promise<StoredSigningKey> {
+  return { ...(await newSigningKey(config)), next: true };
+}
+
+/** The keys of a new app: the current key and the next one, both published from the start. */
+export async function firstKeys(config: Config): Promise<StoredSigningKey[]> {
+  return [await newSigningKey(config), await newNextKey(config)];
+}
+
+/**
+ * The app's keys after a rotation: the published next key becomes current (a verifier that
+ * fetched the JWKS before already holds it), a new next key is published, the replaced key is
+ * retired (published until its last token expired) and expired ones are gone. An app without a
+ * next key (made before apps had one) gets a new current key as well.
+ */
 export async function rotatedKeys(
   config: Config,
   keys: readonly StoredSigningKey[],
 ): Promise<StoredSigningKey[]> {
   const now = Date.now();
+  const next = nextKeyOf(keys);
+  const promoted: StoredSigningKey = next
+    ? {
+        kid: next.kid,
+        alg: next.alg,
+        public_jwk: next.public_jwk,
+        private_jwk_ciphertext: next.private_jwk_ciphertext,
+        created_at: next.created_at,
+      }
+    : await newSigningKey(config);
   const retired = keys
+    .filter((key) => key !== next)
     .map((key) => (key.retired_at ? key : { ...key, retired_at: new Date(now).toISOString() }))
     .filter((key) => isPublished(key, now));
-  return [await newSigningKey(config), ...retired];
+  return [promoted, await newNextKey(config), ...retired];
 }
 
 /**
- * The app's keys, making its first one when it has none (an app made before apps had keys of
- * their own): one conditional UPDATE, so concurrent first uses agree on one key.
+ * The app's keys, making its first ones when it has none (an app made before apps had keys of
+ * their own) and publishing a next key when it has none (an app made before next keys): one
+ * conditional UPDATE, so concurrent first uses agree on one set.
  */
 export async function ensureSigningKeys(
   db: Queryable,
   config: Config,
   app: { id: string; signingKeys: StoredSigningKey[] },
 ): Promise<StoredSigningKey[]> {
-  if (app.signingKeys.length > 0) return app.signingKeys;
-  const first = JSON.stringify([await newSigningKey(config)]);
+  const keys = app.signingKeys;
+  if (keys.length > 0 && nextKeyOf(keys)) return keys;
+  const wanted = keys.length === 0 ? await firstKeys(config) : [...keys, await newNextKey(config)];
   const [row] = await rowsOf<{ signing_keys: StoredSigningKey[] }>(
     db,
-    sql`UPDATE auth_apps SET signing_keys = CASE WHEN signing_keys = '[]'::jsonb THEN ${first}::jsonb ELSE signing_keys END
+    sql`UPDATE auth_apps SET signing_keys = CASE WHEN signing_keys = ${JSON.stringify(keys)}::jsonb
+          THEN ${JSON.stringify(wanted)}::jsonb ELSE signing_keys END
         WHERE id = ${app.id}::uuid RETURNING signing_keys`,
   );
   if (!row || row.signing_keys.length === 0) throw new Error(`auth app ${app.id} has no signing key`);
   return row.signing_keys;
 }
 
-/** The key that signs the app's new tokens (its newest), made first if the app has none. */
+/** The key that signs the app's new tokens (its current one), made first if the app has none. */
 export async function currentSigningKey(
   db: Queryable,
   config: Config,
   app: { id: string; signingKeys: StoredSigningKey[] },
 ): Promise<StoredSigningKey> {
-  return (await ensureSigningKeys(db, config, app))[0] as StoredSigningKey;
+  const current = currentKeyOf(app.signingKeys);
+  if (current && nextKeyOf(app.signingKeys)) return current;
+  return currentKeyOf(await ensureSigningKeys(db, config, app)) as StoredSigningKey;
 }

@@ -1,0 +1,51 @@
+/**
+ * POST /{appSlug}/oauth/revoke (RFC 7009; docs/contract.md §15): a refresh token ends its whole
+ * session (as the specification's logout); any other token, known or not, is answered 200 alike.
+ * Access tokens are short-lived JWTs and stay valid until they expire (introspection and
+ * UserInfo refuse them once their user or app is disabled).
+ */
+import { createRoute } from '@hono/zod-openapi';
+import { TOKEN_PREFIX } from '../../lib/ids';
+import { z } from '../../lib/openapi';
+import { StandardOAuthError } from '../../lib/standard-oauth-error';
+import { countSessionRequest } from '../../services/sign-in/rate-limit';
+import { logout } from '../../services/sign-in/sessions';
+import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/shared';
+import { requestContext } from '../shared';
+import { formOrJson, jsonAnswer, StandardErrorSchema } from './shared';
+
+const RevokeRequest = z.object({
+  token: z.string().max(8192).optional(),
+  token_type_hint: z.string().max(40).optional().openapi({ description: 'only a hint' }),
+  client_id: z.string().max(200).optional(),
+});
+
+export const revokeEndpoint = oauthGroup();
+
+revokeEndpoint.openapi(
+  createRoute({
+    method: 'post',
+    path: '/{appSlug}/oauth/revoke',
+    tags: ['auth service'],
+    summary: 'Revoke a token (RFC 7009): a refresh token ends its session',
+    request: { params: AppParam, ...formOrJson(RevokeRequest) },
+    responses: {
+      200: { description: 'done, whatever the token was' },
+      400: jsonAnswer(StandardErrorSchema, 'invalid_request: no token'),
+      401: jsonAnswer(StandardErrorSchema, 'invalid_client: client_id is not this app'),
+      429: jsonAnswer(StandardErrorSchema, 'rate limited; see Retry-After'),
+    },
+  }),
+  async (c) => {
+    const slug = await knownSlug(c);
+    const ctx = requestContext(c);
+    await countSessionRequest(ctx, { route: 'logout', slug, client: clientOf(c) });
+    const { token, client_id } = { ...c.req.valid('json'), ...c.req.valid('form') };
+    if (client_id !== undefined && client_id !== slug)
+      throw new StandardOAuthError(401, 'invalid_client', `client_id must be this issuer's app_id, ${slug}`);
+    if (!token) throw new StandardOAuthError(400, 'invalid_request', 'token is required');
+    if (token.startsWith(TOKEN_PREFIX.refresh)) await logout(ctx, { slug, token });
+    c.header('Cache-Control', 'no-store');
+    return c.body(null, 200);
+  },
+);
