@@ -464,6 +464,40 @@ export const credentialCleanups = pgTable(
   ],
 );
 
+/**
+ * A connection's latest credential rotation (docs/contract.md §14): graceful ones keep the old
+ * credential (`oldCredentialName`) valid until the new one's delivery is live and, for a
+ * database, its last session ended, or `retiresBy`; `retiredAt` set means done. No foreign key to
+ * connections: a row whose connection went keeps naming the old credential until it is gone.
+ */
+export const connectionRotations = pgTable(
+  'connection_rotations',
+  {
+    connectionId: uuid('connection_id').primaryKey(),
+    projectId: uuid('project_id').notNull(),
+    siteId: uuid('site_id').notNull(),
+    kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
+    resourceId: uuid('resource_id').notNull(),
+    oldCredentialName: text('old_credential_name'),
+    /** The live patch that carries the new secret. */
+    deliveryId: uuid('delivery_id'),
+    immediate: boolean('immediate').notNull().default(false),
+    startedAt: tstz('started_at').notNull(),
+    liveAt: tstz('live_at'),
+    retiredAt: tstz('retired_at'),
+    retiresBy: tstz('retires_by'),
+    /** Open sessions of the old login at the last look (null: the system does not tell). */
+    oldSessions: integer('old_sessions'),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    index('connection_rotations_open_idx').on(t.startedAt).where(sql`${t.retiredAt} is null`),
+    index('connection_rotations_old_name_idx').on(t.oldCredentialName).where(sql`${t.retiredAt} is null`),
+    index('connection_rotations_site_idx').on(t.siteId).where(sql`${t.retiredAt} is null`),
+    index('connection_rotations_delivery_idx').on(t.deliveryId).where(sql`${t.retiredAt} is null`),
+  ],
+);
+
 export const deploys = pgTable(
   'deploys',
   {

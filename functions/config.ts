@@ -85,6 +85,8 @@ const ConfigSchema = z.object({
   ASSOCIATION_FILES_URL: optionalUrl,
   /** Days the Activity record keeps an event (the minute reconciler purges older ones in bounded batches). */
   ACTIVITY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(400),
+  /** How long a graceful rotation keeps the old secret at most (docs/contract.md §14). */
+  ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(31_536_000).default(3600),
   /**
    * Webhook targets may name loopback hosts (plain http among them): `true` for local runs only
    * (`npm start` and the test stack set it); a deployed service sends only to public addresses.

@@ -861,7 +861,7 @@ export interface paths {
         put?: never;
         /**
          * A new secret for this connection's own credential (database or bucket); never returned
-         * @description A new secret for this connection's own credential (database or bucket); never returned
+         * @description Graceful by default (docs/contract.md §14): the new secret is valid beside the old one (a second login of the same identity, or the key user's second key), delivered by live patch (reason `rotate`), and the old one is retired once the patch is live and, for a database, no session of the old login remains, or at ROTATION_GRACE_SECONDS; follow it at `…/rotation`. A graceful rotate while the last one still retires its old credential is 409. `?immediate=true` (a leaked secret) keeps the login and refuses the old secret at once.
          */
         post: operations["postProjectsByIdSitesBySiteIdConnectionsByKindByResourceIdRotate"];
         delete?: never;
@@ -884,6 +884,26 @@ export interface paths {
          * @description Plain names never move to another connection by themselves (contract §9): disconnecting their holder unsets them. Promote takes them from whichever connection of the family holds them; the running app receives one live patch, reason `promote`. Promoting the holder changes nothing.
          */
         post: operations["postProjectsByIdSitesBySiteIdConnectionsByKindByResourceIdPromote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The connection's latest rotation: delivering, draining (old sessions, deadline), done
+         * @description docs/contract.md §14: `none` before any rotation; `delivering` until the live patch with the new secret is `live` where the app runs; `draining` until the old credential has no session left (`old_sessions`; null where the system does not tell) or `retires_by`; then `done` (the old secret is refused). An immediate rotation is `done` at once.
+         */
+        get: operations["getProjectsByIdSitesBySiteIdConnectionsByKindByResourceIdRotation"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1961,6 +1981,30 @@ export interface components {
             kind?: "auth_app";
             levels?: ("client" | "admin")[];
         });
+        Rotation: {
+            /** @enum {string} */
+            state: "none" | "delivering" | "draining" | "done";
+            immediate: boolean;
+            /** Format: date-time */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description when the patch with the new secret was confirmed where the app runs
+             */
+            live_at: string | null;
+            /**
+             * Format: date-time
+             * @description when the old secret stopped working
+             */
+            retired_at: string | null;
+            /**
+             * Format: date-time
+             * @description the latest the old secret works (started_at + ROTATION_GRACE_SECONDS)
+             */
+            retires_by: string | null;
+            /** @description the old login's open sessions at the last look; null where the system does not tell */
+            old_sessions: number | null;
+        };
         DatabaseSite: {
             site_id: string;
             site_slug: string;
@@ -6780,7 +6824,10 @@ export interface operations {
     };
     postProjectsByIdSitesBySiteIdConnectionsByKindByResourceIdRotate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: refuse the old secret at once (same login, new secret) */
+                immediate?: "true" | "false";
+            };
             header?: never;
             path: {
                 id: string;
@@ -6926,6 +6973,82 @@ export interface operations {
             };
             /** @description conflict with the current state (the message says which) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectsByIdSitesBySiteIdConnectionsByKindByResourceIdRotation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description a site of the project: its id or its slug */
+                siteId: string;
+                /** @description database, bucket or auth_app */
+                kind: "database" | "bucket" | "auth_app";
+                resourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rotation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rotation"];
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -53,6 +53,8 @@ export interface PostgresAdmin {
   holdLoginPassword(db: string, name: string, password: string): Promise<SecretHold>;
   /** Whether the cluster refuses `password` for login `name` on `db` (judged by logging in). */
   passwordRefused(db: string, name: string, password: string): Promise<boolean>;
+  /** How many sessions login `name` has open on the cluster right now. */
+  loginSessions(name: string): Promise<number>;
   /** Drops a login, handing what it owns to the database's owner group. */
   dropLogin(db: string, name: string): Promise<void>;
   /** The logins Tether created on the cluster (all, or those `scope` names), ordered by name. */

@@ -219,6 +219,17 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
     return passwordRefused(this.adminUrl, this.wsProxy, db, name, password);
   }
 
+  /** How many sessions login `name` has open on the cluster (a graceful rotation waits for none). */
+  async loginSessions(name: string): Promise<number> {
+    const found = await this.run((client) =>
+      client.query<{ n: string }>(
+        'SELECT pg_catalog.count(*) AS n FROM pg_catalog.pg_stat_activity a WHERE a.usename OPERATOR(pg_catalog.=) $1::pg_catalog.name',
+        [name],
+      ),
+    );
+    return Number(found.rows[0]?.n ?? 0);
+  }
+
   /**
    * Drops a login role: refuses new logins, ends its sessions at once, then drops it. Anything
    * it owns passes to `<db>_rw` (so other apps keep their tables). Dropping a missing role is a no-op.

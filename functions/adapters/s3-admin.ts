@@ -46,6 +46,10 @@ export interface StorageAdmin {
   setKeyLevel(bucket: string, accessKeyId: string, level: BucketLevel): Promise<void>;
   /** A new key pair for the same user; the old key is deleted once the new one exists. */
   rotateKey(bucket: string, accessKeyId: string): Promise<BucketKey>;
+  /** A second key pair for the user of `accessKeyId`, the first kept (IAM holds two a user: LimitExceeded past that). */
+  addKey(bucket: string, accessKeyId: string): Promise<BucketKey>;
+  /** Deletes that one access key, its user and the user's other key kept; a missing key is not an error. */
+  deleteKey(bucket: string, accessKeyId: string): Promise<void>;
   /** Deletes the key, its policy and its user; a missing key is not an error. */
   dropKey(bucket: string, accessKeyId: string): Promise<void>;
   /** Deletes a key user and everything it holds; a missing user is not an error. */
@@ -179,6 +183,25 @@ export class AwsS3Admin implements StorageAdmin {
       throw err;
     }
     return fresh;
+  }
+
+  async addKey(bucket: string, accessKeyId: string): Promise<BucketKey> {
+    const userName = await this.userOfKey(bucket, accessKeyId);
+    if (!userName) throw new ProviderError(404, 'NoSuchEntity', `no key ${accessKeyId} on bucket ${bucket}`);
+    const xml = await this.iam('CreateAccessKey', { UserName: userName });
+    return {
+      userName,
+      accessKeyId: xmlText(xml, 'AccessKeyId'),
+      secretAccessKey: xmlText(xml, 'SecretAccessKey'),
+    };
+  }
+
+  async deleteKey(bucket: string, accessKeyId: string): Promise<void> {
+    const userName = await this.userOfKey(bucket, accessKeyId);
+    if (!userName) return;
+    await this.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: accessKeyId }).catch((err) => {
+      if (!(err instanceof ProviderError && err.code === 'NoSuchEntity')) throw err;
+    });
   }
 
   async dropKey(bucket: string, accessKeyId: string): Promise<void> {

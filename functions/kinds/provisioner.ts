@@ -54,6 +54,19 @@ export interface CredentialProvisioner<R, L extends Level> {
   /** Deletes the credential and ends its open sessions at once; deleting a missing one is a no-op. */
   drop(resource: R, name: string): Promise<void>;
   /**
+   * A graceful rotation's new credential, of the same identity as `name` and valid beside it
+   * (docs/contract.md §14): PostgreSQL and MongoDB a second login at `level` (same grants and
+   * ownership rules), a bucket its key user's second access key. Absent: every rotate is immediate.
+   */
+  beside?(resource: R, name: string, level: L): Promise<Credential>;
+  /**
+   * Retires a rotation's old credential `name` (its sessions end); a missing one is a no-op.
+   * Absent: {@link CredentialProvisioner.drop}.
+   */
+  retire?(resource: R, name: string): Promise<void>;
+  /** Open sessions of credential `name` (a graceful rotation waits for none); absent: the system does not tell. */
+  sessions?(resource: R, name: string): Promise<number>;
+  /**
    * Present where a credential's allowed sources are enforced by the delivered network policy,
    * not by the system itself (PostgreSQL): `create` with sources then makes it unable to log in,
    * and this lets it log in once the policy naming them was acknowledged.

@@ -6,6 +6,7 @@
  */
 import { activatePrincipals } from '../services/access/principal-activation';
 import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
+import { advanceDeliveryRotations, advanceSiteRotations } from '../services/credentials/rotations';
 import { runQueuedSlice } from '../services/credentials/sweep';
 import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
 import { confirmDelivery } from '../services/delivery/confirm';
@@ -21,6 +22,11 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
   switch (delivery.kind) {
     case 'runtime_patch':
       await deliverRuntimePatch(ctx, delivery);
+      // A rotate patch now live lets its rotation drain and retire the old secret at once.
+      if (delivery.reason === 'rotate')
+        await advanceSiteRotations(ctx, delivery.targetId).catch((err: Error) =>
+          ctx.log.error('advancing rotations after their patch failed; the reconciler does it:', err),
+        );
       await policiesAfterChange(ctx, delivery);
       // A connection change on a project with legacy sites switches them to their own credentials.
       await switchLegacyAfterChange(ctx, delivery);
@@ -38,7 +44,13 @@ async function deliver(deliveryId: string, ctx: ConsumerContext): Promise<void> 
 export const PROVISIONING_HANDLERS: Handlers = {
   deliver: (m, ctx) => deliver(m.deliveryId, ctx),
   // One step of a written delivery toward live where the app runs.
-  'confirm-live': (m, ctx) => confirmDelivery(ctx, m.deliveryId),
+  'confirm-live': async (m, ctx) => {
+    await confirmDelivery(ctx, m.deliveryId);
+    // A rotation waiting for this delivery drains once it is live.
+    await advanceDeliveryRotations(ctx, m.deliveryId).catch((err: Error) =>
+      ctx.log.error('advancing a rotation after its confirmation failed; the reconciler does it:', err),
+    );
+  },
   // Drop the credential a cleanup row names.
   'cleanup-credential': (m, ctx) => runCredentialCleanup(ctx, m.cleanupId),
   // A request dropped the credential itself and left the row for the queue to close.

@@ -28,7 +28,7 @@ const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 const SiteParams = ProjectParam.extend({
   siteId: z.string().openapi({ description: 'a site of the project: its id or its slug' }),
 });
-const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
+export const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
 const tags = ['connections'];
 
 /** What a write to a site's connections reads: the services it may name, and the connection it rotates. */
@@ -212,7 +212,17 @@ connectionsRoutes.openapi(
     tags,
     middleware: oneWrite.middleware,
     summary: "A new secret for this connection's own credential (database or bucket); never returned",
-    request: { params: OneParams },
+    description:
+      "Graceful by default (docs/contract.md §14): the new secret is valid beside the old one (a second login of the same identity, or the key user's second key), delivered by live patch (reason `rotate`), and the old one is retired once the patch is live and, for a database, no session of the old login remains, or at ROTATION_GRACE_SECONDS; follow it at `…/rotation`. A graceful rotate while the last one still retires its old credential is 409. `?immediate=true` (a leaked secret) keeps the login and refuses the old secret at once.",
+    request: {
+      params: OneParams,
+      query: z.object({
+        immediate: z
+          .enum(['true', 'false'])
+          .optional()
+          .openapi({ description: 'true: refuse the old secret at once (same login, new secret)' }),
+      }),
+    },
     responses: {
       204: { description: 'rotated; the app receives the new secret by live patch and at its next deploy' },
       ...errorResponses(409, 503),
@@ -220,10 +230,12 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
+    const immediate = c.req.valid('query').immediate === 'true';
     await retryOnConcurrentChange(getDb(c), async () => {
       const input = { resourceIds: [params.resourceId], rotating: params.resourceId };
       const { ctx, read } = (await oneWrite.run(c, input)).write;
-      await applyPlan(requestContext(c), planRotate(ctx, params.kind as Kind, params.resourceId), read);
+      const plan = planRotate(ctx, params.kind as Kind, params.resourceId, immediate);
+      await applyPlan(requestContext(c), plan, read);
     });
     return c.body(null, 204);
   },

@@ -10,6 +10,7 @@ import { authAppLifecycleRoutes } from './auth-app-lifecycle';
 import { authAppsRoutes } from './auth-apps';
 import { bucketsRoutes } from './buckets';
 import { cliRoutes } from './cli';
+import { rotationRoutes } from './connection-rotation';
 import { connectionsRoutes } from './connections';
 import { databasesRoutes } from './databases';
 import { deploysRoutes } from './deploys';
@@ -38,6 +39,7 @@ for (const group of [
   authAppLifecycleRoutes,
   envRoutes,
   connectionsRoutes,
+  rotationRoutes,
   serviceSitesRoutes,
   deploysRoutes,
   tunnelRoutes,

@@ -88,7 +88,7 @@ envRoutes.openapi(
     const { vars } = c.req.valid('json');
     if (Object.keys(vars).length > 500)
       throw new ApiError('BAD_REQUEST', 'vars: at most 500 variables', 'vars');
-    if (!(await writeUserVars(requestContext(c), { projectId, siteId: site.id, vars })))
+    if (!(await writeUserVars(requestContext(c), { projectId, site, vars })))
       throw new ApiError('NOT_FOUND', 'site not found');
     return c.json({ vars }, 200);
   },

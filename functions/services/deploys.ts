@@ -16,6 +16,7 @@ import type { JobContext, RequestContext } from '../request-context';
 import { activityStatement } from './activity';
 import { projectIdOf } from './caller/api-caller';
 import { switchLegacyNow } from './credentials/switch';
+import { enqueueDeliveries } from './delivery/deliveries';
 import { deriveSiteEnv, type SiteEnvInputs, siteEnvOf, siteInputsQuery } from './site-env/derive';
 
 /** How many deploys the listing shows, newest first. */
@@ -146,14 +147,37 @@ export async function recordDeploy(
   const recorded = ctx.activity
     ? sql`, a as (${activityStatement(ctx.activity, event, sql`exists (select 1 from d)`)})`
     : sql``;
-  const [row] = await rowsOf<{ id: string; created_at: string; env_names: string[] }>(
+  const patchId = newId();
+  // A rollback delivers the names it changes from the site's latest deploy (reason `variables`,
+  // docs/contract.md §14): names it adds are set, names it drops unset; nothing when none differ.
+  const patched = rollbackOf
+    ? sql`, prev as (select env_names from deploys where site_id = ${siteId}::uuid
+                      order by created_at desc, id desc limit 1),
+          diff as (select coalesce((select jsonb_agg(n order by n) from jsonb_array_elements_text(d.env_names) n
+                                     where not prev.env_names ? n), '[]'::jsonb) as set_names,
+                          coalesce((select jsonb_agg(n order by n) from jsonb_array_elements_text(prev.env_names) n
+                                     where not d.env_names ? n), '[]'::jsonb) as unset_names
+                     from d, prev),
+          p as (insert into deliveries (id, kind, project_id, target_id, reason, set_names, unset_names)
+                select ${patchId}::uuid, 'runtime_patch', ${projectId}::uuid, ${siteId}::uuid, 'variables',
+                       set_names, unset_names
+                  from diff where set_names <> '[]'::jsonb or unset_names <> '[]'::jsonb
+                returning id)`
+    : sql``;
+  const [row] = await rowsOf<{
+    id: string;
+    created_at: string;
+    env_names: string[];
+    patch_id: string | null;
+  }>(
     http,
     sql`with d as (insert into deploys (id, site_id, rollback_of, env_names)
         select ${id}::uuid, s.id, ${rollbackOf}::uuid, ${JSON.stringify(names)}::jsonb from sites s
          where s.id = ${siteId}::uuid
-        returning id, created_at, env_names)${recorded}
-      select * from d`,
+        returning id, created_at, env_names)${recorded}${patched}
+      select d.*, ${rollbackOf ? sql`(select id from p)` : sql`null::uuid`} as patch_id from d`,
   );
   if (!row) throw new ApiError('NOT_FOUND', 'site not found');
+  if (row.patch_id) await enqueueDeliveries(ctx, [row.patch_id]);
   return { id: row.id, created_at: new Date(row.created_at).toISOString(), env_names: row.env_names };
 }

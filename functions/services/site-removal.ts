@@ -78,10 +78,17 @@ export async function removeSite(
     db.execute<{ id: string; kind: 'database' | 'bucket'; resource_id: string; credential_name: string }>(sql`
       with removed as (
         delete from connections where site_id = (select ${sites.id} from ${sites} where ${where} for update)
-        returning kind, resource_id, credential_name
+        returning id, kind, resource_id, credential_name
+      ),
+      -- A rotation's old credential, still valid, goes with the connection's own.
+      retiring as (
+        update connection_rotations set retired_at = now(), old_sessions = 0
+         where connection_id in (select id from removed) and retired_at is null
+        returning kind, resource_id, old_credential_name as credential_name
       )
       insert into credential_cleanups (id, kind, resource_id, credential_name)
-      select gen_random_uuid(), kind, resource_id, credential_name from removed
+      select gen_random_uuid(), kind, resource_id, credential_name
+        from (select kind, resource_id, credential_name from removed union all select * from retiring) x
        where credential_name is not null and kind <> 'auth_app'
       returning id, kind, resource_id, credential_name`),
     db.execute(

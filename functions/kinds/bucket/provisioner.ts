@@ -25,6 +25,17 @@ export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {
       );
       return { name: key.accessKeyId, secret: key.secretAccessKey };
     },
+    async beside(bucket, name) {
+      const key = await outside('make the bucket key', () =>
+        admin.addKey(bucket.physicalName, name).catch((err: unknown) => {
+          throw atQuota(err) ? keyLimitReached() : err;
+        }),
+      );
+      return { name: key.accessKeyId, secret: key.secretAccessKey };
+    },
+    async retire(bucket, name) {
+      await outside('delete the old bucket key', () => admin.deleteKey(bucket.physicalName, name));
+    },
     async drop(bucket, name) {
       await outside('delete the bucket key', () => admin.dropKey(bucket.physicalName, name));
     },

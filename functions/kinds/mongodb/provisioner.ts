@@ -38,6 +38,10 @@ export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {
       await outside('replace the database password', () => admin.setUserPassword(name, secret));
       return { name, secret };
     },
+    // A second user with the same role on the same database; the admin API lists no sessions.
+    beside(db, _name, level) {
+      return this.create(db, level);
+    },
     async drop(_db, name) {
       await outside('delete the database user', () => admin.dropUser(name));
     },

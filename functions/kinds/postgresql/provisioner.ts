@@ -35,6 +35,12 @@ export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {
       );
       return { name, secret, hold };
     },
+    // A second login of the same identity: the same level, groups and role settings (objects a
+    // connect-level app makes still belong to `<db>_rw`), so either login does what the other does.
+    beside(db, _name, level) {
+      return this.create(db, level);
+    },
+    sessions: (_db, name) => admin.loginSessions(name),
     async drop(db, name) {
       await outside('delete the database role', () => admin.dropLogin(db.physicalName, name));
     },

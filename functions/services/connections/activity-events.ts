@@ -32,7 +32,7 @@ export function connectionEvents(plan: Plan, inserted: readonly ConnectionInfo[]
       event('connection.level', l.conn, { from: l.conn.level, level: l.grant.level }),
     ),
     ...plan.removes.map((c) => event('connection.delete', c, { level: c.level })),
-    ...plan.rotates.map((c) => event('credential.rotate', c)),
+    ...plan.rotates.map((c) => event('credential.rotate', c, { immediate: plan.immediate === true })),
     ...plan.promotes.map((c) => event('connection.promote', c)),
   ];
 }

@@ -40,6 +40,11 @@ export interface ConnectionInfo {
   level: Level;
   credentialMode: 'own' | 'shared' | 'none';
   credentialName: string | null;
+  /**
+   * The old credential of a graceful rotation not yet retired (docs/contract.md §14): still
+   * valid, so a level change or a disconnect reaches it too.
+   */
+  retiringName?: string | null;
   /** Whether it holds its family's plain names (contract §9). */
   holdsPlain: boolean;
   createdAt: Date;

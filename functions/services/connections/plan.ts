@@ -43,6 +43,11 @@ export interface Plan {
   levels: LevelItem[];
   removes: ConnectionInfo[];
   rotates: ConnectionInfo[];
+  /**
+   * Rotates that refuse the old secret at once (`?immediate=true`, a leak): the same login, a new
+   * secret. Otherwise a rotate is graceful where the kind allows (docs/contract.md §14).
+   */
+  immediate?: boolean;
   /** Connections that take their family's plain names from whichever sibling holds them. */
   promotes: ConnectionInfo[];
   /**

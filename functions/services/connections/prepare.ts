@@ -11,6 +11,7 @@ import { newId } from '../../lib/ids';
 import { mapLimit } from '../../lib/map-limit';
 import type { JobContext } from '../../request-context';
 import {
+  besideCredential,
   type CreatedCredential,
   type CredentialTarget,
   commitRotation,
@@ -18,7 +19,9 @@ import {
   dropCredential,
   type RotatedCredential,
   restoreSecret,
+  retireCredential,
   rotateCredential,
+  rotatesBeside,
   setCredentialLevel,
 } from '../credentials/connection-credential';
 import { handSharedLogin, sharedUserOf } from '../credentials/shared-reader';
@@ -47,6 +50,8 @@ export interface Prepared {
   unrotate(): Promise<Map<string, RotatedCredential>>;
   /** After the rotated secrets were stored: puts each held rotation into effect. */
   commitRotations(): Promise<void>;
+  /** When the rotations started, and how long a graceful one keeps the old secret at most (seconds). */
+  rotation: { at: Date; graceSeconds: number };
 }
 
 /** Whether a connection served `mode`'s credential at `grant` is handed a shared login of its level. */
@@ -152,20 +157,43 @@ export async function prepare(
       if (l.conn.credentialMode !== 'own' || !l.conn.credentialName) return;
       if (!isCredentialLevel(l.grant) || !isCredentialLevel(was)) return;
       const t = target(l.conn.resourceId);
-      await setCredentialLevel(ctx, { target: t, name: l.conn.credentialName, level: l.grant });
-      releveled.push({ target: t, name: l.conn.credentialName, level: was });
+      // A rotation's old credential, still valid, takes the new level too (a lowering is immediate).
+      for (const name of [l.conn.credentialName, l.conn.retiringName]) {
+        if (!name) continue;
+        await setCredentialLevel(ctx, { target: t, name, level: l.grant });
+        releveled.push({ target: t, name, level: was });
+      }
     });
     const rotated = new Map<string, RotatedCredential>();
     // Rotation cannot be undone everywhere, so it runs last, once everything else has succeeded.
+    // A graceful one makes a second credential beside the old (undone by retiring it); an
+    // immediate one retires a previous rotation's old credential first, then re-secrets the login.
+    const retireNew = (id: string, cred: RotatedCredential) => {
+      const conn = plan.rotates.find((r) => r.id === id);
+      return conn
+        ? retireCredential(ctx, { target: target(conn.resourceId), name: cred.name })
+        : Promise.resolve();
+    };
     try {
       for (const r of plan.rotates) {
-        rotated.set(
-          r.id,
-          await rotateCredential(ctx, { target: target(r.resourceId), name: r.credentialName ?? '' }),
-        );
+        const t = target(r.resourceId);
+        const name = r.credentialName ?? '';
+        const level = storedLevel(r);
+        if (!plan.immediate && rotatesBeside(ctx, t) && isCredentialLevel(level)) {
+          rotated.set(r.id, { ...(await besideCredential(ctx, { target: t, name, level })), retiring: name });
+          continue;
+        }
+        if (r.retiringName) await retireCredential(ctx, { target: t, name: r.retiringName });
+        rotated.set(r.id, await rotateCredential(ctx, { target: t, name }));
       }
     } catch (err) {
-      for (const cred of rotated.values()) await cred.hold?.rollback();
+      for (const [id, cred] of rotated) {
+        if (cred.retiring)
+          await retireNew(id, cred).catch((e: Error) =>
+            ctx.log.error(`removing the new credential ${cred.name} failed; the reconciler removes it:`, e),
+          );
+        else await cred.hold?.rollback();
+      }
       throw err;
     }
     const unrotate = async () => {
@@ -173,6 +201,14 @@ export async function prepare(
       for (const [id, cred] of rotated) {
         const conn = plan.rotates.find((r) => r.id === id);
         const previous = stored.get(id);
+        // A graceful rotation's old credential was never touched: its new one goes (unnamed, the
+        // orphan sweep removes it should this fail).
+        if (cred.retiring) {
+          await retireNew(id, cred).catch((e: Error) =>
+            ctx.log.error(`removing the new credential ${cred.name} failed; the reconciler removes it:`, e),
+          );
+          continue;
+        }
         // A held rotation was never in effect: rolled back, the stored secret still works.
         if (cred.hold) {
           await cred.hold.rollback();
@@ -200,6 +236,7 @@ export async function prepare(
       writers: handed.connect,
       undo,
       unrotate,
+      rotation: { at: ctx.clock.now(), graceSeconds: ctx.config.ROTATION_GRACE_SECONDS },
       async commitRotations() {
         for (const [id, cred] of rotated) {
           const conn = plan.rotates.find((r) => r.id === id);

@@ -14,6 +14,9 @@ import { type ConnectionInfo, type ResourceInfo, resourceFamily } from './model'
 
 /** Joins a connection `c` to its live service as `svc`; a connection whose service is gone has no `svc.name`, and callers leave it out. */
 const SERVICE_JOIN = liveServiceJoin('c');
+/** The old credential of connection `c`'s graceful rotation not yet retired (by its primary key). */
+const RETIRING = sql`(select rot.old_credential_name from connection_rotations rot
+   where rot.connection_id = c.id and rot.retired_at is null)`;
 
 type ConnectionJson = {
   id: string;
@@ -27,6 +30,7 @@ type ConnectionJson = {
   level: Level;
   credential_mode: ConnectionInfo['credentialMode'];
   credential_name: string | null;
+  retiring_name: string | null;
   holds_plain: boolean;
   created_at: string | Date;
 };
@@ -43,6 +47,7 @@ const toConnection = (r: ConnectionJson): ConnectionInfo => ({
   level: r.level,
   credentialMode: r.credential_mode,
   credentialName: r.credential_name,
+  retiringName: r.retiring_name,
   holdsPlain: r.holds_plain,
   createdAt: new Date(r.created_at),
 });
@@ -72,6 +77,7 @@ type ConnectionTuple = [
   credentialName: string | null,
   createdAt: string,
   holdsPlain: boolean,
+  retiringName: string | null,
 ];
 
 /** Everything a site route needs, as read in one statement. */
@@ -118,7 +124,8 @@ export function siteSnapshotStatement(accountId: string | null, idOrSlug: string
       (select json_build_array(p.id, p.slug, p.role) from p) as project,
       (select json_build_array(st.id, st.slug) from st) as site,
       (select json_agg(json_build_array(c.id, c.kind, c.resource_id, svc.name, svc.engine, c.level,
-                                        c.credential_mode, c.credential_name, c.created_at, c.holds_plain))
+                                        c.credential_mode, c.credential_name, c.created_at, c.holds_plain,
+                                        ${RETIRING}))
          from connections c ${SERVICE_JOIN}
          where c.site_id = (select id from st) and svc.name is not null) as connections,
       (select json_agg(json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at))
@@ -142,6 +149,7 @@ export function decodeSiteSnapshot(row: unknown): SiteSnapshot {
       credentialName,
       createdAt,
       holdsPlain,
+      retiringName,
     ]): ConnectionInfo => ({
       id,
       projectId: project?.id ?? '',
@@ -154,6 +162,7 @@ export function decodeSiteSnapshot(row: unknown): SiteSnapshot {
       level,
       credentialMode: mode,
       credentialName,
+      retiringName,
       holdsPlain,
       createdAt: new Date(createdAt),
     }),
@@ -191,7 +200,7 @@ export function projectConnectionsStatement(projectId: SQL, filter: ConnectionFi
   return sql`
     select c.id, c.project_id, c.site_id, st.slug as site_slug, c.kind, c.resource_id,
            svc.name as resource_name, svc.engine, c.level, c.credential_mode, c.credential_name,
-           c.holds_plain, c.created_at
+           ${RETIRING} as retiring_name, c.holds_plain, c.created_at
     from connections c join sites st on st.id = c.site_id ${SERVICE_JOIN}
     where svc.name is not null
       -- The project's own sites, by their index (a connection's site is its project's).

@@ -75,6 +75,7 @@ function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
     undo: async () => undefined,
     unrotate: async () => new Map(),
     commitRotations: async () => undefined,
+    rotation: { at: new Date(), graceSeconds: 0 },
   };
 }
 

@@ -125,8 +125,12 @@ export function planReplace(ctx: SiteContext, desired: readonly DesiredConnectio
   return plan;
 }
 
-/** Rotate: a new secret for the connection's own credential only. */
-export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Plan {
+/**
+ * Rotate: a new secret for the connection's own credential only; graceful unless `immediate`
+ * (docs/contract.md §14). A graceful rotate while the last one still retires its old credential
+ * is 409 naming it: a third login or a bucket user's third key is never made.
+ */
+export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string, immediate = false): Plan {
   if (!hasCredential(kind)) {
     throw new ApiError(
       'BAD_REQUEST',
@@ -142,7 +146,13 @@ export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string): Pl
       "this connection is served by the service's shared credential; retrying cannot help, rotate on the service itself",
     );
   }
-  return { ...emptyPlan(ctx.project.id, ctx.connections), rotates: [existing] };
+  if (existing.retiringName && !immediate) {
+    throw new ApiError(
+      'CONFLICT',
+      `the last rotation of this connection still retires its old credential ${existing.retiringName} (a ${kindOf(kind).word} credential keeps at most two secrets, the old one until the new one is live): wait until GET …/rotation says done, or rotate with ?immediate=true to refuse both old secrets at once; nothing was changed`,
+    );
+  }
+  return { ...emptyPlan(ctx.project.id, ctx.connections), rotates: [existing], immediate };
 }
 
 /** Promote: the connection takes its family's plain names (contract §9); a no-op when it holds them. */

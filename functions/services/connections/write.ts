@@ -28,6 +28,7 @@ import {
   sitePatchNames,
 } from './plan';
 import type { Prepared } from './prepare';
+import { retiringRemovals, rotationRowStatements } from './rotation-rows';
 
 /** Another request changed the same sites first; the caller may re-read and try again. */
 export class ConcurrentChange extends ApiError {
@@ -180,7 +181,10 @@ function removeStatements(db: Queryable, plan: Plan): { queries: BatchQuery[]; c
       resourceId: r.resourceId,
       credentialName: r.credentialName as string,
     }));
+  const retiring = retiringRemovals(db, plan.removes);
+  cleanups.push(...retiring.cleanups);
   if (cleanups.length > 0) queries.push(db.insert(credentialCleanups).values(cleanups));
+  queries.push(...retiring.queries);
   return { queries, cleanups };
 }
 
@@ -245,6 +249,13 @@ export async function planStatements(
   }
   const recorded = patchInsert(db, patches);
   if (recorded.query) queries.push(recorded.query);
+  // patchInsert records the non-empty patches, in order: the rotation rows name their site's.
+  const deliveryOfSite = new Map(
+    patches
+      .filter((p) => p.set.length > 0 || p.unset.length > 0)
+      .map((p, i) => [p.siteId, recorded.ids[i] ?? '']),
+  );
+  queries.push(...rotationRowStatements(db, prepared, deliveryOfSite));
   const events = plan.activity ? connectionEvents(plan, inserted) : [];
   if (plan.activity && events.length > 0) queries.push(activityQuery(db, plan.activity, events));
   return { queries, written: { inserted, deliveryIds: recorded.ids, cleanups: removal.cleanups } };

@@ -19,8 +19,11 @@ export type { CredentialTarget };
 /** A connection's credential: its own, or the service's shared one. */
 export type CreatedCredential = ({ mode: 'own' } & Credential) | { mode: 'shared' };
 
-/** A credential after rotation. `name` changes only for a bucket key (IAM cannot re-secret a key id). */
-export type RotatedCredential = Credential;
+/**
+ * A credential after rotation. An immediate one keeps its name (a bucket key aside: IAM cannot
+ * re-secret a key id); a graceful one is a second credential, `retiring` naming the old one it replaces.
+ */
+export type RotatedCredential = Credential & { retiring?: string };
 
 /**
  * Whether connections to this service are served by its shared credential right now: a
@@ -150,4 +153,41 @@ export function dropCredential(
   { target, name }: { target: CredentialTarget; name: string },
 ): Promise<void> {
   return provisionerFor(ctx, target).drop(target.resource, name);
+}
+
+/** Whether the target's kind makes a graceful rotation's second credential (docs/contract.md §14). */
+export function rotatesBeside(ctx: Pick<JobContext, 'adapters'>, target: CredentialTarget): boolean {
+  return provisionerFor(ctx, target).beside !== undefined;
+}
+
+/**
+ * A graceful rotation's new credential, valid beside `name` at `level`: a second login of the
+ * same identity, or the key user's second key. The caller stores it, then retires `name` later.
+ */
+export function besideCredential(
+  ctx: CredentialContext,
+  input: { target: CredentialTarget; name: string; level: CredentialLevel },
+): Promise<Credential> {
+  const { target, name, level } = input;
+  const p = provisionerFor(ctx, target);
+  if (!p.beside) throw new Error(`a ${target.kind} credential takes no second secret`);
+  return p.beside(target.resource, name, levelFor(target, level));
+}
+
+/** Retires a rotation's old credential (its sessions end); a missing one is a no-op. */
+export function retireCredential(
+  ctx: CredentialContext,
+  { target, name }: { target: CredentialTarget; name: string },
+): Promise<void> {
+  const p = provisionerFor(ctx, target);
+  return p.retire ? p.retire(target.resource, name) : p.drop(target.resource, name);
+}
+
+/** Open sessions of credential `name`; null where the system does not tell. */
+export async function credentialSessions(
+  ctx: CredentialContext,
+  { target, name }: { target: CredentialTarget; name: string },
+): Promise<number | null> {
+  const p = provisionerFor(ctx, target);
+  return p.sessions ? p.sessions(target.resource, name) : null;
 }

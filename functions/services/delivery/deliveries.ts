@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import type { JobContext } from '../../request-context';
 
-/** Why a site's variables changed (contract §6 `reason`; `sync` when a target is set, §11). */
+/** Why a site's variables changed (contract §6 `reason`; `variables` for its own, §14; `sync` when a target is set, §11). */
 export type PatchReason =
   | 'connect'
   | 'disconnect'
@@ -22,6 +22,7 @@ export type PatchReason =
   | 'credential'
   | 'key'
   | 'promote'
+  | 'variables'
   | 'sync';
 
 /** A patch to record: the names it sets and unsets on one site. */

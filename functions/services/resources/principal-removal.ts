@@ -21,6 +21,9 @@ export function serviceLoginNamesQuery(db: HttpDb, id: string) {
     sql`select c.credential_name as name from connections c
          where c.resource_id = ${resourceId}::uuid and c.credential_name is not null
         union
+        select r.old_credential_name from connection_rotations r
+         where r.resource_id = ${resourceId}::uuid and r.retired_at is null and r.old_credential_name is not null
+        union
         select x.credential_name from principals x
          where x.kind = 'database' and x.resource_id = ${resourceId}::uuid and x.revoked_at is null`,
   );
