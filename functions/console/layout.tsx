@@ -89,7 +89,9 @@ export function Layout({ title, crumbs = [], csrf, flash, children }: LayoutProp
               <ol class="crumbs">
                 {crumbs.map((crumb) => (
                   <li>
-                    <a href={crumb.href}>{crumb.label}</a>
+                    <a href={crumb.href} title={crumb.label}>
+                      {crumb.label}
+                    </a>
                   </li>
                 ))}
               </ol>
@@ -98,7 +100,7 @@ export function Layout({ title, crumbs = [], csrf, flash, children }: LayoutProp
           {csrf && <AccountBar csrf={csrf} />}
         </header>
         <main>
-          <h1>{title}</h1>
+          <h1 title={title}>{title}</h1>
           <FlashMessage flash={flash} />
           {children}
         </main>

@@ -82,7 +82,7 @@ export interface AuthClient {
    * The session, refreshed first when it expires within the margin (callers at the same time
    * share one refresh); null when signed out, including when the refresh token was refused.
    */
-  getSession(): Promise<Session | null>;
+  getSession(options?: { forceRefresh?: boolean }): Promise<Session | null>;
   /** Forgets the session here and ends it at the auth service. */
   signOut(): Promise<void>;
   /** Called with each new session (sign-in, refresh) and with null on sign-out; returns the unsubscribe. */

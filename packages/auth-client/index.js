@@ -17,6 +17,15 @@ export { AuthError } from './errors.js';
 /** @typedef {import('./index.d.ts').AuthStorage} AuthStorage */
 /** @typedef {import('./index.d.ts').CryptoLike} CryptoLike */
 
+/** Why a browser sign-in cannot start, each its own AuthError code (never `cancelled`). */
+const CONFIGURATION_ERRORS = [
+  'unknown_app',
+  'app_disabled',
+  'redirect_uri_not_registered',
+  'provider_disabled',
+  'unknown_provider',
+];
+
 /** Seconds before expiry at which getSession refreshes. */
 export const REFRESH_MARGIN_SECONDS = 60;
 
@@ -175,6 +184,28 @@ export function createAuthClient(options) {
     }
   }
 
+  /**
+   * Why a browser sign-in with `provider` could not start (an unknown or disabled app, a provider
+   * that is off, a redirect that is not registered), asked of the authorization endpoint without
+   * a PKCE challenge, so nothing starts and nothing is counted; null when nothing is wrong there.
+   * @param {string} provider
+   */
+  async function whyRefused(provider) {
+    const response = await doFetch(
+      `${base}/oauth/authorize?${queryString({
+        response_type: 'code',
+        client_id: appId,
+        redirect_uri: options.redirectUri,
+        provider,
+      })}`,
+      { method: 'GET', headers: { accept: 'application/json' } },
+    );
+    const body = /** @type {{ reason?: unknown, error_description?: unknown }} */ (await response.json());
+    if (typeof body.reason !== 'string' || !CONFIGURATION_ERRORS.includes(body.reason)) return null;
+    const message = typeof body.error_description === 'string' ? body.error_description : body.reason;
+    return new AuthError(body.reason, message, { status: response.status });
+  }
+
   /** @param {string} url */
   async function handleRedirect(url) {
     const params = queryOf(url);
@@ -216,6 +247,9 @@ export function createAuthClient(options) {
       const returned = await options.openBrowser(url, options.redirectUri);
       if (!returned) {
         await storage.removeItem(flowKey);
+        // The browser may have shown a page saying why the sign-in could not start: ask the same.
+        const refused = await whyRefused(provider).catch(() => null);
+        if (refused) throw refused;
         throw new AuthError('cancelled', 'the sign-in was cancelled');
       }
       return handleRedirect(returned);
@@ -229,9 +263,11 @@ export function createAuthClient(options) {
       const { nonce, expires_in } = await post('/oauth/nonce');
       return { nonce: String(nonce), expires_in: Number(expires_in) };
     },
-    async getSession() {
+    async getSession(opts = {}) {
       const session = await load();
-      if (!session || session.expires_at * 1000 - marginMs > now()) return session;
+      if (!session) return session;
+      // forceRefresh: a new access token now (after the user's e-mail or the app's keys changed).
+      if (!opts.forceRefresh && session.expires_at * 1000 - marginMs > now()) return session;
       if (!refreshing) {
         const shared = refresh(session).finally(() => {
           if (refreshing === shared) refreshing = undefined;

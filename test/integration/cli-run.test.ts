@@ -47,6 +47,12 @@ describe('tether run', () => {
     expect(res.code).toBe(7);
   });
 
+  it('exits 127 with "command not found" for a command that cannot be found, as a shell does', async () => {
+    const res = await runCli(h, ['run', '--', 'tether-no-such-command-here']);
+    expect(res.code).toBe(127);
+    expect(res.stderr).toContain('tether-no-such-command-here: command not found');
+  });
+
   it('passes a signal on to the child', async () => {
     const child = spawnCli(h, [
       'run',

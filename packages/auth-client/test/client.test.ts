@@ -87,7 +87,9 @@ describe('auth client', () => {
     await expect(forged.signIn('google')).rejects.toMatchObject({ code: 'state_mismatch' });
     const closed = client(service.fetch, { openBrowser: async () => null });
     await expect(closed.signIn('google')).rejects.toMatchObject({ code: 'cancelled', status: 0 });
-    expect(service.calls).toEqual([]);
+    // Nothing is redeemed: a closed browser only asks the authorization endpoint why (without a
+    // PKCE challenge, which starts nothing), contract §15.
+    expect(service.calls.map((call) => call.path.split('?')[0])).toEqual(['/oauth/authorize']);
   });
 
   it('shares one refresh among concurrent callers near expiry and stores the rotated token first', async () => {

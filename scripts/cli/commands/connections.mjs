@@ -289,6 +289,7 @@ export function registerConnections(program) {
     .argument('<kind>', 'database or bucket')
     .argument('<name>', "the database's or bucket's name")
     .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option('-y, --yes', 'accepted as by every command that may ask (rotate asks nothing)')
     .option('--json', 'print the outcome as JSON')
     .addHelpText(
       'after',

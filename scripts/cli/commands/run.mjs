@@ -52,6 +52,15 @@ export function runWith(argv, vars) {
     };
     child.once('error', (err) => {
       done();
+      // A command that cannot be found exits 127 and one that cannot be run 126, as a shell's do.
+      const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+      if (code === 'ENOENT' || code === 'EACCES') {
+        process.stderr.write(
+          `tether run: ${file}: ${code === 'ENOENT' ? 'command not found' : 'permission denied'}\n`,
+        );
+        resolve(code === 'ENOENT' ? 127 : 126);
+        return;
+      }
       reject(new UsageError(`could not run ${file}: ${err.message}`));
     });
     child.once('exit', (code, signal) => {

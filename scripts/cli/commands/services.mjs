@@ -57,7 +57,8 @@ export function registerDatabaseCommands(db) {
       },
     );
 
-  db.command('ls')
+  db.command('list')
+    .alias('ls')
     .description("list the project's databases")
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
@@ -156,7 +157,8 @@ export function registerBucket(program) {
     );
 
   bucket
-    .command('ls')
+    .command('list')
+    .alias('ls')
     .description("list the project's buckets")
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {

@@ -1,8 +1,8 @@
 /**
  * The README's pictures of the console, taken from the current build: a small project (sites
  * web and admin, a PostgreSQL database, a bucket, an auth app, a few changes) walked in headless
- * Chromium, each page at 1280 and 375 px, and the project page and Variables tab in the dark
- * scheme too. Every shot is also checked (axe in both schemes, nothing wider than the window).
+ * Chromium, every page at 1280 and 375 px in the light and the dark scheme (docs/console.md
+ * links them). Every shot is also checked (axe in both schemes, nothing wider than the window).
  * They go to artifacts/console/docs/, or into docs/console/ with UPDATE_DOCS_SCREENSHOTS=1
  * (`npm run docs:screenshots`), which is how the committed ones are made.
  */
@@ -55,10 +55,10 @@ beforeAll(async () => {
 });
 
 /** Shoots the page as it stands at both widths (and dark, when asked), after checking it. */
-async function shoot(page: Page, name: string, dark = false): Promise<void> {
+async function shoot(page: Page, name: string): Promise<void> {
   await expectAccessible(page);
   await mkdir(OUT, { recursive: true });
-  const schemes = dark ? (['light', 'dark'] as const) : (['light'] as const);
+  const schemes = ['light', 'dark'] as const;
   for (const colorScheme of schemes) {
     await page.emulateMedia({ colorScheme });
     for (const width of [1280, 375]) {
@@ -76,23 +76,37 @@ async function shoot(page: Page, name: string, dark = false): Promise<void> {
 }
 
 describe('the README screenshots', { timeout: 180_000 }, () => {
-  it('shows the project, a site, its variables, the activity, a credential and an auth app', async () => {
+  it("shows every page: projects, the project, a site's tabs, a database, a bucket, an auth app, activity, tokens and sign-in", async () => {
     const page = await signedInPage(browser, baseUrl, token, `/console/projects/${ids.project}`);
     await page.getByRole('heading', { name: 'Project map' }).waitFor();
-    await shoot(page, 'project', true);
+    await shoot(page, 'project');
+    await page.goto('/console');
+    await shoot(page, 'projects');
     const site = `/console/projects/${ids.project}/sites/${ids.web}`;
     await page.goto(`${site}/connections`);
     await shoot(page, 'site-connections');
     await page.goto(`${site}/variables`);
-    await shoot(page, 'site-variables', true);
+    await shoot(page, 'site-variables');
+    await page.goto(`${site}/delivery`);
+    await shoot(page, 'site-delivery');
     await page.goto(`/console/projects/${ids.project}/activity`);
     await shoot(page, 'activity');
     await page.goto(`/console/projects/${ids.project}/databases/${ids.db}`);
+    await shoot(page, 'database');
     await page.getByRole('button', { name: 'Show credential' }).click();
     await page.getByRole('heading', { name: 'Connection string' }).waitFor();
     await shoot(page, 'database-credential');
+    await page.goto(`/console/projects/${ids.project}/buckets/${ids.bucket}`);
+    await shoot(page, 'bucket');
     await page.goto(`/console/projects/${ids.project}/auth-apps/${ids.app}`);
     await shoot(page, 'auth-app');
+    await page.goto('/console/tokens');
+    await shoot(page, 'tokens');
     await page.context().close();
+    const signedOut = await browser.newContext({ baseURL: baseUrl });
+    const login = await signedOut.newPage();
+    await login.goto('/console/login');
+    await shoot(login, 'sign-in');
+    await signedOut.close();
   });
 });
