@@ -73,5 +73,11 @@ export function cliRequests(world: RoundTripWorld): Record<string, () => Promise
       body: { user_code: (await deviceGrant()).user_code, approve: true },
       as: await dashboard(),
     }),
+    'POST /api/v1/cli/device/lookup': async () => ({
+      method: 'POST',
+      path: '/api/v1/cli/device/lookup',
+      body: { user_code: (await deviceGrant()).user_code },
+      as: await dashboard(),
+    }),
   };
 }
