@@ -191,12 +191,18 @@ export const databases = pgTable(
     writerHanded: boolean('writer_handed').notNull().default(false),
     /** The main password may have reached an app: the reconciler gives it a new one once. */
     mainExposed: boolean('main_exposed').notNull().default(false),
+    /**
+     * Made when `<db>_rw` owned the database (so a tenant could lift its connection limit): the
+     * reconciler hands it to the admin once it runs (migration 0029).
+     */
+    ownershipPending: boolean('ownership_pending').notNull().default(false),
     deletedAt: tstz('deleted_at'),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('databases_project_name_uq').on(t.projectId, t.name).where(sql`${t.deletedAt} is null`),
     index('databases_main_exposed_idx').on(t.id).where(sql`${t.mainExposed} = true`),
+    index('databases_ownership_pending_idx').on(t.id).where(sql`${t.ownershipPending} = true`),
     index('databases_reader_handed_idx').on(t.id).where(sql`${t.readerHanded} = true`),
     index('databases_writer_handed_idx').on(t.id).where(sql`${t.writerHanded} = true`),
   ],

@@ -47,6 +47,10 @@ const ConfigSchema = z.object({
   CUSTOMER_DB_ROLE_CONNECTION_LIMIT: z.coerce.number().int().min(1).default(20),
   /** Sessions each customer database may hold at once, all its roles together (CONNECTION LIMIT). */
   CUSTOMER_DB_DATABASE_CONNECTION_LIMIT: z.coerce.number().int().min(1).default(60),
+  /** Live principals one database may hold (contract §9, The shared cluster): 409 LIMIT_REACHED past it. */
+  MAX_PRINCIPALS_PER_DATABASE: z.coerce.number().int().min(1).default(20),
+  /** Live databases one project may hold (contract §9, The shared cluster): 409 LIMIT_REACHED past it. */
+  MAX_DATABASES_PER_PROJECT: z.coerce.number().int().min(1).default(10),
   /**
    * temp_file_limit set on every login role (for example `1GB`); needs `GRANT SET ON PARAMETER
    * temp_file_limit` to the admin (README), so unset sets none.

@@ -29,5 +29,6 @@ export const CRON_FILES = [
   'test/integration/shared-writer.test.ts',
   'test/integration/tenant-cluster-admin.test.ts',
   'test/integration/tenant-isolation.test.ts',
+  'test/integration/tenant-limit-repair.test.ts',
   'test/integration/tenant-pinning.test.ts',
 ];

@@ -509,7 +509,7 @@ export interface paths {
         put?: never;
         /**
          * Create a database (connected to the only site of a one-site project)
-         * @description Create a database (connected to the only site of a one-site project)
+         * @description 409 NAME_TAKEN for a name in use; 409 LIMIT_REACHED when the project already holds MAX_DATABASES_PER_PROJECT (10) live databases; 503 with nothing changed when the cluster cannot be reached.
          */
         post: operations["postProjectsByIdDatabases"];
         delete?: never;
@@ -772,7 +772,7 @@ export interface paths {
         get: operations["getProjectsByIdSitesBySiteIdEnv"];
         /**
          * Replace the site's user-set variables
-         * @description Replace the site's user-set variables
+         * @description Loader variables (NODE_OPTIONS, LD_PRELOAD, LD_LIBRARY_PATH, DYLD_*, BASH_ENV, ENV, PYTHONSTARTUP, PERL5OPT, RUBYOPT, PATH) are 400 VALIDATION_FAILED naming the field: they would make whoever runs the variables locally load code.
          */
         put: operations["putProjectsByIdSitesBySiteIdEnv"];
         post?: never;
@@ -1197,7 +1197,7 @@ export interface paths {
         put?: never;
         /**
          * Create a named principal on the database (admin; the secret is shown once)
-         * @description level: `read-only` or `connect`. The systems enforce the expiry and the allowlist themselves (PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made). 409 NAME_TAKEN for a name in use on this database; 503 with nothing changed when the admin side cannot be reached.
+         * @description level: `read-only` or `connect`. The systems enforce the expiry and the allowlist themselves (PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made). 409 NAME_TAKEN for a name in use on this database; 409 LIMIT_REACHED for a database already holding MAX_PRINCIPALS_PER_DATABASE (20) live principals; 503 with nothing changed when the admin side cannot be reached.
          */
         post: operations["postProjectsByIdDatabasesByDbIdPrincipals"];
         delete?: never;
@@ -1261,7 +1261,7 @@ export interface paths {
         put?: never;
         /**
          * Create a named principal on the bucket (admin; the secret is shown once)
-         * @description level: `read` or `read-write`. The systems enforce the expiry and the allowlist themselves (IAM aws:CurrentTime and aws:SourceIp conditions). 409 NAME_TAKEN for a name in use on this bucket; 503 with nothing changed when the admin side cannot be reached.
+         * @description level: `read` or `read-write`. The systems enforce the expiry and the allowlist themselves (IAM aws:CurrentTime and aws:SourceIp conditions). 409 NAME_TAKEN for a name in use on this bucket; 409 LIMIT_REACHED for a database already holding MAX_PRINCIPALS_PER_DATABASE (20) live principals; 503 with nothing changed when the admin side cannot be reached.
          */
         post: operations["postProjectsByIdBucketsByBucketIdPrincipals"];
         delete?: never;
@@ -1781,7 +1781,7 @@ export interface components {
                  * @example VALIDATION_FAILED
                  * @enum {string}
                  */
-                code: "BAD_REQUEST" | "VALIDATION_FAILED" | "TARGET_REFUSED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NAME_CONFLICT" | "NAME_TAKEN" | "SHARED_CREDENTIAL" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "BAD_ENVIRONMENT";
+                code: "BAD_REQUEST" | "VALIDATION_FAILED" | "TARGET_REFUSED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NAME_CONFLICT" | "NAME_TAKEN" | "SHARED_CREDENTIAL" | "LIMIT_REACHED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "TOO_MANY_REQUESTS" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "BAD_ENVIRONMENT";
                 message: string;
                 /** @description the offending field, when there is one */
                 field?: string;

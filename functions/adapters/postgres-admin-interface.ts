@@ -59,6 +59,11 @@ export interface PostgresAdmin {
   dropLogin(db: string, name: string): Promise<void>;
   /** The logins Tether created on the cluster (all, or those `scope` names), ordered by name. */
   listLogins(scope?: LoginScope): Promise<PgLogin[]>;
+  /**
+   * Hands database `db` (made when its owner group owned it) to the admin and restores its
+   * connection limit; `<db>_rw` keeps CONNECT, TEMPORARY, CREATE and its `public` schema.
+   */
+  secureOwnership(db: string): Promise<void>;
   /** Stops (no new connections, sessions ended) or starts a database. */
   setRunning(db: string, running: boolean): Promise<void>;
 }

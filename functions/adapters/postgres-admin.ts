@@ -36,6 +36,9 @@ import {
   unlessGone,
 } from './postgres-sql';
 
+/** What the shared owner group holds on its database, which the admin owns (no ALTER DATABASE). */
+const OWNER_GROUP_DATABASE_RIGHTS = 'CONNECT, TEMPORARY, CREATE';
+
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
 export class ClusterPostgresAdmin implements PostgresAdmin {
   constructor(
@@ -69,7 +72,10 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
 
   /**
    * Creates the database, its shared owner group `<db>_rw`, its read-only group `<db>_ro` and
-   * its main user; on any failure removes what it made, so nothing is left behind.
+   * its main user; on any failure removes what it made, so nothing is left behind. The database
+   * itself is owned by the admin, so no tenant login can `ALTER DATABASE` (lift its connection
+   * limit); `<db>_rw` gets CONNECT, TEMPORARY and CREATE on it and owns its `public` schema, so
+   * what apps at connect make still belongs to the shared owner group.
    */
   async createDatabase(db: string, mainUser: string, mainPassword: string): Promise<void> {
     const { owner, reader } = rolesOf(db);
@@ -84,14 +90,15 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
         for (const statement of roleSettings(mainUser, this.limits)) await client.query(statement);
         // Objects the main user creates belong to the shared owner group, like every connect-level app.
         await client.query(`ALTER ROLE ${ident(mainUser)} SET role = ${literal(owner)}`);
-        await client.query(
-          `CREATE DATABASE ${ident(db)} OWNER ${ident(owner)} CONNECTION LIMIT ${this.limits.database}`,
-        );
+        await client.query(`CREATE DATABASE ${ident(db)} CONNECTION LIMIT ${this.limits.database}`);
         await client.query(`REVOKE ALL ON DATABASE ${ident(db)} FROM PUBLIC`);
-        await client.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${ident(db)} TO ${ident(owner)}`);
+        await client.query(
+          `GRANT ${OWNER_GROUP_DATABASE_RIGHTS} ON DATABASE ${ident(db)} TO ${ident(owner)}`,
+        );
         await client.query(`GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(reader)}`);
       });
       await this.run(async (client) => {
+        await client.query(`ALTER SCHEMA public OWNER TO ${ident(owner)}`);
         await client.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
         await client.query(`GRANT USAGE ON SCHEMA public TO ${ident(reader)}`);
         // Read-only apps see everything the owner group holds, including tables and schemas made later.
@@ -268,6 +275,34 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
   /** Lets the reader group read what already exists in every schema of `db` (idempotent). */
   private async grantReaderExisting(db: string): Promise<void> {
     await this.run((client) => client.query(grantReaderExistingSql(db, this.lock(db))), db);
+  }
+
+  /**
+   * Hands a database made when `<db>_rw` owned it to the admin and restores its connection limit
+   * (a tenant owning it could lift it): first its `public` schema passes from the database's
+   * owner to `<db>_rw` (so apps keep creating there), then the database itself to the admin, with
+   * CONNECT, TEMPORARY and CREATE kept for `<db>_rw`. Idempotent; the database must accept
+   * connections (a stopped one waits until it runs).
+   */
+  async secureOwnership(db: string): Promise<void> {
+    const { owner } = rolesOf(db);
+    await this.run(async (client) => {
+      const schema = await client.query<{ owner: string }>(
+        "SELECT pg_catalog.pg_get_userbyid(n.nspowner) AS owner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'public'",
+      );
+      if (schema.rows[0]?.owner === 'pg_database_owner')
+        await client.query(`${this.lock(db)};\nALTER SCHEMA public OWNER TO ${ident(owner)}`);
+    }, db);
+    await this.run((client) =>
+      client.query(
+        [
+          this.lock(db),
+          `ALTER DATABASE ${ident(db)} OWNER TO CURRENT_USER`,
+          `GRANT ${OWNER_GROUP_DATABASE_RIGHTS} ON DATABASE ${ident(db)} TO ${ident(owner)}`,
+          `ALTER DATABASE ${ident(db)} CONNECTION LIMIT ${this.limits.database}`,
+        ].join(';\n'),
+      ),
+    );
   }
 
   /** Stops (refuses new logins, ends sessions) or starts a database, under the database's lock. */

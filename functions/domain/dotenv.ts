@@ -1,23 +1,21 @@
 /**
- * A site's variables as a dotenv file that the `dotenv` package reads back to the same values:
- * each value bare when it holds only safe characters, else in the first quotes that keep it
- * (single quotes and backticks keep everything literally; double quotes turn only `\n` into a
- * line break). The CLI's writer (scripts/cli/lib/dotenv-writer.mjs) also makes the file safe to
- * source from a shell; this one serves the console's download.
+ * A site's variables as the console's `Download .env` and `Copy all` give them: the same writer
+ * as `tether env pull` (lib/shell-safe-env.mjs), so the file is safe to `source` (no value runs a
+ * command) and the `dotenv` package reads it back exactly. Loader variables (docs/contract.md
+ * §9) and the rare value no dotenv syntax can hold are left out, each named in a comment.
  */
-const PLAIN = /^[\w.:/@%+,=?&~-]*$/;
+import { isLoaderVariable, shellSafeDotenv } from '../lib/shell-safe-env.mjs';
 
-/** One value in a form dotenv reads back exactly (the rare value no quote can hold goes in backticks as is). */
-export function dotenvValue(value: string): string {
-  if (PLAIN.test(value)) return value;
-  if (!value.includes("'") && !value.includes('\r') && !value.endsWith('\\')) return `'${value}'`;
-  if (!value.includes('"') && !/\\[nr]/.test(value) && !value.endsWith('\\'))
-    return `"${value.replace(/\n/g, '\\n').replace(/\r/g, '\\r')}"`;
-  return `\`${value}\``;
-}
-
-/** `vars` as dotenv lines, names sorted, ending with a line break. */
+/** `vars` as a dotenv file, names sorted, ending with a line break. */
 export function toDotenv(vars: Record<string, string>): string {
-  const names = Object.keys(vars).sort();
-  return names.map((n) => `${n}=${dotenvValue(vars[n] ?? '')}`).join('\n') + (names.length ? '\n' : '');
+  const loaders = Object.keys(vars).filter(isLoaderVariable).sort();
+  const kept = Object.fromEntries(Object.entries(vars).filter(([name]) => !isLoaderVariable(name)));
+  const first = shellSafeDotenv(kept);
+  const notes = [
+    ...loaders.map((n) => `${n} left out: a loader variable (tether env pull --allow-loader-vars writes it)`),
+    ...first.failed.map((n) => `${n} left out: no dotenv syntax holds its exact value`),
+  ];
+  if (notes.length === 0) return first.text;
+  const written = Object.fromEntries(Object.entries(kept).filter(([name]) => !first.failed.includes(name)));
+  return shellSafeDotenv(written, notes).text;
 }

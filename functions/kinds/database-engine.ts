@@ -86,6 +86,12 @@ export interface DatabaseEngine {
   createDatabase(ctx: EngineContext, physical: string, main: Login): Promise<void>;
   /** Drops database `physical` and `logins`; idempotent; throws SERVICE_UNAVAILABLE. */
   dropDatabase(ctx: EngineContext, physical: string, logins: string[]): Promise<void>;
+  /**
+   * Makes a database made before its engine kept tenants from altering it safe (its owner no
+   * role a tenant can use, its connection limit restored); absent where there is nothing to do.
+   * Needs the database running.
+   */
+  secureDatabase?(ctx: EngineContext, physical: string): Promise<void>;
   /** Stops or starts the database at its system; throws SERVICE_UNAVAILABLE. */
   setRunning(ctx: EngineContext, physical: string, running: boolean): Promise<void>;
   /**

@@ -10,6 +10,7 @@ import type { BatchQuery, Queryable } from '../../db/client';
 import type { BucketRow, DatabaseRow } from '../../db/rows';
 import type { ApiKeyCapabilities } from '../../db/schema';
 import type { Adapters } from '../adapters';
+import type { Config } from '../config';
 import type { Kind, LevelOf } from '../domain/levels';
 import type { Engine, Family, VariableFamily } from '../domain/variables';
 import type { ApiError } from '../lib/errors';
@@ -111,6 +112,11 @@ export interface CredentialKind<K extends CredentialKindName> {
   shown(ctx: EngineContext, resource: ResourceOf[K], name: string, secret: string): ShownSecret;
   /** What its principal routes say and show. */
   readonly principalDocs: PrincipalDocs;
+  /**
+   * How many live principals one service may hold and the variable that sets it (contract §9, The
+   * shared cluster: each database principal may hold sessions there); null for no cap.
+   */
+  principalCap(config: Config): { max: number; variable: string } | null;
   /** The rows (removed ones included) whose ids are `ids` (a list, or SQL selecting them), as a query not yet sent. */
   rowsQuery(db: Queryable, ids: string[] | SQL): RowsQuery<ResourceOf[K]>;
   /** The project's live services, oldest first, as a query not yet sent. */

@@ -76,6 +76,8 @@ databasesRoutes.openapi(
     path: '/projects/{id}/databases',
     tags: ['databases'],
     summary: 'Create a database (connected to the only site of a one-site project)',
+    description:
+      '409 NAME_TAKEN for a name in use; 409 LIMIT_REACHED when the project already holds MAX_DATABASES_PER_PROJECT (10) live databases; 503 with nothing changed when the cluster cannot be reached.',
     middleware: creation.middleware,
     request: {
       params: ProjectParam,

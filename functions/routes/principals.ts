@@ -8,7 +8,7 @@ import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { liveTargetQuery, targetOf } from '../services/access/live-target';
 import {
   createPrincipal,
-  liveNamedQuery,
+  liveNamesQuery,
   principalQuery,
   principalsListingQuery,
   principalsOf,
@@ -81,12 +81,12 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       principalsOf(kind, answer),
     ),
   }));
-  /** The service and any live principal of the name the body gives, at admin: create's one read. */
+  /** The service and its live principals' names, at admin: create's one read. */
   const creationRead = declareInputReads(
     { role: 'admin' },
-    (scope, name: string) => ({
+    (scope, _name: string) => ({
       target: serviceRead(scope),
-      named: rowsRead(liveNamedQuery(scope.http, kind, scope.path[param] ?? '', name)),
+      named: rowsRead(liveNamesQuery(scope.http, kind, scope.path[param] ?? '')),
     }),
     (scope) => ({ target: serviceRead(scope) }),
   );
@@ -97,7 +97,7 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       path: base,
       tags: ['principals'],
       summary: `Create a named principal on the ${kind} (admin; the secret is shown once)`,
-      description: `level: ${levels}. The systems enforce the expiry and the allowlist themselves (${enforced}). 409 NAME_TAKEN for a name in use on this ${kind}; 503 with nothing changed when the admin side cannot be reached.`,
+      description: `level: ${levels}. The systems enforce the expiry and the allowlist themselves (${enforced}). 409 NAME_TAKEN for a name in use on this ${kind}; 409 LIMIT_REACHED for a database already holding MAX_PRINCIPALS_PER_DATABASE (20) live principals; 503 with nothing changed when the admin side cannot be reached.`,
       middleware: creationRead.middleware,
       request: { params: Params, ...jsonBody(createBodyOf(kind)) },
       responses: {

@@ -4,6 +4,7 @@ import { ENV_NAME_RE } from '../domain/env-names';
 import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
+import { isLoaderVariable } from '../lib/shell-safe-env.mjs';
 import { readUserVars, writeUserVars } from '../services/site-variables';
 import { siteOfProject } from '../services/sites';
 import { declaredRoutes, declareReads, read } from './reads';
@@ -21,10 +22,23 @@ const VarsSchema = z
   )
   .openapi('Vars');
 
-/** The variables of a PUT: `__proto__`, which a record cannot hold (it would vanish), is refused. */
+/**
+ * The variables of a PUT: `__proto__`, which a record cannot hold (it would vanish), is refused,
+ * and so is a loader variable (contract §9): a write member could otherwise make whoever runs
+ * the site's variables locally (`tether run`, a sourced `.env`) load code of its choosing.
+ */
 const VarsInput = z.preprocess((input, ctx) => {
   if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
     ctx.addIssue({ code: 'custom', path: ['__proto__'], message: '__proto__ cannot be a variable name' });
+  }
+  if (typeof input === 'object' && input !== null) {
+    for (const name of Object.keys(input).filter(isLoaderVariable).sort()) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `${name} is a loader variable (it makes programs load code of its choosing) and is never stored as a site variable`,
+      });
+    }
   }
   return input;
 }, VarsSchema);
@@ -63,6 +77,8 @@ envRoutes.openapi(
     path: '/projects/{id}/sites/{siteId}/env',
     tags: ['variables'],
     summary: "Replace the site's user-set variables",
+    description:
+      'Loader variables (NODE_OPTIONS, LD_PRELOAD, LD_LIBRARY_PATH, DYLD_*, BASH_ENV, ENV, PYTHONSTARTUP, PERL5OPT, RUBYOPT, PATH) are 400 VALIDATION_FAILED naming the field: they would make whoever runs the variables locally load code.',
     middleware: writer.middleware,
     request: { params: SiteParams, ...jsonBody(z.object({ vars: VarsInput }).strict()) },
     responses: { 200: json(z.object({ vars: VarsSchema }), 'the variables') },

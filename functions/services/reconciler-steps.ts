@@ -14,6 +14,7 @@ import { sweepSteps } from './credentials/sweep';
 import { switchSharedConnections } from './credentials/switch';
 import { reconcilePolicyMarks } from './delivery/policy-marks';
 import type { ReconcilerStep } from './reconciler';
+import { secureMarkedDatabases } from './resources/database-ownership';
 
 /** Reconciler steps of per-connection credentials and network policies. */
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
@@ -26,6 +27,8 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'rotate-unused-shared-readers': rotateUnusedReaders,
   // Once: main passwords handed to apps before shared logins existed change (their apps move first).
   'rotate-exposed-main-passwords': rotateExposedMainPasswords,
+  // Once: databases their owner group owned (a tenant could lift the limit) pass to the admin.
+  'secure-database-ownership': secureMarkedDatabases,
   // Expired principals are already refused by the systems themselves; now they go for good.
   'remove-expired-principals': removeExpiredPrincipals,
   // Principals whose sources are enforced but that still wait (an activation lost) are let in.

@@ -29,6 +29,7 @@ export function databaseTarget(physical: string, over: Partial<DatabaseRow> = {}
       writerPasswordCiphertext: null,
       writerHanded: false,
       mainExposed: false,
+      ownershipPending: false,
       deletedAt: null,
       createdAt: new Date(),
       ...over,

@@ -1,8 +1,8 @@
 /**
  * The shared cluster protects itself from one tenant (docs/deploy.md, "The shared cluster's limits"):
  * every login role and every database Tether makes carries a CONNECTION LIMIT, tenant roles
- * start with idle-in-transaction and temp-file bounds they cannot lift, and the admin has
- * connections of its own. Pins the bug of one app role opening 397 connections and taking every
+ * start with idle-in-transaction and temp-file bounds they cannot lift, no tenant login can
+ * lift its database's limit (the admin owns the database), and the admin has connections of its own. Pins the bug of one app role opening 397 connections and taking every
  * non-superuser slot, so that other tenants' apps and Tether's own provisioning failed.
  */
 import type pg from 'pg';
@@ -84,5 +84,41 @@ describe('one tenant opening connections until refused', () => {
     }
     const app = sessions[0] as pg.Client;
     await expect(app.query("set temp_file_limit = '100GB'")).rejects.toMatchObject({ code: '42501' });
+  });
+
+  it("a tenant's login cannot lift its database's connection limit, and still creates what its migrations need", async () => {
+    // Regression (issue 38): <db>_rw owned the database, so any connect-level login could run
+    // ALTER DATABASE … CONNECTION LIMIT -1 and open sessions until other tenants were refused.
+    const { db } = loginOf(greedyUrl);
+    const app = sessions[0] as pg.Client;
+    for (const lift of [
+      `ALTER DATABASE "${db}" CONNECTION LIMIT -1`,
+      `ALTER DATABASE "${db}" CONNECTION LIMIT 1000`,
+      `ALTER DATABASE "${db}" OWNER TO CURRENT_USER`,
+      `ALTER DATABASE "${db}" SET statement_timeout = 0`,
+    ]) {
+      await expect(app.query(lift), lift).rejects.toMatchObject({ code: '42501' });
+    }
+    const su = await superuser();
+    try {
+      const database = await su.query(
+        `select datconnlimit, pg_get_userbyid(datdba) = 'tether_admin' as admin_owned
+           from pg_database where datname = $1`,
+        [db],
+      );
+      expect(database.rows).toEqual([{ datconnlimit: 60, admin_owned: true }]);
+    } finally {
+      await su.end();
+    }
+    // What connect-level apps did before still works: tables and schemas, owned by <db>_rw.
+    await app.query('create table migrated (id int primary key)');
+    await app.query('create schema app_schema');
+    await app.query('create table app_schema.more (id int)');
+    await app.query('create temporary table scratch (id int)');
+    const owners = await app.query(
+      `select pg_get_userbyid(c.relowner) as owner from pg_class c
+        where c.relname in ('migrated', 'more') order by c.relname`,
+    );
+    expect(owners.rows).toEqual([{ owner: `${db}_rw` }, { owner: `${db}_rw` }]);
   });
 });

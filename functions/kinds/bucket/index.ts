@@ -68,6 +68,8 @@ export const bucket: ServiceKind<'bucket'> = {
     sharedLoginsOf: () => null,
     keeps: () => false,
     shown: (_ctx, _bucket, name, secret) => ({ access_key_id: name, secret_access_key: secret }),
+    // A bucket key holds no session on the shared cluster.
+    principalCap: () => null,
     principalDocs: {
       idParam: 'bucketId',
       shown: {

@@ -54,6 +54,10 @@ export const database: ServiceKind<'database'> = {
       const urls = engineOf(db.engine).urls(ctx, db, { user: name, secret });
       return { username: name, password: secret, url: urls.external_url };
     },
+    principalCap: (config) => ({
+      max: config.MAX_PRINCIPALS_PER_DATABASE,
+      variable: 'MAX_PRINCIPALS_PER_DATABASE',
+    }),
     principalDocs: {
       idParam: 'dbId',
       shown: {

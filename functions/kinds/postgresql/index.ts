@@ -50,6 +50,7 @@ export const postgresql: DatabaseEngine = {
       'the database cluster is unreachable; nothing was changed, retry later',
       () => adapters.postgres.dropDatabase(physical, logins),
     ),
+  secureDatabase: ({ adapters }, physical) => adapters.postgres.secureOwnership(physical),
   setRunning: ({ adapters }, physical, running) =>
     atSystem('stopping or starting a database', 'the database cluster is unreachable; retry later', () =>
       adapters.postgres.setRunning(physical, running),

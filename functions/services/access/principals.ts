@@ -33,7 +33,7 @@ import {
 } from '../credentials/connection-credential';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
-import { uniqueViolation } from '../store/guarded-write';
+import { guard, guardFailure, uniqueViolation } from '../store/guarded-write';
 import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './listing';
 import { principalEvent } from './principal-events';
 
@@ -79,19 +79,30 @@ function shown(
 const nameTaken = (name: string) =>
   new ApiError('NAME_TAKEN', `a principal named ${name} already exists on this service`, 'name');
 
-/** A live principal of the service named `name`, as a query not yet sent (for the create's reads). */
-export function liveNamedQuery(db: Queryable, kind: PrincipalKind, serviceId: string, name: string) {
+/**
+ * The service's live principals' names, as a query not yet sent (for the create's reads: a name
+ * in use is 409, and so is a service at its cap).
+ */
+export function liveNamesQuery(db: Queryable, kind: PrincipalKind, serviceId: string) {
   return db
-    .select({ id: principals.id })
+    .select({ name: principals.name })
     .from(principals)
     .where(
       and(
         eq(principals.kind, kind),
         isUuid(serviceId) ? eq(principals.resourceId, serviceId.toLowerCase()) : sql`false`,
-        eq(principals.name, name),
         isNull(principals.revokedAt),
       ),
     );
+}
+
+/** The cap on the service's live principals, with its refusal, or null without one. */
+function principalCapOf(ctx: RequestContext, kind: PrincipalKind) {
+  const cap = credentialsOf(kind).principalCap(ctx.config);
+  if (!cap) return null;
+  const word = kindOf(kind).word;
+  const message = `the ${word} already holds ${cap.max} principals, the most one ${word} may (${cap.variable}); revoke one first`;
+  return { max: cap.max, error: { code: 'LIMIT_REACHED' as const, message } };
 }
 
 /** Principal `principalId` of the service, revoked ones included, as a query not yet sent. */
@@ -133,14 +144,14 @@ async function sendPolicies(ctx: RequestContext, answer: unknown): Promise<void>
 
 /**
  * Creates a principal on the live `target` of project `projectId` (`named`: the answer of
- * {@link liveNamedQuery}); the answer holds its secret, shown this once.
+ * {@link liveNamesQuery}); the answer holds its secret, shown this once.
  */
 export async function createPrincipal(
   ctx: RequestContext,
   projectId: string,
   target: CredentialTarget,
   input: PrincipalInput,
-  named: unknown[],
+  live: ReadonlyArray<{ name: string }>,
 ): Promise<ShownPrincipal> {
   const kind = target.kind;
   const level = principalLevel(kind, input.level);
@@ -148,7 +159,9 @@ export async function createPrincipal(
   const expiresAt = principalExpiry(input.expires_at);
   const sharedOnly = sharedOnlyReason(target);
   if (sharedOnly) throw new ApiError('SHARED_CREDENTIAL', sharedOnly);
-  if (named.length > 0) throw nameTaken(input.name);
+  if (live.some((p) => p.name === input.name)) throw nameTaken(input.name);
+  const cap = principalCapOf(ctx, kind);
+  if (cap && live.length >= cap.max) throw new ApiError(cap.error.code, cap.error.message);
   const limits = { expiresAt, allowedSources: sources };
   const made = await createOwnCredential(ctx, { target, level, limits });
   // Where the network policy enforces the sources, the credential cannot log in until it is acknowledged.
@@ -165,6 +178,18 @@ export async function createPrincipal(
                ${ciphertext}, ${JSON.stringify(sources)}::jsonb, ${expiresAt?.toISOString() ?? null}::timestamptz, ${state}
           from ${sql.raw(kindOf(kind).table)} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
         returning created_at`),
+      // Two creations at once each saw room: the second to land is refused (nothing kept).
+      ...(cap
+        ? [
+            ctx.http.execute(
+              guard(
+                sql`(select count(*) from principals where kind = ${kind} and resource_id = ${target.resource.id}::uuid
+                       and revoked_at is null) <= ${cap.max}`,
+                cap.error,
+              ),
+            ),
+          ]
+        : []),
       ...policyNow(target).map((q) => ctx.http.execute(q)),
       ...principalEvent(
         ctx,
@@ -206,7 +231,7 @@ export async function createPrincipal(
       ),
     );
     if (uniqueViolation(err)) throw nameTaken(input.name);
-    throw err;
+    throw guardFailure(err) ?? err;
   }
 }
 

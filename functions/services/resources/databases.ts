@@ -6,13 +6,14 @@ import { databases } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
 import { outside } from '../../kinds/provisioner';
 import { engineOf } from '../../kinds/registry';
+import { ApiError } from '../../lib/errors';
 import { newId, randomLowerAlnum, randomPassword } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { activityQuery } from '../activity';
 import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { createSharedReader, readerUserOf } from '../credentials/shared-reader';
-import { guardRows } from '../store/guarded-write';
+import { guard, guardRows } from '../store/guarded-write';
 import { assertNameFree } from './names';
 import { type InitialSite, writeNewService } from './new-service-write';
 import { revokeDatabasePrincipals } from './principal-removal';
@@ -35,6 +36,15 @@ const reads = serviceReads('database');
 export const { list: listDatabases, query: databaseQuery } = reads;
 export const { of: databaseOf, creation: databaseCreationQueries } = reads;
 
+/** The cap on a project's live databases (contract §9, The shared cluster), with its refusal's words. */
+function databaseCap(ctx: RequestContext): { max: number; message: string } {
+  const max = ctx.config.MAX_DATABASES_PER_PROJECT;
+  return {
+    max,
+    message: `the project already holds ${max} databases, the most one project may (MAX_DATABASES_PER_PROJECT); delete one first`,
+  };
+}
+
 /**
  * Creates a database for real (with its shared read-only login), then its record with the
  * initial connection in one guarded batch (writeNewService); on any failure what was made on
@@ -54,6 +64,8 @@ export async function createDatabase(
     existing.filter((d) => d.engine === input.engine).map((d) => d.name),
     'database',
   );
+  const cap = databaseCap(ctx);
+  if (existing.length >= cap.max) throw new ApiError('LIMIT_REACHED', cap.message);
   const physicalName = physicalDatabaseName(input.name);
   const mainUser = `u_${physicalName}`;
   const mainPassword = randomPassword();
@@ -76,6 +88,7 @@ export async function createDatabase(
     writerPasswordCiphertext: null,
     writerHanded: false,
     mainExposed: false,
+    ownershipPending: false,
     deletedAt: null,
     createdAt: new Date(),
   };
@@ -92,6 +105,11 @@ export async function createDatabase(
       read.initial,
       (db) => db.insert(databases).values(row),
       { engine: row.engine },
+      // Two creations at once each saw room: the second to land is refused (nothing kept).
+      guard(
+        sql`(select count(*) from databases where project_id = ${projectId}::uuid and deleted_at is null) <= ${cap.max}`,
+        { code: 'LIMIT_REACHED', message: cap.message },
+      ),
     );
     return row;
   } catch (err) {

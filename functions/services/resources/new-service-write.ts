@@ -108,6 +108,8 @@ export async function writeNewService(
   initial: InitialSite,
   insert: RowInsert,
   details: Record<string, DetailValue> = {},
+  /** A guard checked after the row's insert, in the same batch (a cap on the project's services). */
+  limit?: SQL,
 ): Promise<void> {
   const r = service.resource;
   // The service's own event goes in with its row; its initial connection records its own.
@@ -120,6 +122,7 @@ export async function writeNewService(
   for (let attempt = 1; ; attempt++) {
     const rows = (db: Queryable): BatchQuery[] => [
       insert(db),
+      ...(limit ? [db.execute(limit)] : []),
       ...(ctx.activity ? [activityQuery(db, ctx.activity, event)] : []),
       // After the row (whose insert may wait on another): the only site decided from the first
       // read must still be the project's only site (or none still); a site made or deleted

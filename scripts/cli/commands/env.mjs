@@ -5,6 +5,7 @@ import { contextOf, examples } from '../lib/context.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { formatVars, parseEnvFormat } from '../lib/env-formats.mjs';
 import { UsageError } from '../lib/errors.mjs';
+import { ALLOW_LOADER_VARS, withoutLoaderVars } from '../lib/loader-vars.mjs';
 import { printJson, printTable, say, warn, withProgress } from '../lib/output.mjs';
 import { projectOf, resolveSite } from '../lib/resolve.mjs';
 
@@ -176,6 +177,7 @@ export function registerEnv(program) {
     .option('--format <format>', "dotenv, json or shell (export NAME='value' lines)", 'dotenv')
     .option('-y, --yes', 'replace a file tether did not write (a copy is kept as <file>.<timestamp>.bak)')
     .option('--json', 'print what was written as JSON (names only)')
+    .option(...ALLOW_LOADER_VARS)
     .addHelpText(
       'after',
       `${examples(['tether env pull', 'tether env pull --site web .env.production.local'])}
@@ -183,19 +185,21 @@ The file is written with mode 0600 in dotenv syntax that the dotenv package and 
 read back exactly, and that a POSIX shell may source (set -a; . ./.env) without executing anything.
 A file tether did not write is replaced only with --yes (or when confirmed on a terminal); a
 replaced file is kept as <file>.<timestamp>.bak. It holds secrets: keep it out of version control.
+Loader variables (NODE_OPTIONS, LD_PRELOAD, PATH, …) are left out, and named, unless --allow-loader-vars.
 `,
     )
     .action(
       async (
         /** @type {string} */ file,
-        /** @type {{ site?: string, yes?: boolean, json?: boolean, format: string }} */ opts,
+        /** @type {{ site?: string, yes?: boolean, json?: boolean, format: string, allowLoaderVars?: boolean }} */ opts,
         cmd,
       ) => {
         const format = parseEnvFormat(opts.format);
         const { api, project, site, path } = await sitePath(await contextOf(cmd), opts.site);
-        const { vars } = await withProgress(`Reading the variables of site ${site.slug}`, () =>
+        const effective = await withProgress(`Reading the variables of site ${site.slug}`, () =>
           dataOf(api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } })),
         );
+        const vars = withoutLoaderVars(effective.vars, opts.allowLoaderVars);
         const header = envFileHeader(
           'env pull',
           `Variables of site ${site.slug} (project ${project}). Secrets: do not commit`,

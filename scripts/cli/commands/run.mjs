@@ -9,6 +9,7 @@ import { constants } from 'node:os';
 import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
+import { ALLOW_LOADER_VARS, withoutLoaderVars } from '../lib/loader-vars.mjs';
 import { printJson, printTable, say } from '../lib/output.mjs';
 import { projectOf, resolveSite } from '../lib/resolve.mjs';
 
@@ -75,21 +76,29 @@ export function registerRun(program) {
     .command('run')
     .description("run a command with the site's effective variables in its environment (no file written)")
     .option('--site <slug>', 'the site (default: the linked site, or the only one)')
+    .option(...ALLOW_LOADER_VARS)
     .argument('<command...>', 'the command and its arguments, after --')
     .addHelpText(
       'after',
       `${examples(['tether run -- npm run dev', "tether run --site web -- node -e 'console.log(process.env.DATABASE_URL)'"])}
 Variables already in your environment are overridden by the site's. Signals (Ctrl-C, SIGTERM)
-are passed to the command, and tether exits with its exit code.
+are passed to the command, and tether exits with its exit code. Loader variables (NODE_OPTIONS,
+LD_PRELOAD, PATH, …) are left out, and named, unless --allow-loader-vars.
 `,
     )
-    .action(async (/** @type {string[]} */ argv, /** @type {{ site?: string }} */ opts, cmd) => {
-      const { api, path } = await siteOf(cmd, opts.site);
-      const { vars } = await dataOf(
-        api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } }),
-      );
-      process.exitCode = await runWith(argv, vars);
-    });
+    .action(
+      async (
+        /** @type {string[]} */ argv,
+        /** @type {{ site?: string, allowLoaderVars?: boolean }} */ opts,
+        cmd,
+      ) => {
+        const { api, path } = await siteOf(cmd, opts.site);
+        const { vars } = await dataOf(
+          api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } }),
+        );
+        process.exitCode = await runWith(argv, withoutLoaderVars(vars, opts.allowLoaderVars));
+      },
+    );
 
   program
     .command('deliveries')
