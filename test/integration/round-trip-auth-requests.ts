@@ -9,6 +9,7 @@ import { asClient, githubAccount, oneTimeCode, pkcePair, startSignIn } from '../
 import { STAND_IN_ISSUER } from '../helpers/provider-stand-in';
 import type { Call, RoundTripWorld } from '../helpers/round-trip-fixture';
 import { serverKeyOf } from '../helpers/server-key';
+import { standardOAuthRequests } from './round-trip-oauth-server-requests';
 
 /** The auth service's requests of `world`, by `METHOD path` as the OpenAPI document names the route. */
 export function authRequests(world: RoundTripWorld): Record<string, () => Promise<Call>> {
@@ -151,5 +152,6 @@ export function authRequests(world: RoundTripWorld): Record<string, () => Promis
       body: { refresh_token: await refreshToken() },
       headers: asClient(),
     }),
+    ...standardOAuthRequests(world),
   };
 }

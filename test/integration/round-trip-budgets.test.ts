@@ -32,6 +32,8 @@ const budgetOf = (method: string, path: string): number =>
 /** The auth service's routes: the exchange and a returning user's sign-ins. */
 const AUTH_BUDGETS: Record<string, number> = {
   'POST /v1/{appSlug}/oauth/exchange': BUDGETS.exchange,
+  // The standard token endpoint's code grant redeems the same one-time codes as the exchange.
+  'POST /v1/{appSlug}/oauth/token': BUDGETS.exchange,
   'POST /v1/{appSlug}/oauth/id-token': BUDGETS.idTokenReturning,
   // The browser sign-in's callback is a GET, but it signs a user in: a returning user's sign-in.
   'GET /v1/{appSlug}/auth/{provider}/callback': BUDGETS.idTokenReturning,
