@@ -197,12 +197,14 @@ describe('the AWS SDK v3 with a read key', () => {
   });
 });
 
-describe('a rotated key', () => {
+describe('a key rotated at once (a leaked one)', () => {
+  // docs/contract.md §14: `?immediate=true` refuses the old key at once; a graceful rotate keeps
+  // it until the new one is live (rotation-graceful.test.ts).
   it('answers InvalidAccessKeyId, the code apps are told to retry on, and the new key works', async () => {
     const before = readWrite;
     const bucketId = p.buckets[0]?.id;
     const rotated = await p.as.post(
-      `/api/v1/projects/${p.project.id}/sites/${p.sites[0]?.id}/connections/bucket/${bucketId}/rotate`,
+      `/api/v1/projects/${p.project.id}/sites/${p.sites[0]?.id}/connections/bucket/${bucketId}/rotate?immediate=true`,
     );
     expect(rotated.status, rotated.text).toBeLessThan(300);
     expect(await refusal(before.client.send(new ListObjectsV2Command({ Bucket: before.bucket })))).toBe(
