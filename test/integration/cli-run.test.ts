@@ -104,6 +104,8 @@ describe('where a change went', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/no delivery target/);
     expect(res.stdout).not.toMatch(/running app receives/);
+    // A graceful rotate that cannot reach the app keeps the old secret until its deadline, and says so.
+    expect(res.stdout).toMatch(/old secret stays valid .*old secret retires by/);
     const listed = await runCli(h, ['deliveries', '--json']);
     expect(listed.code).toBe(0);
     const body = JSON.parse(listed.stdout) as {

@@ -103,9 +103,9 @@ describe('tether does the whole job', () => {
     expect(listed.vars).toEqual({ GREETING: 'hello world' });
   });
 
-  it('rotate gives the connection a new password: the old one stops working, a new pull works', async () => {
+  it('rotate --immediate gives the connection a new password: the old one stops working, a new pull works', async () => {
     const before = loginOf(await pulledUrl());
-    await ok(['rotate', 'database', 'main']);
+    await ok(['rotate', 'database', 'main', '--immediate']);
     expect(await canLogin(before.database, before.user, before.password)).toBe(false);
     await ok(['env', 'pull']);
     const after = loginOf(await pulledUrl());

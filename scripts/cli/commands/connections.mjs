@@ -16,6 +16,7 @@ import {
   resolveService,
   resolveSite,
 } from '../lib/resolve.mjs';
+import { rotationOf, rotationWords, waitForRotation } from '../lib/rotation.mjs';
 import { runLocalTunnels } from './local.mjs';
 
 /**
@@ -290,16 +291,28 @@ export function registerConnections(program) {
     .argument('<name>', "the database's or bucket's name")
     .option('--site <slug>', 'the site (default: the linked site, or the only one)')
     .option('-y, --yes', 'accepted as by every command that may ask (rotate asks nothing)')
+    .option(
+      '--immediate',
+      'refuse the old secret at once (for a leaked one): running apps fail until they get the new one',
+    )
+    .option(
+      '--no-wait',
+      'return once the rotation has started instead of waiting until the old secret is retired',
+    )
     .option('--json', 'print the outcome as JSON')
     .addHelpText(
       'after',
-      examples(['tether rotate database main', 'tether rotate bucket uploads --site web']),
+      examples([
+        'tether rotate database main',
+        'tether rotate bucket uploads --site web --no-wait',
+        'tether rotate database main --immediate',
+      ]),
     )
     .action(
       async (
         /** @type {string} */ kindArg,
         /** @type {string} */ name,
-        /** @type {{ site?: string, json?: boolean }} */ opts,
+        /** @type {{ site?: string, json?: boolean, immediate?: boolean, wait: boolean }} */ opts,
         cmd,
       ) => {
         const kind = parseKind(kindArg);
@@ -316,15 +329,27 @@ export function registerConnections(program) {
           () =>
             dataOf(
               api.POST('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate', {
-                params: { path },
+                params: { path, query: opts.immediate ? { immediate: 'true' } : {} },
               }),
             ),
         );
-        if (opts.json) printJson({ rotated: true, site: site.slug, kind, name: service.name });
-        else
+        const where = await whereItWent(api, path, site.slug);
+        // Waiting only helps where the patch can become live: without a target it drains to its deadline.
+        const waits = opts.wait && !opts.immediate && !opts.json && !/no delivery target/.test(where);
+        const rotation = waits
+          ? await waitForRotation(api, path, (r) => say(`  ${rotationWords(r)}`))
+          : await rotationOf(api, path);
+        if (opts.json) printJson({ rotated: true, site: site.slug, kind, name: service.name, rotation });
+        else {
+          const old = opts.immediate
+            ? 'The old secret is refused from now on.'
+            : rotation.state === 'done'
+              ? 'The old secret is retired.'
+              : `The old secret stays valid until the new one is live and unused by old sessions (${rotationWords(rotation)}); GET …/connections/${kind}/${service.name}/rotation shows the state.`;
           say(
-            `Rotated the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}. ${await whereItWent(api, path, site.slug)}`,
+            `Rotated the credential of site ${site.slug} for ${kindLabel(kind)} ${service.name}. ${old} ${where}`,
           );
+        }
       },
     );
 }

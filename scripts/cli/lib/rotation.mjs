@@ -1,0 +1,59 @@
+// @ts-check
+/**
+ * Following a connection's graceful rotation (docs/contract.md §14) from the CLI: its states,
+ * `delivering → draining → done`, printed as they come, until the old secret is retired.
+ */
+import { dataOf } from './api.mjs';
+
+/** How often the rotation is read while waiting: the API's own read, one round trip. */
+const POLL_MS = 2000;
+
+/**
+ * @typedef {{ state: 'none'|'delivering'|'draining'|'done', immediate: boolean,
+ *   retires_by: string | null, old_sessions: number | null }} Rotation
+ */
+
+/**
+ * The connection's rotation as the API shows it.
+ * @param {import('./api.mjs').Api} api
+ * @param {{ id: string, siteId: string, kind: 'database'|'bucket'|'auth_app', resourceId: string }} path
+ * @returns {Promise<Rotation>}
+ */
+export async function rotationOf(api, path) {
+  return /** @type {Rotation} */ (
+    await dataOf(
+      api.GET('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotation', {
+        params: { path },
+      }),
+    )
+  );
+}
+
+/**
+ * A rotation's state in words: the old sessions while it drains, and the deadline until done.
+ * @param {Rotation} r
+ */
+export function rotationWords(r) {
+  if (r.state === 'done' || r.state === 'none') return r.state;
+  const sessions =
+    r.state === 'draining' && r.old_sessions !== null ? `, ${r.old_sessions} old session(s)` : '';
+  return `${r.state}${sessions}${r.retires_by ? `, old secret retires by ${r.retires_by}` : ''}`;
+}
+
+/**
+ * Waits until the rotation is done, calling `onState` with each new state (the first included).
+ * @param {import('./api.mjs').Api} api
+ * @param {{ id: string, siteId: string, kind: 'database'|'bucket'|'auth_app', resourceId: string }} path
+ * @param {(r: Rotation) => void} onState
+ */
+export async function waitForRotation(api, path, onState) {
+  let last = '';
+  for (;;) {
+    const r = await rotationOf(api, path);
+    const words = rotationWords(r);
+    if (words !== last) onState(r);
+    last = words;
+    if (r.state === 'done' || r.state === 'none') return r;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
