@@ -170,7 +170,8 @@ export async function createPrincipal(
     const id = newId();
     const ciphertext = await ctx.config.keyring.encrypt(made.secret);
     // Recorded only while the service is live: a delete that ran meanwhile leaves no row.
-    const [inserted, policy] = await runBatch(ctx.http, [
+    const policyStatements = policyNow(target).map((q) => ctx.http.execute(q));
+    const [inserted, ...rest] = await runBatch(ctx.http, [
       ctx.http.execute<{ created_at: string }>(sql`
         insert into principals (id, project_id, kind, resource_id, name, level, credential_name,
                                 secret_ciphertext, allowed_sources, expires_at, state)
@@ -179,6 +180,8 @@ export async function createPrincipal(
           from ${sql.raw(kindOf(kind).table)} s where s.id = ${target.resource.id}::uuid and s.deleted_at is null
         returning created_at`),
       // Two creations at once each saw room: the second to land is refused (nothing kept).
+      // The policy's answer comes right after the insert's: its ids are sent below.
+      ...policyStatements,
       ...(cap
         ? [
             ctx.http.execute(
@@ -190,7 +193,6 @@ export async function createPrincipal(
             ),
           ]
         : []),
-      ...policyNow(target).map((q) => ctx.http.execute(q)),
       ...principalEvent(
         ctx,
         ctx.http,
@@ -202,7 +204,7 @@ export async function createPrincipal(
     ]);
     const [row] = (inserted as { rows: Array<{ created_at: string }> }).rows;
     if (!row) throw new ApiError('NOT_FOUND', `${kindOf(kind).word} not found`);
-    await sendPolicies(ctx, policy);
+    if (policyStatements.length > 0) await sendPolicies(ctx, rest[0]);
     return shown(
       ctx,
       target,
