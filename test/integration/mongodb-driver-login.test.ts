@@ -54,10 +54,12 @@ describe('the mongodb driver against the local MongoDB', () => {
     expect(await ping(uri.toString())).toBe('AuthenticationFailed');
   });
 
-  it("after the connection's rotate the old URI is refused and the new one logs in", async () => {
+  // docs/contract.md §14: `?immediate=true` (a leaked secret) refuses the old URI at once; a
+  // graceful rotate keeps it until the new one is live (rotation-graceful.test.ts).
+  it("after the connection's immediate rotate the old URI is refused and the new one logs in", async () => {
     const before = (await effectiveVars(p)).MONGODB_URI ?? '';
     const rotated = await p.as.post(
-      `${projectPath(p)}/sites/${p.site.id}/connections/database/${p.databases[0]?.id}/rotate`,
+      `${projectPath(p)}/sites/${p.site.id}/connections/database/${p.databases[0]?.id}/rotate?immediate=true`,
     );
     expect(rotated.status, rotated.text).toBeLessThan(300);
     const after = (await effectiveVars(p)).MONGODB_URI ?? '';

@@ -40,7 +40,8 @@ describe('a large body the route never reads', () => {
       }
     }
     expect(failures).toEqual([]);
-    // The router's 404 for the auth service; no credentials (401) for the management API.
-    expect(Object.fromEntries(statuses)).toEqual({ 404: 150, 401: 150 });
+    // A method the auth service's path does not take is 405 (docs/contract.md §2); no
+    // credentials (401) for the management API.
+    expect(Object.fromEntries(statuses)).toEqual({ 405: 150, 401: 150 });
   });
 });

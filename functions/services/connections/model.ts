@@ -126,3 +126,11 @@ export function toConnectionObjects(
       a.resource_id.localeCompare(b.resource_id),
   );
 }
+
+/** A credential cleanup a plan recorded: the credential to drop once the write has committed. */
+export interface CleanupRef {
+  id: string;
+  kind: 'database' | 'bucket';
+  resourceId: string;
+  credentialName: string;
+}

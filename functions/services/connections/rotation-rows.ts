@@ -6,9 +6,8 @@
 import { sql } from 'drizzle-orm';
 import type { BatchQuery, Queryable } from '../../../db/client';
 import { newId } from '../../lib/ids';
-import type { ConnectionInfo } from './model';
+import type { CleanupRef, ConnectionInfo } from './model';
 import type { Prepared } from './prepare';
-import type { CleanupRef } from './write';
 
 /** The upsert of each rotated connection's rotation, given the live patch recorded for each site. */
 export function rotationRowStatements(

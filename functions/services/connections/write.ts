@@ -17,7 +17,7 @@ import { type CurrentKey, managedKeyStatements } from '../credentials/managed-ke
 import { patchInsert } from '../delivery/deliveries';
 import { connectionEvents } from './activity-events';
 import { liveServicesGuard } from './live-services';
-import type { ConnectionInfo } from './model';
+import type { CleanupRef, ConnectionInfo } from './model';
 import {
   addsHoldingPlain,
   affectedSites,
@@ -37,13 +37,7 @@ export class ConcurrentChange extends ApiError {
   }
 }
 
-/** A credential cleanup a plan recorded: the credential to drop once the write has committed. */
-export interface CleanupRef {
-  id: string;
-  kind: 'database' | 'bucket';
-  resourceId: string;
-  credentialName: string;
-}
+export type { CleanupRef } from './model';
 
 /** What a written plan produced. */
 export interface Written {
