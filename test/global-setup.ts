@@ -61,7 +61,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // No test resolves a name outside the machine: webhook hosts are resolved by a port that refuses.
       env: {
         DNS_RESOLVER_URL: 'http://127.0.0.1:9/dns-query',
-        ...(project.name === 'integration-cron' ? { RECONCILER_SWEEP_MINUTES: '1' } : {}),
+        // Their files also make many databases in one project (connections-deliveries), past the default cap.
+        ...(project.name === 'integration-cron'
+          ? { RECONCILER_SWEEP_MINUTES: '1', MAX_DATABASES_PER_PROJECT: '50' }
+          : {}),
       },
       // They fire each tick themselves; a tick of the shared Worker on the minute's timer would
       // sweep their files' buckets and databases too, with its own stand-ins, at any moment.

@@ -71,13 +71,16 @@ describe('a rotate whose new secret cannot be stored', () => {
   it("answers 503 in the API's shape, and the site's stored credential still logs in", async () => {
     const before = await storedLogin();
     expect(await logsIn()).toBe(true);
-    const res = await refusingNewSecrets(() => p.as.post<{ error: { code: string } }>(`${conn()}/rotate`));
+    // The immediate rotate (docs/contract.md §14): the same login, its password changed in place.
+    const res = await refusingNewSecrets(() =>
+      p.as.post<{ error: { code: string } }>(`${conn()}/rotate?immediate=true`),
+    );
     expect(res.status, res.text).toBe(503);
     expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
     expect(await storedLogin()).toEqual(before);
     expect(await logsIn()).toBe(true);
     // Once the secret can be stored again, a rotate goes through: new password in, old one out.
-    expect((await p.as.post(`${conn()}/rotate`)).status).toBe(204);
+    expect((await p.as.post(`${conn()}/rotate?immediate=true`)).status).toBe(204);
     const after = await storedLogin();
     expect(after.password).not.toBe(before.password);
     expect(await canLogin(after.db, after.user, after.password)).toBe(true);

@@ -209,8 +209,9 @@ describe("a database's lock", () => {
       await row.query('begin');
       await row.query('select 1 from connections where id = $1 for update', [before.id]);
       const holder = (await row.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+      // The immediate rotate (docs/contract.md §14) changes the same login's password in place.
       rotate = world.as.post(
-        `/api/v1/projects/${world.project.id}/sites/${site}/connections/database/${db.id}/rotate`,
+        `/api/v1/projects/${world.project.id}/sites/${site}/connections/database/${db.id}/rotate?immediate=true`,
       );
       await eventually(
         async () =>
