@@ -232,6 +232,10 @@ describe('live patches', () => {
     await s.as.put(`${base(s)}/sites/${site.id}/env`, {
       vars: { DATABASE_URL: 'postgres://mine', OTHER: 'x' },
     });
+    // The user's own variables reach the app first, as their own patch (docs/contract.md §14).
+    const own = (await world.receiver.next(forSite(site.id, 200))).body as Patch & { reason: string };
+    expect(own.reason).toBe('variables');
+    expect(own.set).toEqual({ DATABASE_URL: 'postgres://mine', OTHER: 'x' });
     await s.as.post(conns(s, site.id), { kind: 'database', resource_id: db.id });
     await world.receiver.next(forSite(site.id, 200));
     const vars = await effective(site.id);
