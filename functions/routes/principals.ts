@@ -5,8 +5,8 @@
 import { LEVELS } from '../domain/levels';
 import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { liveTargetQuery, targetOf } from '../services/access/live-target';
-import { rotatePrincipal } from '../services/access/principal-rotation';
+import { liveTargetQuery, targetOf } from '../use-cases/access/live-target';
+import { rotatePrincipal } from '../use-cases/access/principal-rotation';
 import {
   createPrincipal,
   liveNamesQuery,
@@ -14,8 +14,8 @@ import {
   principalsListingQuery,
   principalsOf,
   revokePrincipal,
-} from '../services/access/principals';
-import { openRetirementsOf, openRetirementsQuery } from '../services/credentials/retirements';
+} from '../use-cases/access/principals';
+import { openRetirementsOf, openRetirementsQuery } from '../use-cases/credentials/retirements';
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
 import { GraceSecondsQuery } from './grace-seconds';

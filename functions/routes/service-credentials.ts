@@ -7,16 +7,16 @@ import {
   databaseCredentials,
   rotateBucketKey,
   rotateDatabasePassword,
-} from '../services/access/service-credentials';
-import type { BatchQuery } from '../services/caller/api-caller';
+} from '../use-cases/access/service-credentials';
+import type { BatchQuery } from '../use-cases/caller/api-caller';
 import {
   type OpenRetirement,
   openRetirementsOf,
   openRetirementsQuery,
-} from '../services/credentials/retirements';
-import { bucketQuery } from '../services/resources/buckets';
-import { databaseQuery } from '../services/resources/databases';
-import { connectedSiteInputsQuery, type SiteEnvInputs } from '../services/site-env/derive';
+} from '../use-cases/credentials/retirements';
+import { bucketQuery } from '../use-cases/resources/buckets';
+import { databaseQuery } from '../use-cases/resources/databases';
+import { connectedSiteInputsQuery, type SiteEnvInputs } from '../use-cases/site-env/derive';
 import { GraceSecondsQuery } from './grace-seconds';
 import { declaredRoutes, declareReads, type ReadScope, read, rowsRead } from './reads';
 import { ProjectParam, requestContext } from './shared';
