@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthError } from '../../functions/lib/oauth-error';
-import { verifyIdToken } from '../../functions/services/sign-in/providers/id-token';
+import { verifyIdToken } from '../../functions/use-cases/sign-in/providers/id-token';
 import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
 
 const ISSUER = 'https://accounts.google.test';
