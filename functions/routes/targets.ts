@@ -2,7 +2,6 @@
  * A site's delivery target and what became of its live patches (contract §11). The target's
  * kinds are the registry's (adapters/targets); nothing here branches on one.
  */
-import { TARGET_INPUT } from '../adapters/targets';
 import { PATCH_REASONS } from '../domain/patch-reasons';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
@@ -14,6 +13,7 @@ import {
   removeSiteTarget,
   setSiteTarget,
   siteWithTarget,
+  TARGET_INPUT,
   TARGET_TYPES,
 } from '../use-cases/delivery/targets';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read } from './reads';

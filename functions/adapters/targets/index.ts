@@ -3,7 +3,6 @@
  * Generic code (the routes, the consumer) loops over or looks up this registry; nothing else
  * branches on a target's type.
  */
-import { z } from 'zod';
 import { cloudflareTarget } from './cloudflare';
 import { flyTarget } from './fly';
 import type { DeliveryTarget } from './types';
@@ -22,15 +21,6 @@ export { FollowUpFailed, TargetFieldRefused, TargetRefused, TargetUnreachable } 
 
 /** Every delivery target, by type. */
 export const TARGETS = [webhookTarget, cloudflareTarget, vercelTarget, flyTarget] as const;
-
-/** A PUT body of any target, discriminated by its `type` (so a misspelt or misplaced field is refused, and typed). */
-export const TARGET_INPUT = z.discriminatedUnion(
-  'type',
-  TARGETS.map((target) => target.input) as unknown as [
-    (typeof TARGETS)[0]['input'],
-    ...(typeof TARGETS)[number]['input'][],
-  ],
-);
 
 /** A target's type. */
 export type TargetType = (typeof TARGETS)[number]['type'];
