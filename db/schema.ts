@@ -229,7 +229,7 @@ export const buckets = pgTable(
 
 /**
  * Each sign-in provider's settings by its name, in the shape its module keeps them
- * (functions/services/sign-in/providers/); secrets apart.
+ * (functions/use-cases/sign-in/providers/); secrets apart.
  */
 export type AuthProvidersConfig = Record<string, { enabled: boolean } & Record<string, unknown>>;
 
@@ -587,7 +587,7 @@ export const deadLetters = pgTable('dead_letters', {
 
 /**
  * The Activity record: one row per change, written in the same batch or transaction as the
- * change itself (functions/services/activity/). `seq` orders it and is its cursor; `project_id`
+ * change itself (functions/use-cases/activity/). `seq` orders it and is its cursor; `project_id`
  * scopes a project's events and `account_id` an account's own (sign-ins, tokens). No foreign
  * keys: events outlive what they name until the retention purge removes them.
  */

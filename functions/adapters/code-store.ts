@@ -1,7 +1,7 @@
 /**
  * The client of the OneTimeCodes Durable Objects: single-use records kept under the hash of
  * their secret, the blocks that stop them from being redeemed, and the exchange's rate windows.
- * Services name a scope (one object each) and never touch the namespace binding themselves.
+ * Use cases name a scope (one object each) and never touch the namespace binding themselves.
  */
 
 import type { DeviceDecision, DevicePeek, DevicePoll } from '../objects/device-grants';

@@ -5,8 +5,8 @@
 import type { Kind } from '../domain/levels';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
-import { ROTATION_STATES, rotationOf, rotationQuery } from '../services/connections/rotation-state';
-import { findConnection } from '../services/connections/site-plans';
+import { ROTATION_STATES, rotationOf, rotationQuery } from '../use-cases/connections/rotation-state';
+import { findConnection } from '../use-cases/connections/site-plans';
 import { OneParams } from './connections';
 import { declaredRoutes, declareReads, read } from './reads';
 import { siteNeed, siteRead } from './site-reads';

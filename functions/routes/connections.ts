@@ -6,19 +6,19 @@
 import { getDb } from '../context';
 import type { Kind } from '../domain/levels';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { applyPlan } from '../services/connections/apply';
-import { projectListingFrom, projectListingQuery, siteListing } from '../services/connections/listing';
-import { connectionKey, toConnectionObjects } from '../services/connections/model';
-import { afterOf } from '../services/connections/plan';
-import { retryOnConcurrentChange } from '../services/connections/retry';
-import { type SiteContext, siteWriteOf, siteWriteQueries } from '../services/connections/site-access';
+import { applyPlan } from '../use-cases/connections/apply';
+import { projectListingFrom, projectListingQuery, siteListing } from '../use-cases/connections/listing';
+import { connectionKey, toConnectionObjects } from '../use-cases/connections/model';
+import { afterOf } from '../use-cases/connections/plan';
+import { retryOnConcurrentChange } from '../use-cases/connections/retry';
+import { type SiteContext, siteWriteOf, siteWriteQueries } from '../use-cases/connections/site-access';
 import {
   planConnect,
   planDisconnect,
   planPromote,
   planReplace,
   planRotate,
-} from '../services/connections/site-plans';
+} from '../use-cases/connections/site-plans';
 import { AvailableSchema, ConnectionSchema, DesiredConnectionSchema, KindSchema } from './connection-schemas';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, readMany } from './reads';
 import { ProjectParam, requestContext } from './shared';

@@ -5,7 +5,7 @@
 import { LEVELS } from '../domain/levels';
 import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { liveTargetQuery, targetOf } from '../services/access/live-target';
+import { liveTargetQuery, targetOf } from '../use-cases/access/live-target';
 import {
   createPrincipal,
   liveNamesQuery,
@@ -14,7 +14,7 @@ import {
   principalsOf,
   revokePrincipal,
   rotatePrincipal,
-} from '../services/access/principals';
+} from '../use-cases/access/principals';
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, rowsRead } from './reads';

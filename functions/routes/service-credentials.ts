@@ -7,11 +7,11 @@ import {
   databaseCredentials,
   rotateBucketKey,
   rotateDatabasePassword,
-} from '../services/access/service-credentials';
-import type { BatchQuery } from '../services/caller/api-caller';
-import { bucketQuery } from '../services/resources/buckets';
-import { databaseQuery } from '../services/resources/databases';
-import { connectedSiteInputsQuery, type SiteEnvInputs } from '../services/site-env/derive';
+} from '../use-cases/access/service-credentials';
+import type { BatchQuery } from '../use-cases/caller/api-caller';
+import { bucketQuery } from '../use-cases/resources/buckets';
+import { databaseQuery } from '../use-cases/resources/databases';
+import { connectedSiteInputsQuery, type SiteEnvInputs } from '../use-cases/site-env/derive';
 import { declaredRoutes, declareReads, type ReadScope, rowsRead } from './reads';
 import { ProjectParam, requestContext } from './shared';
 

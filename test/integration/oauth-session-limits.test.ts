@@ -8,7 +8,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
-import { SESSION_LIMITS, UNKNOWN_APP_REQUESTS_PER_CLIENT } from '../../functions/services/sign-in/rate-limit';
+import {
+  SESSION_LIMITS,
+  UNKNOWN_APP_REQUESTS_PER_CLIENT,
+} from '../../functions/use-cases/sign-in/rate-limit';
 import { api } from '../helpers/api';
 import { startDurableObjects } from '../helpers/durable-objects';
 import { asClient, newClient } from '../helpers/oauth';

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AppEnv } from '../../context';
 import { sha256Base64url, timingSafeEqual } from '../../lib/crypto';
-import { STATE_TTL_MS } from '../../services/sign-in/one-time-codes';
+import { STATE_TTL_MS } from '../../use-cases/sign-in/one-time-codes';
 
 /** The name of every binding cookie starts so: `tether_auth_state_<12 characters of the state's hash>`. */
 export const BINDING_COOKIE_PREFIX = 'tether_auth_state_';

@@ -8,11 +8,11 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
-import { type AuthAppRow, providerSecrets } from '../../services/sign-in/apps';
-import { issueState, newNonce, type StateRecord } from '../../services/sign-in/one-time-codes';
-import type { BrowserFlow, SignInProvider, StoredSettings } from '../../services/sign-in/providers/provider';
-import { providerNamed } from '../../services/sign-in/providers/registry';
-import { countSignInStart } from '../../services/sign-in/rate-limit';
+import { type AuthAppRow, providerSecrets } from '../../use-cases/sign-in/apps';
+import { issueState, newNonce, type StateRecord } from '../../use-cases/sign-in/one-time-codes';
+import type { BrowserFlow, SignInProvider, StoredSettings } from '../../use-cases/sign-in/providers/provider';
+import { providerNamed } from '../../use-cases/sign-in/providers/registry';
+import { countSignInStart } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
 import { bindToBrowser } from './browser-binding';
 import { clientOf } from './shared';

@@ -4,17 +4,17 @@
  * (what changed, what is pending, what expired); the full checks are sweeps (sweep.ts).
  */
 
-import { activateAcknowledgedPrincipals } from './access/principal-activation';
-import { removeExpiredPrincipals } from './access/principal-expiry';
-import { resendCredentialCleanups } from './credentials/cleanup';
-import { rotateExposedMainPasswords } from './credentials/exposed-main';
-import { advanceRotations } from './credentials/rotations';
-import { rotateUnusedReaders } from './credentials/shared-reader';
-import { sweepSteps } from './credentials/sweep';
-import { switchSharedConnections } from './credentials/switch';
-import { reconcilePolicyMarks } from './delivery/policy-marks';
-import type { ReconcilerStep } from './reconciler';
-import { secureMarkedDatabases } from './resources/database-ownership';
+import { activateAcknowledgedPrincipals } from '../access/principal-activation';
+import { removeExpiredPrincipals } from '../access/principal-expiry';
+import { resendCredentialCleanups } from '../credentials/cleanup';
+import { rotateExposedMainPasswords } from '../credentials/exposed-main';
+import { advanceRotations } from '../credentials/rotations';
+import { rotateUnusedReaders } from '../credentials/shared-reader';
+import { sweepSteps } from '../credentials/sweep';
+import { switchSharedConnections } from '../credentials/switch';
+import { reconcilePolicyMarks } from '../delivery/policy-marks';
+import { secureMarkedDatabases } from '../resources/database-ownership';
+import type { ReconcilerStep } from './run';
 
 /** Reconciler steps of per-connection credentials and network policies. */
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {

@@ -26,7 +26,7 @@ export type DesiredConnection = { resource_id: string } & DesiredLevel;
 /** The project's service `resourceId` of `kind`, or 400 (another project's, or none). */
 export function resourceFor(ctx: SiteContext, kind: Kind, resourceId: string, field: string): ResourceInfo {
   const id = resourceId.toLowerCase();
-  // A body names services by id only; a name is a path's shorthand (services/resources/by-name.ts).
+  // A body names services by id only; a name is a path's shorthand (use-cases/resources/by-name.ts).
   if (!isUuid(id))
     throw new ApiError(
       'BAD_REQUEST',
@@ -90,7 +90,7 @@ export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
  * DELETE: disconnect one service; null when there is no such connection, including an id the
  * project has no service for (the specification's transition "no connection → DELETE → no
  * connection": removed false, not an error; docs/connections.md). A name that resolved to nothing
- * (services/resources/by-name.ts leaves it as it is) names no resource id: 404.
+ * (use-cases/resources/by-name.ts leaves it as it is) names no resource id: 404.
  */
 export function planDisconnect(ctx: SiteContext, kind: Kind, resourceId: string): Plan | null {
   const id = resourceId.toLowerCase();
