@@ -5,25 +5,30 @@
  */
 import { createDb, createPool } from '../db/client';
 import type { Bindings } from './config';
-import { buildReconcilerServices, buildServices, type Services, type WorkerOptions } from './container';
+import {
+  buildDependencies,
+  buildReconcilerDependencies,
+  type Dependencies,
+  type WorkerOptions,
+} from './container';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
 import { type JobContext, jobContext } from './request-context';
-import { purgeActivity } from './services/activity/retention';
-import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
-import { credentialSteps } from './services/reconciler-steps';
+import { purgeActivity } from './use-cases/activity/retention';
+import { credentialSteps } from './use-cases/reconciler/credential-steps';
+import { RECONCILER_STEPS, runReconciler } from './use-cases/reconciler/run';
 
-/** Runs `work` with the environment's services and a database pool, closed afterwards. */
-async function withServices<T>(
+/** Runs `work` with the environment's dependencies and a database pool, closed afterwards. */
+async function withDependencies<T>(
   env: Bindings,
-  build: (env: Bindings) => Services,
-  work: (ctx: Services & JobContext) => Promise<T>,
+  build: (env: Bindings) => Dependencies,
+  work: (ctx: Dependencies & JobContext) => Promise<T>,
 ): Promise<T> {
-  const services = build(env);
-  const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
+  const deps = build(env);
+  const pool = createPool(deps.config.DATABASE_URL, deps.config.NEON_WS_PROXY);
   try {
-    return await work(jobContext(services, createDb(pool)));
+    return await work(jobContext(deps, createDb(pool)));
   } finally {
     await pool.end().catch(() => undefined);
   }
@@ -35,9 +40,9 @@ export async function consumeBatch(
   env: Bindings,
   options: WorkerOptions,
 ): Promise<void> {
-  await withServices(
+  await withDependencies(
     env,
-    (e) => buildServices(e, options),
+    (e) => buildDependencies(e, options),
     async (ctx) => {
       if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, ctx.db);
       return consumeProvisioning(batch, ctx, PROVISIONING_HANDLERS);
@@ -48,9 +53,9 @@ export async function consumeBatch(
 /** Runs one reconciler tick. */
 export async function reconcile(env: Bindings, options: WorkerOptions): Promise<void> {
   // Admin sessions with a short lock timeout: one stalled item must cost the tick little.
-  await withServices(
+  await withDependencies(
     env,
-    (e) => buildReconcilerServices(e, options),
+    (e) => buildReconcilerDependencies(e, options),
     (ctx) =>
       runReconciler(ctx, {
         ...RECONCILER_STEPS,
