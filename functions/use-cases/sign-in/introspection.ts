@@ -14,7 +14,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { isUuid, TOKEN_PREFIX } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
-import { issuerOf } from './sessions';
+import { issuerOf } from './auth-urls';
 import { publicJwks } from './signing-keys';
 
 /** The answer for a token that is not active (RFC 7662 2.2: nothing else is said about it). */
