@@ -1613,7 +1613,7 @@ export interface paths {
         put?: never;
         /**
          * The callback of a provider that returns by form POST (Apple's response_mode=form_post)
-         * @description A form body, not JSON: the one exception to the auth service taking only application/json. The sign-in state is kept server side and single use, never in a cookie.
+         * @description A form body, not JSON: the one exception to the auth service taking only application/json. The sign-in state is kept server side and single use; the start bound it to its browser with a SameSite=None cookie (over https) that this cross-site POST carries.
          */
         post: operations["postByAppSlugAuthByProviderCallback"];
         delete?: never;
@@ -10220,7 +10220,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            /** @description the app's sign-ins in progress are at their cap (SIGN_IN_PENDING_PER_APP); see Retry-After */
             503: {
                 headers: {
                     /** @description seconds after which trying again may help, when known */
@@ -10263,6 +10263,15 @@ export interface operations {
             };
             /** @description unknown, used or expired state (never redirected) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the sign-in was started in another browser (no tether_auth_state_… cookie of its state): refused, the state left unused; a page for a browser */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10326,6 +10335,15 @@ export interface operations {
             };
             /** @description unknown, used or expired state (never redirected) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the sign-in was started in another browser (no tether_auth_state_… cookie of its state): refused, the state left unused; a page for a browser */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10568,7 +10586,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            /** @description the app's sign-ins in progress are at their cap (SIGN_IN_PENDING_PER_APP); see Retry-After */
             503: {
                 headers: {
                     /** @description seconds after which trying again may help, when known */
@@ -10576,7 +10594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OAuthError"];
+                    "text/html": string;
                 };
             };
         };
