@@ -231,7 +231,7 @@ export const buckets = pgTable(
 
 /**
  * Each sign-in provider's settings by its name, in the shape its module keeps them
- * (functions/services/sign-in/providers/); secrets apart.
+ * (functions/use-cases/sign-in/providers/); secrets apart.
  */
 export type AuthProvidersConfig = Record<string, { enabled: boolean } & Record<string, unknown>>;
 
@@ -500,6 +500,34 @@ export const connectionRotations = pgTable(
   ],
 );
 
+/**
+ * A service credential's or a principal's old secret kept valid after a rotate with
+ * `?grace_seconds=N` (docs/contract.md §14), until the reconciler retires it at `retiresAt`.
+ * `principalId` null: the service's own credential.
+ */
+export const credentialRetirements = pgTable(
+  'credential_retirements',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id').notNull(),
+    kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
+    resourceId: uuid('resource_id').notNull(),
+    credentialName: text('credential_name').notNull(),
+    principalId: uuid('principal_id'),
+    retiresAt: tstz('retires_at').notNull(),
+    retiredAt: tstz('retired_at'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('credential_retirements_open_idx').on(t.retiresAt).where(sql`${t.retiredAt} is null`),
+    index('credential_retirements_name_idx').on(t.credentialName).where(sql`${t.retiredAt} is null`),
+    index('credential_retirements_owner_idx')
+      .on(t.resourceId, t.principalId)
+      .where(sql`${t.retiredAt} is null`),
+  ],
+);
+
 export const deploys = pgTable(
   'deploys',
   {
@@ -594,7 +622,7 @@ export const deadLetters = pgTable('dead_letters', {
 
 /**
  * The Activity record: one row per change, written in the same batch or transaction as the
- * change itself (functions/services/activity/). `seq` orders it and is its cursor; `project_id`
+ * change itself (functions/use-cases/activity/). `seq` orders it and is its cursor; `project_id`
  * scopes a project's events and `account_id` an account's own (sign-ins, tokens). No foreign
  * keys: events outlive what they name until the retention purge removes them.
  */

@@ -3,7 +3,7 @@
  * clients and the receivers are built, from the environment checked once, and the one place a
  * request's context is put together from them ({@link openRequest}). The Worker's `fetch` (one
  * middleware, request-scope.ts), `queue` and `scheduled` all get their
- * services here.
+ * dependencies here.
  */
 import type { Pool } from '@neondatabase/serverless';
 import { createDb, createHttpDb, createPool, type Db, type HttpDb } from '../db/client';
@@ -19,13 +19,13 @@ import { type Bindings, type Config, loadBindings, loadConfig } from './config';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { log } from './lib/logger';
 import { type Clock, type RequestContext, systemClock } from './request-context';
-import type { ActivitySource } from './services/activity/record';
+import type { ActivitySource } from './use-cases/activity/record';
 
 /** The provisioning queue's producer. */
 export type ProvisioningQueue = Queue<ProvisioningMessage>;
 
 /** Everything a route, a queue handler or the reconciler reaches outside its own code. */
-export interface Services {
+export interface Dependencies {
   config: Config;
   adapters: Adapters;
   receivers: Receivers;
@@ -34,11 +34,11 @@ export interface Services {
   /** Rate counters (RateCounter objects). */
   rateLimiter: RateLimiter;
   queue: ProvisioningQueue;
-  /** Where services read the time. */
+  /** Where use cases read the time. */
   clock: Clock;
 }
 
-/** What a test may set in the Worker it builds (worker.ts buildWorker): the clock its services read. */
+/** What a test may set in the Worker it builds (worker.ts buildWorker): the clock its use cases read. */
 export interface WorkerOptions {
   clock?: Clock;
   /** How long a queue batch waits on one delivery (ms; queues/consumer.ts MESSAGE_TIME_BUDGET_MS by default). */
@@ -76,21 +76,21 @@ function buildAdapters(config: Config, lockTimeout?: string): Adapters {
   };
 }
 
-/** The services of the last environment built for. */
-let cached: { env: Bindings; services: Services } | undefined;
+/** the dependencies of the last environment built for. */
+let cached: { env: Bindings; deps: Dependencies } | undefined;
 
 /**
- * Builds the services from the Worker's environment. Throws an EnvironmentError naming every
+ * Builds the dependencies from the Worker's environment. Throws an EnvironmentError naming every
  * missing or malformed variable, secret or binding (answered as 500 BAD_ENVIRONMENT).
  */
-export function buildServices(env: Bindings, options: WorkerOptions = {}): Services {
+export function buildDependencies(env: Bindings, options: WorkerOptions = {}): Dependencies {
   const clock = options.clock ?? systemClock;
   // Built once per environment (an isolate keeps its `env`), like the config it is built from:
   // every part is stateless, so requests share them and none pays for building them again.
-  if (cached?.env === env && cached.services.clock === clock) return cached.services;
+  if (cached?.env === env && cached.deps.clock === clock) return cached.deps;
   const config = loadConfig(env);
   const bindings = loadBindings(env);
-  const services: Services = {
+  const deps: Dependencies = {
     config,
     adapters: buildAdapters(config),
     receivers: {
@@ -112,20 +112,20 @@ export function buildServices(env: Bindings, options: WorkerOptions = {}): Servi
     queue: bindings.PROVISIONING,
     clock,
   };
-  cached = { env, services };
-  return services;
+  cached = { env, deps };
+  return deps;
 }
 
-/** The services the reconciler's tick and its queued slices run with: admin sessions with a short lock timeout. */
-export function buildReconcilerServices(env: Bindings, options: WorkerOptions = {}): Services {
-  const services = buildServices(env, options);
-  if (reconcilerCached?.base === services) return reconcilerCached.services;
-  const built = { ...services, adapters: buildAdapters(services.config, RECONCILER_LOCK_TIMEOUT) };
-  reconcilerCached = { base: services, services: built };
+/** The dependencies the reconciler's tick and its queued slices run with: admin sessions with a short lock timeout. */
+export function buildReconcilerDependencies(env: Bindings, options: WorkerOptions = {}): Dependencies {
+  const deps = buildDependencies(env, options);
+  if (reconcilerCached?.base === deps) return reconcilerCached.deps;
+  const built = { ...deps, adapters: buildAdapters(deps.config, RECONCILER_LOCK_TIMEOUT) };
+  reconcilerCached = { base: deps, deps: built };
   return built;
 }
 
-let reconcilerCached: { base: Services; services: Services } | undefined;
+let reconcilerCached: { base: Dependencies; deps: Dependencies } | undefined;
 
 /** A request's context and the closing of what it opened. */
 export interface RequestScope {
@@ -137,12 +137,12 @@ export interface RequestScope {
 }
 
 /**
- * The context of one request, built once from the Worker's services: the database handles open
+ * The context of one request, built once from the Worker's dependencies: the database handles open
  * on first use (most requests need only the HTTP one, many none), and `activity` is asked for
  * when a service records a change, by when the caller is known.
  */
-export function openRequest(services: Services, activity: () => ActivitySource): RequestScope {
-  const { config } = services;
+export function openRequest(deps: Dependencies, activity: () => ActivitySource): RequestScope {
+  const { config } = deps;
   let handle: { db: Db; pool: Pool } | undefined;
   let http: HttpDb | undefined;
   const ctx: RequestContext = {
@@ -158,12 +158,12 @@ export function openRequest(services: Services, activity: () => ActivitySource):
       return http;
     },
     config,
-    adapters: services.adapters,
-    receivers: services.receivers,
-    queue: services.queue,
-    codes: services.codes,
-    rateLimiter: services.rateLimiter,
-    clock: services.clock,
+    adapters: deps.adapters,
+    receivers: deps.receivers,
+    queue: deps.queue,
+    codes: deps.codes,
+    rateLimiter: deps.rateLimiter,
+    clock: deps.clock,
     log,
     get activity() {
       return activity();

@@ -3,12 +3,12 @@ import type { Context } from 'hono';
 import type { Db, HttpDb } from '../db/client';
 import type { Bindings, Config } from './config';
 import type { RequestContext } from './request-context';
-import type { PendingAdmission } from './services/caller/admission';
-import type { Membership, Principal } from './services/caller/api-caller';
-import type { CountedExchange } from './services/sign-in/exchange';
+import type { PendingAdmission } from './use-cases/caller/admission';
+import type { Membership, Principal } from './use-cases/caller/api-caller';
+import type { CountedExchange } from './use-cases/sign-in/exchange';
 
 export interface AppVariables {
-  /** What the request's services take first, built once for it (container.ts openRequest). */
+  /** What the request's use cases take first, built once for it (container.ts openRequest). */
   ctx: RequestContext;
   config: Config;
   requestId: string;

@@ -5,25 +5,30 @@
  */
 import { createDb, createPool } from '../db/client';
 import type { Bindings } from './config';
-import { buildReconcilerServices, buildServices, type Services, type WorkerOptions } from './container';
+import {
+  buildDependencies,
+  buildReconcilerDependencies,
+  type Dependencies,
+  type WorkerOptions,
+} from './container';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { consumeProvisioning, realFairness, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
 import { type JobContext, jobContext } from './request-context';
-import { purgeActivity } from './services/activity/retention';
-import { RECONCILER_STEPS, runReconciler } from './services/reconciler';
-import { credentialSteps } from './services/reconciler-steps';
+import { purgeActivity } from './use-cases/activity/retention';
+import { credentialSteps } from './use-cases/reconciler/credential-steps';
+import { RECONCILER_STEPS, runReconciler } from './use-cases/reconciler/run';
 
-/** Runs `work` with the environment's services and a database pool, closed afterwards. */
-async function withServices<T>(
+/** Runs `work` with the environment's dependencies and a database pool, closed afterwards. */
+async function withDependencies<T>(
   env: Bindings,
-  build: (env: Bindings) => Services,
-  work: (ctx: Services & JobContext) => Promise<T>,
+  build: (env: Bindings) => Dependencies,
+  work: (ctx: Dependencies & JobContext) => Promise<T>,
 ): Promise<T> {
-  const services = build(env);
-  const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
+  const deps = build(env);
+  const pool = createPool(deps.config.DATABASE_URL, deps.config.NEON_WS_PROXY);
   try {
-    return await work(jobContext(services, createDb(pool)));
+    return await work(jobContext(deps, createDb(pool)));
   } finally {
     await pool.end().catch(() => undefined);
   }
@@ -40,11 +45,11 @@ export async function consumeBatch(
   options: WorkerOptions,
   invocation?: Pick<ExecutionContext, 'waitUntil'>,
 ): Promise<void> {
-  const services = buildServices(env, options);
-  const pool = createPool(services.config.DATABASE_URL, services.config.NEON_WS_PROXY);
+  const deps = buildDependencies(env, options);
+  const pool = createPool(deps.config.DATABASE_URL, deps.config.NEON_WS_PROXY);
   const late: Promise<unknown>[] = [];
   try {
-    const ctx = jobContext(services, createDb(pool));
+    const ctx = jobContext(deps, createDb(pool));
     if (batch.queue.endsWith('-dlq')) return await recordDeadLetters(batch, ctx.db);
     const fairness = realFairness((work) => void late.push(work), options.queueBudgetMs, options.queueTimer);
     await consumeProvisioning(batch, ctx, PROVISIONING_HANDLERS, fairness);
@@ -58,9 +63,9 @@ export async function consumeBatch(
 /** Runs one reconciler tick. */
 export async function reconcile(env: Bindings, options: WorkerOptions): Promise<void> {
   // Admin sessions with a short lock timeout: one stalled item must cost the tick little.
-  await withServices(
+  await withDependencies(
     env,
-    (e) => buildReconcilerServices(e, options),
+    (e) => buildReconcilerDependencies(e, options),
     (ctx) =>
       runReconciler(ctx, {
         ...RECONCILER_STEPS,

@@ -19,7 +19,7 @@ import { apiRoutes } from './routes/api';
 import { apiDocsRoutes } from './routes/api-docs';
 import { cliTokenRoutes } from './routes/cli-token';
 import { healthRoutes } from './routes/health';
-import { namedServiceIn, withServiceIds } from './services/resources/by-name';
+import { namedServiceIn, withServiceIds } from './use-cases/resources/by-name';
 
 /**
  * Every request body of the API is JSON (contract §3), so a body sent without a JSON media type

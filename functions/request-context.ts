@@ -1,5 +1,5 @@
 /**
- * The one context a request's (or a job's) services take first: the metadata database (a pool
+ * The one context a request's (or a job's) use cases take first: the metadata database (a pool
  * for transactions and the HTTP driver for one-shot statements and batches), the configuration,
  * the outside systems, the provisioning queue, the clock, the log, and who the changes are
  * recorded as. The composition root builds it once per request (container.ts openRequest, in
@@ -15,7 +15,7 @@ import type { RateLimiter } from './adapters/rate-limiter';
 import type { Config } from './config';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { log } from './lib/logger';
-import type { ActivitySource } from './services/activity/record';
+import type { ActivitySource } from './use-cases/activity/record';
 
 /** Where a service reads the time: the system's, or one a test sets. */
 export interface Clock {
@@ -60,12 +60,12 @@ export type JobContext = Omit<RequestContext, 'http' | 'activity'> & {
   activity?: ActivitySource;
 };
 
-/** The context of a job on `db` with the Worker's services (container.ts). */
+/** The context of a job on `db` with the Worker's dependencies (container.ts). */
 export function jobContext<S extends Omit<JobContext, 'db' | 'log' | 'activity'>>(
-  services: S,
+  deps: S,
   db: Db,
 ): S & JobContext {
-  return { ...services, db, log };
+  return { ...deps, db, log };
 }
 
 /**

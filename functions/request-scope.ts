@@ -4,12 +4,12 @@
  * body is drained and the request's database closed.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { buildServices, openRequest, type RequestScope, type WorkerOptions } from './container';
+import { buildDependencies, openRequest, type RequestScope, type WorkerOptions } from './container';
 import type { AppEnv } from './context';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
 import { asError } from './on-error';
-import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from './services/activity';
+import { type ActivitySource, activitySourceOf, CLIENT_HEADER } from './use-cases/activity';
 
 /** How much of a body nobody read is drained before answering; larger ones are abandoned. */
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
@@ -52,10 +52,10 @@ export function requestScope(options: WorkerOptions): MiddlewareHandler<AppEnv> 
       let scope: RequestScope | undefined;
       try {
         // The composition root: a missing variable, secret or binding is answered 500 BAD_ENVIRONMENT here.
-        const services = buildServices(c.env, options);
-        scope = openRequest(services, () => activityBy(c));
+        const deps = buildDependencies(c.env, options);
+        scope = openRequest(deps, () => activityBy(c));
         c.set('ctx', scope.ctx);
-        c.set('config', services.config);
+        c.set('config', deps.config);
         await next();
       } catch (err) {
         // Hono hands only Errors to the error handler; anything else thrown reaches it wrapped.

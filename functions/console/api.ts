@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { Bindings } from '../config';
 import type { AppEnv } from '../context';
-import { CLIENT_HEADER } from '../services/activity';
+import { CLIENT_HEADER } from '../use-cases/activity';
 
 /** The Worker's own fetch: the Hono app every API request goes through. */
 type ExecutionCtx = Context['executionCtx'];

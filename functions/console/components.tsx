@@ -124,3 +124,15 @@ export const Names = (p: { names: readonly string[] }) => (
     ))}
   </span>
 );
+
+/** A variable name that may wrap after its underscores (never elsewhere), so a long one stays whole on a phone. */
+export const VariableName = (p: { name: string }) => (
+  <code class="var-name">
+    {p.name.split(/(?<=_)/).map((part) => (
+      <>
+        {part}
+        <wbr />
+      </>
+    ))}
+  </code>
+);

@@ -40,8 +40,8 @@ export function LevelForm(props: {
       ))}
       <select name="level" aria-label="Level" data-autosubmit>
         {LEVELS[props.kind].map((l) => (
-          <option value={l} selected={l === props.level}>
-            {`${l} (${LEVEL_MEANING[l] ?? l})`}
+          <option value={l} selected={l === props.level} title={LEVEL_MEANING[l]}>
+            {l}
           </option>
         ))}
       </select>

@@ -12,9 +12,9 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { randomToken } from '../lib/ids';
 import { log } from '../lib/logger';
-import { signInWithProvider } from '../services/console-sign-in';
-import { ProviderFailure } from '../services/sign-in/provider-failure';
-import { allProviders, providerNamed } from '../services/sign-in/providers/registry';
+import { signInWithProvider } from '../use-cases/console-sign-in';
+import { ProviderFailure } from '../use-cases/sign-in/provider-failure';
+import { allProviders, providerNamed } from '../use-cases/sign-in/providers/registry';
 import type { ConsoleContext, ConsoleEnv } from './context';
 import { safeReturnPath, setSessionCookie } from './security';
 

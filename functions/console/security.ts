@@ -8,7 +8,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { isCrossSiteWrite } from '../lib/cross-site';
 import { sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
-import { SESSION_COOKIE } from '../services/caller/api-caller';
+import { SESSION_COOKIE } from '../use-cases/caller/api-caller';
 import { clearAccountCookie, setAccountCookie } from './viewer';
 
 /**

@@ -5,7 +5,7 @@
  * after signing in.
  */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { SESSION_TTL_MS } from '../services/accounts';
+import { SESSION_TTL_MS } from '../use-cases/accounts';
 import { ApiFailure, ConsoleApi, type Fetcher } from './api';
 import type { ConsoleContext, ConsoleEnv } from './context';
 import { takeFlash } from './flash';

@@ -7,18 +7,18 @@
 import { inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { deadLetters, deliveries } from '../../db/schema';
-import type { Services } from '../container';
+import type { Dependencies } from '../container';
 import type { ProvisioningMessage } from '../domain/queue-messages';
 import { MAX_RETRIES, retryDelaySeconds } from '../lib/backoff';
 import { newId } from '../lib/ids';
 import { log } from '../lib/logger';
 import type { JobContext } from '../request-context';
-import { markFollowUpsDead } from '../services/delivery/confirm';
-import { markDead } from '../services/delivery/delivery-status';
-import { SiteBusy } from '../services/delivery/site-hold';
+import { markFollowUpsDead } from '../use-cases/delivery/confirm';
+import { markDead } from '../use-cases/delivery/delivery-status';
+import { SiteBusy } from '../use-cases/delivery/site-hold';
 
 /** What a message handler gets: the services and a job's context. */
-export type ConsumerContext = Services & JobContext;
+export type ConsumerContext = Dependencies & JobContext;
 
 /** Handles one message type; throwing retries the message. */
 export type MessageHandler<T extends ProvisioningMessage['type']> = (

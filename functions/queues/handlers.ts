@@ -4,15 +4,15 @@
  * the work a connection change sets off (network policies, legacy credential switches); a
  * network policy is sent.
  */
-import { activatePrincipals } from '../services/access/principal-activation';
-import { markCleanupDone, runCredentialCleanup } from '../services/credentials/cleanup';
-import { advanceDeliveryRotations, advanceSiteRotations } from '../services/credentials/rotations';
-import { runQueuedSlice } from '../services/credentials/sweep';
-import { switchLegacyAfterChange, switchSharedConnections } from '../services/credentials/switch';
-import { confirmDelivery } from '../services/delivery/confirm';
-import { readDeliveries } from '../services/delivery/deliveries';
-import { deliverNetworkPolicy, policiesAfterChange } from '../services/delivery/network-policy';
-import { deliverRuntimePatch } from '../services/delivery/runtime-patch';
+import { activatePrincipals } from '../use-cases/access/principal-activation';
+import { markCleanupDone, runCredentialCleanup } from '../use-cases/credentials/cleanup';
+import { advanceDeliveryRotations, advanceSiteRotations } from '../use-cases/credentials/rotations';
+import { runQueuedSlice } from '../use-cases/credentials/sweep';
+import { switchLegacyAfterChange, switchSharedConnections } from '../use-cases/credentials/switch';
+import { confirmDelivery } from '../use-cases/delivery/confirm';
+import { readDeliveries } from '../use-cases/delivery/deliveries';
+import { deliverNetworkPolicy, policiesAfterChange } from '../use-cases/delivery/network-policy';
+import { deliverRuntimePatch } from '../use-cases/delivery/runtime-patch';
 import type { ConsumerContext, Handlers } from './consumer';
 
 /** `deliver`: send the delivery the message names, by its kind. */

@@ -2,7 +2,7 @@
 import type { Kind } from '../domain/levels';
 import { kindOf } from '../kinds/registry';
 import { apiRoute, json, z } from '../lib/openapi';
-import { type AccessKind, accessListingOf, accessListingQuery } from '../services/access/listing';
+import { type AccessKind, accessListingOf, accessListingQuery } from '../use-cases/access/listing';
 import { kindSchemaName, levelEnum, nullableLevelEnum } from './connection-schemas';
 import { declaredRoutes, declareReads, read } from './reads';
 import { ProjectParam } from './shared';

@@ -7,8 +7,8 @@ import {
   endDashboardSessionById,
   listDashboardSessions,
   openDashboardSession,
-} from '../services/account-sessions';
-import { requireAccount } from '../services/caller/project-access';
+} from '../use-cases/account-sessions';
+import { requireAccount } from '../use-cases/caller/project-access';
 import { declaredRoutes, declareReads, rowsRead } from './reads';
 import { requestContext } from './shared';
 

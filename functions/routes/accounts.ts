@@ -8,7 +8,7 @@ import {
   readAccount,
   revokeAccountToken,
   TOKEN_MAX_DAYS,
-} from '../services/accounts';
+} from '../use-cases/accounts';
 import { declaredRoutes, declareReads, read, rowsRead } from './reads';
 import { requestContext } from './shared';
 

@@ -5,7 +5,7 @@ import {
   accountActivityQuery,
   activityPage,
   projectActivityQuery,
-} from '../services/activity/read';
+} from '../use-cases/activity/read';
 import { declaredRoutes, declareInputReads, rowsRead } from './reads';
 import { ProjectParam } from './shared';
 

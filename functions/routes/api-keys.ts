@@ -1,7 +1,7 @@
 /** Project API keys (contract §3). Managed site keys are listed and marked, never shown. */
 
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
-import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../services/api-keys';
+import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../use-cases/api-keys';
 import { declaredRoutes, declareReads, rowsRead } from './reads';
 import { iso, ProjectParam, projectListingRoute, requestContext, requireUuid } from './shared';
 

@@ -10,7 +10,7 @@ import { getHttpDb } from '../context';
 import { isCrossSiteWrite } from '../lib/cross-site';
 import { ApiError } from '../lib/errors';
 import { routeGroup } from '../lib/openapi';
-import { resolveCaller, SESSION_COOKIE } from '../services/caller/api-caller';
+import { resolveCaller, SESSION_COOKIE } from '../use-cases/caller/api-caller';
 import { managementRoutes } from './index';
 import { bearerOf, declaresCaller } from './reads';
 

@@ -1,10 +1,10 @@
 /** One auth app read, deleted or given a new server or signing key (contract §12). */
 import { getDb } from '../context';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
-import { retryOnConcurrentChange } from '../services/connections/retry';
-import { serviceHoldersFrom, serviceHoldersQueries } from '../services/connections/service-removal';
-import { deleteAuthApp, rotateServerKey, rotateSigningKey } from '../services/sign-in/app-lifecycle';
-import { describeAuthApp } from '../services/sign-in/manage-apps';
+import { retryOnConcurrentChange } from '../use-cases/connections/retry';
+import { serviceHoldersFrom, serviceHoldersQueries } from '../use-cases/connections/service-removal';
+import { deleteAuthApp, rotateServerKey, rotateSigningKey } from '../use-cases/sign-in/app-lifecycle';
+import { describeAuthApp } from '../use-cases/sign-in/manage-apps';
 import { AuthAppSchema } from './auth-app-schemas';
 import { AppParams, appRead } from './auth-apps';
 import { declaredRoutes, declareInputReads, declareReads, readMany } from './reads';

@@ -1,9 +1,9 @@
 /** Auth apps of a project and their end users (contract §4). */
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import type { Admitted } from '../services/caller/admission';
-import type { ApiKeyCapabilities } from '../services/caller/project-access';
-import { creationReadFrom } from '../services/resources/new-service-write';
+import type { Admitted } from '../use-cases/caller/admission';
+import type { ApiKeyCapabilities } from '../use-cases/caller/project-access';
+import { creationReadFrom } from '../use-cases/resources/new-service-write';
 import {
   deleteUser,
   listUsers,
@@ -11,9 +11,9 @@ import {
   toListedUser,
   userFound,
   userQuery,
-} from '../services/sign-in/admin-users';
-import { authAppIdOf, authAppQuery, listAuthApps } from '../services/sign-in/app-reads';
-import type { AuthAppRow } from '../services/sign-in/apps';
+} from '../use-cases/sign-in/admin-users';
+import { authAppIdOf, authAppQuery, listAuthApps } from '../use-cases/sign-in/app-reads';
+import type { AuthAppRow } from '../use-cases/sign-in/apps';
 import {
   type AppIdHolder,
   authAppCreationQueries,
@@ -21,7 +21,7 @@ import {
   describeAuthApp,
   toAuthAppBody,
   updateAuthApp,
-} from '../services/sign-in/manage-apps';
+} from '../use-cases/sign-in/manage-apps';
 import { AdminUserSchema, AuthAppSchema, ListedUserSchema, PatchSchema } from './auth-app-schemas';
 import {
   declaredRoutes,

@@ -9,7 +9,7 @@ import {
   createBucket,
   deleteBucket,
   listBuckets,
-} from '../services/resources/buckets';
+} from '../use-cases/resources/buckets';
 import { declaredRoutes } from './reads';
 import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
 import { iso, ProjectParam, requestContext, ServiceName } from './shared';

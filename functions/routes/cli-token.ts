@@ -11,8 +11,8 @@ import type { AppEnv } from '../context';
 import { AUTHORIZATION_CODE_GRANT, DEVICE_CODE_GRANT } from '../domain/cli-login';
 import { clientKey } from '../domain/client-key';
 import { validationError, z } from '../lib/openapi';
-import { pollDeviceLogin, startDeviceLogin } from '../services/cli-device';
-import { type CliLogin, exchangeCliCode, type GrantRefusal } from '../services/cli-login';
+import { pollDeviceLogin, startDeviceLogin } from '../use-cases/cli-device';
+import { type CliLogin, exchangeCliCode, type GrantRefusal } from '../use-cases/cli-login';
 import { requestContext } from './shared';
 
 /** A route group whose validation failures answer RFC 6749's `invalid_request`. */

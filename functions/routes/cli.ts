@@ -11,8 +11,8 @@ import { clientKey } from '../domain/client-key';
 import { CHALLENGE_METHOD, CODE_CHALLENGE_RE } from '../domain/pkce';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { decideDeviceLogin, describeDeviceLogin } from '../services/cli-device';
-import { authorizeCli } from '../services/cli-login';
+import { decideDeviceLogin, describeDeviceLogin } from '../use-cases/cli-device';
+import { authorizeCli } from '../use-cases/cli-login';
 import { declaredRoutes, declareReads } from './reads';
 import { requestContext } from './shared';
 

@@ -5,8 +5,8 @@
 import type { Kind } from '../domain/levels';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
-import { ROTATION_STATES, rotationOf, rotationQuery } from '../services/connections/rotation-state';
-import { findConnection } from '../services/connections/site-plans';
+import { ROTATION_STATES, rotationOf, rotationQuery } from '../use-cases/connections/rotation-state';
+import { findConnection } from '../use-cases/connections/site-plans';
 import { OneParams } from './connections';
 import { declaredRoutes, declareReads, read } from './reads';
 import { siteNeed, siteRead } from './site-reads';
@@ -23,7 +23,8 @@ const RotationSchema = z
     }),
     retired_at: stamp.openapi({ description: 'when the old secret stopped working' }),
     retires_by: stamp.openapi({
-      description: 'the latest the old secret works (started_at + ROTATION_GRACE_SECONDS)',
+      description:
+        "the latest the old secret works (started_at + ROTATION_GRACE_SECONDS, or the rotate's grace_seconds)",
     }),
     old_sessions: z.number().int().nullable().openapi({
       description: "the old login's open sessions at the last look; null where the system does not tell",

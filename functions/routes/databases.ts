@@ -12,8 +12,8 @@ import {
   deleteDatabase,
   listDatabases,
   setDatabaseRunning,
-} from '../services/resources/databases';
-import { loginNamesFrom, serviceLoginNamesQuery } from '../services/resources/principal-removal';
+} from '../use-cases/resources/databases';
+import { loginNamesFrom, serviceLoginNamesQuery } from '../use-cases/resources/principal-removal';
 import { declaredRoutes, declareReads, read } from './reads';
 import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
 import { iso, ProjectParam, requestContext, ServiceName } from './shared';

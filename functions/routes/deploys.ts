@@ -11,7 +11,7 @@ import {
   envInputsQuery,
   recordDeploy,
   rolledBack,
-} from '../services/deploys';
+} from '../use-cases/deploys';
 import { declaredRoutes, declareReads, read, readMany, rowsRead } from './reads';
 import { iso, ProjectParam, requestContext } from './shared';
 import { siteNeed, siteRead } from './site-reads';

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { type AppEnv, getDb } from '../context';
 import { timingSafeEqual } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
-import { reconcilerHealth } from '../services/reconciler-state';
+import { reconcilerHealth } from '../use-cases/reconciler/state';
 import { bearerOf } from './reads';
 
 export const healthRoutes = new Hono<AppEnv>();

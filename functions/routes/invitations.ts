@@ -11,7 +11,7 @@ import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { log } from '../lib/logger';
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
-import { requireAccount } from '../services/caller/project-access';
+import { requireAccount } from '../use-cases/caller/project-access';
 import {
   acceptInvitation,
   acceptUrl,
@@ -20,7 +20,7 @@ import {
   listInvitations,
   listMembers,
   revokeInvitation,
-} from '../services/invitations';
+} from '../use-cases/invitations';
 import { declaredRoutes, declareInputReads, declareReads, read, rowsRead } from './reads';
 import { iso, ProjectParam, projectListingRoute, requestContext } from './shared';
 

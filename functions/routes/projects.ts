@@ -1,8 +1,8 @@
 /** Projects and their members (contract §3). */
 import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import type { Project } from '../services/caller/project-access';
-import { createProject, listProjects, removeMember, setMember } from '../services/projects';
+import type { Project } from '../use-cases/caller/project-access';
+import { createProject, listProjects, removeMember, setMember } from '../use-cases/projects';
 import { declaredRoutes, declareReads, rowsRead } from './reads';
 import { iso, NewSlug, ProjectParam, requestContext, requireUuid } from './shared';
 

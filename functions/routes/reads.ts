@@ -3,7 +3,7 @@
  * or an account of its own; whether project API keys may call it) and the reads it makes
  * (`Read<T>`: a query not yet sent and how its answer becomes what the handler takes). The
  * route's middleware sends the caller's lookup and those reads in one round trip, admits the
- * caller (services/caller/admission.ts: 401, 403 of a caller the route never takes, 404 of the
+ * caller (use-cases/caller/admission.ts: 401, 403 of a caller the route never takes, 404 of the
  * project, 403 of the role), then decodes each answer (a read's own 404 comes after the
  * caller's refusals) and hands the handler typed values.
  *
@@ -21,7 +21,7 @@ import { matchedRoutes } from 'hono/route';
 import { type AppEnv, getHttpDb } from '../context';
 import type { Role } from '../domain/roles';
 import { routeGroup } from '../lib/openapi';
-import { type Admitted, admitCaller, type CallerNeed } from '../services/caller/admission';
+import { type Admitted, admitCaller, type CallerNeed } from '../use-cases/caller/admission';
 import {
   type BatchQuery,
   type CallerRead,
@@ -29,8 +29,8 @@ import {
   projectIdOf,
   resolveCallerWith,
   SESSION_COOKIE,
-} from '../services/caller/api-caller';
-import type { ApiKeyCapabilities, Project } from '../services/caller/project-access';
+} from '../use-cases/caller/api-caller';
+import type { ApiKeyCapabilities, Project } from '../use-cases/caller/project-access';
 
 /** A read a route declares: its queries, not yet sent, and how their answers become `T` (throwing its 404). */
 export interface Read<T> {

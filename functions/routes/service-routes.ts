@@ -8,15 +8,15 @@ import type { SQL } from 'drizzle-orm';
 import { type AppEnv, getDb } from '../context';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
 import type { RequestContext } from '../request-context';
-import type { BatchQuery } from '../services/caller/api-caller';
-import type { ApiKeyCapabilities } from '../services/caller/project-access';
-import { retryOnConcurrentChange } from '../services/connections/retry';
+import type { BatchQuery } from '../use-cases/caller/api-caller';
+import type { ApiKeyCapabilities } from '../use-cases/caller/project-access';
+import { retryOnConcurrentChange } from '../use-cases/connections/retry';
 import {
   type ServiceHolders,
   serviceHoldersFrom,
   serviceHoldersQueries,
-} from '../services/connections/service-removal';
-import { creationReadFrom } from '../services/resources/new-service-write';
+} from '../use-cases/connections/service-removal';
+import { creationReadFrom } from '../use-cases/resources/new-service-write';
 import { declareInputReads, declareReads, type Read, type ReadScope, read, readMany } from './reads';
 import { ProjectParam, requestContext, requireUuid } from './shared';
 

@@ -7,17 +7,21 @@ import type { Role } from '../domain/roles';
 import { kindOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import type { Membership } from '../services/caller/api-caller';
-import { applyPlan } from '../services/connections/apply';
-import { retryOnConcurrentChange } from '../services/connections/retry';
-import { type DesiredSite, planServiceSites, serviceSitesAfter } from '../services/connections/service-plans';
+import type { Membership } from '../use-cases/caller/api-caller';
+import { applyPlan } from '../use-cases/connections/apply';
+import { retryOnConcurrentChange } from '../use-cases/connections/retry';
+import {
+  type DesiredSite,
+  planServiceSites,
+  serviceSitesAfter,
+} from '../use-cases/connections/service-plans';
 import {
   decodeServiceSites,
   decodeServiceWrite,
   serviceSitesQueries,
   serviceWriteQueries,
-} from '../services/connections/service-sites-read';
-import { requireRole } from '../services/connections/site-access';
+} from '../use-cases/connections/service-sites-read';
+import { requireRole } from '../use-cases/connections/site-access';
 import { kindSchemaName, levelEnum, levelOfKind, readOnlyFields } from './connection-schemas';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, readMany } from './reads';
 import { requestContext } from './shared';

@@ -5,7 +5,7 @@
  * site the path names with its connections and the project's services.
  */
 import type { Role } from '../domain/roles';
-import { siteOfAnswer, siteReadQuery } from '../services/connections/site-access';
+import { siteOfAnswer, siteReadQuery } from '../use-cases/connections/site-access';
 import { type ReadScope, read } from './reads';
 
 /** A site route's need at `role`: keys are refused before the project is looked at. */

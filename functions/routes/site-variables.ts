@@ -5,8 +5,8 @@ import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { isLoaderVariable } from '../lib/shell-safe-env.mjs';
-import { readUserVars, writeUserVars } from '../services/site-variables';
-import { siteOfProject } from '../services/sites';
+import { readUserVars, writeUserVars } from '../use-cases/site-variables';
+import { siteOfProject } from '../use-cases/sites';
 import { declaredRoutes, declareReads, read } from './reads';
 import { ProjectParam, requestContext } from './shared';
 

@@ -1,9 +1,9 @@
 /** Sites of a project (contract §4). */
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { sitesOfProject } from '../services/reads';
-import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../services/site-removal';
-import { createSite } from '../services/sites';
+import { sitesOfProject } from '../use-cases/reads';
+import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../use-cases/site-removal';
+import { createSite } from '../use-cases/sites';
 import { declaredRoutes, declareReads, readMany, rowsRead } from './reads';
 import { iso, NewSlug, ProjectParam, projectListingRoute, requestContext } from './shared';
 

@@ -4,8 +4,8 @@
  */
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { enqueueDeliveries } from '../services/delivery/deliveries';
-import { reviveDelivery, showDelivery, siteDeliveriesQuery } from '../services/delivery/delivery-status';
+import { enqueueDeliveries } from '../use-cases/delivery/deliveries';
+import { reviveDelivery, showDelivery, siteDeliveriesQuery } from '../use-cases/delivery/delivery-status';
 import {
   describeTarget,
   parseTarget,
@@ -13,7 +13,7 @@ import {
   setSiteTarget,
   siteWithTarget,
   TARGET_TYPES,
-} from '../services/delivery/targets';
+} from '../use-cases/delivery/targets';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read } from './reads';
 import { requestContext } from './shared';
 import { SiteParams } from './site-variables';

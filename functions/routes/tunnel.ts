@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context';
 import { ApiError } from '../lib/errors';
 import { ErrorSchema as ErrorBody, z } from '../lib/openapi';
-import { serveTunnel, tunnelQuery, tunnelTarget } from '../services/tunnel';
+import { serveTunnel, tunnelQuery, tunnelTarget } from '../use-cases/tunnel';
 import { declaredRoutes, declareReads, rowsRead } from './reads';
 import { SiteParams } from './site-variables';
 

@@ -24,15 +24,15 @@
 import { sql } from 'drizzle-orm';
 import { createHttpDb } from '../../db/client';
 import { type Bindings, loadConfig } from '../../functions/config';
-import { buildServices } from '../../functions/container';
+import { buildDependencies } from '../../functions/container';
 import { clientKey } from '../../functions/domain/client-key';
 import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
 import worker from '../../functions/index';
 import { OAuthError } from '../../functions/lib/oauth-error';
-import { resolveCaller } from '../../functions/services/caller/api-caller';
-import { countExchange, exchangeCode } from '../../functions/services/sign-in/exchange';
-import { countAndRedeemCode } from '../../functions/services/sign-in/one-time-codes';
-import { RATE_WINDOW_MS } from '../../functions/services/sign-in/rate-limit';
+import { resolveCaller } from '../../functions/use-cases/caller/api-caller';
+import { countExchange, exchangeCode } from '../../functions/use-cases/sign-in/exchange';
+import { countAndRedeemCode } from '../../functions/use-cases/sign-in/one-time-codes';
+import { RATE_WINDOW_MS } from '../../functions/use-cases/sign-in/rate-limit';
 
 export { OneTimeCodes, RateCounter } from '../../functions/index';
 
@@ -57,14 +57,14 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   if (route === 'exchange-call' && request.method === 'POST') {
     const { code } = (await request.json()) as { code: string };
     const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
-    const { taken } = await countExchange(buildServices(env), { slug: arg, client, code });
+    const { taken } = await countExchange(buildDependencies(env), { slug: arg, client, code });
     // Only a live code's redemption is the exchange's step: anything else is not a ceiling.
     return json({ redeemed: taken !== null }, taken === null ? 409 : 200);
   }
   if (route === 'exchange-work' && request.method === 'POST') {
     const input = (await request.json()) as { code: string; code_verifier: string };
     const client = clientKey(request.headers.get(config.CLIENT_IP_HEADER) ?? '');
-    const { taken } = await countExchange(buildServices(env), { slug: arg, client, code: input.code });
+    const { taken } = await countExchange(buildDependencies(env), { slug: arg, client, code: input.code });
     try {
       return json(await exchangeCode({ config }, { slug: arg, input, taken }));
     } catch (err) {
@@ -75,7 +75,7 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   if (route === 'redeem' && request.method === 'POST') {
     // The exchange's two windows (client and app) with limits never reached: its writes, never a 429.
     const checks = ['client:bench', 'app'].map((key) => ({ key, limit: Number.MAX_SAFE_INTEGER }));
-    const { taken } = await countAndRedeemCode(buildServices(env), {
+    const { taken } = await countAndRedeemCode(buildDependencies(env), {
       slug: arg,
       checks,
       windowMs: RATE_WINDOW_MS,
@@ -86,7 +86,7 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   if (route === 'connect-work' && request.method === 'POST') {
     const db = reads();
     await db.execute(sql`select 1 as one`);
-    const { name } = await buildServices(env).adapters.postgres.createLogin(arg, 'connect', true);
+    const { name } = await buildDependencies(env).adapters.postgres.createLogin(arg, 'connect', true);
     await db.execute(sql`select 1 as one`);
     return json({ name }, 201);
   }

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { chunkOf, SWEEPS } from '../../functions/services/credentials/sweep';
+import { chunkOf, SWEEPS } from '../../functions/use-cases/credentials/sweep';
 import type { LocalStack } from '../local/stack';
 import { processCpuMs, settle } from './process-cpu';
 

@@ -1,6 +1,6 @@
 /** Reading the Activity record in tests: a project's whole record and the secrets none of it may hold. */
 import { expect } from 'vitest';
-import type { ActivityEventJson } from '../../functions/services/activity/read';
+import type { ActivityEventJson } from '../../functions/use-cases/activity/read';
 import type { ApiClient } from './api';
 
 /** An event as the API answers it: the route's own type. */

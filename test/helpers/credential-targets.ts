@@ -2,8 +2,8 @@
  * What the credentials service is handed for a database, built without the metadata database:
  * for tests that drive the credential provisioners against the cluster or the Atlas stand-in.
  */
-import type { CredentialTarget } from '../../functions/services/credentials/connection-credential';
-import type { DatabaseRow } from '../../functions/services/resources/databases';
+import type { CredentialTarget } from '../../functions/use-cases/credentials/connection-credential';
+import type { DatabaseRow } from '../../functions/use-cases/resources/databases';
 
 /**
  * A running replica-set database whose physical database is `physical` (main user `u_<physical>`,

@@ -7,7 +7,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import * as schema from '../../db/schema';
-import { purgeActivity } from '../../functions/services/activity/retention';
+import { purgeActivity } from '../../functions/use-cases/activity/retention';
 import { metadata } from '../helpers/connections';
 
 const projectId = randomUUID();

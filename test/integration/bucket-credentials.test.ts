@@ -16,8 +16,8 @@ import {
   dropCredential,
   rotateCredential,
   setCredentialLevel,
-} from '../../functions/services/credentials/connection-credential';
-import type { BucketRow } from '../../functions/services/resources/buckets';
+} from '../../functions/use-cases/credentials/connection-credential';
+import type { BucketRow } from '../../functions/use-cases/resources/buckets';
 import { freePort } from '../../scripts/local/net';
 import { type AwsStandIn, startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
 

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, createPool } from '../../db/client';
-import { requeueLost, stalledDeliveries } from '../../functions/services/delivery/deliveries';
+import { requeueLost, stalledDeliveries } from '../../functions/use-cases/delivery/deliveries';
 import { createSite, metadata, seed } from '../helpers/connections';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 import { type Receiver, startReceiver } from '../helpers/receiver';

@@ -1,7 +1,7 @@
 /**
  * A delivery is `live` once confirmed where the app runs (contract §14): a webhook's 2xx for that
  * seq sets the status `live` and `live_at` by the consumer's clock; a failed try leaves it
- * `failed` and not live. `isDeliveryLive` (services/delivery/live.ts) answers the same, and a
+ * `failed` and not live. `isDeliveryLive` (use-cases/delivery/live.ts) answers the same, and a
  * patch confirmed later makes every earlier one of its site live as well. The Worker runs here
  * (test/helpers/in-process-app.ts) and its queue batches are handed to it by the test.
  */
@@ -9,7 +9,7 @@ import { neonConfig } from '@neondatabase/serverless';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import ws from 'ws';
 import { createDb, createPool, type Db } from '../../db/client';
-import { isDeliveryLive } from '../../functions/services/delivery/live';
+import { isDeliveryLive } from '../../functions/use-cases/delivery/live';
 import { seed } from '../helpers/connections';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 import { type Receiver, startReceiver } from '../helpers/receiver';

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATCH_CALLS } from '../../functions/adapters/targets/types';
-import { MESSAGE_SUBREQUESTS } from '../../functions/services/reconcile/step';
+import { MESSAGE_SUBREQUESTS } from '../../functions/use-cases/background/step';
 import { seed } from '../helpers/connections';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 import { createResource, type PlatformCase, platformCases, resourceState } from '../helpers/platforms';

@@ -1,5 +1,5 @@
 /**
- * The one guarded write batch (functions/services/store/guarded-write.ts) against the real metadata
+ * The one guarded write batch (functions/use-cases/store/guarded-write.ts) against the real metadata
  * database through the SQL-over-HTTP endpoint the Worker uses: every write of a batch lands or
  * none does, a failed guard answers with the API error it names, a unique violation with the
  * error its constraint maps to.
@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHttpDb, type HttpDb } from '../../db/client';
 import { ApiError } from '../../functions/lib/errors';
-import { guard, guardRows, rowsReturned, runGuarded } from '../../functions/services/store/guarded-write';
+import { guard, guardRows, rowsReturned, runGuarded } from '../../functions/use-cases/store/guarded-write';
 import { uniqueName } from '../helpers/api';
 import { metadata } from '../helpers/connections';
 

@@ -1,5 +1,5 @@
 /**
- * Recording a database's network policy (functions/services/delivery/network-policy.ts) against
+ * Recording a database's network policy (functions/use-cases/delivery/network-policy.ts) against
  * the real metadata database: recordings side by side (the minute reconciler beside a
  * connection change's) leave one pending policy, never two, which the unique index on a
  * database's pending policy holds.
@@ -7,7 +7,7 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { policyDriftStatement } from '../../functions/services/delivery/network-policy';
+import { policyDriftStatement } from '../../functions/use-cases/delivery/network-policy';
 import { createDatabase, metadata, seed } from '../helpers/connections';
 
 /** The recording statement sent at once on `n` sessions already open (as the pool's would be). */

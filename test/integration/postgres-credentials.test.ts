@@ -19,8 +19,8 @@ import {
   dropCredential,
   rotateCredential,
   setCredentialLevel,
-} from '../../functions/services/credentials/connection-credential';
-import type { DatabaseRow } from '../../functions/services/resources/databases';
+} from '../../functions/use-cases/credentials/connection-credential';
+import type { DatabaseRow } from '../../functions/use-cases/resources/databases';
 import { freePort } from '../../scripts/local/net';
 import { databaseTarget } from '../helpers/credential-targets';
 import { eventually } from '../helpers/eventually';

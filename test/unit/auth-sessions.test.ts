@@ -2,9 +2,9 @@ import { createLocalJWKSet, importJWK, type JWK, jwtVerify, SignJWT } from 'jose
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../functions/config';
 import { Keyring } from '../../functions/lib/crypto';
-import { withParams } from '../../functions/services/sign-in/browser-sign-in';
-import { newSigningKey, publicJwks, signerOf } from '../../functions/services/sign-in/signing-keys';
-import { toUserBody } from '../../functions/services/sign-in/users';
+import { withParams } from '../../functions/use-cases/sign-in/browser-sign-in';
+import { newSigningKey, publicJwks, signerOf } from '../../functions/use-cases/sign-in/signing-keys';
+import { toUserBody } from '../../functions/use-cases/sign-in/users';
 
 const config = {
   keyring: new Keyring(`k1:${Buffer.alloc(32, 7).toString('base64url')}`),

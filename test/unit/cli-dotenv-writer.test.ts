@@ -63,7 +63,7 @@ describe('formatDotenv', () => {
       }),
       { numRuns: 3000 },
     );
-  });
+  }, 60_000);
 
   it('always succeeds without carriage returns when each value lacks a single quote or a backtick', () => {
     const holdable = value.filter((v) => !v.includes('\r') && (!v.includes("'") || !v.includes('`')));

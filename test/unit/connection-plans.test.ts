@@ -5,16 +5,16 @@ import type { Level } from '../../functions/domain/levels';
 import type { ApiError } from '../../functions/lib/errors';
 import { validationError } from '../../functions/lib/openapi';
 import { DesiredConnectionSchema } from '../../functions/routes/connection-schemas';
-import type { ConnectionInfo, ResourceInfo } from '../../functions/services/connections/model';
-import { isNoop, sitePatchNames } from '../../functions/services/connections/plan';
-import type { SiteContext } from '../../functions/services/connections/site-access';
+import type { ConnectionInfo, ResourceInfo } from '../../functions/use-cases/connections/model';
+import { isNoop, sitePatchNames } from '../../functions/use-cases/connections/plan';
+import type { SiteContext } from '../../functions/use-cases/connections/site-access';
 import {
   planConnect,
   planDisconnect,
   planPromote,
   planReplace,
   planRotate,
-} from '../../functions/services/connections/site-plans';
+} from '../../functions/use-cases/connections/site-plans';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const resource = (n: number, kind: ResourceInfo['kind'], available = true): ResourceInfo => ({

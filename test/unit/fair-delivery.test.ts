@@ -16,8 +16,8 @@ import {
   MESSAGE_TIME_BUDGET_MS,
   OVER_BUDGET,
 } from '../../functions/queues/consumer';
-import { DEFER_SECONDS, SiteBusy } from '../../functions/services/delivery/site-hold';
-import { QUEUE_BATCH_MESSAGES } from '../../functions/services/reconcile/step';
+import { QUEUE_BATCH_MESSAGES } from '../../functions/use-cases/background/step';
+import { DEFER_SECONDS, SiteBusy } from '../../functions/use-cases/delivery/site-hold';
 
 /** Virtual time: timers fire in order, the clock jumping to each once everything else has settled. */
 class VirtualTime {

@@ -10,7 +10,7 @@ describe('import rules of functions/', () => {
     expect(cycles(graph)).toEqual([]);
   });
 
-  it('no route imports db/ or adapters/: routes reach data and outside systems through services', () => {
+  it('no route imports db/ or adapters/: routes reach data and outside systems through use cases', () => {
     const below = edges
       .filter(({ from }) => from.startsWith('functions/routes/'))
       .filter(({ to }) => to.startsWith('db/') || to.startsWith('functions/adapters/'))
@@ -27,7 +27,7 @@ describe('import rules of functions/', () => {
     expect(reached).toEqual([]);
   });
 
-  it('domain/ and lib/ import nothing of routes, services, adapters or db', () => {
+  it('domain/ and lib/ import nothing of routes, use cases, adapters or db', () => {
     const leaves = edges
       .filter(({ from }) => /^functions\/(domain|lib)\//.test(from))
       .filter(({ to }) => !/^functions\/(domain|lib)\//.test(to))

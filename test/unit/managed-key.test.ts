@@ -1,6 +1,6 @@
 /** The managed key's capabilities, derived from a site's connections (spec, Managed platform key 2-4). */
 import { describe, expect, it } from 'vitest';
-import { capabilitiesOf } from '../../functions/services/credentials/managed-key';
+import { capabilitiesOf } from '../../functions/use-cases/credentials/managed-key';
 
 const c = (kind: string, resourceId: string, level: string) => ({ kind, resourceId, level });
 

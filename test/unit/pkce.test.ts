@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { challengeProblem, isCodeChallenge, isCodeVerifier } from '../../functions/domain/pkce';
-import { verifierMatches } from '../../functions/services/sign-in/one-time-codes';
+import { verifierMatches } from '../../functions/use-cases/sign-in/one-time-codes';
 
 describe('code_verifier rule', () => {
   it('accepts 43 and 128 characters of the unreserved set', () => {

@@ -1,6 +1,6 @@
 /** Which paths name a service by name, and the same path with its id in the name's place. */
 import { describe, expect, it } from 'vitest';
-import { namedServiceIn } from '../../functions/services/resources/by-name';
+import { namedServiceIn } from '../../functions/use-cases/resources/by-name';
 
 const ID = '0b6c1c9e-3f1a-4c55-9d0e-1f2a3b4c5d6e';
 

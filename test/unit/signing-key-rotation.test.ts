@@ -1,7 +1,11 @@
 /** A replaced signing key is published exactly as long as a token it signed can live. */
 import { describe, expect, it } from 'vitest';
 import type { StoredSigningKey } from '../../db/schema';
-import { isPublished, publicJwks, RETIRED_KEY_GRACE_MS } from '../../functions/services/sign-in/signing-keys';
+import {
+  isPublished,
+  publicJwks,
+  RETIRED_KEY_GRACE_MS,
+} from '../../functions/use-cases/sign-in/signing-keys';
 
 const key = (kid: string, retired_at?: string): StoredSigningKey => ({
   kid,

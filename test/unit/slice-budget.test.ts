@@ -9,19 +9,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  chunkOf,
-  runQueuedSlice,
-  SLICE_OVERHEAD,
-  SWEEPS,
-  sweepSteps,
-} from '../../functions/services/credentials/sweep';
-import {
   MESSAGE_SUBREQUESTS,
   QUEUE_BATCH_MESSAGES,
   QUEUE_SUBREQUESTS,
   type ReconcilerContext,
   SubrequestBudget,
-} from '../../functions/services/reconcile/step';
+} from '../../functions/use-cases/background/step';
+import {
+  chunkOf,
+  runQueuedSlice,
+  SLICE_OVERHEAD,
+  SWEEPS,
+  sweepSteps,
+} from '../../functions/use-cases/credentials/sweep';
 
 /** Ids in order, as the sweep's page returns them. */
 const ids = (n: number) =>

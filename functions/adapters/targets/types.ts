@@ -27,7 +27,7 @@ export interface PlatformUrls {
 
 /**
  * The outside calls one patch's `deliver` makes at most, whatever names it carries: a queue
- * message's share of the Worker's subrequests is 50 (services/reconcile/step.ts
+ * message's share of the Worker's subrequests is 50 (use-cases/background/step.ts
  * MESSAGE_SUBREQUESTS), and the rest is the message's own (metadata connections, queue sends, the
  * network policies a connection change sets off). An adapter sends a large patch by its
  * platform's bulk call instead of a call per name (docs/contract.md §14).

@@ -4,7 +4,7 @@
  * API's own filters, a page at a time by its cursor. Reads only: a read member sees it all.
  */
 import { Hono } from 'hono';
-import type { ActivityEventJson } from '../../services/activity/read';
+import type { ActivityEventJson } from '../../use-cases/activity/read';
 import { consolePath } from '../actions';
 import { path } from '../api';
 import { type ConsoleEnv, signedIn } from '../context';

@@ -2,8 +2,8 @@
  * An auth app's Settings form as data: the fields of the app as it is (what the form shows) and
  * the PATCH a posted form becomes. Every rule stays the API's; this only maps fields.
  */
-import type { SettingsField, SignInProvider } from '../../services/sign-in/providers/provider';
-import { allProviders } from '../../services/sign-in/providers/registry';
+import type { SettingsField, SignInProvider } from '../../use-cases/sign-in/providers/provider';
+import { allProviders } from '../../use-cases/sign-in/providers/registry';
 import type { AuthApp, ProviderView } from '../types';
 
 /** The form's fields as posted (kept to show them again with a refusal). */

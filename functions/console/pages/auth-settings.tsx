@@ -7,8 +7,8 @@
  * only turns fields into a PATCH.
  */
 import type { Child } from 'hono/jsx';
-import type { SettingsField, SignInProvider } from '../../services/sign-in/providers/provider';
-import { allProviders } from '../../services/sign-in/providers/registry';
+import type { SettingsField, SignInProvider } from '../../use-cases/sign-in/providers/provider';
+import { allProviders } from '../../use-cases/sign-in/providers/registry';
 import { SectionCard } from '../components';
 import { CsrfField } from '../layout';
 import type { AuthApp } from '../types';

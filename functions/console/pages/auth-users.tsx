@@ -1,6 +1,6 @@
 /** An auth app's Users: the end users who signed in, disabled, enabled or deleted by writers. */
 import { Hono } from 'hono';
-import { allProviders } from '../../services/sign-in/providers/registry';
+import { allProviders } from '../../use-cases/sign-in/providers/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { path } from '../api';
 import { Badge, SectionCard, Truncate } from '../components';

@@ -8,7 +8,7 @@ import { path } from '../api';
 import { Names } from '../components';
 import { type ConsoleEnv, signedIn } from '../context';
 import { LevelForm } from '../controls';
-import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, When } from '../format';
+import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, LEVEL_MEANING, When } from '../format';
 import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../roles';
 import { DataTable } from '../table';
@@ -52,56 +52,43 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
             {
               label: 'Service',
               cell: (conn) => (
-                <a href={consolePath.service(project.slug, KIND_SEGMENT[conn.kind], conn.resource_id)}>
+                <a
+                  href={consolePath.service(project.slug, KIND_SEGMENT[conn.kind], conn.resource_id)}
+                  class="cell-truncate"
+                  title={conn.resource_name}
+                >
                   {conn.resource_name}
                 </a>
               ),
             },
+            { label: 'Kind', class: 'nowrap', cell: (conn) => KIND_WORDS[conn.kind] },
             {
-              label: 'Kind',
-              cell: (conn) => KIND_WORDS[conn.kind],
+              label: 'Level',
+              cell: (conn) => (
+                <div class="cell-stack">
+                  {writer ? (
+                    <LevelForm
+                      action={action('level')}
+                      csrf={csrf}
+                      kind={conn.kind}
+                      resourceId={conn.resource_id}
+                      level={conn.level}
+                      name={conn.resource_name}
+                    />
+                  ) : (
+                    <span>{conn.level}</span>
+                  )}
+                  <span class="hint">{LEVEL_MEANING[conn.level]}</span>
+                </div>
+              ),
             },
-            { label: 'Level', cell: (conn) => conn.level },
             { label: 'Variables', class: 'names', cell: (conn) => <Names names={conn.env_names} /> },
-            { label: 'Connected', cell: (conn) => <When at={conn.created_at} /> },
+            { label: 'Connected', class: 'nowrap', cell: (conn) => <When at={conn.created_at} /> },
             {
-              label: 'Change',
+              label: 'Actions',
               when: writer,
               cell: (conn) => (
-                <>
-                  <LevelForm
-                    action={action('level')}
-                    csrf={csrf}
-                    kind={conn.kind}
-                    resourceId={conn.resource_id}
-                    level={conn.level}
-                    name={conn.resource_name}
-                  />{' '}
-                  <ConfirmForm
-                    action={action('disconnect')}
-                    csrf={csrf}
-                    label="Disconnect"
-                    question={`Disconnect ${conn.resource_name} from ${site.slug}?`}
-                    fields={{
-                      kind: conn.kind,
-                      resource_id: conn.resource_id,
-                      name: conn.resource_name,
-                    }}
-                  />{' '}
-                  {!conn.env_names.some(isPlainName) && (
-                    <ConfirmForm
-                      action={action('promote')}
-                      csrf={csrf}
-                      label="Promote"
-                      question={`Give the plain names to ${conn.resource_name}? The app's unsuffixed variables (such as DATABASE_URL) then point at it.`}
-                      fields={{
-                        kind: conn.kind,
-                        resource_id: conn.resource_id,
-                        name: conn.resource_name,
-                      }}
-                      danger={false}
-                    />
-                  )}{' '}
+                <div class="actions">
                   {hasCredential(conn.kind) && (
                     <ConfirmForm
                       action={action('rotate')}
@@ -116,7 +103,32 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                       danger={false}
                     />
                   )}
-                </>
+                  {!conn.env_names.some(isPlainName) && (
+                    <ConfirmForm
+                      action={action('promote')}
+                      csrf={csrf}
+                      label="Promote"
+                      question={`Give the plain names to ${conn.resource_name}? The app's unsuffixed variables (such as DATABASE_URL) then point at it.`}
+                      fields={{
+                        kind: conn.kind,
+                        resource_id: conn.resource_id,
+                        name: conn.resource_name,
+                      }}
+                      danger={false}
+                    />
+                  )}
+                  <ConfirmForm
+                    action={action('disconnect')}
+                    csrf={csrf}
+                    label="Disconnect"
+                    question={`Disconnect ${conn.resource_name} from ${site.slug}?`}
+                    fields={{
+                      kind: conn.kind,
+                      resource_id: conn.resource_id,
+                      name: conn.resource_name,
+                    }}
+                  />
+                </div>
               ),
             },
           ]}

@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { toDotenv } from '../../domain/dotenv';
 import { act, consolePath, formOf } from '../actions';
 import { ApiFailure, path } from '../api';
+import { VariableName } from '../components';
 import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
 import { CopyButton, copyNames } from '../copy';
 import { Card, CsrfField } from '../layout';
@@ -112,7 +113,7 @@ async function renderVariables(c: ConsoleContext, refused?: { typed: string; mes
           rows={names}
           empty="No variables yet."
           columns={[
-            { label: 'Name', cell: (name) => <code>{name}</code> },
+            { label: 'Name', cell: (name) => <VariableName name={name} /> },
             { label: 'From', cell: (name) => sourceOf(name, fromConnection, user.vars) },
             {
               label: 'Value',

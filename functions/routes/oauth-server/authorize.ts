@@ -16,12 +16,12 @@ import { grantedScope } from '../../domain/oauth-scopes';
 import { challengeProblem } from '../../domain/pkce';
 import { matchRedirectUri } from '../../domain/redirect-uris';
 import { z } from '../../lib/openapi';
-import type { AuthAppRow } from '../../services/sign-in/apps';
-import { loadEnabledApp } from '../../services/sign-in/apps';
-import { withParams } from '../../services/sign-in/browser-sign-in';
-import { allProviders, providerNamed } from '../../services/sign-in/providers/registry';
-import { lookUpApp } from '../../services/sign-in/rate-limit';
-import { issuerOf } from '../../services/sign-in/sessions';
+import type { AuthAppRow } from '../../use-cases/sign-in/apps';
+import { loadEnabledApp } from '../../use-cases/sign-in/apps';
+import { withParams } from '../../use-cases/sign-in/browser-sign-in';
+import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/registry';
+import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
+import { issuerOf } from '../../use-cases/sign-in/sessions';
 import {
   acceptsHtml,
   asBrowserProblem,
@@ -90,6 +90,11 @@ authorizeEndpoint.openapi(
       },
       403: { description: 'the app is disabled', content: { 'text/html': { schema: z.string() } } },
       404: { description: 'unknown app', content: { 'text/html': { schema: z.string() } } },
+      503: {
+        description:
+          "the app's sign-ins in progress are at their cap (SIGN_IN_PENDING_PER_APP); see Retry-After",
+        content: { 'text/html': { schema: z.string() } },
+      },
     },
   }),
   async (c) => {

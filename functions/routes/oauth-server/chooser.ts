@@ -1,5 +1,5 @@
 /** The page /oauth/authorize shows without a `provider`: one link per enabled provider. */
-import type { AuthAppRow } from '../../services/sign-in/apps';
+import type { AuthAppRow } from '../../use-cases/sign-in/apps';
 import { escapeHtml, page } from '../oauth/browser-problems';
 import type { BrowserProvider } from '../oauth/browser-start';
 

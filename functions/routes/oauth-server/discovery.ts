@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { z } from '../../lib/openapi';
-import { serverMetadata } from '../../services/sign-in/oauth-server/metadata';
+import { serverMetadata } from '../../use-cases/sign-in/oauth-server/metadata';
 import { AppParam, knownSlug, OAuthErrorSchema, oauthGroup, oauthJson } from '../oauth/shared';
 
 const Metadata = z.record(z.string(), z.unknown()).openapi('AuthorizationServerMetadata');

@@ -11,7 +11,7 @@ import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { StandardOAuthError, standardErrorOf } from '../../lib/standard-oauth-error';
 import { errorAnswer } from '../../on-error';
-import { findAppBySlug } from '../../services/sign-in/apps';
+import { findAppBySlug } from '../../use-cases/sign-in/apps';
 import { requestContext } from '../shared';
 
 /** The paths (under /v1) whose errors are RFC 6749's and whose CORS follows the app's origins. */

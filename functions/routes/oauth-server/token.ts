@@ -5,7 +5,7 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import { z } from '../../lib/openapi';
-import { tokenGrant } from '../../services/sign-in/oauth-server/token-grants';
+import { tokenGrant } from '../../use-cases/sign-in/oauth-server/token-grants';
 import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/shared';
 import { requestContext } from '../shared';
 import { formOrJson, jsonAnswer, StandardErrorSchema } from './shared';

@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { z } from '../../lib/openapi';
-import { invalidToken, userInfo } from '../../services/sign-in/oauth-server/userinfo';
+import { invalidToken, userInfo } from '../../use-cases/sign-in/oauth-server/userinfo';
 import { AppParam, knownSlug, oauthGroup } from '../oauth/shared';
 import { requestContext } from '../shared';
 import { jsonAnswer, StandardErrorSchema } from './shared';

@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { z } from '../../lib/openapi';
-import { type ExchangeInput, exchangeCode, redeemCounted } from '../../services/sign-in/exchange';
+import { type ExchangeInput, exchangeCode, redeemCounted } from '../../use-cases/sign-in/exchange';
 import { requestContext } from '../shared';
 import {
   AppParam,

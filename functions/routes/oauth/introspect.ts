@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { introspectToken } from '../../services/sign-in/introspection';
+import { introspectToken } from '../../use-cases/sign-in/introspection';
 import { requestContext } from '../shared';
 import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 

@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { getHttpDb } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { appPublicKeys } from '../../services/sign-in/sessions';
+import { appPublicKeys } from '../../use-cases/sign-in/sessions';
 import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 export const jwksRoutes = oauthGroup();

@@ -1,9 +1,9 @@
 /** POST /{appSlug}/oauth/nonce: a single-use nonce for a native sign-in (contract §9). */
 import { createRoute } from '@hono/zod-openapi';
 import { z } from '../../lib/openapi';
-import { loadEnabledApp } from '../../services/sign-in/apps';
-import { issueNonce, NONCE_TTL_SECONDS } from '../../services/sign-in/nonces';
-import { lookUpApp } from '../../services/sign-in/rate-limit';
+import { loadEnabledApp } from '../../use-cases/sign-in/apps';
+import { issueNonce, NONCE_TTL_SECONDS } from '../../use-cases/sign-in/nonces';
+import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 

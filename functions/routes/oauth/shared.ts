@@ -7,8 +7,8 @@ import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
 import { MAX_AUTH_BODY_BYTES } from '../../lib/request-limits';
-import { assertKnownApp } from '../../services/sign-in/apps';
-import { lookUpApp } from '../../services/sign-in/rate-limit';
+import { assertKnownApp } from '../../use-cases/sign-in/apps';
+import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
 
 /** The largest request body the auth service reads. */

@@ -4,12 +4,12 @@ import { decodeJwt } from 'jose';
 import { sha256Hex } from '../../lib/crypto';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { enabledApp } from '../../services/sign-in/apps';
-import { admitIdToken } from '../../services/sign-in/nonces';
-import type { IdTokenFlow, SignInProvider } from '../../services/sign-in/providers/provider';
-import { allProviders, providerNamed } from '../../services/sign-in/providers/registry';
-import { issueSession, logout, refreshSession } from '../../services/sign-in/sessions';
-import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../services/sign-in/users';
+import { enabledApp } from '../../use-cases/sign-in/apps';
+import { admitIdToken } from '../../use-cases/sign-in/nonces';
+import type { IdTokenFlow, SignInProvider } from '../../use-cases/sign-in/providers/provider';
+import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/registry';
+import { issueSession, logout, refreshSession } from '../../use-cases/sign-in/sessions';
+import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../use-cases/sign-in/users';
 import { requestContext } from '../shared';
 import {
   AppParam,

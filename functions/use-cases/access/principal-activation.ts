@@ -9,9 +9,9 @@ import type { Db } from '../../../db/client';
 import { principals } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { JobContext } from '../../request-context';
+import { notBackingOff, runItems } from '../background/items';
 import { loadTargetAnyState } from '../credentials/cleanup';
 import { activateCredential } from '../credentials/connection-credential';
-import { notBackingOff, runItems } from '../reconcile/items';
 
 /**
  * Lets the pending principals of database `databaseId` that an acknowledged policy named, with

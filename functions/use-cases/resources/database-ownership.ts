@@ -9,7 +9,7 @@
 import { and, asc, eq, isNotNull, or } from 'drizzle-orm';
 import { databases } from '../../../db/schema';
 import { engineOf } from '../../kinds/registry';
-import type { ReconcilerContext, StepResult } from '../reconcile/step';
+import type { ReconcilerContext, StepResult } from '../background/step';
 
 /** Databases taken a tick: each costs two cluster sessions. */
 const BATCH = 10;

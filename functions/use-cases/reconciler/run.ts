@@ -7,16 +7,16 @@
  * statement and logged as one `reconciler.tick` line (the metric), so `/healthz` detail and the
  * operator's log show a stuck or failing reconciler.
  */
-import { log } from '../lib/logger';
-import { stalledConfirmations } from './delivery/confirm';
-import { requeueLost, sendInBatches, stalledDeliveries } from './delivery/deliveries';
+import { log } from '../../lib/logger';
 import {
   type ReconcilerContext,
   type ReconcilerStep,
   SubrequestBudget,
   TICK_SUBREQUESTS,
-} from './reconcile/step';
-import { readCursors, recordOutcomes, type StepOutcome } from './reconciler-state';
+} from '../background/step';
+import { stalledConfirmations } from '../delivery/confirm';
+import { requeueLost, sendInBatches, stalledDeliveries } from '../delivery/deliveries';
+import { readCursors, recordOutcomes, type StepOutcome } from './state';
 
 export {
   type ReconcilerContext,
@@ -24,7 +24,7 @@ export {
   type StepResult,
   SubrequestBudget,
   TICK_SUBREQUESTS,
-} from './reconcile/step';
+} from '../background/step';
 
 /**
  * Re-enqueues runtime patches still pending whose message is lost (enqueue failed, consumer

@@ -8,10 +8,10 @@ import { and, asc, isNull, lte, sql } from 'drizzle-orm';
 import { principals } from '../../../db/schema';
 import { credentialsOf } from '../../kinds/registry';
 import type { JobContext } from '../../request-context';
+import { notBackingOff, runItems } from '../background/items';
 import { loadTargetAnyState } from '../credentials/cleanup';
 import { dropCredential } from '../credentials/connection-credential';
 import { requestPolicies } from '../delivery/network-policy';
-import { notBackingOff, runItems } from '../reconcile/items';
 import { revokeExpired } from '../resources/principal-removal';
 
 /** The step's name in reconcile_failures. */
@@ -21,7 +21,7 @@ const BATCH = 50;
 
 /**
  * Drops expired principals' credentials and marks them revoked, oldest expiry first, each on
- * its own (reconcile/items.ts): one a tenant stalls (a lock on its role) costs one short
+ * its own (background/items.ts): one a tenant stalls (a lock on its role) costs one short
  * deadline, is recorded with its error and retried after a backoff, and leaves the batch to the
  * others meanwhile. Returns how many it removed.
  */

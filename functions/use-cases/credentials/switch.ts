@@ -12,8 +12,8 @@ import { connections, sites } from '../../../db/schema';
 import { type Level, storedLevel } from '../../domain/levels';
 import { hasCredential, isCredentialLevel } from '../../kinds/registry';
 import type { JobContext } from '../../request-context';
+import { notBackingOff, runItems } from '../background/items';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
-import { notBackingOff, runItems } from '../reconcile/items';
 import { deriveSiteEnv } from '../site-env/derive';
 import { loadTargetAnyState } from './cleanup';
 import {

@@ -2,7 +2,7 @@
  * What a reconciler step is and what it works with, below the reconciler and the folders whose
  * steps it runs (credentials/, access/), so neither imports the reconciler itself.
  */
-import type { Services } from '../../container';
+import type { Dependencies } from '../../container';
 import type { JobContext } from '../../request-context';
 
 /** The Worker's limit is 1,000 subrequests an invocation; a tick plans for at most half. */
@@ -27,7 +27,7 @@ export class SubrequestBudget {
 }
 
 /** What the reconciler works with: the services, a job's context, the sweeps' cursors and the budget. */
-export type ReconcilerContext = Services &
+export type ReconcilerContext = Dependencies &
   JobContext & {
     cursors?: Map<string, string | null>;
     budget?: SubrequestBudget;

@@ -5,8 +5,8 @@
  * statement; `/healthz` detail reads the same rows, so a stuck or failing reconciler shows.
  */
 import { asc, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
-import { reconcileFailures, reconcilerState } from '../../db/schema';
+import type { DbOrTx } from '../../../db/client';
+import { reconcileFailures, reconcilerState } from '../../../db/schema';
 
 /** A step or sweep is stale when it has not succeeded for this long (five missed minute ticks). */
 export const STALE_AFTER_MS = 5 * 60_000;

@@ -5,7 +5,7 @@
  * earlier failure is due for a retry. The id sweeps' slices go to the queue as `reconcile-slice`
  * messages of a few items each, which stay well inside a queue invocation's limits; the held
  * logins' page is one indexed listing by name in the tick. Every item runs on its own
- * (reconcile/items.ts): one that fails or stalls is recorded and retried without the others
+ * (background/items.ts): one that fails or stalls is recorded and retried without the others
  * waiting.
  *
  * - database credentials: each own login or user exists (else restored) and still logs in
@@ -20,15 +20,15 @@ import type { Db } from '../../../db/client';
 import { buckets } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
 import { engineNames, engineOf, isEngine } from '../../kinds/registry';
-import { enqueueDeliveries } from '../delivery/deliveries';
-import { recordPolicyDrift } from '../delivery/network-policy';
-import { runItems } from '../reconcile/items';
+import { runItems } from '../background/items';
 import {
   MESSAGE_SUBREQUESTS,
   type ReconcilerContext,
   type ReconcilerStep,
   type StepResult,
-} from '../reconcile/step';
+} from '../background/step';
+import { enqueueDeliveries } from '../delivery/deliveries';
+import { recordPolicyDrift } from '../delivery/network-policy';
 import { checkBucketKeys } from './bucket-key-repair';
 import { repairIfRefused } from './credential-repair';
 import { type OwnDatabaseCredential, orphansAmong, restoreOne } from './drift';

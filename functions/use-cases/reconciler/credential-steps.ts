@@ -4,23 +4,26 @@
  * (what changed, what is pending, what expired); the full checks are sweeps (sweep.ts).
  */
 
-import { activateAcknowledgedPrincipals } from './access/principal-activation';
-import { removeExpiredPrincipals } from './access/principal-expiry';
-import { resendCredentialCleanups } from './credentials/cleanup';
-import { rotateExposedMainPasswords } from './credentials/exposed-main';
-import { advanceRotations } from './credentials/rotations';
-import { rotateUnusedReaders } from './credentials/shared-reader';
-import { sweepSteps } from './credentials/sweep';
-import { switchSharedConnections } from './credentials/switch';
-import { reconcilePolicyMarks } from './delivery/policy-marks';
-import type { ReconcilerStep } from './reconciler';
-import { secureMarkedDatabases } from './resources/database-ownership';
+import { activateAcknowledgedPrincipals } from '../access/principal-activation';
+import { removeExpiredPrincipals } from '../access/principal-expiry';
+import { resendCredentialCleanups } from '../credentials/cleanup';
+import { rotateExposedMainPasswords } from '../credentials/exposed-main';
+import { retireDueCredentials } from '../credentials/retirements';
+import { advanceRotations } from '../credentials/rotations';
+import { rotateUnusedReaders } from '../credentials/shared-reader';
+import { sweepSteps } from '../credentials/sweep';
+import { switchSharedConnections } from '../credentials/switch';
+import { reconcilePolicyMarks } from '../delivery/policy-marks';
+import { secureMarkedDatabases } from '../resources/database-ownership';
+import type { ReconcilerStep } from './run';
 
 /** Reconciler steps of per-connection credentials and network policies. */
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'resend-credential-cleanups': resendCredentialCleanups,
   // Graceful rotations: live ones drain, drained or past-deadline ones retire their old credential.
   'advance-rotations': (ctx) => advanceRotations(ctx),
+  // A service credential's or principal's old secret kept by `?grace_seconds=N` goes at its deadline.
+  'retire-old-secrets': retireDueCredentials,
   // A database that was stopped when an app connected now runs: the app gets its own credential.
   'switch-shared-credentials': (ctx) => switchSharedConnections(ctx, { includeLegacy: false }),
   // A shared login no app holds any more (moved to its own, or disconnected) changes password.

@@ -1,6 +1,6 @@
 /**
  * A connection write in one round trip: every statement of the plan in one guarded write batch
- * (services/store/guarded-write.ts), after a first statement that guards it. That guard raises the
+ * (use-cases/store/guarded-write.ts), after a first statement that guards it. That guard raises the
  * connections_version of each site the plan changes where it still equals what the request
  * read, and fails (rolling the whole batch back) when a site did not match: another write
  * changed it since, so the plan was made from stale rows. Nothing holds a lock between the

@@ -94,7 +94,7 @@ const LAST_OWNER = { code: 'CONFLICT', message: 'a project must keep at least on
 
 /**
  * Grants `role` to account `accountId` on the project. Only an owner grants or changes the
- * owner role, and the last owner stays one. One guarded batch (services/store/guarded-write.ts).
+ * owner role, and the last owner stays one. One guarded batch (use-cases/store/guarded-write.ts).
  */
 export async function setMember(
   ctx: RequestContext,
