@@ -18,6 +18,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { Level } from '../functions/domain/levels';
+import type { PatchReason } from '../functions/domain/patch-reasons';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -568,7 +569,7 @@ export const deliveries = pgTable(
     projectId: uuid('project_id').notNull(),
     /** site id for a runtime patch, database id for a network policy */
     targetId: uuid('target_id').notNull(),
-    reason: text('reason'),
+    reason: text('reason').$type<PatchReason>(),
     setNames: jsonb('set_names').$type<string[]>().notNull().default([]),
     unsetNames: jsonb('unset_names').$type<string[]>().notNull().default([]),
     status: text('status', { enum: ['pending', 'delivered', 'live', 'dead', 'superseded'] })

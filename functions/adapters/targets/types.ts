@@ -91,8 +91,8 @@ export interface StoredTarget<C> {
 /** One kind of delivery target. */
 export interface DeliveryTarget<I extends { type: string } = { type: string }, C = Record<string, unknown>> {
   readonly type: I['type'];
-  /** The PUT body for this kind (strict, with `type`). */
-  readonly input: z.ZodType<I>;
+  /** The PUT body for this kind (a strict object with its `type` literal: one member of the registry's union). */
+  readonly input: z.ZodType<I> & z.core.$ZodTypeDiscriminable;
   /** Splits a PUT body into the public fields kept in clear and the one secret kept encrypted. */
   split(input: I): StoredTarget<C>;
   /** What GET answers besides `type`: the public fields and which secret is set. */

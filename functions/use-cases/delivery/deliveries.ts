@@ -7,23 +7,12 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { BatchQuery, DbOrTx, Queryable } from '../../../db/client';
 import { deliveries } from '../../../db/schema';
+import type { PatchReason } from '../../domain/patch-reasons';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
 import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import type { JobContext } from '../../request-context';
-
-/** Why a site's variables changed (contract §6 `reason`; `variables` for its own, §14; `sync` when a target is set, §11). */
-export type PatchReason =
-  | 'connect'
-  | 'disconnect'
-  | 'level'
-  | 'rotate'
-  | 'credential'
-  | 'key'
-  | 'promote'
-  | 'variables'
-  | 'sync';
 
 /** A patch to record: the names it sets and unsets on one site. */
 export interface PatchRecord {
