@@ -118,6 +118,8 @@ export const sites = pgTable(
      * changes the site only while it still holds that value (services/connections/guarded-write.ts).
      */
     connectionsVersion: bigint('connections_version', { mode: 'number' }).notNull().default(0),
+    /** A consumer sending one of the site's live patches holds the site until then (one at a time, docs/contract.md §14). */
+    deliveryBusyUntil: tstz('delivery_busy_until'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('sites_project_slug_uq').on(t.projectId, t.slug)],
@@ -590,6 +592,11 @@ export const deliveries = pgTable(
     confirmState: jsonb('confirm_state').$type<unknown>(),
     /** A live patch's `seq` as last sent (null until sent). */
     seq: bigint('seq', { mode: 'number' }),
+    /**
+     * Until when a queue message stands for this pending delivery (null: its first, until
+     * `created_at` plus the queue's lease); the reconciler re-sends only one past it.
+     */
+    requeueAfter: tstz('requeue_after'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -25,6 +25,15 @@ export interface PlatformUrls {
   webhookHosts: WebhookHostPolicy;
 }
 
+/**
+ * The outside calls one patch's `deliver` makes at most, whatever names it carries: a queue
+ * message's share of the Worker's subrequests is 50 (use-cases/background/step.ts
+ * MESSAGE_SUBREQUESTS), and the rest is the message's own (metadata connections, queue sends, the
+ * network policies a connection change sets off). An adapter sends a large patch by its
+ * platform's bulk call instead of a call per name (docs/contract.md §14).
+ */
+export const PATCH_CALLS = 20;
+
 /** One live patch as a target receives it: the values already derived. */
 export interface TargetPatch {
   siteId: string;
