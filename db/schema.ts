@@ -17,10 +17,12 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import type { Level } from '../functions/domain/levels';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Every level a connection may be stored at, of any kind. */
+export const CONNECTION_LEVELS = ['read-only', 'connect', 'read', 'read-write', 'client', 'admin'] as const;
 
 export const accounts = pgTable('accounts', {
   id: uuid('id').primaryKey(),
@@ -377,7 +379,8 @@ export const connections = pgTable(
       .references(() => sites.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['database', 'bucket', 'auth_app'] }).notNull(),
     resourceId: uuid('resource_id').notNull(),
-    level: text('level').$type<Level>().notNull(),
+    /** The stored levels of every kind (functions/domain/levels.ts LEVELS; test/unit/schema-vocabulary.test.ts keeps them equal). */
+    level: text('level', { enum: CONNECTION_LEVELS }).notNull(),
     credentialMode: text('credential_mode', { enum: ['own', 'shared', 'none'] })
       .notNull()
       .default('none'),
