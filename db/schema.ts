@@ -501,6 +501,34 @@ export const connectionRotations = pgTable(
   ],
 );
 
+/**
+ * A service credential's or a principal's old secret kept valid after a rotate with
+ * `?grace_seconds=N` (docs/contract.md §14), until the reconciler retires it at `retiresAt`.
+ * `principalId` null: the service's own credential.
+ */
+export const credentialRetirements = pgTable(
+  'credential_retirements',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id').notNull(),
+    kind: text('kind', { enum: ['database', 'bucket'] }).notNull(),
+    resourceId: uuid('resource_id').notNull(),
+    credentialName: text('credential_name').notNull(),
+    principalId: uuid('principal_id'),
+    retiresAt: tstz('retires_at').notNull(),
+    retiredAt: tstz('retired_at'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('credential_retirements_open_idx').on(t.retiresAt).where(sql`${t.retiredAt} is null`),
+    index('credential_retirements_name_idx').on(t.credentialName).where(sql`${t.retiredAt} is null`),
+    index('credential_retirements_owner_idx')
+      .on(t.resourceId, t.principalId)
+      .where(sql`${t.retiredAt} is null`),
+  ],
+);
+
 export const deploys = pgTable(
   'deploys',
   {

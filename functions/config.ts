@@ -51,6 +51,8 @@ const ConfigSchema = z.object({
   MAX_PRINCIPALS_PER_DATABASE: z.coerce.number().int().min(1).default(20),
   /** Live databases one project may hold (contract §9, The shared cluster): 409 LIMIT_REACHED past it. */
   MAX_DATABASES_PER_PROJECT: z.coerce.number().int().min(1).default(10),
+  /** Browser sign-ins one auth app keeps in progress at once: a start past it is 503, none in progress is pushed out. */
+  SIGN_IN_PENDING_PER_APP: z.coerce.number().int().min(16).default(32_000),
   /**
    * temp_file_limit set on every login role (for example `1GB`); needs `GRANT SET ON PARAMETER
    * temp_file_limit` to the admin (README), so unset sets none.

@@ -861,7 +861,7 @@ export interface paths {
         put?: never;
         /**
          * A new secret for this connection's own credential (database or bucket); never returned
-         * @description Graceful by default (docs/contract.md §14): the new secret is valid beside the old one (a second login of the same identity, or the key user's second key), delivered by live patch (reason `rotate`), and the old one is retired once the patch is live and, for a database, no session of the old login remains, or at ROTATION_GRACE_SECONDS; follow it at `…/rotation`. A graceful rotate while the last one still retires its old credential is 409. `?immediate=true` (a leaked secret) keeps the login and refuses the old secret at once.
+         * @description Graceful by default (docs/contract.md §14): the new secret is valid beside the old one (a second login of the same identity, or the key user's second key), delivered by live patch (reason `rotate`), and the old one is retired once the patch is live and, for a database, no session of the old login remains, or at ROTATION_GRACE_SECONDS (`?grace_seconds=N`, 0 to 86400, sets that deadline for this rotation); follow it at `…/rotation`. A graceful rotate while the last one still retires its old credential is 409. `?immediate=true` (a leaked secret) keeps the login and refuses the old secret at once; it takes no `grace_seconds` (400).
          */
         post: operations["postProjectsByIdSitesBySiteIdConnectionsByKindByResourceIdRotate"];
         delete?: never;
@@ -1133,7 +1133,7 @@ export interface paths {
         put?: never;
         /**
          * Give the database's main user a new password (admin)
-         * @description Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached; 409 when another rotation of the database stored its password at the same time (the cluster keeps that one).
+         * @description Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached; 409 when another rotation of the database stored its password at the same time (the cluster keeps that one). `?grace_seconds` other than 0 is 400: the main user keeps one password at a time (PostgreSQL and MongoDB hold one a login, and its name is fixed).
          */
         post: operations["postProjectsByIdDatabasesByDbIdCredentialsRotate"];
         delete?: never;
@@ -1173,7 +1173,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the bucket's own key (admin)
-         * @description A new key id and secret; the old key stops working. Apps' own keys do not change. 503 with nothing changed when IAM cannot be reached.
+         * @description A new key id and secret; the old key stops working at once (and so does one an earlier `grace_seconds` still keeps). With `?grace_seconds=N` (0 to 86400) the new key is the key user's second access key and the old one keeps working N seconds, then the reconciler deletes it (docs/contract.md §14); 409 while an earlier grace still keeps an old key (IAM holds two a user). Apps' own keys do not change. 503 with nothing changed when IAM cannot be reached.
          */
         post: operations["postProjectsByIdBucketsByBucketIdCredentialsRotate"];
         delete?: never;
@@ -1217,7 +1217,7 @@ export interface paths {
         put?: never;
         /**
          * Give a database principal a new secret (admin; shown once)
-         * @description Give a database principal a new secret (admin; shown once)
+         * @description The old secret ends at once (and so does one an earlier `grace_seconds` still keeps). With `?grace_seconds=N` (0 to 86400) it keeps working N seconds beside the new one, then the reconciler retires it (docs/contract.md §14): the new secret is a second login `c_…` with the same level, expiry and sources, so `username` changes (with sources on PostgreSQL it is `pending` until the network policy naming it is acknowledged). 409 while an earlier grace still keeps an old secret (a credential keeps at most two).
          */
         post: operations["postProjectsByIdDatabasesByDbIdPrincipalsByPrincipalIdRotate"];
         delete?: never;
@@ -1281,7 +1281,7 @@ export interface paths {
         put?: never;
         /**
          * Give a bucket principal a new secret (a new key pair) (admin; shown once)
-         * @description Give a bucket principal a new secret (a new key pair) (admin; shown once)
+         * @description The old secret ends at once (and so does one an earlier `grace_seconds` still keeps). With `?grace_seconds=N` (0 to 86400) it keeps working N seconds beside the new one, then the reconciler retires it (docs/contract.md §14): the new key is the key user's second access key, under the same policy (level, expiry, sources). 409 while an earlier grace still keeps an old secret (a credential keeps at most two).
          */
         post: operations["postProjectsByIdBucketsByBucketIdPrincipalsByPrincipalIdRotate"];
         delete?: never;
@@ -1613,7 +1613,7 @@ export interface paths {
         put?: never;
         /**
          * The callback of a provider that returns by form POST (Apple's response_mode=form_post)
-         * @description A form body, not JSON: the one exception to the auth service taking only application/json. The sign-in state is kept server side and single use, never in a cookie.
+         * @description A form body, not JSON: the one exception to the auth service taking only application/json. The sign-in state is kept server side and single use; the start bound it to its browser with a SameSite=None cookie (over https) that this cross-site POST carries.
          */
         post: operations["postByAppSlugAuthByProviderCallback"];
         delete?: never;
@@ -1999,7 +1999,7 @@ export interface components {
             retired_at: string | null;
             /**
              * Format: date-time
-             * @description the latest the old secret works (started_at + ROTATION_GRACE_SECONDS)
+             * @description the latest the old secret works (started_at + ROTATION_GRACE_SECONDS, or the rotate's grace_seconds)
              */
             retires_by: string | null;
             /** @description the old login's open sessions at the last look; null where the system does not tell */
@@ -6827,6 +6827,8 @@ export interface operations {
             query?: {
                 /** @description true: refuse the old secret at once (same login, new secret) */
                 immediate?: "true" | "false";
+                /** @description seconds (0 to 86400) the old secret keeps working beside the new one */
+                grace_seconds?: number;
             };
             header?: never;
             path: {
@@ -8101,7 +8103,10 @@ export interface operations {
     };
     postProjectsByIdDatabasesByDbIdCredentialsRotate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description seconds (0 to 86400) the old secret keeps working beside the new one */
+                grace_seconds?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -8254,7 +8259,10 @@ export interface operations {
     };
     postProjectsByIdBucketsByBucketIdCredentialsRotate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description seconds (0 to 86400) the old secret keeps working beside the new one */
+                grace_seconds?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -8493,7 +8501,10 @@ export interface operations {
     };
     postProjectsByIdDatabasesByDbIdPrincipalsByPrincipalIdRotate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description seconds (0 to 86400) the old secret keeps working beside the new one */
+                grace_seconds?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -8808,7 +8819,10 @@ export interface operations {
     };
     postProjectsByIdBucketsByBucketIdPrincipalsByPrincipalIdRotate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description seconds (0 to 86400) the old secret keeps working beside the new one */
+                grace_seconds?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -10206,7 +10220,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            /** @description the app's sign-ins in progress are at their cap (SIGN_IN_PENDING_PER_APP); see Retry-After */
             503: {
                 headers: {
                     /** @description seconds after which trying again may help, when known */
@@ -10249,6 +10263,15 @@ export interface operations {
             };
             /** @description unknown, used or expired state (never redirected) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the sign-in was started in another browser (no tether_auth_state_… cookie of its state): refused, the state left unused; a page for a browser */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10312,6 +10335,15 @@ export interface operations {
             };
             /** @description unknown, used or expired state (never redirected) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description the sign-in was started in another browser (no tether_auth_state_… cookie of its state): refused, the state left unused; a page for a browser */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10554,7 +10586,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            /** @description the app's sign-ins in progress are at their cap (SIGN_IN_PENDING_PER_APP); see Retry-After */
             503: {
                 headers: {
                     /** @description seconds after which trying again may help, when known */
@@ -10562,7 +10594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OAuthError"];
+                    "text/html": string;
                 };
             };
         };

@@ -21,14 +21,17 @@ export interface DeviceGrantStart {
 
 /** One scope of records: the calls of one OneTimeCodes object. */
 export interface CodeScope {
-  /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject`; with `cap`, the oldest records past it give way. */
-  issue(
+  /** Stores `value` under `hash` for `ttlMs`, on behalf of `subject`. */
+  issue(hash: string, value: string, ttlMs: number, subject: string | null): Promise<void>;
+  /** Stores `value` under `hash` for `ttlMs` unless `cap` live records are held (then: when the oldest ends). */
+  issueWithin(
     hash: string,
     value: string,
     ttlMs: number,
-    subject: string | null,
-    cap?: number | null,
-  ): Promise<void>;
+    cap: number,
+  ): Promise<{ stored: true } | { stored: false; retryAfterMs: number }>;
+  /** The live record under `hash`, left in place. */
+  peek(hash: string): Promise<string | null>;
   /** Takes the record under `hash` (single use), with any block on its subject. */
   redeem(hash: string): Promise<Redeemed | null>;
   /**
@@ -96,8 +99,9 @@ export class DurableObjectCodeStore implements CodeStore {
     const stub = this.namespace.get(this.namespace.idFromName(name));
     const now = this.now;
     return {
-      issue: (hash, value, ttlMs, subject, cap) =>
-        stub.issue(hash, value, ttlMs, subject, cap ?? null, now()),
+      issue: (hash, value, ttlMs, subject) => stub.issue(hash, value, ttlMs, subject, now()),
+      issueWithin: (hash, value, ttlMs, cap) => stub.issueWithin(hash, value, ttlMs, cap, now()),
+      peek: (hash) => stub.peek(hash, now()),
       redeem: (hash) => stub.redeem(hash, now()),
       countAndRedeem: (checks, windowMs, hash, presentedChecks) =>
         stub.countAndRedeem(checks, windowMs, hash, presentedChecks ?? [], now()),

@@ -72,21 +72,18 @@ export class OneTimeCodes extends DurableObject<object> {
 
   /**
    * Stores `value` under `hash` for `ttlMs`, on behalf of `subject` (for example a user id).
-   * With `cap`, the object keeps at most that many live records: the oldest give way, so a flood
-   * of starts bounds its storage without refusing the newest (a person's own sign-in). `now`,
-   * here and in every call, is the caller's clock: lifetimes are the Worker's (its tests set it).
+   * `now`, here and in every call, is the caller's clock: lifetimes are the Worker's (its tests
+   * set it).
    */
   async issue(
     hash: string,
     value: string,
     ttlMs: number,
     subject: string | null = null,
-    cap: number | null = null,
     now = Date.now(),
   ): Promise<void> {
     const expiresAt = now + ttlMs;
-    const sql = this.ctx.storage.sql;
-    sql.exec(
+    this.ctx.storage.sql.exec(
       'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, ?, ?, ?)',
       hash,
       value,
@@ -94,15 +91,41 @@ export class OneTimeCodes extends DurableObject<object> {
       expiresAt,
       now,
     );
-    if (cap !== null) {
-      sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
-      sql.exec(
-        `DELETE FROM records WHERE hash IN
-           (SELECT hash FROM records ORDER BY issued_at DESC, rowid DESC LIMIT -1 OFFSET ?)`,
-        cap,
-      );
-    }
     await this.alarmClock.wakeBy(expiresAt);
+  }
+
+  /**
+   * Stores `value` under `hash` for `ttlMs` unless the object already holds `cap` live records:
+   * then nothing is stored and the answer says when the oldest expires. A record in progress is
+   * never pushed out by newer ones, so a flood of starts from many clients bounds the storage
+   * without ending anyone's sign-in (the per-client start limit bounds each client's share).
+   */
+  async issueWithin(
+    hash: string,
+    value: string,
+    ttlMs: number,
+    cap: number,
+    now = Date.now(),
+  ): Promise<{ stored: true } | { stored: false; retryAfterMs: number }> {
+    const sql = this.ctx.storage.sql;
+    sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
+    const held = sql
+      .exec<{ n: number; first: number | null }>(
+        'SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM records',
+      )
+      .toArray()[0];
+    if (held && held.n >= cap) return { stored: false, retryAfterMs: Math.max(0, (held.first ?? now) - now) };
+    await this.issue(hash, value, ttlMs, null, now);
+    return { stored: true };
+  }
+
+  /** The live record's value under `hash`, left in place (null if unknown or expired). */
+  peek(hash: string, now = Date.now()): string | null {
+    return (
+      this.ctx.storage.sql
+        .exec<{ value: string }>('SELECT value FROM records WHERE hash = ? AND expires_at > ?', hash, now)
+        .toArray()[0]?.value ?? null
+    );
   }
 
   /** Takes the record once: its value and any block on its subject, or null if unknown or expired. */

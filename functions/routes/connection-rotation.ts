@@ -23,7 +23,8 @@ const RotationSchema = z
     }),
     retired_at: stamp.openapi({ description: 'when the old secret stopped working' }),
     retires_by: stamp.openapi({
-      description: 'the latest the old secret works (started_at + ROTATION_GRACE_SECONDS)',
+      description:
+        "the latest the old secret works (started_at + ROTATION_GRACE_SECONDS, or the rotate's grace_seconds)",
     }),
     old_sessions: z.number().int().nullable().openapi({
       description: "the old login's open sessions at the last look; null where the system does not tell",

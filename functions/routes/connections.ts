@@ -20,6 +20,7 @@ import {
   planRotate,
 } from '../use-cases/connections/site-plans';
 import { AvailableSchema, ConnectionSchema, DesiredConnectionSchema, KindSchema } from './connection-schemas';
+import { GraceSecondsQuery } from './grace-seconds';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, readMany } from './reads';
 import { ProjectParam, requestContext } from './shared';
 import { siteNeed, siteRead } from './site-reads';
@@ -213,7 +214,7 @@ connectionsRoutes.openapi(
     middleware: oneWrite.middleware,
     summary: "A new secret for this connection's own credential (database or bucket); never returned",
     description:
-      "Graceful by default (docs/contract.md §14): the new secret is valid beside the old one (a second login of the same identity, or the key user's second key), delivered by live patch (reason `rotate`), and the old one is retired once the patch is live and, for a database, no session of the old login remains, or at ROTATION_GRACE_SECONDS; follow it at `…/rotation`. A graceful rotate while the last one still retires its old credential is 409. `?immediate=true` (a leaked secret) keeps the login and refuses the old secret at once.",
+      "Graceful by default (docs/contract.md §14): the new secret is valid beside the old one (a second login of the same identity, or the key user's second key), delivered by live patch (reason `rotate`), and the old one is retired once the patch is live and, for a database, no session of the old login remains, or at ROTATION_GRACE_SECONDS (`?grace_seconds=N`, 0 to 86400, sets that deadline for this rotation); follow it at `…/rotation`. A graceful rotate while the last one still retires its old credential is 409. `?immediate=true` (a leaked secret) keeps the login and refuses the old secret at once; it takes no `grace_seconds` (400).",
     request: {
       params: OneParams,
       query: z.object({
@@ -221,6 +222,7 @@ connectionsRoutes.openapi(
           .enum(['true', 'false'])
           .optional()
           .openapi({ description: 'true: refuse the old secret at once (same login, new secret)' }),
+        grace_seconds: GraceSecondsQuery,
       }),
     },
     responses: {
@@ -230,11 +232,12 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const immediate = c.req.valid('query').immediate === 'true';
+    const query = c.req.valid('query');
+    const options = { immediate: query.immediate === 'true', graceSeconds: query.grace_seconds };
     await retryOnConcurrentChange(getDb(c), async () => {
       const input = { resourceIds: [params.resourceId], rotating: params.resourceId };
       const { ctx, read } = (await oneWrite.run(c, input)).write;
-      const plan = planRotate(ctx, params.kind as Kind, params.resourceId, immediate);
+      const plan = planRotate(ctx, params.kind as Kind, params.resourceId, options);
       await applyPlan(requestContext(c), plan, read);
     });
     return c.body(null, 204);

@@ -6,6 +6,7 @@ import { LEVELS } from '../domain/levels';
 import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { liveTargetQuery, targetOf } from '../use-cases/access/live-target';
+import { rotatePrincipal } from '../use-cases/access/principal-rotation';
 import {
   createPrincipal,
   liveNamesQuery,
@@ -13,10 +14,11 @@ import {
   principalsListingQuery,
   principalsOf,
   revokePrincipal,
-  rotatePrincipal,
 } from '../use-cases/access/principals';
+import { openRetirementsOf, openRetirementsQuery } from '../use-cases/credentials/retirements';
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
+import { GraceSecondsQuery } from './grace-seconds';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, rowsRead } from './reads';
 import { ProjectParam, requestContext, ServiceName } from './shared';
 
@@ -58,6 +60,12 @@ const CreateBody = z
 
 export const principalsRoutes = declaredRoutes();
 
+/** What a graceful principal rotate makes beside the old secret, per kind. */
+const besideDoc = (kind: CredentialKindName) =>
+  kind === 'bucket'
+    ? "the new key is the key user's second access key, under the same policy (level, expiry, sources)."
+    : 'the new secret is a second login `c_…` with the same level, expiry and sources, so `username` changes (with sources on PostgreSQL it is `pending` until the network policy naming it is acknowledged).';
+
 // Each kind whose services hold credentials gets the same four routes, documented from its descriptor.
 for (const kind of CREDENTIAL_KIND_NAMES) {
   const { idParam: param, shown, enforced, rotated, revoked } = credentialsOf(kind).principalDocs;
@@ -74,6 +82,10 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
   const principalRead = declareReads({ role: 'admin' }, (scope) => ({
     target: serviceRead(scope),
     rows: rowsRead(principalQuery(scope.http, kind, scope.path[param] ?? '', scope.path.principalId ?? '')),
+    retiring: read(
+      openRetirementsQuery(scope.http, scope.path[param] ?? '', scope.path.principalId ?? ''),
+      openRetirementsOf,
+    ),
   }));
   /** The service's principals the path names, at admin. */
   const listingRead = declareReads({ role: 'admin' }, ({ http, path, project }) => ({
@@ -133,16 +145,18 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       path: `${base}/{principalId}/rotate`,
       tags: ['principals'],
       summary: `Give a ${kind} principal a new secret${rotated} (admin; shown once)`,
+      description: `The old secret ends at once (and so does one an earlier \`grace_seconds\` still keeps). With \`?grace_seconds=N\` (0 to 86400) it keeps working N seconds beside the new one, then the reconciler retires it (docs/contract.md §14): ${besideDoc(kind)} 409 while an earlier grace still keeps an old secret (a credential keeps at most two).`,
       middleware: principalRead.middleware,
-      request: { params: ItemParams },
+      request: { params: ItemParams, query: z.object({ grace_seconds: GraceSecondsQuery }) },
       responses: {
         200: json(Shown, 'the principal with its new secret (shown once)'),
         ...errorResponses(503),
       },
     }),
     async (c) => {
-      const { target, rows } = principalRead.of(c);
-      return c.json(await rotatePrincipal(requestContext(c), target, rows), 200);
+      const { target, rows, retiring } = principalRead.of(c);
+      const grace = c.req.valid('query').grace_seconds;
+      return c.json(await rotatePrincipal(requestContext(c), target, rows, retiring, grace), 200);
     },
   );
 
@@ -158,8 +172,8 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       responses: { 200: json(z.object({ revoked: z.boolean() }), 'revoked'), ...errorResponses(503) },
     }),
     async (c) => {
-      const { target, rows } = principalRead.of(c);
-      return c.json({ revoked: await revokePrincipal(requestContext(c), target, rows) }, 200);
+      const { target, rows, retiring } = principalRead.of(c);
+      return c.json({ revoked: await revokePrincipal(requestContext(c), target, rows, retiring) }, 200);
     },
   );
 }

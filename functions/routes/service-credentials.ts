@@ -9,10 +9,16 @@ import {
   rotateDatabasePassword,
 } from '../use-cases/access/service-credentials';
 import type { BatchQuery } from '../use-cases/caller/api-caller';
+import {
+  type OpenRetirement,
+  openRetirementsOf,
+  openRetirementsQuery,
+} from '../use-cases/credentials/retirements';
 import { bucketQuery } from '../use-cases/resources/buckets';
 import { databaseQuery } from '../use-cases/resources/databases';
 import { connectedSiteInputsQuery, type SiteEnvInputs } from '../use-cases/site-env/derive';
-import { declaredRoutes, declareReads, type ReadScope, rowsRead } from './reads';
+import { GraceSecondsQuery } from './grace-seconds';
+import { declaredRoutes, declareReads, type ReadScope, read, rowsRead } from './reads';
 import { ProjectParam, requestContext } from './shared';
 
 const DatabaseCredentialsSchema = z
@@ -52,7 +58,13 @@ interface CredentialRoutes<Row, Shown extends z.ZodType> {
     id: string,
   ) => BatchQuery & PromiseLike<Row[]>;
   show(ctx: RequestContext, rows: Row[]): Promise<z.infer<Shown>>;
-  rotate(ctx: RequestContext, rows: Row[], holders: SiteEnvInputs[]): Promise<z.infer<Shown>>;
+  rotate(
+    ctx: RequestContext,
+    rows: Row[],
+    holders: SiteEnvInputs[],
+    open: OpenRetirement[],
+    graceSeconds?: number,
+  ): Promise<z.infer<Shown>>;
   getSummary: string;
   rotateSummary: string;
   rotateDescription: string;
@@ -74,6 +86,7 @@ function credentialRoutes<Row, Shown extends z.ZodType>(kind: CredentialRoutes<R
   const holdersRead = declareReads({ role: 'admin' }, ({ http, path, project }) => ({
     rows: rowsRead(kind.query(http, project, path[kind.param] ?? '')),
     holders: rowsRead(connectedSiteInputsQuery(http, idOr(path[kind.param]))),
+    retiring: read(openRetirementsQuery(http, idOr(path[kind.param]), null), openRetirementsOf),
   }));
 
   serviceCredentialsRoutes.openapi(
@@ -97,12 +110,13 @@ function credentialRoutes<Row, Shown extends z.ZodType>(kind: CredentialRoutes<R
       summary: kind.rotateSummary,
       middleware: holdersRead.middleware,
       description: kind.rotateDescription,
-      request: { params: Params },
+      request: { params: Params, query: z.object({ grace_seconds: GraceSecondsQuery }) },
       responses: { 200: json(kind.schema, kind.rotated), ...errorResponses(...kind.rotateErrors) },
     }),
     async (c) => {
-      const { rows, holders } = holdersRead.of(c);
-      return c.json(await kind.rotate(requestContext(c), rows, holders.rows), 200);
+      const { rows, holders, retiring } = holdersRead.of(c);
+      const grace = c.req.valid('query').grace_seconds;
+      return c.json(await kind.rotate(requestContext(c), rows, holders.rows, retiring, grace), 200);
     },
   );
 }
@@ -117,7 +131,7 @@ credentialRoutes({
   getSummary: "The database's main user u_… with its password and URLs (admin)",
   rotateSummary: "Give the database's main user a new password (admin)",
   rotateDescription:
-    "Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached; 409 when another rotation of the database stored its password at the same time (the cluster keeps that one).",
+    "Apps' own credentials do not change. Apps handed the shared credential (standalone MongoDB, connected while the database was stopped, apps from before per-connection credentials) get the new password by live patch, reason `credential`. 503 with nothing changed when the cluster or Atlas cannot be reached; 409 when another rotation of the database stored its password at the same time (the cluster keeps that one). `?grace_seconds` other than 0 is 400: the main user keeps one password at a time (PostgreSQL and MongoDB hold one a login, and its name is fixed).",
   shown: 'the main credentials (shown)',
   rotated: 'the new main credentials (shown)',
   rotateErrors: [409, 503],
@@ -133,7 +147,7 @@ credentialRoutes({
   getSummary: "The bucket's own key (admin)",
   rotateSummary: "Replace the bucket's own key (admin)",
   rotateDescription:
-    "A new key id and secret; the old key stops working. Apps' own keys do not change. 503 with nothing changed when IAM cannot be reached.",
+    "A new key id and secret; the old key stops working at once (and so does one an earlier `grace_seconds` still keeps). With `?grace_seconds=N` (0 to 86400) the new key is the key user's second access key and the old one keeps working N seconds, then the reconciler deletes it (docs/contract.md §14); 409 while an earlier grace still keeps an old key (IAM holds two a user). Apps' own keys do not change. 503 with nothing changed when IAM cannot be reached.",
   shown: 'the bucket key (shown)',
   rotated: 'the new key (shown)',
   rotateErrors: [503],

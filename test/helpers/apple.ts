@@ -6,7 +6,7 @@
 import { exportPKCS8, generateKeyPair } from 'jose';
 import { expect } from 'vitest';
 import { api, uniqueName } from './api';
-import { asClient, pkcePair, type TestAuthApp } from './oauth';
+import { asClient, browserCookie, keepBinding, pkcePair, type TestAuthApp } from './oauth';
 import { APPLE_STAND_IN_ISSUER, type ProviderStandIn } from './provider-stand-in';
 
 /** An app's Apple settings as a test made them. */
@@ -78,7 +78,8 @@ export function appleCallback(slug: string, form: Record<string, string>) {
     method: 'POST',
     path: `/v1/${slug}/auth/apple/callback`,
     rawBody: new URLSearchParams(form).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    // Sent by the browser that started the sign-in: its binding cookie goes along.
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...browserCookie(form.state) },
   };
 }
 
@@ -105,6 +106,7 @@ export async function appleSignIn(
   standIn.appleCode(code, { nonce: authorize.searchParams.get('nonce'), ...claims });
   const form: Record<string, string> = { code, state: authorize.searchParams.get('state') ?? '' };
   if (user) form.user = JSON.stringify(user);
+  keepBinding(form.state ?? '', start);
   return { callback: appleCallback(slug, form), verifier, authorize };
 }
 

@@ -123,22 +123,47 @@ export function paramsOf(location: string): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : location.slice(q + 1).split('#')[0]);
 }
 
-/** Starts /auth/{provider}; returns the provider state from the redirect (asserting a 302 to the provider). */
+/** Cookies a response sets, as a Cookie header's value. */
+export const cookiesOf = (res: { headers: Headers }): string =>
+  (res.headers as unknown as { getSetCookie(): string[] })
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
+
+/**
+ * The test process's browser: the binding cookie each start set, by its state, as a browser keeps
+ * it between the start and the provider's callback (functions/routes/oauth/browser-binding.ts).
+ */
+const startedStates = new Map<string, string>();
+
+/** Remembers the binding cookie a start's answer set for `state`. */
+export function keepBinding(state: string, res: { headers: Headers }): void {
+  startedStates.set(state, cookiesOf(res));
+}
+
+/** The Cookie header of the browser that started `state` (none for a state it did not start). */
+export const browserCookie = (state: string | undefined | null): Record<string, string> => {
+  const cookie = state ? startedStates.get(state) : undefined;
+  return cookie ? { cookie } : {};
+};
+
+/** Starts /auth/{provider}; returns the provider state from the redirect (asserting a 302 to the provider) and the binding cookie. */
 export async function startSignIn(
   baseUrl: string,
   slug: string,
   provider: 'google' | 'github',
   query: Record<string, string>,
-): Promise<{ state: string; location: string }> {
+): Promise<{ state: string; location: string; cookie: string }> {
   const res = await api(baseUrl).get(`/v1/${slug}/auth/${provider}?${new URLSearchParams(query)}`);
   expect(res.status, res.text).toBe(302);
   const location = res.headers.get('location') ?? '';
   const state = new URL(location).searchParams.get('state');
   if (!state) throw new Error(`no state in ${location}`);
-  return { state, location };
+  keepBinding(state, res);
+  return { state, location, cookie: cookiesOf(res) };
 }
 
-/** Completes a GitHub sign-in for `account`; returns where the callback sent the browser. */
+/** Completes a GitHub sign-in for `account` in the browser that started it; returns where the callback sent the browser. */
 export async function githubSignIn(
   baseUrl: string,
   standIn: ProviderStandIn,
@@ -151,6 +176,7 @@ export async function githubSignIn(
   standIn.githubCode(code, account);
   const res = await api(baseUrl).get(
     `/v1/${slug}/auth/github/callback?${new URLSearchParams({ code, state })}`,
+    { headers: browserCookie(state) },
   );
   expect(res.status, res.text).toBe(302);
   return res.headers.get('location') ?? '';

@@ -5,15 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { asClient } from './oauth';
+import { asClient, cookiesOf } from './oauth';
 import type { ProviderStandIn } from './provider-stand-in';
-
-/** Cookies a response sets, as a Cookie header (the browser keeps them between start and callback). */
-const cookiesOf = (res: Response): string =>
-  (res.headers as unknown as { getSetCookie(): string[] })
-    .getSetCookie()
-    .map((cookie) => cookie.split(';')[0])
-    .join('; ');
 
 /** Completes a Google sign-in started at `authorizeUrl`; returns the redirect back to the app. */
 export async function googleBrowser(

@@ -11,6 +11,7 @@ import { enableApple } from '../helpers/apple';
 import {
   asClient,
   CLIENT_IP_HEADER,
+  cookiesOf,
   createTestAuthApp,
   paramsOf,
   pkcePair,
@@ -57,7 +58,7 @@ it('an Apple sign-in through the local stand-in ends in a session with the first
   expect(page).toContain(`action="${authorize.searchParams.get('redirect_uri')}"`);
   const back = await api(worker.baseUrl).post(`/v1/${app.slug}/auth/apple/callback`, undefined, {
     rawBody: new URLSearchParams(fieldsOf(page)).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiesOf(start) },
   });
   expect(back.status, back.text).toBe(302);
   const code = paramsOf(back.headers.get('location') ?? '').get('code');

@@ -7,15 +7,17 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { CORPUS_ORIGINS } from '../fixtures/redirect-corpus';
 import { api } from '../helpers/api';
-import { createTestAuthApp, githubAccount, paramsOf } from '../helpers/oauth';
+import { browserCookie, createTestAuthApp, githubAccount, paramsOf } from '../helpers/oauth';
 import { oauthTest } from '../helpers/oauth-fixtures';
 
-/** The file's fixtures, and `callback(provider, query)`: GET /auth/{provider}/callback of the file's app. */
+/** The file's fixtures, and `callback(provider, query)`: GET /auth/{provider}/callback of the file's app, from the browser that started the state. */
 const it = oauthTest.override({ appOptions: { origins: CORPUS_ORIGINS } }).extend(
   'callback',
   async ({ worker, app }) =>
     (provider: string, query: Record<string, string>) =>
-      api(worker.baseUrl).get(`/v1/${app.slug}/auth/${provider}/callback?${new URLSearchParams(query)}`),
+      api(worker.baseUrl).get(`/v1/${app.slug}/auth/${provider}/callback?${new URLSearchParams(query)}`, {
+        headers: browserCookie(query.state),
+      }),
 );
 
 describe('the callback', () => {
@@ -199,6 +201,7 @@ describe('the callback', () => {
     standIn.githubCode(code, githubAccount());
     const res = await api(worker.baseUrl).get(
       `/v1/${own.slug}/auth/github/callback?${new URLSearchParams({ code, state })}`,
+      { headers: browserCookie(state) },
     );
     expect([res.status, res.headers.get('location')]).toEqual([400, null]);
   });

@@ -2,8 +2,9 @@
  * The auth routes no caller may use without bound: refresh and logout are counted per client
  * and app, a client naming unknown apps is counted (429 with Retry-After past its limit, then
  * answered without a metadata read), and an app's pending browser sign-ins are capped per
- * object, oldest first, so a flood of starts neither grows its storage without bound nor
- * refuses a person's newest start. Clients are named by CLIENT_IP_HEADER.
+ * object: past the cap a new one is refused (with when room frees up) and none in progress is
+ * pushed out, so a flood of starts neither grows storage without bound nor ends anyone's
+ * sign-in. Clients are named by CLIENT_IP_HEADER.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
@@ -77,15 +78,24 @@ describe('requests naming unknown apps', () => {
 });
 
 describe("an app's pending sign-in state", () => {
-  it('keeps at most the cap: the oldest records give way, the newest are redeemed', async () => {
+  it('keeps at most the cap: past it a new record is refused with its wait, and every record in progress is redeemed', async () => {
     const objects = await startDurableObjects();
     try {
       const scope = objects.codes.scope(`state:cap-test:${randomBytes(4).toString('hex')}`);
       const cap = 5;
-      for (let i = 0; i < cap + 3; i++) await scope.issue(`h${i}`, `v${i}`, 600_000, null, cap);
+      const kept = [];
+      for (let i = 0; i < cap + 3; i++) kept.push(await scope.issueWithin(`h${i}`, `v${i}`, 600_000, cap));
+      expect(kept.slice(0, cap)).toEqual(Array(cap).fill({ stored: true }));
+      for (const refused of kept.slice(cap)) {
+        expect(refused.stored).toBe(false);
+        if (!refused.stored) expect(refused.retryAfterMs).toBeGreaterThan(590_000);
+      }
+      expect(await scope.peek('h0')).toBe('v0');
       const redeemed = [];
       for (let i = 0; i < cap + 3; i++) redeemed.push((await scope.redeem(`h${i}`))?.value ?? null);
-      expect(redeemed).toEqual([null, null, null, 'v3', 'v4', 'v5', 'v6', 'v7']);
+      expect(redeemed).toEqual(['v0', 'v1', 'v2', 'v3', 'v4', null, null, null]);
+      // Redeemed records make room again.
+      expect(await scope.issueWithin('h-next', 'v', 600_000, cap)).toEqual({ stored: true });
     } finally {
       await objects.stop();
     }

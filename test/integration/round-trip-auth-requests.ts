@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { api, uniqueName } from '../helpers/api';
 import { appleClaims, appleSignIn, sendCallback } from '../helpers/apple';
-import { asClient, githubAccount, oneTimeCode, pkcePair, startSignIn } from '../helpers/oauth';
+import { asClient, browserCookie, githubAccount, oneTimeCode, pkcePair, startSignIn } from '../helpers/oauth';
 import { STAND_IN_ISSUER } from '../helpers/provider-stand-in';
 import type { Call, RoundTripWorld } from '../helpers/round-trip-fixture';
 import { serverKeyOf } from '../helpers/server-key';
@@ -91,8 +91,8 @@ export function authRequests(world: RoundTripWorld): Record<string, () => Promis
         const code = uniqueName('ghcode');
         standIn.githubCode(code, returningGithubUser);
         const path = `/v1/${app.slug}/auth/github/callback?${new URLSearchParams({ code, state })}`;
-        if (i === 1) return { method: 'GET', path, ok: [302] };
-        expect((await api(worker.baseUrl).get(path)).status).toBe(302);
+        if (i === 1) return { method: 'GET', path, headers: browserCookie(state), ok: [302] };
+        expect((await api(worker.baseUrl).get(path, { headers: browserCookie(state) })).status).toBe(302);
       }
       throw new Error('unreachable');
     },

@@ -10,6 +10,7 @@ import { api } from '../helpers/api';
 import {
   asClient,
   CLIENT_IP_HEADER,
+  cookiesOf,
   createTestAuthApp,
   paramsOf,
   pkcePair,
@@ -60,6 +61,7 @@ describe('a provider registered in test code', () => {
     expect(to.searchParams.get('tenant')).toBe('t-1');
     const back = await api(worker.baseUrl).get(
       `/v1/${app.slug}/auth/fake/callback?${new URLSearchParams({ code: 'ok:fake-sub-1:fake1@example.test', state: to.searchParams.get('state') ?? '' })}`,
+      { headers: { cookie: cookiesOf(start) } },
     );
     expect(back.status, back.text).toBe(302);
     const code = paramsOf(back.headers.get('location') ?? '').get('code');

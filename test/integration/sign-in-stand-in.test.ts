@@ -11,7 +11,14 @@ import {
   startSignInStandIn,
   TEST_USERS,
 } from '../../scripts/local/stand-ins/sign-in-stand-in';
-import { asClient, CLIENT_IP_HEADER, createTestAuthApp, pkcePair, type TestAuthApp } from '../helpers/oauth';
+import {
+  asClient,
+  CLIENT_IP_HEADER,
+  cookiesOf,
+  createTestAuthApp,
+  pkcePair,
+  type TestAuthApp,
+} from '../helpers/oauth';
 import { type ExtraWorker, startExtraWorker } from '../helpers/worker';
 
 let standIn: SignInStandIn;
@@ -29,7 +36,8 @@ afterAll(async () => {
   await standIn?.stop();
 });
 
-const get = (url: string) => fetch(url, { redirect: 'manual', headers: asClient() });
+const get = (url: string, cookie = '') =>
+  fetch(url, { redirect: 'manual', headers: { ...asClient(), ...(cookie ? { cookie } : {}) } });
 
 /** Runs the browser's part: start, the picker page, a pick, the callback; returns the app's redirect. */
 async function signInThroughPicker(provider: 'google' | 'github', userId: string, challenge: string) {
@@ -58,9 +66,13 @@ async function signInThroughPicker(provider: 'google' | 'github', userId: string
   expect(picked.status).toBe(303);
   const callback = picked.headers.get('location') ?? '';
   expect(callback.startsWith(`${worker.baseUrl}/v1/${app.slug}/auth/${provider}/callback?`)).toBe(true);
-  const back = await get(callback);
+  const back = await get(callback, cookiesOf(toProvider));
   expect(back.status).toBe(302);
-  return { callback, appRedirect: new URL(back.headers.get('location') ?? '') };
+  return {
+    callback,
+    cookie: cookiesOf(toProvider),
+    appRedirect: new URL(back.headers.get('location') ?? ''),
+  };
 }
 
 async function exchange(code: string, verifier: string) {
@@ -94,8 +106,8 @@ describe('the local sign-in stand-in', () => {
     const bob = TEST_USERS[1];
     if (!bob) throw new Error('no test user');
     const { challenge } = await pkcePair();
-    const { callback } = await signInThroughPicker('google', bob.id, challenge);
-    const again = await get(callback);
+    const { callback, cookie } = await signInThroughPicker('google', bob.id, challenge);
+    const again = await get(callback, cookie);
     // The state is spent and the provider code redeemed: no second code for the app.
     const location = again.headers.get('location') ?? '';
     expect(location).not.toMatch(/[?&]code=/);

@@ -90,6 +90,11 @@ authorizeEndpoint.openapi(
       },
       403: { description: 'the app is disabled', content: { 'text/html': { schema: z.string() } } },
       404: { description: 'unknown app', content: { 'text/html': { schema: z.string() } } },
+      503: {
+        description:
+          "the app's sign-ins in progress are at their cap (SIGN_IN_PENDING_PER_APP); see Retry-After",
+        content: { 'text/html': { schema: z.string() } },
+      },
     },
   }),
   async (c) => {

@@ -1,7 +1,7 @@
 /**
  * Readable failures of the browser sign-in: a start or callback that cannot go back to the app
  * (an unknown or disabled app, a provider that is off, a redirect_uri that is not registered, a
- * used state) shows the person a page naming the problem and its fix, never raw JSON. A client
+ * used state, a callback opened in another browser than the one that started) shows the person a page naming the problem and its fix, never raw JSON. A client
  * that asks for JSON (no `text/html` in Accept) gets the same answer as before.
  */
 import type { Context, MiddlewareHandler } from 'hono';
@@ -19,7 +19,8 @@ export type ProblemReason =
   | 'pkce_required'
   | 'invalid_request'
   | 'rate_limited'
-  | 'sign_in_expired';
+  | 'sign_in_expired'
+  | 'other_browser';
 
 /** A refusal of the browser flow with its reason and the fix, answered as before to JSON clients. */
 export class BrowserProblem extends OAuthError {
@@ -62,6 +63,13 @@ export const problems = {
       `provider ${provider} is not enabled for this app`,
       'provider_disabled',
       `Turn ${provider} on for "${slug}": \`tether auth provider ${slug} ${provider} --client-id … --client-secret … --enable\`, or in the console under Auth › ${slug} › Providers.`,
+    ),
+  otherBrowser: (providerTitle: string) =>
+    new BrowserProblem(
+      403,
+      'this sign-in was started in another browser',
+      'other_browser',
+      `A ${providerTitle} sign-in finishes only in the browser that started it, so a sign-in link from someone else cannot sign you in to their account. Go back to the app and start the sign-in again here.`,
     ),
   unknownProvider: (provider: string) =>
     new BrowserProblem(
@@ -125,8 +133,13 @@ export const readableForBrowsers: MiddlewareHandler<AppEnv> = async (c, next) =>
   await next();
   if (!(c.error instanceof OAuthError) || !acceptsHtml(c)) return;
   const { html } = problemPage(c.error);
+  const retryAfter = c.res.headers.get('Retry-After');
   c.res = new Response(html, {
     status: c.error.status,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      ...(retryAfter === null ? {} : { 'Retry-After': retryAfter }),
+    },
   });
 };

@@ -1,9 +1,9 @@
 /**
  * What every browser sign-in start shares, the specification's /auth/{provider} and the
  * standard /oauth/authorize alike: the provider's callback URL, the registered provider and its
- * settings, and the start itself (counted, state kept server side and single use, the browser
- * sent to the provider). A rule added here (such as binding the state to the browser) holds for
- * both starts.
+ * settings, and the start itself (counted, state kept server side and single use, bound to the
+ * starting browser by a cookie (browser-binding.ts), the browser sent to the provider). A rule
+ * added here holds for both starts.
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
@@ -14,6 +14,7 @@ import type { BrowserFlow, SignInProvider, StoredSettings } from '../../use-case
 import { providerNamed } from '../../use-cases/sign-in/providers/registry';
 import { countSignInStart } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
+import { bindToBrowser } from './browser-binding';
 import { clientOf } from './shared';
 
 /** A registered provider with a browser flow. */
@@ -56,7 +57,8 @@ export type StartRecord = Omit<StateRecord, 'appId' | 'provider' | 'nonce' | 'pr
 /**
  * Starts a sign-in of `app` at `provider`, whose settings the caller checked: counted once the
  * request would keep provider state (an unknown app never gets an object), the state kept
- * server side, the browser sent to the provider.
+ * server side (503 when the app's sign-ins in progress are at their cap) and bound to this
+ * browser's cookie, the browser sent to the provider.
  */
 export async function startAtProvider(
   c: Context<AppEnv>,
@@ -76,10 +78,17 @@ export async function startAtProvider(
   const state = await issueState(ctx, {
     slug,
     record: { ...record, appId: app.id, provider: provider.name, nonce, providerVerifier: verifier },
+    pendingPerApp: ctx.config.SIGN_IN_PENDING_PER_APP,
+  });
+  const callback = callbackUri(c, slug, provider.name);
+  await bindToBrowser(c, {
+    state,
+    callbackUri: callback,
+    returnsByPost: provider.browser.callbackMethod === 'POST',
   });
   const location = await provider.browser.authorizeUrl(ctx.config, {
     settings: client.settings,
-    callbackUri: callbackUri(c, slug, provider.name),
+    callbackUri: callback,
     state,
     verifier,
     nonce,

@@ -1,6 +1,6 @@
 /**
  * The browser flow: /auth/{provider} sends the system browser to the provider with server-side,
- * single-use state; the provider's callback identifies the user and returns to the app's
+ * single-use state bound to that browser's cookie (browser-binding.ts); the provider's callback identifies the user and returns to the app's
  * registered redirect_uri with a one-time code (PKCE), the tokens in the fragment (web, https
  * only), or error=<message>. A redirect_uri that is not registered is answered with JSON 400
  * and never redirected to.
@@ -14,12 +14,20 @@ import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { findAppBySlug, loadEnabledApp } from '../../use-cases/sign-in/apps';
 import { finishSignIn } from '../../use-cases/sign-in/browser-sign-in';
-import { takeState } from '../../use-cases/sign-in/one-time-codes';
+import { peekState, takeState } from '../../use-cases/sign-in/one-time-codes';
 import { providerNamed } from '../../use-cases/sign-in/providers/registry';
 import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
+import { startedInThisBrowser } from './browser-binding';
 import { asBrowserProblem, problems } from './browser-problems';
-import { browserProvider, callbackUri, providerClient, readyClient, startAtProvider } from './browser-start';
+import {
+  type BrowserProvider,
+  browserProvider,
+  callbackUri,
+  providerClient,
+  readyClient,
+  startAtProvider,
+} from './browser-start';
 import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 const ProviderParam = AppParam.extend({
@@ -57,6 +65,10 @@ browserRoutes.openapi(
       403: oauthJson(OAuthErrorSchema, 'app disabled'),
       404: oauthJson(OAuthErrorSchema, 'unknown app'),
       429: oauthJson(OAuthErrorSchema, 'too many sign-in starts from this client; see Retry-After'),
+      503: oauthJson(
+        OAuthErrorSchema,
+        "the app's sign-ins in progress are at their cap (SIGN_IN_PENDING_PER_APP); see Retry-After",
+      ),
     },
   }),
   async (c) => {
@@ -105,8 +117,25 @@ const CallbackParams = z.object({
 const callbackResponses = {
   302: { description: 'to the redirect_uri' },
   400: oauthJson(OAuthErrorSchema, 'unknown, used or expired state (never redirected)'),
+  403: oauthJson(
+    OAuthErrorSchema,
+    'the sign-in was started in another browser (no tether_auth_state_… cookie of its state): refused, the state left unused; a page for a browser',
+  ),
   404: oauthJson(OAuthErrorSchema, 'unknown app, or a provider that does not return this way'),
 };
+
+/**
+ * Refuses (403, a page for a browser) a callback whose state is live but was started in another
+ * browser; an unknown, used or expired state falls through to the 400 every callback gets.
+ */
+async function refuseOtherBrowser(
+  ctx: ReturnType<typeof requestContext>,
+  input: { slug: string; state: string; app: { id: string }; provider: BrowserProvider },
+): Promise<void> {
+  const pending = await peekState(ctx, { slug: input.slug, state: input.state });
+  if (pending && pending.provider === input.provider.name && pending.appId === input.app.id)
+    throw problems.otherBrowser(input.provider.title);
+}
 
 /** Finishes the sign-in a provider's callback (`method`, with `params`) returns to. */
 async function callback(
@@ -124,9 +153,19 @@ async function callback(
   const ctx = requestContext(c);
   const app = await findAppBySlug(ctx.http, appSlug);
   if (!app) throw new OAuthError(404, 'unknown app');
-  const record = params.state ? await takeState(ctx, { slug: appSlug, state: params.state }) : null;
-  if (!record || record.provider !== provider.name)
+  const state = params.state ?? '';
+  const binding = {
+    state,
+    callbackUri: callbackUri(c, appSlug, provider.name),
+    returnsByPost: method === 'POST',
+  };
+  // Checked before the state is used up: a callback opened in another browser leaves it alone.
+  const bound = state !== '' && (await startedInThisBrowser(c, binding));
+  const record = bound ? await takeState(ctx, { slug: appSlug, state }) : null;
+  if (!record || record.provider !== provider.name) {
+    if (!bound && state !== '') await refuseOtherBrowser(ctx, { slug: appSlug, state, app, provider });
     throw new OAuthError(400, 'unknown, used or expired sign-in state');
+  }
   if (!app.enabled) throw new OAuthError(400, 'this app can no longer sign in');
   // The origin list may have changed while the user was at the provider.
   if (app.id !== record.appId || !matchRedirectUri(record.redirectUri, app.allowedOrigins)) {
@@ -170,7 +209,7 @@ browserRoutes.openapi(
     tags: ['auth service'],
     summary: "The callback of a provider that returns by form POST (Apple's response_mode=form_post)",
     description:
-      'A form body, not JSON: the one exception to the auth service taking only application/json. The sign-in state is kept server side and single use, never in a cookie.',
+      'A form body, not JSON: the one exception to the auth service taking only application/json. The sign-in state is kept server side and single use; the start bound it to its browser with a SameSite=None cookie (over https) that this cross-site POST carries.',
     request: {
       params: ProviderParam,
       body: {

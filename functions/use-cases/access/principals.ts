@@ -24,13 +24,22 @@ import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import {
+  besideCredential,
   type CredentialTarget,
   commitRotation,
   createOwnCredential,
   dropCredential,
+  retireCredential,
   rotateCredential,
   waitsForPolicy,
 } from '../credentials/connection-credential';
+import {
+  type OpenRetirement,
+  retireAllNow,
+  retiredStatement,
+  retirementStatement,
+  stillRetiring,
+} from '../credentials/retirements';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
 import { guard, guardFailure, uniqueViolation } from '../store/guarded-write';
@@ -52,7 +61,8 @@ export type ShownPrincipal = Omit<PrincipalSummary, 'expired'> &
     | { access_key_id: string; secret_access_key: string }
   );
 
-type PrincipalRow = typeof principals.$inferSelect;
+/** A principal's row. */
+export type PrincipalRow = typeof principals.$inferSelect;
 
 const summaryOf = (kind: PrincipalKind, row: PrincipalRow): PrincipalSummary =>
   principalSummary(kind, [
@@ -66,7 +76,8 @@ const summaryOf = (kind: PrincipalKind, row: PrincipalRow): PrincipalSummary =>
     row.state,
   ]);
 
-function shown(
+/** The shown shape of a principal with its secret. */
+export function shown(
   ctx: RequestContext,
   target: CredentialTarget,
   row: PrincipalRow,
@@ -124,18 +135,18 @@ export function principalQuery(db: Queryable, kind: PrincipalKind, serviceId: st
 }
 
 /** The principal a {@link principalQuery} found; 404 if it never existed. */
-function principalOf(rows: PrincipalRow[]): PrincipalRow {
+export function principalOf(rows: PrincipalRow[]): PrincipalRow {
   const [row] = rows;
   if (!row) throw new ApiError('NOT_FOUND', 'principal not found');
   return row;
 }
 
 /** The statement recording a database's network policy (its host rules) after its principals change. */
-const policyNow = (target: CredentialTarget): SQL[] =>
+export const policyNow = (target: CredentialTarget): SQL[] =>
   credentialsOf(target.kind).networkPolicy ? [policyDriftStatement([target.resource.id])] : [];
 
 /** Sends the policy deliveries a batch recorded; the reconciler sends any this misses. */
-async function sendPolicies(ctx: RequestContext, answer: unknown): Promise<void> {
+export async function sendPolicies(ctx: RequestContext, answer: unknown): Promise<void> {
   const ids = ((answer as { rows?: Array<{ id: string }> } | undefined)?.rows ?? []).map((r) => r.id);
   await enqueueDeliveries(ctx, ids).catch((err: Error) =>
     ctx.log.error('queueing a network policy failed; the reconciler sends it:', err.message),
@@ -262,51 +273,20 @@ export function principalsOf(
 }
 
 /**
- * Gives a live principal (`rows`: the answer of {@link principalQuery}) a new secret (a bucket
- * principal a new key pair), shown once.
- */
-export async function rotatePrincipal(
-  ctx: RequestContext,
-  target: CredentialTarget,
-  rows: PrincipalRow[],
-): Promise<ShownPrincipal> {
-  const row = principalOf(rows);
-  if (row.revokedAt) throw new ApiError('NOT_FOUND', 'principal not found');
-  // A stopped database still holds the role: its password changes all the same.
-  const rotated = await rotateCredential(ctx, { target, name: row.credentialName });
-  const secretCiphertext = await ctx.config.keyring.encrypt(rotated.secret);
-  const live = and(eq(principals.id, row.id), isNull(principals.revokedAt));
-  const [updated] = await runBatch(ctx.http, [
-    ctx.http
-      .update(principals)
-      .set({ credentialName: rotated.name, secretCiphertext })
-      .where(live)
-      .returning(),
-    ...principalEvent(ctx, ctx.http, 'principal.rotate', target, row, sql`revoked_at is null`),
-  ]).catch(async (err: unknown) => {
-    await rotated.hold?.rollback();
-    throw err;
-  });
-  const [saved] = updated as PrincipalRow[];
-  // Not stored (revoked meanwhile: its credential went with the revoke): never in effect.
-  if (!saved) await rotated.hold?.rollback();
-  if (!saved) throw new ApiError('NOT_FOUND', 'principal not found');
-  await commitRotation(ctx, { target, credential: rotated });
-  return shown(ctx, target, saved, rotated.secret);
-}
-
-/**
- * Revokes a principal (`rows`: the answer of {@link principalQuery}): the credential goes at the
- * outside system first (a database role's open sessions end), then the row is marked with the
+ * Revokes a principal (`rows`: the answer of {@link principalQuery}; `open`: any old secret a
+ * rotate's grace still keeps): the credentials go at the outside system first (a database role's open sessions end), then the row is marked with the
  * database's network policy in one batch; false when it was revoked already.
  */
 export async function revokePrincipal(
   ctx: RequestContext,
   target: CredentialTarget,
   rows: PrincipalRow[],
+  open: readonly OpenRetirement[] = [],
 ): Promise<boolean> {
   const row = principalOf(rows);
   if (row.revokedAt) return false;
+  // An old secret a rotate's grace still keeps goes too, first.
+  await retireAllNow(ctx, target, open);
   await dropCredential(ctx, { target, name: row.credentialName });
   const recorded = principalEvent(ctx, ctx.http, 'principal.revoke', target, row, sql`revoked_at is null`);
   // Before the update, while the row is still live to be found.
@@ -318,6 +298,7 @@ export async function revokePrincipal(
       .where(and(eq(principals.id, row.id), isNull(principals.revokedAt)))
       .returning({ id: principals.id }),
     ...policyNow(target).map((q) => ctx.http.execute(q)),
+    ...retiredStatement(ctx.http, open),
   ]);
   const [marked, policy] = answers.slice(recorded.length);
   await sendPolicies(ctx, policy);

@@ -18,6 +18,13 @@ import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { randomPassword } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
+import {
+  type OpenRetirement,
+  retireAllNow,
+  retiredStatement,
+  retirementStatement,
+  stillRetiring,
+} from '../credentials/retirements';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { bucketOf } from '../resources/buckets';
 import { databaseOf } from '../resources/databases';
@@ -116,6 +123,17 @@ const unavailable = (what: string) =>
     `${what} could not take a new secret; nothing was changed, retry later`,
   );
 
+/**
+ * 400 for `grace_seconds` on a database's main user: PostgreSQL and MongoDB keep one password a
+ * login and the main user's name is fixed (`u_<name>`), so no second secret can work beside it.
+ */
+const mainKeepsOnePassword = (user: string) =>
+  new ApiError(
+    'VALIDATION_FAILED',
+    `grace_seconds: the main user ${user} keeps one password at a time (PostgreSQL and MongoDB hold one a login, and its name is fixed), so its old password cannot be kept; rotate without grace_seconds (apps' own credentials do not change), or give an outside system a principal, whose rotate takes grace_seconds`,
+    'grace_seconds',
+  );
+
 /** The main user's new password at the cluster or Atlas; 503 when it cannot be set. */
 async function setMainPassword(ctx: RequestContext, row: DatabaseRow, password: string): Promise<void> {
   const provisioner = engineOf(row.engine).provisioner(ctx.adapters);
@@ -146,8 +164,11 @@ export async function rotateDatabasePassword(
   ctx: RequestContext,
   rows: DatabaseRow[],
   holders: SiteEnvInputs[],
+  _open: readonly OpenRetirement[],
+  graceSeconds = 0,
 ): Promise<DatabaseCredentials> {
   const row = databaseOf(rows);
+  if (graceSeconds > 0) throw mainKeepsOnePassword(row.mainUser);
   const password = randomPassword();
   const ciphertext = await ctx.config.keyring.encrypt(password);
   await setMainPassword(ctx, row, password);
@@ -215,14 +236,23 @@ export async function rotateBucketKey(
   ctx: RequestContext,
   rows: BucketRow[],
   holders: SiteEnvInputs[],
+  open: readonly OpenRetirement[],
+  graceSeconds = 0,
 ): Promise<BucketCredentials> {
   const row = bucketOf(rows);
   const s3 = ctx.adapters.s3;
   if (!s3)
     throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
+  const graceful = graceSeconds > 0;
+  if (graceful && open.length > 0) throw stillRetiring(open);
+  const target = { kind: 'bucket' as const, resource: row };
   let key: { accessKeyId: string; secretAccessKey: string };
   try {
-    key = await s3.rotateKey(row.physicalName, row.accessKeyId);
+    // Immediate: an old key an earlier grace keeps goes first (IAM holds two keys a user).
+    if (!graceful) await retireAllNow(ctx, target, open);
+    key = graceful
+      ? await s3.addKey(row.physicalName, row.accessKeyId)
+      : await s3.rotateKey(row.physicalName, row.accessKeyId);
   } catch (err) {
     ctx.log.error('rotating a bucket key failed:', (err as Error).message);
     throw unavailable('the storage provider');
@@ -233,26 +263,27 @@ export async function rotateBucketKey(
     access_key_id: key.accessKeyId,
     secret_key_ciphertext: ciphertext,
   }));
+  const stored = sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`;
+  const retiresAt = new Date(ctx.clock.now().getTime() + graceSeconds * 1000);
+  const old = { projectId: row.projectId, kind: 'bucket' as const, resourceId: row.id, principalId: null };
   const [updated, recorded] = await runBatch(ctx.http, [
     ctx.http
       .update(buckets)
       .set({ accessKeyId: key.accessKeyId, secretKeyCiphertext: ciphertext })
       .where(and(eq(buckets.id, row.id), eq(buckets.accessKeyId, row.accessKeyId), isNull(buckets.deletedAt)))
       .returning(),
-    patchesIf(
-      ctx,
-      patches,
-      sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`,
-    ),
-    ...serviceCredentialEvent(
-      ctx,
-      { kind: 'bucket', resource: row },
-      sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`,
-    ),
+    patchesIf(ctx, patches, stored),
+    ...serviceCredentialEvent(ctx, target, stored),
+    ...(graceful
+      ? [retirementStatement(ctx.http, { ...old, credentialName: row.accessKeyId, retiresAt }, stored)]
+      : retiredStatement(ctx.http, open)),
   ]);
   const [saved] = updated as BucketRow[];
   // Deleted meanwhile: its key user goes with the bucket's cleanups and the orphan sweep.
-  if (!saved) throw new ApiError('NOT_FOUND', 'bucket not found');
+  if (!saved) {
+    if (graceful) await s3.deleteKey(row.physicalName, key.accessKeyId).catch(() => undefined);
+    throw new ApiError('NOT_FOUND', 'bucket not found');
+  }
   await enqueueDeliveries(
     ctx,
     (recorded as { rows: Array<{ id: string }> }).rows.map((r) => r.id),

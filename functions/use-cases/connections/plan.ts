@@ -48,6 +48,11 @@ export interface Plan {
    * secret. Otherwise a rotate is graceful where the kind allows (docs/contract.md §14).
    */
   immediate?: boolean;
+  /**
+   * A graceful rotate's `?grace_seconds=N`: the old secret retires at the latest N seconds after
+   * it started (absent: ROTATION_GRACE_SECONDS).
+   */
+  graceSeconds?: number;
   /** Connections that take their family's plain names from whichever sibling holds them. */
   promotes: ConnectionInfo[];
   /**

@@ -236,7 +236,7 @@ export async function prepare(
       writers: handed.connect,
       undo,
       unrotate,
-      rotation: { at: ctx.clock.now(), graceSeconds: ctx.config.ROTATION_GRACE_SECONDS },
+      rotation: { at: ctx.clock.now(), graceSeconds: plan.graceSeconds ?? ctx.config.ROTATION_GRACE_SECONDS },
       async commitRotations() {
         for (const [id, cred] of rotated) {
           const conn = plan.rotates.find((r) => r.id === id);

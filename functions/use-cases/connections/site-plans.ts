@@ -128,9 +128,22 @@ export function planReplace(ctx: SiteContext, desired: readonly DesiredConnectio
 /**
  * Rotate: a new secret for the connection's own credential only; graceful unless `immediate`
  * (docs/contract.md §14). A graceful rotate while the last one still retires its old credential
- * is 409 naming it: a third login or a bucket user's third key is never made.
+ * is 409 naming it: a third login or a bucket user's third key is never made. `graceSeconds`
+ * (`?grace_seconds=N`) sets its deadline instead of ROTATION_GRACE_SECONDS.
  */
-export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string, immediate = false): Plan {
+export function planRotate(
+  ctx: SiteContext,
+  kind: Kind,
+  resourceId: string,
+  { immediate = false, graceSeconds }: { immediate?: boolean; graceSeconds?: number } = {},
+): Plan {
+  if (immediate && graceSeconds !== undefined) {
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      'grace_seconds: an immediate rotate refuses the old secret at once; leave out grace_seconds or immediate=true',
+      'grace_seconds',
+    );
+  }
   if (!hasCredential(kind)) {
     throw new ApiError(
       'BAD_REQUEST',
@@ -152,7 +165,7 @@ export function planRotate(ctx: SiteContext, kind: Kind, resourceId: string, imm
       `the last rotation of this connection still retires its old credential ${existing.retiringName} (a ${kindOf(kind).word} credential keeps at most two secrets, the old one until the new one is live): wait until GET …/rotation says done, or rotate with ?immediate=true to refuse both old secrets at once; nothing was changed`,
     );
   }
-  return { ...emptyPlan(ctx.project.id, ctx.connections), rotates: [existing], immediate };
+  return { ...emptyPlan(ctx.project.id, ctx.connections), rotates: [existing], immediate, graceSeconds };
 }
 
 /** Promote: the connection takes its family's plain names (contract §9); a no-op when it holds them. */

@@ -2,7 +2,7 @@
  * Repairs drift between connections and the credentials that outside systems hold, a slice at a
  * time (sweep.ts decides the slices):
  * - orphans: a `c_` role, user or key user that no connection, named principal, pending cleanup or
- *   rotation still retiring names
+ *   rotation or old secret still retiring names
  *   (a failed drop, a crash between making a credential and writing its row) is removed;
  * - missing: a connection whose own database login is gone gets it back with the same name,
  *   password and level, so the app notices nothing (a missing bucket key cannot come back;
@@ -38,7 +38,9 @@ export async function namedAmong(
     union select credential_name from credential_cleanups
      where credential_name = any(${list}::text[]) and done_at is null and kind = ${kind}
     union select old_credential_name from connection_rotations
-     where old_credential_name = any(${list}::text[]) and retired_at is null and kind = ${kind}`);
+     where old_credential_name = any(${list}::text[]) and retired_at is null and kind = ${kind}
+    union select credential_name from credential_retirements
+     where credential_name = any(${list}::text[]) and retired_at is null and kind = ${kind}`);
   return new Set(rows.rows.map((r) => r.name));
 }
 

@@ -14,6 +14,17 @@ import type { JobContext } from '../../request-context';
 import { enqueueDeliveries, olderPending, sendClaimed } from './deliveries';
 
 /**
+ * The logins of database `d`'s live principals with their sources: each one's current login, and
+ * the old login a rotate with `?grace_seconds` keeps until its deadline (credentials/retirements.ts),
+ * held to the same sources.
+ */
+const PRINCIPAL_LOGINS = `(select p.credential_name, p.allowed_sources from principals p
+     where p.kind = 'database' and p.resource_id = d.id and p.revoked_at is null
+    union all select r.credential_name, p.allowed_sources from credential_retirements r
+      join principals p on p.id = r.principal_id and p.revoked_at is null
+     where r.kind = 'database' and r.resource_id = d.id and r.retired_at is null)`;
+
+/**
  * A database's desired policy as one comparable JSON array (`d` is its row): the connected
  * sites' ids, sorted, then one `principal:<username>=<allowed_sources>` entry per live named
  * principal (contract §6 `principals`). What was acknowledged is stored in the same form.
@@ -24,7 +35,7 @@ const DESIRED_POLICY = sql.raw(`case when d.deleted_at is null then coalesce(
       || coalesce(
         (select jsonb_agg('principal:' || x.credential_name || '=' || x.allowed_sources::text
                           order by x.credential_name)
-           from principals x where x.kind = 'database' and x.resource_id = d.id and x.revoked_at is null),
+           from ${PRINCIPAL_LOGINS} x),
         '[]'::jsonb)
       else '[]'::jsonb end`);
 
@@ -45,7 +56,7 @@ export async function currentPolicy(db: DbOrTx, databaseId: string): Promise<Dat
       case when d.deleted_at is null then
         (select json_agg(json_build_object('username', x.credential_name, 'allowed_sources', x.allowed_sources)
                          order by x.credential_name)
-           from principals x where x.kind = 'database' and x.resource_id = d.id and x.revoked_at is null)
+           from ${sql.raw(PRINCIPAL_LOGINS)} x)
       end as principals
     from databases d where d.id = ${databaseId}::uuid`);
   const row = result.rows[0];

@@ -8,6 +8,7 @@ import { activateAcknowledgedPrincipals } from '../access/principal-activation';
 import { removeExpiredPrincipals } from '../access/principal-expiry';
 import { resendCredentialCleanups } from '../credentials/cleanup';
 import { rotateExposedMainPasswords } from '../credentials/exposed-main';
+import { retireDueCredentials } from '../credentials/retirements';
 import { advanceRotations } from '../credentials/rotations';
 import { rotateUnusedReaders } from '../credentials/shared-reader';
 import { sweepSteps } from '../credentials/sweep';
@@ -21,6 +22,8 @@ export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {
   'resend-credential-cleanups': resendCredentialCleanups,
   // Graceful rotations: live ones drain, drained or past-deadline ones retire their old credential.
   'advance-rotations': (ctx) => advanceRotations(ctx),
+  // A service credential's or principal's old secret kept by `?grace_seconds=N` goes at its deadline.
+  'retire-old-secrets': retireDueCredentials,
   // A database that was stopped when an app connected now runs: the app gets its own credential.
   'switch-shared-credentials': (ctx) => switchSharedConnections(ctx, { includeLegacy: false }),
   // A shared login no app holds any more (moved to its own, or disconnected) changes password.

@@ -4,12 +4,14 @@
  * which also holds the exchange's rate windows, so an exchange is counted and its code redeemed
  * in one call; the app limit (600 exchanges per 15 minutes) keeps that object far from busy.
  * A code looked up under another app's slug is simply not there. Provider sign-in state, which
- * no limit bounds, is spread over 16 objects per app by the hash's first hex digit.
+ * the per-client start limit bounds, is spread over 16 objects per app by the hash's first hex
+ * digit, each holding at most its share of the app's pending sign-ins.
  */
 import type { StoredSigningKey } from '../../../db/schema';
 import type { CodeStore } from '../../adapters/code-store';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
+import { OAuthError } from '../../lib/oauth-error';
 import type { RateCheck, RateDecision } from '../../objects/fixed-window';
 import type { RequestContext } from '../../request-context';
 import type { Provider } from './apps';
@@ -84,12 +86,8 @@ export interface TakenCode {
 /** The object holding an app's one-time codes, their blocks and the exchange's rate windows. */
 const codesOf = (codes: CodeStore, slug: string) => codes.scope(`codes:${slug}`);
 
-/**
- * Pending browser sign-ins an app keeps in each of its 16 state objects (32,000 an app): past
- * that the oldest give way, so no flood of starts grows an app's storage without bound or locks
- * its people out (a start refused for a full store would).
- */
-export const PENDING_STATES_PER_OBJECT = 2000;
+/** The objects an app's pending browser sign-ins are spread over (by the state hash's first hex digit). */
+export const STATE_OBJECTS_PER_APP = 16;
 
 /** The object holding the provider sign-in state whose hash starts with `digit`. */
 const statesOf = (codes: CodeStore, slug: string, digit: string) => codes.scope(`state:${slug}:${digit}`);
@@ -144,19 +142,31 @@ export async function countAndRedeemCode(
   return { decision, taken };
 }
 
-/** Keeps the provider sign-in state; returns the `state` value sent to the provider. */
+/**
+ * Keeps the provider sign-in state; returns the `state` value sent to the provider. An app keeps
+ * at most `pendingPerApp` sign-ins in progress (its share in each state object): past that a new
+ * start is 503 with Retry-After, and no sign-in in progress is ever pushed out.
+ */
 export async function issueState(
   ctx: CodesContext,
-  { slug, record }: { slug: string; record: StateRecord },
+  { slug, record, pendingPerApp }: { slug: string; record: StateRecord; pendingPerApp: number },
 ): Promise<string> {
   const { secret, hash } = await newSecretWithHash();
-  await statesOf(ctx.codes, slug, hash.slice(0, 1)).issue(
+  const cap = Math.max(1, Math.ceil(pendingPerApp / STATE_OBJECTS_PER_APP));
+  const kept = await statesOf(ctx.codes, slug, hash.slice(0, 1)).issueWithin(
     hash,
     JSON.stringify(record),
     STATE_TTL_MS,
-    null,
-    PENDING_STATES_PER_OBJECT,
+    cap,
   );
+  if (!kept.stored) {
+    throw new OAuthError(
+      503,
+      'too many sign-ins are in progress for this app; try again shortly',
+      undefined,
+      Math.max(1, Math.ceil(kept.retryAfterMs / 1000)),
+    );
+  }
   return secret;
 }
 
@@ -169,6 +179,17 @@ export async function takeState(
   if (hash === null) return null;
   const taken = await statesOf(ctx.codes, slug, hash.slice(0, 1)).redeem(hash);
   return taken === null ? null : (JSON.parse(taken.value) as StateRecord);
+}
+
+/** The provider sign-in state, left in place (null when unknown, used or expired). */
+export async function peekState(
+  ctx: CodesContext,
+  { slug, state }: { slug: string; state: string },
+): Promise<StateRecord | null> {
+  const hash = await hashOf(state);
+  if (hash === null) return null;
+  const value = await statesOf(ctx.codes, slug, hash.slice(0, 1)).peek(hash);
+  return value === null ? null : (JSON.parse(value) as StateRecord);
 }
 
 /**

@@ -1,0 +1,192 @@
+/**
+ * An auth app's browser sign-in finishes only in the browser that started it (docs/security.md):
+ * each start sets a `tether_auth_state_…` cookie on the provider's callback path, and a callback
+ * link captured from someone's sign-in and opened elsewhere (no cookie, or another browser's) is
+ * 403 with a page saying so, leaving the state for its own browser. A flood of starts from many
+ * clients never pushes a sign-in in progress out: past the app's cap new starts are 503.
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect } from 'vitest';
+import { api } from '../helpers/api';
+import {
+  asClient,
+  cookiesOf,
+  createTestAuthApp,
+  githubAccount,
+  newClient,
+  paramsOf,
+  pkcePair,
+  startSignIn,
+} from '../helpers/oauth';
+import { oauthTest } from '../helpers/oauth-fixtures';
+
+/** One pending sign-in per state object (16 an app), so a short flood reaches the cap. */
+const it = oauthTest.override({ workerEnv: { SIGN_IN_PENDING_PER_APP: '16' } });
+
+const withPkce = async (redirect_uri = 'myapp://auth') => {
+  const { challenge, verifier } = await pkcePair();
+  return { query: { redirect_uri, code_challenge: challenge, code_challenge_method: 'S256' }, verifier };
+};
+
+describe('a browser sign-in is bound to the browser that started it', () => {
+  it('the start sets an HttpOnly, SameSite=Lax cookie on the callback path for the sign-in’s ten minutes', async ({
+    worker,
+  }) => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const res = await api(worker.baseUrl).get(
+      `/v1/${app.slug}/auth/github?${new URLSearchParams((await withPkce()).query)}`,
+      { headers: asClient() },
+    );
+    expect(res.status).toBe(302);
+    const set = (res.headers as unknown as { getSetCookie(): string[] }).getSetCookie();
+    expect(set).toHaveLength(1);
+    const cookie = set[0] ?? '';
+    expect(cookie).toMatch(/^tether_auth_state_[A-Za-z0-9_-]{12}=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain(`Path=/v1/${app.slug}/auth/github/callback`);
+    expect(cookie).toContain('Max-Age=600');
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Lax');
+    // The local stack is plain http on loopback: a Secure cookie would not come back.
+    expect(cookie).not.toContain('Secure');
+  });
+
+  it('a captured callback opened in another browser is 403 with a page, and the state still finishes where it began', async ({
+    worker,
+    standIn,
+  }) => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const { query, verifier } = await withPkce();
+    const mine = await startSignIn(worker.baseUrl, app.slug, 'github', query);
+    const theirs = await startSignIn(worker.baseUrl, app.slug, 'github', query);
+    const code = `gh-${randomBytes(6).toString('hex')}`;
+    standIn.githubCode(code, githubAccount());
+    const callback = `${worker.baseUrl}/v1/${app.slug}/auth/github/callback?${new URLSearchParams({ code, state: mine.state })}`;
+    const open = (headers: Record<string, string>) =>
+      fetch(callback, { redirect: 'manual', headers: { ...asClient(), ...headers } });
+
+    const noCookie = await open({ accept: 'text/html' });
+    expect([noCookie.status, noCookie.headers.get('location')]).toEqual([403, null]);
+    expect(noCookie.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await noCookie.text();
+    expect(page).toContain('<meta name="tether-error" content="other_browser">');
+    expect(page).toContain('started in another browser');
+
+    const otherBrowser = await open({ accept: 'text/html', cookie: theirs.cookie });
+    expect([otherBrowser.status, otherBrowser.headers.get('location')]).toEqual([403, null]);
+    const forged = mine.cookie.replace(/=.*/, `=${'A'.repeat(43)}`);
+    expect((await open({ accept: 'text/html', cookie: forged })).status).toBe(403);
+    // A client asking for JSON gets the same refusal as JSON.
+    const json = await open({ accept: 'application/json' });
+    expect([json.status, await json.json()]).toEqual([
+      403,
+      { error: 'this sign-in was started in another browser' },
+    ]);
+
+    // None of that used the state up: the starting browser finishes, and its cookie is cleared.
+    const own = await open({ cookie: mine.cookie });
+    expect(own.status).toBe(302);
+    expect(cookiesOf(own)).toMatch(/^tether_auth_state_[A-Za-z0-9_-]{12}=$/);
+    const oneTime = paramsOf(own.headers.get('location') ?? '').get('code');
+    const exchanged = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/exchange`,
+      { code: oneTime, code_verifier: verifier },
+      { headers: asClient() },
+    );
+    expect(exchanged.status, exchanged.text).toBe(200);
+    // Used up now: the same browser replaying it gets the used-state 400, never a redirect.
+    const replay = await open({ cookie: mine.cookie });
+    expect([replay.status, replay.headers.get('location')]).toEqual([400, null]);
+  });
+
+  it('the fragment flow: a captured https callback hands no tokens to another browser', async ({
+    worker,
+    standIn,
+  }) => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const attacker = await startSignIn(worker.baseUrl, app.slug, 'github', {
+      redirect_uri: 'https://app.example.com/signed-in',
+    });
+    const code = `gh-${randomBytes(6).toString('hex')}`;
+    standIn.githubCode(code, githubAccount());
+    const path = `/v1/${app.slug}/auth/github/callback?${new URLSearchParams({ code, state: attacker.state })}`;
+    const victim = await api(worker.baseUrl).get(path, { headers: asClient() });
+    expect([victim.status, victim.headers.get('location')]).toEqual([403, null]);
+    expect(victim.text).not.toContain('access_token');
+    const starter = await api(worker.baseUrl).get(path, { headers: { cookie: attacker.cookie } });
+    expect(starter.status).toBe(302);
+    expect(starter.headers.get('location')).toMatch(/^https:\/\/app\.example\.com\/signed-in#access_token=/);
+  });
+
+  it('a sign-in started at the standard /oauth/authorize is bound the same way', async ({
+    worker,
+    standIn,
+  }) => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const { query } = await withPkce();
+    const authorize = new URLSearchParams({
+      ...query,
+      response_type: 'code',
+      client_id: app.slug,
+      provider: 'github',
+      state: 'app-state',
+    });
+    const start = await api(worker.baseUrl).get(`/v1/${app.slug}/oauth/authorize?${authorize}`, {
+      headers: asClient(),
+    });
+    expect(start.status, start.text).toBe(302);
+    const state = new URL(start.headers.get('location') ?? '').searchParams.get('state') ?? '';
+    const code = `gh-${randomBytes(6).toString('hex')}`;
+    standIn.githubCode(code, githubAccount());
+    const path = `/v1/${app.slug}/auth/github/callback?${new URLSearchParams({ code, state })}`;
+    expect((await api(worker.baseUrl).get(path)).status).toBe(403);
+    const own = await api(worker.baseUrl).get(path, { headers: { cookie: cookiesOf(start) } });
+    expect(own.status).toBe(302);
+    const back = paramsOf(own.headers.get('location') ?? '');
+    expect([back.get('state'), back.get('code')?.length]).toEqual(['app-state', 43]);
+  });
+});
+
+describe('sign-ins in progress survive a flood of starts', () => {
+  it('starts from many other clients fill the app’s cap and are 503 past it; the person’s own sign-in still finishes', async ({
+    worker,
+    standIn,
+  }) => {
+    const app = await createTestAuthApp(worker.baseUrl);
+    const { query, verifier } = await withPkce();
+    const mine = await startSignIn(worker.baseUrl, app.slug, 'github', query);
+    const flood = [];
+    for (let i = 0; i < 48; i++) {
+      flood.push(
+        await api(worker.baseUrl).get(`/v1/${app.slug}/auth/github?${new URLSearchParams(query)}`, {
+          headers: asClient(newClient()),
+        }),
+      );
+    }
+    const started = flood.filter((res) => res.status === 302);
+    const refused = flood.filter((res) => res.status === 503);
+    // 16 objects, one pending sign-in each; the person's holds one of them.
+    expect(started.length).toBeLessThanOrEqual(15);
+    expect(started.length + refused.length).toBe(flood.length);
+    expect(refused.length).toBeGreaterThanOrEqual(flood.length - 15);
+    for (const res of refused) {
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(res.body).toEqual({
+        error: 'too many sign-ins are in progress for this app; try again shortly',
+      });
+    }
+    const code = `gh-${randomBytes(6).toString('hex')}`;
+    standIn.githubCode(code, githubAccount());
+    const back = await api(worker.baseUrl).get(
+      `/v1/${app.slug}/auth/github/callback?${new URLSearchParams({ code, state: mine.state })}`,
+      { headers: { cookie: mine.cookie } },
+    );
+    expect(back.status, back.text).toBe(302);
+    const oneTime = paramsOf(back.headers.get('location') ?? '').get('code');
+    const exchanged = await api(worker.baseUrl).post(
+      `/v1/${app.slug}/oauth/exchange`,
+      { code: oneTime, code_verifier: verifier },
+      { headers: asClient() },
+    );
+    expect(exchanged.status, exchanged.text).toBe(200);
+  });
+});
