@@ -23,7 +23,7 @@ import { registerBucket } from './commands/services.mjs';
 import { registerTokens } from './commands/tokens.mjs';
 import { examples } from './lib/context.mjs';
 import { ApiRefusal, CliError, EXIT } from './lib/errors.mjs';
-import { fail } from './lib/output.mjs';
+import { fail, setWide } from './lib/output.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
@@ -36,6 +36,8 @@ const program = new Command('tether')
     '-p, --project <project>',
     'project slug or id (default: TETHER_PROJECT, then .tether/project.json)',
   )
+  .option('--wide', 'tables: every value whole (no cutting to the terminal width) and exact times')
+  .hook('preAction', (_program, action) => setWide(Boolean(action.optsWithGlobals().wide)))
   .showHelpAfterError('(add --help for usage)')
   .addHelpText(
     'after',
@@ -51,6 +53,8 @@ const program = new Command('tether')
       'tether rotate database main',
       'tether connect --local',
     ])}
+Tables fit the terminal (COLUMNS, else its width, else 80 columns), cutting the widest values
+with …; --wide shows them whole with exact times, --json gives the API's answer.
 Environment: TETHER_TOKEN, TETHER_API_URL and TETHER_PROJECT override the stored settings.
 Exit codes: 0 success, 1 usage error, 2 the API refused (its message is shown), 3 network failure.
 `,

@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-const CLI_ONLY = ['commander', 'cli-table3', 'picocolors', 'dotenv', 'ws'];
+const CLI_ONLY = ['commander', 'picocolors', 'dotenv', 'ws'];
 
 describe('the Worker bundle', () => {
   it("holds none of the CLI's packages, nor Swagger UI", async () => {

@@ -10,7 +10,7 @@ import { contextOf, examples } from '../lib/context.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { KIND_LIST, KINDS, orList, principalCalls } from '../lib/kinds.mjs';
-import { printJson, printTable, say } from '../lib/output.mjs';
+import { printFields, printJson, printTable, say, when } from '../lib/output.mjs';
 import { projectOf, resolveService } from '../lib/resolve.mjs';
 
 /**
@@ -61,12 +61,7 @@ async function showSecret(kind, shown, opts, command) {
     printJson(shown);
     return;
   }
-  printTable(
-    ['FIELD', 'VALUE'],
-    Object.entries(shown)
-      .filter(([, v]) => v !== null && v !== undefined)
-      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') || 'any' : String(v)]),
-  );
+  printFields(shown, 'any');
   if ('password' in shown || 'secret_access_key' in shown)
     say('The secret is shown this once and kept nowhere on this machine; store it now.');
 }
@@ -188,6 +183,7 @@ export function registerPrincipals(program) {
     );
   principals
     .command('ls')
+    .alias('list')
     .description("list a service's principals (never a secret)")
     .argument('<kind>', 'database or bucket')
     .argument('<name>', "the service's name")
@@ -209,7 +205,7 @@ export function registerPrincipals(program) {
             p.level,
             p.username ?? p.access_key_id ?? '',
             p.allowed_sources.join('\n') || 'any',
-            p.expires_at ? `${p.expires_at}${p.expired ? ' (expired)' : ''}` : 'never',
+            p.expires_at ? `${when(p.expires_at)}${p.expired ? ' (expired)' : ''}` : 'never',
           ]),
         );
       },

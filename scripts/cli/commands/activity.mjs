@@ -3,7 +3,7 @@
 import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { printJson, printTable, say } from '../lib/output.mjs';
+import { printJson, printTable, say, when } from '../lib/output.mjs';
 import { projectOf } from '../lib/resolve.mjs';
 
 /**
@@ -15,17 +15,11 @@ import { projectOf } from '../lib/resolve.mjs';
 /** How an event's actor reads in a table. @param {ActivityEvent} e */
 const who = (e) => e.actor.email ?? e.actor.name ?? e.actor.type;
 
-/** One event as a table row. @param {ActivityEvent} e */
-const row = (e) => [
-  e.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
-  who(e),
-  e.via,
-  e.action,
-  e.target.name ?? e.target.id,
-];
+/** One event as a table row (its time as the table shows times). @param {ActivityEvent} e */
+const row = (e) => [e.at, who(e), e.via, e.action, e.target.name ?? e.target.id];
 
 /** One event as a line, for --follow. @param {ActivityEvent} e */
-const line = (e) => row(e).join('  ');
+const line = (e) => [when(e.at), ...row(e).slice(1)].join('  ');
 
 /** @param {Command} program */
 export function registerActivity(program) {
@@ -67,7 +61,7 @@ export function registerActivity(program) {
       if (!opts.follow) {
         if (opts.json) return printJson(first);
         if (first.events.length === 0) return say('No activity yet.');
-        return printTable(['WHEN (UTC)', 'WHO', 'VIA', 'ACTION', 'TARGET'], first.events.map(row));
+        return printTable(['WHEN', 'WHO', 'VIA', 'ACTION', 'TARGET'], first.events.map(row));
       }
       // Oldest first while following, so the newest line is the last one printed.
       const seen = new Set();

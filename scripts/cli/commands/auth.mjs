@@ -7,6 +7,7 @@ import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { projectOf, resolveService } from '../lib/resolve.mjs';
+import { fieldsInWords } from '../lib/words.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
@@ -104,6 +105,7 @@ export function registerAuth(program) {
 
   auth
     .command('ls')
+    .alias('list')
     .description("list the project's auth apps with their origins and providers")
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
@@ -243,14 +245,9 @@ export function registerAuth(program) {
         // The provider is as typed (the service says which it has), so the answer is read by name.
         const now = /** @type {AuthAppFull['providers'] | undefined} */ (after.providers)?.[provider];
         if (!now) return say(`Removed ${provider} from ${after.app_id}.`);
-        const shown = Object.entries(now)
-          .filter(([name]) => name !== 'enabled')
-          .map(
-            ([name, value]) => `${name} ${Array.isArray(value) ? value.join(' ') || 'none' : String(value)}`,
-          );
-        say(
-          `${provider} sign-in of ${after.app_id}: ${now.enabled ? 'enabled' : 'off'}, ${shown.join(', ')}.`,
-        );
+        const { enabled, ...settings } = now;
+        say(`${provider} sign-in of ${after.app_id}: ${enabled ? 'enabled' : 'off'}`);
+        for (const [words, value] of fieldsInWords(settings)) say(`  ${words}: ${value}`);
         if (after.auth_url) say(`Callback URL to register: ${after.auth_url}/auth/${provider}/callback`);
       },
     );

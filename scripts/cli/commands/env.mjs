@@ -66,6 +66,7 @@ export function registerEnv(program) {
 
   env
     .command('ls')
+    .alias('list')
     .description("list the site's user-set variables, or with --effective every variable the app is handed")
     .option('--site <slug>', 'the site (default: the linked site, or the only one)')
     .option(

@@ -3,7 +3,7 @@
 import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { printJson, printTable, say } from '../lib/output.mjs';
+import { printJson, printTable, say, when } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
 import { projectOf } from '../lib/resolve.mjs';
 
@@ -42,6 +42,7 @@ export function registerMembers(program) {
     );
   members
     .command('ls', { isDefault: true })
+    .alias('list')
     .description('list members with their roles, and pending invitations')
     .option('--json', 'print the API answers as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
@@ -52,7 +53,12 @@ export function registerMembers(program) {
         ['EMAIL', 'ROLE', 'STATUS', 'SINCE'],
         [
           ...list.members.map((m) => [m.email, m.role, 'member', m.created_at]),
-          ...list.invitations.map((i) => [i.email, i.role, `invited until ${i.expires_at}`, i.created_at]),
+          ...list.invitations.map((i) => [
+            i.email,
+            i.role,
+            `invited, expires ${when(i.expires_at)}`,
+            i.created_at,
+          ]),
         ],
       );
     });
@@ -77,7 +83,9 @@ export function registerMembers(program) {
           }),
         );
         if (opts.json) return printJson(made);
-        say(`Invited ${made.email} to ${project} as ${made.role}, until ${made.expires_at}.`);
+        say(
+          `Invited ${made.email} to ${project} as ${made.role}; the invitation expires ${when(made.expires_at)}.`,
+        );
         say(`Send them this link (shown once): ${made.accept_url}`);
       },
     );

@@ -25,6 +25,7 @@ export function registerProjects(program) {
     );
   projects
     .command('ls', { isDefault: true })
+    .alias('list')
     .description('list the projects you belong to, with your role')
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
@@ -71,6 +72,7 @@ export function registerSites(program) {
     );
   sites
     .command('ls', { isDefault: true })
+    .alias('list')
     .description("list the project's sites")
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {

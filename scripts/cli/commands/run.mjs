@@ -10,7 +10,7 @@ import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
 import { ALLOW_LOADER_VARS, withoutLoaderVars } from '../lib/loader-vars.mjs';
-import { printJson, printTable, say } from '../lib/output.mjs';
+import { printJson, printTable, say, sayWrapped } from '../lib/output.mjs';
 import { projectOf, resolveSite } from '../lib/resolve.mjs';
 
 /**
@@ -118,12 +118,12 @@ LD_PRELOAD, PATH, …) are left out, and named, unless --allow-loader-vars.
       const where = listed.target.configured
         ? `Live patches of site ${site.slug} go to its ${listed.target.type === 'default' ? "platform's runtime receiver" : `${listed.target.type} target`}.`
         : `Site ${site.slug} has no delivery target and there is no platform-wide receiver: live patches wait as pending (tether env pull or tether run give you the variables).`;
-      say(where);
+      sayWrapped(where);
       if (listed.deliveries.length === 0) return say('No deliveries yet.');
       printTable(
         ['WHEN', 'REASON', 'SEQ', 'STATUS', 'ATTEMPTS', 'NAMES', 'LAST ERROR'],
         listed.deliveries.map((d) => [
-          d.created_at.replace('T', ' ').slice(0, 19),
+          d.created_at,
           d.reason,
           d.seq === null ? '' : String(d.seq),
           d.status,

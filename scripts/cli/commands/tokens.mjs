@@ -3,12 +3,31 @@
 import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { printJson, printTable, say } from '../lib/output.mjs';
+import { printJson, printTable, say, shortId, when } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
  */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The whole id of the live token whose id is or starts with `given` (the table shows 8 characters).
+ * @param {import('../lib/api.mjs').Api} api
+ * @param {string} given
+ */
+async function tokenIdOf(api, given) {
+  if (UUID.test(given)) return given;
+  const { tokens } = await dataOf(api.GET('/api/v1/account/tokens'));
+  const matching = tokens.filter((t) => t.id.startsWith(given.toLowerCase()));
+  if (given.length > 0 && matching.length === 1) return /** @type {{ id: string }} */ (matching[0]).id;
+  throw new UsageError(
+    matching.length > 1
+      ? `${matching.length} tokens have an id starting with ${given}: give more of it (tether tokens --wide)`
+      : `no live token has an id starting with ${given} (tether tokens)`,
+  );
+}
 
 /** @param {Command} program */
 export function registerTokens(program) {
@@ -25,6 +44,7 @@ export function registerTokens(program) {
     );
   tokens
     .command('ls', { isDefault: true })
+    .alias('list')
     .description('list your live personal tokens (never their values)')
     .option('--json', 'print the API answer as JSON')
     .action(async (/** @type {{ json?: boolean }} */ opts, cmd) => {
@@ -35,7 +55,7 @@ export function registerTokens(program) {
       printTable(
         ['ID', 'NAME', 'ACCESS', 'CREATED', 'EXPIRES', 'LAST USED'],
         listing.tokens.map((t) => [
-          t.id,
+          shortId(t.id),
           t.name ?? '',
           t.read_only ? 'read-only' : 'full',
           t.created_at,
@@ -68,7 +88,7 @@ export function registerTokens(program) {
         );
         if (opts.json) return printJson(made);
         say(
-          `Created token ${made.name} (${made.id}), ${made.read_only ? 'read-only' : 'full access'}, expires ${made.expires_at}.`,
+          `Created token ${made.name} (${made.id}), ${made.read_only ? 'read-only' : 'full access'}, expires ${made.expires_at ? when(made.expires_at) : 'never'}.`,
         );
         say('Its value, shown this once:');
         say(made.token);
@@ -77,16 +97,19 @@ export function registerTokens(program) {
   tokens
     .command('revoke')
     .description('revoke a personal token and the console sessions it opened')
-    .argument('<id>', "the token's id (tether tokens)")
+    .argument('<id>', "the token's id, or its start as `tether tokens` shows it")
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--json', 'print the API answer as JSON')
-    .action(async (/** @type {string} */ id, /** @type {{ yes?: boolean, json?: boolean }} */ opts, cmd) => {
-      await confirm(`Revoke token ${id}`, 'Anything using it stops working at once.', opts);
-      const api = (await contextOf(cmd, { readLink: false })).api();
-      const answer = await dataOf(
-        api.DELETE('/api/v1/account/tokens/{tokenId}', { params: { path: { tokenId: id } } }),
-      );
-      if (opts.json) return printJson(answer);
-      say(`Revoked token ${id}.`);
-    });
+    .action(
+      async (/** @type {string} */ given, /** @type {{ yes?: boolean, json?: boolean }} */ opts, cmd) => {
+        const api = (await contextOf(cmd, { readLink: false })).api();
+        const id = await tokenIdOf(api, given);
+        await confirm(`Revoke token ${id}`, 'Anything using it stops working at once.', opts);
+        const answer = await dataOf(
+          api.DELETE('/api/v1/account/tokens/{tokenId}', { params: { path: { tokenId: id } } }),
+        );
+        if (opts.json) return printJson(answer);
+        say(`Revoked token ${id}.`);
+      },
+    );
 }

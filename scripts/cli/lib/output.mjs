@@ -1,7 +1,8 @@
 // @ts-check
 /** What the tool prints: tables for people, JSON for scripts, warnings on stderr. */
-import Table from 'cli-table3';
 import pc from 'picocolors';
+import { formatTime, isIsoTime, layoutTable, terminalWidth, wrapWords } from './table.mjs';
+import { fieldsInWords } from './words.mjs';
 
 /**
  * Whether to colour what goes to `stream`, by picocolors' conventions (NO_COLOR or --no-color
@@ -21,20 +22,56 @@ function colourWanted(stream) {
 const stdoutColours = pc.createColors(colourWanted(process.stdout));
 const stderrColours = pc.createColors(colourWanted(process.stderr));
 
+/** Whether `--wide` was given: tables keep every value whole and times show their exact UTC time. */
+let wide = false;
+
 /**
- * Prints rows as a table with a bold header (colour only when stdout is a terminal; NO_COLOR is honoured).
+ * Sets the `--wide` mode for what follows (tether.mjs, before a command runs).
+ * @param {boolean} value
+ */
+export function setWide(value) {
+  wide = value;
+}
+
+/** The table mode of this run: the terminal's width (COLUMNS, else the terminal's, else 80), `--wide`, now. */
+const tableMode = () => ({ width: terminalWidth(process.env, process.stdout), wide, now: Date.now() });
+
+/**
+ * Prints rows as a table (lib/table.mjs: fits the terminal, `--wide` keeps values whole, ISO
+ * times shown relative) with a bold header (colour only when stdout is a terminal; NO_COLOR is honoured).
  * @param {string[]} head
  * @param {string[][]} rows
  */
 export function printTable(head, rows) {
-  const table = new Table({
-    head: head.map((h) => stdoutColours.bold(h)),
-    // cli-table3 colours through its own optional dependency; picocolors does it here instead.
-    style: { head: [], border: [] },
-    wordWrap: true,
-  });
-  table.push(...rows);
-  process.stdout.write(`${table.toString()}\n`);
+  const [header = '', ...body] = layoutTable(head, rows, tableMode());
+  process.stdout.write(`${[stdoutColours.bold(header), ...body].join('\n')}\n`);
+}
+
+/**
+ * An id as tables show it: its first 8 characters (enough to tell it apart, as a command that
+ * takes it accepts), whole with `--wide`.
+ * @param {string} id
+ */
+export const shortId = (id) => (wide ? id : id.slice(0, 8));
+
+/**
+ * A time as tables show it (relative; with `--wide` the exact UTC time too), for a line or a
+ * cell that says more than the time.
+ * @param {string} iso
+ */
+export const when = (iso) => formatTime(iso, tableMode());
+
+/**
+ * Prints an object's fields one a line, `words: value`, in words (lib/words.mjs) and never cut
+ * (a secret shown once must be whole); times as tables show them.
+ * @param {Record<string, unknown>} object
+ * @param {string} [empty] what an empty list reads as
+ */
+export function printFields(object, empty) {
+  const pairs = fieldsInWords(object, empty);
+  const width = Math.max(0, ...pairs.map(([words]) => words.length)) + 1;
+  for (const [words, value] of pairs)
+    say(`${`${words}:`.padEnd(width)} ${isIsoTime(value) ? when(value) : value}`);
 }
 
 /**
@@ -51,6 +88,15 @@ export function printJson(data) {
  */
 export function say(text) {
   process.stdout.write(`${text}\n`);
+}
+
+/**
+ * A paragraph for people on stdout, broken between words to fit the terminal (whole with `--wide`).
+ * @param {string} text
+ */
+export function sayWrapped(text) {
+  const mode = tableMode();
+  say(mode.wide ? text : wrapWords(text, mode.width).join('\n'));
 }
 
 /**
