@@ -378,6 +378,22 @@ export const authRefreshTokens = pgTable(
 );
 
 /**
+ * Access tokens revoked at an app's /oauth/revoke (RFC 7009), by `jti`, until they would have
+ * expired: introspection and UserInfo read them in the query they already make.
+ */
+export const authRevokedAccessTokens = pgTable(
+  'auth_revoked_access_tokens',
+  {
+    authAppId: uuid('auth_app_id')
+      .notNull()
+      .references(() => authApps.id, { onDelete: 'cascade' }),
+    jti: uuid('jti').notNull(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.authAppId, t.jti] })],
+);
+
+/**
  * A connection: one site may use one service at one level. The credential columns hold the
  * connection's own credential (`credentialMode = 'own'`) or mark that the service's shared
  * credential serves it (`'shared'`).
