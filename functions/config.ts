@@ -35,6 +35,25 @@ export const OPERATOR_TOKEN_MIN_LENGTH = 32;
 
 const optionalUrl = z.string().url().optional();
 
+/** Google's published ID-token keys and its issuers: the defaults, and what `npm start` accepts beside its stand-in's. */
+export const GOOGLE_PUBLISHED = {
+  jwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
+  issuers: 'https://accounts.google.com,accounts.google.com',
+} as const;
+
+/** Splits a comma list, dropping blanks. */
+const commaList = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** A comma list of one or more URLs. */
+const urlList = z.string().refine((raw) => {
+  const urls = commaList(raw);
+  return urls.length > 0 && urls.every((url) => z.string().url().safeParse(url).success);
+}, 'URLs, comma separated');
+
 const ConfigSchema = z.object({
   DATABASE_URL: z.string().min(1),
   CUSTOMER_DB_ADMIN_URL: z.string().min(1),
@@ -70,8 +89,9 @@ const ConfigSchema = z.object({
   PUBLIC_AUTH_URL: z.string().url(),
   GOOGLE_AUTHORIZE_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),
   GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
-  GOOGLE_JWKS_URL: z.string().url().default('https://www.googleapis.com/oauth2/v3/certs'),
-  GOOGLE_ISSUERS: z.string().default('https://accounts.google.com,accounts.google.com'),
+  /** One key set or several, comma separated: a token verifies against the first that holds its key (`npm start`: the stand-in's, then Google's). */
+  GOOGLE_JWKS_URL: urlList.default(GOOGLE_PUBLISHED.jwksUrl),
+  GOOGLE_ISSUERS: z.string().default(GOOGLE_PUBLISHED.issuers),
   GITHUB_AUTHORIZE_URL: z.string().url().default('https://github.com/login/oauth/authorize'),
   GITHUB_TOKEN_URL: z.string().url().default('https://github.com/login/oauth/access_token'),
   GITHUB_API_URL: z.string().url().default('https://api.github.com'),
@@ -166,6 +186,8 @@ type Paired =
 export type Config = Omit<ParsedVars, Paired> & {
   keyring: Keyring;
   googleIssuers: string[];
+  /** GOOGLE_JWKS_URL's key sets, in the order tried. */
+  googleJwksUrls: string[];
   /** The runtime-patch receiver (contract §6); null: patches stay pending. */
   runtimePatch: ReceiverTarget | null;
   /** The network-policy receiver (contract §6); null: policies stay pending. */
@@ -244,9 +266,8 @@ export function loadConfig(env: Bindings): Config {
   const config: Config = {
     ...rest,
     keyring: new Keyring(vars.ENCRYPTION_KEYS),
-    googleIssuers: vars.GOOGLE_ISSUERS.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    googleIssuers: commaList(vars.GOOGLE_ISSUERS),
+    googleJwksUrls: commaList(vars.GOOGLE_JWKS_URL),
     runtimePatch: runtimePatch && { url: runtimePatch[0], secret: runtimePatch[1] },
     networkPolicy: networkPolicy && { url: networkPolicy[0], secret: networkPolicy[1] },
     mongodbAdmin: mongodbAdmin && { url: mongodbAdmin[0], key: mongodbAdmin[1] },

@@ -41,6 +41,10 @@ export interface Dependencies {
 /** What a test may set in the Worker it builds (worker.ts buildWorker): the clock its use cases read. */
 export interface WorkerOptions {
   clock?: Clock;
+  /** How long a queue batch waits on one delivery (ms; queues/consumer.ts MESSAGE_TIME_BUDGET_MS by default). */
+  queueBudgetMs?: number;
+  /** The queue's timer for that budget: resolves once `ms` passed (a test's own clock; real timers by default). */
+  queueTimer?: (ms: number) => Promise<void>;
 }
 
 /** How long the reconciler's admin statements wait for a lock: one stalled item must cost little. */

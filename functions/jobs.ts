@@ -12,7 +12,7 @@ import {
   type WorkerOptions,
 } from './container';
 import type { ProvisioningMessage } from './domain/queue-messages';
-import { consumeProvisioning, recordDeadLetters } from './queues/consumer';
+import { consumeProvisioning, realFairness, recordDeadLetters } from './queues/consumer';
 import { PROVISIONING_HANDLERS } from './queues/handlers';
 import { type JobContext, jobContext } from './request-context';
 import { purgeActivity } from './use-cases/activity/retention';
@@ -34,20 +34,30 @@ async function withDependencies<T>(
   }
 }
 
-/** Consumes a batch of the provisioning queue or of its dead-letter queue. */
+/**
+ * Consumes a batch of the provisioning queue or of its dead-letter queue. A delivery past the
+ * batch's time budget finishes under the invocation's `waitUntil` (queues/consumer.ts), and the
+ * database pool stays open until it has; without an invocation (a test's), the batch waits for it.
+ */
 export async function consumeBatch(
   batch: MessageBatch<ProvisioningMessage>,
   env: Bindings,
   options: WorkerOptions,
+  invocation?: Pick<ExecutionContext, 'waitUntil'>,
 ): Promise<void> {
-  await withDependencies(
-    env,
-    (e) => buildDependencies(e, options),
-    async (ctx) => {
-      if (batch.queue.endsWith('-dlq')) return recordDeadLetters(batch, ctx.db);
-      return consumeProvisioning(batch, ctx, PROVISIONING_HANDLERS);
-    },
-  );
+  const deps = buildDependencies(env, options);
+  const pool = createPool(deps.config.DATABASE_URL, deps.config.NEON_WS_PROXY);
+  const late: Promise<unknown>[] = [];
+  try {
+    const ctx = jobContext(deps, createDb(pool));
+    if (batch.queue.endsWith('-dlq')) return await recordDeadLetters(batch, ctx.db);
+    const fairness = realFairness((work) => void late.push(work), options.queueBudgetMs, options.queueTimer);
+    await consumeProvisioning(batch, ctx, PROVISIONING_HANDLERS, fairness);
+  } finally {
+    const closed = Promise.allSettled(late).then(() => pool.end().catch(() => undefined));
+    if (invocation) invocation.waitUntil(closed);
+    else await closed;
+  }
 }
 
 /** Runs one reconciler tick. */

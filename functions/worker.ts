@@ -16,9 +16,13 @@ export const buildWorker = (options: WorkerOptions = {}) =>
   ({
     fetch: buildFetch(options),
 
-    async queue(batch: MessageBatch<ProvisioningMessage>, env: Bindings): Promise<void> {
+    async queue(
+      batch: MessageBatch<ProvisioningMessage>,
+      env: Bindings,
+      invocation?: ExecutionContext,
+    ): Promise<void> {
       const { consumeBatch } = await import('./jobs');
-      await consumeBatch(batch, env, options);
+      await consumeBatch(batch, env, options, invocation);
     },
 
     async scheduled(_controller: ScheduledController, env: Bindings): Promise<void> {

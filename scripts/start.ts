@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   ];
   if (stack.signInStandInUrl) {
     lines.push(
-      `  sign-in:         ${stack.signInStandInUrl} stands in for Google and GitHub (any client id and secret; pick a test user)`,
+      `  sign-in:         ${stack.signInStandInUrl} stands in for Google and GitHub (any client id and secret; pick a test user); real Google ID tokens are accepted too`,
     );
   }
   for (const [name, label] of [

@@ -1752,8 +1752,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke a token (RFC 7009): a refresh token ends its session
-         * @description Revoke a token (RFC 7009): a refresh token ends its session
+         * Revoke a token (RFC 7009): a refresh token ends its session, an access token is refused by introspection and UserInfo
+         * @description Revoke a token (RFC 7009): a refresh token ends its session, an access token is refused by introspection and UserInfo
          */
         post: operations["postByAppSlugOauthRevoke"];
         delete?: never;
@@ -2238,14 +2238,37 @@ export interface components {
         /** @description One of `{type:"webhook", url, secret}`, `{type:"cloudflare", account_id, script_name, api_token}`, `{type:"vercel", project_id, team_id?, api_token, environments:["production"|"preview"|"development"]}`, `{type:"fly", app_name, api_token}` */
         DeliveryTargetInput: {
             /** @enum {string} */
-            type: "webhook" | "cloudflare" | "vercel" | "fly";
-        } & {
-            [key: string]: unknown;
+            type: "webhook";
+            /** Format: uri */
+            url: string;
+            secret: string;
+        } | {
+            /** @enum {string} */
+            type: "cloudflare";
+            account_id: string;
+            script_name: string;
+            api_token: string;
+        } | {
+            /** @enum {string} */
+            type: "vercel";
+            project_id: string;
+            team_id?: string;
+            api_token: string;
+            environments: ("production" | "preview" | "development")[];
+        } | {
+            /** @enum {string} */
+            type: "fly";
+            app_name: string;
+            api_token: string;
         };
         Delivery: {
             id: string;
             seq: number | null;
-            reason: string;
+            /**
+             * @description why the variables changed (docs/contract.md §6)
+             * @enum {string}
+             */
+            reason: "connect" | "disconnect" | "level" | "rotate" | "credential" | "key" | "promote" | "variables" | "sync";
             names: string[];
             /** @enum {string} */
             status: "pending" | "delivered" | "live" | "failed" | "dead";
@@ -2313,6 +2336,19 @@ export interface components {
             /** @description the end user's address now */
             email?: string;
             email_verified?: boolean;
+        };
+        PublicJwk: {
+            /** @enum {string} */
+            kty: "EC";
+            /** @enum {string} */
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid: string;
+            /** @enum {string} */
+            alg: "ES256";
+            /** @enum {string} */
+            use: "sig";
         };
         AuthorizationServerMetadata: {
             [key: string]: unknown;
@@ -10517,16 +10553,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the public keys */
+            /** @description the public keys: the app's current and next key, and a replaced one until its tokens expire */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        keys: {
-                            [key: string]: unknown;
-                        }[];
+                        keys: components["schemas"]["PublicJwk"][];
                     };
                 };
             };

@@ -2,6 +2,7 @@
  * A site's delivery target and what became of its live patches (contract §11). The target's
  * kinds are the registry's (adapters/targets); nothing here branches on one.
  */
+import { PATCH_REASONS } from '../domain/patch-reasons';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { enqueueDeliveries } from '../use-cases/delivery/deliveries';
@@ -12,6 +13,7 @@ import {
   removeSiteTarget,
   setSiteTarget,
   siteWithTarget,
+  TARGET_INPUT,
   TARGET_TYPES,
 } from '../use-cases/delivery/targets';
 import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read } from './reads';
@@ -29,19 +31,16 @@ const TargetSchema = z
       'The target without its secret: `{type:"default"}` (RUNTIME_PATCH_URL), or the fields given with `api_token_set:true` (`secret_set:true` for a webhook)',
   });
 
-const TargetInput = z
-  .object({ type: z.enum(TYPES) })
-  .catchall(z.unknown())
-  .openapi('DeliveryTargetInput', {
-    description:
-      'One of `{type:"webhook", url, secret}`, `{type:"cloudflare", account_id, script_name, api_token}`, `{type:"vercel", project_id, team_id?, api_token, environments:["production"|"preview"|"development"]}`, `{type:"fly", app_name, api_token}`',
-  });
+const TargetInput = TARGET_INPUT.openapi('DeliveryTargetInput', {
+  description:
+    'One of `{type:"webhook", url, secret}`, `{type:"cloudflare", account_id, script_name, api_token}`, `{type:"vercel", project_id, team_id?, api_token, environments:["production"|"preview"|"development"]}`, `{type:"fly", app_name, api_token}`',
+});
 
 const DeliverySchema = z
   .object({
     id: z.string(),
     seq: z.number().nullable(),
-    reason: z.string(),
+    reason: z.enum(PATCH_REASONS).openapi({ description: 'why the variables changed (docs/contract.md §6)' }),
     names: z.array(z.string()),
     status: z.enum(['pending', 'delivered', 'live', 'failed', 'dead']),
     attempts: z.number(),

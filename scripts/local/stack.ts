@@ -82,6 +82,8 @@ export const PASSTHROUGH_VARS = [
   'GOOGLE_TOKEN_URL',
   'GOOGLE_JWKS_URL',
   'GOOGLE_ISSUERS',
+  // Read by the stand-ins only: Google's published keys accepted beside the stand-in's (stand-ins/index.ts).
+  'GOOGLE_PUBLISHED_JWKS_URL',
   'GITHUB_AUTHORIZE_URL',
   'GITHUB_TOKEN_URL',
   'GITHUB_API_URL',

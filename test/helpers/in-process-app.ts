@@ -7,7 +7,8 @@
  * or one the test hands in (`clock`), which every request's and job's context then carries.
  * Durable Objects are not here unless a test hands in namespaces (startDurableObjects); without
  * them a route that needs one answers 500. Queue messages are kept in `sent`, for a test to hand
- * on or to check.
+ * on or to check. A queue batch waits for every delivery unless a test hands in `queueTimer`
+ * (what ends a delivery's time in its batch); work past it runs on (`settled` waits for it).
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -34,6 +35,8 @@ export interface InProcessApp {
    * and answers what became of each (acked, or retried with its delay).
    */
   runQueue(messages: readonly ProvisioningMessage[], attempts?: number): Promise<QueueOutcome[]>;
+  /** Waits for the work batches left running past their time budget (their `waitUntil`). */
+  settled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -61,8 +64,12 @@ export async function startInProcessApp(
   overrides: Record<string, string> = {},
   objects?: InProcessObjects,
   clock?: Clock,
+  queueTimer?: () => Promise<void>,
 ): Promise<InProcessApp> {
-  const worker = buildWorker({ clock });
+  // A batch waits for every delivery unless a test hands in the timer that ends its budget (queues/consumer.ts).
+  const worker = buildWorker(
+    queueTimer ? { clock, queueBudgetMs: 1, queueTimer } : { clock, queueBudgetMs: Number.POSITIVE_INFINITY },
+  );
   // Node has no WebSocket of its own before 22; the driver's pool reaches the proxy through ws.
   neonConfig.webSocketConstructor = ws;
   const sent: ProvisioningMessage[] = [];
@@ -124,8 +131,11 @@ export async function startInProcessApp(
           for (const m of messages) m.retry();
         },
       } as unknown as MessageBatch<ProvisioningMessage>;
-      await worker.queue(batch, env);
+      await worker.queue(batch, env, ctx);
       return outcomes;
+    },
+    async settled() {
+      await Promise.all(waiting);
     },
     async stop() {
       await Promise.all(waiting);

@@ -2,10 +2,13 @@
  * A site's own variables are delivered like everything else (contract §14): `PUT …/env` records a
  * live patch of the names that changed (reason `variables`: new or changed ones set, removed ones
  * unset), sent in the site's `seq` order with the values `GET …/env/effective` answers; nothing
- * when nothing changed. A rollback delivers the names it changes from the latest deploy. The
+ * when nothing changed. A rollback delivers the names it changes from the latest deploy. A
+ * patch of many names reaches Cloudflare in one bulk call (counted per message). The
  * Worker runs here (test/helpers/in-process-app.ts) and the test hands it its queue messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PATCH_CALLS } from '../../functions/adapters/targets/types';
+import { MESSAGE_SUBREQUESTS } from '../../functions/use-cases/background/step';
 import { seed } from '../helpers/connections';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 import { createResource, type PlatformCase, platformCases, resourceState } from '../helpers/platforms';
@@ -131,5 +134,50 @@ describe('PUT …/env delivers the names that changed', () => {
       ['PUT', ['LOG_LEVEL']],
       ['DELETE', ['GONE']],
     ]);
+  });
+
+  it('a site with 500 variables reaches Cloudflare within a message’s share of subrequests: two calls, counted', async () => {
+    const p = platformCases().find((c) => c.type === 'cloudflare') as PlatformCase;
+    await createResource(p, 'tok-500');
+    const s = await seed(app.baseUrl, 1);
+    const site = `/api/v1/projects/${s.project.id}/sites/${s.sites[0]?.id}`;
+    const vars = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`VAR_${i}`, `value-${i}`]));
+    expect((await s.as.put(`${site}/env`, { vars })).status).toBe(200);
+    expect((await s.as.put(`${site}/target`, p.target('tok-500'))).status).toBe(200);
+    const effective = async () =>
+      (await s.as.get<{ vars: Record<string, string> }>(`${site}/env/effective`)).body.vars;
+    /** Runs the messages queued since the last run one at a time; the platform calls each made. */
+    const callsPerMessage = async () => {
+      const messages = app.sent.slice(next);
+      next = app.sent.length;
+      const counts: number[] = [];
+      for (const m of messages) {
+        const before = (await resourceState(p)).log.length;
+        expect(await app.runQueue([m])).toEqual([{ acked: true }]);
+        counts.push((await resourceState(p)).log.length - before);
+      }
+      return counts;
+    };
+
+    // The variables patch recorded before the target was set is superseded (no call); the sync
+    // carries all 500: the script's settings read, then PATCHed once.
+    expect(await callsPerMessage()).toEqual([0, 2]);
+    const state = await resourceState(p);
+    expect(state.vars).toEqual(await effective());
+    expect(Object.keys(state.vars)).toHaveLength(500);
+    expect(state.log.slice(-2).map((l) => [l.method, l.path.replace(/.*\/scripts\/[^/]+/, '')])).toEqual([
+      ['GET', '/settings'],
+      ['PATCH', '/settings'],
+    ]);
+
+    // 250 removed and 250 changed: one variables patch of 500 names, two calls again.
+    const changed = Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`VAR_${i}`, `changed-${i}`]));
+    expect((await s.as.put(`${site}/env`, { vars: changed })).status).toBe(200);
+    const counts = await callsPerMessage();
+    expect(counts).toEqual([2]);
+    for (const n of counts) expect(n).toBeLessThanOrEqual(PATCH_CALLS);
+    expect(PATCH_CALLS).toBeLessThanOrEqual(MESSAGE_SUBREQUESTS / 2);
+    expect((await resourceState(p)).vars).toEqual(await effective());
+    expect((await resourceState(p)).log.at(-1)?.names).toHaveLength(500);
   });
 });

@@ -13,22 +13,23 @@ export interface PlatformAnswer {
   body: unknown;
 }
 
-/** Sends one request; a network failure or timeout is TargetUnreachable naming `platform`. */
+/** Sends one request (a JSON `body` or a multipart `form`); a network failure or timeout is TargetUnreachable naming `platform`. */
 export async function call(
   platform: string,
   url: string,
-  init: { method: string; authorization: string; body?: unknown },
+  init: { method: string; authorization: string; body?: unknown; form?: FormData },
 ): Promise<PlatformAnswer> {
   let res: Response;
   try {
     res = await fetch(url, {
       method: init.method,
+      // A form sets its own content type (multipart/form-data with its boundary).
       headers: {
         authorization: init.authorization,
         accept: 'application/json',
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      body: init.form ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
       redirect: 'manual',
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });

@@ -25,6 +25,15 @@ export interface PlatformUrls {
   webhookHosts: WebhookHostPolicy;
 }
 
+/**
+ * The outside calls one patch's `deliver` makes at most, whatever names it carries: a queue
+ * message's share of the Worker's subrequests is 50 (use-cases/background/step.ts
+ * MESSAGE_SUBREQUESTS), and the rest is the message's own (metadata connections, queue sends, the
+ * network policies a connection change sets off). An adapter sends a large patch by its
+ * platform's bulk call instead of a call per name (docs/contract.md §14).
+ */
+export const PATCH_CALLS = 20;
+
 /** One live patch as a target receives it: the values already derived. */
 export interface TargetPatch {
   siteId: string;
@@ -91,8 +100,8 @@ export interface StoredTarget<C> {
 /** One kind of delivery target. */
 export interface DeliveryTarget<I extends { type: string } = { type: string }, C = Record<string, unknown>> {
   readonly type: I['type'];
-  /** The PUT body for this kind (strict, with `type`). */
-  readonly input: z.ZodType<I>;
+  /** The PUT body for this kind (a strict object with its `type` literal: one member of the registry's union). */
+  readonly input: z.ZodType<I> & z.core.$ZodTypeDiscriminable;
   /** Splits a PUT body into the public fields kept in clear and the one secret kept encrypted. */
   split(input: I): StoredTarget<C>;
   /** What GET answers besides `type`: the public fields and which secret is set. */

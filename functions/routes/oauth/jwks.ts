@@ -6,6 +6,21 @@ import { z } from '../../lib/openapi';
 import { appPublicKeys } from '../../use-cases/sign-in/sessions';
 import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
+/** One published key: the app's ES256 (P-256) public key. */
+const PublicJwk = z
+  .object({
+    kty: z.literal('EC'),
+    crv: z.literal('P-256'),
+    x: z.string(),
+    y: z.string(),
+    kid: z.string(),
+    alg: z.literal('ES256'),
+    use: z.literal('sig'),
+  })
+  .openapi('PublicJwk');
+
+const Jwks = z.object({ keys: z.array(PublicJwk) });
+
 export const jwksRoutes = oauthGroup();
 
 jwksRoutes.openapi(
@@ -16,7 +31,10 @@ jwksRoutes.openapi(
     summary: "The JWK set that verifies the app's access tokens",
     request: { params: AppParam },
     responses: {
-      200: oauthJson(z.object({ keys: z.array(z.record(z.string(), z.unknown())) }), 'the public keys'),
+      200: oauthJson(
+        Jwks,
+        "the public keys: the app's current and next key, and a replaced one until its tokens expire",
+      ),
       404: oauthJson(OAuthErrorSchema, 'unknown app'),
     },
   }),
@@ -26,6 +44,7 @@ jwksRoutes.openapi(
     if (!keys) throw new OAuthError(404, 'unknown app');
     // Five minutes at most: the next key is published long before it signs (contract §15).
     c.header('Cache-Control', 'public, max-age=300');
-    return c.json({ keys }, 200);
+    // Every stored public key is made by signing-keys.ts newSigningKey in exactly this shape.
+    return c.json({ keys } as z.infer<typeof Jwks>, 200);
   },
 );

@@ -5,6 +5,7 @@
  */
 import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
 import type { Kind, KindLevel } from '../../domain/levels';
+import type { PatchReason } from '../../domain/patch-reasons';
 import { type NamedConnection, patchNames } from '../../domain/variables';
 import {
   CREDENTIAL_KIND_NAMES,
@@ -16,7 +17,6 @@ import {
 import { isUuid } from '../../lib/ids';
 import type { ActivitySource } from '../activity';
 import type { CredentialTarget } from '../credentials/connection-credential';
-import type { PatchReason } from '../delivery/deliveries';
 import { type ConnectionInfo, connectionKey, named, type ResourceInfo } from './model';
 
 /** A new connection. */

@@ -7,23 +7,12 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { BatchQuery, DbOrTx, Queryable } from '../../../db/client';
 import { deliveries } from '../../../db/schema';
+import type { PatchReason } from '../../domain/patch-reasons';
 import type { ProvisioningMessage } from '../../domain/queue-messages';
-import { MAX_RETRY_DELAY_SECONDS } from '../../lib/backoff';
+import { MAX_RETRY_DELAY_SECONDS, retryDelaySeconds } from '../../lib/backoff';
 import { newId } from '../../lib/ids';
 import { log } from '../../lib/logger';
 import type { JobContext } from '../../request-context';
-
-/** Why a site's variables changed (contract §6 `reason`; `variables` for its own, §14; `sync` when a target is set, §11). */
-export type PatchReason =
-  | 'connect'
-  | 'disconnect'
-  | 'level'
-  | 'rotate'
-  | 'credential'
-  | 'key'
-  | 'promote'
-  | 'variables'
-  | 'sync';
 
 /** A patch to record: the names it sets and unsets on one site. */
 export interface PatchRecord {
@@ -136,9 +125,14 @@ export async function sendClaimed(
   try {
     outcome = await send(row);
   } catch (err) {
+    // The queue retries the message after its backoff (the row's attempts standing for the message's).
     await db
       .update(deliveries)
-      .set({ claimedUntil: null, lastError: (err as Error).message.slice(0, 500) })
+      .set({
+        claimedUntil: null,
+        lastError: (err as Error).message.slice(0, 500),
+        requeueAfter: requeueAfterSql(kind, retryDelaySeconds(row.attempts)),
+      })
       .where(eq(deliveries.id, row.id));
     throw err;
   }
@@ -173,21 +167,36 @@ export function olderPending(row: Pick<DeliveryRow, 'kind' | 'targetId' | 'creat
 export const STALLED_AFTER_SECONDS = 30;
 
 /**
- * Pending deliveries of `kind` nobody is working on: idle for `idleSeconds` beyond the backoff the
- * queue would wait after their last try (lib/backoff.ts `retryDelaySeconds`, the row's attempts
- * standing for the message's). A patch whose retries are still backing off is left to its own
- * chain, so a failing receiver is not tried by two chains at once; one whose message was lost,
- * or dead-lettered after its last retry, is picked up (a live patch dead-lettered is `dead`
- * instead, and waits for a retry by hand). `onlyTargeted`: only sites with a delivery target.
+ * How long past its due time a queue message may still stand for a pending delivery of `kind`
+ * before the reconciler counts it lost: a live patch's message may wait behind others (a backlog
+ * drains in seconds, docs/contract.md §14), so two minutes; a network policy keeps its 30 s, for
+ * it converges within two minutes (contract §6).
+ */
+export const queueLeaseSeconds = (kind: DeliveryRow['kind']): number =>
+  kind === 'runtime_patch' ? 120 : STALLED_AFTER_SECONDS;
+
+/** SQL for when a message sent now after `delaySeconds` stops standing for a delivery of `kind`. */
+export const requeueAfterSql = (kind: DeliveryRow['kind'], delaySeconds: number) =>
+  sql`now() + make_interval(secs => ${Math.ceil(delaySeconds) + queueLeaseSeconds(kind)})`;
+
+/**
+ * Pending deliveries of `kind` whose queue message is lost: nobody holds them, and no message
+ * stands for them any more: `requeue_after` (set whenever a message is sent, retried or deferred
+ * for one) has passed, or, before any was recorded, the lease has passed since it was made or
+ * since the backoff its last try's retry waits (lib/backoff.ts `retryDelaySeconds`, the row's
+ * attempts standing for the message's). A delivery still in the queue, deferred, or in flight
+ * is left to its message, so nothing is doubled; one whose message was lost, or dead-lettered
+ * after its last retry, is picked up (a live patch dead-lettered is `dead` instead, and waits for
+ * a retry by hand). `onlyTargeted`: only sites with a delivery target.
  */
 export async function stalledDeliveries(
   db: DbOrTx,
   kind: DeliveryRow['kind'],
-  idleSeconds = STALLED_AFTER_SECONDS,
   limit = 500,
   onlyTargeted = false,
 ): Promise<string[]> {
   const backoff = sql`least(${MAX_RETRY_DELAY_SECONDS}, power(2, greatest(1, ${deliveries.attempts})))`;
+  const lease = queueLeaseSeconds(kind);
   const rows = await db
     .select({ id: deliveries.id })
     .from(deliveries)
@@ -197,8 +206,8 @@ export async function stalledDeliveries(
         eq(deliveries.status, 'pending'),
         or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`)),
         lt(
-          sql`coalesce(${deliveries.lastAttemptAt}, ${deliveries.createdAt})`,
-          sql`now() - make_interval(secs => ${backoff} + ${idleSeconds})`,
+          sql`coalesce(${deliveries.requeueAfter}, greatest(${deliveries.createdAt}, ${deliveries.lastAttemptAt} + make_interval(secs => ${backoff})) + make_interval(secs => ${lease}))`,
+          sql`now()`,
         ),
         // Without a platform-wide receiver only sites with a target of their own can be sent to.
         onlyTargeted
@@ -209,6 +218,23 @@ export async function stalledDeliveries(
     .orderBy(deliveries.createdAt)
     .limit(limit);
   return rows.map((r) => r.id);
+}
+
+/**
+ * Re-sends the `deliver` messages of `ids` (deliveries of `kind` found lost), recording that a
+ * message stands for each again, so the next tick leaves them to it.
+ */
+export async function requeueLost(
+  ctx: Pick<JobContext, 'queue' | 'db'>,
+  kind: DeliveryRow['kind'],
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await ctx.db
+    .update(deliveries)
+    .set({ requeueAfter: requeueAfterSql(kind, 0) })
+    .where(and(inArray(deliveries.id, [...ids]), eq(deliveries.status, 'pending')));
+  await enqueueDeliveries(ctx, ids);
 }
 
 /** Deliveries by id (tests and the reconciler read them back). */

@@ -6,6 +6,7 @@ import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx, HttpDb } from '../../../db/client';
 import { deliveries } from '../../../db/schema';
 import { siteRef } from '../../domain/names';
+import type { PatchReason } from '../../domain/patch-reasons';
 import { isUuid } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { activityQuery } from '../activity';
@@ -20,7 +21,7 @@ export type ShownStatus = 'pending' | 'delivered' | 'live' | 'failed' | 'dead';
 export interface ShownDelivery {
   id: string;
   seq: number | null;
-  reason: string;
+  reason: PatchReason;
   names: string[];
   status: ShownStatus;
   attempts: number;

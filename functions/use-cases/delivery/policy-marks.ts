@@ -11,7 +11,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import type { JobContext } from '../../request-context';
-import { enqueueDeliveries, stalledDeliveries } from './deliveries';
+import { enqueueDeliveries, requeueLost, stalledDeliveries } from './deliveries';
 import { recordPolicyDrift } from './network-policy';
 
 /** How many marked databases one tick checks (one statement each way, whatever the batch). */
@@ -48,7 +48,9 @@ export async function reconcilePolicyMarks(ctx: JobContext): Promise<number> {
   const fresh = await settlePolicyMarks(db);
   // Without a receiver they are kept pending (CONTRACT §1).
   if (!receivers.networkPolicy) return fresh.length;
-  const pending = [...fresh, ...(await stalledDeliveries(db, 'network_policy', undefined, 200))];
-  await enqueueDeliveries(ctx, pending);
+  const stalled = await stalledDeliveries(db, 'network_policy', 200);
+  await enqueueDeliveries(ctx, fresh);
+  await requeueLost(ctx, 'network_policy', stalled);
+  const pending = [...fresh, ...stalled];
   return pending.length;
 }

@@ -11,7 +11,8 @@ import { deriveSiteEnv } from '../site-env/derive';
 import { confirmState, enqueueConfirm } from './confirm';
 import { olderPending, sendClaimed } from './deliveries';
 import { settleEarlier } from './live';
-import { siteSender } from './targets';
+import { holdSite, releaseSite } from './site-hold';
+import { type SiteSender, siteSender } from './targets';
 
 type DeliveryRow = typeof deliveries.$inferSelect;
 
@@ -67,7 +68,8 @@ export async function patchPayload(
 
 /**
  * Sends one runtime-patch delivery (the `deliver` message handler). Throws to have the queue
- * retry it with backoff; a delivery already sent, or held by another consumer, is left alone, and
+ * retry it with backoff, or SiteBusy while another consumer is sending one of the site's patches
+ * (site-hold.ts); a delivery already sent, or held by another consumer, is left alone, and
  * one whose site has no target while no RUNTIME_PATCH_URL is set stays pending, untouched. A
  * target that confirms later (a redeploy, Machine restarts) leaves it `delivered` with the step
  * that follows, taken by a delayed `confirm-live` message (confirm.ts).
@@ -79,6 +81,23 @@ export async function deliverRuntimePatch(
   const { db, config, receivers } = ctx;
   const sender = await siteSender(db, config, receivers, delivery.targetId);
   if (!sender) return;
+  // One patch in flight per site: a copy for a site already held is deferred (throws SiteBusy).
+  const hold = await holdSite(db, delivery.id);
+  if (!hold.held) return;
+  try {
+    await sendHeld(ctx, delivery, sender);
+  } finally {
+    await releaseSite(db, delivery.targetId, hold.token);
+  }
+}
+
+/** Sends the delivery while its site is held; a platform that confirms later gets its follow-up enqueued. */
+async function sendHeld(
+  ctx: JobContext,
+  delivery: Pick<DeliveryRow, 'id' | 'targetId'>,
+  sender: SiteSender,
+): Promise<void> {
+  const { db } = ctx;
   let follow: FollowUp | undefined;
   await sendClaimed(db, delivery.id, 'runtime_patch', async (row) => {
     const patch = await patchPayload(ctx, row);

@@ -4,6 +4,7 @@
  * patches. Setting a target records one `sync` delivery carrying the site's whole effective set.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx, HttpDb } from '../../../db/client';
 import { deliveries, sites, siteTargets } from '../../../db/schema';
 import type { Receivers } from '../../adapters';
@@ -28,6 +29,15 @@ import { activityQuery } from '../activity';
 import { projectIdOf } from '../caller/api-caller';
 
 type TargetRow = typeof siteTargets.$inferSelect;
+
+/** A PUT body of any target, discriminated by its `type` (so a misspelt or misplaced field is refused, and typed). */
+export const TARGET_INPUT = z.discriminatedUnion(
+  'type',
+  TARGETS.map((target) => target.input) as unknown as [
+    (typeof TARGETS)[0]['input'],
+    ...(typeof TARGETS)[number]['input'][],
+  ],
+);
 
 /** The types a target may have, in the registry's order. */
 export const TARGET_TYPES = TARGETS.map((t) => t.type) as [string, ...string[]];

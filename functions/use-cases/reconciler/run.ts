@@ -15,7 +15,7 @@ import {
   TICK_SUBREQUESTS,
 } from '../background/step';
 import { stalledConfirmations } from '../delivery/confirm';
-import { enqueueDeliveries, sendInBatches, stalledDeliveries } from '../delivery/deliveries';
+import { requeueLost, sendInBatches, stalledDeliveries } from '../delivery/deliveries';
 import { readCursors, recordOutcomes, type StepOutcome } from './state';
 
 export {
@@ -27,19 +27,20 @@ export {
 } from '../background/step';
 
 /**
- * Re-enqueues runtime patches still pending (enqueue failed, message dead-lettered, consumer
- * crashed), and the follow-up steps of written ones nobody took.
+ * Re-enqueues runtime patches still pending whose message is lost (enqueue failed, consumer
+ * died with the message acked): never one still in the queue, deferred or in flight
+ * (deliveries.ts stalledDeliveries); and the follow-up steps of written ones nobody took.
  */
 export const resendRuntimePatches: ReconcilerStep = async (ctx) => {
   const { db, receivers } = ctx;
   // Without a platform-wide receiver, patches of sites without a target of their own are kept
   // pending on purpose; resending them would only churn.
   const [ids, following] = await Promise.all([
-    stalledDeliveries(db, 'runtime_patch', undefined, 200, !receivers.runtimePatch),
+    stalledDeliveries(db, 'runtime_patch', 200, !receivers.runtimePatch),
     // Written patches whose redeploy or restart step nobody took.
     stalledConfirmations(db),
   ]);
-  await enqueueDeliveries(ctx, ids);
+  await requeueLost(ctx, 'runtime_patch', ids);
   if (following.length > 0)
     await sendInBatches(
       ctx,

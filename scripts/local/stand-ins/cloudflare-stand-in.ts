@@ -1,7 +1,8 @@
 /**
  * A stand-in for the part of the Cloudflare API v4 a Cloudflare delivery target uses, written
  * from Cloudflare's API reference: a Worker script's settings and secrets
- * (`GET …/workers/scripts/{script_name}/settings`, `GET|PUT …/secrets`, `DELETE
+ * (`GET|PATCH …/workers/scripts/{script_name}/settings`, the PATCH multipart with a JSON
+ * `settings` part whose `bindings` are the script's whole set, `GET|PUT …/secrets`, `DELETE
  * …/secrets/{secret_name}` under `/client/v4/accounts/{account_id}`), Bearer tokens, the envelope
  * `{success, errors:[{code, message}], messages, result}`, `workers.api.error.script_not_found`
  * (10007) and `binding_not_found` (10056), and the API's rate limit (1200 requests per five
@@ -9,6 +10,7 @@
  * routes. Never part of the production path.
  */
 import {
+  INVALID_FORM,
   INVALID_JSON,
   type Platform,
   type PlatformAnswer,
@@ -47,6 +49,64 @@ function secretBody(body: unknown): { name: string; text: string } | string {
   return { name, text };
 }
 
+/** The fields a script settings PATCH's `settings` part may carry (the reference's ScriptAndVersionSettingEditParams). */
+const SETTINGS_FIELDS = new Set([
+  'bindings',
+  'compatibility_date',
+  'compatibility_flags',
+  'limits',
+  'logpush',
+  'observability',
+  'placement',
+  'tags',
+  'tail_consumers',
+  'usage_model',
+]);
+
+/**
+ * The script's secrets after a settings PATCH (multipart, a JSON `settings` part), or what is
+ * wrong with it: a binding `{name, type:"secret_text", text}` sets a secret; `{name, type}` alone
+ * inherits the binding of that name and type the script has; a secret left out is removed.
+ */
+function patchedSecrets(req: PlatformRequest, current: Map<string, string>): Map<string, string> | string {
+  const form = req.form;
+  if (form === undefined || form === INVALID_FORM) return 'the body must be multipart/form-data';
+  let settings: unknown;
+  try {
+    settings = JSON.parse(form.settings ?? '');
+  } catch {
+    return 'settings: a JSON object';
+  }
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
+    return 'settings: a JSON object';
+  const unknown = Object.keys(settings).filter((k) => !SETTINGS_FIELDS.has(k));
+  if (unknown.length > 0) return `settings: unknown fields: ${unknown.join(', ')}`;
+  const bindings = (settings as { bindings?: unknown }).bindings;
+  if (bindings === undefined) return new Map(current);
+  if (!Array.isArray(bindings)) return 'bindings: an array';
+  const next = new Map<string, string>();
+  const seen = new Set<string>();
+  for (const binding of bindings as Array<Record<string, unknown>>) {
+    const { name, type, ...rest } = binding ?? {};
+    if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      return 'bindings: each name a JavaScript variable name';
+    if (seen.has(name)) return `bindings: ${name} named twice`;
+    seen.add(name);
+    if (type !== 'secret_text') return `bindings: ${name}: this script has only secret_text bindings`;
+    const fields = Object.keys(rest);
+    if (fields.length === 0) {
+      const inherited = current.get(name);
+      if (inherited === undefined) return `bindings: ${name}: no such binding to inherit`;
+      next.set(name, inherited);
+      continue;
+    }
+    if (fields.length > 1 || typeof rest.text !== 'string') return `bindings: ${name}: {name, type, text}`;
+    if (new TextEncoder().encode(rest.text).length > 5 * 1024) return `bindings: ${name}: text at most 5 KiB`;
+    next.set(name, rest.text);
+  }
+  return next;
+}
+
 const cloudflare: Platform = {
   name: 'Cloudflare',
   rateLimit: { requests: 1200, windowMs: 5 * 60_000 },
@@ -73,6 +133,16 @@ const cloudflare: Platform = {
     if (part === '/settings' && req.method === 'GET') {
       record(resource, req, []);
       const bindings = [...resource.vars.keys()].map((name) => ({ name, type: 'secret_text' }));
+      return envelope(200, { bindings, logpush: false, tags: [], compatibility_date: '2026-04-20' });
+    }
+    if (part === '/settings' && req.method === 'PATCH') {
+      const next = patchedSecrets(req, resource.vars);
+      if (typeof next === 'string') return error(400, 10021, next);
+      const changed = [...next].filter(([name, text]) => resource.vars.get(name) !== text).map(([n]) => n);
+      const removed = [...resource.vars.keys()].filter((name) => !next.has(name));
+      resource.vars = next;
+      record(resource, req, [...changed, ...removed].sort());
+      const bindings = [...next.keys()].map((name) => ({ name, type: 'secret_text' }));
       return envelope(200, { bindings, logpush: false, tags: [], compatibility_date: '2026-04-20' });
     }
     if (part === '/secrets' && req.method === 'GET') {

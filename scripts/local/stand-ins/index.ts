@@ -6,9 +6,12 @@
  * (each unless its CLOUDFLARE_API_URL, VERCEL_API_URL or FLY_API_URL is given), and with
  * `signIn`, Google's and GitHub's sign-in
  * (each unless one of its endpoints is given). Their state is kept in `${dataDir}/stand-ins/`.
+ * Beside the Google stand-in's keys and issuer, Google's own are accepted (GOOGLE_PUBLISHED_JWKS_URL,
+ * default Google's published key set), so a real Google ID token from a device signs in locally.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { GOOGLE_PUBLISHED } from '../../../functions/config';
 import { startAppleStandIn } from './apple-stand-in';
 import { startAwsStandIn } from './aws-stand-in';
 import { startCloudflareStandIn } from './cloudflare-stand-in';
@@ -104,6 +107,12 @@ export async function startStandIns(
       for (const [name, value] of Object.entries(signIn.env)) {
         if ((google && GOOGLE_VARS.includes(name)) || (github && GITHUB_VARS.includes(name)))
           env[name] = value;
+      }
+      if (google) {
+        // Google's own tokens too: its published keys after the stand-in's, its issuers beside the stand-in's.
+        const published = given.GOOGLE_PUBLISHED_JWKS_URL || GOOGLE_PUBLISHED.jwksUrl;
+        env.GOOGLE_JWKS_URL = `${signIn.env.GOOGLE_JWKS_URL},${published}`;
+        env.GOOGLE_ISSUERS = `${signIn.env.GOOGLE_ISSUERS},${GOOGLE_PUBLISHED.issuers}`;
       }
       signInUrl = signIn.url;
       // The console's own sign-in goes to the same stand-in (it takes any client id and secret).

@@ -36,6 +36,8 @@ export interface PlatformRequest {
   headers: IncomingMessage['headers'];
   /** The body parsed as JSON; undefined when there is none, `INVALID_JSON` when it does not parse. */
   body: unknown;
+  /** A multipart/form-data body's text parts by name (undefined for any other body; `INVALID_FORM` when it does not parse). */
+  form?: Record<string, string> | typeof INVALID_FORM;
 }
 
 /** What a platform module answers. */
@@ -47,6 +49,27 @@ export interface PlatformAnswer {
 
 /** Marks a body that is not JSON. */
 export const INVALID_JSON = Symbol('invalid json');
+
+/** Marks a multipart/form-data body that does not parse. */
+export const INVALID_FORM = Symbol('invalid form');
+
+/** A multipart/form-data body's parts as text, parsed as the platform would (WHATWG FormData). */
+async function formOf(
+  raw: Buffer,
+  contentType: string,
+): Promise<Record<string, string> | typeof INVALID_FORM> {
+  try {
+    const data = await new Response(new Uint8Array(raw), {
+      headers: { 'content-type': contentType },
+    }).formData();
+    const parts: Record<string, string> = {};
+    for (const [name, value] of data.entries())
+      parts[name] = typeof value === 'string' ? value : await (value as Blob).text();
+    return parts;
+  } catch {
+    return INVALID_FORM;
+  }
+}
 
 /** A platform's part of a stand-in. */
 export interface Platform {
@@ -81,11 +104,11 @@ export function bearer(headers: IncomingMessage['headers']): string | null {
   return match?.[1] ?? null;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -142,7 +165,10 @@ export async function startPlatformStandIn(platform: Platform): Promise<Platform
   const windows = new Map<string, { start: number; count: number }>();
   const server = createServer(async (raw, res) => {
     try {
-      const text = await readBody(raw);
+      const bytes = await readBody(raw);
+      const contentType = raw.headers['content-type'] ?? '';
+      const multipart = /^multipart\/form-data/i.test(contentType);
+      const text = multipart ? '' : bytes.toString('utf8');
       let body: unknown;
       try {
         body = text ? JSON.parse(text) : undefined;
@@ -154,6 +180,7 @@ export async function startPlatformStandIn(platform: Platform): Promise<Platform
         url: new URL(raw.url ?? '/', 'http://stand-in'),
         headers: raw.headers,
         body,
+        form: multipart ? await formOf(bytes, contentType) : undefined,
       };
       if (req.url.pathname.startsWith('/__stand-in/')) return send(res, control(platform, resources, req));
       const key = platform.resourceKey(req);

@@ -117,7 +117,7 @@ async function identify(config: Config, input: IdentifyInput): Promise<ProviderI
   if (typeof token.id_token !== 'string') throw new ProviderFailure('Apple token exchange: no ID token');
   const result = await verifyIdToken(token.id_token, {
     title: 'Apple',
-    jwksUrl: config.APPLE_JWKS_URL,
+    jwksUrls: [config.APPLE_JWKS_URL],
     issuers: [config.APPLE_ISSUER],
     audiences: [servicesId],
     nonces: [input.nonce],
@@ -199,7 +199,7 @@ export const apple: SignInProvider = {
       const s = settingsOf(settings);
       return verifyIdToken(token, {
         title: 'Apple',
-        jwksUrl: config.APPLE_JWKS_URL,
+        jwksUrls: [config.APPLE_JWKS_URL],
         issuers: [config.APPLE_ISSUER],
         audiences: [...s.bundle_ids, ...(s.services_id ? [s.services_id] : [])],
         nonces,

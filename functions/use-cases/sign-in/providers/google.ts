@@ -162,7 +162,7 @@ export const google: SignInProvider = {
       // Only the web client ID is a valid audience here, and the nonce must be the one we sent.
       const result = await verifyIdToken(idToken, {
         title: 'Google',
-        jwksUrl: config.GOOGLE_JWKS_URL,
+        jwksUrls: config.googleJwksUrls,
         issuers: config.googleIssuers,
         audiences: [clientId],
         nonces: [input.nonce],
@@ -175,7 +175,7 @@ export const google: SignInProvider = {
     verify: (config, { settings, token, nonces }) =>
       verifyIdToken(token, {
         title: 'Google',
-        jwksUrl: config.GOOGLE_JWKS_URL,
+        jwksUrls: config.googleJwksUrls,
         issuers: config.googleIssuers,
         audiences: googleAudiences(settings),
         nonces,

@@ -2,7 +2,9 @@
  * Verification of a provider's ID token against its JWKS (Google, Apple): alg and kid are
  * checked before any key is fetched, then the signature, then iss, aud/azp, exp, iat, nonce and
  * e-mail by the domain rules. A key set is cached per isolate and fetched again only when a
- * token names a kid it lacks (at most once per cooldown), never per request.
+ * token names a kid it lacks (at most once per cooldown), never per request. A provider may have
+ * several key sets (`npm start`: the Google stand-in's beside Google's own): they are tried in
+ * order and the first that holds the token's kid decides.
  */
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import {
@@ -50,11 +52,41 @@ function keySet(url: string): ReturnType<typeof createRemoteJWKSet> {
 export interface IdTokenCheck {
   /** The provider's name for people, in the 503 when its keys cannot be fetched. */
   title: string;
-  jwksUrl: string;
+  /** The provider's key sets, tried in order. */
+  jwksUrls: readonly string[];
   issuers: readonly string[];
   audiences: readonly string[];
   nonces: readonly string[] | undefined;
   skipNonceCheck?: boolean;
+}
+
+/**
+ * The token's claims once a key of the first set holding its kid verified the signature (RS256
+ * only) and exp/nbf; undefined when the token is bad. A set that cannot be fetched is skipped;
+ * when no other set holds the kid either, that is a 503 (the token may be good).
+ */
+async function verifiedClaims(
+  token: string,
+  check: IdTokenCheck,
+): Promise<Record<string, unknown> | undefined> {
+  let unreachable = false;
+  for (const url of check.jwksUrls) {
+    try {
+      const verified = await jwtVerify(token, keySet(url), {
+        algorithms: [ID_TOKEN_ALG],
+        clockTolerance: CLOCK_SKEW_SECONDS,
+      });
+      return verified.payload as Record<string, unknown>;
+    } catch (err) {
+      const code = err instanceof errors.JOSEError ? err.code : undefined;
+      if (code === 'ERR_JWKS_NO_MATCHING_KEY') continue;
+      if (code !== undefined && TOKEN_ERRORS.has(code)) return undefined;
+      // Anything else is the key set itself failing (unreachable, not 200, not a JWKS): not the token's fault.
+      unreachable = true;
+    }
+  }
+  if (unreachable) throw new OAuthError(503, `${check.title}'s signing keys could not be fetched; try again`);
+  return undefined;
 }
 
 /** Verifies a provider ID token (see the file comment). */
@@ -68,20 +100,8 @@ export async function verifyIdToken(token: string, check: IdTokenCheck): Promise
   }
   const problem = headerProblem(header);
   if (problem) return { ok: false, problem };
-  let claims: Record<string, unknown>;
-  try {
-    // jose checks the signature (RS256 only) and exp/nbf; the domain rules check the rest.
-    const verified = await jwtVerify(token, keySet(check.jwksUrl), {
-      algorithms: [ID_TOKEN_ALG],
-      clockTolerance: CLOCK_SKEW_SECONDS,
-    });
-    claims = verified.payload as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof errors.JOSEError && TOKEN_ERRORS.has(err.code))
-      return invalid('signature or key not accepted');
-    // Anything else is the key set itself failing (unreachable, not 200, not a JWKS): not the token's fault.
-    throw new OAuthError(503, `${check.title}'s signing keys could not be fetched; try again`);
-  }
+  const claims = await verifiedClaims(token, check);
+  if (!claims) return invalid('signature or key not accepted');
   return checkIdTokenClaims(claims, {
     issuers: check.issuers,
     audiences: check.audiences,
