@@ -219,8 +219,10 @@ describe('a graceful rotate through every place an app runs', () => {
       // A leaked secret: refused at once, before anything is delivered (a .env pulled again now).
       const [now] = where.name === 'a pulled .env' ? [await effective(w)] : await running();
       // The running app took the new secrets (every instance), and they work.
-      for (const env of where.name === 'a pulled .env' ? [] : await running())
-        expect([env.DATABASE_URL, env.STORAGE_ACCESS_KEY]).not.toContain(before.DATABASE_URL);
+      for (const env of where.name === 'a pulled .env' ? [] : await running()) {
+        expect(env.DATABASE_URL).not.toBe(before.DATABASE_URL);
+        expect(env.STORAGE_ACCESS_KEY).not.toBe(before.STORAGE_ACCESS_KEY);
+      }
       expect(now?.STORAGE_ACCESS_KEY).not.toBe(before.STORAGE_ACCESS_KEY);
       expect(await failuresWith(now ?? {})).toEqual([]);
       for (const path of w.paths)
