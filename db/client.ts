@@ -9,8 +9,8 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { scramClientFinal } from '../functions/lib/scram';
 import * as schema from './schema';
+import { scramClientFinal } from './scram';
 
 /** A drizzle database over the metadata schema. */
 export type Db = NeonDatabase<typeof schema>;
@@ -81,7 +81,7 @@ export function configureNeon(wsProxy: string | undefined): void {
 
 /**
  * The driver's client with a SCRAM-SHA-256 login that costs one PBKDF2 call, once per role and
- * isolate (lib/scram.ts). The driver's own (@neondatabase/serverless 1.2.0, the newest) awaits
+ * isolate (db/scram.ts). The driver's own (@neondatabase/serverless 1.2.0, the newest) awaits
  * 4,096 WebCrypto HMACs one by one, some 40 ms of Worker CPU for every connection a server asks
  * to authenticate that way; node-postgres's SASL module, which derives the key in one call, is
  * not what the driver runs. Used for every WebSocket connection: the metadata pool and the

@@ -17,11 +17,25 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import type { Level } from '../functions/domain/levels';
-import type { PatchReason } from '../functions/domain/patch-reasons';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Every level a connection may be stored at, of any kind. */
+export const CONNECTION_LEVELS = ['read-only', 'connect', 'read', 'read-write', 'client', 'admin'] as const;
+
+/** Every reason a delivery's patch may be stored with. */
+export const DELIVERY_REASONS = [
+  'connect',
+  'disconnect',
+  'level',
+  'rotate',
+  'credential',
+  'key',
+  'promote',
+  'variables',
+  'sync',
+] as const;
 
 export const accounts = pgTable('accounts', {
   id: uuid('id').primaryKey(),
@@ -364,6 +378,22 @@ export const authRefreshTokens = pgTable(
 );
 
 /**
+ * Access tokens revoked at an app's /oauth/revoke (RFC 7009), by `jti`, until they would have
+ * expired: introspection and UserInfo read them in the query they already make.
+ */
+export const authRevokedAccessTokens = pgTable(
+  'auth_revoked_access_tokens',
+  {
+    authAppId: uuid('auth_app_id')
+      .notNull()
+      .references(() => authApps.id, { onDelete: 'cascade' }),
+    jti: uuid('jti').notNull(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.authAppId, t.jti] })],
+);
+
+/**
  * A connection: one site may use one service at one level. The credential columns hold the
  * connection's own credential (`credentialMode = 'own'`) or mark that the service's shared
  * credential serves it (`'shared'`).
@@ -380,7 +410,8 @@ export const connections = pgTable(
       .references(() => sites.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['database', 'bucket', 'auth_app'] }).notNull(),
     resourceId: uuid('resource_id').notNull(),
-    level: text('level').$type<Level>().notNull(),
+    /** The stored levels of every kind (functions/domain/levels.ts LEVELS; test/unit/schema-vocabulary.test.ts keeps them equal). */
+    level: text('level', { enum: CONNECTION_LEVELS }).notNull(),
     credentialMode: text('credential_mode', { enum: ['own', 'shared', 'none'] })
       .notNull()
       .default('none'),
@@ -555,7 +586,8 @@ export const deliveries = pgTable(
     projectId: uuid('project_id').notNull(),
     /** site id for a runtime patch, database id for a network policy */
     targetId: uuid('target_id').notNull(),
-    reason: text('reason').$type<PatchReason>(),
+    /** Why the variables changed (functions/domain/patch-reasons.ts; test/unit/schema-vocabulary.test.ts keeps them equal). */
+    reason: text('reason', { enum: DELIVERY_REASONS }),
     setNames: jsonb('set_names').$type<string[]>().notNull().default([]),
     unsetNames: jsonb('unset_names').$type<string[]>().notNull().default([]),
     status: text('status', { enum: ['pending', 'delivered', 'live', 'dead', 'superseded'] })

@@ -24,6 +24,7 @@ export const CRON_FILES = [
   'test/integration/reconcile-slice-retry.test.ts',
   'test/integration/reconcile-slices.test.ts',
   'test/integration/reconciler-isolation.test.ts',
+  'test/integration/rotation-grace-seconds.test.ts',
   'test/integration/rotation-graceful.test.ts',
   'test/integration/shared-reader.test.ts',
   'test/integration/shared-writer.test.ts',

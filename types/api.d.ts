@@ -1732,8 +1732,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke a token (RFC 7009): a refresh token ends its session
-         * @description Revoke a token (RFC 7009): a refresh token ends its session
+         * Revoke a token (RFC 7009): a refresh token ends its session, an access token is refused by introspection and UserInfo
+         * @description Revoke a token (RFC 7009): a refresh token ends its session, an access token is refused by introspection and UserInfo
          */
         post: operations["postByAppSlugOauthRevoke"];
         delete?: never;

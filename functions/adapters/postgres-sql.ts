@@ -5,7 +5,7 @@
  * databases whose `public` schema a tenant owns.
  */
 import { createHmac } from 'node:crypto';
-import { scramVerifier } from '../lib/scram';
+import { scramVerifier } from '../../db/scram';
 
 /** Quotes an identifier for SQL (names are validated before they get here; this is defence in depth). */
 export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;

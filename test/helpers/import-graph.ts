@@ -31,10 +31,10 @@ function resolveImport(from: string, spec: string): string | null {
   return null;
 }
 
-/** Every file under functions/ (repository-relative) and the repository files it imports. */
-export function importGraph(): Map<string, string[]> {
+/** Every file under `folders` (functions/ unless told; repository-relative) and the repository files it imports. */
+export function importGraph(folders: string[] = ['functions']): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(join(ROOT, 'functions'))) {
+  for (const file of folders.flatMap((folder) => sourceFiles(join(ROOT, folder)))) {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const targets = info.importedFiles
       .map((ref) => resolveImport(file, ref.fileName))

@@ -34,4 +34,11 @@ describe('import rules of functions/', () => {
       .map(({ from, to }) => `${from} -> ${to}`);
     expect(leaves).toEqual([]);
   });
+
+  it('db/ imports nothing of functions/ (the schema and its client sit below every use case)', () => {
+    const upward = [...importGraph(['db'])]
+      .flatMap(([from, targets]) => targets.map((to) => `${from} -> ${to}`))
+      .filter((edge) => edge.includes('-> functions/'));
+    expect(upward).toEqual([]);
+  });
 });

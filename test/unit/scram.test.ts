@@ -1,7 +1,7 @@
 /** SCRAM-SHA-256 verifiers: the keys match RFC 7677's worked example, and the stored form is PostgreSQL's. */
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { scramClientFinal, scramKeys, scramVerifier } from '../../functions/lib/scram';
+import { scramClientFinal, scramKeys, scramVerifier } from '../../db/scram';
 
 // RFC 7677 section 3: user "user", password "pencil".
 const SALT = 'W22ZaJ0SNY7soEsUEjb6gQ==';

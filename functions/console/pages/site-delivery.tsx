@@ -1,8 +1,8 @@
 /**
  * A site's Delivery tab (contract §11): where its live patches go (the target form, admin only),
  * and its latest deliveries with their state up to live as a badge (and when they went live),
- * attempts and last error, names never values; `Retry` on
- * a dead or failed one. The form shows the current target pre-filled and only the chosen type's
+ * attempts and last error, names never values; `Retry` on a dead or failed one; the rotations
+ * under way (site-rotations.tsx). The form shows the current target pre-filled and only the chosen type's
  * fields (target-form.ts reads them from the registry's schemas, which stay the one rule).
  */
 import { Hono } from 'hono';
@@ -16,6 +16,7 @@ import { When } from '../format';
 import { CsrfField } from '../layout';
 import { canAdmin, canWrite } from '../roles';
 import { DataTable } from '../table';
+import { loadRotations, RotationPanel } from './site-rotations';
 import { loadSite, SitePage } from './site-shell';
 import { targetBody, targetFields, targetTypes } from './target-form';
 
@@ -186,12 +187,13 @@ export const siteDeliveryPages = new Hono<ConsoleEnv>();
 siteDeliveryPages.get('/projects/:p/sites/:s/delivery', async (c) => {
   const { api, csrf, flash } = signedIn(c);
   const { p, s } = c.req.param();
-  const [{ project, site }, target, listed] = await Promise.all([
+  const [{ project, site }, target, listed, rotations] = await Promise.all([
     loadSite(api, p, s),
     api.get<Record<string, unknown> & { type: string }>(path`/projects/${p}/sites/${s}/target`),
     api.get<{ target: { type: string; configured: boolean }; deliveries: Delivery[] }>(
       path`/projects/${p}/sites/${s}/deliveries`,
     ),
+    loadRotations(api, p, s),
   ]);
   const action = (what: string) => consolePath.site(project.slug, site.id, what);
   return c.html(
@@ -200,6 +202,7 @@ siteDeliveryPages.get('/projects/:p/sites/:s/delivery', async (c) => {
         <CurrentTarget target={target} configured={listed.target.configured} />
         {canAdmin(project) && <TargetForm action={action('delivery/target')} csrf={csrf} target={target} />}
       </SectionCard>
+      <RotationPanel rotations={rotations} />
       <SectionCard id="deliveries" title="Deliveries" icon="activity">
         {listed.deliveries.length === 0 ? (
           <EmptyState icon="empty" text="No live patches yet: a change to this site's variables sends one." />

@@ -1,13 +1,15 @@
 /**
  * POST /{appSlug}/oauth/revoke (RFC 7009; docs/contract.md §15): a refresh token ends its whole
- * session (as the specification's logout); any other token, known or not, is answered 200 alike.
- * Access tokens are short-lived JWTs and stay valid until they expire (introspection and
- * UserInfo refuse them once their user or app is disabled).
+ * session (as the specification's logout); an access token of the app is refused by
+ * introspection and UserInfo from then on (access-revocation.ts); any other token, known or not,
+ * is answered 200 alike. A resource server that verifies the JWT itself accepts a revoked access
+ * token until it expires (at most 15 minutes).
  */
 import { createRoute } from '@hono/zod-openapi';
 import { TOKEN_PREFIX } from '../../lib/ids';
 import { z } from '../../lib/openapi';
 import { StandardOAuthError } from '../../lib/standard-oauth-error';
+import { revokeAccessToken } from '../../use-cases/sign-in/oauth-server/access-revocation';
 import { countSessionRequest } from '../../use-cases/sign-in/rate-limit';
 import { logout } from '../../use-cases/sign-in/sessions';
 import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/shared';
@@ -27,7 +29,8 @@ revokeEndpoint.openapi(
     method: 'post',
     path: '/{appSlug}/oauth/revoke',
     tags: ['auth service'],
-    summary: 'Revoke a token (RFC 7009): a refresh token ends its session',
+    summary:
+      'Revoke a token (RFC 7009): a refresh token ends its session, an access token is refused by introspection and UserInfo',
     request: { params: AppParam, ...formOrJson(RevokeRequest) },
     responses: {
       200: { description: 'done, whatever the token was' },
@@ -45,6 +48,7 @@ revokeEndpoint.openapi(
       throw new StandardOAuthError(401, 'invalid_client', `client_id must be this issuer's app_id, ${slug}`);
     if (!token) throw new StandardOAuthError(400, 'invalid_request', 'token is required');
     if (token.startsWith(TOKEN_PREFIX.refresh)) await logout(ctx, { slug, token });
+    else await revokeAccessToken(ctx, { slug, token });
     c.header('Cache-Control', 'no-store');
     return c.body(null, 200);
   },

@@ -14,6 +14,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { isUuid, TOKEN_PREFIX } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
+import { claimedJti } from './oauth-server/access-revocation';
 import { issuerOf } from './sessions';
 import { publicJwks } from './signing-keys';
 
@@ -119,14 +120,15 @@ interface Row {
   disabled: boolean | null;
   email: string | null;
   email_verified: boolean | null;
+  revoked: boolean;
 }
 
 /**
  * Whether `token` is an active access or refresh token of app `slug`, asked with `serverKey`:
  * 401 invalid_client unless it is that app's current server key (another app's key, a rotated
  * one, or an unknown app alike). An access token is active when signed by one of the app's
- * published keys for its issuer and audience, unexpired, of a user who exists and is not
- * disabled, in an enabled app; a refresh token (told apart by its `tth_rt_` prefix, whatever
+ * published keys for its issuer and audience, unexpired and not revoked at /oauth/revoke, of a
+ * user who exists and is not disabled, in an enabled app; a refresh token (told apart by its `tth_rt_` prefix, whatever
  * `token_type_hint` says, as RFC 7662 2.1 lets the server) when it can still be redeemed.
  */
 export async function introspectToken(
@@ -142,13 +144,15 @@ export async function introspectToken(
     db,
     sql`
     SELECT a.server_key_hash = ${await sha256Hex(serverKey)} AS key_ok, a.enabled, a.signing_keys,
-           u.id AS user_id, u.disabled, u.email, u.email_verified
+           u.id AS user_id, u.disabled, u.email, u.email_verified, r.jti IS NOT NULL AS revoked
       FROM auth_apps a
       LEFT JOIN auth_users u ON u.auth_app_id = a.id AND u.id = ${claimed}::uuid
+      LEFT JOIN auth_revoked_access_tokens r ON r.auth_app_id = a.id AND r.jti = ${claimedJti(token)}::uuid
+           AND r.expires_at > now()
      WHERE a.app_id = ${slug}`,
   );
   if (row?.key_ok !== true) throw wrongKey();
-  if (!row.enabled || !row.user_id || row.disabled) return INACTIVE;
+  if (!row.enabled || !row.user_id || row.disabled || row.revoked) return INACTIVE;
   const iss = issuerOf(config, slug);
   const keys = createLocalJWKSet({ keys: publicJwks(row.signing_keys ?? []) as JWK[] });
   try {

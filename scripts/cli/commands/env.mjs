@@ -8,6 +8,7 @@ import { UsageError } from '../lib/errors.mjs';
 import { ALLOW_LOADER_VARS, withoutLoaderVars } from '../lib/loader-vars.mjs';
 import { printJson, printTable, say, warn, withProgress } from '../lib/output.mjs';
 import { projectOf, resolveSite } from '../lib/resolve.mjs';
+import { pulledSecretWarning, rotationsInProgress } from '../lib/rotation.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
@@ -197,9 +198,14 @@ Loader variables (NODE_OPTIONS, LD_PRELOAD, PATH, …) are left out, and named, 
       ) => {
         const format = parseEnvFormat(opts.format);
         const { api, project, site, path } = await sitePath(await contextOf(cmd), opts.site);
-        const effective = await withProgress(`Reading the variables of site ${site.slug}`, () =>
-          dataOf(api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } })),
+        const [effective, rotating] = await withProgress(`Reading the variables of site ${site.slug}`, () =>
+          Promise.all([
+            dataOf(api.GET('/api/v1/projects/{id}/sites/{siteId}/env/effective', { params: { path } })),
+            rotationsInProgress(api, path),
+          ]),
         );
+        // On stderr, whatever the output: a secret about to be refused is worth knowing (docs/contract.md §14).
+        for (const r of rotating) warn(pulledSecretWarning(r));
         const vars = withoutLoaderVars(effective.vars, opts.allowLoaderVars);
         const header = envFileHeader(
           'env pull',

@@ -57,3 +57,36 @@ export async function waitForRotation(api, path, onState) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
+
+/**
+ * The rotations in progress of a site's own database and bucket credentials (each connection's
+ * rotation read at once): what `env pull` warns about.
+ * @param {import('./api.mjs').Api} api
+ * @param {{ id: string, siteId: string }} site
+ * @returns {Promise<Array<{ kind: string, name: string, rotation: Rotation }>>}
+ */
+export async function rotationsInProgress(api, site) {
+  const listed = await dataOf(
+    api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', { params: { path: site } }),
+  );
+  const rotating = listed.connections.filter((c) => c.kind === 'database' || c.kind === 'bucket');
+  const read = await Promise.all(
+    rotating.map(async (c) => ({
+      kind: c.kind,
+      name: c.resource_name,
+      rotation: await rotationOf(api, { ...site, kind: c.kind, resourceId: c.resource_id }),
+    })),
+  );
+  return read.filter((r) => r.rotation.state === 'delivering' || r.rotation.state === 'draining');
+}
+
+/**
+ * The warning `env pull` prints for a rotation in progress: the file holds the new secret, and
+ * the one pulled before the rotate (what apps started from an older file still run with) is
+ * refused by the deadline.
+ * @param {{ kind: string, name: string, rotation: Rotation }} r
+ */
+export function pulledSecretWarning({ kind, name, rotation }) {
+  const by = rotation.retires_by ? ` by ${rotation.retires_by}` : ' once the new one is live';
+  return `${kind} ${name} is rotating (${rotationWords({ ...rotation, retires_by: null })}): this file holds the new secret; the secret pulled before the rotate stops working${by}, so restart apps still running with an older file before then`;
+}

@@ -5,7 +5,7 @@
  * same first answer as a known one, so a login reveals nothing until the proof fails.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { scramKeys } from '../../../functions/lib/scram';
+import { scramKeys } from '../../../db/scram';
 
 /** MongoDB's iteration count for SCRAM-SHA-256. */
 const ITERATIONS = 15_000;

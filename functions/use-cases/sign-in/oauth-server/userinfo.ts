@@ -2,7 +2,8 @@
  * The OpenID Connect UserInfo of an access token (docs/contract.md §15): the token must be one
  * of the app's own access tokens (its `typ` JWT, so an ID token is not one), signed by a key the
  * app publishes for its issuer and audience and unexpired, of a user who exists and is not
- * disabled in an enabled app; the answer is that user as they are now. One metadata read.
+ * disabled in an enabled app, and not revoked (access-revocation.ts); the answer is that user as
+ * they are now. One metadata read.
  */
 import { sql } from 'drizzle-orm';
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from 'jose';
@@ -13,6 +14,7 @@ import { StandardOAuthError } from '../../../lib/standard-oauth-error';
 import type { RequestContext } from '../../../request-context';
 import { issuerOf } from '../sessions';
 import { publicJwks } from '../signing-keys';
+import { claimedJti } from './access-revocation';
 
 /** UserInfo's answer. */
 export interface UserInfo {
@@ -51,15 +53,19 @@ export async function userInfo(
     email: string | null;
     email_verified: boolean | null;
     name: string | null;
+    revoked: boolean;
   }>(
     ctx.http,
     sql`
-    SELECT a.enabled, a.signing_keys, u.id AS user_id, u.disabled, u.email, u.email_verified, u.name
+    SELECT a.enabled, a.signing_keys, u.id AS user_id, u.disabled, u.email, u.email_verified, u.name,
+           r.jti IS NOT NULL AS revoked
       FROM auth_apps a
       LEFT JOIN auth_users u ON u.auth_app_id = a.id AND u.id = ${claimed}::uuid
+      LEFT JOIN auth_revoked_access_tokens r ON r.auth_app_id = a.id AND r.jti = ${claimedJti(token)}::uuid
+           AND r.expires_at > now()
      WHERE a.app_id = ${slug}`,
   );
-  if (!row?.enabled || !row.user_id || row.disabled) throw invalidToken();
+  if (!row?.enabled || !row.user_id || row.disabled || row.revoked) throw invalidToken();
   const keys = createLocalJWKSet({ keys: publicJwks(row.signing_keys ?? []) as JWK[] });
   try {
     const { payload } = await jwtVerify(token, keys, {

@@ -6,7 +6,11 @@
  * it is given as it is. Written here because the Postgres drivers compute only the client's
  * side of the exchange, in Node-only code; WebCrypto has every primitive needed.
  */
-import { base64 } from './ids';
+
+/** Bytes as standard base64, padded (db/ imports nothing of functions/). */
+function base64(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes));
+}
 
 const ITERATIONS = 4096;
 const SALT_BYTES = 16;
