@@ -1873,7 +1873,7 @@ export interface components {
             enabled: boolean;
             allowed_origins: string[];
             user_limit: number | null;
-            /** @description accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (contract §9) */
+            /** @description accept only ID tokens bound to a nonce issued by POST {auth_url}/v1/{app_id}/oauth/nonce (contract §9) */
             require_issued_nonce: boolean;
             /** @description the mobile apps whose verified links (universal links, Android App Links) may be redirect origins: `ios_app_ids` (Apple app IDs, `<Team ID>.<bundle ID>`) and `android_package_names`. While either names an app, every https origin of `allowed_origins` must serve `/.well-known/apple-app-site-association` listing one of the iOS app IDs in `applinks.details[].appIDs` and `/.well-known/assetlinks.json` with a `delegate_permission/common.handle_all_urls` statement for one of the packages, with 200 and no redirect (fetched from the operator's `ASSOCIATION_FILES_URL` instead when set); empty lists make https origins plain web origins */
             app_links: {
@@ -1906,7 +1906,10 @@ export interface components {
                     private_key_set: boolean;
                 };
             };
+            /** @description `{auth_url}` (docs/contract.md §1): the auth service's address, PUBLIC_AUTH_URL; every app's routes are under `{auth_url}/v1/{app_id}` */
             auth_url: string;
+            /** @description `{auth_url}/v1/{app_id}`: where this app's routes live (`{issuer}/auth/google`, `{issuer}/oauth/exchange`, …), the `iss` of its tokens and the value of SERVICE_AUTH_URL */
+            issuer: string;
             created_at: string;
         };
         AuthAppListedUser: components["schemas"]["AuthAppUser"] & {

@@ -56,6 +56,9 @@ async function renderPage(
         <span class="copy-value hint">
           Auth URL <Truncate mono text={app.auth_url} />
         </span>
+        <span class="copy-value hint">
+          Issuer <Truncate mono text={app.issuer} />
+        </span>
       </div>
       <AccessSection
         project={project}

@@ -13,7 +13,7 @@ import { fieldsInWords } from '../lib/words.mjs';
  * @typedef {import('commander').Command} Command
  * @typedef {{ enabled: boolean } & Record<string, unknown>} ProviderSettings
  * @typedef {{ id: string, app_id: string, name: string | null, enabled: boolean,
- *   allowed_origins: string[], user_limit: number | null, auth_url?: string,
+ *   allowed_origins: string[], user_limit: number | null, auth_url?: string, issuer?: string,
  *   providers: Record<string, ProviderSettings | undefined> }} AuthAppFull
  */
 
@@ -60,6 +60,7 @@ function describeApp(app) {
   say(`  providers:       ${providersOf(app)}`);
   say(`  user limit:      ${app.user_limit ?? 'none'}`);
   if (app.auth_url) say(`  auth URL:        ${app.auth_url}`);
+  if (app.issuer) say(`  issuer:          ${app.issuer}   (the app's routes: ${app.issuer}/auth/google, …)`);
 }
 
 /** @param {Command} program */
@@ -248,7 +249,7 @@ export function registerAuth(program) {
         const { enabled, ...settings } = now;
         say(`${provider} sign-in of ${after.app_id}: ${enabled ? 'enabled' : 'off'}`);
         for (const [words, value] of fieldsInWords(settings)) say(`  ${words}: ${value}`);
-        if (after.auth_url) say(`Callback URL to register: ${after.auth_url}/auth/${provider}/callback`);
+        if (after.issuer) say(`Callback URL to register: ${after.issuer}/auth/${provider}/callback`);
       },
     );
 
