@@ -302,6 +302,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What needs attention: sites whose live patches fail, rotations not yet done
+         * @description `deliveries`: one entry per site with live patches that failed a try (`failed`, retried) or gave up (`dead`), newest first; the site's `GET …/deliveries` lists them. `rotations`: every rotation not yet `done` (docs/contract.md §14), `delivering` until the new secret's patch is live, then `draining` until the old secret is retired; `GET …/connections/:kind/:resourceId/rotation` follows one.
+         */
+        get: operations["getProjectsByIdHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{id}/members": {
         parameters: {
             query?: never;
@@ -1815,6 +1835,39 @@ export interface components {
             created_at: string;
             /** @enum {string} */
             role?: "read" | "write" | "admin" | "owner";
+        };
+        ProjectHealth: {
+            deliveries: {
+                site_id: string;
+                site_slug: string;
+                /** @description live patches that failed a try and are retried */
+                failed: number;
+                /** @description live patches that gave up (`Retry` sends them again) */
+                dead: number;
+                /** @description the newest failing patch's error */
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description when the newest failing patch was made
+                 */
+                latest_at: string;
+            }[];
+            rotations: {
+                site_id: string;
+                site_slug: string;
+                /** @enum {string} */
+                kind: "database" | "bucket";
+                resource_id: string;
+                /** @enum {string} */
+                state: "delivering" | "draining";
+                /** Format: date-time */
+                started_at: string;
+                /** Format: date-time */
+                live_at: string | null;
+                /** Format: date-time */
+                retires_by: string | null;
+                old_sessions: number | null;
+            }[];
         };
         Member: {
             account_id: string;
@@ -3809,6 +3862,77 @@ export interface operations {
             };
             /** @description conflict with the current state (the message says which) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectsByIdHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the project's health */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectHealth"];
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
