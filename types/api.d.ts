@@ -738,6 +738,26 @@ export interface paths {
         patch: operations["patchProjectsByIdAuthAppsByAuthAppIdUsersByUserId"];
         trace?: never;
     };
+    "/api/v1/projects/{id}/auth-apps/{authAppId}/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's signing keys: the current one, the published next one and when it can become current, the replaced ones
+         * @description No private half. The next key becomes current at the next POST …/signing-key/rotate; rotate after its ready_at.
+         */
+        get: operations["getProjectsByIdAuthAppsByAuthAppIdSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{id}/auth-apps/{authAppId}/server-key/rotate": {
         parameters: {
             query?: never;
@@ -1980,6 +2000,31 @@ export interface components {
             avatar_url: string | null;
             created_at: string;
             providers: string[];
+        };
+        AuthAppSigningKeys: {
+            current: {
+                kid: string;
+                created_at: string;
+            } | null;
+            /** @description null for an app made before next keys, until its JWKS is first read */
+            next: {
+                kid: string;
+                /** @description since when the JWKS serves it */
+                published_at: string;
+                /** @description published_at plus the JWKS max-age (300 s): from then every JWKS cache holds it, so a rotation refuses no token */
+                ready_at: string;
+                /**
+                 * @description it signs nothing until POST …/signing-key/rotate makes it current
+                 * @enum {string}
+                 */
+                becomes_current: "at_next_rotation";
+            } | null;
+            retired: {
+                kid: string;
+                retired_at: string;
+                /** @description when its last token has expired */
+                published_until: string;
+            }[];
         };
         Vars: {
             [key: string]: string;
@@ -6159,6 +6204,78 @@ export interface operations {
                 };
             };
             /** @description an outside system (database cluster, IAM) could not be reached; nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectsByIdAuthAppsByAuthAppIdSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                authAppId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the keys (kid and dates) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthAppSigningKeys"];
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
             503: {
                 headers: {
                     /** @description seconds after which trying again may help, when known */

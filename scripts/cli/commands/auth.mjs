@@ -1,5 +1,5 @@
 // @ts-check
-/** `tether auth create|ls|origins|provider|set`: auth apps and their settings. */
+/** `tether auth create|ls|origins|provider|set|keys`: auth apps, their settings and signing keys. */
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { dataOf } from '../lib/api.mjs';
@@ -8,6 +8,7 @@ import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { projectOf, resolveService } from '../lib/resolve.mjs';
 import { fieldsInWords } from '../lib/words.mjs';
+import { registerAuthKeys } from './auth-keys.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
@@ -67,7 +68,7 @@ function describeApp(app) {
 export function registerAuth(program) {
   const auth = program
     .command('auth')
-    .description('auth apps: create, list, and their settings (origins, providers)')
+    .description('auth apps: create, list, their settings (origins, providers) and signing keys')
     .addHelpText(
       'after',
       examples([
@@ -75,8 +76,10 @@ export function registerAuth(program) {
         'tether auth origins shop-login --add myapp://auth',
         'tether auth provider shop-login google --client-id <id> --client-secret - --enable',
         'tether auth ls',
+        'tether auth keys shop-login',
       ]),
     );
+  registerAuthKeys(auth);
 
   auth
     .command('create')
