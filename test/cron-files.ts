@@ -26,6 +26,8 @@ export const CRON_FILES = [
   'test/integration/reconciler-isolation.test.ts',
   'test/integration/rotation-grace-seconds.test.ts',
   'test/integration/rotation-graceful.test.ts',
+  'test/integration/rotation-targets.test.ts',
+  'test/integration/rotation-worker-death.test.ts',
   'test/integration/shared-reader.test.ts',
   'test/integration/shared-writer.test.ts',
   'test/integration/tenant-cluster-admin.test.ts',

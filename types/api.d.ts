@@ -302,6 +302,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/projects/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What needs attention: sites whose live patches fail, rotations not yet done
+         * @description `deliveries`: one entry per site with live patches that failed a try (`failed`, retried) or gave up (`dead`), newest first; the site's `GET …/deliveries` lists them. `rotations`: every rotation not yet `done` (docs/contract.md §14), `delivering` until the new secret's patch is live, then `draining` until the old secret is retired; `GET …/connections/:kind/:resourceId/rotation` follows one.
+         */
+        get: operations["getProjectsByIdHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/{id}/members": {
         parameters: {
             query?: never;
@@ -716,6 +736,26 @@ export interface paths {
          * @description Disable or enable an end user (disabling ends their sessions)
          */
         patch: operations["patchProjectsByIdAuthAppsByAuthAppIdUsersByUserId"];
+        trace?: never;
+    };
+    "/api/v1/projects/{id}/auth-apps/{authAppId}/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's signing keys: the current one, the published next one and when it can become current, the replaced ones
+         * @description No private half. The next key becomes current at the next POST …/signing-key/rotate; rotate after its ready_at.
+         */
+        get: operations["getProjectsByIdAuthAppsByAuthAppIdSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/projects/{id}/auth-apps/{authAppId}/server-key/rotate": {
@@ -1836,6 +1876,39 @@ export interface components {
             /** @enum {string} */
             role?: "read" | "write" | "admin" | "owner";
         };
+        ProjectHealth: {
+            deliveries: {
+                site_id: string;
+                site_slug: string;
+                /** @description live patches that failed a try and are retried */
+                failed: number;
+                /** @description live patches that gave up (`Retry` sends them again) */
+                dead: number;
+                /** @description the newest failing patch's error */
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description when the newest failing patch was made
+                 */
+                latest_at: string;
+            }[];
+            rotations: {
+                site_id: string;
+                site_slug: string;
+                /** @enum {string} */
+                kind: "database" | "bucket";
+                resource_id: string;
+                /** @enum {string} */
+                state: "delivering" | "draining";
+                /** Format: date-time */
+                started_at: string;
+                /** Format: date-time */
+                live_at: string | null;
+                /** Format: date-time */
+                retires_by: string | null;
+                old_sessions: number | null;
+            }[];
+        };
         Member: {
             account_id: string;
             email: string;
@@ -1893,7 +1966,7 @@ export interface components {
             enabled: boolean;
             allowed_origins: string[];
             user_limit: number | null;
-            /** @description accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (contract §9) */
+            /** @description accept only ID tokens bound to a nonce issued by POST {auth_url}/v1/{app_id}/oauth/nonce (contract §9) */
             require_issued_nonce: boolean;
             /** @description the mobile apps whose verified links (universal links, Android App Links) may be redirect origins: `ios_app_ids` (Apple app IDs, `<Team ID>.<bundle ID>`) and `android_package_names`. While either names an app, every https origin of `allowed_origins` must serve `/.well-known/apple-app-site-association` listing one of the iOS app IDs in `applinks.details[].appIDs` and `/.well-known/assetlinks.json` with a `delegate_permission/common.handle_all_urls` statement for one of the packages, with 200 and no redirect (fetched from the operator's `ASSOCIATION_FILES_URL` instead when set); empty lists make https origins plain web origins */
             app_links: {
@@ -1926,7 +1999,10 @@ export interface components {
                     private_key_set: boolean;
                 };
             };
+            /** @description `{auth_url}` (docs/contract.md §1): the auth service's address, PUBLIC_AUTH_URL; every app's routes are under `{auth_url}/v1/{app_id}` */
             auth_url: string;
+            /** @description `{auth_url}/v1/{app_id}`: where this app's routes live (`{issuer}/auth/google`, `{issuer}/oauth/exchange`, …), the `iss` of its tokens and the value of SERVICE_AUTH_URL */
+            issuer: string;
             created_at: string;
         };
         AuthAppListedUser: components["schemas"]["AuthAppUser"] & {
@@ -1944,6 +2020,31 @@ export interface components {
             avatar_url: string | null;
             created_at: string;
             providers: string[];
+        };
+        AuthAppSigningKeys: {
+            current: {
+                kid: string;
+                created_at: string;
+            } | null;
+            /** @description null for an app made before next keys, until its JWKS is first read */
+            next: {
+                kid: string;
+                /** @description since when the JWKS serves it */
+                published_at: string;
+                /** @description published_at plus the JWKS max-age (300 s): from then every JWKS cache holds it, so a rotation refuses no token */
+                ready_at: string;
+                /**
+                 * @description it signs nothing until POST …/signing-key/rotate makes it current
+                 * @enum {string}
+                 */
+                becomes_current: "at_next_rotation";
+            } | null;
+            retired: {
+                kid: string;
+                retired_at: string;
+                /** @description when its last token has expired */
+                published_until: string;
+            }[];
         };
         Vars: {
             [key: string]: string;
@@ -3856,6 +3957,77 @@ export interface operations {
             };
             /** @description conflict with the current state (the message says which) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectsByIdHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the project's health */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectHealth"];
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6082,6 +6254,78 @@ export interface operations {
                 };
             };
             /** @description an outside system (database cluster, IAM) could not be reached; nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectsByIdAuthAppsByAuthAppIdSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                authAppId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the keys (kid and dates) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthAppSigningKeys"];
+                };
+            };
+            /** @description invalid request: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or unknown, revoked or expired ones */
+            401: {
+                headers: {
+                    /** @description the scheme to authenticate with: `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the role or key may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such project, or no such resource in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
             503: {
                 headers: {
                     /** @description seconds after which trying again may help, when known */

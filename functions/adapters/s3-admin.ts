@@ -26,6 +26,12 @@ export interface BucketKey {
   secretAccessKey: string;
 }
 
+/** An access key as listed by IAM. */
+export interface AccessKey {
+  accessKeyId: string;
+  createdAt: Date | null;
+}
+
 /** A key user as listed by IAM. */
 export interface KeyUser {
   userName: string;
@@ -56,8 +62,8 @@ export interface StorageAdmin {
   dropUser(userName: string): Promise<void>;
   /** Every key user, or only `bucket`'s (one listing under its path). */
   listKeyUsers(bucket?: string): Promise<KeyUser[]>;
-  /** The access key ids a key user holds. */
-  keysOf(userName: string): Promise<string[]>;
+  /** The access keys a key user holds, with when each was made. */
+  keysOf(userName: string): Promise<AccessKey[]>;
 }
 
 /** An error answered by IAM or S3, with the provider's code. */
@@ -250,9 +256,15 @@ export class AwsS3Admin implements StorageAdmin {
     return users;
   }
 
-  async keysOf(userName: string): Promise<string[]> {
+  async keysOf(userName: string): Promise<AccessKey[]> {
     const xml = await this.iam('ListAccessKeys', { UserName: userName });
-    return xmlMembers(xml, 'AccessKeyMetadata').map((k) => xmlText(k, 'AccessKeyId'));
+    return xmlMembers(xml, 'AccessKeyMetadata').map((k) => {
+      const created = new Date(xmlText(k, 'CreateDate', ''));
+      return {
+        accessKeyId: xmlText(k, 'AccessKeyId'),
+        createdAt: Number.isNaN(created.getTime()) ? null : created,
+      };
+    });
   }
 
   /** The IAM user holding `accessKeyId`, found among the bucket's key users (a handful per bucket). */

@@ -22,6 +22,7 @@ const TONES: Record<string, Tone> = {
   set: 'ok',
   pending: 'warn',
   draining: 'warn',
+  delivering: 'warn',
   retiring: 'warn',
   provisioning: 'warn',
   starting: 'warn',

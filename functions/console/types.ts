@@ -26,6 +26,8 @@ export type Available = Schemas['AvailableConnection'];
 export type Deploy = Schemas['Deploy'];
 export type Principal = Schemas['DatabasePrincipal'] | Schemas['BucketPrincipal'];
 export type ApiKey = Schemas['RestrictedKey'];
+/** An auth app's signing keys (GET …/signing-keys). */
+export type SigningKeys = Schemas['AuthAppSigningKeys'];
 /** A site's level on a service, as a service's access listing shows it. */
 export type AccessSite =
   | Schemas['DatabaseAccessSite']

@@ -1,10 +1,11 @@
-/** One auth app read, deleted or given a new server or signing key (contract §12). */
+/** One auth app read, deleted or given a new server or signing key (contract §12), and its signing keys' status (§15). */
 import { getDb } from '../context';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
 import { retryOnConcurrentChange } from '../use-cases/connections/retry';
 import { serviceHoldersFrom, serviceHoldersQueries } from '../use-cases/connections/service-removal';
 import { deleteAuthApp, rotateServerKey, rotateSigningKey } from '../use-cases/sign-in/app-lifecycle';
 import { describeAuthApp } from '../use-cases/sign-in/manage-apps';
+import { signingKeyStatus } from '../use-cases/sign-in/signing-key-status';
 import { AuthAppSchema } from './auth-app-schemas';
 import { AppParams, appRead } from './auth-apps';
 import { declaredRoutes, declareInputReads, declareReads, readMany } from './reads';
@@ -37,6 +38,52 @@ authAppLifecycleRoutes.openapi(
   async (c) => {
     const { app } = reader.of(c);
     return c.json(await describeAuthApp(c.get('config'), app), 200);
+  },
+);
+
+const SigningKeysSchema = z
+  .object({
+    current: z.object({ kid: z.string(), created_at: z.string() }).nullable(),
+    next: z
+      .object({
+        kid: z.string(),
+        published_at: z.string().openapi({ description: 'since when the JWKS serves it' }),
+        ready_at: z.string().openapi({
+          description:
+            'published_at plus the JWKS max-age (300 s): from then every JWKS cache holds it, so a rotation refuses no token',
+        }),
+        becomes_current: z.literal('at_next_rotation').openapi({
+          description: 'it signs nothing until POST …/signing-key/rotate makes it current',
+        }),
+      })
+      .nullable()
+      .openapi({ description: 'null for an app made before next keys, until its JWKS is first read' }),
+    retired: z.array(
+      z.object({
+        kid: z.string(),
+        retired_at: z.string(),
+        published_until: z.string().openapi({ description: 'when its last token has expired' }),
+      }),
+    ),
+  })
+  .openapi('AuthAppSigningKeys');
+
+authAppLifecycleRoutes.openapi(
+  apiRoute({
+    method: 'get',
+    path: '/projects/{id}/auth-apps/{authAppId}/signing-keys',
+    tags: ['auth-apps'],
+    summary:
+      "The app's signing keys: the current one, the published next one and when it can become current, the replaced ones",
+    description:
+      'No private half. The next key becomes current at the next POST …/signing-key/rotate; rotate after its ready_at.',
+    middleware: reader.middleware,
+    request: { params: AppParams },
+    responses: { 200: json(SigningKeysSchema, 'the keys (kid and dates)') },
+  }),
+  (c) => {
+    const { app } = reader.of(c);
+    return c.json(signingKeyStatus(app.signingKeys, c.get('ctx').clock.now().getTime()), 200);
   },
 );
 

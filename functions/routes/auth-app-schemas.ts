@@ -23,7 +23,7 @@ export const AuthAppSchema = z
     user_limit: z.number().int().nullable(),
     require_issued_nonce: z.boolean().openapi({
       description:
-        'accept only ID tokens bound to a nonce issued by POST {auth_url}/oauth/nonce (contract §9)',
+        'accept only ID tokens bound to a nonce issued by POST {auth_url}/v1/{app_id}/oauth/nonce (contract §9)',
     }),
     app_links: z
       .object({ ios_app_ids: z.array(z.string()), android_package_names: z.array(z.string()) })
@@ -32,7 +32,14 @@ export const AuthAppSchema = z
           "the mobile apps whose verified links (universal links, Android App Links) may be redirect origins: `ios_app_ids` (Apple app IDs, `<Team ID>.<bundle ID>`) and `android_package_names`. While either names an app, every https origin of `allowed_origins` must serve `/.well-known/apple-app-site-association` listing one of the iOS app IDs in `applinks.details[].appIDs` and `/.well-known/assetlinks.json` with a `delegate_permission/common.handle_all_urls` statement for one of the packages, with 200 and no redirect (fetched from the operator's `ASSOCIATION_FILES_URL` instead when set); empty lists make https origins plain web origins",
       }),
     providers: z.object(providerShapes('view')),
-    auth_url: z.string(),
+    auth_url: z.string().openapi({
+      description:
+        "`{auth_url}` (docs/contract.md §1): the auth service's address, PUBLIC_AUTH_URL; every app's routes are under `{auth_url}/v1/{app_id}`",
+    }),
+    issuer: z.string().openapi({
+      description:
+        "`{auth_url}/v1/{app_id}`: where this app's routes live (`{issuer}/auth/google`, `{issuer}/oauth/exchange`, …), the `iss` of its tokens and the value of SERVICE_AUTH_URL",
+    }),
     created_at: z.string(),
   })
   .openapi('AuthApp');

@@ -16,6 +16,7 @@ import { databasesRoutes } from './databases';
 import { deploysRoutes } from './deploys';
 import { invitationsRoutes } from './invitations';
 import { principalsRoutes } from './principals';
+import { projectHealthRoutes } from './project-health';
 import { projectsRoutes } from './projects';
 import { serviceCredentialsRoutes } from './service-credentials';
 import { serviceSitesRoutes } from './service-sites';
@@ -30,6 +31,7 @@ for (const group of [
   accountSessionsRoutes,
   cliRoutes,
   projectsRoutes,
+  projectHealthRoutes,
   invitationsRoutes,
   apiKeysRoutes,
   sitesRoutes,

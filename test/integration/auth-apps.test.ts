@@ -25,7 +25,8 @@ describe('creating and listing auth apps', () => {
       require_issued_nonce: false,
       app_links: { ios_app_ids: [], android_package_names: [] },
       providers: {},
-      auth_url: `${worker.baseUrl}/v1/${slug}`,
+      auth_url: worker.baseUrl,
+      issuer: `${worker.baseUrl}/v1/${slug}`,
       created_at: expect.stringMatching(/Z$/),
     });
     expect(res.text).not.toMatch(/tth_sk_/);

@@ -180,4 +180,37 @@ describe('PUT …/env delivers the names that changed', () => {
     expect((await resourceState(p)).vars).toEqual(await effective());
     expect((await resourceState(p)).log.at(-1)?.names).toHaveLength(500);
   });
+
+  it('500 variables removed from a Vercel target: the listing and one batch remove, counted', async () => {
+    const p = platformCases().find((c) => c.type === 'vercel') as PlatformCase;
+    await createResource(p, 'tok-v500');
+    const s = await seed(app.baseUrl, 1);
+    const site = `/api/v1/projects/${s.project.id}/sites/${s.sites[0]?.id}`;
+    const vars = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`VAR_${i}`, `value-${i}`]));
+    expect((await s.as.put(`${site}/env`, { vars })).status).toBe(200);
+    expect((await s.as.put(`${site}/target`, p.target('tok-v500'))).status).toBe(200);
+    /** Runs the `deliver` messages queued since the last run one at a time; the calls each made. */
+    const deliverCalls = async () => {
+      const messages = app.sent.slice(next).filter((m) => m.type === 'deliver');
+      next = app.sent.length;
+      const calls: string[][] = [];
+      for (const m of messages) {
+        const before = (await resourceState(p)).log.length;
+        expect(await app.runQueue([m])).toEqual([{ acked: true }]);
+        calls.push(
+          (await resourceState(p)).log.slice(before).map((l) => `${l.method} ${l.path.split('?')[0]}`),
+        );
+      }
+      return calls;
+    };
+    // The superseded variables patch makes none; the sync upserts all 500 in one call.
+    expect(await deliverCalls()).toEqual([[], [`POST /v10/projects/${p.key}/env`]]);
+    expect(Object.keys((await resourceState(p)).vars)).toHaveLength(500);
+
+    expect((await s.as.put(`${site}/env`, { vars: {} })).status).toBe(200);
+    const removed = await deliverCalls();
+    expect(removed).toEqual([[`GET /v10/projects/${p.key}/env`, `DELETE /v1/projects/${p.key}/env`]]);
+    for (const calls of removed) expect(calls.length).toBeLessThanOrEqual(PATCH_CALLS);
+    expect((await resourceState(p)).vars).toEqual({});
+  });
 });

@@ -2,7 +2,9 @@
  * Vercel project environment variables, through the Vercel REST API: the names set go in one
  * `POST /v10/projects/{id}/env?upsert=true` with `[{key, value, type:"encrypted", target}]`; a
  * name unset is looked up in `GET /v10/projects/{id}/env` and each variable of that key whose
- * targets meet the target's environments is removed with `DELETE /v9/projects/{id}/env/{envId}`.
+ * targets meet the target's environments is removed with `DELETE /v9/projects/{id}/env/{envId}`,
+ * or, past what a patch's calls allow (PATCH_CALLS), with `DELETE /v1/projects/{id}/env`
+ * `{ids}` (batch remove, up to 1000 a call).
  * `teamId` rides on every call when given. The check reads the project (`GET /v9/projects/{id}`).
  * Errors are `{error:{code, message}}`. The token needs access to the project (a project-scoped
  * token, or a team token with that project). With `production` among the target's environments
@@ -11,7 +13,13 @@
  */
 import { z } from 'zod';
 import { failure, ok, seg } from './http';
-import type { DeliveryTarget, PlatformUrls, StoredTarget, TargetPatch } from './types';
+import {
+  type DeliveryTarget,
+  PATCH_CALLS,
+  type PlatformUrls,
+  type StoredTarget,
+  type TargetPatch,
+} from './types';
 import { messageOf, projectUrl, send, type VercelConfig } from './vercel-api';
 import { REDEPLOY_FIRST, redeployStep } from './vercel-redeploy';
 
@@ -57,13 +65,29 @@ async function writeVariables(
   const envs =
     (listed.body as { envs?: Array<{ id: string; key: string; target?: string[] | string }> }).envs ?? [];
   const unset = new Set(patch.unset);
-  for (const env of envs) {
-    const targets = Array.isArray(env.target) ? env.target : env.target ? [env.target] : [];
-    if (!unset.has(env.key) || !targets.some((t) => environments.includes(t))) continue;
-    const answer = await send('DELETE', projectUrl(urls, target.config, 'v9', `/env/${seg(env.id)}`), target);
-    if (!ok(answer) && answer.status !== 404) throw failure('Vercel', answer, messageOf(answer));
+  const ids = envs
+    .filter((env) => {
+      const targets = Array.isArray(env.target) ? env.target : env.target ? [env.target] : [];
+      return unset.has(env.key) && targets.some((t) => environments.includes(t));
+    })
+    .map((env) => env.id);
+  // Each by its id while they fit the patch's calls (two are the upsert and the listing); more in batches.
+  if (ids.length <= PATCH_CALLS - 2) {
+    for (const id of ids) {
+      const answer = await send('DELETE', projectUrl(urls, target.config, 'v9', `/env/${seg(id)}`), target);
+      if (!ok(answer) && answer.status !== 404) throw failure('Vercel', answer, messageOf(answer));
+    }
+    return;
+  }
+  for (let i = 0; i < ids.length; i += BATCH_REMOVE) {
+    const body = { ids: ids.slice(i, i + BATCH_REMOVE) };
+    const answer = await send('DELETE', projectUrl(urls, target.config, 'v1', '/env'), target, body);
+    if (!ok(answer)) throw failure('Vercel', answer, messageOf(answer));
   }
 }
+
+/** Ids one batch remove takes at most (`DELETE /v1/projects/{id}/env`). */
+const BATCH_REMOVE = 1000;
 
 /** The Vercel environment variables target. */
 export const vercelTarget: DeliveryTarget<z.infer<typeof VercelInput>, VercelConfig> = {

@@ -1,4 +1,4 @@
-/** An auth app's page: its Access section, the project keys restricted to it, its Settings and its Users. */
+/** An auth app's page: its Access section, the project keys restricted to it, its Settings, its Users and its Signing keys. */
 
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
@@ -9,25 +9,27 @@ import type { Flash } from '../flash';
 import { authAppLabel } from '../format';
 import { Layout } from '../layout';
 import { canAdmin, canWrite } from '../roles';
-import type { AccessListing, AuthApp, AuthUser, Project } from '../types';
+import type { AccessListing, AuthApp, AuthUser, Project, SigningKeys } from '../types';
 import { AccessSection } from './access';
 import { ManageSection } from './auth-app-manage';
 import { SettingsSection } from './auth-settings';
 import { patchOf, type SettingsDraft, secretFieldNames } from './auth-settings-form';
+import { SigningKeysSection } from './auth-signing-keys';
 import { UsersSection } from './auth-users';
 
 export const authAppPages = new Hono<ConsoleEnv>();
 
 async function loadApp(api: ConsoleApi, p: string, id: string) {
-  const [project, { auth_apps }, listing, users] = await Promise.all([
+  const [project, { auth_apps }, listing, users, signingKeys] = await Promise.all([
     api.get<Project>(path`/projects/${p}`),
     api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
     api.get<AccessListing>(path`/projects/${p}/auth-apps/${id}/access`),
     api.getIfAllowed<{ users: AuthUser[] }>(path`/projects/${p}/auth-apps/${id}/users`),
+    api.getIfAllowed<SigningKeys>(path`/projects/${p}/auth-apps/${id}/signing-keys`),
   ]);
   const app = auth_apps.find((a) => a.id === id.toLowerCase());
   if (!app) throw new ApiFailure(404, 'NOT_FOUND', 'auth app not found');
-  return { project, app, listing, users: users?.users };
+  return { project, app, listing, users: users?.users, signingKeys };
 }
 
 async function renderPage(
@@ -37,7 +39,7 @@ async function renderPage(
 ) {
   const { api, csrf } = signedIn(c);
   const { p = '', id = '' } = c.req.param();
-  const { project, app, listing, users } = await loadApp(api, p, id);
+  const { project, app, listing, users, signingKeys } = await loadApp(api, p, id);
   const base = consolePath.service(project.slug, 'auth-apps', app.id);
   const writer = canWrite(project);
   const keys = listing.api_keys ?? [];
@@ -55,6 +57,9 @@ async function renderPage(
         <Badge status={app.enabled ? 'enabled' : 'disabled'} />
         <span class="copy-value hint">
           Auth URL <Truncate mono text={app.auth_url} />
+        </span>
+        <span class="copy-value hint">
+          Issuer <Truncate mono text={app.issuer} />
         </span>
       </div>
       <AccessSection
@@ -89,6 +94,7 @@ async function renderPage(
         error={settings?.error}
       />
       <UsersSection users={users} base={base} csrf={csrf} writer={writer} />
+      {signingKeys && <SigningKeysSection keys={signingKeys} canRotate={canAdmin(project)} />}
       {canAdmin(project) && <ManageSection base={base} name={app.app_id} csrf={csrf} />}
     </Layout>,
     settings ? 400 : 200,

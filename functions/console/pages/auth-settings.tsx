@@ -138,7 +138,7 @@ function ProviderFields(p: {
         {provider.browser && (
           <CopyValue
             label={`${provider.title} callback URL`}
-            value={`${p.app.auth_url}/auth/${provider.name}/callback`}
+            value={`${p.app.issuer}/auth/${provider.name}/callback`}
           />
         )}
       </div>
@@ -212,8 +212,8 @@ export function SettingsSection(props: {
             disabled={disabled}
           />
           <p class="hint">
-            Apps get a nonce from <code>POST {app.auth_url}/oauth/nonce</code> (valid 10 minutes, single use).
-            A token carrying a nonce is always checked against the request's; this setting also refuses tokens
+            Apps get a nonce from <code>POST {app.issuer}/oauth/nonce</code> (valid 10 minutes, single use). A
+            token carrying a nonce is always checked against the request's; this setting also refuses tokens
             with none.
           </p>
         </div>

@@ -16,6 +16,7 @@ import { canAdmin, canWrite } from '../roles';
 import type { AuthApp, Bucket, Connection, Database, Project, Site } from '../types';
 import { viewerEmail } from '../viewer';
 import { MembersSection, readMembers } from './members';
+import { HealthCard, type ProjectHealth } from './project-health';
 import { mapColumns, ProjectMap } from './project-map';
 
 export const projectPages = new Hono<ConsoleEnv>();
@@ -23,7 +24,7 @@ export const projectPages = new Hono<ConsoleEnv>();
 projectPages.get('/projects/:p', async (c) => {
   const { api, csrf, flash } = signedIn(c);
   const p = c.req.param('p');
-  const [project, { sites }, { databases }, { buckets }, { auth_apps }, people, { connections }] =
+  const [project, { sites }, { databases }, { buckets }, { auth_apps }, people, { connections }, health] =
     await Promise.all([
       api.get<Project>(path`/projects/${p}`),
       api.get<{ sites: Site[] }>(path`/projects/${p}/sites`),
@@ -32,6 +33,7 @@ projectPages.get('/projects/:p', async (c) => {
       api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
       readMembers(api, p),
       api.get<{ connections: Connection[] }>(path`/projects/${p}/connections`),
+      api.get<ProjectHealth>(path`/projects/${p}/health`),
     ]);
   const writer = canWrite(project);
   const base = `/console/projects/${encodeURIComponent(project.slug)}`;
@@ -61,7 +63,13 @@ projectPages.get('/projects/:p', async (c) => {
           </a>
         </nav>
       </div>
-      <Health databases={databases} authApps={auth_apps} base={project.slug} />
+      <HealthCard
+        slug={project.slug}
+        databases={databases}
+        authApps={auth_apps}
+        connections={connections}
+        health={health}
+      />
       <ProjectMap
         slug={project.slug}
         sites={sites}
@@ -197,40 +205,6 @@ function ResourceCard(p: {
     <SectionCard id={p.id} title={p.title} icon={p.icon} actions={<span class="count">{p.count}</span>}>
       {p.count === 0 ? <p class="hint">{p.empty}</p> : <ul class="items">{list}</ul>}
       {form}
-    </SectionCard>
-  );
-}
-
-/** What needs attention across the project: stopped databases and disabled auth apps. */
-function Health(p: { databases: Database[]; authApps: AuthApp[]; base: string }) {
-  const stopped = p.databases.filter((d) => d.status !== 'running');
-  const disabled = p.authApps.filter((a) => !a.enabled);
-  const issues = [
-    ...stopped.map((d) => ({
-      href: consolePath.service(p.base, 'databases', d.id),
-      text: `Database ${d.name}`,
-      status: d.status,
-    })),
-    ...disabled.map((a) => ({
-      href: consolePath.service(p.base, 'auth-apps', a.id),
-      text: `Auth app ${authAppLabel(a)}`,
-      status: 'disabled',
-    })),
-  ];
-  return (
-    <SectionCard id="health" title="Health" icon={issues.length === 0 ? 'ok' : 'warning'}>
-      {issues.length === 0 ? (
-        <p class="hint">Every database is running and every auth app is enabled.</p>
-      ) : (
-        <ul class="items">
-          {issues.map((i) => (
-            <li>
-              <span>{i.text}</span>
-              <Badge status={i.status} />
-            </li>
-          ))}
-        </ul>
-      )}
     </SectionCard>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * A site's Delivery tab (contract §11): where its live patches go (the target form, admin only),
- * and its latest deliveries with status, attempts and last error, names never values; `Retry` on
- * a dead or failed one; the rotations under way (site-rotations.tsx). The form shows the current target pre-filled and only the chosen type's
+ * and its latest deliveries with their state up to live as a badge (and when they went live),
+ * attempts and last error, names never values; `Retry` on a dead or failed one; the rotations
+ * under way (site-rotations.tsx). The form shows the current target pre-filled and only the chosen type's
  * fields (target-form.ts reads them from the registry's schemas, which stay the one rule).
  */
 import { Hono } from 'hono';
@@ -43,6 +44,33 @@ function DeliveryNames({ names }: { names: string[] }) {
       <Names names={names.slice(0, NAMES_SHOWN)} />
       {rest > 0 && <span class="hint">{`+${rest} more`}</span>}
     </span>
+  );
+}
+
+/** What each status means on the way to live (docs/contract.md §14), as the badge's title. */
+const STATUS_MEANING: Record<Delivery['status'], string> = {
+  pending: 'Waiting to be sent',
+  delivered: 'Written to the platform; waiting for the running app to take it (a redeploy, Machine restarts)',
+  live: 'The running app has it',
+  failed: 'The last try failed; retrying with backoff',
+  dead: 'Every retry failed; Retry sends it again',
+};
+
+/** A delivery's state up to live: its badge (written but not yet live is blue, not green), and when it went live. */
+function DeliveryState({ d }: { d: Delivery }) {
+  return (
+    <div class="cell-stack">
+      <Badge
+        status={d.status}
+        tone={d.status === 'delivered' ? 'info' : undefined}
+        title={STATUS_MEANING[d.status]}
+      />
+      {d.status === 'live' && d.live_at && (
+        <span class="hint">
+          <When at={d.live_at} />
+        </span>
+      )}
+    </div>
   );
 }
 
@@ -184,7 +212,7 @@ siteDeliveryPages.get('/projects/:p/sites/:s/delivery', async (c) => {
             empty=""
             columns={[
               { label: 'When', cell: (d) => <When at={d.created_at} /> },
-              { label: 'Status', cell: (d) => <Badge status={d.status} /> },
+              { label: 'Status', cell: (d) => <DeliveryState d={d} /> },
               { label: 'Reason', cell: (d) => d.reason },
               { label: 'Seq', cell: (d) => (d.seq === null ? '' : `#${d.seq}`) },
               { label: 'Attempts', cell: (d) => d.attempts },

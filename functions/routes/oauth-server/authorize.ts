@@ -18,10 +18,10 @@ import { matchRedirectUri } from '../../domain/redirect-uris';
 import { z } from '../../lib/openapi';
 import type { AuthAppRow } from '../../use-cases/sign-in/apps';
 import { loadEnabledApp } from '../../use-cases/sign-in/apps';
+import { issuerOf } from '../../use-cases/sign-in/auth-urls';
 import { withParams } from '../../use-cases/sign-in/browser-sign-in';
 import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/registry';
 import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
-import { issuerOf } from '../../use-cases/sign-in/sessions';
 import {
   acceptsHtml,
   asBrowserProblem,

@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
 import { type AuthAppRow, providerSecrets } from '../../use-cases/sign-in/apps';
+import { issuerOf } from '../../use-cases/sign-in/auth-urls';
 import { issueState, newNonce, type StateRecord } from '../../use-cases/sign-in/one-time-codes';
 import type { BrowserFlow, SignInProvider, StoredSettings } from '../../use-cases/sign-in/providers/provider';
 import { providerNamed } from '../../use-cases/sign-in/providers/registry';
@@ -22,7 +23,7 @@ export type BrowserProvider = SignInProvider & { browser: BrowserFlow };
 
 /** The provider's callback URL of an app (registered with the provider). */
 export function callbackUri(c: Context<AppEnv>, slug: string, provider: string): string {
-  return `${c.get('config').PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}/auth/${provider}/callback`;
+  return `${issuerOf(c.get('config'), slug)}/auth/${provider}/callback`;
 }
 
 /** The registered provider `name` with a browser flow (404 otherwise). */

@@ -4,6 +4,7 @@ import { getHttpDb } from '../../context';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { appPublicKeys } from '../../use-cases/sign-in/sessions';
+import { JWKS_MAX_AGE_SECONDS } from '../../use-cases/sign-in/signing-key-status';
 import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
 
 /** One published key: the app's ES256 (P-256) public key. */
@@ -43,7 +44,7 @@ jwksRoutes.openapi(
     const keys = await appPublicKeys(getHttpDb(c), c.get('config'), appSlug);
     if (!keys) throw new OAuthError(404, 'unknown app');
     // Five minutes at most: the next key is published long before it signs (contract §15).
-    c.header('Cache-Control', 'public, max-age=300');
+    c.header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
     // Every stored public key is made by signing-keys.ts newSigningKey in exactly this shape.
     return c.json({ keys } as z.infer<typeof Jwks>, 200);
   },

@@ -3,7 +3,8 @@
  * Unlike a database role it cannot come back with the same id and secret, so the reconciler
  * gives the connection a new key at its level and hands it to the running app as a live patch
  * (reason `credential`). The key user left without its key is an orphan from then on, removed
- * by the orphan step once its grace period is over. IAM reads are eventually consistent, so a
+ * by the orphan step once its grace period is over, and so is a second key nothing names on a user
+ * whose other key is named (a rotate that died between IAM and its rows). IAM reads are eventually consistent, so a
  * site whose credentials changed in the last {@link KEY_SETTLE_MS} is judged at a later pass:
  * a key made a moment ago may not be listed yet. Key users whose keys nothing names (a failed
  * drop, the user left behind by a replaced key) are removed once past their grace period.
@@ -54,13 +55,21 @@ export async function checkBucketKeys(ctx: JobContext, bucket: BucketRow): Promi
   if (!s3) return 0;
   const users = await s3.listKeyUsers(bucket.physicalName);
   const keysByUser = await mapLimit(users, (u) => s3.keysOf(u.userName), 4);
-  const present = new Set(keysByUser.flat());
+  const present = new Set(keysByUser.flat().map((k) => k.accessKeyId));
   const named = await namedAmong(ctx.db, 'bucket', [...present]);
   let changed = 0;
   for (const [i, user] of users.entries()) {
     const keys = keysByUser[i] ?? [];
     if (!CONNECTION_NAME.test(user.userName) || !pastGrace(user.createdAt, now)) continue;
-    if (keys.some((k) => named.has(k))) continue;
+    if (keys.some((k) => named.has(k.accessKeyId))) {
+      // A second key nothing names (a rotation whose Worker died before its rows were written)
+      // would hold IAM's second slot for good: it goes once past its grace.
+      for (const stray of keys.filter((k) => !named.has(k.accessKeyId) && pastGrace(k.createdAt, now))) {
+        await s3.deleteKey(bucket.physicalName, stray.accessKeyId);
+        changed++;
+      }
+      continue;
+    }
     await s3.dropUser(user.userName);
     changed++;
     await droppedCredentialEvents(ctx.db, [

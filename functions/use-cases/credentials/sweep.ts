@@ -248,7 +248,7 @@ function heldSweepStep(engine: Engine): ReconcilerStep {
     const after = ctx.cursors?.get(name) ?? '';
     const page = await engineOf(engine).heldCredentials(ctx.adapters, { after, limit: size });
     if (!page) return { count: 0, cursor: null };
-    const orphans = await orphansAmong(ctx.db, page);
+    const orphans = await orphansAmong(ctx.db, page, ctx.clock.now().getTime());
     ctx.budget?.take(orphans.length);
     const dropped: DroppedCredential[] = [];
     const outcome = await runItems(

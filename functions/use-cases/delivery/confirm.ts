@@ -15,6 +15,7 @@ import { log } from '../../lib/logger';
 import type { JobContext } from '../../request-context';
 import { STALLED_AFTER_SECONDS } from './deliveries';
 import { settleEarlier } from './live';
+import { DEFER_SECONDS, SiteBusy } from './site-hold';
 import { siteTarget } from './targets';
 
 /** What `confirm_state` holds: the target type the step belongs to, and the adapter's step. */
@@ -50,8 +51,8 @@ export async function enqueueConfirm(
 
 /**
  * Takes the next step of delivery `deliveryId` toward live (the `confirm-live` handler). Left alone
- * when it is live already, has no step left (a later patch took over) or another consumer holds
- * it; its step cleared when the site's target is no longer the one it belongs to. Throws to have
+ * when it is live already or has no step left (a later patch took over); deferred (SiteBusy) while
+ * another consumer takes the step; its step cleared when the site's target is no longer the one it belongs to. Throws to have
  * the queue retry the step with backoff.
  */
 export async function confirmDelivery(ctx: JobContext, deliveryId: string): Promise<void> {
@@ -67,7 +68,16 @@ export async function confirmDelivery(ctx: JobContext, deliveryId: string): Prom
     .set({ claimedUntil: sql`now() + make_interval(secs => ${CLAIM_SECONDS})`, lastAttemptAt: sql`now()` })
     .where(and(following, or(isNull(deliveries.claimedUntil), lt(deliveries.claimedUntil, sql`now()`))))
     .returning();
-  if (!row) return;
+  if (!row) {
+    // Another consumer is taking this step: a step past its batch's budget runs on (queues/consumer.ts)
+    // and this copy is its retry, so it waits for it rather than going away.
+    const [held] = await db
+      .select({ id: deliveries.id })
+      .from(deliveries)
+      .where(and(following, sql`${deliveries.claimedUntil} > now()`));
+    if (held) throw new SiteBusy(DEFER_SECONDS);
+    return;
+  }
   const state = row.confirmState as ConfirmState;
   const target = await siteTarget(db, ctx.config, row.targetId);
   if (!target?.adapter.confirm || target.adapter.type !== state.type) {

@@ -8,10 +8,11 @@ import { log } from '../../lib/logger';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
 import type { AuthAppRow } from './apps';
+import { issuerOf } from './auth-urls';
 import { issueCode, type StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
 import type { BrowserFlow, StoredSettings } from './providers/provider';
-import { issuerOf, type OpenedSession, openedSessionBody, openSession, type SessionGrant } from './sessions';
+import { type OpenedSession, openedSessionBody, openSession, type SessionGrant } from './sessions';
 import { currentSigningKey } from './signing-keys';
 import { type ProviderIdentity, REFUSAL_MESSAGE, type SignInRefusal, signInIdentity } from './users';
 

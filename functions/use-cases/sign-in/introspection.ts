@@ -14,8 +14,8 @@ import { sha256Hex } from '../../lib/crypto';
 import { isUuid, TOKEN_PREFIX } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
+import { issuerOf } from './auth-urls';
 import { claimedJti } from './oauth-server/access-revocation';
-import { issuerOf } from './sessions';
 import { publicJwks } from './signing-keys';
 
 /** The answer for a token that is not active (RFC 7662 2.2: nothing else is said about it). */

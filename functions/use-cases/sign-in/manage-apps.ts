@@ -20,6 +20,7 @@ import { newServerKey } from './app-lifecycle';
 import { checkAssociationFiles } from './app-links';
 import { findAuthApp } from './app-reads';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
+import { authUrlOf, issuerOf } from './auth-urls';
 import { blockCodes, unblockCodes } from './one-time-codes';
 import { allProviders } from './providers/registry';
 import { firstKeys } from './signing-keys';
@@ -36,7 +37,10 @@ export interface AuthAppBody {
   app_links: AppLinks;
   /** Each configured provider's view (its module's `view`), by name. */
   providers: Record<string, Record<string, unknown>>;
+  /** `{auth_url}`: the auth service's address (the same for every app). */
   auth_url: string;
+  /** `{auth_url}/v1/{app_id}`: where this app's routes live and the `iss` of its tokens. */
+  issuer: string;
   created_at: string;
 }
 
@@ -61,7 +65,8 @@ export function toAuthAppBody(
     require_issued_nonce: row.requireIssuedNonce,
     app_links: row.appLinks ?? NO_APP_LINKS,
     providers,
-    auth_url: `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${row.appId}`,
+    auth_url: authUrlOf(config),
+    issuer: issuerOf(config, row.appId),
     created_at: row.createdAt.toISOString(),
   };
 }

@@ -12,6 +12,7 @@ import { sha256Hex } from '../../lib/crypto';
 import { newId, newSecret } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
+import { issuerOf } from './auth-urls';
 import { currentSigningKey, ensureSigningKeys, publicJwks, signerOf } from './signing-keys';
 import { type AuthUserRow, type ProviderIdentity, REFUSAL_MESSAGE, toUserBody, type UserBody } from './users';
 
@@ -28,10 +29,6 @@ export interface SessionBody {
   token_type: 'Bearer';
   user: UserBody;
 }
-
-/** The issuer of an app's access tokens. */
-export const issuerOf = (config: Config, slug: string): string =>
-  `${config.PUBLIC_AUTH_URL.replace(/\/$/, '')}/v1/${slug}`;
 
 /** The message of the invalid_grant error an unusable one-time code gets (the exchange's every refusal). */
 export const INVALID_CODE = 'invalid or expired code';

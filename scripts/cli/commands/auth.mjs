@@ -1,5 +1,5 @@
 // @ts-check
-/** `tether auth create|ls|origins|provider|set`: auth apps and their settings. */
+/** `tether auth create|ls|origins|provider|set|keys`: auth apps, their settings and signing keys. */
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { dataOf } from '../lib/api.mjs';
@@ -8,12 +8,13 @@ import { UsageError } from '../lib/errors.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { projectOf, resolveService } from '../lib/resolve.mjs';
 import { fieldsInWords } from '../lib/words.mjs';
+import { registerAuthKeys } from './auth-keys.mjs';
 
 /**
  * @typedef {import('commander').Command} Command
  * @typedef {{ enabled: boolean } & Record<string, unknown>} ProviderSettings
  * @typedef {{ id: string, app_id: string, name: string | null, enabled: boolean,
- *   allowed_origins: string[], user_limit: number | null, auth_url?: string,
+ *   allowed_origins: string[], user_limit: number | null, auth_url?: string, issuer?: string,
  *   providers: Record<string, ProviderSettings | undefined> }} AuthAppFull
  */
 
@@ -60,13 +61,14 @@ function describeApp(app) {
   say(`  providers:       ${providersOf(app)}`);
   say(`  user limit:      ${app.user_limit ?? 'none'}`);
   if (app.auth_url) say(`  auth URL:        ${app.auth_url}`);
+  if (app.issuer) say(`  issuer:          ${app.issuer}   (the app's routes: ${app.issuer}/auth/google, …)`);
 }
 
 /** @param {Command} program */
 export function registerAuth(program) {
   const auth = program
     .command('auth')
-    .description('auth apps: create, list, and their settings (origins, providers)')
+    .description('auth apps: create, list, their settings (origins, providers) and signing keys')
     .addHelpText(
       'after',
       examples([
@@ -74,8 +76,10 @@ export function registerAuth(program) {
         'tether auth origins shop-login --add myapp://auth',
         'tether auth provider shop-login google --client-id <id> --client-secret - --enable',
         'tether auth ls',
+        'tether auth keys shop-login',
       ]),
     );
+  registerAuthKeys(auth);
 
   auth
     .command('create')
@@ -248,7 +252,7 @@ export function registerAuth(program) {
         const { enabled, ...settings } = now;
         say(`${provider} sign-in of ${after.app_id}: ${enabled ? 'enabled' : 'off'}`);
         for (const [words, value] of fieldsInWords(settings)) say(`  ${words}: ${value}`);
-        if (after.auth_url) say(`Callback URL to register: ${after.auth_url}/auth/${provider}/callback`);
+        if (after.issuer) say(`Callback URL to register: ${after.issuer}/auth/${provider}/callback`);
       },
     );
 

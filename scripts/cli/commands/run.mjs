@@ -102,7 +102,9 @@ LD_PRELOAD, PATH, …) are left out, and named, unless --allow-loader-vars.
 
   program
     .command('deliveries')
-    .description("the site's latest live patches: status, attempts and last error (names, never values)")
+    .description(
+      "the site's latest live patches: status (pending, delivered, live, failed, dead), when live, attempts and last error (names, never values)",
+    )
     .option('--site <slug>', 'the site (default: the linked site, or the only one)')
     .option('--limit <n>', 'how many, newest first', '20')
     .option('--json', 'print the API answer as JSON')
@@ -120,13 +122,15 @@ LD_PRELOAD, PATH, …) are left out, and named, unless --allow-loader-vars.
         : `Site ${site.slug} has no delivery target and there is no platform-wide receiver: live patches wait as pending (tether env pull or tether run give you the variables).`;
       sayWrapped(where);
       if (listed.deliveries.length === 0) return say('No deliveries yet.');
+      // LIVE: when the running app had it (docs/contract.md §14); empty until then.
       printTable(
-        ['WHEN', 'REASON', 'SEQ', 'STATUS', 'ATTEMPTS', 'NAMES', 'LAST ERROR'],
+        ['WHEN', 'REASON', 'SEQ', 'STATUS', 'LIVE', 'ATTEMPTS', 'NAMES', 'LAST ERROR'],
         listed.deliveries.map((d) => [
           d.created_at,
           d.reason,
           d.seq === null ? '' : String(d.seq),
           d.status,
+          d.live_at ?? '',
           String(d.attempts),
           d.names.join(', '),
           d.last_error ?? '',

@@ -2,7 +2,8 @@
  * A stand-in for the part of the Vercel REST API a Vercel delivery target uses, written from
  * Vercel's API reference: `GET /v9/projects/{idOrName}`, `GET /v10/projects/{idOrName}/env`,
  * `POST /v10/projects/{idOrName}/env?upsert=true` (one variable or an array of `{key, value,
- * type, target}`), `DELETE /v9/projects/{idOrName}/env/{id}`, `teamId` as a query parameter,
+ * type, target}`), `DELETE /v9/projects/{idOrName}/env/{id}`, `DELETE /v1/projects/{idOrName}/env`
+ * (batch remove, `{ids}`), `teamId` as a query parameter,
  * Bearer tokens, errors `{error:{code, message}}` (`forbidden` with `invalidToken`, `not_found`,
  * `bad_request`, `ENV_ALREADY_EXISTS` without upsert) and `rate_limited` (429 with its `limit`
  * and the `X-RateLimit-*` headers). A variable is kept per key and target set, as Vercel keeps
@@ -27,7 +28,7 @@ import {
   seedDeployments,
 } from './vercel-deployments';
 
-const PROJECT_PATH = /^\/(v9|v10)\/projects\/([^/]+)(\/env(?:\/([^/]+))?)?$/;
+const PROJECT_PATH = /^\/(v1|v9|v10)\/projects\/([^/]+)(\/env(?:\/([^/]+))?)?$/;
 const TARGETS = new Set(['production', 'preview', 'development']);
 const TYPES = new Set(['system', 'secret', 'encrypted', 'plain', 'sensitive']);
 /** Optional fields of a variable the reference lists and a target never sends. */
@@ -159,6 +160,26 @@ const vercel: Platform = {
       );
       syncVars(resource);
       return { status: 201, body: { created: created.length === 1 ? created[0] : created, failed: [] } };
+    }
+    if (env && envId === undefined && version === 'v1' && req.method === 'DELETE') {
+      // Batch remove: `{ids:[…]}`, 1 to 1000 of them.
+      const ids = (req.body as { ids?: unknown } | undefined)?.ids;
+      const keys = req.body && typeof req.body === 'object' ? Object.keys(req.body) : [];
+      if (
+        req.body === INVALID_JSON ||
+        keys.some((k) => k !== 'ids') ||
+        !Array.isArray(ids) ||
+        ids.length < 1 ||
+        ids.length > 1000 ||
+        ids.some((id) => typeof id !== 'string')
+      )
+        return error(400, 'bad_request', 'ids: an array of 1 to 1000 environment variable ids');
+      const deleted = (ids as string[]).filter((id) => resource.meta.has(id));
+      const names = deleted.map((id) => String(resource.meta.get(id)?.key));
+      for (const id of deleted) resource.meta.delete(id);
+      record(resource, req, names);
+      syncVars(resource);
+      return { status: 200, body: { deleted: deleted.length, ids: deleted } };
     }
     if (envId !== undefined && version === 'v9' && req.method === 'DELETE') {
       const entry = resource.meta.get(decodeURIComponent(envId));

@@ -3,7 +3,7 @@
  * scripts/bench/console-pages.ts) at 375 and 1280 px in the light and the dark scheme: no text
  * cut off without an ellipsis and a title, nothing sticking out of a card or a table, no word
  * broken across lines in a heading, a badge or a table header, every `pattern` valid under the
- * `v` flag (test/helpers/layout-checks.ts measures it in the browser). A form shows only the
+ * `v` flag (test/helpers/layout-checks.ts measures it in the browser). Every page is walked. A form shows only the
  * fields of the delivery target type chosen (contract §11's fields per type) and of the sign-in
  * providers turned on, with and without script; Copy says visibly that it copied.
  */
@@ -39,6 +39,21 @@ beforeAll(async () => {
   const vars = { A_RATHER_LONG_VARIABLE_NAME_FOR_A_FEATURE_FLAG: 'x'.repeat(120) };
   expect((await s.as.put(`/api/v1/projects/${project}/sites/${site}/env`, { vars })).status).toBe(200);
   expect((await s.as.post(`/api/v1/projects/${project}/sites/${site}/deploys`, {})).status).toBe(201);
+  // The Health card with something in it: a rotation under way and a patch failing with a long error.
+  const database = s.databases[0] as { id: string };
+  const rotated = await s.as.post(
+    `/api/v1/projects/${project}/sites/${site}/connections/database/${database.id}/rotate`,
+  );
+  expect(rotated.status, rotated.text).toBe(204);
+  await metadata(
+    `insert into deliveries (id, kind, project_id, target_id, reason, status, attempts, last_error)
+     values (gen_random_uuid(), 'runtime_patch', $1, $2, 'variables', 'pending', 2, $3)`,
+    [
+      project,
+      site,
+      `webhook answered 502 Bad Gateway: ${'upstream connect error or disconnect/reset before headers; '.repeat(4)}`,
+    ],
+  );
   await metadata(`insert into auth_users (id, auth_app_id, email) values (gen_random_uuid(), $1, $2)`, [
     authApp.id,
     `${uniqueName('someone-with-a-rather-long-address')}@example.test`,

@@ -12,7 +12,7 @@ import { rowsOf } from '../../../../db/client';
 import type { StoredSigningKey } from '../../../../db/schema';
 import { isUuid } from '../../../lib/ids';
 import type { RequestContext } from '../../../request-context';
-import { issuerOf } from '../sessions';
+import { issuerOf } from '../auth-urls';
 import { publicJwks } from '../signing-keys';
 
 /** The `jti` a token claims when it is one of ours (a UUID), read unverified, to look it up alongside; null otherwise. */

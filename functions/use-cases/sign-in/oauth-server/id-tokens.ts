@@ -7,7 +7,8 @@
 import { SignJWT } from 'jose';
 import type { StoredSigningKey } from '../../../../db/schema';
 import type { Config } from '../../../config';
-import { ACCESS_TOKEN_TTL_SECONDS, issuerOf } from '../sessions';
+import { issuerOf } from '../auth-urls';
+import { ACCESS_TOKEN_TTL_SECONDS } from '../sessions';
 import { signerOf } from '../signing-keys';
 import type { UserBody } from '../users';
 

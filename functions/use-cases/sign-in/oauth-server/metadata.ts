@@ -3,7 +3,7 @@
 import type { Config } from '../../../config';
 import { SUPPORTED_SCOPES } from '../../../domain/oauth-scopes';
 import { CHALLENGE_METHOD } from '../../../domain/pkce';
-import { issuerOf } from '../sessions';
+import { issuerOf } from '../auth-urls';
 import { SIGNING_ALG } from '../signing-keys';
 import { GRANT_TYPES } from './token-grants';
 

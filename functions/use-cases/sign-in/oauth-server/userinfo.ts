@@ -12,7 +12,7 @@ import type { StoredSigningKey } from '../../../../db/schema';
 import { isUuid } from '../../../lib/ids';
 import { StandardOAuthError } from '../../../lib/standard-oauth-error';
 import type { RequestContext } from '../../../request-context';
-import { issuerOf } from '../sessions';
+import { issuerOf } from '../auth-urls';
 import { publicJwks } from '../signing-keys';
 import { claimedJti } from './access-revocation';
 
