@@ -134,11 +134,13 @@ export interface ShellRun {
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
   /** The exit code. */
   done: Promise<number | null>;
+  /** Ends the shell and whatever it started (its own process group). */
+  stop(): void;
 }
 
 /** Runs `script` in bash in `cwd` with `env`. */
 export function runShell(script: string, cwd: string, env: Record<string, string>): ShellRun {
-  const child = spawn('bash', ['-c', script], { cwd, env });
+  const child = spawn('bash', ['-c', script], { cwd, env, detached: true });
   let out = '';
   const waiters: Array<() => void> = [];
   const take = (d: string) => {
@@ -152,6 +154,9 @@ export function runShell(script: string, cwd: string, env: Record<string, string
     child,
     output: () => out,
     done,
+    stop: () => {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    },
     waitFor: (pattern) =>
       new Promise((found, fail) => {
         const check = () => {

@@ -1,7 +1,8 @@
 /**
  * `tether env pull` during a graceful rotation (docs/contract.md §14): the file holds the new
  * secret, and stderr says which connection is rotating and by when the secret pulled before the
- * rotate stops working; once the rotation is done nothing is said.
+ * rotate stops working; once the rotation is done nothing is said. `tether rotate --grace` sets
+ * that deadline.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,5 +55,23 @@ describe('tether env pull while a rotation drains', () => {
     const done = await runCli(h, ['env', 'pull', 'after.env']);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).not.toContain('rotating');
+  });
+});
+
+describe('tether rotate --grace', () => {
+  it('sets the deadline of the old secret; a value the API refuses changes nothing', async () => {
+    const name = (world.databases[0] as Service).name;
+    const bad = await runCli(h, ['rotate', 'database', name, '--grace', 'later', '--no-wait']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('grace_seconds');
+    const before = (await world.as.get<{ started_at: string }>(`${path}/rotation`)).body;
+    const res = await runCli(h, ['rotate', 'database', name, '--grace', '120', '--no-wait', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    const { rotation } = JSON.parse(res.stdout) as {
+      rotation: { state: string; started_at: string; retires_by: string };
+    };
+    expect(rotation.started_at).not.toBe(before.started_at);
+    expect(rotation.state).toBe('delivering');
+    expect(Date.parse(rotation.retires_by) - Date.parse(rotation.started_at)).toBe(120_000);
   });
 });

@@ -6,7 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { cliHomeForFile, runCli, signInAs } from '../helpers/cli';
-import { type Service, seedProject } from '../helpers/connections';
+import { metadata, type Service, seedProject } from '../helpers/connections';
 import { eventually } from '../helpers/eventually';
 import { canLogin } from '../helpers/pg-login';
 
@@ -95,6 +95,73 @@ describe('tether principals', () => {
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain('Revoked bi-tool');
     expect(await canLogin(physicalOf(p.url), p.username, next.password)).toBe(false);
+  });
+
+  it('rotate --grace keeps the old login working beside a new one held to the same sources (docs/contract.md §14); a bad --grace changes nothing', {
+    timeout: 150_000,
+  }, async () => {
+    const created = await runCli(h, [
+      'principals',
+      'create',
+      'database',
+      db.name,
+      'etl',
+      '--level',
+      'read-only',
+      '--allow',
+      '127.0.0.1',
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const p = json<{ username: string; password: string; url: string }>(created.stdout);
+    const stateOf = async (name: string) =>
+      (
+        await world.as.get<{ principals: Array<{ name: string; state: string; username: string }> }>(
+          `/api/v1/projects/${world.project.id}/databases/${db.id}/principals`,
+        )
+      ).body.principals.find((one) => one.name === name);
+    await eventually(
+      () => stateOf('etl'),
+      (one) => one?.state === 'active',
+      60_000,
+      'etl active',
+    );
+
+    const bad = await runCli(h, ['principals', 'rotate', 'database', db.name, 'etl', '--grace', 'soon']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('grace_seconds');
+    expect((await stateOf('etl'))?.username).toBe(p.username);
+
+    const rotated = await runCli(h, [
+      'principals',
+      'rotate',
+      'database',
+      db.name,
+      'etl',
+      '--grace',
+      '600',
+      '--json',
+    ]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const next = json<{ username: string; password: string }>(rotated.stdout);
+    expect(next.username).not.toBe(p.username);
+    // The new login waits for the policy naming it with the sources, as a new principal does.
+    await eventually(
+      () => stateOf('etl'),
+      (one) => one?.state === 'active',
+      60_000,
+      'new login active',
+    );
+    expect(await canLogin(physicalOf(p.url), next.username, next.password)).toBe(true);
+    expect(await canLogin(physicalOf(p.url), p.username, p.password)).toBe(true);
+    // The policy that let the new login in still holds the old one to its sources.
+    const [policy] = await metadata<{ set_names: string[] }>(
+      `select set_names from deliveries where kind = 'network_policy' and target_id = $1 and status = 'delivered'
+        order by delivered_at desc limit 1`,
+      [db.id],
+    );
+    for (const user of [p.username, next.username])
+      expect(policy?.set_names).toContain(`principal:${user}=["127.0.0.1/32"]`);
   });
 
   it('writes the secret nowhere but the terminal, unless --env-file (or --write-env, which Node 20 leaves alone) is given (mode 0600)', async () => {

@@ -111,9 +111,17 @@ async function runDocs(
       OPERATOR_TOKEN: stack.operatorToken,
       ...opts.env,
     });
-    const playing = during?.(run);
+    // A person who cannot go on (the browser's part failed) ends the shell waiting for them.
+    const playing = during?.(run).then(
+      () => undefined,
+      (err: unknown) => {
+        run.stop();
+        return err;
+      },
+    );
     const code = await run.done;
-    await playing;
+    const problem = await playing;
+    if (problem) throw problem;
     const out = run.output();
     const markers = [...out.matchAll(/::docs-block (\d+)::/g)];
     const last = Number(markers.at(-1)?.[1] ?? -1);

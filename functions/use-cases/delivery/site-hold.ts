@@ -4,6 +4,7 @@
  * unreachable target never has two of the queue's messages waiting on it. A message for a held
  * site is deferred (sent again a little later), not sent beside the first, and not counted as a
  * try. The hold lapses on its own if its holder dies, and is released only by the one that took it.
+ * It costs a send two statements (take, release), on the queue's path, never a request's.
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';

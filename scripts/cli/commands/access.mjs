@@ -247,22 +247,30 @@ export function registerPrincipals(program) {
   SECRET_OPTIONS(
     principals
       .command('rotate')
-      .description('give a principal a new secret (a bucket principal a new key pair); shown once')
+      .description(
+        'give a principal a new secret (a bucket principal a new key pair); shown once. The old one ends at once, or with --grace works that many more seconds',
+      )
       .argument('<kind>', 'database or bucket')
       .argument('<name>', "the service's name")
-      .argument('<principal>', "the principal's name or id"),
+      .argument('<principal>', "the principal's name or id")
+      .option(
+        '--grace <seconds>',
+        'keep the old secret working this long beside the new one (0 to 86400; a database principal gets a new username)',
+      ),
   ).action(
     async (
       /** @type {string} */ kind,
       /** @type {string} */ name,
       /** @type {string} */ ref,
-      /** @type {{ json?: boolean, envFile?: string, writeEnv?: string, yes?: boolean }} */ opts,
+      /** @type {{ json?: boolean, envFile?: string, writeEnv?: string, yes?: boolean, grace?: string }} */ opts,
       cmd,
     ) => {
       const p = await principalsOf(await contextOf(cmd), kind, name);
       const found = await principalNamed(p, ref);
-      const shown = await p.rotate(found.id);
+      const shown = await p.rotate(found.id, opts.grace);
       await showSecret(p.kind, shown, opts, 'principals rotate');
+      if (!opts.json && opts.grace !== undefined && Number(opts.grace) > 0)
+        say(`The old secret keeps working for ${opts.grace} seconds, then it is refused.`);
     },
   );
   principals

@@ -296,6 +296,10 @@ export function registerConnections(program) {
       'refuse the old secret at once (for a leaked one): running apps fail until they get the new one',
     )
     .option(
+      '--grace <seconds>',
+      'the latest the old secret works, in seconds from now (0 to 86400; default ROTATION_GRACE_SECONDS)',
+    )
+    .option(
       '--no-wait',
       'return once the rotation has started instead of waiting until the old secret is retired',
     )
@@ -306,13 +310,14 @@ export function registerConnections(program) {
         'tether rotate database main',
         'tether rotate bucket uploads --site web --no-wait',
         'tether rotate database main --immediate',
+        'tether rotate database main --grace 600',
       ]),
     )
     .action(
       async (
         /** @type {string} */ kindArg,
         /** @type {string} */ name,
-        /** @type {{ site?: string, json?: boolean, immediate?: boolean, wait: boolean }} */ opts,
+        /** @type {{ site?: string, json?: boolean, immediate?: boolean, grace?: string, wait: boolean }} */ opts,
         cmd,
       ) => {
         const kind = parseKind(kindArg);
@@ -329,7 +334,16 @@ export function registerConnections(program) {
           () =>
             dataOf(
               api.POST('/api/v1/projects/{id}/sites/{siteId}/connections/{kind}/{resourceId}/rotate', {
-                params: { path, query: opts.immediate ? { immediate: 'true' } : {} },
+                params: {
+                  path,
+                  query: {
+                    ...(opts.immediate ? { immediate: 'true' } : {}),
+                    // Sent as typed: the API says what it takes (a whole number from 0 to 86400).
+                    ...(opts.grace === undefined
+                      ? {}
+                      : { grace_seconds: /** @type {number} */ (/** @type {unknown} */ (opts.grace)) }),
+                  },
+                },
               }),
             ),
         );

@@ -18,7 +18,7 @@ import { dataOf } from './api.mjs';
  * @typedef {{
  *   list(): Promise<{ principals: Principal[] }>,
  *   create(body: PrincipalInput): Promise<Record<string, unknown>>,
- *   rotate(principalId: string): Promise<Record<string, unknown>>,
+ *   rotate(principalId: string, graceSeconds?: string): Promise<Record<string, unknown>>,
  *   revoke(principalId: string): Promise<{ revoked: boolean }>,
  * }} PrincipalCalls
  * @typedef {{
@@ -158,9 +158,16 @@ export function principalCalls(api, where, id, serviceId) {
       /** @type {Record<string, unknown>} */ (
         await dataOf(untyped.POST(where.path, { params: { path }, body }))
       ),
-    rotate: async (principalId) =>
+    rotate: async (principalId, graceSeconds) =>
       /** @type {Record<string, unknown>} */ (
-        await dataOf(untyped.POST(`${one}/rotate`, onePath(principalId)))
+        await dataOf(
+          untyped.POST(`${one}/rotate`, {
+            params: {
+              ...onePath(principalId).params,
+              ...(graceSeconds === undefined ? {} : { query: { grace_seconds: graceSeconds } }),
+            },
+          }),
+        )
       ),
     revoke: async (principalId) =>
       /** @type {{ revoked: boolean }} */ (await dataOf(untyped.DELETE(one, onePath(principalId)))),
