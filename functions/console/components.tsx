@@ -22,7 +22,7 @@ const TONES: Record<string, Tone> = {
   set: 'ok',
   pending: 'warn',
   draining: 'warn',
-  delivering: 'warn',
+  delivering: 'info',
   retiring: 'warn',
   provisioning: 'warn',
   starting: 'warn',

@@ -5,7 +5,9 @@
  * sites returns once the time budget passes (any budget: the receivers hold until released), and
  * the assertions are about order and counts: a healthy site's patch is live while every slow
  * receiver still holds its request, a held site gets no second request, and its waiting copies
- * cost no try. The reconciler re-sends only a delivery whose message is lost.
+ * cost no try. The same through the Worker under workerd (the shared stack): the queue moves on
+ * while a slow site's send is still held. The reconciler re-sends only a delivery whose message
+ * is lost.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, createPool } from '../../db/client';
 import { requeueLost, stalledDeliveries } from '../../functions/use-cases/delivery/deliveries';
 import { createSite, metadata, seed } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 import { type Receiver, startReceiver } from '../helpers/receiver';
 
@@ -20,10 +23,15 @@ import { type Receiver, startReceiver } from '../helpers/receiver';
 async function startHoldingReceiver() {
   const held: ServerResponse[] = [];
   const paths: string[] = [];
+  const aborted: string[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   let released = false;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
+    // The sender gave up on a request still held (its send timed out).
+    res.on('close', () => {
+      if (!res.writableEnded) aborted.push(req.url ?? '');
+    });
     req.on('end', () => {
       paths.push(req.url ?? '');
       if (released) res.writeHead(200).end('{}');
@@ -36,6 +44,7 @@ async function startHoldingReceiver() {
   return {
     url: `http://127.0.0.1:${port}`,
     paths,
+    aborted,
     holding: () => held.length,
     /** Resolves once `n` requests are held (event driven). */
     holdingAtLeast: (n: number) =>
@@ -140,6 +149,48 @@ describe('a slow target delays only its own site', () => {
     expect(await app.runQueue(app.sent.slice(deferredFrom))).toEqual(slowBatch.map(() => ({ acked: true })));
     expect(slow.paths).toHaveLength(10);
   }, 60_000);
+});
+
+describe('through the Worker under workerd (the shared stack)', () => {
+  it("the queue moves past a slow site's send: another site's patch is live while that send is still held", async () => {
+    const held = await startHoldingReceiver();
+    try {
+      const s = await seed(inject('baseUrl'), 2);
+      const [slowSite, healthySite] = [s.sites[0], s.sites[1]] as [{ id: string }, { id: string }];
+      const base = `/api/v1/projects/${s.project.id}/sites`;
+      const setTarget = (site: { id: string }, url: string) =>
+        s.as.put(`${base}/${site.id}/target`, { type: 'webhook', url, secret: SECRET });
+      // The slow site's sync reaches its receiver, which holds it.
+      expect((await setTarget(slowSite, `${held.url}/slow-${slowSite.id}`)).status).toBe(200);
+      await held.holdingAtLeast(1);
+      // Then the healthy site's: live while that request is still held, not after the send gives up on it.
+      expect((await setTarget(healthySite, `${receiver.url}/hook-${healthySite.id}`)).status).toBe(200);
+      await eventually(
+        async () =>
+          (await s.as.get<{ deliveries: Array<{ status: string }> }>(`${base}/${healthySite.id}/deliveries`))
+            .body.deliveries,
+        (d) => d[0]?.status === 'live',
+        30_000,
+        "the healthy site's sync live",
+      );
+      expect(held.aborted).toEqual([]);
+      expect(held.holding()).toBe(1);
+      // Let it answer: the slow site's sync is live too, sent once.
+      held.release();
+      await eventually(
+        async () =>
+          (await s.as.get<{ deliveries: Array<{ status: string }> }>(`${base}/${slowSite.id}/deliveries`))
+            .body.deliveries,
+        (d) => d[0]?.status === 'live',
+        30_000,
+        "the slow site's sync live",
+      );
+      expect(held.paths).toHaveLength(1);
+    } finally {
+      held.release();
+      await held.close();
+    }
+  }, 90_000);
 });
 
 describe('the reconciler re-sends only deliveries whose message is lost', () => {

@@ -52,6 +52,9 @@ beforeAll(async () => {
   });
   expect(vars.status, vars.text).toBe(200);
   await created(`${p}/sites/${ids.web}/deploys`, {});
+  // The project page's Health card with something in it: web's database credential rotating.
+  const rotated = await as.post(`${p}/sites/${ids.web}/connections/database/${ids.db}/rotate`);
+  expect(rotated.status, rotated.text).toBe(204);
 });
 
 /** Shoots the page as it stands at both widths (and dark, when asked), after checking it. */
