@@ -8,6 +8,7 @@ import type { AppEnv } from './context';
 import { finishDocument } from './lib/openapi-document';
 import { managementRoutes } from './routes';
 import { cliTokenRoutes } from './routes/cli-token';
+import { kindsRoutes } from './routes/kinds';
 import { oauthRoutes } from './routes/oauth';
 
 const INFO = {
@@ -24,6 +25,7 @@ export function apiDocument(base: string): Record<string, unknown> {
   const app = new OpenAPIHono<AppEnv>();
   app.route('/api/v1', managementRoutes);
   app.route('/api/v1', cliTokenRoutes);
+  app.route('/api/v1', kindsRoutes);
   app.route('/v1', oauthRoutes);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   // An auth app's server key at its introspection endpoint, as client_secret_basic (user: the app_id).

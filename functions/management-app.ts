@@ -19,6 +19,7 @@ import { apiRoutes } from './routes/api';
 import { apiDocsRoutes } from './routes/api-docs';
 import { cliTokenRoutes } from './routes/cli-token';
 import { healthRoutes } from './routes/health';
+import { kindsRoutes } from './routes/kinds';
 import { namedServiceIn, withServiceIds } from './use-cases/resources/by-name';
 
 /**
@@ -74,6 +75,8 @@ export function buildManagementApp(options: WorkerOptions = {}): OpenAPIHono<App
   app.route('/api/v1', apiDocsRoutes);
   // `tether login`'s token and device routes take no credential: what proves a request is in its body.
   app.route('/api/v1', cliTokenRoutes);
+  // What the deployment offers (kinds, engines) is public too: it says nothing of any project.
+  app.route('/api/v1', kindsRoutes);
   app.route('/api/v1', apiRoutes);
 
   // Built on first request and kept for the isolate: the routes never change while it lives.

@@ -1498,6 +1498,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service kinds and database engines this deployment offers
+         * @description The service kinds and database engines this deployment offers
+         */
+        get: operations["getKinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/{appSlug}/oauth/exchange": {
         parameters: {
             query?: never;
@@ -2350,6 +2370,36 @@ export interface components {
             expires_in: number;
             /** @example 5 */
             interval: number;
+        };
+        Kind: {
+            /** @example database */
+            kind: string;
+            /** @example database */
+            noun: string;
+            /** @example databases */
+            plural: string;
+            /** @description the words the CLI takes for it, its group first */
+            command_words: string[];
+            /** @description lowest first */
+            levels: {
+                level: string;
+                meaning: string;
+            }[];
+            /** @description what changing a connection’s level does beyond the level; asked first */
+            level_change_consequence: string | null;
+            /** @description whether its connections hold a credential of their own */
+            own_credentials: boolean;
+            /** @description the engines its services name; null when none */
+            engines: string[] | null;
+        };
+        Engine: {
+            /** @example postgresql */
+            engine: string;
+            /** @example PostgreSQL */
+            label: string;
+            default: boolean;
+            /** @description whether `tether connect --local` tunnels to its databases */
+            tunnel: boolean;
         };
         Session: {
             access_token: string;
@@ -9906,6 +9956,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GrantError"];
+                };
+            };
+            /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */
+            503: {
+                headers: {
+                    /** @description seconds after which trying again may help, when known */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getKinds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every registered kind and engine */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        kinds: components["schemas"]["Kind"][];
+                        engines: components["schemas"]["Engine"][];
+                    };
                 };
             };
             /** @description the metadata database or an outside system could not be reached, or refused for now (a connection limit, a rate); nothing changed */

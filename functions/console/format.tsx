@@ -3,7 +3,7 @@
  * kinds and actions in words. Server-rendered, so a page reads the same without its script.
  */
 import type { Kind } from '../domain/levels';
-import { engines } from '../kinds/registry';
+import { engines, serviceKinds } from '../kinds/registry';
 
 /** The exact time, to the second, in UTC: what hovering a relative time shows. */
 export function exactTime(at: string | Date): string {
@@ -56,35 +56,27 @@ export const SLUG_PATTERN = '[a-z0-9][a-z0-9\\-]{0,62}';
 export const authAppLabel = (a: { name: string | null; app_id: string }): string =>
   a.name && a.name !== a.app_id ? `${a.name} (${a.app_id})` : a.app_id;
 
-/** A kind as people name it. */
-export const KIND_WORDS: Record<Kind, string> = {
-  database: 'database',
-  bucket: 'bucket',
-  auth_app: 'auth app',
-};
+/** A kind as people name it (its descriptor's word, kinds/registry.ts). */
+export const KIND_WORDS = Object.fromEntries(serviceKinds().map((k) => [k.name, k.word])) as Record<
+  Kind,
+  string
+>;
 
 /** A database engine as people name it (`postgresql` → `PostgreSQL`); an unknown name as it is. */
 export const engineLabel = (name: string): string => engines().find((e) => e.name === name)?.label ?? name;
 
 /**
  * What changing a connection's level does beyond the level, by kind: asked before the change
- * (contract §8: a level change that ends open sessions asks first). `{level}` is the new level.
+ * (contract §8: a level change that ends open sessions asks first).
  */
-export const LEVEL_CHANGE_CONSEQUENCE: Record<Kind, string | undefined> = {
-  database: "This ends this app's open database sessions; it reconnects at the new level.",
-  bucket: undefined,
-  auth_app: undefined,
-};
+export const LEVEL_CHANGE_CONSEQUENCE = Object.fromEntries(
+  serviceKinds().map((k) => [k.name, k.levelChangeConsequence ?? undefined]),
+) as Record<Kind, string | undefined>;
 
-/** What each level lets the app do, in words (shown beside the level). */
-export const LEVEL_MEANING: Record<string, string> = {
-  'read-only': 'reads only',
-  connect: 'reads and writes',
-  read: 'reads objects',
-  'read-write': 'reads and writes objects',
-  client: 'signs users in',
-  admin: 'signs users in and manages them',
-};
+/** What each level lets the app do, in words (shown beside the level), from the kinds' descriptors. */
+export const LEVEL_MEANING: Record<string, string> = Object.fromEntries(
+  serviceKinds().flatMap((k) => k.levels.map(({ level, meaning }) => [level, meaning])),
+);
 
 /** The verb of each Activity action, as a sentence's start. */
 const ACTION_WORDS: Record<string, string> = {

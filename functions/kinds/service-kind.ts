@@ -135,6 +135,12 @@ export interface ServiceKind<K extends Kind = Kind> {
   readonly word: string;
   /** Its plural: the OpenAPI tag of its routes. */
   readonly plural: string;
+  /** The words the CLI takes for it (`tether connect db shop`), its group command first. */
+  readonly commandWords: readonly string[];
+  /** Its levels, lowest first, each with what it lets an app do in words (the console and the CLI show it beside the level). */
+  readonly levels: readonly { readonly level: LevelOf<K>; readonly meaning: string }[];
+  /** What changing a connection's level does beyond the level, asked before the change; null when nothing. */
+  readonly levelChangeConsequence: string | null;
   /** Its metadata table. */
   readonly table: string;
   /** The column of that table its services are named by (an auth app's is its app_id). */

@@ -12,6 +12,7 @@ import type { DatabaseEngine } from '../../functions/kinds/database-engine';
 import { registerEngine } from '../../functions/kinds/registry';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
 import { type ApiClient, uniqueName } from '../helpers/api';
+import { cliHomeOf, runCli } from '../helpers/cli';
 import { connectionsPath, effectiveVars, projectPath, type Seeded, seed } from '../helpers/connections';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 
@@ -190,5 +191,35 @@ describe('a database engine registered by a test', () => {
     expect(deleted.status).toBe(200);
     expect(databases.has(held?.database ?? '')).toBe(false);
     expect(logins.has(roLogin?.name ?? '')).toBe(false);
+  });
+
+  it('is offered by GET /api/v1/kinds (public) and created by the CLI, which names no engine itself', async () => {
+    const res = await fetch(`${app.baseUrl}/api/v1/kinds`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const catalog = (await res.json()) as {
+      kinds: Array<{ kind: string; engines: string[] | null; levels: Array<{ level: string }> }>;
+      engines: Array<{ engine: string; label: string; default: boolean; tunnel: boolean }>;
+    };
+    expect(catalog.engines).toContainEqual({
+      engine: 'fakedb',
+      label: 'FakeDB',
+      default: false,
+      tunnel: false,
+    });
+    expect(catalog.kinds.find((k) => k.kind === 'database')?.engines).toContain('fakedb');
+
+    const home = await cliHomeOf(p, app.baseUrl);
+    try {
+      const name = uniqueName('fkcli');
+      const made = await runCli(home, ['db', 'create', name, '--engine', 'fakedb', '--json']);
+      expect(made.code, made.stderr).toBe(0);
+      expect(JSON.parse(made.stdout)).toMatchObject({ name, engine: 'fakedb' });
+      const refused = await runCli(home, ['db', 'create', uniqueName('fkno'), '--engine', 'nosuchdb']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('unknown engine "nosuchdb": use postgresql, mongodb or fakedb');
+    } finally {
+      await home.cleanup();
+    }
   });
 });

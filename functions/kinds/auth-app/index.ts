@@ -7,6 +7,12 @@ export const authApp: ServiceKind<'auth_app'> = {
   name: 'auth_app',
   word: 'auth app',
   plural: 'auth apps',
+  commandWords: ['auth', 'auth_app', 'auth-app'],
+  levels: [
+    { level: 'client', meaning: 'signs users in' },
+    { level: 'admin', meaning: 'signs users in and manages them' },
+  ],
+  levelChangeConsequence: null,
   table: 'auth_apps',
   nameColumn: 'app_id',
   enabledColumn: 'enabled',

@@ -12,6 +12,12 @@ export const bucket: ServiceKind<'bucket'> = {
   name: 'bucket',
   word: 'bucket',
   plural: 'buckets',
+  commandWords: ['bucket'],
+  levels: [
+    { level: 'read', meaning: 'reads objects' },
+    { level: 'read-write', meaning: 'reads and writes objects' },
+  ],
+  levelChangeConsequence: null,
   table: 'buckets',
   nameColumn: 'name',
   enabledColumn: null,

@@ -10,6 +10,12 @@ export const database: ServiceKind<'database'> = {
   name: 'database',
   word: 'database',
   plural: 'databases',
+  commandWords: ['db', 'database'],
+  levels: [
+    { level: 'read-only', meaning: 'reads only' },
+    { level: 'connect', meaning: 'reads and writes' },
+  ],
+  levelChangeConsequence: "This ends this app's open database sessions; it reconnects at the new level.",
   table: 'databases',
   nameColumn: 'name',
   enabledColumn: null,

@@ -10,6 +10,7 @@ import { candidates } from '../lib/complete.mjs';
 import { loadSettings } from '../lib/config.mjs';
 import { examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
+import { catalogOf } from '../lib/kinds.mjs';
 import { printJson } from '../lib/output.mjs';
 import { listServices, projectOf } from '../lib/resolve.mjs';
 
@@ -67,6 +68,10 @@ const apiLookup = {
       async (api) => (await dataOf(api.GET('/api/v1/projects'))).projects.map((p) => p.slug),
       { needsProject: false },
     ),
+  engines: () =>
+    quietly(undefined, async (api) => (await catalogOf(api)).engines.map((e) => e.engine), {
+      needsProject: false,
+    }),
 };
 
 /** @param {Command} program */

@@ -6,7 +6,7 @@
 import { dataOf } from '../lib/api.mjs';
 import { envFileHeader, writeEnvFile } from '../lib/env-file.mjs';
 import { ApiRefusal, UsageError } from '../lib/errors.mjs';
-import { TUNNELLED_ENGINE } from '../lib/kinds.mjs';
+import { catalogOf, orList } from '../lib/kinds.mjs';
 import { printTable, say, warn } from '../lib/output.mjs';
 import { listServices, projectOf, resolveSite } from '../lib/resolve.mjs';
 import { listen, localDatabaseUrl, wsUrlOf } from '../lib/tunnel.mjs';
@@ -57,13 +57,18 @@ export async function runLocalTunnels(ctx, opts) {
     api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', { params: { path: sitePath } }),
   );
   const engines = new Map((await listServices(api, project, 'database')).map((d) => [d.id, d.engine]));
+  const tunnelled = (await catalogOf(api)).engines.filter((e) => e.tunnel);
+  const tunnelledWords = orList(tunnelled.map((e) => e.label));
   const databases = [];
   for (const c of connections.filter((x) => x.kind === 'database')) {
-    if (engines.get(c.resource_id) === TUNNELLED_ENGINE) databases.push(c);
-    else warn(`database ${c.resource_name} is not PostgreSQL; only PostgreSQL databases are tunnelled`);
+    if (tunnelled.some((e) => e.engine === engines.get(c.resource_id))) databases.push(c);
+    else
+      warn(
+        `database ${c.resource_name} is not ${tunnelledWords}; only ${tunnelledWords} databases are tunnelled`,
+      );
   }
   if (databases.length === 0)
-    throw new UsageError(`site ${site.slug} is connected to no PostgreSQL database`);
+    throw new UsageError(`site ${site.slug} is connected to no ${tunnelledWords} database`);
 
   // Ask the API once per database before listening, so a refusal (role, connection) is reported now.
   for (const c of databases) {

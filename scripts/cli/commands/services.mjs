@@ -3,7 +3,7 @@
 import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { ENGINES, orList } from '../lib/kinds.mjs';
+import { catalogOf, orList } from '../lib/kinds.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
 import { projectOf, resolveService } from '../lib/resolve.mjs';
@@ -23,6 +23,8 @@ async function projectScope(cmd) {
   return { ctx, api: ctx.api(), project, path: { id: project } };
 }
 
+/** @typedef {import('../../../types/api.js').operations['postProjectsByIdDatabases']['requestBody']['content']['application/json']} NewDatabase */
+
 /**
  * Adds `db create|ls|stop|start|delete` to the `db` command.
  * @param {Command} db
@@ -31,24 +33,38 @@ export function registerDatabaseCommands(db) {
   db.command('create')
     .description('create a database (connected at once when the project has exactly one site)')
     .argument('<name>', "the database's name (lower-case letters, digits and _)")
-    .option('--engine <engine>', 'postgresql or mongodb', 'postgresql')
+    .option(
+      '--engine <engine>',
+      'postgresql, mongodb or another engine the deployment offers (default: its first)',
+    )
     .option('--standalone', 'mongodb: a standalone server rather than a replica set')
     .option('--json', 'print the API answer as JSON')
     .addHelpText('after', examples(['tether db create main', 'tether db create events --engine mongodb']))
     .action(
       async (
         /** @type {string} */ name,
-        /** @type {{ engine: string, standalone?: boolean, json?: boolean }} */ opts,
+        /** @type {{ engine?: string, standalone?: boolean, json?: boolean }} */ opts,
         cmd,
       ) => {
-        const engine = ENGINES.find((e) => e === opts.engine);
-        if (!engine) throw new UsageError(`unknown engine "${opts.engine}": use ${orList(ENGINES)}`);
         const { api, project, path } = await projectScope(cmd);
+        const offered = (await catalogOf(api)).engines;
+        const engine = offered.find((e) =>
+          opts.engine === undefined ? e.default : e.engine === opts.engine,
+        )?.engine;
+        if (!engine)
+          throw new UsageError(
+            `unknown engine "${opts.engine}": use ${orList(offered.map((e) => e.engine))}`,
+          );
         const created = await withProgress(`Creating database ${name}`, () =>
           dataOf(
             api.POST('/api/v1/projects/{id}/databases', {
               params: { path },
-              body: { name, engine, ...(opts.standalone ? { replica_set: false } : {}) },
+              // The server's registry names the engines (GET /api/v1/kinds); the generated enum is today's.
+              body: /** @type {NewDatabase} */ ({
+                name,
+                engine,
+                ...(opts.standalone ? { replica_set: false } : {}),
+              }),
             }),
           ),
         );

@@ -6,7 +6,7 @@
  * `--site`/`--project` values are the project's own, read from the API. Nothing here may fail
  * a completion: a lookup that cannot be made offers nothing.
  */
-import { ENGINES, KIND_LIST, KINDS } from './kinds.mjs';
+import { KIND_LIST, KINDS } from './kinds.mjs';
 import { kindLabel, parseKind } from './resolve.mjs';
 
 /**
@@ -17,6 +17,7 @@ import { kindLabel, parseKind } from './resolve.mjs';
  *   services(kind: Kind, project: string | undefined): Promise<string[]>,
  *   sites(project: string | undefined): Promise<string[]>,
  *   projects(): Promise<string[]>,
+ *   engines(): Promise<string[]>,
  * }} Lookup the project's own names; `project` is the `--project` typed on the line, if any
  */
 
@@ -30,7 +31,6 @@ const GROUP_KIND = /** @type {Record<string, Kind>} */ (
 
 /** Values of options whose values are a fixed few. */
 const OPTION_VALUES = /** @type {Record<string, string[]>} */ ({
-  '--engine': [...ENGINES],
   '--format': ['dotenv', 'json', 'shell'],
   '--role': ['read', 'write', 'admin', 'owner'],
 });
@@ -140,6 +140,7 @@ export async function candidates(program, words, lookup) {
   let offered = [];
   if (awaiting?.long === '--site') offered = await lookup.sites(project);
   else if (awaiting?.long === '--project') offered = await lookup.projects();
+  else if (awaiting?.long === '--engine') offered = await lookup.engines();
   else if (awaiting?.long === '--level') {
     const kind = kindOf(positionals[0] ?? '');
     offered = kind ? [...KINDS[kind].levels] : [];

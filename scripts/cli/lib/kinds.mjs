@@ -38,11 +38,12 @@ import { dataOf } from './api.mjs';
  *   Promise<{ data?: unknown, response: Response }>} UntypedCall
  */
 
-/** The database engines, the default first. */
-export const ENGINES = /** @type {const} */ (['postgresql', 'mongodb']);
-
-/** The engine whose databases `connect --local` tunnels (the tunnel speaks its wire protocol). */
-export const TUNNELLED_ENGINE = 'postgresql';
+/**
+ * The kinds and engines the deployment offers (GET /api/v1/kinds, public): engines are never
+ * named here, so an engine the server registers is one the tool takes.
+ * @param {Api} api
+ */
+export const catalogOf = (api) => dataOf(api.GET('/api/v1/kinds'));
 
 /** @type {Record<Kind, KindEntry>} */
 export const KINDS = {

@@ -1,0 +1,50 @@
+/**
+ * What the registry tells clients about every kind and engine (GET /api/v1/kinds): the words,
+ * levels and engines the CLI and the console offer, read from the descriptors instead of a list
+ * of names in each client.
+ */
+import { engines, serviceKinds } from './registry';
+
+/** One level of a kind, with what it lets an app do. */
+export interface CatalogLevel {
+  level: string;
+  meaning: string;
+}
+
+/** One kind as clients show it. */
+export interface CatalogKind {
+  kind: string;
+  noun: string;
+  plural: string;
+  command_words: string[];
+  levels: CatalogLevel[];
+  level_change_consequence: string | null;
+  own_credentials: boolean;
+  engines: string[] | null;
+}
+
+/** One database engine as clients show it. */
+export interface CatalogEngine {
+  engine: string;
+  label: string;
+  default: boolean;
+  tunnel: boolean;
+}
+
+/** The catalog of every registered kind and engine, in the registry's order (the default engine first). */
+export function kindCatalog(): { kinds: CatalogKind[]; engines: CatalogEngine[] } {
+  const all = engines();
+  return {
+    kinds: serviceKinds().map((k) => ({
+      kind: k.name,
+      noun: k.word,
+      plural: k.plural,
+      command_words: [...k.commandWords],
+      levels: k.levels.map(({ level, meaning }) => ({ level, meaning })),
+      level_change_consequence: k.levelChangeConsequence,
+      own_credentials: k.credentials !== null,
+      engines: k.hasEngine ? all.map((e) => e.name) : null,
+    })),
+    engines: all.map((e, i) => ({ engine: e.name, label: e.label, default: i === 0, tunnel: e.tunnel })),
+  };
+}
