@@ -6,7 +6,7 @@ const integration = {
   // AppAuth-JS ships ESM with extensionless imports, which Node's loader cannot resolve: let Vite resolve them.
   server: { deps: { inline: ['@openid/appauth'] } },
   globalSetup: ['test/global-setup.ts'],
-  testTimeout: 30_000,
+  testTimeout: 60_000,
   hookTimeout: 120_000,
 };
 

@@ -1898,6 +1898,8 @@ export interface components {
                 /** @enum {string} */
                 kind: "database" | "bucket";
                 resource_id: string;
+                /** @description the service's name; null once it is gone */
+                resource_name: string | null;
                 /** @enum {string} */
                 state: "delivering" | "draining";
                 /** Format: date-time */

@@ -29,6 +29,10 @@ const HealthSchema = z
         site_slug: z.string(),
         kind: z.enum(['database', 'bucket']),
         resource_id: z.string(),
+        resource_name: z
+          .string()
+          .nullable()
+          .openapi({ description: "the service's name; null once it is gone" }),
         state: z.enum(['delivering', 'draining']),
         started_at: stamp,
         live_at: stamp.nullable(),

@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { HttpDb } from '../../db/client';
+import { projectServices } from '../kinds/service-sql';
 import { projectIdOf } from './caller/api-caller';
 import { DELIVERY_LIVE_AT } from './credentials/rotations';
 
@@ -30,6 +31,8 @@ export interface OpenRotation {
   site_slug: string;
   kind: 'database' | 'bucket';
   resource_id: string;
+  /** The service's name; null once it is gone. */
+  resource_name: string | null;
   state: 'delivering' | 'draining';
   started_at: string;
   live_at: string | null;
@@ -67,9 +70,11 @@ export function projectHealthQuery(db: HttpDb, ref: string) {
             and (d.status = 'dead' or (d.status = 'pending' and d.last_error is not null))
           group by s.id, s.slug) f) as deliveries,
       (select coalesce(json_agg(o order by o.started_at, o.site_slug), '[]') from (
-         select r.site_id, s.slug as site_slug, r.kind, r.resource_id, r.started_at, r.retires_by,
+         select r.site_id, s.slug as site_slug, r.kind, r.resource_id, svc.name as resource_name,
+                r.started_at, r.retires_by,
                 r.old_sessions, coalesce(r.live_at, ${DELIVERY_LIVE_AT(sql`r`)}) as live_at
            from connection_rotations r join sites s on s.id = r.site_id
+           left join (${projectServices(sql`${project}::uuid`)}) svc on svc.kind = r.kind and svc.id = r.resource_id
           where r.project_id = ${project} and r.retired_at is null) o) as rotations`);
 }
 
@@ -92,6 +97,7 @@ export function projectHealthOf(answer: { rows: Row[] }): ProjectHealth {
       site_slug: r.site_slug,
       kind: r.kind,
       resource_id: r.resource_id,
+      resource_name: r.resource_name,
       state: r.live_at ? 'draining' : 'delivering',
       started_at: iso(r.started_at) as string,
       live_at: iso(r.live_at),

@@ -105,7 +105,9 @@ describe('where a change went', () => {
     expect(res.stdout).toMatch(/no delivery target/);
     expect(res.stdout).not.toMatch(/running app receives/);
     // A graceful rotate that cannot reach the app keeps the old secret until its deadline, and says so.
-    expect(res.stdout).toMatch(/old secret stays valid .*old secret retires by/);
+    expect(res.stdout).toMatch(
+      /old secret stays valid .*old secret retires in \d+ \w+ \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/,
+    );
     const listed = await runCli(h, ['deliveries', '--json']);
     expect(listed.code).toBe(0);
     const body = JSON.parse(listed.stdout) as {

@@ -67,6 +67,7 @@ describe('a project health', () => {
         site_slug: s.site.slug,
         kind: 'database',
         resource_id: db.id,
+        resource_name: db.name,
         state: 'delivering',
       }),
     ]);

@@ -25,23 +25,32 @@ export interface RotationInProgress {
   rotation: Rotation;
 }
 
-/** The site's rotations under way: its connections, then each credential connection's rotation at once. */
+/** A rotation not yet done, as the project's health (`GET /projects/:id/health`) lists it. */
+interface OpenRotation extends Omit<Rotation, 'state'> {
+  site_id: string;
+  site_slug: string;
+  kind: string;
+  resource_id: string;
+  resource_name: string | null;
+  state: 'delivering' | 'draining';
+}
+
+/** The site's rotations under way, from the project's health: one read, sent beside the page's others. */
 export async function loadRotations(api: ConsoleApi, p: string, s: string): Promise<RotationInProgress[]> {
-  const { connections } = await api.get<{
-    connections: Array<{ kind: string; resource_id: string; resource_name: string }>;
-  }>(path`/projects/${p}/sites/${s}/connections`);
-  const read = await Promise.all(
-    connections
-      .filter((c) => c.kind === 'database' || c.kind === 'bucket')
-      .map(async (c) => ({
-        kind: c.kind,
-        name: c.resource_name,
-        rotation: await api.get<Rotation>(
-          path`/projects/${p}/sites/${s}/connections/${c.kind}/${c.resource_id}/rotation`,
-        ),
-      })),
-  );
-  return read.filter((r) => r.rotation.state === 'delivering' || r.rotation.state === 'draining');
+  const { rotations } = await api.get<{ rotations: OpenRotation[] }>(path`/projects/${p}/health`);
+  return rotations
+    .filter((r) => r.site_id === s || r.site_slug === s)
+    .map((r) => ({
+      kind: r.kind,
+      name: r.resource_name ?? r.resource_id,
+      rotation: {
+        state: r.state,
+        started_at: r.started_at,
+        live_at: r.live_at,
+        retires_by: r.retires_by,
+        old_sessions: r.old_sessions,
+      },
+    }));
 }
 
 /** The old login's open sessions in words: unknown where the system does not tell (MongoDB). */

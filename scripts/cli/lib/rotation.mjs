@@ -4,6 +4,14 @@
  * `delivering → draining → done`, printed as they come, until the old secret is retired.
  */
 import { dataOf } from './api.mjs';
+import { formatTime } from './table.mjs';
+
+/**
+ * A deadline as every line shows one: relative, with the exact UTC time beside it (a deadline is
+ * read again later, when the relative part no longer holds), as `--wide` shows times.
+ * @param {string} iso
+ */
+const deadline = (iso) => formatTime(iso, { wide: true, now: Date.now() });
 
 /** How often the rotation is read while waiting: the API's own read, one round trip. */
 const POLL_MS = 2000;
@@ -37,7 +45,7 @@ export function rotationWords(r) {
   if (r.state === 'done' || r.state === 'none') return r.state;
   const sessions =
     r.state === 'draining' && r.old_sessions !== null ? `, ${r.old_sessions} old session(s)` : '';
-  return `${r.state}${sessions}${r.retires_by ? `, old secret retires by ${r.retires_by}` : ''}`;
+  return `${r.state}${sessions}${r.retires_by ? `, old secret retires ${deadline(r.retires_by)}` : ''}`;
 }
 
 /**
@@ -87,6 +95,6 @@ export async function rotationsInProgress(api, site) {
  * @param {{ kind: string, name: string, rotation: Rotation }} r
  */
 export function pulledSecretWarning({ kind, name, rotation }) {
-  const by = rotation.retires_by ? ` by ${rotation.retires_by}` : ' once the new one is live';
+  const by = rotation.retires_by ? ` ${deadline(rotation.retires_by)}` : ' once the new one is live';
   return `${kind} ${name} is rotating (${rotationWords({ ...rotation, retires_by: null })}): this file holds the new secret; the secret pulled before the rotate stops working${by}, so restart apps still running with an older file before then`;
 }
