@@ -364,7 +364,7 @@ export const authRefreshTokens = pgTable(
     usedAt: tstz('used_at'),
     revokedAt: tstz('revoked_at'),
     expiresAt: tstz('expires_at').notNull(),
-    /** The scope granted at the standard authorize endpoint (contract §15), carried on by each rotation; null for the specification's flows. */
+    /** The scope granted at the standard authorize endpoint (contract §15), carried on by each rotation; null for the mobile flows. */
     scope: text('scope'),
     /** When the user signed in at the provider (an ID token's auth_time), carried on by each rotation. */
     authTime: tstz('auth_time'),

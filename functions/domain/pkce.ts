@@ -1,4 +1,4 @@
-/** PKCE rules (RFC 7636 as the specification narrows them): S256 only, verifier 43 to 128 unreserved characters. */
+/** PKCE rules (RFC 7636 as docs/auth-service.md narrows them): S256 only, verifier 43 to 128 unreserved characters. */
 
 /** A code_verifier: 43 to 128 characters of A-Z a-z 0-9 - . _ ~. */
 export const CODE_VERIFIER_RE = /^[A-Za-z0-9\-._~]{43,128}$/;

@@ -1,5 +1,5 @@
 /**
- * Errors of the OAuth routes: `{"error":"<message>","code":"<code>"}` as the specification's
+ * Errors of the OAuth routes: `{"error":"<message>","code":"<code>"}` as the error table of docs/auth-service.md
  * table gives, kept apart from the management API's ApiError (STYLE habit 2) but, like it, a
  * Hono `HTTPException` answered by the one error handler.
  */

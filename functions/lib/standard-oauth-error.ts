@@ -1,7 +1,7 @@
 /**
  * Errors of the standard OAuth 2.1 / OpenID Connect endpoints (docs/contract.md §15): the body
  * RFC 6749 §5.2 gives, `{"error":"<code>","error_description":"<text for people>"}`, kept apart
- * from the specification's own `{"error":"<message>","code":"<code>"}` (oauth-error.ts).
+ * from the mobile routes' own `{"error":"<message>","code":"<code>"}` (oauth-error.ts).
  */
 import { HTTPException } from 'hono/http-exception';
 import { OAuthError } from './oauth-error';
@@ -37,7 +37,7 @@ export class StandardOAuthError extends HTTPException {
 }
 
 /**
- * The standard error for a refusal of the specification's routes' shared rules: an unusable code
+ * The standard error for a refusal of the mobile routes' shared rules: an unusable code
  * or refresh token is invalid_grant, an unknown app invalid_client, a disabled account or app
  * invalid_grant (the grant cannot be used), a rate limit keeps its 429 and Retry-After.
  */

@@ -236,7 +236,7 @@ export function googleClaims(aud: string, over: Record<string, unknown> = {}): R
   };
 }
 
-/** The exchange's answer to a code it does not redeem (the specification's error table). */
+/** The exchange's answer to a code it does not redeem (the error table of docs/auth-service.md). */
 export const INVALID_GRANT = { error: 'invalid or expired code', code: 'invalid_grant' };
 
 /** The session body the exchange, the ID-token sign-in and the refresh answer with. */

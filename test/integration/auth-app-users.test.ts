@@ -155,7 +155,7 @@ describe('users admin', () => {
     newUser,
   }) => {
     // Regression (issue 38): SERVICE_AUTH_SERVER_KEY, which every client-level site is handed,
-    // administered the app's users although the specification grants that only at admin.
+    // administered the app's users although that is granted only at admin (docs/auth-service.md).
     const base = `/api/v1/projects/${app.project.id}`;
     const site = await app.admin.post<{ id: string }>(`${base}/sites`, { slug: uniqueName('s') });
     const connect = (level: string) =>

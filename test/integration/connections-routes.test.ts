@@ -1,5 +1,5 @@
 /**
- * The connection routes against the specification's tables: one test per row of Kinds and
+ * The connection routes against the documented tables (docs/connections.md): one test per row of Kinds and
  * levels and Injected variables (Errors > Management routes: connections-errors.test.ts).
  */
 import pg from 'pg';

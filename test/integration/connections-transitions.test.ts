@@ -1,5 +1,5 @@
 /**
- * The connection lifecycle against the specification's States and transitions tables (one
+ * The connection lifecycle against the States and transitions tables (docs/connections.md) (one
  * test per row, initial connections included); listings: connections-listings.test.ts.
  */
 import { describe, expect, inject, it } from 'vitest';
@@ -122,9 +122,9 @@ describe('States and transitions', () => {
     expect((await list(s, site.id)).connections).toEqual([]);
   });
 
-  // Pins the specification's States and transitions row "no connection | DELETE | | no connection |
+  // Pins the States and transitions row "no connection | DELETE | | no connection |
   // returns removed false; not an error", for any resource id, one the project has no service for
-  // included (the specification's 404 list has no such case).
+  // included (the documented 404 list has no such case).
   it('no connection -> DELETE: 200 removed false, not an error (specification row "no connection | DELETE")', async () => {
     const db = await createDatabase(s.as, s.project.id);
     const res = await s.as.delete(`${connectionsPath(s)}/database/${db.id}`);

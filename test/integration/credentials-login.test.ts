@@ -120,7 +120,7 @@ describe('apps log in with their own role', () => {
   it('after an immediate rotate the old password fails and the new one works; other sites are unchanged', async () => {
     const before = await databaseUrl(s, 0);
     const others = [await databaseUrl(s, 1), await databaseUrl(s, 2), await databaseUrl(other, 0)];
-    // The specification's rotate (docs/contract.md §14: `?immediate=true`, the same login).
+    // The immediate rotate (docs/contract.md §14: `?immediate=true`, the same login).
     const res = await s.as.post(
       `${base(s)}/sites/${site(s, 0)}/connections/database/${dbId}/rotate?immediate=true`,
     );

@@ -1,5 +1,5 @@
 /**
- * The mobile sign-in's one-time code lives 120 seconds (the specification's code lifecycle:
+ * The mobile sign-in's one-time code lives 120 seconds (the code lifecycle, docs/auth-service.md:
  * "within 120 seconds" exchanged, expired after): traded at 119 s, refused `invalid_grant` at
  * 120 s. The Worker runs in this process on the real OneTimeCodes objects (workerd) and the real
  * metadata database; its clock is this process's, set with vi.setSystemTime, and the objects keep

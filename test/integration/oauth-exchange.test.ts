@@ -1,5 +1,5 @@
 /**
- * POST /v1/{appSlug}/oauth/exchange: the session body, every row of the specification's error
+ * POST /v1/{appSlug}/oauth/exchange: the session body, every row of docs/auth-service.md's error
  * table for the exchange, one-time code lifetime and the 50-way redemption race. Codes of users
  * and apps disabled or deleted since they were issued are in oauth-exchange-disabled.test.ts.
  */

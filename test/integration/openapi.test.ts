@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/api';
 
-/** contract §3–§5 and §7–§9's routes and the specification's management routes (connections, per-service sites), in OpenAPI path form. */
+/** contract §3–§5 and §7–§9's routes and the documented management routes (connections, per-service sites), in OpenAPI path form. */
 const EXPECTED: Array<[string, string]> = [
   ['post', '/api/v1/accounts'],
   ['get', '/api/v1/account'],

@@ -1,7 +1,7 @@
 /**
  * A successful request of every route of the standard authorization server (docs/contract.md
  * §15), for round-trip-budgets.test.ts: the same one-time codes and sessions as the
- * specification's routes, sent as RFC 6749 clients send them (form-encoded).
+ * mobile routes, sent as RFC 6749 clients send them (form-encoded).
  */
 import { expect } from 'vitest';
 import { api } from '../helpers/api';

@@ -54,7 +54,7 @@ describe('services by name', () => {
     const unnamed = await p.as.delete(`${base}/database/no-such-db`);
     expect([unnamed.status, errorOf(unnamed.body)?.code]).toEqual([404, 'NOT_FOUND']);
     expect((await p.as.post(`${base}/bucket/no-such-bucket/rotate`)).status).toBe(404);
-    // An id is a resource id: the specification's "no connection -> DELETE" row, removed false.
+    // An id is a resource id: the "no connection -> DELETE" row (docs/connections.md), removed false.
     const unknownId = await p.as.delete(`${base}/database/${crypto.randomUUID()}`);
     expect([unknownId.status, unknownId.body]).toEqual([200, { removed: false }]);
   });

@@ -1,6 +1,6 @@
 /**
  * An auth app's Settings, in sections each with its own Save: General (enabled, allowed origins
- * with the specification's rules spelled out when one is refused, the user limit, nonces), the
+ * with the rules (docs/auth-service.md) spelled out when one is refused, the user limit, nonces), the
  * mobile apps of verified links, and a section per registered sign-in provider built from its
  * module's fields (shown only while the provider is on, by the stylesheet, so without script
  * too), with the callback URL to register at the provider. Every rule is the API's: the form
@@ -21,7 +21,7 @@ import {
   type SettingsDraft,
 } from './auth-settings-form';
 
-/** The specification's rules for allowed origins, shown beside a refused one. */
+/** The rules for allowed origins (docs/auth-service.md), shown beside a refused one. */
 function OriginRules() {
   return (
     <ul class="hint" id="origin-rules">

@@ -1,6 +1,6 @@
 /**
  * The standard OAuth 2.1 / OpenID Connect surface of every auth app (docs/contract.md §15),
- * beside the specification's own routes: discovery, authorize, token, revoke and userinfo.
+ * beside the mobile sign-in's own routes: discovery, authorize, token, revoke and userinfo.
  */
 import { authorizeEndpoint } from './authorize';
 import { discoveryRoutes } from './discovery';

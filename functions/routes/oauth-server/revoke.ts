@@ -1,6 +1,6 @@
 /**
  * POST /{appSlug}/oauth/revoke (RFC 7009; docs/contract.md §15): a refresh token ends its whole
- * session (as the specification's logout); an access token of the app is refused by
+ * session (as the mobile logout); an access token of the app is refused by
  * introspection and UserInfo from then on (access-revocation.ts); any other token, known or not,
  * is answered 200 alike. A resource server that verifies the JWT itself accepts a revoked access
  * token until it expires (at most 15 minutes).

@@ -1,7 +1,7 @@
 /**
  * POST /{appSlug}/oauth/token (docs/contract.md §15): RFC 6749's token endpoint for public
  * clients, form-encoded (or JSON). The same one-time codes, lifetimes, single use and rate
- * limits as the specification's exchange; refresh tokens rotate as at its refresh.
+ * limits as the mobile exchange; refresh tokens rotate as at its refresh.
  */
 import { createRoute } from '@hono/zod-openapi';
 import { z } from '../../lib/openapi';

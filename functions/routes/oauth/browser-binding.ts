@@ -1,6 +1,6 @@
 /**
  * Binds a browser sign-in to the browser that started it (docs/security.md): every start (the
- * specification's /auth/{provider} and the standard /oauth/authorize) sets a cookie named for its
+ * mobile flow's /auth/{provider} and the standard /oauth/authorize) sets a cookie named for its
  * state, scoped to the provider's callback path, and the callback finishes only a state whose
  * cookie this browser sends. A callback link captured from someone's sign-in and opened in
  * another browser is refused without touching the state, so it can still finish where it began.

@@ -1,5 +1,5 @@
 /**
- * What every browser sign-in start shares, the specification's /auth/{provider} and the
+ * What every browser sign-in start shares, the mobile flow's /auth/{provider} and the
  * standard /oauth/authorize alike: the provider's callback URL, the registered provider and its
  * settings, and the start itself (counted, state kept server side and single use, bound to the
  * starting browser by a cookie (browser-binding.ts), the browser sent to the provider). A rule

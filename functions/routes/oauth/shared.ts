@@ -16,7 +16,7 @@ export const MAX_BODY_BYTES = MAX_AUTH_BODY_BYTES;
 
 /**
  * A route group whose validation failures answer 400 `{"error":"<what is wrong>"}` (no `code`:
- * the specification's table names one only for invalid_grant and invalid_token);
+ * the error table of docs/auth-service.md names one only for invalid_grant and invalid_token);
  * a path naming no possible app is the 404 of an unknown app, as on every auth route.
  */
 export function oauthGroup(): OpenAPIHono<AppEnv> {

@@ -1,6 +1,6 @@
 /**
- * The connection strings a database's credentials views show (specification, Per-connection
- * credentials 7): `url` as apps reach the cluster, `external_url` from outside the platform,
+ * The connection strings a database's credentials views show (docs/connections.md, per-connection
+ * credentials): `url` as apps reach the cluster, `external_url` from outside the platform,
  * `pooled_url` through the connection pooler. MongoDB drivers pool connections themselves and
  * Atlas has no separate pooler, so its `pooled_url` is its external one.
  */

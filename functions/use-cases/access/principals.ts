@@ -1,5 +1,5 @@
 /**
- * Named principals (specification rule 9, contract §7): an outside system's own credential on a
+ * Named principals (contract §7; docs/connections.md): an outside system's own credential on a
  * database or bucket, made by the same provisioner as a connection's (use-cases/credentials/)
  * with an expiry and a source allowlist that the systems enforce themselves. The secret is shown
  * once and kept only encrypted.

@@ -1,5 +1,5 @@
 /**
- * The service's own credential (specification, Per-connection credentials 7; contract §7): a
+ * The service's own credential (contract §7; docs/connections.md): a
  * database's main user `u_…` and a bucket's own key, shown to admins and rotated on demand.
  * Rotating changes no app's own credential; the sites still handed the shared one (standalone
  * MongoDB, connected while stopped, apps from before per-connection credentials) get the new

@@ -88,8 +88,8 @@ export function planConnect(ctx: SiteContext, want: DesiredConnection): Plan {
 
 /**
  * DELETE: disconnect one service; null when there is no such connection, including an id the
- * project has no service for (the specification's transition "no connection → DELETE → no
- * connection": removed false, not an error; docs/connections.md). A name that resolved to nothing
+ * project has no service for (docs/connections.md: the transition "no connection → DELETE → no
+ * connection": removed false, not an error). A name that resolved to nothing
  * (use-cases/resources/by-name.ts leaves it as it is) names no resource id: 404.
  */
 export function planDisconnect(ctx: SiteContext, kind: Kind, resourceId: string): Plan | null {

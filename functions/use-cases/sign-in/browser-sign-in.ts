@@ -51,7 +51,7 @@ export function withParams(
 }
 
 /**
- * Where a failed sign-in goes: the specification's `error=<message>`, or for a sign-in started at
+ * Where a failed sign-in goes: the mobile flow's `error=<message>`, or for a sign-in started at
  * the standard authorize endpoint RFC 6749 §4.1.2.1's `error` code with `error_description` and
  * RFC 9207's `iss`.
  */

@@ -17,7 +17,7 @@ import type { RequestContext } from '../../request-context';
 import type { Provider } from './apps';
 import type { UserBody } from './users';
 
-/** A one-time code lives this long (specification, Limits). */
+/** A one-time code lives this long (docs/auth-service.md). */
 export const CODE_TTL_MS = 120_000;
 /** The provider sign-in may take this long (the user may have to type a password). */
 export const STATE_TTL_MS = 10 * 60_000;

@@ -1,5 +1,5 @@
 /**
- * Rate limits of the OAuth routes (specification, Limits). The id-token route's clients are counted
+ * Rate limits of the OAuth routes (docs/auth-service.md). The id-token route's clients are counted
  * in one RateCounter Durable Object per app, its app window where the app's used tokens are burnt
  * (nonces.ts admitIdToken), only for a token never used before; the exchange in the object holding the app's one-time
  * codes (see exchange.ts), where one call counts the client, redeems the code and counts the

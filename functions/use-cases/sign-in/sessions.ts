@@ -21,7 +21,7 @@ export const ACCESS_TOKEN_TTL_SECONDS = 900;
 /** Refresh tokens live 30 days unless rotated first. */
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 
-/** The session body of the specification. */
+/** The session body the exchange, the ID-token sign-in and the refresh answer (docs/auth-service.md). */
 export interface SessionBody {
   access_token: string;
   refresh_token: string;

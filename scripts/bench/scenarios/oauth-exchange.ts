@@ -27,7 +27,7 @@ import { createAuthApps, mintExchangeRequests } from './oauth-fixtures';
 const APPS = 8;
 /** The exchange, its object call alone, its work without the HTTP framework. */
 const SIDES = 3;
-/** Codes per app, under the specification's 600 exchanges per app per 15 minutes. */
+/** Codes per app, under the documented 600 exchanges per app per 15 minutes. */
 const PER_APP = 250;
 /** Codes live 120 s: minting stops early enough that the last run still redeems live ones. */
 const MINT_LIMIT_MS = 60_000;

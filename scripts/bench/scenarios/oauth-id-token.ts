@@ -11,7 +11,7 @@ import type { LoadRequest, Scenario } from '../types';
 import { clientIp, createAuthApps, USERS_PER_APP, WEB_CLIENT_ID } from './oauth-fixtures';
 
 const APPS = 10;
-/** Per app, under the specification's 600 id-token sign-ins per app per 15 minutes. */
+/** Per app, under the documented 600 id-token sign-ins per app per 15 minutes. */
 const PER_APP = 500;
 /** Client addresses of the run start here, apart from the warm-up's. */
 const IP_OFFSET = 1 << 20;

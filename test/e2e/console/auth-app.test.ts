@@ -1,6 +1,6 @@
 /**
  * An auth app's page in headless Chromium: the Access section, Settings (a refused origin is
- * explained beside the field with the specification's rules and changes nothing; origins,
+ * explained beside the field with the documented rules and changes nothing; origins,
  * Google with its native client IDs and the user limit are saved) and Users (disable, delete
  * after Confirm) and the project keys restricted to it, inside the Access section. Every result
  * is checked through the API.

@@ -23,7 +23,7 @@ describe('external principals', { timeout: 120_000 }, () => {
   it('creates a database principal whose password is shown once, and revokes it after Confirm', async () => {
     const page = await signedInPage(browser, baseUrl, s.token);
     await openService(page, s.project.slug, db.name);
-    // The principals are part of the Access section (specification: "plus external principals").
+    // The principals are part of the Access section (docs/connections.md: "plus external principals").
     const access = page.getByRole('region', { name: 'Access', exact: true });
     const form = access.locator('form', { has: page.getByRole('button', { name: 'Create principal' }) });
     await form.getByRole('textbox', { name: 'Name' }).fill('reporting');

@@ -1,6 +1,6 @@
 /**
  * The standard surface's discovery and token endpoint (docs/contract.md §15), with plain HTTP:
- * form-encoded requests as RFC 6749 sends them, the codes of the specification's browser flow,
+ * form-encoded requests as RFC 6749 sends them, the codes of the mobile browser flow,
  * refresh rotation, RFC 6749 §5.2 errors and no-store.
  */
 import { describe, expect } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * The standard token endpoint's grants (docs/contract.md §15): `authorization_code` redeems the
- * same one-time codes as the specification's exchange, counted against the same limits in the
- * same Durable Object step; `refresh_token` rotates as the specification's refresh does. Both
+ * same one-time codes as the mobile exchange (POST /v1/{appSlug}/oauth/exchange), counted against the same limits in the
+ * same Durable Object step; `refresh_token` rotates as the mobile refresh does. Both
  * answer RFC 6749 §5.1's body, with an ID token when the granted scope has `openid`.
  */
 import { hasOpenId } from '../../../domain/oauth-scopes';
@@ -107,7 +107,7 @@ async function authorizationCodeGrant(
   return tokenAnswer(session, grant?.scope ?? null, idToken);
 }
 
-/** `grant_type=refresh_token`: counted per client as the specification's refresh, then rotated. */
+/** `grant_type=refresh_token`: counted per client as the mobile refresh, then rotated. */
 async function refreshTokenGrant(
   ctx: RequestContext,
   { slug, client, params }: { slug: string; client: string; params: TokenParams },
