@@ -129,7 +129,7 @@ export const sites = pgTable(
     patchSeq: bigint('patch_seq', { mode: 'number' }).notNull().default(0),
     /**
      * Raised by every change of the site's connections: a write batch reads it first and
-     * changes the site only while it still holds that value (services/connections/guarded-write.ts).
+     * changes the site only while it still holds that value (functions/use-cases/store/guarded-write.ts).
      */
     connectionsVersion: bigint('connections_version', { mode: 'number' }).notNull().default(0),
     /** A consumer sending one of the site's live patches holds the site until then (one at a time, docs/contract.md §14). */

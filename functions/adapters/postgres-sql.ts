@@ -1,7 +1,7 @@
 /**
  * The SQL text Tether's cluster admin sends: quoting, the role layout of a customer database and
  * the statements that give a login role its level. Every function and catalog it names is
- * schema-qualified (STYLE.md habit 12): these statements run with the admin's rights inside
+ * schema-qualified: these statements run with the admin's rights inside
  * databases whose `public` schema a tenant owns.
  */
 import { createHmac } from 'node:crypto';

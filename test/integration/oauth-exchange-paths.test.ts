@@ -1,5 +1,5 @@
 /**
- * The exchange's two ways through the Worker (functions/exchange-fast-path.ts): a plain JSON
+ * The exchange's two ways through the Worker (functions/auth-edge.ts): a plain JSON
  * exchange of a known app is answered without the framework, any other goes to the route behind
  * its middleware. A client must not be able to tell them apart: the same statuses, bodies and
  * headers, and a body the route's validation refuses is counted once, not once per way.

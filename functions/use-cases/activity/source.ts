@@ -1,7 +1,7 @@
 /** Who a request's changes are recorded as, from its caller and the client it names. */
 import type { ActivitySource, Via } from './record';
 
-/** The caller as the request resolved it (services/principal.ts Principal), by shape. */
+/** The caller as the request resolved it (caller/principal-type.ts Principal), by shape. */
 export type CallerLike =
   | { type: 'account'; accountId: string }
   | { type: 'api_key'; keyId: string }
