@@ -4,7 +4,7 @@
  * `npm run api:types` generates the API's TypeScript types from (types/api.d.ts).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from './context';
+import type { AppEnv } from './app-env';
 import { finishDocument } from './lib/openapi-document';
 import { managementRoutes } from './routes';
 import { cliTokenRoutes } from './routes/cli-token';

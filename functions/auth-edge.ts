@@ -7,8 +7,8 @@
  * that answers sign-ins starts with a small module graph (app.ts loads the rest on demand).
  */
 import { Hono } from 'hono';
+import type { AppEnv } from './app-env';
 import type { WorkerOptions } from './container';
-import type { AppEnv } from './context';
 import { allowedMethods, methodNotAllowed } from './lib/allowed-methods';
 import { onError } from './on-error';
 import { requestScope } from './request-scope';

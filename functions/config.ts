@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ProvisioningMessage } from './domain/queue-messages';
 import { parseSignupPolicy, type SignupPolicy } from './domain/signup-policy';
 import { Keyring } from './lib/crypto';
-import type { OneTimeCodes } from './objects/one-time-codes';
+import type { OneTimeCodes } from './objects/one-time-codes-object';
 import type { RateCounter } from './objects/rate-counter';
 
 /** Bindings declared in wrangler.toml plus vars and secrets. */

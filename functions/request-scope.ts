@@ -4,8 +4,8 @@
  * body is drained and the request's database closed.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from './app-env';
 import { buildDependencies, openRequest, type RequestScope, type WorkerOptions } from './container';
-import type { AppEnv } from './context';
 import { newId } from './lib/ids';
 import { withRequestId } from './lib/logger';
 import { asError } from './on-error';

@@ -6,7 +6,7 @@
 
 import type { DeviceDecision, DevicePeek, DevicePoll } from '../objects/device-grants';
 import type { RateCheck, RateDecision } from '../objects/fixed-window';
-import type { OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes';
+import type { OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes-object';
 
 /** A device authorization to start (RFC 8628): hashes of its two codes, the asking machine's name. */
 export interface DeviceGrantStart {

@@ -1,6 +1,6 @@
 /** What every form handler of the console does: read the form, maybe confirm first, call the API, report back. */
-import { ApiFailure } from './api';
-import type { ConsoleContext } from './context';
+import { ApiFailure } from './console-api';
+import type { ConsoleContext } from './console-env';
 import { redirectWith } from './flash';
 
 /** The posted form's text fields (the session middleware already checked origin and CSRF token). */

@@ -1,8 +1,8 @@
 /** Controls several pages share. */
 import { LEVELS } from '../domain/levels';
+import type { Kind } from './api-shapes';
 import { LEVEL_CHANGE_CONSEQUENCE, LEVEL_MEANING } from './format';
 import { CsrfField } from './layout';
-import type { Kind } from './types';
 
 /**
  * The connection's level, changeable in place: submitted on choice with the script, by its

@@ -3,8 +3,8 @@
  * process with the signed-in dashboard session, so every rule stays the API's own.
  */
 import { Hono } from 'hono';
-import type { Fetcher } from './api';
-import type { ConsoleEnv } from './context';
+import type { Fetcher } from './console-api';
+import type { ConsoleEnv } from './console-env';
 import { consoleError, consoleNotFound } from './errors';
 import { accessPages } from './pages/access';
 import { accountPages } from './pages/account';

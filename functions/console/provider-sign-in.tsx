@@ -14,8 +14,8 @@ import { randomToken } from '../lib/ids';
 import { log } from '../lib/logger';
 import { signInWithProvider } from '../use-cases/console-sign-in';
 import { ProviderFailure } from '../use-cases/sign-in/provider-failure';
-import { allProviders, providerNamed } from '../use-cases/sign-in/providers/registry';
-import type { ConsoleContext, ConsoleEnv } from './context';
+import { allProviders, providerNamed } from '../use-cases/sign-in/providers/provider-registry';
+import type { ConsoleContext, ConsoleEnv } from './console-env';
 import { safeReturnPath, setSessionCookie } from './security';
 
 /** How long a started sign-in may take at the provider. */

@@ -6,8 +6,8 @@
  */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { SESSION_TTL_MS } from '../use-cases/accounts';
-import { ApiFailure, ConsoleApi, type Fetcher } from './api';
-import type { ConsoleContext, ConsoleEnv } from './context';
+import { ApiFailure, ConsoleApi, type Fetcher } from './console-api';
+import type { ConsoleContext, ConsoleEnv } from './console-env';
 import { takeFlash } from './flash';
 import { Layout } from './layout';
 import { consoleProviders, ProviderButtons, providerSignInRoutes } from './provider-sign-in';

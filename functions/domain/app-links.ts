@@ -1,7 +1,7 @@
 /**
  * Verified links (universal links, Android App Links) as redirect origins: the app IDs an auth
  * app names, and what the domain's association files must say about them. Pure: the files are
- * fetched elsewhere (use-cases/sign-in/app-links.ts).
+ * fetched elsewhere (use-cases/sign-in/association-check.ts).
  */
 
 /** The mobile apps of an auth app whose verified links may carry a sign-in back. */

@@ -10,7 +10,7 @@ import type { Adapters } from '../adapters';
 import type { Config } from '../config';
 import type { DatabaseLevel } from '../domain/levels';
 import type { Engine, VariableFamily } from '../domain/variables';
-import type { DatabaseProvisioner } from './provisioner';
+import type { DatabaseProvisioner } from './credential-provisioner';
 
 /** What an engine's operations may reach: the configuration and the outside systems. */
 export interface EngineContext {

@@ -15,8 +15,8 @@ import type { Kind, LevelOf } from '../domain/levels';
 import type { Engine, Family, VariableFamily } from '../domain/variables';
 import type { ApiError } from '../lib/errors';
 import type { z } from '../lib/openapi';
+import type { CredentialProvisioner } from './credential-provisioner';
 import type { EngineContext, Login } from './database-engine';
-import type { CredentialProvisioner } from './provisioner';
 
 /** One connection of a site with its service's fields, as the derivation of its variables reads it. */
 export type DerivationRow = {

@@ -2,9 +2,9 @@
 import type { Kind } from '../domain/levels';
 import { kindOf } from '../kinds/registry';
 import { apiRoute, json, z } from '../lib/openapi';
-import { type AccessKind, accessListingOf, accessListingQuery } from '../use-cases/access/listing';
+import { type AccessKind, accessListingOf, accessListingQuery } from '../use-cases/access/access-listing';
 import { kindSchemaName, levelEnum, nullableLevelEnum } from './connection-schemas';
-import { declaredRoutes, declareReads, read } from './reads';
+import { declaredRoutes, declareReads, read } from './declared-reads';
 import { ProjectParam } from './shared';
 
 /** A site in `kind`'s Access listing: its level of that kind, or null when not connected. */

@@ -9,7 +9,7 @@ import {
   openDashboardSession,
 } from '../use-cases/account-sessions';
 import { requireAccount } from '../use-cases/caller/project-access';
-import { declaredRoutes, declareReads, rowsRead } from './reads';
+import { declaredRoutes, declareReads, rowsRead } from './declared-reads';
 import { requestContext } from './shared';
 
 export const accountSessionsRoutes = declaredRoutes();

@@ -9,7 +9,7 @@ import {
   revokeAccountToken,
   TOKEN_MAX_DAYS,
 } from '../use-cases/accounts';
-import { declaredRoutes, declareReads, read, rowsRead } from './reads';
+import { declaredRoutes, declareReads, read, rowsRead } from './declared-reads';
 import { requestContext } from './shared';
 
 const AccountSchema = z

@@ -6,7 +6,7 @@ import {
   activityPage,
   projectActivityQuery,
 } from '../use-cases/activity/read';
-import { declaredRoutes, declareInputReads, rowsRead } from './reads';
+import { declaredRoutes, declareInputReads, rowsRead } from './declared-reads';
 import { ProjectParam } from './shared';
 
 const EventSchema = z

@@ -1,18 +1,18 @@
 /**
  * The management API under /api/v1 behind its two gates: answers are never cached (they carry
  * secrets), and a caller is admitted before any route runs (a route that declares its caller
- * admits it itself, routes/reads.ts; a path no route takes is 401 to a caller without valid
+ * admits it itself, routes/declared-reads.ts; a path no route takes is 401 to a caller without valid
  * credentials before its 404).
  */
 import { getCookie } from 'hono/cookie';
-import type { AppEnv } from '../context';
-import { getHttpDb } from '../context';
+import type { AppEnv } from '../app-env';
+import { getHttpDb } from '../app-env';
 import { isCrossSiteWrite } from '../lib/cross-site';
 import { ApiError } from '../lib/errors';
 import { routeGroup } from '../lib/openapi';
 import { resolveCaller, SESSION_COOKIE } from '../use-cases/caller/api-caller';
+import { bearerOf, declaresCaller } from './declared-reads';
 import { managementRoutes } from './index';
-import { bearerOf, declaresCaller } from './reads';
 
 export const apiRoutes = routeGroup<AppEnv>();
 // Management answers carry secrets (credentials, tokens, keys, effective variables): no cache keeps any.
@@ -29,7 +29,7 @@ apiRoutes.use('*', async (c, next) => {
       'a request from another site cannot use the console session cookie; send a Bearer token',
     );
   }
-  // A route that declares its caller's access reads and admits it itself (routes/reads.ts).
+  // A route that declares its caller's access reads and admits it itself (routes/declared-reads.ts).
   if (declaresCaller(c)) return next();
   // Every route declares its caller; a path that names none is still refused to a caller
   // without valid credentials (401) before its 404, so no route's existence is revealed.

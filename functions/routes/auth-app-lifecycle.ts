@@ -1,5 +1,5 @@
 /** One auth app read, deleted or given a new server or signing key (contract §12), and its signing keys' status (§15). */
-import { getDb } from '../context';
+import { getDb } from '../app-env';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
 import { retryOnConcurrentChange } from '../use-cases/connections/retry';
 import { serviceHoldersFrom, serviceHoldersQueries } from '../use-cases/connections/service-removal';
@@ -8,7 +8,7 @@ import { describeAuthApp } from '../use-cases/sign-in/manage-apps';
 import { signingKeyStatus } from '../use-cases/sign-in/signing-key-status';
 import { AuthAppSchema } from './auth-app-schemas';
 import { AppParams, appRead } from './auth-apps';
-import { declaredRoutes, declareInputReads, declareReads, readMany } from './reads';
+import { declaredRoutes, declareInputReads, declareReads, readMany } from './declared-reads';
 import { requestContext } from './shared';
 
 export const authAppLifecycleRoutes = declaredRoutes();

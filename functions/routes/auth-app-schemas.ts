@@ -1,8 +1,8 @@
 /** The request and response bodies of the auth app routes (routes/auth-apps.ts). */
 import { ANDROID_PACKAGE_RE, IOS_APP_ID_RE } from '../domain/app-links';
 import { z } from '../lib/openapi';
-import { allProviders } from '../use-cases/sign-in/providers/registry';
-import { UserSchema } from './oauth/shared';
+import { allProviders } from '../use-cases/sign-in/providers/provider-registry';
+import { UserSchema } from './oauth/oauth-shared';
 
 /** providers.{name} of every registered provider, in the app object (`view`) or a PATCH (`patch`). */
 const providerShapes = (pick: 'view' | 'patch') =>

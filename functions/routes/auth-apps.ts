@@ -31,7 +31,7 @@ import {
   read,
   readMany,
   rowsRead,
-} from './reads';
+} from './declared-reads';
 import { ProjectParam, projectListingRoute, requestContext, ServiceName } from './shared';
 
 /** The path parameters of one auth app. */

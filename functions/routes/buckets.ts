@@ -10,7 +10,7 @@ import {
   deleteBucket,
   listBuckets,
 } from '../use-cases/resources/buckets';
-import { declaredRoutes } from './reads';
+import { declaredRoutes } from './declared-reads';
 import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
 import { iso, ProjectParam, requestContext, ServiceName } from './shared';
 

@@ -7,8 +7,8 @@
  */
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
-import { AUTHORIZATION_CODE_GRANT, DEVICE_CODE_GRANT } from '../domain/cli-login';
+import type { AppEnv } from '../app-env';
+import { AUTHORIZATION_CODE_GRANT, DEVICE_CODE_GRANT } from '../domain/cli-login-rules';
 import { clientKey } from '../domain/client-key';
 import { validationError, z } from '../lib/openapi';
 import { pollDeviceLogin, startDeviceLogin } from '../use-cases/cli-device';

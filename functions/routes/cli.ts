@@ -5,15 +5,15 @@
  * session may do either: a person in a browser, not a script holding a token.
  */
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
-import { loopbackRedirectProblem } from '../domain/cli-login';
+import type { AppEnv } from '../app-env';
+import { loopbackRedirectProblem } from '../domain/cli-login-rules';
 import { clientKey } from '../domain/client-key';
 import { CHALLENGE_METHOD, CODE_CHALLENGE_RE } from '../domain/pkce';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { decideDeviceLogin, describeDeviceLogin } from '../use-cases/cli-device';
 import { authorizeCli } from '../use-cases/cli-login';
-import { declaredRoutes, declareReads } from './reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { requestContext } from './shared';
 
 export const cliRoutes = declaredRoutes();

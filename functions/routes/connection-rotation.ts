@@ -8,7 +8,7 @@ import { apiRoute, errorResponses, json, z } from '../lib/openapi';
 import { ROTATION_STATES, rotationOf, rotationQuery } from '../use-cases/connections/rotation-state';
 import { findConnection } from '../use-cases/connections/site-plans';
 import { OneParams } from './connections';
-import { declaredRoutes, declareReads, read } from './reads';
+import { declaredRoutes, declareReads, read } from './declared-reads';
 import { siteNeed, siteRead } from './site-reads';
 
 const stamp = z.string().datetime().nullable();

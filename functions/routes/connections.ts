@@ -3,11 +3,15 @@
  * them: a site's managed key is minted from its connections, so a key able to change them
  * could widen its own powers.
  */
-import { getDb } from '../context';
+import { getDb } from '../app-env';
 import type { Kind } from '../domain/levels';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { applyPlan } from '../use-cases/connections/apply';
-import { projectListingFrom, projectListingQuery, siteListing } from '../use-cases/connections/listing';
+import {
+  projectListingFrom,
+  projectListingQuery,
+  siteListing,
+} from '../use-cases/connections/connection-listing';
 import { connectionKey, toConnectionObjects } from '../use-cases/connections/model';
 import { afterOf } from '../use-cases/connections/plan';
 import { retryOnConcurrentChange } from '../use-cases/connections/retry';
@@ -20,8 +24,15 @@ import {
   planRotate,
 } from '../use-cases/connections/site-plans';
 import { AvailableSchema, ConnectionSchema, DesiredConnectionSchema, KindSchema } from './connection-schemas';
+import {
+  declaredRoutes,
+  declareInputReads,
+  declareReads,
+  type ReadScope,
+  read,
+  readMany,
+} from './declared-reads';
 import { GraceSecondsQuery } from './grace-seconds';
-import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, readMany } from './reads';
 import { ProjectParam, requestContext } from './shared';
 import { siteNeed, siteRead } from './site-reads';
 

@@ -14,7 +14,7 @@ import {
   setDatabaseRunning,
 } from '../use-cases/resources/databases';
 import { loginNamesFrom, serviceLoginNamesQuery } from '../use-cases/resources/principal-removal';
-import { declaredRoutes, declareReads, read } from './reads';
+import { declaredRoutes, declareReads, read } from './declared-reads';
 import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
 import { iso, ProjectParam, requestContext, ServiceName } from './shared';
 

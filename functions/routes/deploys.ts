@@ -12,7 +12,7 @@ import {
   recordDeploy,
   rolledBack,
 } from '../use-cases/deploys';
-import { declaredRoutes, declareReads, read, readMany, rowsRead } from './reads';
+import { declaredRoutes, declareReads, read, readMany, rowsRead } from './declared-reads';
 import { iso, ProjectParam, requestContext } from './shared';
 import { siteNeed, siteRead } from './site-reads';
 

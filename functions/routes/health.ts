@@ -1,10 +1,10 @@
 /** GET /healthz: `{"ok":true}`, and with `?detail` and the operator token what the reconciler is doing. */
 import { Hono } from 'hono';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getDb } from '../app-env';
 import { timingSafeEqual } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { reconcilerHealth } from '../use-cases/reconciler/state';
-import { bearerOf } from './reads';
+import { bearerOf } from './declared-reads';
 
 export const healthRoutes = new Hono<AppEnv>();
 

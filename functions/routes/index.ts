@@ -1,5 +1,5 @@
 /** Every management route group, mounted under /api/v1. */
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../app-env';
 import { routeGroup } from '../lib/openapi';
 import { accessRoutes } from './access';
 import { accountSessionsRoutes } from './account-sessions';

@@ -5,7 +5,7 @@
  * mail webhook.
  */
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../app-env';
 import { ROLES } from '../domain/roles';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
@@ -21,7 +21,7 @@ import {
   listMembers,
   revokeInvitation,
 } from '../use-cases/invitations';
-import { declaredRoutes, declareInputReads, declareReads, read, rowsRead } from './reads';
+import { declaredRoutes, declareInputReads, declareReads, read, rowsRead } from './declared-reads';
 import { iso, ProjectParam, projectListingRoute, requestContext } from './shared';
 
 const InvitationSchema = z

@@ -4,7 +4,7 @@
  * names of their own). Public: it says what the product does, nothing of any project.
  */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../app-env';
 import { kindCatalog } from '../kinds/catalog';
 import { json, routeGroup, z } from '../lib/openapi';
 

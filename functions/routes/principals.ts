@@ -18,8 +18,15 @@ import {
 import { openRetirementsOf, openRetirementsQuery } from '../use-cases/credentials/retirements';
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
+import {
+  declaredRoutes,
+  declareInputReads,
+  declareReads,
+  type ReadScope,
+  read,
+  rowsRead,
+} from './declared-reads';
 import { GraceSecondsQuery } from './grace-seconds';
-import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read, rowsRead } from './reads';
 import { ProjectParam, requestContext, ServiceName } from './shared';
 
 const SHOWN_FIELDS = {

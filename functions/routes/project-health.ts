@@ -4,7 +4,7 @@
  */
 import { apiRoute, json, z } from '../lib/openapi';
 import { projectHealthOf, projectHealthQuery } from '../use-cases/project-health';
-import { declaredRoutes, declareReads, read } from './reads';
+import { declaredRoutes, declareReads, read } from './declared-reads';
 import { ProjectParam } from './shared';
 
 const stamp = z.string().datetime();

@@ -3,7 +3,7 @@ import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import type { Project } from '../use-cases/caller/project-access';
 import { createProject, listProjects, removeMember, setMember } from '../use-cases/projects';
-import { declaredRoutes, declareReads, rowsRead } from './reads';
+import { declaredRoutes, declareReads, rowsRead } from './declared-reads';
 import { iso, NewSlug, ProjectParam, requestContext, requireUuid } from './shared';
 
 const ProjectSchema = z

@@ -17,8 +17,8 @@ import {
 import { bucketQuery } from '../use-cases/resources/buckets';
 import { databaseQuery } from '../use-cases/resources/databases';
 import { connectedSiteInputsQuery, type SiteEnvInputs } from '../use-cases/site-env/derive';
+import { declaredRoutes, declareReads, type ReadScope, read, rowsRead } from './declared-reads';
 import { GraceSecondsQuery } from './grace-seconds';
-import { declaredRoutes, declareReads, type ReadScope, read, rowsRead } from './reads';
 import { ProjectParam, requestContext } from './shared';
 
 const DatabaseCredentialsSchema = z

@@ -5,7 +5,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { SQL } from 'drizzle-orm';
-import { type AppEnv, getDb } from '../context';
+import { type AppEnv, getDb } from '../app-env';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
 import type { RequestContext } from '../request-context';
 import type { BatchQuery } from '../use-cases/caller/api-caller';
@@ -17,7 +17,7 @@ import {
   serviceHoldersQueries,
 } from '../use-cases/connections/service-removal';
 import { creationReadFrom } from '../use-cases/resources/new-service-write';
-import { declareInputReads, declareReads, type Read, type ReadScope, read, readMany } from './reads';
+import { declareInputReads, declareReads, type Read, type ReadScope, read, readMany } from './declared-reads';
 import { ProjectParam, requestContext, requireUuid } from './shared';
 
 /** A kind of service a project holds, as its shared routes need it. */

@@ -2,7 +2,7 @@
  * The older per-service routes, GET and PUT /databases/:id/sites and /storage/:id/sites: one
  * service's connections across the project's sites, authorised through the service's project.
  */
-import { getDb } from '../context';
+import { getDb } from '../app-env';
 import type { Role } from '../domain/roles';
 import { kindOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
@@ -23,7 +23,7 @@ import {
 } from '../use-cases/connections/service-sites-read';
 import { requireRole } from '../use-cases/connections/site-access';
 import { kindSchemaName, levelEnum, levelOfKind, readOnlyFields } from './connection-schemas';
-import { declaredRoutes, declareInputReads, declareReads, type ReadScope, readMany } from './reads';
+import { declaredRoutes, declareInputReads, declareReads, type ReadScope, readMany } from './declared-reads';
 import { requestContext } from './shared';
 
 /** A site connected to a `kind` service, at one of that kind's levels. */

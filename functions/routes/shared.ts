@@ -1,6 +1,6 @@
 /** Pieces every route uses: the `:id` parameter, the request context, the activity source, ISO timestamps and the 404 of a non-uuid id. */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../app-env';
 import { NOT_UUID_SHAPED, SERVICE_NAME_RE, SLUG_RE } from '../domain/names';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';

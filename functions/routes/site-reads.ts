@@ -6,7 +6,7 @@
  */
 import type { Role } from '../domain/roles';
 import { siteOfAnswer, siteReadQuery } from '../use-cases/connections/site-access';
-import { type ReadScope, read } from './reads';
+import { type ReadScope, read } from './declared-reads';
 
 /** A site route's need at `role`: keys are refused before the project is looked at. */
 export const siteNeed = <R extends Role>(role: R) =>

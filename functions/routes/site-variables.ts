@@ -7,7 +7,7 @@ import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { isLoaderVariable } from '../lib/shell-safe-env.mjs';
 import { readUserVars, writeUserVars } from '../use-cases/site-variables';
 import { siteOfProject } from '../use-cases/sites';
-import { declaredRoutes, declareReads, read } from './reads';
+import { declaredRoutes, declareReads, read } from './declared-reads';
 import { ProjectParam, requestContext } from './shared';
 
 /** `:id` and `:siteId`. */

@@ -16,7 +16,7 @@ import {
   TARGET_INPUT,
   TARGET_TYPES,
 } from '../use-cases/delivery/targets';
-import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read } from './reads';
+import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read } from './declared-reads';
 import { requestContext } from './shared';
 import { SiteParams } from './site-variables';
 

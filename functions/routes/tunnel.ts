@@ -5,11 +5,11 @@
  * OpenAPI document by hand.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../context';
+import type { AppEnv } from '../app-env';
 import { ApiError } from '../lib/errors';
 import { ErrorSchema as ErrorBody, z } from '../lib/openapi';
 import { serveTunnel, tunnelQuery, tunnelTarget } from '../use-cases/tunnel';
-import { declaredRoutes, declareReads, rowsRead } from './reads';
+import { declaredRoutes, declareReads, rowsRead } from './declared-reads';
 import { SiteParams } from './site-variables';
 
 const TunnelParams = SiteParams.extend({ dbId: z.string() });

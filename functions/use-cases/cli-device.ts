@@ -12,7 +12,7 @@ import {
   normaliseUserCode,
   USER_CODE_TRIES,
   userCodeFrom,
-} from '../domain/cli-login';
+} from '../domain/cli-login-rules';
 import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { randomToken } from '../lib/ids';

@@ -4,7 +4,7 @@
  * to the CLI's loopback redirect and PKCE challenge; the CLI trades it, with its verifier, for a
  * personal token named after the machine. The device flow (cli-device.ts) ends the same way.
  */
-import { CLI_CODE_TTL_SECONDS, CLI_TOKEN_DAYS, callbackUrl } from '../domain/cli-login';
+import { CLI_CODE_TTL_SECONDS, CLI_TOKEN_DAYS, callbackUrl } from '../domain/cli-login-rules';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../lib/crypto';
 import { randomToken } from '../lib/ids';
 import type { RateDecision } from '../objects/fixed-window';
@@ -37,7 +37,7 @@ interface CodeRecord {
   name: string;
 }
 
-/** A browser authorization of the CLI: checked by the route (domain/cli-login.ts) before it gets here. */
+/** A browser authorization of the CLI: checked by the route (domain/cli-login-rules.ts) before it gets here. */
 export interface CliAuthorization {
   redirectUri: string;
   challenge: string;

@@ -1,7 +1,7 @@
 /**
  * Deploys and rollbacks of a site. Every deploy and every rollback derives the variables afresh,
  * so a rollback gets exactly what a new deploy gets (current credentials and connections, never
- * a stale copy). The listing is read with the caller's lookup (a route's declared reads, routes/reads.ts):
+ * a stale copy). The listing is read with the caller's lookup (a route's declared reads, routes/declared-reads.ts):
  * one round trip.
  */
 

@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { DurableObjectCodeStore } from '../../functions/adapters/code-store';
 import { DurableObjectRateLimiter } from '../../functions/adapters/rate-limiter';
-import type { OneTimeCodes } from '../../functions/objects/one-time-codes';
+import type { OneTimeCodes } from '../../functions/objects/one-time-codes-object';
 import type { RateCounter } from '../../functions/objects/rate-counter';
 
 /** The classes behind the Worker's Durable Object bindings. */

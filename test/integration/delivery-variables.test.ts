@@ -7,7 +7,7 @@
  * Worker runs here (test/helpers/in-process-app.ts) and the test hands it its queue messages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATCH_CALLS } from '../../functions/adapters/targets/types';
+import { PATCH_CALLS } from '../../functions/adapters/targets/target-adapter';
 import { MESSAGE_SUBREQUESTS } from '../../functions/use-cases/background/step';
 import { seed } from '../helpers/connections';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';

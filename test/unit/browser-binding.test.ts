@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { AppEnv } from '../../functions/context';
+import type { AppEnv } from '../../functions/app-env';
 import { bindToBrowser, startedInThisBrowser } from '../../functions/routes/oauth/browser-binding';
 
 const CALLBACK = 'https://auth.example.com/v1/shop/auth/apple/callback';

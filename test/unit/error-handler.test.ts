@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
-import type { AppEnv } from '../../functions/context';
+import type { AppEnv } from '../../functions/app-env';
 import { ApiError } from '../../functions/lib/errors';
 import { OAuthError } from '../../functions/lib/oauth-error';
 import { asError, onError } from '../../functions/on-error';

@@ -14,7 +14,7 @@ import {
   type PlatformUrls,
   type StoredTarget,
   type TargetPatch,
-} from './types';
+} from './target-adapter';
 
 /** Cloudflare's error code for a secret (binding) that does not exist. */
 const BINDING_NOT_FOUND = 10056;

@@ -13,7 +13,7 @@
  *    200 (408: not yet, checked again after a delay); then Machine i+1, or live after the last.
  */
 import { at, failure, ok, type PlatformAnswer, seg } from './http';
-import { type DeliverOutcome, FollowUpFailed, type PlatformUrls, type StoredTarget } from './types';
+import { type DeliverOutcome, FollowUpFailed, type PlatformUrls, type StoredTarget } from './target-adapter';
 
 /** A Fly target's public fields. */
 export type FlyConfig = { app_name: string };

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { type FlyConfig, MACHINES_FIRST, machinesStep } from './fly-machines';
 import { at, call, failure, ok, type PlatformAnswer, seg } from './http';
-import type { DeliveryTarget, PlatformUrls, StoredTarget } from './types';
+import type { DeliveryTarget, PlatformUrls, StoredTarget } from './target-adapter';
 
 const FlyInput = z
   .object({

@@ -2,7 +2,7 @@
  * The HTTP calls of the platform adapters: a timeout, no redirects followed, and a failure that
  * names the platform's own message (never a header or a body sent, which may carry a secret).
  */
-import { TargetRefused, TargetUnreachable } from './types';
+import { TargetRefused, TargetUnreachable } from './target-adapter';
 
 /** How long one platform call may take. */
 const CALL_TIMEOUT_MS = 10_000;

@@ -5,7 +5,7 @@
  */
 import { cloudflareTarget } from './cloudflare';
 import { flyTarget } from './fly';
-import type { DeliveryTarget } from './types';
+import type { DeliveryTarget } from './target-adapter';
 import { vercelTarget } from './vercel';
 import { webhookTarget } from './webhook';
 
@@ -16,8 +16,8 @@ export type {
   PlatformUrls,
   StoredTarget,
   TargetPatch,
-} from './types';
-export { FollowUpFailed, TargetFieldRefused, TargetRefused, TargetUnreachable } from './types';
+} from './target-adapter';
+export { FollowUpFailed, TargetFieldRefused, TargetRefused, TargetUnreachable } from './target-adapter';
 
 /** Every delivery target, by type. */
 export const TARGETS = [webhookTarget, cloudflareTarget, vercelTarget, flyTarget] as const;

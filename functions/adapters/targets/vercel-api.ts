@@ -3,7 +3,7 @@
  * the target names a team), the call itself and Vercel's error message (`{error:{code, message}}`).
  */
 import { at, call, type PlatformAnswer, seg } from './http';
-import type { PlatformUrls, StoredTarget } from './types';
+import type { PlatformUrls, StoredTarget } from './target-adapter';
 
 /** A Vercel target's public fields. */
 export type VercelConfig = { project_id: string; team_id?: string; environments: string[] };

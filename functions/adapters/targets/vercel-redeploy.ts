@@ -11,7 +11,7 @@
  *    starts again from 1 after the delivery's backoff.
  */
 import { failure, ok, seg } from './http';
-import { type DeliverOutcome, FollowUpFailed, type PlatformUrls, type StoredTarget } from './types';
+import { type DeliverOutcome, FollowUpFailed, type PlatformUrls, type StoredTarget } from './target-adapter';
 import { messageOf, send, type VercelConfig, vercelUrl } from './vercel-api';
 
 /** Where a redeploy stands. */

@@ -19,7 +19,7 @@ import {
   type PlatformUrls,
   type StoredTarget,
   type TargetPatch,
-} from './types';
+} from './target-adapter';
 import { messageOf, projectUrl, send, type VercelConfig } from './vercel-api';
 import { REDEPLOY_FIRST, redeployStep } from './vercel-redeploy';
 

@@ -7,7 +7,7 @@
 
 import { addressRefusal, ipLiteral, webhookUrlRefusal } from '../../domain/public-address';
 import { ResolverUnavailable } from '../host-resolver';
-import { TargetFieldRefused, TargetUnreachable, type WebhookHostPolicy } from './types';
+import { TargetFieldRefused, TargetUnreachable, type WebhookHostPolicy } from './target-adapter';
 
 /**
  * Throws TargetFieldRefused (field `url`) unless `value` names a host whose every address is

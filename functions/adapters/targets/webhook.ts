@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { shownUrl } from '../../domain/shown-url';
 import { SignedHttpReceiver } from '../receiver';
-import type { DeliveryTarget } from './types';
+import type { DeliveryTarget } from './target-adapter';
 import { checkWebhookHost } from './webhook-host';
 
 const WebhookInput = z

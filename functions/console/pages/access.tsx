@@ -7,13 +7,6 @@ import { Hono } from 'hono';
 import type { Child } from 'hono/jsx';
 import { DEFAULT_LEVEL, LEVELS } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
-import { LevelForm } from '../controls';
-import { LEVEL_CHANGE_CONSEQUENCE } from '../format';
-import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
-import { canWrite } from '../roles';
-import { DataTable } from '../table';
 import {
   type AccessListing,
   type Connection,
@@ -22,7 +15,14 @@ import {
   type Kind,
   kindOfSegment,
   type Project,
-} from '../types';
+} from '../api-shapes';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
+import { LevelForm } from '../controls';
+import { LEVEL_CHANGE_CONSEQUENCE } from '../format';
+import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { canWrite } from '../role-offers';
+import { DataTable } from '../table';
 
 export const accessPages = new Hono<ConsoleEnv>();
 

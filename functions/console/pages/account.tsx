@@ -6,8 +6,8 @@
  */
 import { Hono } from 'hono';
 import { formOf, unconfirmed } from '../actions';
-import { ApiFailure, path } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure, path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { redirectWith } from '../flash';
 import { actionWords, VIA_WORDS, When } from '../format';
 import { Card, ConfirmForm, ConfirmPage, Layout } from '../layout';

@@ -6,12 +6,12 @@
 import { Hono } from 'hono';
 import type { ActivityEventJson } from '../../use-cases/activity/read';
 import { consolePath } from '../actions';
-import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
+import type { Project, Site } from '../api-shapes';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { ACTION_GROUPS, actionWords, engineLabel, KNOWN_ACTIONS, VIA_WORDS, When } from '../format';
 import { Card, Layout } from '../layout';
 import { DataTable } from '../table';
-import type { Project, Site } from '../types';
 
 export const activityPages = new Hono<ConsoleEnv>();
 

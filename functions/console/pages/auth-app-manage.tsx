@@ -5,9 +5,9 @@
  */
 import { Hono } from 'hono';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import { path } from '../api';
 import { DangerRow, SectionCard } from '../components';
-import { type ConsoleEnv, signedIn } from '../context';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { ConfirmForm, ConfirmPage } from '../layout';
 
 /** What each action is called and what it does, as its confirmation says it. */

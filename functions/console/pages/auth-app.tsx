@@ -2,14 +2,14 @@
 
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
-import { ApiFailure, type ConsoleApi, path } from '../api';
+import type { AccessListing, AuthApp, AuthUser, Project, SigningKeys } from '../api-shapes';
 import { Badge, Truncate } from '../components';
-import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure, type ConsoleApi, path } from '../console-api';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../console-env';
 import type { Flash } from '../flash';
 import { authAppLabel } from '../format';
 import { Layout } from '../layout';
-import { canAdmin, canWrite } from '../roles';
-import type { AccessListing, AuthApp, AuthUser, Project, SigningKeys } from '../types';
+import { canAdmin, canWrite } from '../role-offers';
 import { AccessSection } from './access';
 import { ManageSection } from './auth-app-manage';
 import { SettingsSection } from './auth-settings';

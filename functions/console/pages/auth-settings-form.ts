@@ -3,8 +3,8 @@
  * the PATCH a posted form becomes. Every rule stays the API's; this only maps fields.
  */
 import type { SettingsField, SignInProvider } from '../../use-cases/sign-in/providers/provider';
-import { allProviders } from '../../use-cases/sign-in/providers/registry';
-import type { AuthApp, ProviderView } from '../types';
+import { allProviders } from '../../use-cases/sign-in/providers/provider-registry';
+import type { AuthApp, ProviderView } from '../api-shapes';
 
 /** The form's fields as posted (kept to show them again with a refusal). */
 export type SettingsDraft = Record<string, string>;

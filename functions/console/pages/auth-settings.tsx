@@ -8,10 +8,10 @@
  */
 import type { Child } from 'hono/jsx';
 import type { SettingsField, SignInProvider } from '../../use-cases/sign-in/providers/provider';
-import { allProviders } from '../../use-cases/sign-in/providers/registry';
+import { allProviders } from '../../use-cases/sign-in/providers/provider-registry';
+import type { AuthApp } from '../api-shapes';
 import { SectionCard } from '../components';
 import { CsrfField } from '../layout';
-import type { AuthApp } from '../types';
 import {
   ANDROID_FIELD,
   draftOf,

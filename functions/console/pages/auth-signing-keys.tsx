@@ -3,9 +3,10 @@
  * published next key and when it can become current (at the next rotation, safely once every
  * JWKS cache holds it), and replaced keys still published until their last token expired.
  */
+
+import type { SigningKeys } from '../api-shapes';
 import { SectionCard, Truncate } from '../components';
 import { When } from '../format';
-import type { SigningKeys } from '../types';
 
 /** The card; `canRotate` says whether this person sees the Manage section's rotate button. */
 export function SigningKeysSection(props: { keys: SigningKeys; canRotate: boolean }) {

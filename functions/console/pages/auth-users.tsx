@@ -1,14 +1,14 @@
 /** An auth app's Users: the end users who signed in, disabled, enabled or deleted by writers. */
 import { Hono } from 'hono';
-import { allProviders } from '../../use-cases/sign-in/providers/registry';
+import { allProviders } from '../../use-cases/sign-in/providers/provider-registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import { path } from '../api';
+import type { AuthUser } from '../api-shapes';
 import { Badge, SectionCard, Truncate } from '../components';
-import { type ConsoleEnv, signedIn } from '../context';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { DataTable } from '../table';
-import type { AuthUser } from '../types';
 
 /** A provider's name as people know it (`google` → `Google`). */
 const providerTitle = (name: string): string => allProviders().find((p) => p.name === name)?.title ?? name;

@@ -5,11 +5,11 @@
  * A link whose redirect is not a loopback address is refused here and leads nowhere.
  */
 import { Hono } from 'hono';
-import { callbackUrl, loopbackRedirectProblem } from '../../domain/cli-login';
+import { callbackUrl, loopbackRedirectProblem } from '../../domain/cli-login-rules';
 import { CHALLENGE_METHOD, CODE_CHALLENGE_RE } from '../../domain/pkce';
 import { formOf } from '../actions';
-import { ApiFailure } from '../api';
-import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure } from '../console-api';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../console-env';
 import { CsrfField, Layout } from '../layout';
 import { consoleCsp } from '../security';
 

@@ -8,8 +8,8 @@
  */
 import { Hono } from 'hono';
 import { act, formOf } from '../actions';
-import { ApiFailure } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { When } from '../format';
 import { CsrfField, Layout } from '../layout';
 

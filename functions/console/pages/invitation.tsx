@@ -5,8 +5,8 @@
  */
 import { Hono } from 'hono';
 import { act, consolePath } from '../actions';
-import { ApiFailure, path } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure, path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { CsrfField, Layout } from '../layout';
 
 interface Offered {

@@ -6,9 +6,9 @@
 import { Hono } from 'hono';
 import { ROLES } from '../../domain/roles';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import { type ConsoleApi, path } from '../api';
 import { Badge, SectionCard, Truncate } from '../components';
-import { type ConsoleEnv, signedIn } from '../context';
+import { type ConsoleApi, path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { DataTable } from '../table';

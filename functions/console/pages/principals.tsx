@@ -7,14 +7,14 @@ import { Hono } from 'hono';
 import { LEVELS } from '../../domain/levels';
 import { credentialsOf } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import { path } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
+import { kindOfSegment, levelOf, type Principal, type Project } from '../api-shapes';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { CONNECTION_STRING_FIELDS, ConnectionString, ValueList } from '../copy';
 import { When } from '../format';
 import { ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
-import { canAdmin } from '../roles';
+import { canAdmin } from '../role-offers';
 import { DataTable } from '../table';
-import { kindOfSegment, levelOf, type Principal, type Project } from '../types';
 
 export const principalPages = new Hono<ConsoleEnv>();
 

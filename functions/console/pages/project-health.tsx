@@ -5,9 +5,9 @@
  * draining (the site's Delivery tab follows them), from `GET /projects/:id/health`.
  */
 import { consolePath } from '../actions';
+import type { AuthApp, Connection, Database } from '../api-shapes';
 import { Badge, SectionCard } from '../components';
 import { authAppLabel, exactTime, KIND_WORDS, relativeTime } from '../format';
-import type { AuthApp, Connection, Database } from '../types';
 
 /** The API's health answer. */
 export interface ProjectHealth {

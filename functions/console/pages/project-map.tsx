@@ -6,10 +6,10 @@
  * the table becomes one labelled block per site.
  */
 import { consolePath } from '../actions';
+import type { AuthApp, Bucket, Connection, Database, Kind, Site } from '../api-shapes';
 import { authAppLabel, KIND_WORDS } from '../format';
 import { Icon } from '../icons';
 import { Card } from '../layout';
-import type { AuthApp, Bucket, Connection, Database, Kind, Site } from '../types';
 
 /** A service as a column of the map. */
 interface Column {

@@ -1,11 +1,11 @@
 /** The projects the signed-in account belongs to, and a form to create one. */
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
-import { type ConsoleEnv, signedIn } from '../context';
+import type { Project } from '../api-shapes';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { SLUG_PATTERN, When } from '../format';
 import { Card, CsrfField, Layout } from '../layout';
 import { DataTable } from '../table';
-import type { Project } from '../types';
 
 export const projectsPages = new Hono<ConsoleEnv>();
 

@@ -5,12 +5,12 @@
  */
 import { Hono } from 'hono';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import { ApiFailure, path } from '../api';
-import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
+import type { AccessListing, Bucket, Database, Project } from '../api-shapes';
+import { ApiFailure, path } from '../console-api';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../console-env';
 import { engineLabel, When } from '../format';
 import { Card, ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
-import { canAdmin, canWrite } from '../roles';
-import type { AccessListing, Bucket, Database, Project } from '../types';
+import { canAdmin, canWrite } from '../role-offers';
 import { AccessSection } from './access';
 import { PrincipalsSection, SecretPage } from './principals';
 

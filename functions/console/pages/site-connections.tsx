@@ -4,14 +4,6 @@ import { isKind, LEVELS } from '../../domain/levels';
 import { isPlainName } from '../../domain/variables';
 import { hasCredential } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import { path } from '../api';
-import { Names } from '../components';
-import { type ConsoleEnv, signedIn } from '../context';
-import { LevelForm } from '../controls';
-import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, LEVEL_MEANING, When } from '../format';
-import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
-import { canWrite } from '../roles';
-import { DataTable } from '../table';
 import {
   type Available,
   type Connection,
@@ -19,7 +11,15 @@ import {
   KIND_LABEL,
   KIND_SEGMENT,
   type Kind,
-} from '../types';
+} from '../api-shapes';
+import { Names } from '../components';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
+import { LevelForm } from '../controls';
+import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, LEVEL_MEANING, When } from '../format';
+import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
+import { canWrite } from '../role-offers';
+import { DataTable } from '../table';
 import { loadSite, SitePage } from './site-shell';
 
 export const siteConnectionsPages = new Hono<ConsoleEnv>();

@@ -7,14 +7,14 @@
  */
 import { Hono } from 'hono';
 import { act, consolePath, formOf } from '../actions';
-import { path } from '../api';
 import { Badge, DangerRow, DangerZone, EmptyState, Names, SectionCard, Truncate } from '../components';
-import { type ConsoleEnv, signedIn } from '../context';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { PostButton } from '../controls';
 import { labelOf } from '../copy';
 import { When } from '../format';
 import { CsrfField } from '../layout';
-import { canAdmin, canWrite } from '../roles';
+import { canAdmin, canWrite } from '../role-offers';
 import { DataTable } from '../table';
 import { loadRotations, RotationPanel } from './site-rotations';
 import { loadSite, SitePage } from './site-shell';

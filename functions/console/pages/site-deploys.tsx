@@ -1,15 +1,15 @@
 /** A site's Deploys tab: its newest deploys, a new deploy and a rollback to any of them. */
 import { Hono } from 'hono';
 import { act, consolePath } from '../actions';
-import { path } from '../api';
+import type { Deploy } from '../api-shapes';
 import { Names } from '../components';
-import { type ConsoleEnv, signedIn } from '../context';
+import { path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { PostButton } from '../controls';
 import { When } from '../format';
 import { Card } from '../layout';
-import { canWrite } from '../roles';
+import { canWrite } from '../role-offers';
 import { DataTable } from '../table';
-import type { Deploy } from '../types';
 import { loadSite, SitePage } from './site-shell';
 
 export const siteDeploysPages = new Hono<ConsoleEnv>();

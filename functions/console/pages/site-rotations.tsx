@@ -4,8 +4,9 @@
  * until the new secret is live where the app runs, `draining` until the old login has no
  * session), the old login's open sessions and the deadline by which the old secret is refused.
  */
-import { type ConsoleApi, path } from '../api';
+
 import { Badge, EmptyState, SectionCard } from '../components';
+import { type ConsoleApi, path } from '../console-api';
 import { When } from '../format';
 import { DataTable } from '../table';
 

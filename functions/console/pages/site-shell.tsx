@@ -1,11 +1,11 @@
 /** The frame of a site's pages: heading, the Connections / Variables / Deploys / Delivery tabs and the site's deletion. */
 import type { Child } from 'hono/jsx';
 import { consolePath } from '../actions';
-import { ApiFailure, type ConsoleApi, path } from '../api';
+import type { Project, Site } from '../api-shapes';
+import { ApiFailure, type ConsoleApi, path } from '../console-api';
 import type { Flash } from '../flash';
 import { Card, ConfirmForm, Layout } from '../layout';
-import { canWrite } from '../roles';
-import type { Project, Site } from '../types';
+import { canWrite } from '../role-offers';
 
 export type SiteTab = 'connections' | 'variables' | 'deploys' | 'delivery';
 const TABS: { tab: SiteTab; label: string }[] = [

@@ -8,14 +8,14 @@
 import { Hono } from 'hono';
 import { toDotenv } from '../../domain/dotenv';
 import { act, consolePath, formOf } from '../actions';
-import { ApiFailure, path } from '../api';
+import type { Connection } from '../api-shapes';
 import { VariableName } from '../components';
-import { type ConsoleContext, type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure, path } from '../console-api';
+import { type ConsoleContext, type ConsoleEnv, signedIn } from '../console-env';
 import { CopyButton, copyNames } from '../copy';
 import { Card, CsrfField } from '../layout';
-import { canWrite } from '../roles';
+import { canWrite } from '../role-offers';
 import { DataTable } from '../table';
-import type { Connection } from '../types';
 import { parseLines, toLines } from '../variable-lines';
 import { loadSite, SitePage } from './site-shell';
 

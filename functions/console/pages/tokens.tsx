@@ -7,8 +7,8 @@
  */
 import { Hono } from 'hono';
 import { act, formOf, unconfirmed } from '../actions';
-import { ApiFailure, path } from '../api';
-import { type ConsoleEnv, signedIn } from '../context';
+import { ApiFailure, path } from '../console-api';
+import { type ConsoleEnv, signedIn } from '../console-env';
 import { redirectWith } from '../flash';
 import { When } from '../format';
 import { Card, ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';

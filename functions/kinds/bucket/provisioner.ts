@@ -1,7 +1,7 @@
 /** Connection credentials on a bucket: IAM access keys whose policy reaches that bucket only. */
 import { ProviderError, type StorageAdmin } from '../../adapters/s3-admin';
 import { ApiError } from '../../lib/errors';
-import { type BucketProvisioner, outside } from '../provisioner';
+import { type BucketProvisioner, outside } from '../credential-provisioner';
 
 /** The provisioner of bucket keys through `admin`. */
 export function bucketProvisioner(admin: StorageAdmin): BucketProvisioner {

@@ -3,8 +3,8 @@ import type { Adapters } from '../../adapters';
 import { AtlasError, type MongoAdmin } from '../../adapters/mongodb-admin';
 import { mongodbUri } from '../../domain/mongodb-uri';
 import { ApiError } from '../../lib/errors';
+import { atSystem } from '../credential-provisioner';
 import { type DatabaseEngine, inScope } from '../database-engine';
-import { atSystem } from '../provisioner';
 import { mongoProvisioner } from './provisioner';
 
 const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;

@@ -2,7 +2,7 @@
 import { AtlasError, type MongoAdmin } from '../../adapters/mongodb-admin';
 import { ApiError } from '../../lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../lib/ids';
-import { type DatabaseProvisioner, outside } from '../provisioner';
+import { type DatabaseProvisioner, outside } from '../credential-provisioner';
 
 /** The provisioner of MongoDB users through `admin`. */
 export function mongoProvisioner(admin: MongoAdmin): DatabaseProvisioner {

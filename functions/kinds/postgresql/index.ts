@@ -1,7 +1,7 @@
 /** PostgreSQL databases on the customer cluster: login roles, the shared reader, the tunnel. */
 import { pgCode } from '../../adapters/postgres-sql';
+import { atSystem } from '../credential-provisioner';
 import type { DatabaseEngine, EngineContext, Login } from '../database-engine';
-import { atSystem } from '../provisioner';
 import { postgresProvisioner } from './provisioner';
 
 const enc = encodeURIComponent;

@@ -1,7 +1,7 @@
 /** Connection credentials on PostgreSQL: login roles `c_` + 8 of [a-z0-9] on the customer cluster. */
 import type { PostgresAdmin } from '../../adapters/postgres-admin-interface';
 import { randomPassword } from '../../lib/ids';
-import { type DatabaseProvisioner, outside } from '../provisioner';
+import { type DatabaseProvisioner, outside } from '../credential-provisioner';
 
 /** The provisioner of PostgreSQL login roles through `admin`. */
 export function postgresProvisioner(admin: PostgresAdmin): DatabaseProvisioner {

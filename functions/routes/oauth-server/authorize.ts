@@ -11,7 +11,7 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { grantedScope } from '../../domain/oauth-scopes';
 import { challengeProblem } from '../../domain/pkce';
 import { matchRedirectUri } from '../../domain/redirect-uris';
@@ -20,7 +20,7 @@ import type { AuthAppRow } from '../../use-cases/sign-in/apps';
 import { loadEnabledApp } from '../../use-cases/sign-in/apps';
 import { issuerOf } from '../../use-cases/sign-in/auth-urls';
 import { withParams } from '../../use-cases/sign-in/browser-sign-in';
-import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/registry';
+import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/provider-registry';
 import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
 import {
   acceptsHtml,
@@ -31,7 +31,7 @@ import {
   problems,
 } from '../oauth/browser-problems';
 import { type BrowserProvider, readyClient, startAtProvider } from '../oauth/browser-start';
-import { AppParam, clientOf, oauthGroup } from '../oauth/shared';
+import { AppParam, clientOf, oauthGroup } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
 import { chooserPage } from './chooser';
 

@@ -1,10 +1,10 @@
 /** The discovery documents of an auth app (RFC 8414 and OpenID Connect Discovery; docs/contract.md §15). */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { z } from '../../lib/openapi';
 import { serverMetadata } from '../../use-cases/sign-in/oauth-server/metadata';
-import { AppParam, knownSlug, OAuthErrorSchema, oauthGroup, oauthJson } from '../oauth/shared';
+import { AppParam, knownSlug, OAuthErrorSchema, oauthGroup, oauthJson } from '../oauth/oauth-shared';
 
 const Metadata = z.record(z.string(), z.unknown()).openapi('AuthorizationServerMetadata');
 

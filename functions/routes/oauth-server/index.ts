@@ -8,7 +8,7 @@ import { revokeEndpoint } from './revoke';
 import { tokenEndpoint } from './token';
 import { userinfoEndpoint } from './userinfo';
 
-export { registeredOriginCors, STANDARD_ENDPOINT, standardErrors } from './shared';
+export { registeredOriginCors, STANDARD_ENDPOINT, standardErrors } from './oauth-server-shared';
 
 /** The route groups of the standard surface, mounted with the auth service's (routes/oauth/index.ts). */
 export const oauthServerGroups = [

@@ -12,9 +12,9 @@ import { StandardOAuthError } from '../../lib/standard-oauth-error';
 import { revokeAccessToken } from '../../use-cases/sign-in/oauth-server/access-revocation';
 import { countSessionRequest } from '../../use-cases/sign-in/rate-limit';
 import { logout } from '../../use-cases/sign-in/sessions';
-import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/shared';
+import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
-import { formOrJson, jsonAnswer, StandardErrorSchema } from './shared';
+import { formOrJson, jsonAnswer, StandardErrorSchema } from './oauth-server-shared';
 
 const RevokeRequest = z.object({
   token: z.string().max(8192).optional(),

@@ -6,9 +6,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from '../../lib/openapi';
 import { tokenGrant } from '../../use-cases/sign-in/oauth-server/token-grants';
-import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/shared';
+import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
-import { formOrJson, jsonAnswer, StandardErrorSchema } from './shared';
+import { formOrJson, jsonAnswer, StandardErrorSchema } from './oauth-server-shared';
 
 const TokenRequest = z.object({
   grant_type: z

@@ -1,12 +1,12 @@
 /** GET and POST /{appSlug}/oauth/userinfo (OpenID Connect Core §5.3; docs/contract.md §15): a Bearer access token's user. */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { z } from '../../lib/openapi';
 import { invalidToken, userInfo } from '../../use-cases/sign-in/oauth-server/userinfo';
-import { AppParam, knownSlug, oauthGroup } from '../oauth/shared';
+import { AppParam, knownSlug, oauthGroup } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
-import { jsonAnswer, StandardErrorSchema } from './shared';
+import { jsonAnswer, StandardErrorSchema } from './oauth-server-shared';
 
 const UserInfo = z
   .object({ sub: z.string(), email: z.string(), email_verified: z.boolean(), name: z.string().optional() })

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { sha256Base64url, timingSafeEqual } from '../../lib/crypto';
 import { STATE_TTL_MS } from '../../use-cases/sign-in/one-time-codes';
 

@@ -5,7 +5,7 @@
  * that asks for JSON (no `text/html` in Accept) gets the same answer as before.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { OAuthError } from '../../lib/oauth-error';
 
 /** Why a browser sign-in cannot start, as a stable word (the page's `tether-error` meta, the client package's error code). */

@@ -6,17 +6,17 @@
  * added here holds for both starts.
  */
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { OAuthError } from '../../lib/oauth-error';
 import { type AuthAppRow, providerSecrets } from '../../use-cases/sign-in/apps';
 import { issuerOf } from '../../use-cases/sign-in/auth-urls';
 import { issueState, newNonce, type StateRecord } from '../../use-cases/sign-in/one-time-codes';
 import type { BrowserFlow, SignInProvider, StoredSettings } from '../../use-cases/sign-in/providers/provider';
-import { providerNamed } from '../../use-cases/sign-in/providers/registry';
+import { providerNamed } from '../../use-cases/sign-in/providers/provider-registry';
 import { countSignInStart } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
 import { bindToBrowser } from './browser-binding';
-import { clientOf } from './shared';
+import { clientOf } from './oauth-shared';
 
 /** A registered provider with a browser flow. */
 export type BrowserProvider = SignInProvider & { browser: BrowserFlow };

@@ -7,7 +7,7 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { challengeProblem } from '../../domain/pkce';
 import { matchRedirectUri, mayUseFragment } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
@@ -15,7 +15,7 @@ import { z } from '../../lib/openapi';
 import { findAppBySlug, loadEnabledApp } from '../../use-cases/sign-in/apps';
 import { finishSignIn } from '../../use-cases/sign-in/browser-sign-in';
 import { peekState, takeState } from '../../use-cases/sign-in/one-time-codes';
-import { providerNamed } from '../../use-cases/sign-in/providers/registry';
+import { providerNamed } from '../../use-cases/sign-in/providers/provider-registry';
 import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
 import { startedInThisBrowser } from './browser-binding';
@@ -28,7 +28,7 @@ import {
   readyClient,
   startAtProvider,
 } from './browser-start';
-import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './oauth-shared';
 
 const ProviderParam = AppParam.extend({
   provider: z

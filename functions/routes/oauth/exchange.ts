@@ -1,7 +1,7 @@
 /** POST /v1/{appSlug}/oauth/exchange: a one-time code and its PKCE verifier for a session. */
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { z } from '../../lib/openapi';
 import { type ExchangeInput, exchangeCode, redeemCounted } from '../../use-cases/sign-in/exchange';
 import { requestContext } from '../shared';
@@ -13,7 +13,7 @@ import {
   oauthJson,
   SessionSchema,
   tokenErrors,
-} from './shared';
+} from './oauth-shared';
 
 // A missing code is an unknown one, a missing verifier a wrong one: the exchange's one 400 is
 // invalid_grant (and a code presented without its verifier is burnt, as with a wrong one).

@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { boundedBodies, jsonAuthPosts } from '../../lib/request-limits';
 import { countExchange } from '../../use-cases/sign-in/exchange';
 import { countIdTokenRequest, countSessionRequest } from '../../use-cases/sign-in/rate-limit';
@@ -17,7 +17,7 @@ import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { introspectRoutes } from './introspect';
 import { jwksRoutes } from './jwks';
 import { nonceRoutes } from './nonce';
-import { clientOf, knownSlug, oauthGroup, SCRIPT_CORS } from './shared';
+import { clientOf, knownSlug, oauthGroup, SCRIPT_CORS } from './oauth-shared';
 import { tokenRoutes } from './tokens';
 
 const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {

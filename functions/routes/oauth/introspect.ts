@@ -4,7 +4,7 @@ import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { introspectToken } from '../../use-cases/sign-in/introspection';
 import { requestContext } from '../shared';
-import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './oauth-shared';
 
 export const introspectRoutes = oauthGroup();
 

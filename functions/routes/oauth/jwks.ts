@@ -1,11 +1,11 @@
 /** The public keys that verify an app's access tokens: the app's own keys, never another app's. */
 import { createRoute } from '@hono/zod-openapi';
-import { getHttpDb } from '../../context';
+import { getHttpDb } from '../../app-env';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { appPublicKeys } from '../../use-cases/sign-in/sessions';
 import { JWKS_MAX_AGE_SECONDS } from '../../use-cases/sign-in/signing-key-status';
-import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './oauth-shared';
 
 /** One published key: the app's ES256 (P-256) public key. */
 const PublicJwk = z

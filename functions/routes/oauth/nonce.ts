@@ -5,7 +5,7 @@ import { loadEnabledApp } from '../../use-cases/sign-in/apps';
 import { issueNonce, NONCE_TTL_SECONDS } from '../../use-cases/sign-in/nonces';
 import { lookUpApp } from '../../use-cases/sign-in/rate-limit';
 import { requestContext } from '../shared';
-import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './shared';
+import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './oauth-shared';
 
 export const nonceRoutes = oauthGroup();
 

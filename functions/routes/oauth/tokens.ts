@@ -7,7 +7,7 @@ import { z } from '../../lib/openapi';
 import { enabledApp } from '../../use-cases/sign-in/apps';
 import { admitIdToken } from '../../use-cases/sign-in/nonces';
 import type { IdTokenFlow, SignInProvider } from '../../use-cases/sign-in/providers/provider';
-import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/registry';
+import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/provider-registry';
 import { issueSession, logout, refreshSession } from '../../use-cases/sign-in/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../use-cases/sign-in/users';
 import { requestContext } from '../shared';
@@ -19,7 +19,7 @@ import {
   oauthJson,
   SessionSchema,
   tokenErrors,
-} from './shared';
+} from './oauth-shared';
 
 export const tokenRoutes = oauthGroup();
 

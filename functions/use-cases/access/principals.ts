@@ -43,7 +43,7 @@ import {
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
 import { guard, guardFailure, uniqueViolation } from '../store/guarded-write';
-import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './listing';
+import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './access-listing';
 import { principalEvent } from './principal-events';
 
 /** A principal request, as the API takes it. */

@@ -65,7 +65,7 @@ export async function admitCaller(
   return projectAccess(db, principal, ref, { role: need.role, keyMay: need.keys }, membership);
 }
 
-/** A route's caller admission as the request holds it (routes/reads.ts): admits once, on demand. */
+/** A route's caller admission as the request holds it (routes/declared-reads.ts): admits once, on demand. */
 export interface PendingAdmission {
   /** Reads and admits the caller unless that is done; a refusal throws. */
   admit(): Promise<void>;

@@ -6,7 +6,7 @@
  * having left nothing behind there; callers write their rows only after it returns.
  */
 import type { CredentialLevel, Level } from '../../domain/levels';
-import type { Credential, CredentialLimits, CredentialProvisioner } from '../../kinds/provisioner';
+import type { Credential, CredentialLimits, CredentialProvisioner } from '../../kinds/credential-provisioner';
 import { type CredentialKindName, type CredentialTarget, credentialsOf } from '../../kinds/registry';
 import { log } from '../../lib/logger';
 import type { JobContext } from '../../request-context';

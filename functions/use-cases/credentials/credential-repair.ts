@@ -10,7 +10,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { connections } from '../../../db/schema';
-import { setSecret } from '../../kinds/provisioner';
+import { setSecret } from '../../kinds/credential-provisioner';
 import { engineOf, isEngine } from '../../kinds/registry';
 import type { OwnDatabaseCredential, RepairContext } from './drift';
 import { connectionRepairEvent } from './repair-events';

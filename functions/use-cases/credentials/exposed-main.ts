@@ -11,7 +11,7 @@ import { asc, eq } from 'drizzle-orm';
 import type { DatabaseRow } from '../../../db/rows';
 import { connections, databases } from '../../../db/schema';
 import type { DatabaseLevel } from '../../domain/levels';
-import { setSecret } from '../../kinds/provisioner';
+import { setSecret } from '../../kinds/credential-provisioner';
 import { engineOf } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
 import type { JobContext } from '../../request-context';

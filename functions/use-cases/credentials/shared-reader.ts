@@ -14,7 +14,7 @@ import { connections, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import type { DatabaseLevel } from '../../domain/levels';
-import { outside, setSecret } from '../../kinds/provisioner';
+import { outside, setSecret } from '../../kinds/credential-provisioner';
 import { engineOf } from '../../kinds/registry';
 import { randomPassword } from '../../lib/ids';
 import type { JobContext } from '../../request-context';

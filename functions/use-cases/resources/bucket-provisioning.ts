@@ -5,7 +5,7 @@
  */
 
 import { usersLimitReached } from '../../kinds/bucket/provisioner';
-import { atSystem } from '../../kinds/provisioner';
+import { atSystem } from '../../kinds/credential-provisioner';
 import { ApiError } from '../../lib/errors';
 import { log } from '../../lib/logger';
 import type { RequestContext } from '../../request-context';

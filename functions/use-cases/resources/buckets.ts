@@ -8,7 +8,7 @@ import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows } from '../store/guarded-write';
 import { provisionBucket } from './bucket-provisioning';
-import { assertNameFree } from './names';
+import { assertNameFree } from './name-checks';
 import { type InitialSite, writeNewService } from './new-service-write';
 import { bucketCleanupsFrom, queueBucketKeyCleanups } from './principal-removal';
 import { serviceReads } from './service-reads';

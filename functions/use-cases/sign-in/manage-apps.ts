@@ -13,16 +13,16 @@ import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { activityQuery } from '../activity';
-import { assertNameFree } from '../resources/names';
+import { assertNameFree } from '../resources/name-checks';
 import { type InitialSite, initialSiteQueries, writeNewService } from '../resources/new-service-write';
 import { runGuarded } from '../store/guarded-write';
 import { newServerKey } from './app-lifecycle';
-import { checkAssociationFiles } from './app-links';
 import { findAuthApp } from './app-reads';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
+import { checkAssociationFiles } from './association-check';
 import { authUrlOf, issuerOf } from './auth-urls';
 import { blockCodes, unblockCodes } from './one-time-codes';
-import { allProviders } from './providers/registry';
+import { allProviders } from './providers/provider-registry';
 import { firstKeys } from './signing-keys';
 
 /** The auth app object of the management API (never a secret). */

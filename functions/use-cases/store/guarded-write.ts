@@ -12,7 +12,7 @@
  * - {@link runGuarded}: sends the batch; a failed guard becomes the ApiError it names, and a
  *   unique violation the ApiError `onUnique` gives for its constraint (else it is rethrown).
  *
- * Typical write: trip 1 reads the caller and the state (the route's declared reads, routes/reads.ts); the outside work
+ * Typical write: trip 1 reads the caller and the state (the route's declared reads, routes/declared-reads.ts); the outside work
  * (cluster, provider) runs; trip 2 is `runGuarded` holding every row write and its guards. On an
  * ApiError from trip 2 the route undoes its outside work, so a refusal leaves no trace.
  */

@@ -2,7 +2,7 @@
  * What a sign-in provider is: one module (google.ts, github.ts, apple.ts) that brings its
  * settings (PATCH schema, stored shape, view, console fields), its browser flow (authorize URL,
  * callback by GET or form POST, code exchange) and its native ID-token verification. The
- * registry (registry.ts) lists them; routes, console and CLI read it instead of naming providers.
+ * registry (provider-registry.ts) lists them; routes, console and CLI read it instead of naming providers.
  */
 
 import type { Config } from '../../../config';

@@ -5,7 +5,7 @@
  */
 import type { components } from '../../types/api';
 import { isKind, isLevelOf, type Kind, type LevelOf } from '../domain/levels';
-import { ApiFailure } from './api';
+import { ApiFailure } from './console-api';
 
 export type { Kind };
 

@@ -1,7 +1,7 @@
 /** Pieces shared by the auth service routes under /v1/{appSlug}: OAuth-shaped validation and the path parameter. */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { clientKey } from '../../domain/client-key';
 import { SERVICE_NAME_RE } from '../../domain/names';
 import { OAuthError } from '../../lib/oauth-error';

@@ -5,7 +5,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
-import type { AppEnv } from '../../context';
+import type { AppEnv } from '../../app-env';
 import { matchOrigin } from '../../domain/redirect-uris';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';

@@ -5,8 +5,8 @@
  * holds no second copy of any of them.
  */
 import type { Context } from 'hono';
+import type { AppEnv } from '../app-env';
 import type { Bindings } from '../config';
-import type { AppEnv } from '../context';
 import { CLIENT_HEADER } from '../use-cases/activity';
 
 /** The Worker's own fetch: the Hono app every API request goes through. */

@@ -1,7 +1,7 @@
 /** The Hono environment of console pages: the app's own, plus the signed-in session's API client. */
 import type { Context } from 'hono';
-import type { AppEnv } from '../context';
-import type { ConsoleApi } from './api';
+import type { AppEnv } from '../app-env';
+import type { ConsoleApi } from './console-api';
 import type { Flash } from './flash';
 
 /** What a signed-in console request carries (set by the session middleware). */

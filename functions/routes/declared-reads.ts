@@ -18,7 +18,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { matchedRoutes } from 'hono/route';
-import { type AppEnv, getHttpDb } from '../context';
+import { type AppEnv, getHttpDb } from '../app-env';
 import type { Role } from '../domain/roles';
 import { routeGroup } from '../lib/openapi';
 import { type Admitted, admitCaller, type CallerNeed } from '../use-cases/caller/admission';

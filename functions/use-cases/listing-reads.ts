@@ -1,6 +1,6 @@
 /**
  * The reads of the management API's listings as statements to send with the caller's lookup
- * (a route's declared reads, routes/reads.ts): one round trip for the caller, its access and the data.
+ * (a route's declared reads, routes/declared-reads.ts): one round trip for the caller, its access and the data.
  * Each reads the project the path names by its reference, so it needs nothing the caller
  * lookup returns; its rows are only shown once that caller is admitted. Each statement returns
  * one row with one JSON column of compact arrays (cheaper to build and parse than objects).

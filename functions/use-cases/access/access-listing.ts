@@ -102,7 +102,7 @@ type ListingRow = {
 
 /**
  * The Access listing of service `serviceId` of the project `projectId` names, as one statement
- * not yet sent: it goes with the caller's lookup (a route's declared reads, routes/reads.ts), and its
+ * not yet sent: it goes with the caller's lookup (a route's declared reads, routes/declared-reads.ts), and its
  * answer is read by {@link accessListingOf} once the caller is admitted at the read role.
  */
 export function accessListingQuery(db: HttpDb, projectId: SQL, kind: AccessKind, serviceId: string) {

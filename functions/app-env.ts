@@ -15,9 +15,9 @@ export interface AppVariables {
   principal: Principal;
   /** The caller's membership in the project the path names, when read with the caller. */
   membership?: Membership;
-  /** The route's declared caller admission (routes/reads.ts), once its middleware opened it. */
+  /** The route's declared caller admission (routes/declared-reads.ts), once its middleware opened it. */
   admission?: PendingAdmission;
-  /** The values of the route's declared reads (routes/reads.ts), by name. */
+  /** The values of the route's declared reads (routes/declared-reads.ts), by name. */
   declaredReads?: Record<string, unknown>;
   /** The code exchange's count, with its code redeemed when the body could be read (oauth/index.ts). */
   countedExchange?: CountedExchange;
