@@ -28,7 +28,7 @@ export async function objectOf<B extends keyof Bound>(
 }
 
 const ENTRY = `
-export { OneTimeCodes } from './functions/objects/one-time-codes';
+export { OneTimeCodes } from './functions/objects/one-time-codes-object';
 export { RateCounter } from './functions/objects/rate-counter';
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 

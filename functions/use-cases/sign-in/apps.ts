@@ -8,7 +8,7 @@ import { OAuthError } from '../../lib/oauth-error';
 
 export type { AuthAppRow };
 
-/** A sign-in provider's name (see providers/registry.ts). */
+/** A sign-in provider's name (see providers/provider-registry.ts). */
 export type Provider = string;
 
 /** Provider secrets by provider name (client secrets, Apple's key), kept encrypted in one JSON document. */
