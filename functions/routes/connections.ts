@@ -1,28 +1,28 @@
 /**
- * The six connection routes (spec, Management routes). Project API keys get 403 on all of
- * them: a site's managed key is minted from its connections, so a key able to change them
+ * The connection routes (docs/connections.md): each validates and calls one use case
+ * (use-cases/connections/connection-writes.ts for the writes). Project API keys get 403 on all
+ * of them: a site's managed key is minted from its connections, so a key able to change them
  * could widen its own powers.
  */
-import { getDb } from '../app-env';
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env';
 import type { Kind } from '../domain/levels';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
-import { applyPlan } from '../use-cases/connections/apply';
 import {
   projectListingFrom,
   projectListingQuery,
   siteListing,
 } from '../use-cases/connections/connection-listing';
-import { connectionKey, toConnectionObjects } from '../use-cases/connections/model';
-import { afterOf } from '../use-cases/connections/plan';
-import { retryOnConcurrentChange } from '../use-cases/connections/retry';
-import { type SiteContext, siteWriteOf, siteWriteQueries } from '../use-cases/connections/site-access';
 import {
-  planConnect,
-  planDisconnect,
-  planPromote,
-  planReplace,
-  planRotate,
-} from '../use-cases/connections/site-plans';
+  connect,
+  disconnect,
+  promote,
+  type ReadSite,
+  replaceConnections,
+  rotateConnection,
+  type WriteInput,
+} from '../use-cases/connections/connection-writes';
+import { siteWriteOf, siteWriteQueries } from '../use-cases/connections/site-access';
 import { AvailableSchema, ConnectionSchema, DesiredConnectionSchema, KindSchema } from './connection-schemas';
 import {
   declaredRoutes,
@@ -42,12 +42,6 @@ const SiteParams = ProjectParam.extend({
 });
 export const OneParams = SiteParams.extend({ kind: KindSchema, resourceId: z.string() });
 const tags = ['connections'];
-
-/** What a write to a site's connections reads: the services it may name, and the connection it rotates. */
-interface WriteInput {
-  resourceIds: string[];
-  rotating?: string;
-}
 
 /**
  * A write's one read, with the caller's lookup the first time: the site, its connections and
@@ -73,6 +67,12 @@ const projectListing = declareInputReads(
     ),
   }),
 );
+/** The route's read of the site for a write, as the use case calls it (once per try). */
+const readFor =
+  (c: Context<AppEnv>, reads: typeof oneWrite): ReadSite =>
+  async (input: WriteInput) =>
+    (await reads.run(c, input)).write;
+
 /** The site's connections and the services it could connect, at read. */
 const siteConnections = declareReads(siteNeed('read'), siteRead);
 
@@ -124,15 +124,6 @@ connectionsRoutes.openapi(
   async (c) => c.json(siteListing(siteConnections.of(c).site), 200),
 );
 
-/** The site's connection objects after a plan, from what was read and what was written. */
-function objectsAfter(
-  ctx: SiteContext,
-  plan: Parameters<typeof afterOf>[0],
-  inserted: Parameters<typeof afterOf>[2],
-) {
-  return toConnectionObjects(afterOf(plan, ctx.site.id, inserted));
-}
-
 connectionsRoutes.openapi(
   apiRoute({
     method: 'put',
@@ -151,14 +142,8 @@ connectionsRoutes.openapi(
   }),
   async (c) => {
     const { connections: desired } = c.req.valid('json');
-    const resourceIds = desired.map((d) => d.resource_id);
-    const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = (await bodyWrite.run(c, { resourceIds })).write;
-      const plan = planReplace(ctx, desired);
-      const written = await applyPlan(requestContext(c), plan, read);
-      return objectsAfter(ctx, plan, written.inserted);
-    });
-    return c.json({ connections: result }, 200);
+    const connections = await replaceConnections(requestContext(c), readFor(c, bodyWrite), desired);
+    return c.json({ connections: connections ?? [] }, 200);
   },
 );
 
@@ -174,17 +159,8 @@ connectionsRoutes.openapi(
     responses: { 201: json(ConnectionSchema, 'the stored connection'), ...errorResponses(409, 503) },
   }),
   async (c) => {
-    const want = c.req.valid('json');
-    const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = (await bodyWrite.run(c, { resourceIds: [want.resource_id] })).write;
-      const plan = planConnect(ctx, want);
-      const written = await applyPlan(requestContext(c), plan, read);
-      const key = connectionKey(want.kind, want.resource_id.toLowerCase());
-      return objectsAfter(ctx, plan, written.inserted).find(
-        (o) => connectionKey(o.kind, o.resource_id) === key,
-      );
-    });
-    return c.json(result as NonNullable<typeof result>, 201);
+    const connection = await connect(requestContext(c), readFor(c, bodyWrite), c.req.valid('json'));
+    return c.json(connection as NonNullable<typeof connection>, 201);
   },
 );
 
@@ -205,14 +181,8 @@ connectionsRoutes.openapi(
     },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const removed = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = (await oneWrite.run(c, { resourceIds: [params.resourceId] })).write;
-      const plan = planDisconnect(ctx, params.kind as Kind, params.resourceId);
-      if (!plan) return false;
-      await applyPlan(requestContext(c), plan, read);
-      return true;
-    });
+    const { kind, resourceId } = c.req.valid('param');
+    const removed = await disconnect(requestContext(c), readFor(c, oneWrite), kind as Kind, resourceId);
     return c.json({ removed }, 200);
   },
 );
@@ -245,12 +215,13 @@ connectionsRoutes.openapi(
     const params = c.req.valid('param');
     const query = c.req.valid('query');
     const options = { immediate: query.immediate === 'true', graceSeconds: query.grace_seconds };
-    await retryOnConcurrentChange(getDb(c), async () => {
-      const input = { resourceIds: [params.resourceId], rotating: params.resourceId };
-      const { ctx, read } = (await oneWrite.run(c, input)).write;
-      const plan = planRotate(ctx, params.kind as Kind, params.resourceId, options);
-      await applyPlan(requestContext(c), plan, read);
-    });
+    await rotateConnection(
+      requestContext(c),
+      readFor(c, oneWrite),
+      params.kind as Kind,
+      params.resourceId,
+      options,
+    );
     return c.body(null, 204);
   },
 );
@@ -272,14 +243,8 @@ connectionsRoutes.openapi(
     },
   }),
   async (c) => {
-    const params = c.req.valid('param');
-    const result = await retryOnConcurrentChange(getDb(c), async () => {
-      const { ctx, read } = (await oneWrite.run(c, { resourceIds: [] })).write;
-      const plan = planPromote(ctx, params.kind as Kind, params.resourceId);
-      await applyPlan(requestContext(c), plan, read);
-      const key = connectionKey(params.kind as Kind, params.resourceId.toLowerCase());
-      return objectsAfter(ctx, plan, []).find((o) => connectionKey(o.kind, o.resource_id) === key);
-    });
-    return c.json(result as NonNullable<typeof result>, 200);
+    const { kind, resourceId } = c.req.valid('param');
+    const connection = await promote(requestContext(c), readFor(c, oneWrite), kind as Kind, resourceId);
+    return c.json(connection as NonNullable<typeof connection>, 200);
   },
 );
