@@ -16,8 +16,11 @@ import { listServices, projectOf } from '../lib/resolve.mjs';
 
 /** @typedef {import('commander').Command} Command */
 
-/** How long a completion waits for the API: a slow answer offers nothing rather than a stuck shell. */
-const LOOKUP_TIMEOUT_MS = 3000;
+/**
+ * How long a completion waits for the API: a slow answer offers nothing rather than a stuck
+ * shell. 3 s, or `TETHER_COMPLETION_TIMEOUT_MS` (milliseconds) where the API is known to be slow.
+ */
+const LOOKUP_TIMEOUT_MS = Number(process.env.TETHER_COMPLETION_TIMEOUT_MS) || 3000;
 
 const BASH = `# tether completion for bash (and zsh through bashcompinit)
 _tether() {
