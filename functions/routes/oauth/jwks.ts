@@ -1,10 +1,10 @@
 /** The public keys that verify an app's access tokens: the app's own keys, never another app's. */
 import { createRoute } from '@hono/zod-openapi';
-import { getHttpDb } from '../../app-env';
 import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
 import { appPublicKeys } from '../../use-cases/sign-in/sessions';
 import { JWKS_MAX_AGE_SECONDS } from '../../use-cases/sign-in/signing-key-status';
+import { requestContext } from '../shared';
 import { AppParam, OAuthErrorSchema, oauthGroup, oauthJson } from './oauth-shared';
 
 /** One published key: the app's ES256 (P-256) public key. */
@@ -41,7 +41,7 @@ jwksRoutes.openapi(
   }),
   async (c) => {
     const { appSlug } = c.req.valid('param');
-    const keys = await appPublicKeys(getHttpDb(c), c.get('config'), appSlug);
+    const keys = await appPublicKeys(requestContext(c), appSlug);
     if (!keys) throw new OAuthError(404, 'unknown app');
     // Five minutes at most: the next key is published long before it signs (contract §15).
     c.header('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);

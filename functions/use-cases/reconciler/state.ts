@@ -95,7 +95,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * Reads the reconciler's health: not ok when the tick has not run for {@link STALE_AFTER_MS},
  * or a step has not succeeded for as long.
  */
-export async function reconcilerHealth(db: DbOrTx, now = Date.now()): Promise<ReconcilerHealth> {
+export async function reconcilerHealth({ db }: { db: DbOrTx }, now = Date.now()): Promise<ReconcilerHealth> {
   const [states, failures, counts] = await Promise.all([
     db.select().from(reconcilerState).orderBy(asc(reconcilerState.name)),
     db.select().from(reconcileFailures).orderBy(asc(reconcileFailures.firstFailedAt)).limit(50),

@@ -312,8 +312,7 @@ export async function logout(
 
 /** The public keys of the app's JWKS (its own keys only), or undefined when there is no such app. */
 export async function appPublicKeys(
-  db: Queryable,
-  config: Config,
+  { http: db, config }: Pick<RequestContext, 'http' | 'config'>,
   slug: string,
 ): Promise<Record<string, unknown>[] | undefined> {
   const [row] = await db
