@@ -1,7 +1,5 @@
 /** One auth app read, deleted or given a new server or signing key (contract §12), and its signing keys' status (§15). */
-import { getDb } from '../app-env';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
-import { retryOnConcurrentChange } from '../use-cases/connections/retry';
 import { serviceHoldersFrom, serviceHoldersQueries } from '../use-cases/connections/service-removal';
 import { deleteAuthApp, rotateServerKey, rotateSigningKey } from '../use-cases/sign-in/app-lifecycle';
 import { describeAuthApp } from '../use-cases/sign-in/manage-apps';
@@ -99,10 +97,7 @@ authAppLifecycleRoutes.openapi(
     responses: { 200: json(z.object({ deleted: z.literal(true) }), 'deleted'), ...errorResponses(409) },
   }),
   async (c) => {
-    await retryOnConcurrentChange(getDb(c), async () => {
-      const { app, holders } = await withHolders.run(c, undefined);
-      await deleteAuthApp(requestContext(c), { app, holders });
-    });
+    await deleteAuthApp(requestContext(c), () => withHolders.run(c, undefined));
     return c.json({ deleted: true as const }, 200);
   },
 );
@@ -119,10 +114,7 @@ authAppLifecycleRoutes.openapi(
     responses: { 200: json(z.object({ rotated: z.literal(true) }), 'rotated'), ...errorResponses(409) },
   }),
   async (c) => {
-    await retryOnConcurrentChange(getDb(c), async () => {
-      const { app, holders } = await withHolders.run(c, undefined);
-      await rotateServerKey(requestContext(c), { app, holders });
-    });
+    await rotateServerKey(requestContext(c), () => withHolders.run(c, undefined));
     return c.json({ rotated: true as const }, 200);
   },
 );

@@ -2,19 +2,13 @@
  * The older per-service routes, GET and PUT /databases/:id/sites and /storage/:id/sites: one
  * service's connections across the project's sites, authorised through the service's project.
  */
-import { getDb } from '../app-env';
 import type { Role } from '../domain/roles';
 import { kindOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import type { Membership } from '../use-cases/caller/api-caller';
-import { applyPlan } from '../use-cases/connections/apply';
-import { retryOnConcurrentChange } from '../use-cases/connections/retry';
-import {
-  type DesiredSite,
-  planServiceSites,
-  serviceSitesAfter,
-} from '../use-cases/connections/service-plans';
+import { replaceServiceSites } from '../use-cases/connections/connection-writes';
+import type { DesiredSite } from '../use-cases/connections/service-plans';
 import {
   decodeServiceSites,
   decodeServiceWrite,
@@ -143,13 +137,9 @@ for (const [prefix, kind] of [
     }),
     async (c) => {
       const { sites: desired } = c.req.valid('json');
-      const result = await retryOnConcurrentChange(getDb(c), async () => {
-        const { resource, projectId, scope, read } = (await writing.run(c, undefined)).write;
-        const plan = planServiceSites(projectId, resource, scope, desired);
-        const written = await applyPlan(requestContext(c), plan, read);
-        return serviceSitesAfter(plan, resource, written.inserted);
-      });
-      return c.json({ sites: result }, 200);
+      const readService = async () => (await writing.run(c, undefined)).write;
+      const sites = await replaceServiceSites(requestContext(c), readService, desired);
+      return c.json({ sites }, 200);
     },
   );
 }

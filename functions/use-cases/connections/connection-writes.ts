@@ -1,6 +1,6 @@
 /**
- * The five writes of a site's connections, one use case each (replace, connect, disconnect,
- * rotate, promote): each reads the site's state, plans, applies the plan in one guarded batch
+ * The writes of connections, one use case each: a site's (replace, connect, disconnect, rotate,
+ * promote) and a service's sites (replace): each reads the site's state, plans, applies the plan in one guarded batch
  * and answers, retried whole when a concurrent write moved the site first. The read is the
  * route's (`readSite`): its declared reads send it with the caller's lookup, one round trip.
  */
@@ -10,6 +10,7 @@ import { applyPlan, type WriteRead } from './apply';
 import { connectionKey, toConnectionObjects } from './model';
 import { afterOf, type Plan } from './plan';
 import { retryOnConcurrentChange } from './retry';
+import { type DesiredSite, planServiceSites, serviceSitesAfter } from './service-plans';
 import type { SiteContext } from './site-access';
 import {
   type DesiredConnection,
@@ -125,3 +126,24 @@ export const promote = (ctx: RequestContext, readSite: ReadSite, kind: Kind, res
     (site) => planPromote(site, kind, resourceId),
     (site, plan) => oneAfter(kind, resourceId)(site, plan, []),
   );
+
+/** A service's read for a write of its sites (with the caller's lookup the first time). */
+export type ReadService = () => Promise<{
+  resource: Parameters<typeof planServiceSites>[1];
+  projectId: string;
+  scope: Parameters<typeof planServiceSites>[2];
+  read: WriteRead;
+}>;
+
+/** PUT of a service's sites: the whole set of sites connected to it becomes `desired`; answers the sites after. */
+export const replaceServiceSites = (
+  ctx: RequestContext,
+  readService: ReadService,
+  desired: readonly DesiredSite[],
+) =>
+  retryOnConcurrentChange(ctx.db, async () => {
+    const { resource, projectId, scope, read } = await readService();
+    const plan = planServiceSites(projectId, resource, scope, desired);
+    const written = await applyPlan(ctx, plan, read);
+    return serviceSitesAfter(plan, resource, written.inserted);
+  });

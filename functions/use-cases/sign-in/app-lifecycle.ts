@@ -12,6 +12,7 @@ import { newSecret } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { activityQuery } from '../activity';
 import { afterCommit } from '../connections/apply';
+import { retryOnConcurrentChange } from '../connections/retry';
 import { type ServiceHolders, writeServiceRekey, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows, runGuarded } from '../store/guarded-write';
 import type { AuthAppRow } from './apps';
@@ -28,8 +29,19 @@ export async function newServerKey(ctx: Pick<RequestContext, 'config'>) {
   return { key, ciphertext: await ctx.config.keyring.encrypt(key), hash: await sha256Hex(key) };
 }
 
+/** The route's read of the app and the sites holding it (with the caller's lookup the first time). */
+export type ReadAppHolders = () => Promise<{ app: AuthAppRow; holders: ServiceHolders }>;
+
+/** Deletes the app `read` names with its connections, read again and retried when a concurrent write moved them first. */
+export const deleteAuthApp = (ctx: RequestContext, read: ReadAppHolders): Promise<void> =>
+  retryOnConcurrentChange(ctx.db, async () => deleteOnce(ctx, await read()));
+
+/** A new server key for the app `read` names, read again and retried when a concurrent write moved its holders first. */
+export const rotateServerKey = (ctx: RequestContext, read: ReadAppHolders): Promise<void> =>
+  retryOnConcurrentChange(ctx.db, async () => rotateServerKeyOnce(ctx, await read()));
+
 /** Deletes `app` with its connections (read with the caller as `holders`). */
-export async function deleteAuthApp(
+async function deleteOnce(
   ctx: RequestContext,
   { app, holders }: { app: AuthAppRow; holders: ServiceHolders },
 ): Promise<void> {
@@ -60,7 +72,7 @@ export async function deleteAuthApp(
 }
 
 /** Gives `app` a new server key, delivered to the sites holding it (`holders`) with reason `rotate`. */
-export async function rotateServerKey(
+async function rotateServerKeyOnce(
   ctx: RequestContext,
   { app, holders }: { app: AuthAppRow; holders: ServiceHolders },
 ): Promise<void> {
