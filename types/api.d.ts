@@ -2383,10 +2383,11 @@ export interface components {
             /** @description the words the CLI takes for it, its group first */
             command_words: string[];
             /** @description lowest first */
-            levels: {
-                level: string;
-                meaning: string;
-            }[];
+            levels: ("read-only" | "connect" | "read" | "read-write" | "client" | "admin")[];
+            /** @description what each level lets an app do, in words (the console shows it beside the level) */
+            level_meanings: {
+                [key: string]: string;
+            };
             /** @description what changing a connection’s level does beyond the level; asked first */
             level_change_consequence: string | null;
             /** @description whether its connections hold a credential of their own */

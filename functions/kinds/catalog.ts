@@ -3,13 +3,8 @@
  * levels and engines the CLI and the console offer, read from the descriptors instead of a list
  * of names in each client.
  */
+import type { Level } from '../domain/levels';
 import { engines, serviceKinds } from './registry';
-
-/** One level of a kind, with what it lets an app do. */
-export interface CatalogLevel {
-  level: string;
-  meaning: string;
-}
 
 /** One kind as clients show it. */
 export interface CatalogKind {
@@ -17,7 +12,8 @@ export interface CatalogKind {
   noun: string;
   plural: string;
   command_words: string[];
-  levels: CatalogLevel[];
+  levels: Level[];
+  level_meanings: Record<string, string>;
   level_change_consequence: string | null;
   own_credentials: boolean;
   engines: string[] | null;
@@ -40,7 +36,8 @@ export function kindCatalog(): { kinds: CatalogKind[]; engines: CatalogEngine[] 
       noun: k.word,
       plural: k.plural,
       command_words: [...k.commandWords],
-      levels: k.levels.map(({ level, meaning }) => ({ level, meaning })),
+      levels: k.levels.map(({ level }) => level),
+      level_meanings: Object.fromEntries(k.levels.map(({ level, meaning }) => [level, meaning])),
       level_change_consequence: k.levelChangeConsequence,
       own_credentials: k.credentials !== null,
       engines: k.hasEngine ? all.map((e) => e.name) : null,

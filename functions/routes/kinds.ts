@@ -5,10 +5,12 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
+import { LEVELS, type Level } from '../domain/levels';
 import { kindCatalog } from '../kinds/catalog';
 import { json, routeGroup, z } from '../lib/openapi';
 
-const Level = z.object({ level: z.string(), meaning: z.string() });
+/** Every level of every kind. */
+const LevelSchema = z.enum(Object.values(LEVELS).flat() as [Level, ...Level[]]);
 
 const Kind = z
   .object({
@@ -18,7 +20,10 @@ const Kind = z
     command_words: z
       .array(z.string())
       .openapi({ description: 'the words the CLI takes for it, its group first' }),
-    levels: z.array(Level).openapi({ description: 'lowest first' }),
+    levels: z.array(LevelSchema).openapi({ description: 'lowest first' }),
+    level_meanings: z.record(z.string(), z.string()).openapi({
+      description: 'what each level lets an app do, in words (the console shows it beside the level)',
+    }),
     level_change_consequence: z
       .string()
       .nullable()

@@ -198,7 +198,7 @@ describe('a database engine registered by a test', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     const catalog = (await res.json()) as {
-      kinds: Array<{ kind: string; engines: string[] | null; levels: Array<{ level: string }> }>;
+      kinds: Array<{ kind: string; engines: string[] | null; levels: string[] }>;
       engines: Array<{ engine: string; label: string; default: boolean; tunnel: boolean }>;
     };
     expect(catalog.engines).toContainEqual({

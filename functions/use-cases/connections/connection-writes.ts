@@ -1,8 +1,9 @@
 /**
  * The writes of connections, one use case each: a site's (replace, connect, disconnect, rotate,
- * promote) and a service's sites (replace): each reads the site's state, plans, applies the plan in one guarded batch
- * and answers, retried whole when a concurrent write moved the site first. The read is the
- * route's (`readSite`): its declared reads send it with the caller's lookup, one round trip.
+ * promote) and a service's sites (replace). Each reads the state, plans, applies the plan in
+ * one guarded batch and answers, retried whole when a concurrent write moved it first. The read
+ * is the route's (`readSite`, `readService`): its declared reads send it with the caller's
+ * lookup, one round trip.
  */
 import type { Kind } from '../../domain/levels';
 import type { RequestContext } from '../../request-context';
