@@ -26,12 +26,13 @@ const site = (p: Seeded, i: number) => p.sites[i]?.id as string;
 const DELIVERY_RECORD = 'id, kind, project_id, target_id, reason, set_names, unset_names, created_at';
 /**
  * What a request records, without what the queue's sending changes later on its own: a delivery's
- * send state and a site's live-patch `seq` counter (taken when a patch is sent, so a patch recorded
- * before the snapshot may be sent while the refused requests run).
+ * send state, and a site's live-patch `seq` counter and sending hold (`delivery_busy_until`),
+ * both taken when a patch is sent, so a patch recorded before the snapshot may be sent, and its
+ * hold released, while the refused requests run.
  */
 const RECORD: Record<string, string> = {
   deliveries: DELIVERY_RECORD,
-  sites: "to_jsonb(sites) - 'patch_seq' as site",
+  sites: "to_jsonb(sites) - 'patch_seq' - 'delivery_busy_until' as site",
 };
 
 /** Everything this project owns, in the metadata database, on the cluster and at the stand-ins. */
