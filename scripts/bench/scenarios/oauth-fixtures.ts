@@ -49,12 +49,8 @@ export async function createAuthApps(api: BenchApi, count: number, label: string
   );
 }
 
-/** The `name=value` pairs of a response's cookies, as a browser sends them back. */
-const cookiesOf = (res: Response): string =>
-  res.headers
-    .getSetCookie()
-    .map((cookie) => cookie.split(';')[0])
-    .join('; ');
+/** The `name=value` of the cookie a response set (the start sets one), as a browser sends it back. */
+const cookiesOf = (res: Response): string => res.headers.get('set-cookie')?.split(';')[0] ?? '';
 
 /** Follows one redirect step; `cookies` receives what the step set, as a browser keeps them. */
 async function follow(
@@ -92,9 +88,7 @@ async function mintOne(ctx: BenchContext, appId: string, email: string, ip: stri
   const atProvider = new URL(await follow(start.toString(), headers, 'auth/google', binding));
   atProvider.searchParams.set('login_hint', email);
   const callback = await follow(atProvider.toString(), {}, 'provider authorize');
-  const back = new URL(
-    await follow(callback, { ...headers, cookie: binding.value }, 'auth/google/callback'),
-  );
+  const back = new URL(await follow(callback, { ...headers, cookie: binding.value }, 'auth/google/callback'));
   const code = back.searchParams.get('code');
   if (!back.href.startsWith(REDIRECT_URI) || !code)
     throw new Error(`sign-in ended at ${back.href.slice(0, 200)}`);
