@@ -31,7 +31,6 @@ const fakedb: DatabaseEngine = {
   label: 'FakeDB',
   family: { name: 'fakedb', plain: ['FAKEDB_URL'], suffixed: (n) => [`FAKEDB_URL_${n}`] },
   sharedReader: false,
-  tunnel: false,
   replicaSet: () => false,
   sharedOnly: () => null,
   provisioner: () => ({
