@@ -7,7 +7,6 @@
 import { usersLimitReached } from '../../kinds/bucket/provisioner';
 import { storageAdmin } from '../../kinds/bucket/system';
 import { atSystem } from '../../kinds/credential-provisioner';
-import { ApiError } from '../../lib/errors';
 import { log } from '../../lib/logger';
 import type { RequestContext } from '../../request-context';
 
