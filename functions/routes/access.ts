@@ -3,8 +3,9 @@ import type { Kind } from '../domain/levels';
 import { kindOf } from '../kinds/registry';
 import { apiRoute, json, z } from '../lib/openapi';
 import { type AccessKind, accessListingOf, accessListingQuery } from '../use-cases/access/access-listing';
+import { read } from '../use-cases/caller/declared-reads';
 import { kindSchemaName, levelEnum, nullableLevelEnum } from './connection-schemas';
-import { declaredRoutes, declareReads, read } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { ProjectParam } from './shared';
 
 /** A site in `kind`'s Access listing: its level of that kind, or null when not connected. */

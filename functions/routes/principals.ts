@@ -15,17 +15,11 @@ import {
   principalsOf,
   revokePrincipal,
 } from '../use-cases/access/principals';
+import { type ReadScope, read, rowsRead } from '../use-cases/caller/declared-reads';
 import { openRetirementsOf, openRetirementsQuery } from '../use-cases/credentials/retirements';
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
-import {
-  declaredRoutes,
-  declareInputReads,
-  declareReads,
-  type ReadScope,
-  read,
-  rowsRead,
-} from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { GraceSecondsQuery } from './grace-seconds';
 import { ProjectParam, requestContext, ServiceName } from './shared';
 

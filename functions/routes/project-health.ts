@@ -3,8 +3,9 @@
  * failing and the rotations not yet done, read with the caller in one round trip.
  */
 import { apiRoute, json, z } from '../lib/openapi';
+import { read } from '../use-cases/caller/declared-reads';
 import { projectHealthOf, projectHealthQuery } from '../use-cases/project-health';
-import { declaredRoutes, declareReads, read } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { ProjectParam } from './shared';
 
 const stamp = z.string().datetime();

@@ -7,6 +7,7 @@ import { kindOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import type { Membership } from '../use-cases/caller/api-caller';
+import { type ReadScope, readMany } from '../use-cases/caller/declared-reads';
 import { replaceServiceSites } from '../use-cases/connections/connection-writes';
 import type { DesiredSite } from '../use-cases/connections/service-plans';
 import {
@@ -17,7 +18,7 @@ import {
 } from '../use-cases/connections/service-sites-read';
 import { requireRole } from '../use-cases/connections/site-access';
 import { kindSchemaName, levelEnum, levelOfKind, readOnlyFields } from './connection-schemas';
-import { declaredRoutes, declareInputReads, declareReads, type ReadScope, readMany } from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { requestContext } from './shared';
 
 /** A site connected to a `kind` service, at one of that kind's levels. */

@@ -10,12 +10,14 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Config } from '../../config';
 import { isUuid } from '../../lib/ids';
+import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
 import { noConnectionLeftGuard } from './live-services';
 import type { ConnectionInfo } from './model';
 import { emptyPlan } from './plan';
 import type { Prepared } from './prepare';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
+import { retryOnConcurrentChange } from './retry';
 import {
   type AroundPlan,
   type SiteStates,
@@ -63,6 +65,32 @@ export function serviceHoldersFrom(answers: readonly unknown[]): ServiceHolders 
     before: connections ? decodeProjectConnections(connections as { rows: unknown[] }) : [],
   };
 }
+
+/** A deletion's read of the service (with the caller's lookup the first time): its row, what else it holds, the sites holding it. */
+export interface ServiceRemovalRead<Row, Extra> {
+  row: Row;
+  extra: Extra;
+  holders: ServiceHolders;
+}
+
+/** A kind's deletion of one service, read with its holders. */
+export type RemoveService<Row, Extra> = (
+  ctx: RequestContext,
+  row: Row,
+  holders: ServiceHolders,
+  extra: Extra,
+) => Promise<void>;
+
+/** Deletes the service `read` names with its kind's `remove`, read again and retried when a concurrent write moved its holders first. */
+export const removeService = <Row, Extra>(
+  ctx: RequestContext,
+  read: () => Promise<ServiceRemovalRead<Row, Extra>>,
+  remove: RemoveService<Row, Extra>,
+): Promise<void> =>
+  retryOnConcurrentChange(ctx.db, async () => {
+    const { row, extra, holders } = await read();
+    await remove(ctx, row, holders, extra);
+  });
 
 /** A plan's preparation when nothing outside needs doing (the service's own row is what changes). */
 function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
