@@ -17,6 +17,7 @@ import type { ApiError } from '../lib/errors';
 import type { z } from '../lib/openapi';
 import type { CredentialProvisioner } from './credential-provisioner';
 import type { EngineContext, Login } from './database-engine';
+import type { OutsideSystem } from './outside-system';
 
 /** One connection of a site with its service's fields, as the derivation of its variables reads it. */
 export type DerivationRow = {
@@ -151,6 +152,8 @@ export interface ServiceKind<K extends Kind = Kind> {
   readonly softDeleted: boolean;
   /** Whether its services name an engine (their table's `engine` column). */
   readonly hasEngine: boolean;
+  /** The system its services live on, beside any engine's: its own variables and adapter (absent: none). */
+  readonly system?: OutsideSystem;
   /** The variable families it hands (a database's come with its engines). */
   readonly families: readonly VariableFamily[];
   /** Its variable family: a database's is its engine's. */
