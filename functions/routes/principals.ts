@@ -6,15 +6,14 @@ import { LEVELS } from '../domain/levels';
 import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { liveTargetQuery, targetOf } from '../use-cases/access/live-target';
-import { rotatePrincipal } from '../use-cases/access/principal-rotation';
 import {
-  createPrincipal,
   liveNamesQuery,
   principalQuery,
   principalsListingQuery,
   principalsOf,
-  revokePrincipal,
-} from '../use-cases/access/principals';
+} from '../use-cases/access/principal-reads';
+import { rotatePrincipal } from '../use-cases/access/principal-rotation';
+import { createPrincipal, revokePrincipal } from '../use-cases/access/principals';
 import { type ReadScope, read, rowsRead } from '../use-cases/caller/declared-reads';
 import { openRetirementsOf, openRetirementsQuery } from '../use-cases/credentials/retirements';
 import { principalSummarySchema } from './access';

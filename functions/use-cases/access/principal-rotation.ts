@@ -26,17 +26,11 @@ import {
   stillRetiring,
 } from '../credentials/retirements';
 import { principalEvent } from './principal-events';
-import {
-  type PrincipalRow,
-  policyNow,
-  principalOf,
-  type ShownPrincipal,
-  sendPolicies,
-  shown,
-} from './principals';
+import { type PrincipalRow, principalOf } from './principal-reads';
+import { policyNow, type ShownPrincipal, sendPolicies, shown } from './principals';
 
 /**
- * Gives a live principal (`rows`: the answer of {@link principalQuery}) a new secret (a bucket
+ * Gives a live principal (`rows`: the answer of principal-reads.ts principalQuery) a new secret (a bucket
  * principal a new key pair), shown once. Without `graceSeconds` the old secret ends at once, and
  * so does any old secret an earlier grace still keeps (`open`: the answer of
  * openRetirementsQuery); with it the old one works that long beside the new (docs/contract.md §14).
