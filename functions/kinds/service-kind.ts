@@ -85,6 +85,8 @@ export interface PrincipalDocs {
   readonly enforced: string;
   readonly rotated: string;
   readonly revoked: string;
+  /** What a graceful rotate makes beside the old secret. */
+  readonly beside: string;
 }
 
 /** How a kind's connections and principals hold credentials of their own. */
@@ -95,6 +97,11 @@ export interface CredentialKind<K extends CredentialKindName> {
   readonly credentialLabel: string;
   /** Whether its principals take part in the service's network policy (host rules delivered with it). */
   readonly networkPolicy: boolean;
+  /**
+   * Whether a principal's graceful rotation makes its new secret beside the old one under the same
+   * name (a bucket key user's second key), rather than a second credential of its own.
+   */
+  readonly principalRotatesBeside: boolean;
   /** Whether a rotated credential can be given its old secret back (a rotation whose new one was not stored). */
   readonly secretReturns: boolean;
   /** The provisioner of its credentials; 503 SERVICE_UNAVAILABLE when the deployment configures none. */

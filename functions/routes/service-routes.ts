@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { SQL } from 'drizzle-orm';
 import type { AppEnv } from '../app-env';
+import type { CredentialKindName } from '../kinds/registry';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
 import type { BatchQuery } from '../use-cases/caller/api-caller';
 import { type Read, type ReadScope, read, readMany } from '../use-cases/caller/declared-reads';
@@ -22,7 +23,7 @@ import { ProjectParam, requestContext, requireUuid } from './shared';
 
 /** A kind of service a project holds, as its shared routes need it. */
 export interface ServiceRoutes<Row, Out, Extra = undefined> {
-  kind: 'database' | 'bucket';
+  kind: CredentialKindName;
   /** Its path segment and the OpenAPI tag: `databases`, `buckets`. */
   plural: string;
   /** The path parameter of one service: `dbId`, `bucketId`. */

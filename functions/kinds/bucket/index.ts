@@ -62,6 +62,7 @@ export const bucket: ServiceKind<'bucket'> = {
     credentialField: 'access_key_id',
     credentialLabel: 'Access key ID',
     networkPolicy: false,
+    principalRotatesBeside: true,
     // IAM deletes the old key when it makes the new one.
     secretReturns: false,
     provisioner: (adapters) => bucketProvisioner(storageAdmin(adapters)),
@@ -82,6 +83,8 @@ export const bucket: ServiceKind<'bucket'> = {
       enforced: 'IAM aws:CurrentTime and aws:SourceIp conditions',
       rotated: ' (a new key pair)',
       revoked: '',
+      beside:
+        "the new key is the key user's second access key, under the same policy (level, expiry, sources).",
     },
     ...softDeletedRows<'bucket'>(buckets, 'bucket'),
   },

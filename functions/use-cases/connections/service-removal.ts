@@ -9,6 +9,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Config } from '../../config';
+import type { Kind } from '../../domain/levels';
 import { isUuid } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
@@ -27,8 +28,6 @@ import {
 } from './versioned-write';
 import type { Written } from './write';
 
-type ServiceKind = 'database' | 'bucket' | 'auth_app';
-
 /** What a deletion read of the sites holding the service: their states and every connection of theirs. */
 export interface ServiceHolders {
   states: SiteStates;
@@ -41,12 +40,7 @@ export interface ServiceHolders {
  * connection of those sites. None when `id` is not a uuid (it names no service). `projectId`
  * is SQL for the project's id. Decode with {@link serviceHoldersFrom}.
  */
-export function serviceHoldersQueries(
-  db: HttpDb,
-  projectId: SQL,
-  kind: ServiceKind,
-  id: string,
-): BatchQuery[] {
+export function serviceHoldersQueries(db: HttpDb, projectId: SQL, kind: Kind, id: string): BatchQuery[] {
   if (!isUuid(id)) return [];
   const resourceId = id.toLowerCase();
   const holding = sql`select m.site_id from connections m
@@ -115,7 +109,7 @@ function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
 export async function writeServiceRemoval(
   db: HttpDb,
   config: Config,
-  service: { projectId: string; kind: ServiceKind; id: string; name: string },
+  service: { projectId: string; kind: Kind; id: string; name: string },
   holders: ServiceHolders,
   around: AroundPlan,
   by?: ActivitySource,
@@ -145,7 +139,7 @@ export async function writeServiceRemoval(
 export async function writeServiceRekey(
   db: HttpDb,
   config: Config,
-  service: { projectId: string; kind: ServiceKind; id: string },
+  service: { projectId: string; kind: Kind; id: string },
   holders: ServiceHolders,
   around: AroundPlan,
 ): Promise<{ written: Written; after: unknown[] }> {
