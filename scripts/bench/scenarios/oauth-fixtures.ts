@@ -49,7 +49,16 @@ export async function createAuthApps(api: BenchApi, count: number, label: string
   );
 }
 
-async function follow(url: string, headers: Record<string, string>, step: string): Promise<string> {
+/** The `name=value` of the cookie a response set (the start sets one), as a browser sends it back. */
+const cookiesOf = (res: Response): string => res.headers.get('set-cookie')?.split(';')[0] ?? '';
+
+/** Follows one redirect step; `cookies` receives what the step set, as a browser keeps them. */
+async function follow(
+  url: string,
+  headers: Record<string, string>,
+  step: string,
+  cookies?: { value: string },
+): Promise<string> {
   const res = await fetch(url, {
     redirect: 'manual',
     headers,
@@ -58,6 +67,7 @@ async function follow(url: string, headers: Record<string, string>, step: string
   const text = await res.text();
   const path = new URL(url).pathname;
   if (res.status === 404 && isRouterNotFound(path, text)) throw new RouteMissingError(`GET ${path}`);
+  if (cookies) cookies.value = cookiesOf(res);
   const location = res.headers.get('location');
   if (res.status !== 302 || !location)
     throw new Error(`${step} answered ${res.status}: ${text.slice(0, 200)}`);
@@ -73,10 +83,12 @@ async function mintOne(ctx: BenchContext, appId: string, email: string, ip: stri
   start.searchParams.set('redirect_uri', REDIRECT_URI);
   start.searchParams.set('code_challenge', challenge);
   start.searchParams.set('code_challenge_method', 'S256');
-  const atProvider = new URL(await follow(start.toString(), headers, 'auth/google'));
+  // The start binds the sign-in to the browser with a cookie the callback must bring back.
+  const binding = { value: '' };
+  const atProvider = new URL(await follow(start.toString(), headers, 'auth/google', binding));
   atProvider.searchParams.set('login_hint', email);
   const callback = await follow(atProvider.toString(), {}, 'provider authorize');
-  const back = new URL(await follow(callback, headers, 'auth/google/callback'));
+  const back = new URL(await follow(callback, { ...headers, cookie: binding.value }, 'auth/google/callback'));
   const code = back.searchParams.get('code');
   if (!back.href.startsWith(REDIRECT_URI) || !code)
     throw new Error(`sign-in ended at ${back.href.slice(0, 200)}`);
