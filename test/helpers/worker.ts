@@ -6,7 +6,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Miniflare } from 'miniflare';
 import { inject } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { type LocalWorker, startWorker } from '../../scripts/local/worker';
@@ -66,16 +65,10 @@ function needsWorkerd(what: string): never {
 
 /** An in-process Worker as an {@link ExtraWorker}. */
 function nodeExtraWorker(worker: ServedWorker): ExtraWorker {
-  return {
+  const extra: Omit<ExtraWorker, 'mf' | 'persistDir'> = {
     url: worker.baseUrl,
     baseUrl: worker.baseUrl,
     logFile: undefined,
-    get persistDir(): string {
-      return needsWorkerd('a persisted Durable Object folder');
-    },
-    get mf(): Miniflare {
-      return needsWorkerd('Miniflare');
-    },
     async runScheduled() {
       await worker.runScheduled();
       return { outcome: 'ok', noRetry: false };
@@ -83,6 +76,11 @@ function nodeExtraWorker(worker: ServedWorker): ExtraWorker {
     stop: () => worker.stop(),
     restart: () => needsWorkerd('a restart from stored Durable Objects'),
   };
+  // Not enumerable, so a copy of the Worker (`{ ...worker }`) leaves them out rather than failing.
+  return Object.defineProperties(extra, {
+    mf: { get: () => needsWorkerd('Miniflare'), enumerable: false },
+    persistDir: { get: () => needsWorkerd('a persisted Durable Object folder'), enumerable: false },
+  }) as ExtraWorker;
 }
 
 async function startOn(
