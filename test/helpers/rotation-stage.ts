@@ -1,77 +1,71 @@
 /**
  * Where the graceful-rotation tests run (docs/contract.md §14): the Worker in this process
  * (in-process-app.ts) on a clock the test moves, and a webhook target served by
- * packages/receiver that keeps what each site's app runs with, as it applied it. The stage starts
- * in the test file's `beforeAll` and stops in its `afterAll`; with it, the reads of a site's
- * effective variables and of a connection's rotation.
+ * packages/receiver that keeps what each site's app runs with, as it applied it, started once
+ * per file (`rotationStageForFile`); with it, the reads of a site's effective variables and of a
+ * connection's rotation.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { createReceiver } from '../../packages/receiver/index.js';
 import type { Seeded } from './connections';
+import { forFile } from './for-file';
 import { type InProcessApp, startInProcessApp } from './in-process-app';
 
 const SECRET = 'rotation-stage-webhook-secret-0123';
 
 /** The Worker and the webhook an app runs behind. */
 export interface RotationStage {
-  /** The Worker (once the file's `beforeAll` started it). */
-  readonly app: InProcessApp;
-  /** The time the Worker and the receiver read; the test moves it. */
-  at: Date;
+  app: InProcessApp;
+  /** The time the Worker and the receiver read (`clock.at`); the test moves it. */
+  clock: { at: Date };
   /** What each site's app runs with, by site id, as the receiver applied it. */
-  readonly running: Map<string, Record<string, string>>;
+  running: Map<string, Record<string, string>>;
   /** The body of a site's `PUT …/target` that sends its deliveries to the webhook. */
   webhookTarget(): { type: 'webhook'; url: string; secret: string };
+  stop(): Promise<void>;
 }
 
-/** The stage of this test file, started before its tests and stopped after them. */
-export function rotationStage(): RotationStage {
-  let app: InProcessApp | undefined;
-  let hook: Server | undefined;
-  const stage: RotationStage = {
-    get app() {
-      if (!app) throw new Error('the rotation stage starts in beforeAll');
-      return app;
+/** Starts the Worker (loopback targets allowed) and the webhook, both on a clock the test moves. */
+export async function startRotationStage(): Promise<RotationStage> {
+  const clock = { at: new Date() };
+  const running = new Map<string, Record<string, string>>();
+  const app = await startInProcessApp({ ALLOW_LOOPBACK_TARGETS: 'true' }, undefined, { now: () => clock.at });
+  const receiver = createReceiver({
+    secret: SECRET,
+    now: () => clock.at.getTime(),
+    apply: async ({
+      set,
+      unset,
+      siteId,
+    }: {
+      set: Record<string, string>;
+      unset: string[];
+      siteId: string;
+    }) => {
+      const env = { ...(running.get(siteId) ?? {}), ...set };
+      for (const name of unset) delete env[name];
+      running.set(siteId, env);
     },
-    at: new Date(),
-    running: new Map(),
-    webhookTarget: () => ({
-      type: 'webhook',
-      url: `http://127.0.0.1:${(hook?.address() as AddressInfo | undefined)?.port}/`,
-      secret: SECRET,
-    }),
-  };
-  beforeAll(async () => {
-    app = await startInProcessApp({ ALLOW_LOOPBACK_TARGETS: 'true' }, undefined, { now: () => stage.at });
-    const receiver = createReceiver({
-      secret: SECRET,
-      now: () => stage.at.getTime(),
-      apply: async ({
-        set,
-        unset,
-        siteId,
-      }: {
-        set: Record<string, string>;
-        unset: string[];
-        siteId: string;
-      }) => {
-        const env = { ...(stage.running.get(siteId) ?? {}), ...set };
-        for (const name of unset) delete env[name];
-        stage.running.set(siteId, env);
-      },
-    });
-    const server = createServer((req, res) => receiver.node(req, res));
-    hook = server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  }, 60_000);
-  afterAll(async () => {
-    await app?.stop();
-    await new Promise<void>((resolve) => (hook ? hook.close(() => resolve()) : resolve()));
   });
-  return stage;
+  const hook = createServer((req, res) => receiver.node(req, res));
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`;
+  return {
+    app,
+    clock,
+    running,
+    webhookTarget: () => ({ type: 'webhook', url, secret: SECRET }),
+    async stop() {
+      await app.stop();
+      await new Promise<void>((resolve) => hook.close(() => resolve()));
+    },
+  };
 }
+
+/** The file's rotation stage, started before its first test and stopped after its last. */
+export const rotationStageForFile = (): RotationStage => forFile(startRotationStage, (stage) => stage.stop());
 
 /** A connection's rotation, as `GET …/rotation` answers it. */
 export type Rotation = {

@@ -12,11 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { createBucket, createDatabase, metadata, type Seeded, seed } from '../helpers/connections';
 import { roleExists } from '../helpers/pg-login';
 import { postgresWorks, s3Works } from '../helpers/rotation-app';
-import { effectiveVars, rotationOf, rotationStage } from '../helpers/rotation-stage';
+import { effectiveVars, rotationOf, rotationStageForFile } from '../helpers/rotation-stage';
 
-const stage = rotationStage();
-/** What the running app has, by site: its variables, as the receiver applied them. */
-const running = stage.running;
+const stage = rotationStageForFile();
 
 /** A project with one site connected to a PostgreSQL database and a bucket. */
 async function world(): Promise<{ s: Seeded; site: string; db: string; bucket: string }> {
@@ -50,12 +48,12 @@ describe('graceful rotation', () => {
     queued = await deliverQueued(queued);
     const failures: string[] = [];
     const attempt = async (step: string) => {
-      const env = running.get(siteId) ?? {};
+      const env = stage.running.get(siteId) ?? {};
       if (!(await postgresWorks(env.DATABASE_URL ?? ''))) failures.push(`${step}: database`);
       if (!(await s3Works(env))) failures.push(`${step}: bucket`);
     };
     await attempt('started');
-    const before = { ...(running.get(siteId) ?? {}) };
+    const before = { ...(stage.running.get(siteId) ?? {}) };
     const dbPath = `${w.site}/connections/database/${w.db}`;
     const bucketPath = `${w.site}/connections/bucket/${w.bucket}`;
     expect(await rotationOf(w.s, dbPath)).toMatchObject({ state: 'none' });
@@ -86,7 +84,7 @@ describe('graceful rotation', () => {
     expect(db.live_at).not.toBeNull();
     expect(db.retired_at).not.toBeNull();
     expect((await rotationOf(w.s, bucketPath)).state).toBe('done');
-    const now = running.get(siteId) ?? {};
+    const now = stage.running.get(siteId) ?? {};
     expect(userOf(now.DATABASE_URL)).toMatch(/^c_[a-z0-9]{8}$/);
     expect(userOf(now.DATABASE_URL)).not.toBe(userOf(before.DATABASE_URL));
     expect(await postgresWorks(before.DATABASE_URL ?? '')).toBe(false);
@@ -113,13 +111,13 @@ describe('graceful rotation', () => {
     expect(r.state).toBe('delivering');
     const deadline = new Date(r.retires_by ?? '');
     // No target and no RUNTIME_PATCH_URL here: nothing is confirmed live, so the grace decides.
-    expect(deadline.getTime() - stage.at.getTime()).toBe(3600_000);
-    stage.at = new Date(deadline.getTime() - 1000);
+    expect(deadline.getTime() - stage.clock.at.getTime()).toBe(3600_000);
+    stage.clock.at = new Date(deadline.getTime() - 1000);
     await stage.app.runScheduled();
     expect(await postgresWorks(pulled.DATABASE_URL ?? '')).toBe(true);
     // The app pulls again before the deadline (a redeploy), then the deadline passes.
     const repulled = await effectiveVars(w.s, w.site);
-    stage.at = new Date(deadline.getTime() + 1000);
+    stage.clock.at = new Date(deadline.getTime() + 1000);
     await stage.app.runScheduled();
     expect((await rotationOf(w.s, dbPath)).state).toBe('done');
     expect(await postgresWorks(pulled.DATABASE_URL ?? '')).toBe(false);

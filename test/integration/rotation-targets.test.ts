@@ -13,9 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { createBucket, createDatabase, type Seeded, seed } from '../helpers/connections';
 import { createResource, type PlatformCase, platformCases, resourceState } from '../helpers/platforms';
 import { failuresWith, RotationApp } from '../helpers/rotation-app';
-import { effectiveVars, rotationOf, rotationStage } from '../helpers/rotation-stage';
+import { effectiveVars, rotationOf, rotationStageForFile } from '../helpers/rotation-stage';
 
-const stage = rotationStage();
+const stage = rotationStageForFile();
 /** The next message of `stage.app.sent` not yet handed to the Worker. */
 let next = 0;
 
@@ -141,7 +141,7 @@ async function gracefulRotate(w: World, where: Where) {
     if (where.name === 'a pulled .env') {
       const deadline = (await rotationOf(w.s, w.paths[0] as string)).retires_by ?? '';
       await runningApp.between(async () => {
-        stage.at = new Date(new Date(deadline).getTime() + 1000);
+        stage.clock.at = new Date(new Date(deadline).getTime() + 1000);
       });
       // The app would now be refused: it stops before the deadline passes, as the grace says.
       await runningApp.stop();

@@ -50,7 +50,7 @@ export interface ConnectionInfo {
   createdAt: Date;
 }
 
-/** The API's connection object (spec, Connection object). */
+/** The API's connection object (its schema: routes/connection-schemas.ts). */
 export interface ConnectionObject {
   site_id: string;
   site_slug: string;

@@ -1,6 +1,6 @@
 /**
  * What deleting a service does to its connections: the same as disconnecting it from every
- * site (spec, States and transitions): one live patch per site (moved plain names included),
+ * site (test/integration/connections-transitions.test.ts pins it): one live patch per site (moved plain names included),
  * the managed key recomputed or revoked, own credentials queued for deletion. The deletion
  * reads the sites holding the service with its caller (one round trip) and writes the removal
  * with the service's own row in one guarded batch (versioned-write.ts).
