@@ -1,7 +1,7 @@
 /**
- * The Worker's environment, parsed once per isolate with zod: the variables and secrets
- * (`mergeConfig`: the core ones here, each engine's and kind's own from the slice it brings, merged
- * by kinds/registry.ts loadConfig) and the Durable Object and Queue bindings (`loadBindings`). A missing or
+ * The Worker's variables and secrets, parsed once per isolate with zod (`mergeConfig`: the core
+ * ones here, each engine's and kind's own from the slice it brings, merged by kinds/registry.ts
+ * loadConfig; the Durable Object and Queue bindings are checked by bindings.ts). A missing or
  * malformed one is an {@link EnvironmentError} naming it, answered as 500 BAD_ENVIRONMENT,
  * instead of an `undefined` deep inside a handler.
  */
@@ -261,42 +261,4 @@ export function mergeConfig(env: Bindings, slices: readonly ConfigSlice[]): Conf
   };
   cached = { source: env, slices: sliceNames, config };
   return config;
-}
-
-/** A Durable Object namespace binding, as far as its use here needs. */
-const durableObjectNamespace = z.custom<DurableObjectNamespace>(
-  (v) =>
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as DurableObjectNamespace).idFromName === 'function' &&
-    typeof (v as DurableObjectNamespace).get === 'function',
-);
-
-/** A Queue producer binding. */
-const queueProducer = z.custom<Queue>(
-  (v) =>
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as Queue).send === 'function' &&
-    typeof (v as Queue).sendBatch === 'function',
-);
-
-const BindingsSchema = z.object({
-  ONE_TIME_CODES: durableObjectNamespace,
-  RATE_COUNTERS: durableObjectNamespace,
-  PROVISIONING: queueProducer,
-});
-
-/** The Durable Object and Queue bindings, checked to be there. */
-export type CheckedBindings = Pick<Bindings, 'ONE_TIME_CODES' | 'RATE_COUNTERS' | 'PROVISIONING'>;
-
-/** Checks the Durable Object and Queue bindings; throws an EnvironmentError naming each one missing. */
-export function loadBindings(env: Bindings): CheckedBindings {
-  const parsed = BindingsSchema.safeParse(env);
-  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => i.path.join('.')));
-  return {
-    ONE_TIME_CODES: env.ONE_TIME_CODES,
-    RATE_COUNTERS: env.RATE_COUNTERS,
-    PROVISIONING: env.PROVISIONING,
-  };
 }
