@@ -44,7 +44,9 @@ export interface ServiceRoutes<Row, Out, Extra = undefined> {
 }
 
 /** The reads a new service's write makes with the caller: the kind's rows and the project's only site. */
-export const creationRead = <Row>(queries: (http: ReadScope['http'], project: ReadScope['project']) => BatchQuery[]) =>
+export const creationRead = <Row>(
+  queries: (http: ReadScope['http'], project: ReadScope['project']) => BatchQuery[],
+) =>
   declareReads({ role: 'write' }, ({ http, project }) => ({
     creation: readMany(queries(http, project), (answers) => creationReadFrom<Row>(answers)),
   }));
