@@ -4,25 +4,22 @@
  * endpoint that logs its users in (unless MONGODB_PUBLIC_HOST is given), AWS IAM/S3
  * (unless IAM_ACCESS_KEY_ID is given), the Cloudflare, Vercel and Fly APIs of delivery targets
  * (each unless its CLOUDFLARE_API_URL, VERCEL_API_URL or FLY_API_URL is given), and with
- * `signIn`, Google's and GitHub's sign-in
- * (each unless one of its endpoints is given). Their state is kept in `${dataDir}/stand-ins/`.
- * Beside the Google stand-in's keys and issuer, Google's own are accepted (GOOGLE_PUBLISHED_JWKS_URL,
- * default Google's published key set), so a real Google ID token from a device signs in locally.
+ * `signIn`, Apple's and every provider's of sign-in/provider-stand-ins.ts (each unless one of its
+ * endpoints is given; what each sets is its own: sign-in/google-stand-in.ts also accepts Google's
+ * published keys). Their state is kept in `${dataDir}/stand-ins/`.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GOOGLE_PUBLISHED } from '../../../functions/config';
 import { startAppleStandIn } from './apple-stand-in';
 import { startAwsStandIn } from './aws-stand-in';
 import { startCloudflareStandIn } from './cloudflare-stand-in';
 import { startFlyStandIn } from './fly-stand-in';
 import { startAtlasStandIn } from './mongodb-atlas-stand-in';
 import { type MongoWire, type PasswordLookup, startMongoWire } from './mongodb-wire';
+import { PROVIDER_STAND_INS } from './sign-in/provider-stand-ins';
 import { startSignInStandIn } from './sign-in-stand-in';
 import { startVercelStandIn } from './vercel-stand-in';
 
-const GOOGLE_VARS = ['GOOGLE_AUTHORIZE_URL', 'GOOGLE_TOKEN_URL', 'GOOGLE_JWKS_URL', 'GOOGLE_ISSUERS'];
-const GITHUB_VARS = ['GITHUB_AUTHORIZE_URL', 'GITHUB_TOKEN_URL', 'GITHUB_API_URL'];
 const APPLE_VARS = ['APPLE_AUTHORIZE_URL', 'APPLE_TOKEN_URL', 'APPLE_JWKS_URL', 'APPLE_ISSUER'];
 
 /**
@@ -99,31 +96,20 @@ export async function startStandIns(
       stops.push(() => apple.stop());
       Object.assign(env, apple.env);
     }
-    const google = !GOOGLE_VARS.some((name) => given[name]);
-    const github = !GITHUB_VARS.some((name) => given[name]);
-    if (opts.signIn && (google || github)) {
+    // Each provider whose endpoints no variable gives, through the one sign-in stand-in.
+    const standing = PROVIDER_STAND_INS.filter((p) => !Object.keys(p.env('')).some((name) => given[name]));
+    if (opts.signIn && standing.length > 0) {
       const signIn = await startSignInStandIn();
       stops.push(() => signIn.stop());
-      for (const [name, value] of Object.entries(signIn.env)) {
-        if ((google && GOOGLE_VARS.includes(name)) || (github && GITHUB_VARS.includes(name)))
-          env[name] = value;
-      }
-      if (google) {
-        // Google's own tokens too: its published keys after the stand-in's, its issuers beside the stand-in's.
-        const published = given.GOOGLE_PUBLISHED_JWKS_URL || GOOGLE_PUBLISHED.jwksUrl;
-        env.GOOGLE_JWKS_URL = `${signIn.env.GOOGLE_JWKS_URL},${published}`;
-        env.GOOGLE_ISSUERS = `${signIn.env.GOOGLE_ISSUERS},${GOOGLE_PUBLISHED.issuers}`;
+      for (const provider of standing) {
+        Object.assign(env, provider.localEnv?.(signIn.url, given) ?? provider.env(signIn.url));
+        // The console's own sign-in goes to the same stand-in (it takes any client id and secret).
+        const upper = provider.name.toUpperCase();
+        if (!provider.consoleSignIn || given[`CONSOLE_${upper}_CLIENT_ID`]) continue;
+        env[`CONSOLE_${upper}_CLIENT_ID`] = `local-console-${provider.name}`;
+        env[`CONSOLE_${upper}_CLIENT_SECRET`] = 'local-console-secret';
       }
       signInUrl = signIn.url;
-      // The console's own sign-in goes to the same stand-in (it takes any client id and secret).
-      for (const [provider, runs] of [
-        ['GOOGLE', google],
-        ['GITHUB', github],
-      ] as const) {
-        if (!runs || given[`CONSOLE_${provider}_CLIENT_ID`]) continue;
-        env[`CONSOLE_${provider}_CLIENT_ID`] = `local-console-${provider.toLowerCase()}`;
-        env[`CONSOLE_${provider}_CLIENT_SECRET`] = 'local-console-secret';
-      }
     }
   } catch (err) {
     for (const stop of stops) await stop().catch(() => undefined);

@@ -7,6 +7,7 @@ export const githubStandIn: ProviderStandIn = {
   name: 'github',
   title: 'GitHub',
   openIdConnect: false,
+  consoleSignIn: true,
   env: (origin) => ({
     GITHUB_AUTHORIZE_URL: `${origin}/github/authorize`,
     GITHUB_TOKEN_URL: `${origin}/github/token`,

@@ -3,6 +3,7 @@
  * nonce, RS256 ID tokens, a JWKS, userinfo, discovery: ../sign-in-oidc.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { GOOGLE_PUBLISHED } from '../../../../functions/config';
 import { discoveryDocument, type GoogleAccess, userinfoClaims } from '../sign-in-oidc';
 import { bearerOf, type ProviderStandIn } from './provider-stand-in';
 
@@ -11,12 +12,25 @@ export const googleStandIn: ProviderStandIn = {
   name: 'google',
   title: 'Google',
   openIdConnect: true,
+  consoleSignIn: true,
   env: (origin) => ({
     GOOGLE_AUTHORIZE_URL: `${origin}/google/authorize`,
     GOOGLE_TOKEN_URL: `${origin}/google/token`,
     GOOGLE_JWKS_URL: `${origin}/google/certs`,
     GOOGLE_ISSUERS: `${origin}/google`,
   }),
+  // Google's own tokens too: its published keys after the stand-in's (GOOGLE_PUBLISHED_JWKS_URL,
+  // default Google's published key set), its issuers beside the stand-in's, so a real Google ID
+  // token from a device signs in locally.
+  localEnv(origin, given) {
+    const own = googleStandIn.env(origin);
+    const published = given.GOOGLE_PUBLISHED_JWKS_URL || GOOGLE_PUBLISHED.jwksUrl;
+    return {
+      ...own,
+      GOOGLE_JWKS_URL: `${own.GOOGLE_JWKS_URL},${published}`,
+      GOOGLE_ISSUERS: `${own.GOOGLE_ISSUERS},${GOOGLE_PUBLISHED.issuers}`,
+    };
+  },
   endpoints(kit) {
     const tokens = new Map<string, GoogleAccess>();
     return async (path, req, res) => {

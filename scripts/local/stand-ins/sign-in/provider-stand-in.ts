@@ -48,8 +48,15 @@ export interface ProviderStandIn {
   readonly title: string;
   /** Whether its authorization requests are OpenID Connect's (`response_type` and `openid` required). */
   readonly openIdConnect: boolean;
+  /** Whether the console signs in with it too (its CONSOLE_<NAME>_CLIENT_ID and _SECRET). */
+  readonly consoleSignIn: boolean;
   /** The Worker variables that point the provider at the stand-in at `origin`. */
   env(origin: string): Record<string, string>;
+  /**
+   * What `npm start` sets for it beside the stand-in at `origin` (`given`: the variables already
+   * chosen); {@link env} when absent.
+   */
+  localEnv?(origin: string, given: Record<string, string | undefined>): Record<string, string>;
   /**
    * Its own endpoints for one start of the stand-in (their state lives as long as it): serves
    * `path` and answers true, or answers false when the path is not one of its.
