@@ -4,7 +4,6 @@
  * one read. What differs is the kind's own queries and service calls.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { SQL } from 'drizzle-orm';
 import type { AppEnv } from '../app-env';
 import type { CredentialKindName } from '../kinds/registry';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
@@ -34,9 +33,9 @@ export interface ServiceRoutes<Row, Out, Extra = undefined> {
   /** Whether a project API key may list the kind. */
   keys(capabilities: ApiKeyCapabilities): boolean;
   listSummary: string;
-  list(http: ReadScope['http'], project: SQL): BatchQuery & PromiseLike<Row[]>;
+  list(http: ReadScope['http'], project: ReadScope['project']): BatchQuery & PromiseLike<Row[]>;
   /** The live service `id` names, and how its rows become the one row (or its 404). */
-  one(http: ReadScope['http'], project: SQL, id: string): BatchQuery & PromiseLike<Row[]>;
+  one(http: ReadScope['http'], project: ReadScope['project'], id: string): BatchQuery & PromiseLike<Row[]>;
   rowOf(rows: Row[]): Row;
   /** What else a removal reads of the service (a database's logins). */
   removalRead?: (http: ReadScope['http'], id: string) => Read<Extra>;
@@ -45,7 +44,9 @@ export interface ServiceRoutes<Row, Out, Extra = undefined> {
 }
 
 /** The reads a new service's write makes with the caller: the kind's rows and the project's only site. */
-export const creationRead = <Row>(queries: (http: ReadScope['http'], project: SQL) => BatchQuery[]) =>
+export const creationRead = <Row>(
+  queries: (http: ReadScope['http'], project: ReadScope['project']) => BatchQuery[],
+) =>
   declareReads({ role: 'write' }, ({ http, project }) => ({
     creation: readMany(queries(http, project), (answers) => creationReadFrom<Row>(answers)),
   }));
