@@ -7,8 +7,12 @@ import { IN_PROCESS_FILES } from '../in-process-files';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** What only the workerd world offers a test file: Miniflare's objects, restarts from stored objects, WebSockets, Chromium. */
-const WORKERD_ONLY = /\bobjectOf\(|\.mf\b|\.restart\(|startDurableObjects\(|chromium|new WebSocket\(/i;
+/**
+ * What only the workerd world offers a test file: Miniflare's objects, their stored folder and
+ * restarts from it, the Worker's log file, WebSockets, Chromium.
+ */
+const WORKERD_ONLY =
+  /\bobjectOf\(|\.mf\b|\.restart\(|\bstartDurableObjects\b|\.persistDir\b|\.logFile\b|chromium|new WebSocket\(/i;
 
 it('the in-process files exist, are no cron files and use nothing only workerd offers', async () => {
   expect(new Set(IN_PROCESS_FILES).size).toBe(IN_PROCESS_FILES.length);
