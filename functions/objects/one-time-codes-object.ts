@@ -7,7 +7,17 @@
  * redemption costs one call. An alarm removes expired records, blocks and rate windows.
  */
 import { DurableObject } from 'cloudflare:workers';
+import { LEASE_BLOCK, unitsLeft, wantsBlock, windowSpent } from '../domain/window-lease';
 import { AlarmClock } from './alarm-clock';
+import {
+  createLeaseTables,
+  grantLease,
+  type LeaseAnswer,
+  leasedRegions,
+  readLease,
+  spendLeaseUnit,
+  takeLease,
+} from './code-leases';
 import {
   createDeviceGrants,
   DEVICE_GRANT_COLUMNS,
@@ -29,6 +39,32 @@ export interface Redeemed {
   block: string | null;
 }
 
+/** What a regional object needs to ask the app's home for units: the home's name, its own region, the window. */
+export interface LeaseTerms {
+  home: string;
+  region: string;
+  windowMs: number;
+  limit: number;
+}
+
+/** How often an exchange asks the home for units before it is refused for a second. */
+const LEASE_TRIES = 3;
+
+/** A refusal until `until`, counting nothing. */
+const refusedUntil = (until: number, now: number) => ({
+  decision: { allowed: false, remaining: 0, retryAfter: Math.max(1, Math.ceil((until - now) / 1000)) },
+  redeemed: null,
+});
+
+/** How many live records the object holds. */
+const liveRecords = (sql: SqlStorage, now: number): number =>
+  sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM records WHERE expires_at > ?', now).toArray()[0]?.n ?? 0;
+
+/** What the objects reach: the namespace of the app's home objects. */
+interface CodesEnv {
+  ONE_TIME_CODES: DurableObjectNamespace<OneTimeCodes>;
+}
+
 /** The value of the record of something a sign-in used up (an ID token, an issued nonce). */
 const BURNT = 'burnt';
 
@@ -47,10 +83,12 @@ function addColumn(sql: SqlStorage, table: string, column: string): void {
   }
 }
 
-export class OneTimeCodes extends DurableObject<object> {
+export class OneTimeCodes extends DurableObject<CodesEnv> {
   private readonly alarmClock: AlarmClock;
+  /** A regional object's ask for units in flight, shared by every request that needs one. */
+  private leasing: Promise<void> | null = null;
 
-  constructor(ctx: DurableObjectState, env: object) {
+  constructor(ctx: DurableObjectState, env: CodesEnv) {
     super(ctx, env);
     this.alarmClock = new AlarmClock(ctx.storage);
     const sql = ctx.storage.sql;
@@ -66,6 +104,7 @@ export class OneTimeCodes extends DurableObject<object> {
     addColumn(sql, 'records', 'issued_at INTEGER');
     addColumn(sql, 'blocks', 'issued_before INTEGER');
     createCounters(sql);
+    createLeaseTables(sql);
     createDeviceGrants(sql);
     for (const column of DEVICE_GRANT_COLUMNS) addColumn(sql, 'device_grants', column);
   }
@@ -222,8 +261,17 @@ export class OneTimeCodes extends DurableObject<object> {
     return { reused: false, decision };
   }
 
-  /** Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked. */
-  async block(subject: string, reason: string, ttlMs: number | null = null, now = Date.now()): Promise<void> {
+  /**
+   * Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked.
+   * Here, as in {@link unblock} and {@link liftForNewRecords}, the answer names the regions this
+   * object (an app's home) has leased to, which the change must reach too.
+   */
+  async block(
+    subject: string,
+    reason: string,
+    ttlMs: number | null = null,
+    now = Date.now(),
+  ): Promise<string[]> {
     const expiresAt = ttlMs === null ? null : now + ttlMs;
     this.ctx.storage.sql.exec(
       'INSERT OR REPLACE INTO blocks (subject, reason, expires_at, issued_before) VALUES (?, ?, ?, NULL)',
@@ -232,11 +280,13 @@ export class OneTimeCodes extends DurableObject<object> {
       expiresAt,
     );
     if (expiresAt !== null) await this.alarmClock.wakeBy(expiresAt);
+    return leasedRegions(this.ctx.storage.sql);
   }
 
   /** Lifts a block. */
-  unblock(subject: string): void {
+  unblock(subject: string): string[] {
     this.ctx.storage.sql.exec('DELETE FROM blocks WHERE subject = ?', subject);
+    return leasedRegions(this.ctx.storage.sql);
   }
 
   /**
@@ -250,7 +300,7 @@ export class OneTimeCodes extends DurableObject<object> {
     reason: string,
     ttlMs: number,
     now = Date.now(),
-  ): Promise<void> {
+  ): Promise<string[]> {
     const lifted = this.ctx.storage.sql.exec(
       'UPDATE blocks SET reason = ?, issued_before = ?, expires_at = ? WHERE subject = ? AND reason = ?',
       reason,
@@ -260,6 +310,89 @@ export class OneTimeCodes extends DurableObject<object> {
       from,
     ).rowsWritten;
     if (lifted > 0) await this.alarmClock.wakeBy(now + ttlMs);
+    return leasedRegions(this.ctx.storage.sql);
+  }
+
+  /** At an app's home object: grants `region` up to `want` units of the app's window (code-leases.ts). */
+  leaseTo(region: string, want: number, windowMs: number, limit: number, now = Date.now()): LeaseAnswer {
+    return grantLease(this.ctx.storage.sql, { region, want, windowMs, limit, now });
+  }
+
+  /**
+   * In a regional object: asks the app's home for a block of its window and adds it to the
+   * lease. Concurrent asks share one call, so a burst of sign-ins in a region takes one block.
+   */
+  private askHome(terms: LeaseTerms, now: number): Promise<void> {
+    this.leasing ??= (async () => {
+      const homes = this.env.ONE_TIME_CODES;
+      const home = homes.get(homes.idFromName(terms.home));
+      const answer = await home.leaseTo(terms.region, LEASE_BLOCK, terms.windowMs, terms.limit, now);
+      takeLease(this.ctx.storage.sql, answer, now);
+    })().finally(() => {
+      this.leasing = null;
+    });
+    return this.leasing;
+  }
+
+  /**
+   * In a regional object: stores a code as {@link issue} does. The region registers with the
+   * home first (its first lease brings the home's blocks, so every block reaches the code), and
+   * asks for a block when its lease would not cover the codes outstanding plus this one; only
+   * the registration must succeed.
+   */
+  async issueNear(
+    hash: string,
+    value: string,
+    ttlMs: number,
+    subject: string | null,
+    terms: LeaseTerms,
+    now = Date.now(),
+  ): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    const lease = readLease(sql);
+    if (lease === null) await this.askHome(terms, now);
+    else if (wantsBlock(lease, now, liveRecords(sql, now)))
+      await this.askHome(terms, now).catch(() => undefined);
+    await this.issue(hash, value, ttlMs, subject, now);
+  }
+
+  /**
+   * In a regional object: counts one exchange against `checks` (all or nothing) and, when
+   * allowed and `hash` names a live code, spends a unit of the lease and redeems the code, in
+   * one step. With no unit left it asks the home first; once the home said the window is spent
+   * (or cannot be reached), it refuses with Retry-After and counts nothing.
+   */
+  async redeemNear(
+    checks: RateCheck[],
+    windowMs: number,
+    hash: string | null,
+    terms: LeaseTerms,
+    now = Date.now(),
+  ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }> {
+    const sql = this.ctx.storage.sql;
+    for (let tries = 0; ; tries++) {
+      const live =
+        hash !== null &&
+        sql.exec('SELECT 1 FROM records WHERE hash = ? AND expires_at > ?', hash, now).toArray().length > 0;
+      const lease = readLease(sql);
+      if (live && unitsLeft(lease, now) === 0) {
+        if (lease !== null && windowSpent(lease, now)) return refusedUntil(lease.resetsAt, now);
+        const asked =
+          tries < LEASE_TRIES &&
+          (await this.askHome(terms, now).then(
+            () => true,
+            () => false,
+          ));
+        if (!asked) return refusedUntil(now + 1000, now);
+        continue;
+      }
+      const { resetsAt, ...decision } = countHit(sql, checks, windowMs, now);
+      if (!decision.allowed) return { decision, redeemed: null };
+      if (live) spendLeaseUnit(sql, now);
+      const redeemed = hash === null ? null : this.redeem(hash, now);
+      if (Number.isFinite(resetsAt)) await this.alarmClock.wakeBy(resetsAt);
+      return { decision, redeemed };
+    }
   }
 
   /** Starts a device authorization (device-grants.ts startGrant). */
