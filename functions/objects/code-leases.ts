@@ -6,7 +6,19 @@
  * redeemed. The accounting is domain/window-lease.ts; every function here runs synchronously
  * inside one object call, so the ledger never grants more than the window's limit.
  */
-import { addGrant, type Grant, grantBlock, type Lease, spendUnit } from '../domain/window-lease';
+
+import {
+  addGrant,
+  type Grant,
+  grantBlock,
+  LEASE_BLOCK,
+  type Lease,
+  spendUnit,
+  unitsLeft,
+  wantsBlock,
+  windowSpent,
+} from '../domain/window-lease';
+import type { RateDecision } from './fixed-window';
 
 /** A block as the home forwards it to a region registering with it (the `blocks` table's row). */
 export type BlockRow = {
@@ -20,6 +32,88 @@ export type BlockRow = {
 export interface LeaseAnswer {
   grant: Grant;
   blocks: BlockRow[];
+}
+
+/** What a regional object needs to ask the app's home for units: the home's name, its own region, the window. */
+export interface LeaseTerms {
+  home: string;
+  region: string;
+  windowMs: number;
+  limit: number;
+}
+
+/** The app's home object, as a region calls it. */
+export interface LeaseHome {
+  leaseTo(
+    region: string,
+    want: number,
+    windowMs: number,
+    limit: number,
+    now: number,
+  ): Promise<LeaseAnswer> | LeaseAnswer;
+}
+
+/** How often an exchange asks the home for units before it is refused for a second. */
+const LEASE_TRIES = 3;
+
+/** A refusal until `until`. */
+const refusalUntil = (until: number, now: number): RateDecision => ({
+  allowed: false,
+  remaining: 0,
+  retryAfter: Math.max(1, Math.ceil((until - now) / 1000)),
+});
+
+/**
+ * A regional object's side of the lease: it asks the app's home for blocks, one ask at a time
+ * (concurrent needs share it, so a burst of sign-ins in a region takes one block).
+ */
+export class LeaseKeeper {
+  private asking: Promise<void> | null = null;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly homeNamed: (name: string) => LeaseHome,
+  ) {}
+
+  private askHome(terms: LeaseTerms, now: number): Promise<void> {
+    this.asking ??= (async () => {
+      const home = this.homeNamed(terms.home);
+      const answer = await home.leaseTo(terms.region, LEASE_BLOCK, terms.windowMs, terms.limit, now);
+      takeLease(this.sql, answer, now);
+    })().finally(() => {
+      this.asking = null;
+    });
+    return this.asking;
+  }
+
+  /**
+   * Before a code is stored: registers the region with the home (its first lease brings the
+   * home's blocks, so every block reaches the code), or asks for a block when the lease would
+   * not cover the `outstanding` codes plus this one. Only the registration must succeed.
+   */
+  async beforeIssue(terms: LeaseTerms, now: number, outstanding: number): Promise<void> {
+    const lease = readLease(this.sql);
+    if (lease === null) await this.askHome(terms, now);
+    else if (wantsBlock(lease, now, outstanding)) await this.askHome(terms, now).catch(() => undefined);
+  }
+
+  /**
+   * Before a code is redeemed: null once a unit is held for it (or `live()` says there is no live
+   * code to spend one on), else the refusal: the window spent, or no unit after asking the home.
+   */
+  async unitFor(live: () => boolean, terms: LeaseTerms, now: number): Promise<RateDecision | null> {
+    for (let tries = 0; ; tries++) {
+      const lease = readLease(this.sql);
+      if (!live() || unitsLeft(lease, now) > 0) return null;
+      if (lease !== null && windowSpent(lease, now)) return refusalUntil(lease.resetsAt, now);
+      if (tries === LEASE_TRIES) return refusalUntil(now + 1000, now);
+      const asked = await this.askHome(terms, now).then(
+        () => true,
+        () => false,
+      );
+      if (!asked) return refusalUntil(now + 1000, now);
+    }
+  }
 }
 
 /** Creates the ledger's and the lease's tables if the object has none yet. */
