@@ -1,6 +1,7 @@
 /**
- * The Worker's environment, parsed once per isolate with zod: the variables and secrets
- * (`loadConfig`) and the Durable Object and Queue bindings (`loadBindings`). A missing or
+ * The Worker's variables and secrets, parsed once per isolate with zod (`mergeConfig`: the core
+ * ones here, each engine's and kind's own from the slice it brings, merged by kinds/registry.ts
+ * loadConfig; the Durable Object and Queue bindings are checked by bindings.ts). A missing or
  * malformed one is an {@link EnvironmentError} naming it, answered as 500 BAD_ENVIRONMENT,
  * instead of an `undefined` deep inside a handler.
  */
@@ -56,30 +57,12 @@ const urlList = z.string().refine((raw) => {
 
 const ConfigSchema = z.object({
   DATABASE_URL: z.string().min(1),
-  CUSTOMER_DB_ADMIN_URL: z.string().min(1),
-  CUSTOMER_DB_PUBLIC_HOST: z.string().optional(),
-  /** host[:port] outside systems reach the cluster at (credentials views); default the public host. */
-  CUSTOMER_DB_EXTERNAL_HOST: z.string().optional(),
-  /** host[:port] of the connection pooler (Neon: the `-pooler` endpoint); default the external host. */
-  CUSTOMER_DB_POOLED_HOST: z.string().optional(),
-  /** Sessions each login role Tether makes on the customer cluster may hold at once (CONNECTION LIMIT). */
-  CUSTOMER_DB_ROLE_CONNECTION_LIMIT: z.coerce.number().int().min(1).default(20),
-  /** Sessions each customer database may hold at once, all its roles together (CONNECTION LIMIT). */
-  CUSTOMER_DB_DATABASE_CONNECTION_LIMIT: z.coerce.number().int().min(1).default(60),
   /** Live principals one database may hold (contract §9, The shared cluster): 409 LIMIT_REACHED past it. */
   MAX_PRINCIPALS_PER_DATABASE: z.coerce.number().int().min(1).default(20),
   /** Live databases one project may hold (contract §9, The shared cluster): 409 LIMIT_REACHED past it. */
   MAX_DATABASES_PER_PROJECT: z.coerce.number().int().min(1).default(10),
   /** Browser sign-ins one auth app keeps in progress at once: a start past it is 503, none in progress is pushed out. */
   SIGN_IN_PENDING_PER_APP: z.coerce.number().int().min(16).default(32_000),
-  /**
-   * temp_file_limit set on every login role (for example `1GB`); needs `GRANT SET ON PARAMETER
-   * temp_file_limit` to the admin (README), so unset sets none.
-   */
-  CUSTOMER_DB_TEMP_FILE_LIMIT: z
-    .string()
-    .regex(/^\d+\s*(kB|MB|GB|TB)?$/)
-    .optional(),
   NEON_WS_PROXY: z.string().optional(),
   NEON_HTTP_ENDPOINT: z.string().url().optional(),
   /** contract §9: honoured as given when at least 32 characters; shorter is BAD_ENVIRONMENT. */
@@ -127,24 +110,6 @@ const ConfigSchema = z.object({
   CLOUDFLARE_API_URL: z.string().url().default('https://api.cloudflare.com/client/v4'),
   VERCEL_API_URL: z.string().url().default('https://api.vercel.com'),
   FLY_API_URL: z.string().url().default('https://api.machines.dev'),
-  MONGODB_ADMIN_URL: z
-    .string()
-    .url()
-    .regex(/\/groups\/[^/]+\/*$/, 'must end in /api/atlas/v2/groups/<groupId>')
-    .optional(),
-  MONGODB_ADMIN_KEY: z.string().optional(),
-  /**
-   * Where apps reach MongoDB (`host:port[,…]` or `mongodb+srv://<cluster host>`): required with
-   * MONGODB_ADMIN_URL, because no default names a deployment that exists.
-   */
-  MONGODB_PUBLIC_HOST: z.string().optional(),
-  /** Where outside systems reach MongoDB (an Atlas `mongodb+srv://` host); default the public host. */
-  MONGODB_EXTERNAL_HOST: z.string().optional(),
-  STORAGE_ENDPOINT: z.string().url().default('https://s3.amazonaws.com'),
-  STORAGE_DEFAULT_REGION: z.string().default('us-east-1'),
-  IAM_ENDPOINT: z.string().url().default('https://iam.amazonaws.com'),
-  IAM_ACCESS_KEY_ID: z.string().optional(),
-  IAM_SECRET_ACCESS_KEY: z.string().optional(),
   /** Who may make an account by signing in: `invite` (default), `open`, or a comma list of e-mail domains. */
   ACCOUNT_SIGNUP: z.string().default('invite'),
   INVITATION_WEBHOOK_URL: optionalUrl,
@@ -171,10 +136,6 @@ type Paired =
   | 'RUNTIME_PATCH_SECRET'
   | 'NETWORK_POLICY_URL'
   | 'NETWORK_POLICY_SECRET'
-  | 'MONGODB_ADMIN_URL'
-  | 'MONGODB_ADMIN_KEY'
-  | 'IAM_ACCESS_KEY_ID'
-  | 'IAM_SECRET_ACCESS_KEY'
   | 'INVITATION_WEBHOOK_URL'
   | 'INVITATION_WEBHOOK_SECRET'
   | 'CONSOLE_GITHUB_CLIENT_ID'
@@ -192,17 +153,22 @@ export type Config = Omit<ParsedVars, Paired> & {
   runtimePatch: ReceiverTarget | null;
   /** The network-policy receiver (contract §6); null: policies stay pending. */
   networkPolicy: ReceiverTarget | null;
-  /** The MongoDB Atlas Admin API: its project URL and `<clientId>:<clientSecret>`. */
-  mongodbAdmin: { url: string; key: string } | null;
-  /** The storage account's admin key (S3 and IAM). */
-  iam: { accessKeyId: string; secretAccessKey: string } | null;
   /** Who may make an account by signing in (ACCOUNT_SIGNUP). */
   signup: SignupPolicy;
   /** Where each invitation is also POSTed, signed, for the operator's mail sender; null: nowhere. */
   invitationWebhook: ReceiverTarget | null;
   /** The console's own OAuth clients, by provider name (`github`, `google`); absent: no button. */
   consoleClients: Record<string, { clientId: string; clientSecret: string }>;
+  /** Each registered engine's or kind's own variables, by its name (read through its descriptor, kinds/outside-system.ts). */
+  slices: Readonly<Record<string, unknown>>;
 };
+
+/** The names of a pair given by half: the half missing when the other is set; none when both or neither are. */
+export function halfOfPair(values: Record<string, unknown>, a: string, b: string): string[] {
+  if (values[a] && !values[b]) return [b];
+  if (values[b] && !values[a]) return [a];
+  return [];
+}
 
 /** Both halves of a pair, or null when neither is set; one half alone is named as missing. */
 function pair<A extends Paired, B extends Paired>(
@@ -211,32 +177,48 @@ function pair<A extends Paired, B extends Paired>(
   b: B,
   missing: string[],
 ): [string, string] | null {
+  missing.push(...halfOfPair(vars, a, b));
   const first = vars[a];
   const second = vars[b];
-  if (first && second) return [first, second];
-  if (first) missing.push(b);
-  if (second) missing.push(a);
-  return null;
+  return first && second ? [first, second] : null;
 }
 
-let cached: { source: unknown; config: Config } | undefined;
+/**
+ * The variables an engine or a kind reads of its own (kinds/outside-system.ts): their schema, with
+ * defaults, and the checks across them; merged into the one configuration by the registry.
+ */
+export interface ConfigSlice<V = unknown> {
+  /** The engine's or kind's name: the key of its variables in {@link Config.slices}. */
+  readonly name: string;
+  readonly schema: z.ZodType<V>;
+  /** The names of its variables at fault together (half of a pair); [] when none. */
+  check(vars: V): string[];
+}
 
-/** Parses the variables and secrets (cached per isolate); throws an EnvironmentError naming each one at fault. */
-export function loadConfig(env: Bindings): Config {
-  if (cached?.source === env) return cached.config;
+let cached: { source: unknown; slices: string; config: Config } | undefined;
+
+/**
+ * Parses the variables and secrets with the core schema and every slice's (cached per isolate);
+ * throws an EnvironmentError naming each one at fault: the malformed or missing ones first, else
+ * the halves of pairs given alone.
+ */
+export function mergeConfig(env: Bindings, slices: readonly ConfigSlice[]): Config {
+  const sliceNames = slices.map((s) => s.name).join(',');
+  if (cached?.source === env && cached.slices === sliceNames) return cached.config;
   const stringVars: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(env)) {
     if (typeof v === 'string' && v !== '') stringVars[k] = v;
   }
   const parsed = ConfigSchema.safeParse(stringVars);
-  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => i.path.join('.')));
+  const parsedSlices = slices.map((slice) => slice.schema.safeParse(stringVars));
+  const malformed = [parsed, ...parsedSlices].flatMap((p) =>
+    p.success ? [] : p.error.issues.map((i) => i.path.join('.')),
+  );
+  if (!parsed.success || malformed.length > 0) throw new EnvironmentError(malformed);
   const vars = parsed.data;
   const missing: string[] = [];
   const runtimePatch = pair(vars, 'RUNTIME_PATCH_URL', 'RUNTIME_PATCH_SECRET', missing);
   const networkPolicy = pair(vars, 'NETWORK_POLICY_URL', 'NETWORK_POLICY_SECRET', missing);
-  const mongodbAdmin = pair(vars, 'MONGODB_ADMIN_URL', 'MONGODB_ADMIN_KEY', missing);
-  if (vars.MONGODB_ADMIN_URL && !vars.MONGODB_PUBLIC_HOST) missing.push('MONGODB_PUBLIC_HOST');
-  const iam = pair(vars, 'IAM_ACCESS_KEY_ID', 'IAM_SECRET_ACCESS_KEY', missing);
   const invitationWebhook = pair(vars, 'INVITATION_WEBHOOK_URL', 'INVITATION_WEBHOOK_SECRET', missing);
   const consoleClients: Config['consoleClients'] = {};
   const github = pair(vars, 'CONSOLE_GITHUB_CLIENT_ID', 'CONSOLE_GITHUB_CLIENT_SECRET', missing);
@@ -245,16 +227,18 @@ export function loadConfig(env: Bindings): Config {
   if (google) consoleClients.google = { clientId: google[0], clientSecret: google[1] };
   const signup = parseSignupPolicy(vars.ACCOUNT_SIGNUP);
   if (!signup) missing.push('ACCOUNT_SIGNUP');
+  const sliceValues: Record<string, unknown> = {};
+  slices.forEach((slice, i) => {
+    const value = (parsedSlices[i] as { data: unknown }).data;
+    missing.push(...slice.check(value));
+    sliceValues[slice.name] = value;
+  });
   if (missing.length > 0 || !signup) throw new EnvironmentError(missing);
   const {
     RUNTIME_PATCH_URL,
     RUNTIME_PATCH_SECRET,
     NETWORK_POLICY_URL,
     NETWORK_POLICY_SECRET,
-    MONGODB_ADMIN_URL,
-    MONGODB_ADMIN_KEY,
-    IAM_ACCESS_KEY_ID,
-    IAM_SECRET_ACCESS_KEY,
     INVITATION_WEBHOOK_URL,
     INVITATION_WEBHOOK_SECRET,
     CONSOLE_GITHUB_CLIENT_ID,
@@ -270,50 +254,11 @@ export function loadConfig(env: Bindings): Config {
     googleJwksUrls: commaList(vars.GOOGLE_JWKS_URL),
     runtimePatch: runtimePatch && { url: runtimePatch[0], secret: runtimePatch[1] },
     networkPolicy: networkPolicy && { url: networkPolicy[0], secret: networkPolicy[1] },
-    mongodbAdmin: mongodbAdmin && { url: mongodbAdmin[0], key: mongodbAdmin[1] },
-    iam: iam && { accessKeyId: iam[0], secretAccessKey: iam[1] },
     signup,
     invitationWebhook: invitationWebhook && { url: invitationWebhook[0], secret: invitationWebhook[1] },
     consoleClients,
+    slices: sliceValues,
   };
-  cached = { source: env, config };
+  cached = { source: env, slices: sliceNames, config };
   return config;
-}
-
-/** A Durable Object namespace binding, as far as its use here needs. */
-const durableObjectNamespace = z.custom<DurableObjectNamespace>(
-  (v) =>
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as DurableObjectNamespace).idFromName === 'function' &&
-    typeof (v as DurableObjectNamespace).get === 'function',
-);
-
-/** A Queue producer binding. */
-const queueProducer = z.custom<Queue>(
-  (v) =>
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as Queue).send === 'function' &&
-    typeof (v as Queue).sendBatch === 'function',
-);
-
-const BindingsSchema = z.object({
-  ONE_TIME_CODES: durableObjectNamespace,
-  RATE_COUNTERS: durableObjectNamespace,
-  PROVISIONING: queueProducer,
-});
-
-/** The Durable Object and Queue bindings, checked to be there. */
-export type CheckedBindings = Pick<Bindings, 'ONE_TIME_CODES' | 'RATE_COUNTERS' | 'PROVISIONING'>;
-
-/** Checks the Durable Object and Queue bindings; throws an EnvironmentError naming each one missing. */
-export function loadBindings(env: Bindings): CheckedBindings {
-  const parsed = BindingsSchema.safeParse(env);
-  if (!parsed.success) throw new EnvironmentError(parsed.error.issues.map((i) => i.path.join('.')));
-  return {
-    ONE_TIME_CODES: env.ONE_TIME_CODES,
-    RATE_COUNTERS: env.RATE_COUNTERS,
-    PROVISIONING: env.PROVISIONING,
-  };
 }

@@ -1,6 +1,6 @@
 /**
- * The composition root: the one place the outside systems' adapters, the Durable Object
- * clients and the receivers are built, from the environment checked once, and the one place a
+ * The composition root: the one place the outside systems' adapters (each engine's and kind's,
+ * through the registry), the Durable Object clients and the receivers are built, from the environment checked once, and the one place a
  * request's context is put together from them ({@link openRequest}). The Worker's `fetch` (one
  * middleware, request-scope.ts), `queue` and `scheduled` all get their
  * dependencies here.
@@ -10,13 +10,12 @@ import { createDb, createHttpDb, createPool, type Db, type HttpDb } from '../db/
 import type { Adapters, Receivers } from './adapters';
 import { type CodeStore, DurableObjectCodeStore } from './adapters/code-store';
 import { DnsOverHttpsResolver } from './adapters/host-resolver';
-import { AtlasMongoAdmin } from './adapters/mongodb-admin';
-import { ClusterPostgresAdmin } from './adapters/postgres-admin';
 import { DurableObjectRateLimiter, type RateLimiter } from './adapters/rate-limiter';
 import { SignedHttpReceiver } from './adapters/receiver';
-import { AwsS3Admin } from './adapters/s3-admin';
-import { type Bindings, type Config, loadBindings, loadConfig } from './config';
+import { loadBindings } from './bindings';
+import type { Bindings, Config } from './config';
 import type { ProvisioningMessage } from './domain/queue-messages';
+import { buildAdapters, loadConfig } from './kinds/registry';
 import { log } from './lib/logger';
 import { type Clock, type RequestContext, systemClock } from './request-context';
 import type { ActivitySource } from './use-cases/activity/record';
@@ -49,32 +48,6 @@ export interface WorkerOptions {
 
 /** How long the reconciler's admin statements wait for a lock: one stalled item must cost little. */
 export const RECONCILER_LOCK_TIMEOUT = '1s';
-
-/** The outside systems' adapters for `config` (admin sessions waiting at most `lockTimeout` for a lock). */
-function buildAdapters(config: Config, lockTimeout?: string): Adapters {
-  const { mongodbAdmin, iam } = config;
-  return {
-    postgres: new ClusterPostgresAdmin(
-      config.CUSTOMER_DB_ADMIN_URL,
-      config.NEON_WS_PROXY,
-      {
-        role: config.CUSTOMER_DB_ROLE_CONNECTION_LIMIT,
-        database: config.CUSTOMER_DB_DATABASE_CONNECTION_LIMIT,
-        tempFileLimit: config.CUSTOMER_DB_TEMP_FILE_LIMIT ?? null,
-      },
-      lockTimeout,
-    ),
-    mongodb: mongodbAdmin && new AtlasMongoAdmin(mongodbAdmin.url, mongodbAdmin.key),
-    s3:
-      iam &&
-      new AwsS3Admin({
-        accessKeyId: iam.accessKeyId,
-        secretAccessKey: iam.secretAccessKey,
-        iamEndpoint: config.IAM_ENDPOINT,
-        storageEndpoint: config.STORAGE_ENDPOINT,
-      }),
-  };
-}
 
 /** the dependencies of the last environment built for. */
 let cached: { env: Bindings; deps: Dependencies } | undefined;
@@ -120,7 +93,7 @@ export function buildDependencies(env: Bindings, options: WorkerOptions = {}): D
 export function buildReconcilerDependencies(env: Bindings, options: WorkerOptions = {}): Dependencies {
   const deps = buildDependencies(env, options);
   if (reconcilerCached?.base === deps) return reconcilerCached.deps;
-  const built = { ...deps, adapters: buildAdapters(deps.config, RECONCILER_LOCK_TIMEOUT) };
+  const built = { ...deps, adapters: buildAdapters(deps.config, { lockTimeout: RECONCILER_LOCK_TIMEOUT }) };
   reconcilerCached = { base: deps, deps: built };
   return built;
 }

@@ -1,16 +1,13 @@
-/** The outside systems the services use; built only by container.ts. */
-import type { MongoAdmin } from './mongodb-admin';
-import type { PostgresAdmin } from './postgres-admin-interface';
+/** The outside systems the use cases reach; built only by the composition root (container.ts). */
 import type { Receiver } from './receiver';
-import type { StorageAdmin } from './s3-admin';
 import type { PlatformUrls } from './targets';
 
-/** Every outside system the credential work uses; null where the deployment configures none. */
-export interface Adapters {
-  postgres: PostgresAdmin;
-  mongodb: MongoAdmin | null;
-  s3: StorageAdmin | null;
-}
+/**
+ * The adapters of the outside systems the engines and kinds bring (kinds/outside-system.ts), keyed
+ * by the engine's or kind's name; each is read back through its system's descriptor
+ * (`system.adapter(adapters)`), null where the deployment configures none. Built by the registry.
+ */
+export type Adapters = ReadonlyMap<string, unknown>;
 
 /** The receivers of signed deliveries; null where the deployment configures none (they stay pending). */
 export interface Receivers {

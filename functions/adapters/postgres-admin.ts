@@ -8,7 +8,7 @@
 import type { Client } from '@neondatabase/serverless';
 import { randomLowerAlnum, randomPassword } from '../lib/ids';
 import type { LoginScope, PgLogin, PostgresAdmin } from './postgres-admin-interface';
-import { restrictLargeObjects } from './postgres-large-objects';
+import { createDatabaseAndGroups, secureDatabaseOwnership } from './postgres-database-setup';
 import { passwordRefused } from './postgres-login-check';
 import { listLoginRoles } from './postgres-logins';
 import { holdPassword, setPassword } from './postgres-password';
@@ -22,22 +22,17 @@ import {
   grantReaderExistingSql,
   ident,
   levelStatements,
-  literal,
   lockSecret,
   type PgLevel,
   passwordClause,
   pgCode,
   privilegesLock,
   ROLE_EXISTS,
-  roleSettings,
   rolesOf,
   TERMINATE_SESSIONS_OF_DATABASE,
   TERMINATE_SESSIONS_OF_ROLE,
   unlessGone,
 } from './postgres-sql';
-
-/** What the shared owner group holds on its database, which the admin owns (no ALTER DATABASE). */
-const OWNER_GROUP_DATABASE_RIGHTS = 'CONNECT, TEMPORARY, CREATE';
 
 /** Runs statements on the cluster as the admin, against the given database (default: the admin URL's). */
 export class ClusterPostgresAdmin implements PostgresAdmin {
@@ -78,41 +73,9 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
    * what apps at connect make still belongs to the shared owner group.
    */
   async createDatabase(db: string, mainUser: string, mainPassword: string): Promise<void> {
-    const { owner, reader } = rolesOf(db);
     const mainPasswordClause = await passwordClause(mainPassword);
     try {
-      await this.run(async (client) => {
-        await client.query(`CREATE ROLE ${ident(owner)} NOLOGIN`);
-        await client.query(`CREATE ROLE ${ident(reader)} NOLOGIN`);
-        await client.query(
-          `CREATE ROLE ${ident(mainUser)} LOGIN ${mainPasswordClause} CONNECTION LIMIT ${this.limits.role} IN ROLE ${ident(owner)}`,
-        );
-        for (const statement of roleSettings(mainUser, this.limits)) await client.query(statement);
-        // Objects the main user creates belong to the shared owner group, like every connect-level app.
-        await client.query(`ALTER ROLE ${ident(mainUser)} SET role = ${literal(owner)}`);
-        await client.query(`CREATE DATABASE ${ident(db)} CONNECTION LIMIT ${this.limits.database}`);
-        await client.query(`REVOKE ALL ON DATABASE ${ident(db)} FROM PUBLIC`);
-        await client.query(
-          `GRANT ${OWNER_GROUP_DATABASE_RIGHTS} ON DATABASE ${ident(db)} TO ${ident(owner)}`,
-        );
-        await client.query(`GRANT CONNECT ON DATABASE ${ident(db)} TO ${ident(reader)}`);
-      });
-      await this.run(async (client) => {
-        await client.query(`ALTER SCHEMA public OWNER TO ${ident(owner)}`);
-        await client.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
-        await client.query(`GRANT USAGE ON SCHEMA public TO ${ident(reader)}`);
-        // Read-only apps see everything the owner group holds, including tables and schemas made later.
-        await client.query(
-          `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} GRANT SELECT ON TABLES TO ${ident(reader)}`,
-        );
-        await client.query(
-          `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} GRANT SELECT ON SEQUENCES TO ${ident(reader)}`,
-        );
-        await client.query(
-          `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} GRANT USAGE ON SCHEMAS TO ${ident(reader)}`,
-        );
-        await restrictLargeObjects(client, owner);
-      }, db);
+      await createDatabaseAndGroups(this.run.bind(this), this.limits, db, mainUser, mainPasswordClause);
     } catch (err) {
       await this.dropDatabase(db, [mainUser]).catch(() => undefined);
       throw err;
@@ -285,24 +248,7 @@ export class ClusterPostgresAdmin implements PostgresAdmin {
    * connections (a stopped one waits until it runs).
    */
   async secureOwnership(db: string): Promise<void> {
-    const { owner } = rolesOf(db);
-    await this.run(async (client) => {
-      const schema = await client.query<{ owner: string }>(
-        "SELECT pg_catalog.pg_get_userbyid(n.nspowner) AS owner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'public'",
-      );
-      if (schema.rows[0]?.owner === 'pg_database_owner')
-        await client.query(`${this.lock(db)};\nALTER SCHEMA public OWNER TO ${ident(owner)}`);
-    }, db);
-    await this.run((client) =>
-      client.query(
-        [
-          this.lock(db),
-          `ALTER DATABASE ${ident(db)} OWNER TO CURRENT_USER`,
-          `GRANT ${OWNER_GROUP_DATABASE_RIGHTS} ON DATABASE ${ident(db)} TO ${ident(owner)}`,
-          `ALTER DATABASE ${ident(db)} CONNECTION LIMIT ${this.limits.database}`,
-        ].join(';\n'),
-      ),
-    );
+    await secureDatabaseOwnership(this.run.bind(this), this.lock(db), this.limits, db);
   }
 
   /** Stops (refuses new logins, ends sessions) or starts a database, under the database's lock. */

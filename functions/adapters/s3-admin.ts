@@ -1,23 +1,22 @@
 /**
  * Buckets and bucket keys at an S3-compatible provider with AWS IAM, signed with SigV4 by
- * aws4fetch: S3 CreateBucket/DeleteBucket (path-style URLs on STORAGE_ENDPOINT) and the IAM
- * Query API (Version 2010-05-08) on IAM_ENDPOINT: CreateUser, PutUserPolicy, CreateAccessKey,
- * ListUsers, ListAccessKeys, DeleteAccessKey, DeleteUserPolicy, DeleteUser.
+ * aws4fetch (aws-signed-requests.ts): S3 CreateBucket/DeleteBucket (path-style URLs on
+ * STORAGE_ENDPOINT) and the IAM Query API (Version 2010-05-08) on IAM_ENDPOINT: CreateUser,
+ * PutUserPolicy, CreateAccessKey, ListUsers, ListAccessKeys, DeleteAccessKey, DeleteUserPolicy,
+ * DeleteUser.
  *
  * Every key belongs to its own IAM user under the path `/tether/<bucket>/`, holding one inline
  * policy scoped to that bucket (functions/domain/bucket-policy.ts). The path lets the adapter find
  * the user behind a key and lets the reconciler find orphans.
  */
 
-import { AwsClient } from 'aws4fetch';
 import { type BucketLevel, bucketPolicy, type KeyLimits } from '../domain/bucket-policy';
-import { storageEndpointFor } from '../domain/storage-endpoint';
 import { randomLowerAlnum } from '../lib/ids';
-import { xmlError, xmlMembers, xmlText } from './xml';
+import { AwsSignedRequests, type AwsSignedRequestsOptions, ProviderError } from './aws-signed-requests';
+import { xmlMembers, xmlText } from './xml';
 
 /** The name of the inline policy every key user holds. */
 export const POLICY_NAME = 'tether-bucket-access';
-const IAM_VERSION = '2010-05-08';
 
 /** A new key pair. */
 export interface BucketKey {
@@ -66,54 +65,12 @@ export interface StorageAdmin {
   keysOf(userName: string): Promise<AccessKey[]>;
 }
 
-/** An error answered by IAM or S3, with the provider's code. */
-export class ProviderError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** Set when the provider was limiting the request rate: seconds to wait before trying again. */
-    readonly retryAfter?: number,
-  ) {
-    super(message);
-  }
-}
-
-/** IAM's code for a request refused for the account's request rate (some SDKs name it ThrottlingException). */
-const isThrottling = (code: string) => code === 'Throttling' || code === 'ThrottlingException';
-/** Seconds a caller is told to wait after IAM still throttled every attempt. */
-const THROTTLED_RETRY_AFTER = 5;
-
-const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** How many times an IAM call refused with Throttling is sent. */
-const IAM_ATTEMPTS = 4;
-
-/** Options of {@link AwsS3Admin}. */
-export interface AwsS3AdminOptions {
-  accessKeyId: string;
-  secretAccessKey: string;
-  iamEndpoint: string;
-  storageEndpoint: string;
-  fetcher?: typeof fetch;
-  /** Waits between attempts of a throttled call (tests pass their own clock). */
-  sleep?: (ms: number) => Promise<void>;
-}
-
 /** The AWS (IAM + S3) adapter. */
 export class AwsS3Admin implements StorageAdmin {
-  private readonly aws: AwsClient;
-  private readonly fetcher: typeof fetch;
+  private readonly aws: AwsSignedRequests;
 
-  constructor(private readonly opts: AwsS3AdminOptions) {
-    // No retries inside the signer: a request fails fast, and the queue retries with backoff.
-    this.aws = new AwsClient({
-      accessKeyId: opts.accessKeyId,
-      secretAccessKey: opts.secretAccessKey,
-      retries: 0,
-    });
-    // Bound: workerd refuses a global fetch called as a method of another object (Illegal invocation).
-    this.fetcher = opts.fetcher ?? ((input, init) => fetch(input, init));
+  constructor(opts: AwsSignedRequestsOptions) {
+    this.aws = new AwsSignedRequests(opts);
   }
 
   async createBucket(bucket: string, region: string): Promise<void> {
@@ -121,16 +78,16 @@ export class AwsS3Admin implements StorageAdmin {
       region === 'us-east-1'
         ? undefined
         : `<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LocationConstraint>${region}</LocationConstraint></CreateBucketConfiguration>`;
-    const res = await this.s3('PUT', bucket, region, body);
+    const res = await this.aws.s3('PUT', bucket, region, body);
     if (res.ok) return;
-    const err = await this.failure(res, 'CreateBucket');
+    const err = await this.aws.failure(res, 'CreateBucket');
     if (err.code !== 'BucketAlreadyOwnedByYou') throw err;
   }
 
   async deleteBucket(bucket: string, region: string): Promise<void> {
-    const res = await this.s3('DELETE', bucket, region);
+    const res = await this.aws.s3('DELETE', bucket, region);
     if (res.ok || res.status === 404) return;
-    throw await this.failure(res, 'DeleteBucket');
+    throw await this.aws.failure(res, 'DeleteBucket');
   }
 
   async createKey(
@@ -144,7 +101,7 @@ export class AwsS3Admin implements StorageAdmin {
     for (let attempt = 0; ; attempt++) {
       userName = `${prefix}${randomLowerAlnum(8)}`;
       try {
-        await this.iam('CreateUser', { UserName: userName, Path: path });
+        await this.aws.iam('CreateUser', { UserName: userName, Path: path });
         break;
       } catch (err) {
         if (!(err instanceof ProviderError && err.code === 'EntityAlreadyExists') || attempt >= 4) throw err;
@@ -152,7 +109,7 @@ export class AwsS3Admin implements StorageAdmin {
     }
     try {
       await this.putPolicy(userName, bucket, level, limits);
-      const xml = await this.iam('CreateAccessKey', { UserName: userName });
+      const xml = await this.aws.iam('CreateAccessKey', { UserName: userName });
       return {
         userName,
         accessKeyId: xmlText(xml, 'AccessKeyId'),
@@ -173,19 +130,19 @@ export class AwsS3Admin implements StorageAdmin {
   async rotateKey(bucket: string, accessKeyId: string): Promise<BucketKey> {
     const userName = await this.userOfKey(bucket, accessKeyId);
     if (!userName) throw new ProviderError(404, 'NoSuchEntity', `no key ${accessKeyId} on bucket ${bucket}`);
-    const xml = await this.iam('CreateAccessKey', { UserName: userName });
+    const xml = await this.aws.iam('CreateAccessKey', { UserName: userName });
     const fresh = {
       userName,
       accessKeyId: xmlText(xml, 'AccessKeyId'),
       secretAccessKey: xmlText(xml, 'SecretAccessKey'),
     };
     try {
-      await this.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: accessKeyId });
+      await this.aws.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: accessKeyId });
     } catch (err) {
       // Keep the user at exactly one key: undo the new one so a retry starts from the same place.
-      await this.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: fresh.accessKeyId }).catch(
-        () => undefined,
-      );
+      await this.aws
+        .iam('DeleteAccessKey', { UserName: userName, AccessKeyId: fresh.accessKeyId })
+        .catch(() => undefined);
       throw err;
     }
     return fresh;
@@ -194,7 +151,7 @@ export class AwsS3Admin implements StorageAdmin {
   async addKey(bucket: string, accessKeyId: string): Promise<BucketKey> {
     const userName = await this.userOfKey(bucket, accessKeyId);
     if (!userName) throw new ProviderError(404, 'NoSuchEntity', `no key ${accessKeyId} on bucket ${bucket}`);
-    const xml = await this.iam('CreateAccessKey', { UserName: userName });
+    const xml = await this.aws.iam('CreateAccessKey', { UserName: userName });
     return {
       userName,
       accessKeyId: xmlText(xml, 'AccessKeyId'),
@@ -205,7 +162,7 @@ export class AwsS3Admin implements StorageAdmin {
   async deleteKey(bucket: string, accessKeyId: string): Promise<void> {
     const userName = await this.userOfKey(bucket, accessKeyId);
     if (!userName) return;
-    await this.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: accessKeyId }).catch((err) => {
+    await this.aws.iam('DeleteAccessKey', { UserName: userName, AccessKeyId: accessKeyId }).catch((err) => {
       if (!(err instanceof ProviderError && err.code === 'NoSuchEntity')) throw err;
     });
   }
@@ -220,25 +177,29 @@ export class AwsS3Admin implements StorageAdmin {
       if (!(err instanceof ProviderError && err.code === 'NoSuchEntity')) throw err;
     };
     // The keys go first: access ends at once even if a later step fails and is retried.
-    const keys = await this.iam('ListAccessKeys', { UserName: userName }).catch((err) => {
+    const keys = await this.aws.iam('ListAccessKeys', { UserName: userName }).catch((err) => {
       ignoreMissing(err);
       return '';
     });
     for (const member of xmlMembers(keys, 'AccessKeyMetadata')) {
-      await this.iam('DeleteAccessKey', {
-        UserName: userName,
-        AccessKeyId: xmlText(member, 'AccessKeyId'),
-      }).catch(ignoreMissing);
+      await this.aws
+        .iam('DeleteAccessKey', {
+          UserName: userName,
+          AccessKeyId: xmlText(member, 'AccessKeyId'),
+        })
+        .catch(ignoreMissing);
     }
-    await this.iam('DeleteUserPolicy', { UserName: userName, PolicyName: POLICY_NAME }).catch(ignoreMissing);
-    await this.iam('DeleteUser', { UserName: userName }).catch(ignoreMissing);
+    await this.aws
+      .iam('DeleteUserPolicy', { UserName: userName, PolicyName: POLICY_NAME })
+      .catch(ignoreMissing);
+    await this.aws.iam('DeleteUser', { UserName: userName }).catch(ignoreMissing);
   }
 
   async listKeyUsers(bucket?: string): Promise<KeyUser[]> {
     const users: KeyUser[] = [];
     let marker: string | undefined;
     do {
-      const xml = await this.iam('ListUsers', {
+      const xml = await this.aws.iam('ListUsers', {
         PathPrefix: bucket ? `/tether/${bucket}/` : '/tether/',
         MaxItems: '1000',
         ...(marker ? { Marker: marker } : {}),
@@ -257,7 +218,7 @@ export class AwsS3Admin implements StorageAdmin {
   }
 
   async keysOf(userName: string): Promise<AccessKey[]> {
-    const xml = await this.iam('ListAccessKeys', { UserName: userName });
+    const xml = await this.aws.iam('ListAccessKeys', { UserName: userName });
     return xmlMembers(xml, 'AccessKeyMetadata').map((k) => {
       const created = new Date(xmlText(k, 'CreateDate', ''));
       return {
@@ -269,10 +230,10 @@ export class AwsS3Admin implements StorageAdmin {
 
   /** The IAM user holding `accessKeyId`, found among the bucket's key users (a handful per bucket). */
   private async userOfKey(bucket: string, accessKeyId: string): Promise<string | undefined> {
-    const xml = await this.iam('ListUsers', { PathPrefix: `/tether/${bucket}/`, MaxItems: '1000' });
+    const xml = await this.aws.iam('ListUsers', { PathPrefix: `/tether/${bucket}/`, MaxItems: '1000' });
     for (const m of xmlMembers(xml, 'Users')) {
       const userName = xmlText(m, 'UserName');
-      const keys = await this.iam('ListAccessKeys', { UserName: userName });
+      const keys = await this.aws.iam('ListAccessKeys', { UserName: userName });
       if (xmlMembers(keys, 'AccessKeyMetadata').some((k) => xmlText(k, 'AccessKeyId') === accessKeyId))
         return userName;
     }
@@ -285,43 +246,10 @@ export class AwsS3Admin implements StorageAdmin {
     level: BucketLevel,
     limits?: KeyLimits,
   ): Promise<string> {
-    return this.iam('PutUserPolicy', {
+    return this.aws.iam('PutUserPolicy', {
       UserName: userName,
       PolicyName: POLICY_NAME,
       PolicyDocument: JSON.stringify(bucketPolicy(bucket, level, limits)),
     });
-  }
-
-  private async iam(action: string, params: Record<string, string>): Promise<string> {
-    const body = new URLSearchParams({ Action: action, Version: IAM_VERSION, ...params }).toString();
-    for (let attempt = 1; ; attempt++) {
-      const req = await this.aws.sign(this.opts.iamEndpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-        body,
-        aws: { service: 'iam', region: 'us-east-1' },
-      });
-      const res = await this.fetcher(req);
-      if (res.ok) return res.text();
-      const err = await this.failure(res, action);
-      // Throttling refuses a request before doing it, so sending it again is safe, even for a
-      // CreateAccessKey; any other failure might have half-happened and is left to the caller.
-      if (!isThrottling(err.code)) throw err;
-      if (attempt >= IAM_ATTEMPTS)
-        throw new ProviderError(err.status, err.code, err.message, THROTTLED_RETRY_AFTER);
-      // Exponential backoff with jitter, so callers throttled together do not retry together.
-      await (this.opts.sleep ?? wait)(100 * 2 ** attempt * (0.5 + Math.random()));
-    }
-  }
-
-  private async s3(method: string, bucket: string, region: string, body?: string): Promise<Response> {
-    const url = `${storageEndpointFor(this.opts.storageEndpoint, region)}/${bucket}`;
-    const req = await this.aws.sign(url, { method, body, aws: { service: 's3', region } });
-    return this.fetcher(req);
-  }
-
-  private async failure(res: Response, action: string): Promise<ProviderError> {
-    const { code, message } = xmlError(await res.text().catch(() => ''));
-    return new ProviderError(res.status, code, `${action} answered ${res.status} ${code}: ${message}`);
   }
 }

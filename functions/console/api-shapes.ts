@@ -17,7 +17,7 @@ export type Database = Omit<Schemas['Database'], 'engine'> & { engine: string };
 export type Bucket = Schemas['Bucket'];
 /** A provider's settings as the auth app object shows them (its module's view). */
 export type ProviderView = { enabled: boolean } & Record<string, unknown>;
-/** An auth app; its providers are the registry's (services/sign-in/providers), which a test may add to. */
+/** An auth app; its providers are the registry's (use-cases/sign-in/providers), which a test may add to. */
 export type AuthApp = Omit<Schemas['AuthApp'], 'providers'> & {
   providers: Record<string, ProviderView | undefined>;
 };

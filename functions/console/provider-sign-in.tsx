@@ -1,6 +1,6 @@
 /**
  * "Continue with GitHub / Google" on the console's sign-in page: the provider modules of the
- * auth service (services/sign-in/providers) drive the browser flow with the console's own OAuth
+ * auth service (use-cases/sign-in/providers) drive the browser flow with the console's own OAuth
  * client (CONSOLE_<PROVIDER>_CLIENT_ID/_SECRET). A start keeps nothing on the server: our PKCE
  * verifier, nonce and the state's hash travel encrypted (ENCRYPTION_KEYS, AES-GCM) in a cookie
  * of the browser that started, so however many starts anyone makes no storage grows, and a

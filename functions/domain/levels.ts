@@ -31,8 +31,8 @@ export type CredentialLevel = KindLevel<'database' | 'bucket'>;
 export type DesiredLevel<K extends Kind = Kind> = { [P in K]: { kind: P; level?: LevelOf<P> } }[K];
 
 /**
- * The level a connection gets when none is given: what connections have always granted
- * (spec, Versioning 4): connect, read-write, and client (admin is opt-in, never a default).
+ * The level a connection gets when none is given, what connections have always granted:
+ * connect, read-write, and client (admin is opt-in, never a default).
  */
 export const DEFAULT_LEVEL: { [K in Kind]: LevelOf<K> } = {
   database: 'connect',

@@ -6,7 +6,7 @@ import { ApiError } from '../lib/errors';
 import { type CredentialLevel, isLevelOf, LEVELS } from './levels';
 
 /** A service kind that holds principals (an auth app has restricted keys instead). */
-export type PrincipalKind = 'database' | 'bucket';
+export type PrincipalKind = CredentialLevel['kind'];
 
 /** `level` as one of the kind's levels (the same two as a site's connection), or 400. */
 export function principalLevel(kind: PrincipalKind, level: string): CredentialLevel {

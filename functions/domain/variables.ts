@@ -1,5 +1,6 @@
 /**
- * Names of the variables a site is handed for its connections (spec, Injected variables).
+ * Names of the variables a site is handed for its connections (test/unit/variables.test.ts pins
+ * each kind's).
  *
  * Decision (contract §9, documented in the README): one connection of a family at a time holds
  * its unsuffixed names: the first made while none holds them. Disconnecting it unsets them;
@@ -112,7 +113,7 @@ export function nameOwners(conns: readonly NamedConnection[]): Map<string, strin
   return owners;
 }
 
-/** The env_names of each connection of a site, in the order the spec's table lists them. */
+/** The env_names of each connection of a site, in the order its variable set lists them. */
 export function connectionEnvNames(conns: readonly NamedConnection[]): Map<string, string[]> {
   const holders = plainHolders(conns);
   const owners = nameOwners(conns);

@@ -42,6 +42,11 @@ export function kindCatalog(): { kinds: CatalogKind[]; engines: CatalogEngine[] 
       own_credentials: k.credentials !== null,
       engines: k.hasEngine ? all.map((e) => e.name) : null,
     })),
-    engines: all.map((e, i) => ({ engine: e.name, label: e.label, default: i === 0, tunnel: e.tunnel })),
+    engines: all.map((e, i) => ({
+      engine: e.name,
+      label: e.label,
+      default: i === 0,
+      tunnel: e.tunnelEndpoint !== undefined,
+    })),
   };
 }

@@ -3,7 +3,7 @@
  * credentials' provisioner, the life of its databases and the drift checks of the credentials it
  * holds. Generic code (derivation, connections, credentials, the reconciler, the routes) reaches
  * an engine only through this interface and the registry (registry.ts), so a new engine is one
- * module here and one `registerEngine` call.
+ * folder here and one `registerEngine` call: its outside system (variables and adapter) comes with it.
  */
 import type { DatabaseRow } from '../../db/rows';
 import type { Adapters } from '../adapters';
@@ -11,11 +11,19 @@ import type { Config } from '../config';
 import type { DatabaseLevel } from '../domain/levels';
 import type { Engine, VariableFamily } from '../domain/variables';
 import type { DatabaseProvisioner } from './credential-provisioner';
+import type { OutsideSystem } from './outside-system';
 
 /** What an engine's operations may reach: the configuration and the outside systems. */
 export interface EngineContext {
   config: Config;
   adapters: Adapters;
+}
+
+/** Where the database tunnel leads. */
+export interface TunnelEndpoint {
+  host: string;
+  port: number;
+  tls: boolean;
 }
 
 /** A login on a database: a role or user and its password. */
@@ -67,8 +75,13 @@ export interface DatabaseEngine {
   readonly family: VariableFamily;
   /** Whether read-only apps on the shared credential get the shared read-only login `r_<physical>`. */
   readonly sharedReader: boolean;
-  /** Whether the database tunnel reaches its databases. */
-  readonly tunnel: boolean;
+  /** The system its databases live on: its own variables and the adapter built from them (absent: none). */
+  readonly system?: OutsideSystem;
+  /**
+   * Where the database tunnel (`tether connect --local`) leads for its databases: the cluster's
+   * address and whether it wants TLS; absent where the tunnel does not reach them.
+   */
+  tunnelEndpoint?(ctx: EngineContext): TunnelEndpoint;
   /** Whether a new database runs as a replica set, from what the request asked. */
   replicaSet(requested: boolean | undefined): boolean;
   /**

@@ -1,16 +1,22 @@
 /**
  * The one registry of service kinds (database, bucket, auth app) and, through engines.ts, of
  * database engines. Generic code asks it for a kind's descriptor and loops over `serviceKinds()`;
- * it never branches on a kind's or an engine's name.
+ * it never branches on a kind's or an engine's name. It also merges the outside systems they
+ * bring (outside-system.ts) into the one configuration (`loadConfig`) and the one adapters bag
+ * (`buildAdapters`).
  */
 import type { BatchQuery, Queryable } from '../../db/client';
 import type { DatabaseRow } from '../../db/rows';
+import type { Adapters } from '../adapters';
+import { type Bindings, type Config, mergeConfig } from '../config';
 import { type DatabaseLevel, KINDS, type Kind, type KindLevel } from '../domain/levels';
 import { type Engine, type Family, registerFamily } from '../domain/variables';
 import { authApp } from './auth-app';
 import { bucket } from './bucket';
 import { database } from './database';
 import type { EngineContext } from './database-engine';
+import { engines } from './engines';
+import type { AdapterOptions, OutsideSystem } from './outside-system';
 import type {
   CredentialKind,
   CredentialKindName,
@@ -29,6 +35,22 @@ const CREDENTIAL_KINDS: { [K in CredentialKindName]: CredentialKind<K> } = {
 };
 
 for (const kind of KINDS) for (const family of SERVICE_KINDS[kind].families) registerFamily(family);
+
+/** The outside systems of every registered engine, then of every kind, each once. */
+export function outsideSystems(): OutsideSystem[] {
+  const all = [...engines().map((e) => e.system), ...serviceKinds().map((k) => k.system)];
+  return [...new Set(all.filter((s): s is OutsideSystem => s !== undefined))];
+}
+
+/**
+ * The Worker's configuration: the core variables (config.ts) and every registered system's own,
+ * checked once per isolate; throws an EnvironmentError naming each one at fault.
+ */
+export const loadConfig = (env: Bindings): Config => mergeConfig(env, outsideSystems());
+
+/** Every registered system's adapter for `config`, keyed by the system's name. */
+export const buildAdapters = (config: Config, options: AdapterOptions = {}): Adapters =>
+  new Map(outsideSystems().map((s) => [s.name, s.build(s.settings(config), config, options)]));
 
 /** The descriptor of kind `kind`. */
 export const kindOf = <K extends Kind>(kind: K): ServiceKind<K> => SERVICE_KINDS[kind];

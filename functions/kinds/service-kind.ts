@@ -17,6 +17,7 @@ import type { ApiError } from '../lib/errors';
 import type { z } from '../lib/openapi';
 import type { CredentialProvisioner } from './credential-provisioner';
 import type { EngineContext, Login } from './database-engine';
+import type { OutsideSystem } from './outside-system';
 
 /** One connection of a site with its service's fields, as the derivation of its variables reads it. */
 export type DerivationRow = {
@@ -84,6 +85,8 @@ export interface PrincipalDocs {
   readonly enforced: string;
   readonly rotated: string;
   readonly revoked: string;
+  /** What a graceful rotate makes beside the old secret. */
+  readonly beside: string;
 }
 
 /** How a kind's connections and principals hold credentials of their own. */
@@ -94,6 +97,11 @@ export interface CredentialKind<K extends CredentialKindName> {
   readonly credentialLabel: string;
   /** Whether its principals take part in the service's network policy (host rules delivered with it). */
   readonly networkPolicy: boolean;
+  /**
+   * Whether a principal's graceful rotation makes its new secret beside the old one under the same
+   * name (a bucket key user's second key), rather than a second credential of its own.
+   */
+  readonly principalRotatesBeside: boolean;
   /** Whether a rotated credential can be given its old secret back (a rotation whose new one was not stored). */
   readonly secretReturns: boolean;
   /** The provisioner of its credentials; 503 SERVICE_UNAVAILABLE when the deployment configures none. */
@@ -151,6 +159,8 @@ export interface ServiceKind<K extends Kind = Kind> {
   readonly softDeleted: boolean;
   /** Whether its services name an engine (their table's `engine` column). */
   readonly hasEngine: boolean;
+  /** The system its services live on, beside any engine's: its own variables and adapter (absent: none). */
+  readonly system?: OutsideSystem;
   /** The variable families it hands (a database's come with its engines). */
   readonly families: readonly VariableFamily[];
   /** Its variable family: a database's is its engine's. */

@@ -1,10 +1,11 @@
 /** The Access section of a database, bucket or auth app (contract §7): who reaches the service. */
 import type { Kind } from '../domain/levels';
-import { kindOf } from '../kinds/registry';
+import { type CredentialKindName, kindOf } from '../kinds/registry';
 import { apiRoute, json, z } from '../lib/openapi';
 import { type AccessKind, accessListingOf, accessListingQuery } from '../use-cases/access/access-listing';
+import { read } from '../use-cases/caller/declared-reads';
 import { kindSchemaName, levelEnum, nullableLevelEnum } from './connection-schemas';
-import { declaredRoutes, declareReads, read } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { ProjectParam } from './shared';
 
 /** A site in `kind`'s Access listing: its level of that kind, or null when not connected. */
@@ -14,7 +15,7 @@ const accessSiteSchema = (kind: Kind) =>
     .openapi(kindSchemaName(kind, 'AccessSite'));
 
 /** A principal of a `kind` service as listed: never its secret. */
-export const principalSummarySchema = (kind: 'database' | 'bucket') =>
+export const principalSummarySchema = (kind: CredentialKindName) =>
   z
     .object({
       id: z.string(),
@@ -46,7 +47,7 @@ const RestrictedKeySchema = z
   })
   .openapi('RestrictedKey');
 
-const principals = (kind: 'database' | 'bucket') => ({
+const principals = (kind: CredentialKindName) => ({
   extra: { principals: z.array(principalSummarySchema(kind)) },
   description:
     'Every site of the project with its level (null: not connected), and the live principals (never a secret; an expired one stays listed with `expired:true` until the reconciler removes it). One metadata round trip.',

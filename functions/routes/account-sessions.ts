@@ -8,8 +8,9 @@ import {
   listDashboardSessions,
   openDashboardSession,
 } from '../use-cases/account-sessions';
+import { rowsRead } from '../use-cases/caller/declared-reads';
 import { requireAccount } from '../use-cases/caller/project-access';
-import { declaredRoutes, declareReads, rowsRead } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { requestContext } from './shared';
 
 export const accountSessionsRoutes = declaredRoutes();

@@ -9,7 +9,8 @@ import {
   revokeAccountToken,
   TOKEN_MAX_DAYS,
 } from '../use-cases/accounts';
-import { declaredRoutes, declareReads, read, rowsRead } from './declared-reads';
+import { read, rowsRead } from '../use-cases/caller/declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { requestContext } from './shared';
 
 const AccountSchema = z

@@ -6,7 +6,8 @@ import {
   activityPage,
   projectActivityQuery,
 } from '../use-cases/activity/read';
-import { declaredRoutes, declareInputReads, rowsRead } from './declared-reads';
+import { rowsRead } from '../use-cases/caller/declared-reads';
+import { declaredRoutes, declareInputReads } from './declared-reads';
 import { ProjectParam } from './shared';
 
 const EventSchema = z

@@ -2,7 +2,8 @@
 
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { createApiKey, listApiKeys, liveKeyQuery, revokeApiKey } from '../use-cases/api-keys';
-import { declaredRoutes, declareReads, rowsRead } from './declared-reads';
+import { rowsRead } from '../use-cases/caller/declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { iso, ProjectParam, projectListingRoute, requestContext, requireUuid } from './shared';
 
 const CapabilitiesSchema = z

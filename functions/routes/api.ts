@@ -6,13 +6,14 @@
  */
 import { getCookie } from 'hono/cookie';
 import type { AppEnv } from '../app-env';
-import { getHttpDb } from '../app-env';
 import { isCrossSiteWrite } from '../lib/cross-site';
 import { ApiError } from '../lib/errors';
 import { routeGroup } from '../lib/openapi';
-import { resolveCaller, SESSION_COOKIE } from '../use-cases/caller/api-caller';
+import { admitAnyCaller } from '../use-cases/caller/admission';
+import { SESSION_COOKIE } from '../use-cases/caller/api-caller';
 import { bearerOf, declaresCaller } from './declared-reads';
 import { managementRoutes } from './index';
+import { requestContext } from './shared';
 
 export const apiRoutes = routeGroup<AppEnv>();
 // Management answers carry secrets (credentials, tokens, keys, effective variables): no cache keeps any.
@@ -33,9 +34,7 @@ apiRoutes.use('*', async (c, next) => {
   if (declaresCaller(c)) return next();
   // Every route declares its caller; a path that names none is still refused to a caller
   // without valid credentials (401) before its 404, so no route's existence is revealed.
-  const { principal } = await resolveCaller(getHttpDb(c), c.get('config'), bearerOf(c));
-  if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
-  c.set('principal', principal);
+  c.set('principal', await admitAnyCaller(requestContext(c), bearerOf(c)));
   return next();
 });
 apiRoutes.route('/', managementRoutes);

@@ -1,12 +1,13 @@
 /** One auth app read, deleted or given a new server or signing key (contract §12), and its signing keys' status (§15). */
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
+import { readMany } from '../use-cases/caller/declared-reads';
 import { serviceHoldersFrom, serviceHoldersQueries } from '../use-cases/connections/service-removal';
 import { deleteAuthApp, rotateServerKey, rotateSigningKey } from '../use-cases/sign-in/app-lifecycle';
 import { describeAuthApp } from '../use-cases/sign-in/manage-apps';
 import { signingKeyStatus } from '../use-cases/sign-in/signing-key-status';
 import { AuthAppSchema } from './auth-app-schemas';
 import { AppParams, appRead } from './auth-apps';
-import { declaredRoutes, declareInputReads, declareReads, readMany } from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { requestContext } from './shared';
 
 export const authAppLifecycleRoutes = declaredRoutes();

@@ -2,6 +2,7 @@
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import type { Admitted } from '../use-cases/caller/admission';
+import { type ReadScope, read, readMany, rowsRead } from '../use-cases/caller/declared-reads';
 import type { ApiKeyCapabilities } from '../use-cases/caller/project-access';
 import { creationReadFrom } from '../use-cases/resources/new-service-write';
 import {
@@ -23,15 +24,7 @@ import {
   updateAuthApp,
 } from '../use-cases/sign-in/manage-apps';
 import { AdminUserSchema, AuthAppSchema, ListedUserSchema, PatchSchema } from './auth-app-schemas';
-import {
-  declaredRoutes,
-  declareInputReads,
-  declareReads,
-  type ReadScope,
-  read,
-  readMany,
-  rowsRead,
-} from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { ProjectParam, projectListingRoute, requestContext, ServiceName } from './shared';
 
 /** The path parameters of one auth app. */

@@ -5,10 +5,11 @@
 import type { Kind } from '../domain/levels';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
+import { read } from '../use-cases/caller/declared-reads';
 import { ROTATION_STATES, rotationOf, rotationQuery } from '../use-cases/connections/rotation-state';
 import { findConnection } from '../use-cases/connections/site-plans';
 import { OneParams } from './connections';
-import { declaredRoutes, declareReads, read } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { siteNeed, siteRead } from './site-reads';
 
 const stamp = z.string().datetime().nullable();

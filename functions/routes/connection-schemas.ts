@@ -18,7 +18,7 @@ const LEVEL_PER_KIND = {
   })),
 };
 
-/** The connection object (spec, Connection object). */
+/** The connection object every connection route answers. */
 export const ConnectionSchema = z
   .object({
     site_id: z.string().openapi({ format: 'uuid' }),

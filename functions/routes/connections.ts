@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
 import type { Kind } from '../domain/levels';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import { type ReadScope, read, readMany } from '../use-cases/caller/declared-reads';
 import {
   projectListingFrom,
   projectListingQuery,
@@ -24,14 +25,7 @@ import {
 } from '../use-cases/connections/connection-writes';
 import { siteWriteOf, siteWriteQueries } from '../use-cases/connections/site-access';
 import { AvailableSchema, ConnectionSchema, DesiredConnectionSchema, KindSchema } from './connection-schemas';
-import {
-  declaredRoutes,
-  declareInputReads,
-  declareReads,
-  type ReadScope,
-  read,
-  readMany,
-} from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { GraceSecondsQuery } from './grace-seconds';
 import { ProjectParam, requestContext } from './shared';
 import { siteNeed, siteRead } from './site-reads';

@@ -3,6 +3,7 @@
 import { engineNames, engineOf, isEngine } from '../kinds/registry';
 import { log } from '../lib/logger';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import { read } from '../use-cases/caller/declared-reads';
 import {
   createDatabase,
   type DatabaseRow,
@@ -14,7 +15,7 @@ import {
   setDatabaseRunning,
 } from '../use-cases/resources/databases';
 import { loginNamesFrom, serviceLoginNamesQuery } from '../use-cases/resources/principal-removal';
-import { declaredRoutes, declareReads, read } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { creationRead, listingRoute, removalRoute, type ServiceRoutes } from './service-routes';
 import { iso, ProjectParam, requestContext, ServiceName } from './shared';
 

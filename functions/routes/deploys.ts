@@ -1,6 +1,7 @@
 /** What a site's app is handed (contract §5): the effective variables, deploys and rollbacks. */
 import { ApiError } from '../lib/errors';
 import { apiRoute, json, z } from '../lib/openapi';
+import { read, readMany, rowsRead } from '../use-cases/caller/declared-reads';
 import {
   DEPLOYS_LISTED,
   type DeployReads,
@@ -12,7 +13,7 @@ import {
   recordDeploy,
   rolledBack,
 } from '../use-cases/deploys';
-import { declaredRoutes, declareReads, read, readMany, rowsRead } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { iso, ProjectParam, requestContext } from './shared';
 import { siteNeed, siteRead } from './site-reads';
 

@@ -11,6 +11,7 @@ import { sha256Hex } from '../lib/crypto';
 import { ApiError } from '../lib/errors';
 import { log } from '../lib/logger';
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
+import { read, rowsRead } from '../use-cases/caller/declared-reads';
 import { requireAccount } from '../use-cases/caller/project-access';
 import {
   acceptInvitation,
@@ -21,7 +22,7 @@ import {
   listMembers,
   revokeInvitation,
 } from '../use-cases/invitations';
-import { declaredRoutes, declareInputReads, declareReads, read, rowsRead } from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { iso, ProjectParam, projectListingRoute, requestContext } from './shared';
 
 const InvitationSchema = z

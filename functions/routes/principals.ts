@@ -6,26 +6,19 @@ import { LEVELS } from '../domain/levels';
 import { CREDENTIAL_KIND_NAMES, type CredentialKindName, credentialsOf, kindOf } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { liveTargetQuery, targetOf } from '../use-cases/access/live-target';
-import { rotatePrincipal } from '../use-cases/access/principal-rotation';
 import {
-  createPrincipal,
   liveNamesQuery,
   principalQuery,
   principalsListingQuery,
   principalsOf,
-  revokePrincipal,
-} from '../use-cases/access/principals';
+} from '../use-cases/access/principal-reads';
+import { rotatePrincipal } from '../use-cases/access/principal-rotation';
+import { createPrincipal, revokePrincipal } from '../use-cases/access/principals';
+import { type ReadScope, read, rowsRead } from '../use-cases/caller/declared-reads';
 import { openRetirementsOf, openRetirementsQuery } from '../use-cases/credentials/retirements';
 import { principalSummarySchema } from './access';
 import { levelEnum } from './connection-schemas';
-import {
-  declaredRoutes,
-  declareInputReads,
-  declareReads,
-  type ReadScope,
-  read,
-  rowsRead,
-} from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { GraceSecondsQuery } from './grace-seconds';
 import { ProjectParam, requestContext, ServiceName } from './shared';
 
@@ -66,12 +59,6 @@ const CreateBody = z
   .strict();
 
 export const principalsRoutes = declaredRoutes();
-
-/** What a graceful principal rotate makes beside the old secret, per kind. */
-const besideDoc = (kind: CredentialKindName) =>
-  kind === 'bucket'
-    ? "the new key is the key user's second access key, under the same policy (level, expiry, sources)."
-    : 'the new secret is a second login `c_…` with the same level, expiry and sources, so `username` changes (with sources on PostgreSQL it is `pending` until the network policy naming it is acknowledged).';
 
 // Each kind whose services hold credentials gets the same four routes, documented from its descriptor.
 for (const kind of CREDENTIAL_KIND_NAMES) {
@@ -152,7 +139,7 @@ for (const kind of CREDENTIAL_KIND_NAMES) {
       path: `${base}/{principalId}/rotate`,
       tags: ['principals'],
       summary: `Give a ${kind} principal a new secret${rotated} (admin; shown once)`,
-      description: `The old secret ends at once (and so does one an earlier \`grace_seconds\` still keeps). With \`?grace_seconds=N\` (0 to 86400) it keeps working N seconds beside the new one, then the reconciler retires it (docs/contract.md §14): ${besideDoc(kind)} 409 while an earlier grace still keeps an old secret (a credential keeps at most two).`,
+      description: `The old secret ends at once (and so does one an earlier \`grace_seconds\` still keeps). With \`?grace_seconds=N\` (0 to 86400) it keeps working N seconds beside the new one, then the reconciler retires it (docs/contract.md §14): ${credentialsOf(kind).principalDocs.beside} 409 while an earlier grace still keeps an old secret (a credential keeps at most two).`,
       middleware: principalRead.middleware,
       request: { params: ItemParams, query: z.object({ grace_seconds: GraceSecondsQuery }) },
       responses: {

@@ -2,9 +2,11 @@
  * A project's health (`GET /projects/:id/health`, read): the sites whose live patches are
  * failing and the rotations not yet done, read with the caller in one round trip.
  */
+import { CREDENTIAL_KIND_NAMES } from '../kinds/registry';
 import { apiRoute, json, z } from '../lib/openapi';
+import { read } from '../use-cases/caller/declared-reads';
 import { projectHealthOf, projectHealthQuery } from '../use-cases/project-health';
-import { declaredRoutes, declareReads, read } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { ProjectParam } from './shared';
 
 const stamp = z.string().datetime();
@@ -27,7 +29,7 @@ const HealthSchema = z
       z.object({
         site_id: z.string(),
         site_slug: z.string(),
-        kind: z.enum(['database', 'bucket']),
+        kind: z.enum(CREDENTIAL_KIND_NAMES),
         resource_id: z.string(),
         resource_name: z
           .string()

@@ -1,9 +1,10 @@
 /** Projects and their members (contract §3). */
 import { ROLES } from '../domain/roles';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import { rowsRead } from '../use-cases/caller/declared-reads';
 import type { Project } from '../use-cases/caller/project-access';
 import { createProject, listProjects, removeMember, setMember } from '../use-cases/projects';
-import { declaredRoutes, declareReads, rowsRead } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { iso, NewSlug, ProjectParam, requestContext, requireUuid } from './shared';
 
 const ProjectSchema = z

@@ -9,6 +9,7 @@ import {
   rotateDatabasePassword,
 } from '../use-cases/access/service-credentials';
 import type { BatchQuery } from '../use-cases/caller/api-caller';
+import { type ReadScope, read, rowsRead } from '../use-cases/caller/declared-reads';
 import {
   type OpenRetirement,
   openRetirementsOf,
@@ -17,7 +18,7 @@ import {
 import { bucketQuery } from '../use-cases/resources/buckets';
 import { databaseQuery } from '../use-cases/resources/databases';
 import { connectedSiteInputsQuery, type SiteEnvInputs } from '../use-cases/site-env/derive';
-import { declaredRoutes, declareReads, type ReadScope, read, rowsRead } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { GraceSecondsQuery } from './grace-seconds';
 import { ProjectParam, requestContext } from './shared';
 

@@ -4,25 +4,25 @@
  * one read. What differs is the kind's own queries and service calls.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { SQL } from 'drizzle-orm';
-import { type AppEnv, getDb } from '../app-env';
+import type { AppEnv } from '../app-env';
+import type { CredentialKindName } from '../kinds/registry';
 import { apiRoute, errorResponses, json, z } from '../lib/openapi';
-import type { RequestContext } from '../request-context';
 import type { BatchQuery } from '../use-cases/caller/api-caller';
+import { type Read, type ReadScope, read, readMany } from '../use-cases/caller/declared-reads';
 import type { ApiKeyCapabilities } from '../use-cases/caller/project-access';
-import { retryOnConcurrentChange } from '../use-cases/connections/retry';
 import {
-  type ServiceHolders,
+  type RemoveService,
+  removeService,
   serviceHoldersFrom,
   serviceHoldersQueries,
 } from '../use-cases/connections/service-removal';
 import { creationReadFrom } from '../use-cases/resources/new-service-write';
-import { declareInputReads, declareReads, type Read, type ReadScope, read, readMany } from './declared-reads';
+import { declareInputReads, declareReads } from './declared-reads';
 import { ProjectParam, requestContext, requireUuid } from './shared';
 
 /** A kind of service a project holds, as its shared routes need it. */
 export interface ServiceRoutes<Row, Out, Extra = undefined> {
-  kind: 'database' | 'bucket';
+  kind: CredentialKindName;
   /** Its path segment and the OpenAPI tag: `databases`, `buckets`. */
   plural: string;
   /** The path parameter of one service: `dbId`, `bucketId`. */
@@ -33,18 +33,20 @@ export interface ServiceRoutes<Row, Out, Extra = undefined> {
   /** Whether a project API key may list the kind. */
   keys(capabilities: ApiKeyCapabilities): boolean;
   listSummary: string;
-  list(http: ReadScope['http'], project: SQL): BatchQuery & PromiseLike<Row[]>;
+  list(http: ReadScope['http'], project: ReadScope['project']): BatchQuery & PromiseLike<Row[]>;
   /** The live service `id` names, and how its rows become the one row (or its 404). */
-  one(http: ReadScope['http'], project: SQL, id: string): BatchQuery & PromiseLike<Row[]>;
+  one(http: ReadScope['http'], project: ReadScope['project'], id: string): BatchQuery & PromiseLike<Row[]>;
   rowOf(rows: Row[]): Row;
   /** What else a removal reads of the service (a database's logins). */
   removalRead?: (http: ReadScope['http'], id: string) => Read<Extra>;
-  remove(ctx: RequestContext, row: Row, holders: ServiceHolders, extra: Extra): Promise<void>;
+  remove: RemoveService<Row, Extra>;
   removalErrors: Array<409 | 503>;
 }
 
 /** The reads a new service's write makes with the caller: the kind's rows and the project's only site. */
-export const creationRead = <Row>(queries: (http: ReadScope['http'], project: SQL) => BatchQuery[]) =>
+export const creationRead = <Row>(
+  queries: (http: ReadScope['http'], project: ReadScope['project']) => BatchQuery[],
+) =>
   declareReads({ role: 'write' }, ({ http, project }) => ({
     creation: readMany(queries(http, project), (answers) => creationReadFrom<Row>(answers)),
   }));
@@ -97,12 +99,13 @@ export function removalRoute<Row, Out, Extra>(
     }),
     async (c) => {
       const id = c.req.param(spec.param) ?? '';
-      await retryOnConcurrentChange(getDb(c), async () => {
-        // One read with the caller: the service, what else it holds, the sites holding it and their connections.
+      // Each attempt reads once with the caller: the service, what else it holds, the sites holding it and their connections.
+      const read = async () => {
         const { rows, extra, holders } = await removal.run(c, id);
         requireUuid(id, spec.kind);
-        await spec.remove(requestContext(c), spec.rowOf(rows), holders, extra);
-      });
+        return { row: spec.rowOf(rows), extra, holders };
+      };
+      await removeService(requestContext(c), read, spec.remove);
       return c.json({ deleted: true as const }, 200);
     },
   );

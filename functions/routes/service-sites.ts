@@ -3,10 +3,11 @@
  * service's connections across the project's sites, authorised through the service's project.
  */
 import type { Role } from '../domain/roles';
-import { kindOf } from '../kinds/registry';
+import { type CredentialKindName, kindOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import type { Membership } from '../use-cases/caller/api-caller';
+import { type ReadScope, readMany } from '../use-cases/caller/declared-reads';
 import { replaceServiceSites } from '../use-cases/connections/connection-writes';
 import type { DesiredSite } from '../use-cases/connections/service-plans';
 import {
@@ -17,11 +18,11 @@ import {
 } from '../use-cases/connections/service-sites-read';
 import { requireRole } from '../use-cases/connections/site-access';
 import { kindSchemaName, levelEnum, levelOfKind, readOnlyFields } from './connection-schemas';
-import { declaredRoutes, declareInputReads, declareReads, type ReadScope, readMany } from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { requestContext } from './shared';
 
 /** A site connected to a `kind` service, at one of that kind's levels. */
-const sitesBody = (kind: ServiceKind) =>
+const sitesBody = (kind: CredentialKindName) =>
   z.object({
     sites: z.array(
       z
@@ -36,7 +37,7 @@ const sitesBody = (kind: ServiceKind) =>
     ),
   });
 /** The PUT body of a service of `kind`: each entry's level is one of that kind's. */
-const putBody = (kind: ServiceKind) =>
+const putBody = (kind: CredentialKindName) =>
   z
     .object({
       sites: z
@@ -55,14 +56,12 @@ const putBody = (kind: ServiceKind) =>
     .strict();
 const Params = z.object({ id: z.string() });
 
-type ServiceKind = 'database' | 'bucket';
-
 /**
  * The service, found live, with the caller's `role` on its project: these paths name no project,
  * so the caller's membership is read with the service (404 hides others' services).
  */
 function authorised<F extends { membership: Membership }>(
-  kind: ServiceKind,
+  kind: CredentialKindName,
   found: F | undefined,
   role: Role,
 ): F {
@@ -75,7 +74,7 @@ function authorised<F extends { membership: Membership }>(
 type Rows = { rows: unknown[] };
 
 /** The GET's one read: the live service, the caller's role in its project and its connected sites, at read. */
-const sitesRead = (kind: ServiceKind) =>
+const sitesRead = (kind: CredentialKindName) =>
   declareReads({ role: 'account' }, ({ http, path, account }) => ({
     found: readMany(serviceSitesQueries(http, kind, path.id ?? '', account), ([service, connections]) =>
       authorised(kind, decodeServiceSites(kind, service as Rows, connections as Rows), 'read'),
@@ -88,7 +87,7 @@ const sitesRead = (kind: ServiceKind) =>
  * then the caller's role checked (404 hides others' services). An invalid request reads it too,
  * for its 404 before its 400.
  */
-const writeRead = (kind: ServiceKind) => {
+const writeRead = (kind: CredentialKindName) => {
   const reads = ({ http, path, account }: ReadScope) => ({
     write: readMany(serviceWriteQueries(http, kind, path.id ?? '', account), (answers) => {
       const { found, scope, read } = decodeServiceWrite(kind, answers);

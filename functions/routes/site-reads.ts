@@ -5,8 +5,8 @@
  * site the path names with its connections and the project's services.
  */
 import type { Role } from '../domain/roles';
+import { type ReadScope, read } from '../use-cases/caller/declared-reads';
 import { siteOfAnswer, siteReadQuery } from '../use-cases/connections/site-access';
-import { type ReadScope, read } from './declared-reads';
 
 /** A site route's need at `role`: keys are refused before the project is looked at. */
 export const siteNeed = <R extends Role>(role: R) =>

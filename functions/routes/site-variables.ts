@@ -5,9 +5,10 @@ import type { Role } from '../domain/roles';
 import { ApiError } from '../lib/errors';
 import { apiRoute, json, jsonBody, z } from '../lib/openapi';
 import { isLoaderVariable } from '../lib/shell-safe-env.mjs';
+import { read } from '../use-cases/caller/declared-reads';
 import { readUserVars, writeUserVars } from '../use-cases/site-variables';
 import { siteOfProject } from '../use-cases/sites';
-import { declaredRoutes, declareReads, read } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { ProjectParam, requestContext } from './shared';
 
 /** `:id` and `:siteId`. */

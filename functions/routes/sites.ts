@@ -1,10 +1,11 @@
 /** Sites of a project (contract §4). */
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import { readMany, rowsRead } from '../use-cases/caller/declared-reads';
 import { sitesOfProject } from '../use-cases/listing-reads';
 import { removeSite, siteRemovalFrom, siteRemovalQueries } from '../use-cases/site-removal';
 import { createSite } from '../use-cases/sites';
-import { declaredRoutes, declareReads, readMany, rowsRead } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { iso, NewSlug, ProjectParam, projectListingRoute, requestContext } from './shared';
 
 const SiteSchema = z.object({ id: z.string(), slug: z.string(), created_at: z.string() }).openapi('Site');

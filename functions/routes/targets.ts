@@ -5,6 +5,7 @@
 import { PATCH_REASONS } from '../domain/patch-reasons';
 import { ApiError } from '../lib/errors';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
+import { type ReadScope, read } from '../use-cases/caller/declared-reads';
 import { enqueueDeliveries } from '../use-cases/delivery/deliveries';
 import { reviveDelivery, showDelivery, siteDeliveriesQuery } from '../use-cases/delivery/delivery-status';
 import {
@@ -16,7 +17,7 @@ import {
   TARGET_INPUT,
   TARGET_TYPES,
 } from '../use-cases/delivery/targets';
-import { declaredRoutes, declareInputReads, declareReads, type ReadScope, read } from './declared-reads';
+import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { requestContext } from './shared';
 import { SiteParams } from './site-variables';
 

@@ -8,8 +8,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 import { ApiError } from '../lib/errors';
 import { ErrorSchema as ErrorBody, z } from '../lib/openapi';
+import { rowsRead } from '../use-cases/caller/declared-reads';
 import { serveTunnel, tunnelQuery, tunnelTarget } from '../use-cases/tunnel';
-import { declaredRoutes, declareReads, rowsRead } from './declared-reads';
+import { declaredRoutes, declareReads } from './declared-reads';
 import { SiteParams } from './site-variables';
 
 const TunnelParams = SiteParams.extend({ dbId: z.string() });

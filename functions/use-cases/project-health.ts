@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { HttpDb } from '../../db/client';
+import type { CredentialKindName } from '../kinds/registry';
 import { projectServices } from '../kinds/service-sql';
 import { projectIdOf } from './caller/api-caller';
 import { DELIVERY_LIVE_AT } from './credentials/rotations';
@@ -29,7 +30,7 @@ export interface FailingDeliveries {
 export interface OpenRotation {
   site_id: string;
   site_slug: string;
-  kind: 'database' | 'bucket';
+  kind: CredentialKindName;
   resource_id: string;
   /** The service's name; null once it is gone. */
   resource_name: string | null;

@@ -75,7 +75,7 @@ export async function removeSite(
     : [];
   const answers = await runGuarded(db, [
     ...recorded,
-    db.execute<{ id: string; kind: 'database' | 'bucket'; resource_id: string; credential_name: string }>(sql`
+    db.execute<{ id: string; kind: CredentialKindName; resource_id: string; credential_name: string }>(sql`
       with removed as (
         delete from connections where site_id = (select ${sites.id} from ${sites} where ${where} for update)
         returning id, kind, resource_id, credential_name
@@ -101,7 +101,7 @@ export async function removeSite(
   const made = answers[recorded.length];
   const cleanups: CleanupRef[] = (
     made as {
-      rows: Array<{ id: string; kind: 'database' | 'bucket'; resource_id: string; credential_name: string }>;
+      rows: Array<{ id: string; kind: CredentialKindName; resource_id: string; credential_name: string }>;
     }
   ).rows.map((r) => ({
     id: r.id,

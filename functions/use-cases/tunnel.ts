@@ -10,21 +10,6 @@ import { engineOf } from '../kinds/registry';
 import { ApiError } from '../lib/errors';
 import { isUuid } from '../lib/ids';
 
-const TLS_MODES = new Set(['require', 'verify-ca', 'verify-full']);
-
-/**
- * Whether the cluster wants TLS, read from the admin URL's `sslmode` (a Neon URL carries
- * `sslmode=require`; the local cluster's carries none).
- */
-export function clusterWantsTls(adminUrl: string): boolean {
-  try {
-    const params = new URL(adminUrl).searchParams;
-    return TLS_MODES.has(params.get('sslmode') ?? '') || params.get('ssl') === 'true';
-  } catch {
-    return false;
-  }
-}
-
 /** The row of {@link tunnelQuery}. */
 interface TunnelRow {
   site_id: string | null;
@@ -66,15 +51,9 @@ export function tunnelTarget(config: Config, adapters: Adapters, answer: { rows:
   if (!row.database_id || !row.physical_name) throw new ApiError('NOT_FOUND', 'database not found');
   if (!row.connection_id)
     throw new ApiError('NOT_FOUND', 'connection of this site to the database not found');
-  if (!row.engine || !engineOf(row.engine).tunnel)
-    throw new ApiError('BAD_REQUEST', 'tunnels reach PostgreSQL databases only');
-  const { host, port } = adapters.postgres.endpoint(config.CUSTOMER_DB_PUBLIC_HOST);
-  return {
-    host,
-    port: Number(port),
-    database: row.physical_name,
-    tls: clusterWantsTls(config.CUSTOMER_DB_ADMIN_URL),
-  };
+  const engine = row.engine ? engineOf(row.engine) : undefined;
+  if (!engine?.tunnelEndpoint) throw new ApiError('BAD_REQUEST', 'tunnels reach PostgreSQL databases only');
+  return { ...engine.tunnelEndpoint({ config, adapters }), database: row.physical_name };
 }
 
 /** Carries the PostgreSQL wire protocol between the accepted WebSocket and the tunnel's target. */

@@ -23,12 +23,14 @@
  */
 import { sql } from 'drizzle-orm';
 import { createHttpDb } from '../../db/client';
-import { type Bindings, loadConfig } from '../../functions/config';
+import type { Bindings } from '../../functions/config';
 import { buildDependencies } from '../../functions/container';
 import { clientKey } from '../../functions/domain/client-key';
 import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
 import { regionOf } from '../../functions/domain/regions';
 import worker from '../../functions/index';
+import { customerCluster } from '../../functions/kinds/postgresql/system';
+import { loadConfig } from '../../functions/kinds/registry';
 import { OAuthError } from '../../functions/lib/oauth-error';
 import { resolveCaller } from '../../functions/use-cases/caller/api-caller';
 import { countAndRedeemCode } from '../../functions/use-cases/sign-in/code-regions';
@@ -99,7 +101,8 @@ async function ceiling(request: Request, env: Bindings, path: string): Promise<R
   if (route === 'connect-work' && request.method === 'POST') {
     const db = reads();
     await db.execute(sql`select 1 as one`);
-    const { name } = await buildDependencies(env).adapters.postgres.createLogin(arg, 'connect', true);
+    const cluster = customerCluster.adapter(buildDependencies(env).adapters);
+    const { name } = await cluster.createLogin(arg, 'connect', true);
     await db.execute(sql`select 1 as one`);
     return json({ name }, 201);
   }

@@ -12,7 +12,7 @@ import pg from 'pg';
 /** The role the Worker manages customer databases as. */
 export const CLUSTER_ADMIN_ROLE = 'tether_admin';
 
-/** The functions that create a large object (see restrictLargeObjects in postgres-admin.ts). */
+/** The functions that create a large object (see restrictLargeObjects in functions/adapters/postgres-large-objects.ts). */
 const LARGE_OBJECT_CREATORS =
   'FUNCTION pg_catalog.lo_create(oid), pg_catalog.lo_creat(integer), pg_catalog.lo_from_bytea(oid, bytea)';
 

@@ -7,8 +7,10 @@ import { AwsClient } from 'aws4fetch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import { AwsS3Admin } from '../../functions/adapters/s3-admin';
-import { type Bindings, loadConfig } from '../../functions/config';
+import type { Bindings } from '../../functions/config';
 import type { BucketLevel } from '../../functions/domain/levels';
+import { storageAccount } from '../../functions/kinds/bucket/system';
+import { loadConfig } from '../../functions/kinds/registry';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import {
   type CredentialTarget,
@@ -20,6 +22,7 @@ import {
 import type { BucketRow } from '../../functions/use-cases/resources/buckets';
 import { freePort } from '../../scripts/local/net';
 import { type AwsStandIn, startAwsStandIn } from '../../scripts/local/stand-ins/aws-stand-in';
+import { adapterOf, adaptersWith, replacing } from '../helpers/adapters';
 
 let aws: AwsStandIn;
 let admin: AwsS3Admin;
@@ -74,7 +77,7 @@ beforeAll(async () => {
     iamEndpoint: aws.url,
     storageEndpoint: aws.url,
   });
-  adapters = { postgres: null as never, mongodb: null, s3: admin };
+  adapters = adaptersWith(adapterOf(storageAccount, admin));
   await admin.createBucket(bucket, 'us-east-1');
   await admin.createBucket(otherBucket, 'us-east-1');
 });
@@ -168,7 +171,7 @@ describe('failures leave nothing behind', () => {
     });
     const before = aws.state();
     const attempt = createConnectionCredential(
-      { adapters: { ...adapters, s3: failing }, config: config() },
+      { adapters: replacing(adapters, adapterOf(storageAccount, failing)), config: config() },
       {
         target: target(),
         level: {
@@ -191,7 +194,7 @@ describe('failures leave nothing behind', () => {
     });
     const key = await own('read');
     const before = aws.state();
-    const downAdapters = { ...adapters, s3: down };
+    const downAdapters = replacing(adapters, adapterOf(storageAccount, down));
     await expect(
       createConnectionCredential(
         { adapters: downAdapters, config: config() },
@@ -219,7 +222,7 @@ describe('failures leave nothing behind', () => {
   it('no configured storage admin answers 503', async () => {
     await expect(
       createConnectionCredential(
-        { adapters: { ...adapters, s3: null }, config: config() },
+        { adapters: replacing(adapters, adapterOf(storageAccount, null)), config: config() },
         {
           target: target(),
           level: {

@@ -1,6 +1,6 @@
 /**
- * The connection lifecycle against the States and transitions tables (docs/connections.md) (one
- * test per row, initial connections included); listings: connections-listings.test.ts.
+ * The connection lifecycle against the specification's States and transitions table (one test
+ * per row, initial connections included); listings: connections-listings.test.ts.
  */
 import { describe, expect, inject, it } from 'vitest';
 import { api } from '../helpers/api';

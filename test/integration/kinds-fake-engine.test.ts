@@ -1,94 +1,30 @@
 /**
  * A database engine is one descriptor in one registry: this file registers an engine of its own
- * (`fakedb`, its system a Map in this process) and drives it through the real routes of the
- * Worker running here (test/helpers/in-process-app.ts) on the real metadata database. Nothing
- * outside this file knows the engine, yet a database of it is created, a site connects to it at
- * both levels with a credential of its own, the site is handed the engine's variables, and the
- * reconciler's drift checks restore and remove its credentials.
+ * (`fakedb`, test/helpers/fake-engine.ts: its system a Map in this process behind an admin client,
+ * its own variables FAKEDB_*) and drives it through the real routes of the Worker running here
+ * (test/helpers/in-process-app.ts) on the real metadata database. Nothing outside the test code
+ * knows the engine, yet the environment check reads its variables, the registry builds its
+ * adapter from them, a database of it is created, a site connects to it at both levels with a
+ * credential of its own, the site is handed the engine's variables at the configured host,
+ * a rotation reaches its system, the CLI lists it, and the reconciler's drift checks restore and
+ * remove its credentials.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseLevel } from '../../functions/domain/levels';
-import type { DatabaseEngine } from '../../functions/kinds/database-engine';
-import { registerEngine } from '../../functions/kinds/registry';
-import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
-import { type ApiClient, uniqueName } from '../helpers/api';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Bindings, EnvironmentError } from '../../functions/config';
+import { loadConfig, registerEngine } from '../../functions/kinds/registry';
+import { randomLowerAlnum } from '../../functions/lib/ids';
+import { type ApiClient, api, uniqueName } from '../helpers/api';
 import { cliHomeOf, runCli } from '../helpers/cli';
 import { connectionsPath, effectiveVars, projectPath, type Seeded, seed } from '../helpers/connections';
+import { fakedb, fakeServer, fakeSystem } from '../helpers/fake-engine';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 
-/** What the fake system holds: logins by name, and the databases made. */
-interface FakeLogin {
-  database: string;
-  secret: string;
-  level: DatabaseLevel;
-  createdAt: Date;
-}
-const logins = new Map<string, FakeLogin>();
-const databases = new Set<string>();
-
-const fakedb: DatabaseEngine = {
-  name: 'fakedb',
-  label: 'FakeDB',
-  family: { name: 'fakedb', plain: ['FAKEDB_URL'], suffixed: (n) => [`FAKEDB_URL_${n}`] },
-  sharedReader: false,
-  tunnel: false,
-  replicaSet: () => false,
-  sharedOnly: () => null,
-  provisioner: () => ({
-    async create(db, level) {
-      const name = `c_${randomLowerAlnum(8)}`;
-      const secret = randomPassword();
-      logins.set(name, { database: db.physicalName, secret, level, createdAt: new Date() });
-      return { name, secret };
-    },
-    async setLevel(_db, name, level) {
-      const login = logins.get(name);
-      if (login) login.level = level;
-    },
-    async rotate(_db, name) {
-      const login = logins.get(name);
-      if (!login) throw new Error(`no login ${name}`);
-      login.secret = randomPassword();
-      return { name, secret: login.secret };
-    },
-    async drop(_db, name) {
-      logins.delete(name);
-    },
-    async setSecret(_physical, name, secret) {
-      const login = logins.get(name);
-      if (login) login.secret = secret;
-    },
-  }),
-  values: (_ctx, database, login) => ({
-    FAKEDB_URL: `fakedb://${login.user}:${login.secret}@fake/${database}`,
-  }),
-  urls: (_ctx, db, login) => {
-    const url = `fakedb://${login.user}:${login.secret}@fake/${db.physicalName}`;
-    return { url, external_url: url, pooled_url: url };
-  },
-  async createDatabase(_ctx, physical, main) {
-    databases.add(physical);
-    logins.set(main.user, {
-      database: physical,
-      secret: main.secret,
-      level: 'connect',
-      createdAt: new Date(),
-    });
-  },
-  async dropDatabase(_ctx, physical, names) {
-    databases.delete(physical);
-    for (const n of names) logins.delete(n);
-  },
-  setRunning: async () => undefined,
-  heldCredentials: async () =>
-    [...logins]
-      .filter(([name]) => name.startsWith('c_'))
-      .map(([name, l]) => ({ name, createdAt: l.createdAt, drop: async () => void logins.delete(name) })),
-  async restoreCredential(_ctx, db, login, level) {
-    if (logins.has(login.user)) return false;
-    logins.set(login.user, { database: db.physicalName, secret: login.secret, level, createdAt: new Date() });
-    return true;
-  },
+const { logins, databases } = fakeServer;
+/** The fake system's own variables, as this deployment sets them. */
+const FAKE_ENV = {
+  FAKEDB_HOST: 'fake.test',
+  FAKEDB_PORT: '7001',
+  FAKEDB_ADMIN_KEY: `fk-${randomLowerAlnum(16)}`,
 };
 
 let app: InProcessApp;
@@ -97,7 +33,8 @@ let as: ApiClient;
 
 beforeAll(async () => {
   registerEngine(fakedb);
-  app = await startInProcessApp();
+  fakeServer.acceptedKey = FAKE_ENV.FAKEDB_ADMIN_KEY;
+  app = await startInProcessApp(FAKE_ENV);
   p = await seed(app.baseUrl, 2);
   as = p.as;
 });
@@ -106,14 +43,80 @@ afterAll(async () => {
   await app?.stop();
 });
 
-/** The site's own login on the fake system, read back from the URL it is handed. */
+/** The site's own login on the fake system, read back from the URL it is handed (at the configured host and port). */
 const loginOf = (url: string | undefined) => {
-  const m = /^fakedb:\/\/(c_[a-z0-9]{8}):([^@]+)@fake\/(\S+)$/.exec(url ?? '');
+  const m = /^fakedb:\/\/(c_[a-z0-9]{8}):([^@]+)@fake\.test:7001\/(\S+)$/.exec(url ?? '');
   return m ? { name: m[1] as string, secret: m[2] as string, database: m[3] as string } : null;
 };
 
+/** The names the environment check refuses in the shared stack's environment with `vars` on top, or []. */
+function refused(vars: Record<string, string>): string[] {
+  try {
+    loadConfig({ ...(inject('workerEnv') as object), ...vars } as unknown as Bindings);
+    return [];
+  } catch (err) {
+    if (err instanceof EnvironmentError) return err.names;
+    throw err;
+  }
+}
+
+describe("a database engine's own variables, merged by the registry", () => {
+  it('are read with their defaults and handed to the engine alone', () => {
+    const config = loadConfig({ ...(inject('workerEnv') as object) } as unknown as Bindings);
+    expect(fakeSystem.settings(config)).toEqual({ FAKEDB_PORT: 7000 });
+    expect(
+      fakeSystem.settings(
+        loadConfig({ ...(inject('workerEnv') as object), ...FAKE_ENV } as unknown as Bindings),
+      ),
+    ).toEqual({
+      ...FAKE_ENV,
+      FAKEDB_PORT: 7001,
+    });
+  });
+
+  it('refuse a malformed one and a check across them, naming each', () => {
+    expect(refused({ FAKEDB_PORT: 'not-a-port' })).toEqual(['FAKEDB_PORT']);
+    expect(refused({ FAKEDB_ADMIN_KEY: 'k' })).toEqual(['FAKEDB_HOST']);
+    expect(refused(FAKE_ENV)).toEqual([]);
+  });
+
+  it('make a Worker with a malformed one answer 500 BAD_ENVIRONMENT naming it', async () => {
+    const bad = await startInProcessApp({ ...FAKE_ENV, FAKEDB_PORT: '0' });
+    try {
+      const res = await api(bad.baseUrl, p.token).get<{ error: { code: string; message: string } }>(
+        '/api/v1/projects',
+      );
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('BAD_ENVIRONMENT');
+      expect(res.body.error.message).toContain('FAKEDB_PORT');
+    } finally {
+      await bad.stop();
+    }
+  });
+
+  it('without its admin key, the registry builds it no adapter: a database of it is 503 and nothing is made', async () => {
+    const bare = await startInProcessApp({ FAKEDB_HOST: 'fake.test' });
+    try {
+      const before = databases.size;
+      const name = uniqueName('fkbare');
+      const res = await api(bare.baseUrl, p.token).post<{ error: { code: string; message: string } }>(
+        `${projectPath(p)}/databases`,
+        { name, engine: 'fakedb' },
+      );
+      expect(res.status).toBe(503);
+      expect(res.body.error.message).toContain('FAKEDB_ADMIN_KEY');
+      expect(databases.size).toBe(before);
+      const listed = await as.get<{ databases: Array<{ name: string }> }>(`${projectPath(p)}/databases`);
+      expect(listed.body.databases.map((d) => d.name)).not.toContain(name);
+    } finally {
+      await bare.stop();
+    }
+  });
+});
+
 describe('a database engine registered by a test', () => {
-  it('is created, connected at both levels, handed as its own variables, and its drift repaired', async () => {
+  it('is created, connected at both levels, handed as its own variables, rotated, and its drift repaired', async () => {
+    fakeServer.callsBy.length = 0;
     const name = uniqueName('fk');
     const created = await as.post<{ id: string; engine: string; replica_set: boolean }>(
       `${projectPath(p)}/databases`,
@@ -150,6 +153,9 @@ describe('a database engine registered by a test', () => {
     const held = logins.get(login?.name ?? '');
     expect(held).toMatchObject({ secret: login?.secret, level: 'connect' });
     expect(databases.has(held?.database ?? '')).toBe(true);
+    // Every call reached the fake system through the adapter the registry built from FAKEDB_ADMIN_KEY.
+    expect(fakeServer.callsBy.length).toBeGreaterThan(0);
+    expect(new Set(fakeServer.callsBy)).toEqual(new Set([FAKE_ENV.FAKEDB_ADMIN_KEY]));
 
     // A second site at read-only: its own login, at that level.
     const ro = await as.post<{ level: string }>(connectionsPath(p, other?.id), {
@@ -170,6 +176,15 @@ describe('a database engine registered by a test', () => {
     });
     expect(up.body.level).toBe('connect');
     expect(logins.get(roLogin?.name ?? '')?.level).toBe('connect');
+
+    // An immediate rotation gives the site's login a new secret at the fake system, and the site the URL with it.
+    const rotated = await as.post(`${connectionsPath(p, site?.id)}/database/${id}/rotate?immediate=true`);
+    expect(rotated.status).toBe(204);
+    const after = loginOf((await effectiveVars(p, site?.id)).FAKEDB_URL);
+    expect(after?.name).toBe(login?.name);
+    expect(after?.secret).not.toBe(login?.secret);
+    expect(logins.get(login?.name ?? '')?.secret).toBe(after?.secret);
+    if (login && after) login.secret = after.secret;
 
     // Drift: a login gone at the system comes back with its name, secret and level; an orphan
     // older than the grace period goes.
@@ -214,10 +229,25 @@ describe('a database engine registered by a test', () => {
       const name = uniqueName('fkcli');
       const made = await runCli(home, ['db', 'create', name, '--engine', 'fakedb', '--json']);
       expect(made.code, made.stderr).toBe(0);
-      expect(JSON.parse(made.stdout)).toMatchObject({ name, engine: 'fakedb' });
-      const refused = await runCli(home, ['db', 'create', uniqueName('fkno'), '--engine', 'nosuchdb']);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('unknown engine "nosuchdb": use postgresql, mongodb or fakedb');
+      const createdByCli = JSON.parse(made.stdout) as { id: string; name: string; engine: string };
+      expect(createdByCli).toMatchObject({ name, engine: 'fakedb' });
+      const unknown = await runCli(home, ['db', 'create', uniqueName('fkno'), '--engine', 'nosuchdb']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('unknown engine "nosuchdb": use postgresql, mongodb or fakedb');
+
+      // The CLI's listings show it with its engine, and a site's connection to it with the engine's names.
+      const listed = await runCli(home, ['db', 'list']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(new RegExp(`${name}\\s+fakedb\\s+running`));
+      const site = p.sites[1];
+      const conn = await as.post(connectionsPath(p, site?.id), {
+        kind: 'database',
+        resource_id: createdByCli.id,
+      });
+      expect(conn.status).toBe(201);
+      const connections = await runCli(home, ['connections', '--site', site?.slug ?? '']);
+      expect(connections.code, connections.stderr).toBe(0);
+      expect(connections.stdout).toMatch(new RegExp(`${name}\\s+connect\\s+FAKEDB_URL`));
     } finally {
       await home.cleanup();
     }

@@ -6,8 +6,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import { ATLAS_MEDIA_TYPE, AtlasMongoAdmin } from '../../functions/adapters/mongodb-admin';
-import { type Bindings, loadConfig } from '../../functions/config';
+import type { Bindings } from '../../functions/config';
 import type { DatabaseLevel } from '../../functions/domain/levels';
+import { atlasProject } from '../../functions/kinds/mongodb/system';
+import { loadConfig } from '../../functions/kinds/registry';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import {
   createConnectionCredential,
@@ -18,9 +20,11 @@ import {
 import type { DatabaseRow } from '../../functions/use-cases/resources/databases';
 import { freePort } from '../../scripts/local/net';
 import { type AtlasStandIn, startAtlasStandIn } from '../../scripts/local/stand-ins/mongodb-atlas-stand-in';
+import { adapterOf, adaptersWith, replacing } from '../helpers/adapters';
 import { databaseTarget } from '../helpers/credential-targets';
 
 let atlas: AtlasStandIn;
+let admin: AtlasMongoAdmin;
 let adapters: Adapters;
 const config = () => loadConfig(inject('workerEnv') as unknown as Bindings);
 const physical = `docs_${randomLowerAlnum(8)}`;
@@ -39,11 +43,8 @@ async function own(level: DatabaseLevel) {
 
 beforeAll(async () => {
   atlas = await startAtlasStandIn();
-  adapters = {
-    postgres: null as never,
-    mongodb: new AtlasMongoAdmin(atlas.adminUrl, atlas.adminKey),
-    s3: null,
-  };
+  admin = new AtlasMongoAdmin(atlas.adminUrl, atlas.adminKey);
+  adapters = adaptersWith(adapterOf(atlasProject, admin));
 });
 afterAll(() => atlas.stop());
 
@@ -116,7 +117,7 @@ describe('MongoDB connection users (replica set)', () => {
 
   it('lists users with their databases and creation time', async () => {
     const made = await own('connect');
-    const listed = (await adapters.mongodb?.listUsers())?.find((u) => u.username === made.name);
+    const listed = (await admin.listUsers()).find((u) => u.username === made.name);
     expect(listed?.databases).toEqual([physical]);
     expect(Math.abs((listed?.createdAt?.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
   });
@@ -155,7 +156,10 @@ describe('shared credential and failures', () => {
   it('an unreachable admin API answers 503 and creates nothing', async () => {
     const closed = new URL(atlas.adminUrl);
     closed.port = String(await freePort());
-    const down = { ...adapters, mongodb: new AtlasMongoAdmin(closed.toString(), atlas.adminKey) };
+    const down = replacing(
+      adapters,
+      adapterOf(atlasProject, new AtlasMongoAdmin(closed.toString(), atlas.adminKey)),
+    );
     const count = atlas.requests.length;
     await expect(
       createConnectionCredential(
@@ -169,7 +173,10 @@ describe('shared credential and failures', () => {
   });
 
   it('a refusing admin API (bad key) answers 503', async () => {
-    const bad = { ...adapters, mongodb: new AtlasMongoAdmin(atlas.adminUrl, 'someone:wrong') };
+    const bad = replacing(
+      adapters,
+      adapterOf(atlasProject, new AtlasMongoAdmin(atlas.adminUrl, 'someone:wrong')),
+    );
     await expect(
       createConnectionCredential(
         { adapters: bad, config: config() },

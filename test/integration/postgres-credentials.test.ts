@@ -9,8 +9,10 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapters } from '../../functions/adapters';
 import type { ClusterPostgresAdmin } from '../../functions/adapters/postgres-admin';
-import { type Bindings, loadConfig } from '../../functions/config';
+import type { Bindings } from '../../functions/config';
 import type { DatabaseLevel } from '../../functions/domain/levels';
+import { customerCluster } from '../../functions/kinds/postgresql/system';
+import { loadConfig } from '../../functions/kinds/registry';
 import { ApiError } from '../../functions/lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';
 import {
@@ -22,6 +24,7 @@ import {
 } from '../../functions/use-cases/credentials/connection-credential';
 import type { DatabaseRow } from '../../functions/use-cases/resources/databases';
 import { freePort } from '../../scripts/local/net';
+import { adapterOf, adaptersWith } from '../helpers/adapters';
 import { databaseTarget } from '../helpers/credential-targets';
 import { eventually } from '../helpers/eventually';
 import { canLogin, localPostgresAdmin, loginAs, roleExists, sqlState, superuser } from '../helpers/pg-login';
@@ -55,7 +58,7 @@ async function session(user: string, password: string): Promise<pg.Client> {
 
 beforeAll(async () => {
   admin = localPostgresAdmin();
-  adapters = { postgres: admin, mongodb: null, s3: null };
+  adapters = adaptersWith(adapterOf(customerCluster, admin));
   await admin.createDatabase(physical, mainUser, mainPassword);
   // A table made outside the shared owner (by the cluster's admin role) before any read-only app exists.
   await admin.run((c) => c.query('CREATE TABLE public.made_by_admin (id int)'), physical);
@@ -277,7 +280,7 @@ describe('shared credential and failures', () => {
   it('an unreachable cluster answers 503 and leaves no role behind', async () => {
     const closed = new URL(inject('adminUrl'));
     closed.port = String(await freePort());
-    const down: Adapters = { postgres: localPostgresAdmin(closed.toString()), mongodb: null, s3: null };
+    const down = adaptersWith(adapterOf(customerCluster, localPostgresAdmin(closed.toString())));
     // This file's database only: other files make and drop roles on the shared cluster meanwhile.
     const ours = async () =>
       (await admin.listLogins())

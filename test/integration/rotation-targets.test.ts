@@ -6,55 +6,18 @@
  * deployment, each started Machine, the file), through a rotate of both: 0 failures. Once the
  * rotation is `done` the old secrets are refused; `?immediate=true` refuses them at once. A MongoDB
  * connection rotates the same way (its old user's sessions are not told: `old_sessions` null).
- * The Worker runs here (test/helpers/in-process-app.ts) on a clock the test moves; the test hands
+ * The Worker runs here (test/helpers/rotation-stage.ts) on a clock the test moves; the test hands
  * it each queue message and tick between two of the app's attempts (test/helpers/rotation-app.ts).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReceiver } from '../../packages/receiver/index.js';
+import { describe, expect, it } from 'vitest';
 import { createBucket, createDatabase, type Seeded, seed } from '../helpers/connections';
-import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 import { createResource, type PlatformCase, platformCases, resourceState } from '../helpers/platforms';
 import { failuresWith, RotationApp } from '../helpers/rotation-app';
+import { effectiveVars, rotationOf, rotationStageForFile } from '../helpers/rotation-stage';
 
-let at = new Date();
-let app: InProcessApp;
-let hook: Server;
-/** The next message of `app.sent` not yet handed to the Worker. */
+const stage = rotationStageForFile();
+/** The next message of `stage.app.sent` not yet handed to the Worker. */
 let next = 0;
-const SECRET = 'rotation-targets-webhook-secret-0123';
-/** What the webhook app runs with, by site, as the receiver applied it. */
-const received = new Map<string, Record<string, string>>();
-
-beforeAll(async () => {
-  app = await startInProcessApp({ ALLOW_LOOPBACK_TARGETS: 'true' }, undefined, { now: () => at });
-  const receiver = createReceiver({
-    secret: SECRET,
-    now: () => at.getTime(),
-    apply: async ({
-      set,
-      unset,
-      siteId,
-    }: {
-      set: Record<string, string>;
-      unset: string[];
-      siteId: string;
-    }) => {
-      const env = { ...(received.get(siteId) ?? {}), ...set };
-      for (const name of unset) delete env[name];
-      received.set(siteId, env);
-    },
-  });
-  hook = createServer((req, res) => receiver.node(req, res));
-  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-}, 60_000);
-afterAll(async () => {
-  await app?.stop();
-  await new Promise<void>((resolve) => hook?.close(() => resolve()));
-});
-
-type Rotation = { state: string; retires_by: string | null; old_sessions: number | null };
 
 /** A site connected to a database of `engine` and a bucket. */
 interface World {
@@ -65,12 +28,12 @@ interface World {
 }
 
 async function world(engine: 'postgresql' | 'mongodb'): Promise<World> {
-  const s = await seed(app.baseUrl, 1);
+  const s = await seed(stage.app.baseUrl, 1);
   const db = await createDatabase(s.as, s.project.id, engine);
   const bucket = await createBucket(s.as, s.project.id);
   const siteId = s.sites[0]?.id as string;
   const site = `/api/v1/projects/${s.project.id}/sites/${siteId}`;
-  next = app.sent.length;
+  next = stage.app.sent.length;
   return {
     s,
     site,
@@ -85,12 +48,12 @@ async function world(engine: 'postgresql' | 'mongodb'): Promise<World> {
  */
 async function drain(running: RotationApp | null): Promise<number> {
   let steps = 0;
-  for (; next < app.sent.length; steps++) {
+  for (; next < stage.app.sent.length; steps++) {
     if (steps > 100) throw new Error('the queue never drained');
-    const message = app.sent[next] as (typeof app.sent)[number];
+    const message = stage.app.sent[next] as (typeof stage.app.sent)[number];
     const handle = async () => {
       if (message.type !== 'deliver' && message.type !== 'confirm-live') return true;
-      const [outcome] = await app.runQueue([message]);
+      const [outcome] = await stage.app.runQueue([message]);
       return outcome?.acked === true;
     };
     const acked = running ? await running.between(handle) : await handle();
@@ -130,13 +93,9 @@ const WHERE: Where[] = [
   {
     name: 'webhook',
     async setUp(w) {
-      const set = await w.s.as.put(`${w.site}/target`, {
-        type: 'webhook',
-        url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`,
-        secret: SECRET,
-      });
+      const set = await w.s.as.put(`${w.site}/target`, stage.webhookTarget());
       expect(set.status, set.text).toBe(200);
-      return async () => [received.get(w.siteId) ?? {}];
+      return async () => [stage.running.get(w.siteId) ?? {}];
     },
   },
   platform('cloudflare'),
@@ -145,21 +104,14 @@ const WHERE: Where[] = [
   {
     name: 'a pulled .env',
     async setUp(w) {
-      const pulled = await effective(w);
+      const pulled = await effectiveVars(w.s, w.site);
       return async () => [pulled];
     },
   },
 ];
 
-const effective = async (w: World) =>
-  (await w.s.as.get<{ vars: Record<string, string> }>(`${w.site}/env/effective`)).body.vars;
-const rotationOf = async (w: World, path: string) => {
-  const res = await w.s.as.get<Rotation>(`${path}/rotation`);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-};
 const allDone = async (w: World) => {
-  for (const path of w.paths) if ((await rotationOf(w, path)).state !== 'done') return false;
+  for (const path of w.paths) if ((await rotationOf(w.s, path)).state !== 'done') return false;
   return true;
 };
 
@@ -187,17 +139,17 @@ async function gracefulRotate(w: World, where: Where) {
   for (let tick = 0; !(await allDone(w)); tick++) {
     if (tick >= 5) throw new Error(`${where.name}: the rotations never finished`);
     if (where.name === 'a pulled .env') {
-      const deadline = (await rotationOf(w, w.paths[0] as string)).retires_by ?? '';
+      const deadline = (await rotationOf(w.s, w.paths[0] as string)).retires_by ?? '';
       await runningApp.between(async () => {
-        at = new Date(new Date(deadline).getTime() + 1000);
+        stage.clock.at = new Date(new Date(deadline).getTime() + 1000);
       });
       // The app would now be refused: it stops before the deadline passes, as the grace says.
       await runningApp.stop();
-      await app.runScheduled();
+      await stage.app.runScheduled();
       steps++;
       continue;
     }
-    await runningApp.between(() => app.runScheduled());
+    await runningApp.between(() => stage.app.runScheduled());
     steps += 1 + (await drain(runningApp));
     await runningApp.more(2);
   }
@@ -214,10 +166,10 @@ describe('a graceful rotate through every place an app runs', () => {
       // At least one attempt after every step, and a few before.
       expect(runningApp.attempts).toBeGreaterThanOrEqual(steps + 3);
       expect(await failuresWith(before)).toEqual(['database', 'bucket']);
-      for (const path of w.paths) expect((await rotationOf(w, path)).state).toBe('done');
+      for (const path of w.paths) expect((await rotationOf(w.s, path)).state).toBe('done');
 
       // A leaked secret: refused at once, before anything is delivered (a .env pulled again now).
-      const [now] = where.name === 'a pulled .env' ? [await effective(w)] : await running();
+      const [now] = where.name === 'a pulled .env' ? [await effectiveVars(w.s, w.site)] : await running();
       // The running app took the new secrets (every instance), and they work.
       for (const env of where.name === 'a pulled .env' ? [] : await running()) {
         expect(env.DATABASE_URL).not.toBe(before.DATABASE_URL);
@@ -238,7 +190,7 @@ describe('a graceful rotate through every place an app runs', () => {
     expect(before.MONGODB_URI).toBeDefined();
     expect(runningApp.failures).toEqual([]);
     expect(runningApp.attempts).toBeGreaterThanOrEqual(steps + 3);
-    expect(await rotationOf(w, w.paths[0] as string)).toMatchObject({ state: 'done', old_sessions: null });
+    expect(await rotationOf(w.s, w.paths[0] as string)).toMatchObject({ state: 'done', old_sessions: null });
     expect(await failuresWith(before)).toEqual(['database', 'bucket']);
   });
 });

@@ -4,7 +4,9 @@
  * a host that resolves nowhere.
  */
 import { describe, expect, it } from 'vitest';
-import { type Bindings, EnvironmentError, loadConfig } from '../../functions/config';
+import { type Bindings, EnvironmentError } from '../../functions/config';
+import { atlasProject } from '../../functions/kinds/mongodb/system';
+import { loadConfig } from '../../functions/kinds/registry';
 
 const BASE = {
   DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/meta',
@@ -38,11 +40,13 @@ describe('MONGODB_PUBLIC_HOST', () => {
   it('is taken as given with MongoDB configured', () => {
     const host = 'mongodb+srv://cluster0.abcde.mongodb.net';
     const config = loadConfig({ ...BASE, ...ATLAS, MONGODB_PUBLIC_HOST: host } as unknown as Bindings);
-    expect(config.MONGODB_PUBLIC_HOST).toBe(host);
+    expect(atlasProject.settings(config).MONGODB_PUBLIC_HOST).toBe(host);
   });
 
   it('may be left out where no MongoDB is configured, and then has no made-up value', () => {
     expect(refused(BASE)).toEqual([]);
-    expect(loadConfig({ ...BASE } as unknown as Bindings).MONGODB_PUBLIC_HOST).toBeUndefined();
+    expect(
+      atlasProject.settings(loadConfig({ ...BASE } as unknown as Bindings)).MONGODB_PUBLIC_HOST,
+    ).toBeUndefined();
   });
 });

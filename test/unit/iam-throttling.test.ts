@@ -1,6 +1,7 @@
 /** IAM calls refused with Throttling are sent again (they were never done); other failures are not. */
 import { describe, expect, it } from 'vitest';
-import { AwsS3Admin, ProviderError } from '../../functions/adapters/s3-admin';
+import { ProviderError } from '../../functions/adapters/aws-signed-requests';
+import { AwsS3Admin } from '../../functions/adapters/s3-admin';
 
 const ERROR = (code: string) =>
   `<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${code}</Message></Error></ErrorResponse>`;

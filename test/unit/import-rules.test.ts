@@ -1,6 +1,9 @@
 /** The house rules of functions/ that a reader relies on: imports run one way, and never in a circle. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { cycles, importGraph } from '../helpers/import-graph';
+import { cycles, importGraph, ROOT } from '../helpers/import-graph';
 
 const graph = importGraph();
 const edges = [...graph].flatMap(([from, targets]) => targets.map((to) => ({ from, to })));
@@ -16,6 +19,19 @@ describe('import rules of functions/', () => {
       .filter(({ to }) => to.startsWith('db/') || to.startsWith('functions/adapters/'))
       .map(({ from, to }) => `${from} -> ${to}`);
     expect(below).toEqual([]);
+  });
+
+  it("no route imports drizzle-orm: a route builds no SQL (its reads are its use cases' queries)", () => {
+    const building = [...graph.keys()]
+      .filter((file) => file.startsWith('functions/routes/'))
+      .filter((file) =>
+        ts
+          .preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true)
+          .importedFiles.some(
+            (ref) => ref.fileName === 'drizzle-orm' || ref.fileName.startsWith('drizzle-orm/'),
+          ),
+      );
+    expect(building).toEqual([]);
   });
 
   it("outside routes/, only the Worker's two apps and the OpenAPI document import routes (one entrance for each request)", () => {

@@ -1,4 +1,4 @@
-/** The managed key's capabilities, derived from a site's connections (spec, Managed platform key 2-4). */
+/** The managed key's capabilities, derived from a site's connections (docs/connections.md, the managed key). */
 import { describe, expect, it } from 'vitest';
 import { capabilitiesOf } from '../../functions/use-cases/credentials/managed-key';
 

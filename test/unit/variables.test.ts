@@ -1,4 +1,4 @@
-/** The injected-variable naming rules (spec, Injected variables), with properties over random names. */
+/** The injected-variable naming rules, with properties over random names. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { variableName } from '../../functions/domain/names';

@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import { LEVELS } from '../../domain/levels';
-import { credentialsOf } from '../../kinds/registry';
+import { type CredentialKindName, credentialsOf } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { kindOfSegment, levelOf, type Principal, type Project } from '../api-shapes';
 import { path } from '../console-api';
@@ -21,7 +21,7 @@ export const principalPages = new Hono<ConsoleEnv>();
 /** The principals table and, for admins, the create form: a part of the Access section. */
 export function PrincipalsSection(props: {
   project: Project;
-  kind: 'database' | 'bucket';
+  kind: CredentialKindName;
   segment: string;
   resourceId: string;
   principals: Principal[];

@@ -4,6 +4,8 @@
  * died (their Delivery tab, where `Retry` is), and rotations not yet done, delivering or
  * draining (the site's Delivery tab follows them), from `GET /projects/:id/health`.
  */
+
+import type { CredentialKindName } from '../../kinds/registry';
 import { consolePath } from '../actions';
 import type { AuthApp, Connection, Database } from '../api-shapes';
 import { Badge, SectionCard } from '../components';
@@ -22,7 +24,7 @@ export interface ProjectHealth {
   rotations: {
     site_id: string;
     site_slug: string;
-    kind: 'database' | 'bucket';
+    kind: CredentialKindName;
     resource_id: string;
     state: 'delivering' | 'draining';
     started_at: string;

@@ -215,7 +215,10 @@ const CREATES: Record<
   { body: (f: Record<string, string>) => Record<string, unknown>; what: string }
 > = {
   sites: { what: 'site', body: (f) => ({ slug: f.slug ?? '' }) },
-  databases: { what: 'database', body: (f) => ({ name: f.name ?? '', engine: f.engine ?? 'postgresql' }) },
+  databases: {
+    what: 'database',
+    body: (f) => ({ name: f.name ?? '', engine: f.engine ?? engines()[0]?.name }),
+  },
   buckets: {
     what: 'bucket',
     body: (f) => ({ name: f.name ?? '', ...(f.region ? { region: f.region } : {}) }),

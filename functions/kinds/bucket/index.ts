@@ -1,11 +1,11 @@
 /** Storage buckets: S3 keys scoped to one bucket through IAM, handed as STORAGE_* variables. */
 import { buckets } from '../../../db/schema';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
-import { ApiError } from '../../lib/errors';
 import { z } from '../../lib/openapi';
 import type { ServiceKind } from '../service-kind';
 import { nameTakenOn, softDeletedRows } from '../service-rows';
 import { bucketProvisioner } from './provisioner';
+import { storageAccount, storageAdmin } from './system';
 
 /** The bucket kind. */
 export const bucket: ServiceKind<'bucket'> = {
@@ -23,6 +23,7 @@ export const bucket: ServiceKind<'bucket'> = {
   enabledColumn: null,
   softDeleted: true,
   hasEngine: false,
+  system: storageAccount,
   families: [
     {
       name: 'bucket',
@@ -42,7 +43,10 @@ export const bucket: ServiceKind<'bucket'> = {
   async values(ctx, row) {
     const { user, secret } = await ctx.login(row, row.access_key_id, row.secret_key_ciphertext);
     return {
-      STORAGE_ENDPOINT: storageEndpointFor(ctx.config.STORAGE_ENDPOINT, row.region ?? ''),
+      STORAGE_ENDPOINT: storageEndpointFor(
+        storageAccount.settings(ctx.config).STORAGE_ENDPOINT,
+        row.region ?? '',
+      ),
       STORAGE_ACCESS_KEY: user,
       STORAGE_SECRET_KEY: secret,
       STORAGE_BUCKET: row.bucket_physical ?? '',
@@ -58,16 +62,10 @@ export const bucket: ServiceKind<'bucket'> = {
     credentialField: 'access_key_id',
     credentialLabel: 'Access key ID',
     networkPolicy: false,
+    principalRotatesBeside: true,
     // IAM deletes the old key when it makes the new one.
     secretReturns: false,
-    provisioner(adapters) {
-      if (!adapters.s3)
-        throw new ApiError(
-          'SERVICE_UNAVAILABLE',
-          'no storage admin system is configured (IAM_ACCESS_KEY_ID)',
-        );
-      return bucketProvisioner(adapters.s3);
-    },
+    provisioner: (adapters) => bucketProvisioner(storageAdmin(adapters)),
     sharedOnly: () => null,
     sharedNow: () => false,
     sharedLogins: false,
@@ -85,6 +83,8 @@ export const bucket: ServiceKind<'bucket'> = {
       enforced: 'IAM aws:CurrentTime and aws:SourceIp conditions',
       rotated: ' (a new key pair)',
       revoked: '',
+      beside:
+        "the new key is the key user's second access key, under the same policy (level, expiry, sources).",
     },
     ...softDeletedRows<'bucket'>(buckets, 'bucket'),
   },

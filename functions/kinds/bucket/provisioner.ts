@@ -1,5 +1,6 @@
 /** Connection credentials on a bucket: IAM access keys whose policy reaches that bucket only. */
-import { ProviderError, type StorageAdmin } from '../../adapters/s3-admin';
+import { ProviderError } from '../../adapters/aws-signed-requests';
+import type { StorageAdmin } from '../../adapters/s3-admin';
 import { ApiError } from '../../lib/errors';
 import { type BucketProvisioner, outside } from '../credential-provisioner';
 

@@ -48,6 +48,7 @@ export const database: ServiceKind<'database'> = {
     credentialField: 'username',
     credentialLabel: 'User',
     networkPolicy: true,
+    principalRotatesBeside: false,
     secretReturns: true,
     provisioner: (adapters, db) => engineOf(db.engine).provisioner(adapters),
     sharedOnly: (db) => engineOf(db.engine).sharedOnly(db),
@@ -78,6 +79,8 @@ export const database: ServiceKind<'database'> = {
         'PostgreSQL VALID UNTIL and a host rule delivered with the network policy; MongoDB Atlas deleteAfterDate and authenticationRestrictions.clientSource. An admin API that refuses clientSource makes a MongoDB principal with allowed_sources 400, nothing made',
       rotated: '',
       revoked: ' and its open sessions end',
+      beside:
+        'the new secret is a second login `c_…` with the same level, expiry and sources, so `username` changes (with sources on PostgreSQL it is `pending` until the network policy naming it is acknowledged).',
     },
     ...softDeletedRows<'database'>(databases, 'database'),
   },

@@ -1,25 +1,29 @@
 /** MongoDB databases through the Atlas Admin API: users per connection, or the shared user of a standalone database. */
 import type { Adapters } from '../../adapters';
 import { AtlasError, type MongoAdmin } from '../../adapters/mongodb-admin';
+import type { Config } from '../../config';
 import { mongodbUri } from '../../domain/mongodb-uri';
 import { ApiError } from '../../lib/errors';
 import { atSystem } from '../credential-provisioner';
 import { type DatabaseEngine, inScope } from '../database-engine';
 import { mongoProvisioner } from './provisioner';
+import { atlasProject } from './system';
 
 const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
 const NOT_CONFIGURED = 'no MongoDB admin system is configured (MONGODB_ADMIN_URL)';
 
 /** Where apps reach MongoDB; the environment check requires it wherever MongoDB is configured. */
-function publicHostOf(config: { MONGODB_PUBLIC_HOST?: string | undefined }): string {
-  if (!config.MONGODB_PUBLIC_HOST) throw new ApiError('SERVICE_UNAVAILABLE', NOT_CONFIGURED);
-  return config.MONGODB_PUBLIC_HOST;
+function publicHostOf(config: Config): string {
+  const host = atlasProject.settings(config).MONGODB_PUBLIC_HOST;
+  if (!host) throw new ApiError('SERVICE_UNAVAILABLE', NOT_CONFIGURED);
+  return host;
 }
 
 /** The deployment's MongoDB admin API, or the error saying it configures none. */
 function adminOf(adapters: Adapters): MongoAdmin {
-  if (!adapters.mongodb) throw new Error(NOT_CONFIGURED);
-  return adapters.mongodb;
+  const admin = atlasProject.adapter(adapters);
+  if (!admin) throw new Error(NOT_CONFIGURED);
+  return admin;
 }
 
 /** The MongoDB engine. */
@@ -32,15 +36,16 @@ export const mongodb: DatabaseEngine = {
     suffixed: (n) => [`MONGODB_URI_${n}`, `MONGODB_URL_${n}`],
   },
   sharedReader: false,
-  tunnel: false,
+  system: atlasProject,
   replicaSet: (requested) => requested ?? true,
   sharedOnly: (db) =>
     db.replicaSet
       ? null
       : 'a standalone MongoDB has only its shared user; use the database credentials instead',
   provisioner(adapters) {
-    if (!adapters.mongodb) throw new ApiError('SERVICE_UNAVAILABLE', NOT_CONFIGURED);
-    return mongoProvisioner(adapters.mongodb);
+    const admin = atlasProject.adapter(adapters);
+    if (!admin) throw new ApiError('SERVICE_UNAVAILABLE', NOT_CONFIGURED);
+    return mongoProvisioner(admin);
   },
   values({ config }, database, login) {
     const url = mongodbUri(publicHostOf(config), login.user, login.secret, database);
@@ -49,8 +54,9 @@ export const mongodb: DatabaseEngine = {
   urls({ config }, db, login) {
     // MongoDB drivers pool connections themselves and Atlas has no separate pooler.
     const internal = mongodbUri(publicHostOf(config), login.user, login.secret, db.physicalName);
-    const external = config.MONGODB_EXTERNAL_HOST
-      ? mongodbUri(config.MONGODB_EXTERNAL_HOST, login.user, login.secret, db.physicalName)
+    const externalHost = atlasProject.settings(config).MONGODB_EXTERNAL_HOST;
+    const external = externalHost
+      ? mongodbUri(externalHost, login.user, login.secret, db.physicalName)
       : internal;
     return { url: internal, external_url: external, pooled_url: external };
   },
@@ -62,7 +68,7 @@ export const mongodb: DatabaseEngine = {
       () => adminOf(adapters).createUser(physical, main.user, main.secret, 'connect'),
     ),
   async dropDatabase({ adapters }, _physical, logins) {
-    const admin = adapters.mongodb;
+    const admin = atlasProject.adapter(adapters);
     if (!admin) return;
     // Idempotent, so a retry after a partial failure finishes the job.
     await atSystem(
@@ -76,7 +82,7 @@ export const mongodb: DatabaseEngine = {
   // Atlas databases have no stopped state of their own: the status is Tether's record only.
   setRunning: async () => undefined,
   async heldCredentials(adapters, scope) {
-    const admin = adapters.mongodb;
+    const admin = atlasProject.adapter(adapters);
     if (!admin) return null;
     // Atlas holds at most 100 users a project: one listing, scoped here.
     const all = (await admin.listUsers())

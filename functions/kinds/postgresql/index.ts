@@ -1,14 +1,19 @@
 /** PostgreSQL databases on the customer cluster: login roles, the shared reader, the tunnel. */
+import type { Adapters } from '../../adapters';
 import { pgCode } from '../../adapters/postgres-sql';
 import { atSystem } from '../credential-provisioner';
 import type { DatabaseEngine, EngineContext, Login } from '../database-engine';
 import { postgresProvisioner } from './provisioner';
+import { clusterWantsTls, customerCluster } from './system';
 
 const enc = encodeURIComponent;
 
+/** The customer cluster's admin adapter. */
+const cluster = (adapters: Adapters) => customerCluster.adapter(adapters);
+
 /** A URL for `login` on database `database` through `hostPort` (the cluster's own when absent). */
 function urlAt({ adapters }: EngineContext, hostPort: string | undefined, database: string, login: Login) {
-  const { host, port } = adapters.postgres.endpoint(hostPort);
+  const { host, port } = cluster(adapters).endpoint(hostPort);
   return `postgres://${enc(login.user)}:${enc(login.secret)}@${host}:${port}/${database}`;
 }
 
@@ -22,15 +27,20 @@ export const postgresql: DatabaseEngine = {
     suffixed: (n) => [`DATABASE_URL_${n}`],
   },
   sharedReader: true,
-  tunnel: true,
+  system: customerCluster,
+  tunnelEndpoint({ config, adapters }) {
+    const vars = customerCluster.settings(config);
+    const { host, port } = cluster(adapters).endpoint(vars.CUSTOMER_DB_PUBLIC_HOST);
+    return { host, port: Number(port), tls: clusterWantsTls(vars.CUSTOMER_DB_ADMIN_URL) };
+  },
   replicaSet: () => false,
   sharedOnly: () => null,
-  provisioner: (adapters) => postgresProvisioner(adapters.postgres),
+  provisioner: (adapters) => postgresProvisioner(cluster(adapters)),
   values: (ctx, database, login) => ({
-    DATABASE_URL: urlAt(ctx, ctx.config.CUSTOMER_DB_PUBLIC_HOST, database, login),
+    DATABASE_URL: urlAt(ctx, customerCluster.settings(ctx.config).CUSTOMER_DB_PUBLIC_HOST, database, login),
   }),
   urls(ctx, db, login) {
-    const { config } = ctx;
+    const config = customerCluster.settings(ctx.config);
     const externalHost = config.CUSTOMER_DB_EXTERNAL_HOST ?? config.CUSTOMER_DB_PUBLIC_HOST;
     return {
       url: urlAt(ctx, config.CUSTOMER_DB_PUBLIC_HOST, db.physicalName, login),
@@ -42,36 +52,36 @@ export const postgresql: DatabaseEngine = {
     atSystem(
       'creating a database on the cluster',
       'the database cluster could not create the database; nothing was changed, retry later',
-      () => adapters.postgres.createDatabase(physical, main.user, main.secret),
+      () => cluster(adapters).createDatabase(physical, main.user, main.secret),
     ),
   dropDatabase: ({ adapters }, physical, logins) =>
     atSystem(
       'dropping a database',
       'the database cluster is unreachable; nothing was changed, retry later',
-      () => adapters.postgres.dropDatabase(physical, logins),
+      () => cluster(adapters).dropDatabase(physical, logins),
     ),
-  secureDatabase: ({ adapters }, physical) => adapters.postgres.secureOwnership(physical),
+  secureDatabase: ({ adapters }, physical) => cluster(adapters).secureOwnership(physical),
   setRunning: ({ adapters }, physical, running) =>
     atSystem('stopping or starting a database', 'the database cluster is unreachable; retry later', () =>
-      adapters.postgres.setRunning(physical, running),
+      cluster(adapters).setRunning(physical, running),
     ),
   async heldCredentials(adapters, scope) {
-    return (await adapters.postgres.listLogins(scope)).map((login) => {
+    return (await cluster(adapters).listLogins(scope)).map((login) => {
       // A login's database is the one whose `<db>_rw` or `<db>_ro` group it is in.
       const group = login.groups.find((g) => /_(rw|ro)$/.test(g));
       return {
         name: login.name,
         createdAt: login.createdAt,
         ...(group ? { database: group.slice(0, -3) } : {}),
-        drop: () => adapters.postgres.dropLogin(group ? group.slice(0, -3) : '', login.name),
+        drop: () => cluster(adapters).dropLogin(group ? group.slice(0, -3) : '', login.name),
       };
     });
   },
   passwordRefused: (adapters, physical, login) =>
-    adapters.postgres.passwordRefused(physical, login.user, login.secret),
+    cluster(adapters).passwordRefused(physical, login.user, login.secret),
   async restoreCredential({ adapters }, db, login, level) {
     try {
-      await adapters.postgres.createLogin(db.physicalName, level, db.status === 'running', {
+      await cluster(adapters).createLogin(db.physicalName, level, db.status === 'running', {
         name: login.user,
         password: login.secret,
       });

@@ -11,7 +11,7 @@ import { z } from '../../lib/openapi';
 import { StandardOAuthError } from '../../lib/standard-oauth-error';
 import { revokeAccessToken } from '../../use-cases/sign-in/oauth-server/access-revocation';
 import { countSessionRequest } from '../../use-cases/sign-in/rate-limit';
-import { logout } from '../../use-cases/sign-in/sessions';
+import { logout } from '../../use-cases/sign-in/refresh-tokens';
 import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
 import { formOrJson, jsonAnswer, StandardErrorSchema } from './oauth-server-shared';

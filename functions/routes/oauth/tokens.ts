@@ -8,7 +8,8 @@ import { enabledApp } from '../../use-cases/sign-in/apps';
 import { admitIdToken } from '../../use-cases/sign-in/nonces';
 import type { IdTokenFlow, SignInProvider } from '../../use-cases/sign-in/providers/provider';
 import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/provider-registry';
-import { issueSession, logout, refreshSession } from '../../use-cases/sign-in/sessions';
+import { logout, refreshSession } from '../../use-cases/sign-in/refresh-tokens';
+import { issueSession } from '../../use-cases/sign-in/sessions';
 import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../use-cases/sign-in/users';
 import { requestContext } from '../shared';
 import {

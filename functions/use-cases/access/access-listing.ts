@@ -9,7 +9,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { HttpDb } from '../../../db/client';
 import type { ApiKeyCapabilities } from '../../../db/schema';
 import type { Kind } from '../../domain/levels';
-import { credentialsOf, hasCredential, kindOf } from '../../kinds/registry';
+import { type CredentialKindName, credentialsOf, hasCredential, kindOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 
@@ -69,7 +69,7 @@ const isoOf = (value: string): string => new Date(value).toISOString();
 
 /** Turns a principal row (as JSON) into its listing shape; `now` decides `expired`. */
 export function principalSummary(
-  kind: 'database' | 'bucket',
+  kind: CredentialKindName,
   [id, name, level, sources, expiresAt, createdAt, credentialName, state]: PrincipalTuple,
   now = Date.now(),
 ): PrincipalSummary {
@@ -88,7 +88,7 @@ export function principalSummary(
 }
 
 /** The SQL that aggregates a service's live principals as {@link PrincipalTuple}s. */
-export const livePrincipalsJson = (kind: 'database' | 'bucket', serviceId: SQL): SQL => sql`
+export const livePrincipalsJson = (kind: CredentialKindName, serviceId: SQL): SQL => sql`
   (select json_agg(json_build_array(x.id, x.name, x.level, x.allowed_sources, x.expires_at, x.created_at,
                                     x.credential_name, x.state) order by x.created_at, x.name)
      from principals x where x.kind = ${kind} and x.resource_id = ${serviceId} and x.revoked_at is null)`;

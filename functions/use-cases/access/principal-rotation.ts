@@ -6,6 +6,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { runBatch } from '../../../db/client';
 import { principals } from '../../../db/schema';
 import { principalLevel } from '../../domain/principal-rules';
+import { credentialsOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import type { RequestContext } from '../../request-context';
 import {
@@ -25,17 +26,11 @@ import {
   stillRetiring,
 } from '../credentials/retirements';
 import { principalEvent } from './principal-events';
-import {
-  type PrincipalRow,
-  policyNow,
-  principalOf,
-  type ShownPrincipal,
-  sendPolicies,
-  shown,
-} from './principals';
+import { type PrincipalRow, principalOf } from './principal-reads';
+import { policyNow, type ShownPrincipal, sendPolicies, shown } from './principals';
 
 /**
- * Gives a live principal (`rows`: the answer of {@link principalQuery}) a new secret (a bucket
+ * Gives a live principal (`rows`: the answer of principal-reads.ts principalQuery) a new secret (a bucket
  * principal a new key pair), shown once. Without `graceSeconds` the old secret ends at once, and
  * so does any old secret an earlier grace still keeps (`open`: the answer of
  * openRetirementsQuery); with it the old one works that long beside the new (docs/contract.md §14).
@@ -93,13 +88,14 @@ async function rotateBeside(
   if (open.length > 0) throw stillRetiring(open);
   const level = principalLevel(target.kind, row.level);
   const limits = { expiresAt: row.expiresAt, allowedSources: row.allowedSources };
-  const made =
-    target.kind === 'bucket'
-      ? await besideCredential(ctx, { target, name: row.credentialName, level })
-      : await createOwnCredential(ctx, { target, level, limits });
+  const made = credentialsOf(target.kind).principalRotatesBeside
+    ? await besideCredential(ctx, { target, name: row.credentialName, level })
+    : await createOwnCredential(ctx, { target, level, limits });
   // Where the network policy enforces the sources, the new login waits for it as a new principal does.
   const state =
-    target.kind !== 'bucket' && limits.allowedSources.length > 0 && waitsForPolicy(ctx, { target })
+    credentialsOf(target.kind).networkPolicy &&
+    limits.allowedSources.length > 0 &&
+    waitsForPolicy(ctx, { target })
       ? 'pending'
       : 'active';
   try {

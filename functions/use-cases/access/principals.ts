@@ -11,7 +11,7 @@
  */
 
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import { type HttpDb, type Queryable, runBatch } from '../../../db/client';
+import { runBatch } from '../../../db/client';
 import { principals } from '../../../db/schema';
 import {
   allowedSources,
@@ -21,30 +21,21 @@ import {
 } from '../../domain/principal-rules';
 import { credentialsOf, kindOf, sharedOnlyReason, shownSecret } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
-import { isUuid, newId } from '../../lib/ids';
+import { newId } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import {
-  besideCredential,
   type CredentialTarget,
-  commitRotation,
   createOwnCredential,
   dropCredential,
-  retireCredential,
-  rotateCredential,
   waitsForPolicy,
 } from '../credentials/connection-credential';
-import {
-  type OpenRetirement,
-  retireAllNow,
-  retiredStatement,
-  retirementStatement,
-  stillRetiring,
-} from '../credentials/retirements';
+import { type OpenRetirement, retireAllNow, retiredStatement } from '../credentials/retirements';
 import { enqueueDeliveries } from '../delivery/deliveries';
 import { policyDriftStatement } from '../delivery/network-policy';
 import { guard, guardFailure, uniqueViolation } from '../store/guarded-write';
-import { livePrincipalsJson, type PrincipalSummary, principalSummary } from './access-listing';
+import { type PrincipalSummary, principalSummary } from './access-listing';
 import { principalEvent } from './principal-events';
+import { type PrincipalRow, principalOf } from './principal-reads';
 
 /** A principal request, as the API takes it. */
 export interface PrincipalInput {
@@ -60,9 +51,6 @@ export type ShownPrincipal = Omit<PrincipalSummary, 'expired'> &
     | { username: string; password: string; url: string }
     | { access_key_id: string; secret_access_key: string }
   );
-
-/** A principal's row. */
-export type PrincipalRow = typeof principals.$inferSelect;
 
 const summaryOf = (kind: PrincipalKind, row: PrincipalRow): PrincipalSummary =>
   principalSummary(kind, [
@@ -90,23 +78,6 @@ export function shown(
 const nameTaken = (name: string) =>
   new ApiError('NAME_TAKEN', `a principal named ${name} already exists on this service`, 'name');
 
-/**
- * The service's live principals' names, as a query not yet sent (for the create's reads: a name
- * in use is 409, and so is a service at its cap).
- */
-export function liveNamesQuery(db: Queryable, kind: PrincipalKind, serviceId: string) {
-  return db
-    .select({ name: principals.name })
-    .from(principals)
-    .where(
-      and(
-        eq(principals.kind, kind),
-        isUuid(serviceId) ? eq(principals.resourceId, serviceId.toLowerCase()) : sql`false`,
-        isNull(principals.revokedAt),
-      ),
-    );
-}
-
 /** The cap on the service's live principals, with its refusal, or null without one. */
 function principalCapOf(ctx: RequestContext, kind: PrincipalKind) {
   const cap = credentialsOf(kind).principalCap(ctx.config);
@@ -114,31 +85,6 @@ function principalCapOf(ctx: RequestContext, kind: PrincipalKind) {
   const word = kindOf(kind).word;
   const message = `the ${word} already holds ${cap.max} principals, the most one ${word} may (${cap.variable}); revoke one first`;
   return { max: cap.max, error: { code: 'LIMIT_REACHED' as const, message } };
-}
-
-/** Principal `principalId` of the service, revoked ones included, as a query not yet sent. */
-export function principalQuery(db: Queryable, kind: PrincipalKind, serviceId: string, principalId: string) {
-  return db
-    .select()
-    .from(principals)
-    .where(
-      and(
-        isUuid(principalId) && isUuid(serviceId)
-          ? and(
-              eq(principals.id, principalId.toLowerCase()),
-              eq(principals.resourceId, serviceId.toLowerCase()),
-            )
-          : sql`false`,
-        eq(principals.kind, kind),
-      ),
-    );
-}
-
-/** The principal a {@link principalQuery} found; 404 if it never existed. */
-export function principalOf(rows: PrincipalRow[]): PrincipalRow {
-  const [row] = rows;
-  if (!row) throw new ApiError('NOT_FOUND', 'principal not found');
-  return row;
 }
 
 /** The statement recording a database's network policy (its host rules) after its principals change. */
@@ -155,7 +101,7 @@ export async function sendPolicies(ctx: RequestContext, answer: unknown): Promis
 
 /**
  * Creates a principal on the live `target` of project `projectId` (`named`: the answer of
- * {@link liveNamesQuery}); the answer holds its secret, shown this once.
+ * principal-reads.ts liveNamesQuery); the answer holds its secret, shown this once.
  */
 export async function createPrincipal(
   ctx: RequestContext,
@@ -249,31 +195,7 @@ export async function createPrincipal(
 }
 
 /**
- * The live principals of service `serviceId` of the project `projectId` names, never a secret,
- * as one statement not yet sent (it goes with the caller's lookup); read by {@link principalsOf}.
- */
-export function principalsListingQuery(db: HttpDb, projectId: SQL, kind: PrincipalKind, serviceId: string) {
-  const id = isUuid(serviceId) ? serviceId.toLowerCase() : null;
-  return db.execute<{ found: boolean; list: Parameters<typeof principalSummary>[1][] | null }>(
-    sql`select exists (select 1 from ${sql.raw(kindOf(kind).table)} s where s.id = ${id}::uuid and s.project_id = ${projectId}
-                         and s.deleted_at is null) as found,
-               ${livePrincipalsJson(kind, sql`${id}::uuid`)} as list`,
-  );
-}
-
-/** The listing from the answer of {@link principalsListingQuery}; 404 when the service is not the project's. */
-export function principalsOf(
-  kind: PrincipalKind,
-  answer: { rows: Array<{ found: boolean; list: Parameters<typeof principalSummary>[1][] | null }> },
-): PrincipalSummary[] {
-  const [row] = answer.rows;
-  if (!row?.found) throw new ApiError('NOT_FOUND', `${kind} not found`);
-  const now = Date.now();
-  return (row.list ?? []).map((t) => principalSummary(kind, t, now));
-}
-
-/**
- * Revokes a principal (`rows`: the answer of {@link principalQuery}; `open`: any old secret a
+ * Revokes a principal (`rows`: the answer of principal-reads.ts principalQuery; `open`: any old secret a
  * rotate's grace still keeps): the credentials go at the outside system first (a database role's open sessions end), then the row is marked with the
  * database's network policy in one batch; false when it was revoked already.
  */

@@ -13,6 +13,7 @@ import { buckets, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
+import { storageAccount, storageAdmin } from '../../kinds/bucket/system';
 import { setSecret } from '../../kinds/credential-provisioner';
 import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
@@ -57,7 +58,7 @@ async function showBucket(config: Config, row: BucketRow): Promise<BucketCredent
   return {
     access_key_id: row.accessKeyId,
     secret_access_key: await config.keyring.decrypt(row.secretKeyCiphertext),
-    endpoint: storageEndpointFor(config.STORAGE_ENDPOINT, row.region),
+    endpoint: storageEndpointFor(storageAccount.settings(config).STORAGE_ENDPOINT, row.region),
     bucket: row.physicalName,
     region: row.region,
   };
@@ -240,9 +241,7 @@ export async function rotateBucketKey(
   graceSeconds = 0,
 ): Promise<BucketCredentials> {
   const row = bucketOf(rows);
-  const s3 = ctx.adapters.s3;
-  if (!s3)
-    throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
+  const s3 = storageAdmin(ctx.adapters);
   const graceful = graceSeconds > 0;
   if (graceful && open.length > 0) throw stillRetiring(open);
   const target = { kind: 'bucket' as const, resource: row };

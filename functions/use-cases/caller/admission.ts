@@ -8,7 +8,8 @@
 import type { Queryable } from '../../../db/client';
 import type { Role } from '../../domain/roles';
 import { ApiError } from '../../lib/errors';
-import type { Membership, Principal } from './api-caller';
+import type { RequestContext } from '../../request-context';
+import { type Membership, type Principal, resolveCaller } from './api-caller';
 import { type ApiKeyCapabilities, type Project, projectAccess, requireAccount } from './project-access';
 
 /** What a route needs of its caller. */
@@ -65,8 +66,15 @@ export async function admitCaller(
   return projectAccess(db, principal, ref, { role: need.role, keyMay: need.keys }, membership);
 }
 
-/** A route's caller admission as the request holds it (routes/declared-reads.ts): admits once, on demand. */
-export interface PendingAdmission {
-  /** Reads and admits the caller unless that is done; a refusal throws. */
-  admit(): Promise<void>;
+/**
+ * Admits the caller presenting `token` to a request no route declares its caller for: any valid
+ * credential, or 401 (so a path no route takes reveals nothing before its 404).
+ */
+export async function admitAnyCaller(
+  ctx: Pick<RequestContext, 'http' | 'config'>,
+  token: string | undefined,
+): Promise<Principal> {
+  const { principal } = await resolveCaller(ctx.http, ctx.config, token);
+  if (principal.type === 'anonymous' || principal.type === 'invalid') throw new ApiError('UNAUTHORIZED');
+  return principal;
 }

@@ -1,7 +1,7 @@
 /** The shapes connection services share, and the connection object of the API. */
 import { connectionKey, type Kind, type Level } from '../../domain/levels';
 import { connectionEnvNames, type Engine, type Family, type NamedConnection } from '../../domain/variables';
-import { familyOf } from '../../kinds/registry';
+import { type CredentialKindName, familyOf } from '../../kinds/registry';
 
 export { connectionKey };
 
@@ -50,7 +50,7 @@ export interface ConnectionInfo {
   createdAt: Date;
 }
 
-/** The API's connection object (spec, Connection object). */
+/** The API's connection object (its schema: routes/connection-schemas.ts). */
 export interface ConnectionObject {
   site_id: string;
   site_slug: string;
@@ -130,7 +130,7 @@ export function toConnectionObjects(
 /** A credential cleanup a plan recorded: the credential to drop once the write has committed. */
 export interface CleanupRef {
   id: string;
-  kind: 'database' | 'bucket';
+  kind: CredentialKindName;
   resourceId: string;
   credentialName: string;
 }

@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { BatchQuery, Queryable } from '../../../db/client';
+import { type CredentialKindName, hasCredential } from '../../kinds/registry';
 import { newId } from '../../lib/ids';
 import type { CleanupRef, ConnectionInfo } from './model';
 import type { Prepared } from './prepare';
@@ -48,11 +49,11 @@ export function retiringRemovals(
   db: Queryable,
   removes: readonly ConnectionInfo[],
 ): { queries: BatchQuery[]; cleanups: CleanupRef[] } {
-  const retiring = removes.filter((r) => r.retiringName && (r.kind === 'database' || r.kind === 'bucket'));
+  const retiring = removes.filter((r) => r.retiringName && hasCredential(r.kind));
   if (retiring.length === 0) return { queries: [], cleanups: [] };
   const cleanups = retiring.map((r) => ({
     id: newId(),
-    kind: r.kind as 'database' | 'bucket',
+    kind: r.kind as CredentialKindName,
     resourceId: r.resourceId,
     credentialName: r.retiringName as string,
   }));

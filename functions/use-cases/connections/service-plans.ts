@@ -6,6 +6,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import { sites } from '../../../db/schema';
 import { type DesiredLevel, levelOrDefault } from '../../domain/levels';
+import type { CredentialKindName } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { WriteRead } from './apply';
@@ -24,7 +25,7 @@ export interface ServiceSite {
 }
 
 /** One entry of the desired set: a site and, optionally, a level of the service's kind. */
-export type DesiredSite = { site_id: string } & DesiredLevel<'database' | 'bucket'>;
+export type DesiredSite = { site_id: string } & DesiredLevel<CredentialKindName>;
 
 export const toServiceSite = (o: ConnectionObject): ServiceSite => ({
   site_id: o.site_id,

@@ -1,6 +1,6 @@
 /**
  * What deleting a service does to its connections: the same as disconnecting it from every
- * site (spec, States and transitions): one live patch per site (moved plain names included),
+ * site (test/integration/connections-transitions.test.ts pins it): one live patch per site (moved plain names included),
  * the managed key recomputed or revoked, own credentials queued for deletion. The deletion
  * reads the sites holding the service with its caller (one round trip) and writes the removal
  * with the service's own row in one guarded batch (versioned-write.ts).
@@ -9,13 +9,16 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb } from '../../../db/client';
 import type { Config } from '../../config';
+import type { Kind } from '../../domain/levels';
 import { isUuid } from '../../lib/ids';
+import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
 import { noConnectionLeftGuard } from './live-services';
 import type { ConnectionInfo } from './model';
 import { emptyPlan } from './plan';
 import type { Prepared } from './prepare';
 import { decodeProjectConnections, projectConnectionsStatement } from './queries';
+import { retryOnConcurrentChange } from './retry';
 import {
   type AroundPlan,
   type SiteStates,
@@ -24,8 +27,6 @@ import {
   writeGuardedWith,
 } from './versioned-write';
 import type { Written } from './write';
-
-type ServiceKind = 'database' | 'bucket' | 'auth_app';
 
 /** What a deletion read of the sites holding the service: their states and every connection of theirs. */
 export interface ServiceHolders {
@@ -39,12 +40,7 @@ export interface ServiceHolders {
  * connection of those sites. None when `id` is not a uuid (it names no service). `projectId`
  * is SQL for the project's id. Decode with {@link serviceHoldersFrom}.
  */
-export function serviceHoldersQueries(
-  db: HttpDb,
-  projectId: SQL,
-  kind: ServiceKind,
-  id: string,
-): BatchQuery[] {
+export function serviceHoldersQueries(db: HttpDb, projectId: SQL, kind: Kind, id: string): BatchQuery[] {
   if (!isUuid(id)) return [];
   const resourceId = id.toLowerCase();
   const holding = sql`select m.site_id from connections m
@@ -63,6 +59,32 @@ export function serviceHoldersFrom(answers: readonly unknown[]): ServiceHolders 
     before: connections ? decodeProjectConnections(connections as { rows: unknown[] }) : [],
   };
 }
+
+/** A deletion's read of the service (with the caller's lookup the first time): its row, what else it holds, the sites holding it. */
+export interface ServiceRemovalRead<Row, Extra> {
+  row: Row;
+  extra: Extra;
+  holders: ServiceHolders;
+}
+
+/** A kind's deletion of one service, read with its holders. */
+export type RemoveService<Row, Extra> = (
+  ctx: RequestContext,
+  row: Row,
+  holders: ServiceHolders,
+  extra: Extra,
+) => Promise<void>;
+
+/** Deletes the service `read` names with its kind's `remove`, read again and retried when a concurrent write moved its holders first. */
+export const removeService = <Row, Extra>(
+  ctx: RequestContext,
+  read: () => Promise<ServiceRemovalRead<Row, Extra>>,
+  remove: RemoveService<Row, Extra>,
+): Promise<void> =>
+  retryOnConcurrentChange(ctx.db, async () => {
+    const { row, extra, holders } = await read();
+    await remove(ctx, row, holders, extra);
+  });
 
 /** A plan's preparation when nothing outside needs doing (the service's own row is what changes). */
 function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
@@ -87,7 +109,7 @@ function preparedOf(plan: ReturnType<typeof emptyPlan>): Prepared {
 export async function writeServiceRemoval(
   db: HttpDb,
   config: Config,
-  service: { projectId: string; kind: ServiceKind; id: string; name: string },
+  service: { projectId: string; kind: Kind; id: string; name: string },
   holders: ServiceHolders,
   around: AroundPlan,
   by?: ActivitySource,
@@ -117,7 +139,7 @@ export async function writeServiceRemoval(
 export async function writeServiceRekey(
   db: HttpDb,
   config: Config,
-  service: { projectId: string; kind: ServiceKind; id: string },
+  service: { projectId: string; kind: Kind; id: string },
   holders: ServiceHolders,
   around: AroundPlan,
 ): Promise<{ written: Written; after: unknown[] }> {

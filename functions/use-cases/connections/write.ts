@@ -10,6 +10,7 @@ import type { BatchQuery, Queryable } from '../../../db/client';
 import { connections, credentialCleanups } from '../../../db/schema';
 import type { Config } from '../../config';
 import { MANAGED_KEY_NAME } from '../../domain/variables';
+import type { CredentialKindName } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { activityQuery } from '../activity';
@@ -171,7 +172,7 @@ function removeStatements(db: Queryable, plan: Plan): { queries: BatchQuery[]; c
     .filter((r) => r.credentialMode === 'own' && r.credentialName && hasCredential(r.kind))
     .map((r) => ({
       id: newId(),
-      kind: r.kind as 'database' | 'bucket',
+      kind: r.kind as CredentialKindName,
       resourceId: r.resourceId,
       credentialName: r.credentialName as string,
     }));

@@ -12,6 +12,7 @@
 import { and, eq, gt } from 'drizzle-orm';
 import { type buckets, connections, deliveries } from '../../../db/schema';
 import { storedLevel } from '../../domain/levels';
+import { storageAccount } from '../../kinds/bucket/system';
 import { isCredentialLevel } from '../../kinds/registry';
 import { mapLimit } from '../../lib/map-limit';
 import type { JobContext } from '../../request-context';
@@ -51,7 +52,7 @@ type BucketRow = typeof buckets.$inferSelect;
  */
 export async function checkBucketKeys(ctx: JobContext, bucket: BucketRow): Promise<number> {
   const now = ctx.clock.now().getTime();
-  const s3 = ctx.adapters.s3;
+  const s3 = storageAccount.adapter(ctx.adapters);
   if (!s3) return 0;
   const users = await s3.listKeyUsers(bucket.physicalName);
   const keysByUser = await mapLimit(users, (u) => s3.keysOf(u.userName), 4);

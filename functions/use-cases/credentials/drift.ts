@@ -15,7 +15,7 @@ import type { DbOrTx } from '../../../db/client';
 import { connections, credentialCleanups } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
 import type { HeldCredential } from '../../kinds/database-engine';
-import { engineOf, isEngine } from '../../kinds/registry';
+import { type CredentialKindName, engineOf, isEngine } from '../../kinds/registry';
 import type { JobContext } from '../../request-context';
 import { connectionRepairEvent } from './repair-events';
 
@@ -25,7 +25,7 @@ export const ORPHAN_GRACE_MS = 10 * 60_000;
 /** Of `names`, those a connection, a live principal or a pending cleanup of `kind` still needs (by index). */
 export async function namedAmong(
   db: DbOrTx,
-  kind: 'database' | 'bucket',
+  kind: CredentialKindName,
   names: readonly string[],
 ): Promise<Set<string>> {
   if (names.length === 0) return new Set();

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { BatchQuery, Queryable } from '../../../db/client';
-import { kindOf } from '../../kinds/registry';
+import { type CredentialKindName, kindOf } from '../../kinds/registry';
 import { serviceNameOf } from '../../kinds/service-sql';
 import { activityQuery, SYSTEM_SOURCE } from '../activity';
 
@@ -40,7 +40,7 @@ export function connectionRepairEvent(db: Queryable, connectionId: string, repai
 export interface DroppedCredential {
   /** The login, user or key user's name. */
   name: string;
-  kind: 'database' | 'bucket';
+  kind: CredentialKindName;
   /** The physical name of its database or bucket, when known: the event then belongs to its project. */
   physical?: string;
 }

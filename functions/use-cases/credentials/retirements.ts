@@ -8,7 +8,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, DbOrTx, Queryable } from '../../../db/client';
-import { type CredentialKindName, keepsCredential } from '../../kinds/registry';
+import { type CredentialKindName, credentialsOf, keepsCredential } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import { mapLimit } from '../../lib/map-limit';
@@ -192,7 +192,9 @@ export async function retireDueCredentials(ctx: JobContext): Promise<number> {
   );
   const done = retired.filter((r): r is DueRetirement => r !== null);
   const databases = [
-    ...new Set(done.filter((r) => r.kind === 'database' && r.principal_id).map((r) => r.resource_id)),
+    ...new Set(
+      done.filter((r) => credentialsOf(r.kind).networkPolicy && r.principal_id).map((r) => r.resource_id),
+    ),
   ];
   if (databases.length > 0) {
     const fresh = await recordPolicyDrift(ctx.db, databases);

@@ -10,7 +10,12 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { type CredentialKindName, credentialsOf, targetsFrom } from '../../kinds/registry';
+import {
+  CREDENTIAL_KIND_NAMES,
+  type CredentialKindName,
+  credentialsOf,
+  targetsFrom,
+} from '../../kinds/registry';
 import { serviceNameOf } from '../../kinds/service-sql';
 import { mapLimit } from '../../lib/map-limit';
 import type { JobContext } from '../../request-context';
@@ -124,7 +129,7 @@ async function advanceOne(
 /** The credential targets (database and bucket rows) of `rotations`. */
 async function targetsOf(db: DbOrTx, rotations: readonly OpenRotation[]) {
   const answers = await Promise.all(
-    (['database', 'bucket'] as const).map((kind) => {
+    CREDENTIAL_KIND_NAMES.map((kind) => {
       const ids = [...new Set(rotations.filter((r) => r.kind === kind).map((r) => r.resource_id))];
       return ids.length ? credentialsOf(kind).rowsQuery(db, ids) : [];
     }),

@@ -19,6 +19,7 @@ import { and, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { buckets } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
+import { storageAccount } from '../../kinds/bucket/system';
 import { engineNames, engineOf, isEngine } from '../../kinds/registry';
 import { runItems } from '../background/items';
 import {
@@ -96,7 +97,7 @@ async function checkDatabaseCredentials(ctx: ReconcilerContext, ids: readonly st
 
 /** Checks buckets' keys at IAM, one bucket an item. */
 async function checkBuckets(ctx: ReconcilerContext, ids: readonly string[]): Promise<number> {
-  if (!ctx.adapters.s3) return 0;
+  if (!storageAccount.adapter(ctx.adapters)) return 0;
   const found = await ctx.db
     .select()
     .from(buckets)

@@ -10,7 +10,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { connections, sites } from '../../../db/schema';
 import { type Level, storedLevel } from '../../domain/levels';
-import { hasCredential, isCredentialLevel } from '../../kinds/registry';
+import { CREDENTIAL_KIND_NAMES, hasCredential, isCredentialLevel } from '../../kinds/registry';
 import type { JobContext } from '../../request-context';
 import { notBackingOff, runItems } from '../background/items';
 import { enqueueDeliveries, recordPatches } from '../delivery/deliveries';
@@ -141,7 +141,7 @@ export async function switchSharedConnections(
       and(
         // A literal, so the partial index on shared connections serves every plan.
         sql`${connections.credentialMode} = 'shared'`,
-        inArray(connections.kind, ['database', 'bucket']),
+        inArray(connections.kind, CREDENTIAL_KIND_NAMES),
         scope.projectId ? eq(connections.projectId, scope.projectId) : undefined,
         scope.includeLegacy ? undefined : eq(sites.legacyCredentials, false),
         // A connection whose switch failed lately waits out its backoff; the others go first.

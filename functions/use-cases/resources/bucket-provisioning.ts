@@ -5,8 +5,8 @@
  */
 
 import { usersLimitReached } from '../../kinds/bucket/provisioner';
+import { storageAdmin } from '../../kinds/bucket/system';
 import { atSystem } from '../../kinds/credential-provisioner';
-import { ApiError } from '../../lib/errors';
 import { log } from '../../lib/logger';
 import type { RequestContext } from '../../request-context';
 
@@ -23,9 +23,7 @@ export async function provisionBucket(
   ctx: Pick<RequestContext, 'adapters'>,
   { physicalName, region }: { physicalName: string; region: string },
 ): Promise<ProvisionedBucket> {
-  const s3 = ctx.adapters.s3;
-  if (!s3)
-    throw new ApiError('SERVICE_UNAVAILABLE', 'no storage admin system is configured (IAM_ACCESS_KEY_ID)');
+  const s3 = storageAdmin(ctx.adapters);
   await atSystem(
     'creating a bucket',
     'the storage provider could not create the bucket; nothing was changed, retry later',

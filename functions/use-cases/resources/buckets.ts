@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import type { BucketRow } from '../../../db/rows';
 import { buckets } from '../../../db/schema';
+import { storageAccount } from '../../kinds/bucket/system';
 import { newId, randomLowerAlnum } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { afterCommit } from '../connections/apply';
@@ -36,7 +37,7 @@ export async function createBucket(
   const names = read.existing.map((b) => b.name);
   assertNameFree(input.name, names, names, 'bucket');
   const physicalName = `${input.name.slice(0, 50).replace(/_/g, '-')}-${randomLowerAlnum(8)}`;
-  const region = input.region ?? config.STORAGE_DEFAULT_REGION;
+  const region = input.region ?? storageAccount.settings(config).STORAGE_DEFAULT_REGION;
   // The bucket and its own key exist at the provider before any row; undone on any later failure.
   const made = await provisionBucket(ctx, { physicalName, region });
   const row: BucketRow = {

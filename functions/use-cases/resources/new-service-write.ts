@@ -1,8 +1,8 @@
 /**
- * A new database, bucket or auth app with its initial connection (spec, States and
- * transitions: a new service in a project with exactly one site is connected to it at the
- * default level) in two metadata round trips: the project's only site, its state
- * and its connections are read with the caller ({@link initialSiteQueries}); a database or
+ * A new database, bucket or auth app with its initial connection (a new service in a project
+ * with exactly one site is connected to it at the default level, a row
+ * test/integration/connections-transitions.test.ts pins) in two metadata round trips: the
+ * project's only site, its state and its connections are read with the caller ({@link initialSiteQueries}); a database or
  * bucket and the connection's own credential are made outside; then the service's row, the
  * connection, its managed key and its live patch go in one guarded batch ({@link writeNewService}).
  */

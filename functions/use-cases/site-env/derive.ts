@@ -1,6 +1,6 @@
 /**
  * The injected variables of a site, derived on every read from its connections, their
- * services and credentials; they are never stored (spec, What the service does 5).
+ * services and credentials; they are never stored.
  */
 
 import { type SQL, sql } from 'drizzle-orm';

@@ -1,4 +1,6 @@
 /** Setup helpers shared by scenarios: services and sites made through the HTTP API. */
+
+import type { Kind } from '../../../functions/domain/levels';
 import { type BenchApi, inParallel } from '../api';
 
 /** How many setup requests run at once (the machine has 2 cores; CREATE DATABASE is heavy). */
@@ -61,7 +63,7 @@ export const connectionsPath = (projectId: string, siteId: string): string =>
 
 /** One entry of a PUT .../connections body. */
 export interface DesiredConnection {
-  kind: 'database' | 'bucket' | 'auth_app';
+  kind: Kind;
   resource_id: string;
   level?: string;
 }

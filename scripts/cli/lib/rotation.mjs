@@ -4,6 +4,7 @@
  * `delivering → draining → done`, printed as they come, until the old secret is retired.
  */
 import { dataOf } from './api.mjs';
+import { KINDS } from './kinds.mjs';
 import { formatTime } from './table.mjs';
 
 /**
@@ -77,7 +78,7 @@ export async function rotationsInProgress(api, site) {
   const listed = await dataOf(
     api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', { params: { path: site } }),
   );
-  const rotating = listed.connections.filter((c) => c.kind === 'database' || c.kind === 'bucket');
+  const rotating = listed.connections.filter((c) => KINDS[c.kind].rotates);
   const read = await Promise.all(
     rotating.map(async (c) => ({
       kind: c.kind,

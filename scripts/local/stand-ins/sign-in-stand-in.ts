@@ -3,10 +3,10 @@
  * a machine with no internet: `npm start` runs it when no provider endpoint is configured.
  * Never part of the production path.
  *
- * Google is an OpenID Connect provider here (code flow with PKCE and nonce, RS256 ID tokens, a
- * JWKS, userinfo, discovery: sign-in-oidc.ts); GitHub is its OAuth app flow (code, token, `/user`,
- * `/user/emails`). Both
- * show one page where you pick a test user. Any client id and secret an auth app is given is
+ * Each provider brings its own behaviour (sign-in/provider-stand-in.ts; listed in
+ * sign-in/provider-stand-ins.ts): Google is an OpenID Connect provider here (sign-in/google-stand-in.ts),
+ * GitHub its OAuth app flow (sign-in/github-stand-in.ts). Every one shows the same page where you
+ * pick a test user, and its codes are checked here. Any client id and secret an auth app is given is
  * accepted (the point is to try an app without registering one anywhere), but everything the
  * real providers check in a request is checked: the redirect URI and client id of the code,
  * single use, expiry, and the PKCE verifier.
@@ -17,22 +17,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { idTokenSigner, listenLocal } from './id-token-signer';
-import {
-  authorizeError,
-  clientAuth,
-  discoveryDocument,
-  type GoogleAccess,
-  userinfoClaims,
-} from './sign-in-oidc';
+import type { PendingCode, ProviderStandIn, StandInKit, TestUser } from './sign-in/provider-stand-in';
+import { PROVIDER_STAND_INS } from './sign-in/provider-stand-ins';
+import { authorizeError, clientAuth } from './sign-in-oidc';
 
-/** A person you can sign in as. */
-export interface TestUser {
-  id: string;
-  email: string;
-  name: string;
-  /** Whether the provider vouches for the address (an unverified one shows the linking rules). */
-  verified: boolean;
-}
+export type { TestUser } from './sign-in/provider-stand-in';
 
 /** The people the picker offers. */
 export const TEST_USERS: readonly TestUser[] = [
@@ -41,23 +30,10 @@ export const TEST_USERS: readonly TestUser[] = [
   { id: '100000000000000000003', email: 'unverified@example.com', name: 'Una Verified', verified: false },
 ];
 
-type Provider = 'google' | 'github';
-
-interface PendingCode {
-  provider: Provider;
-  user: TestUser;
-  clientId: string;
-  redirectUri: string;
-  nonce: string | undefined;
-  challenge: string | undefined;
-  scopes: string[];
-  expires: number;
-}
-
 /** A running stand-in. */
 export interface SignInStandIn {
   url: string;
-  /** Worker variables pointing Google and GitHub here. */
+  /** Worker variables pointing every provider here. */
   env: Record<string, string>;
   stop(): Promise<void>;
 }
@@ -88,11 +64,11 @@ function sendHtml(res: ServerResponse, status: number, html: string): void {
 }
 
 /** The page that lists the test users; each button posts the request back with the user. */
-function pickerPage(provider: Provider, params: URLSearchParams, users: readonly TestUser[]): string {
+function pickerPage(provider: ProviderStandIn, params: URLSearchParams, users: readonly TestUser[]): string {
   const hidden = [...params.entries()]
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('');
-  const title = provider === 'google' ? 'Google' : 'GitHub';
+  const { title, name } = provider;
   const buttons = users
     .map(
       (u) =>
@@ -105,8 +81,8 @@ function pickerPage(provider: Provider, params: URLSearchParams, users: readonly
 ul{list-style:none;padding:0}li{margin:.5rem 0}button{font:inherit;width:100%;padding:.75rem;text-align:left;cursor:pointer}</style></head>
 <body><h1>Sign in with ${title}</h1>
 <p>This is Tether's local stand-in for ${title}: no real account is used. Pick a test user.</p>
-<form method="post" action="/${provider}/authorize">${hidden}<ul>${buttons}</ul></form>
-<form method="post" action="/${provider}/authorize">${hidden}<input type="hidden" name="user" value="deny">
+<form method="post" action="/${name}/authorize">${hidden}<ul>${buttons}</ul></form>
+<form method="post" action="/${name}/authorize">${hidden}<input type="hidden" name="user" value="deny">
 <button type="submit">Cancel (the app gets access_denied)</button></form></body></html>`;
 }
 
@@ -130,8 +106,6 @@ export async function startSignInStandIn(
   const users = opts.users ?? TEST_USERS;
   const signer = await idTokenSigner('local-', 'JWT');
   const codes = new Map<string, PendingCode>();
-  const githubTokens = new Map<string, TestUser>();
-  const googleTokens = new Map<string, GoogleAccess>();
   let origin = '';
 
   /** The authorization request's own errors, as the providers show them: a page, no redirect. */
@@ -144,7 +118,12 @@ export async function startSignInStandIn(
     return undefined;
   };
 
-  const authorize = async (provider: Provider, req: IncomingMessage, res: ServerResponse, url: URL) => {
+  const authorize = async (
+    provider: ProviderStandIn,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+  ) => {
     const params = req.method === 'POST' ? await readForm(req) : url.searchParams;
     const problem = checkAuthorize(params);
     if (problem)
@@ -152,7 +131,7 @@ export async function startSignInStandIn(
     const back = new URL(params.get('redirect_uri') ?? '');
     const state = params.get('state');
     if (state !== null) back.searchParams.set('state', state);
-    const refused = authorizeError(params, provider === 'google');
+    const refused = authorizeError(params, provider.openIdConnect);
     if (refused) {
       back.searchParams.set('error', refused);
       return void res.writeHead(303, { location: back.toString() }).end();
@@ -165,7 +144,7 @@ export async function startSignInStandIn(
     } else {
       const code = randomBytes(24).toString('base64url');
       codes.set(code, {
-        provider,
+        provider: provider.name,
         user,
         clientId: params.get('client_id') ?? '',
         redirectUri: params.get('redirect_uri') ?? '',
@@ -181,7 +160,7 @@ export async function startSignInStandIn(
   };
 
   /** Redeems a code once; the error the real token endpoints give otherwise. */
-  const redeem = (provider: Provider, req: IncomingMessage, form: URLSearchParams): PendingCode | string => {
+  const redeem = (provider: string, req: IncomingMessage, form: URLSearchParams): PendingCode | string => {
     const client = clientAuth(req.headers.authorization, form);
     if ('error' in client) return client.error;
     const code = form.get('code') ?? '';
@@ -196,78 +175,24 @@ export async function startSignInStandIn(
     return pending;
   };
 
+  const providers = PROVIDER_STAND_INS.map((provider) => {
+    const kit: StandInKit = {
+      origin: () => origin,
+      redeem: (req, form) => redeem(provider.name, req, form),
+      signer,
+      readForm,
+      sendJson,
+    };
+    return { provider, endpoints: provider.endpoints(kit) };
+  });
+
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
       const path = url.pathname;
-      if (path === '/google/authorize' || path === '/github/authorize') {
-        return await authorize(path.startsWith('/google') ? 'google' : 'github', req, res, url);
-      }
-      if (req.method === 'GET' && path === '/google/.well-known/openid-configuration') {
-        return sendJson(res, 200, discoveryDocument(`${origin}/google`));
-      }
-      if (path === '/google/userinfo' && (req.method === 'GET' || req.method === 'POST')) {
-        const access = googleTokens.get((req.headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
-        if (!access || access.expires < Date.now()) {
-          res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' });
-          return void res.end();
-        }
-        return sendJson(res, 200, userinfoClaims(access.user, access.scopes));
-      }
-      if (req.method === 'GET' && path === '/google/certs') return sendJson(res, 200, { keys: [signer.jwk] });
-      if (req.method === 'POST' && path === '/google/token') {
-        const form = await readForm(req);
-        if (form.get('grant_type') !== 'authorization_code') {
-          return sendJson(res, 400, { error: 'unsupported_grant_type' });
-        }
-        const pending = redeem('google', req, form);
-        if (typeof pending === 'string')
-          return sendJson(res, pending === 'invalid_client' ? 401 : 400, { error: pending });
-        const { user } = pending;
-        const idToken = await signer.sign({
-          issuer: `${origin}/google`,
-          audience: pending.clientId,
-          subject: user.id,
-          lifetimeSeconds: 3600,
-          nonce: pending.nonce,
-          claims: { email: user.email, email_verified: user.verified, name: user.name },
-        });
-        const accessToken = `local-${randomBytes(16).toString('hex')}`;
-        googleTokens.set(accessToken, { user, scopes: pending.scopes, expires: Date.now() + 3600_000 });
-        return sendJson(res, 200, {
-          access_token: accessToken,
-          id_token: idToken,
-          scope: pending.scopes.join(' '),
-          token_type: 'Bearer',
-          expires_in: 3600,
-        });
-      }
-      if (req.method === 'POST' && path === '/github/token') {
-        const pending = redeem('github', req, await readForm(req));
-        // GitHub answers a bad code with 200 and an error member.
-        if (typeof pending === 'string') return sendJson(res, 200, { error: 'bad_verification_code' });
-        const token = `gho_local${randomBytes(16).toString('hex')}`;
-        githubTokens.set(token, pending.user);
-        return sendJson(res, 200, {
-          access_token: token,
-          token_type: 'bearer',
-          scope: 'read:user,user:email',
-        });
-      }
-      if (req.method === 'GET' && (path === '/github/api/user' || path === '/github/api/user/emails')) {
-        const user = githubTokens.get((req.headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
-        if (!user) return sendJson(res, 401, { message: 'Bad credentials' });
-        if (path.endsWith('/emails')) {
-          return sendJson(res, 200, [
-            { email: user.email, primary: true, verified: user.verified, visibility: null },
-          ]);
-        }
-        return sendJson(res, 200, {
-          id: Number(user.id.slice(-6)),
-          login: user.email.split('@')[0],
-          name: user.name,
-          email: user.verified ? user.email : null,
-        });
+      for (const { provider, endpoints } of providers) {
+        if (path === `/${provider.name}/authorize`) return await authorize(provider, req, res, url);
+        if (await endpoints(path, req, res)) return;
       }
       sendJson(res, 404, { error: 'not_found' });
     })().catch((err: unknown) => sendJson(res, 500, { error: String(err) }));
@@ -276,15 +201,7 @@ export async function startSignInStandIn(
   origin = listening.origin;
   return {
     url: origin,
-    env: {
-      GOOGLE_AUTHORIZE_URL: `${origin}/google/authorize`,
-      GOOGLE_TOKEN_URL: `${origin}/google/token`,
-      GOOGLE_JWKS_URL: `${origin}/google/certs`,
-      GOOGLE_ISSUERS: `${origin}/google`,
-      GITHUB_AUTHORIZE_URL: `${origin}/github/authorize`,
-      GITHUB_TOKEN_URL: `${origin}/github/token`,
-      GITHUB_API_URL: `${origin}/github/api`,
-    },
+    env: Object.assign({}, ...PROVIDER_STAND_INS.map((p) => p.env(origin))),
     stop: listening.stop,
   };
 }

@@ -11,7 +11,8 @@ import { StandardOAuthError } from '../../../lib/standard-oauth-error';
 import type { RequestContext } from '../../../request-context';
 import { checkedCode, countExchange } from '../exchange';
 import { countSessionRequest } from '../rate-limit';
-import { rotateRefreshToken, type SessionBody, sessionFromCode } from '../sessions';
+import { rotateRefreshToken } from '../refresh-tokens';
+import { type SessionBody, sessionFromCode } from '../sessions';
 import { signIdToken } from './id-tokens';
 
 /** The parameters of a token request (form-encoded or JSON), each as sent. */
