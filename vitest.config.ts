@@ -1,5 +1,19 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { CRON_FILES } from './test/cron-files';
+import { IN_PROCESS_FILES } from './test/in-process-files';
+
+/** TETHER_IN_PROCESS=0 runs every integration file on the workerd stack (to compare the two worlds). */
+const inProcessFiles = process.env.TETHER_IN_PROCESS === '0' ? [] : IN_PROCESS_FILES;
+
+/** The Worker's Durable Object classes import their base class from workerd's module; Node gets a stand-in. */
+const nodeWorkers = {
+  alias: {
+    'cloudflare:workers': fileURLToPath(
+      new URL('./test/node-workers/cloudflare-workers.ts', import.meta.url),
+    ),
+  },
+};
 
 const integration = {
   environment: 'node' as const,
@@ -11,20 +25,28 @@ const integration = {
 };
 
 /**
- * Three projects: `unit` (plain Node, no services); `integration` (HTTP tests against one
- * shared local stack started by test/global-setup.ts; the machine has two cores, so at most
- * two test files run at once); and `integration-cron`, the files that fire the minute cron
- * (test/cron-files.ts), one at a time on a stack of their own once the others are done.
+ * Four projects: `unit` (plain Node, no services; the Durable Object runner of test/node-workers/
+ * too); `in-process` (route and rule tests beside their code, `functions/**\/*.test.ts`, and the
+ * integration files of test/in-process-files.ts: HTTP against the Worker's own handlers served
+ * from Node by test/in-process-setup.ts, on the real PostgreSQL, proxy and stand-ins, with the
+ * real Durable Object classes on SQLite in Node and a delivering queue; no workerd, no Chromium);
+ * `integration` (the rest: HTTP tests against one shared local stack with the Worker under
+ * workerd, started by test/global-setup.ts, and the e2e files with Chromium); and
+ * `integration-cron`, the files that fire the minute cron (test/cron-files.ts), one at a time on
+ * a stack of their own once the others are done. The machine has two cores, so at most two test
+ * files run at once.
  */
 export default defineConfig({
   test: {
     maxWorkers: 2,
     projects: [
       {
+        resolve: nodeWorkers,
         test: {
           name: 'unit',
           include: [
             'test/unit/**/*.test.ts',
+            'test/node-workers/**/*.test.ts',
             'packages/receiver/test/receiver.test.ts',
             'packages/auth-client/test/client.test.ts',
             'packages/auth-client/test/expo.test.ts',
@@ -43,7 +65,25 @@ export default defineConfig({
             'packages/receiver/test/stack.test.ts',
             'packages/auth-client/test/stack.test.ts',
           ],
-          exclude: CRON_FILES,
+          exclude: [...CRON_FILES, ...inProcessFiles],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // The Worker's Durable Object classes import their base class from workerd's module.
+        resolve: {
+          alias: {
+            'cloudflare:workers': fileURLToPath(
+              new URL('./test/node-workers/cloudflare-workers.ts', import.meta.url),
+            ),
+          },
+        },
+        test: {
+          ...integration,
+          name: 'in-process',
+          include: ['functions/**/*.test.ts', ...inProcessFiles],
+          globalSetup: ['test/in-process-setup.ts'],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },

@@ -14,6 +14,10 @@ import { chromiumExecutable } from './helpers/browser';
 declare module 'vitest' {
   /** Values the global setup hands to test files (`inject('baseUrl')`). */
   export interface ProvidedContext {
+    /** Where the shared Worker runs: under workerd (this setup) or in Node (test/in-process-setup.ts). */
+    world: 'workerd' | 'node';
+    /** wrangler.toml's Durable Object bindings, binding name to class name: the node world's, for its extra Workers. */
+    objectBindings?: Record<string, string>;
     /** The shared Worker, e.g. `http://127.0.0.1:41234` (also `{auth_url}`). */
     baseUrl: string;
     authUrl: string;
@@ -74,6 +78,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ]);
   if (workerLogFile) console.log(`[tether] shared Worker at ${stack.baseUrl}, console in ${workerLogFile}`);
 
+  project.provide('world', 'workerd');
   project.provide('baseUrl', stack.baseUrl);
   project.provide('authUrl', stack.authUrl);
   project.provide('operatorToken', stack.operatorToken);

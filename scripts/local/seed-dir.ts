@@ -9,7 +9,7 @@ import { prepareClusterAdmin } from './cluster-admin';
 import { METADATA_DATABASE, migrateMetadata } from './migrate';
 import { startPostgres } from './postgres';
 import { type Seeded, seedTenants } from './seed-data';
-import { loadSecrets } from './stack';
+import { loadSecrets } from './services';
 import { USERS_PER_ACCOUNT } from './stand-ins/iam-actions';
 
 interface StandInUser {

@@ -1,5 +1,5 @@
 /**
- * The Worker in this Node process: its `fetch` served on a free local port and its `scheduled`
+ * The Worker in this Node process (test/node-workers/serve-worker.ts): its `fetch` served on a free local port and its `scheduled`
  * run on demand, with the shared stack's environment and real metadata database. For route
  * tests that need no workerd, and for tests that register a variant of their own (a database
  * engine) in the registry the Worker reads: the registry is this process's, so what a test
@@ -10,15 +10,11 @@
  * on or to check. A queue batch waits for every delivery unless a test hands in `queueTimer`
  * (what ends a delivery's time in its batch); work past it runs on (`settled` waits for it).
  */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { neonConfig } from '@neondatabase/serverless';
 import { inject } from 'vitest';
-import ws from 'ws';
-import type { Bindings } from '../../functions/config';
 import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
 import type { Clock } from '../../functions/request-context';
-import { buildWorker } from '../../functions/worker';
+import { keepingQueue, messageBatch } from '../node-workers/queues';
+import { serveWorker } from '../node-workers/serve-worker';
 
 /** A running in-process app. */
 export interface InProcessApp {
@@ -66,80 +62,30 @@ export async function startInProcessApp(
   clock?: Clock,
   queueTimer?: () => Promise<void>,
 ): Promise<InProcessApp> {
-  // A batch waits for every delivery unless a test hands in the timer that ends its budget (queues/consumer.ts).
-  const worker = buildWorker(
-    queueTimer ? { clock, queueBudgetMs: 1, queueTimer } : { clock, queueBudgetMs: Number.POSITIVE_INFINITY },
-  );
-  // Node has no WebSocket of its own before 22; the driver's pool reaches the proxy through ws.
-  neonConfig.webSocketConstructor = ws;
-  const sent: ProvisioningMessage[] = [];
-  const delays: Array<number | undefined> = [];
-  const queue = {
-    async send(message: ProvisioningMessage, options?: { delaySeconds?: number }) {
-      sent.push(message);
-      delays.push(options?.delaySeconds);
+  const { queue, sent, delays } = keepingQueue();
+  const served = await serveWorker({
+    vars: { ...inject('workerEnv'), ...overrides },
+    objects: {
+      ONE_TIME_CODES: objects?.ONE_TIME_CODES ?? absentObjects,
+      RATE_COUNTERS: objects?.RATE_COUNTERS ?? absentObjects,
     },
-    async sendBatch(messages: Iterable<{ body: ProvisioningMessage; delaySeconds?: number }>) {
-      for (const m of messages) {
-        sent.push(m.body);
-        delays.push(m.delaySeconds);
-      }
-    },
-  };
-  const env = {
-    ...inject('workerEnv'),
-    ...overrides,
-    ONE_TIME_CODES: objects?.ONE_TIME_CODES ?? absentObjects,
-    RATE_COUNTERS: objects?.RATE_COUNTERS ?? absentObjects,
-    PROVISIONING: queue,
-  } as unknown as Bindings;
-  const waiting: Promise<unknown>[] = [];
-  const ctx = {
-    waitUntil: (p: Promise<unknown>) => void waiting.push(p.catch(() => undefined)),
-    passThroughOnException: () => undefined,
-    props: {},
-  } as unknown as ExecutionContext;
-  const server = serve({ fetch: (req) => worker.fetch(req, env, ctx), hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const { port } = server.address() as AddressInfo;
+    queue,
+    // A batch waits for every delivery unless a test hands in the timer that ends its budget (queues/consumer.ts).
+    worker: queueTimer
+      ? { clock, queueBudgetMs: 1, queueTimer }
+      : { clock, queueBudgetMs: Number.POSITIVE_INFINITY },
+  });
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: served.baseUrl,
     sent,
     delays,
-    runScheduled: () => worker.scheduled({} as ScheduledController, env),
+    runScheduled: served.runScheduled,
     async runQueue(bodies, attempts = 1) {
-      const outcomes: QueueOutcome[] = bodies.map(() => ({ acked: false, delaySeconds: undefined }));
-      const messages = bodies.map((body, i) => ({
-        id: `m${i}`,
-        timestamp: new Date(),
-        attempts,
-        body,
-        ack: () => {
-          outcomes[i] = { acked: true };
-        },
-        retry: (options?: { delaySeconds?: number }) => {
-          outcomes[i] = { acked: false, delaySeconds: options?.delaySeconds };
-        },
-      }));
-      const batch = {
-        queue: 'provisioning',
-        messages,
-        ackAll: () => {
-          for (const m of messages) m.ack();
-        },
-        retryAll: () => {
-          for (const m of messages) m.retry();
-        },
-      } as unknown as MessageBatch<ProvisioningMessage>;
-      await worker.queue(batch, env, ctx);
-      return outcomes;
+      const { batch, outcomes } = messageBatch('provisioning', bodies, attempts);
+      await served.runQueue(batch);
+      return outcomes.map((o) => (o.acked ? o : { acked: false, delaySeconds: o.delaySeconds }));
     },
-    async settled() {
-      await Promise.all(waiting);
-    },
-    async stop() {
-      await Promise.all(waiting);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    settled: served.settled,
+    stop: served.stop,
   };
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { freePort } from '../../scripts/local/net';
 import { type LocalWorker, startWorker } from '../../scripts/local/worker';
+import type { ServedWorker } from '../node-workers/serve-worker';
 
 /** A Worker started by a test; `stop()` also removes its Durable Object storage. */
 export interface ExtraWorker extends LocalWorker {
@@ -26,15 +27,23 @@ export interface ExtraWorker extends LocalWorker {
 }
 
 /**
- * Starts another Worker (a second Miniflare) on a free port with the shared Worker's
- * variables, its own PUBLIC_BASE_URL/PUBLIC_AUTH_URL, and `env` on top (bindings from
+ * Starts another Worker on a free port with the shared Worker's variables, its own
+ * PUBLIC_BASE_URL/PUBLIC_AUTH_URL, and `env` on top: a second Miniflare (bindings from
  * `opts.configPath`, wrangler.toml by default; the Worker `opts.entry`, functions/index.ts by
- * default). Stop it in `afterAll`.
+ * default), or in the in-process project (`inject('world')` is `node`) the Worker's handlers in
+ * this process. Stop it in `afterAll`.
  */
 export async function startExtraWorker(
   env: Record<string, string> = {},
   opts: { configPath?: string; entry?: string } = {},
 ): Promise<ExtraWorker> {
+  if (inject('world') === 'node') {
+    if (opts.configPath || opts.entry)
+      throw new Error('another entry or config needs workerd: keep the file out of test/in-process-files.ts');
+    // Imported here only: the Worker's modules load in Node only where the in-process project aliases `cloudflare:workers`.
+    const { startNodeWorker } = await import('../node-workers/extra-worker');
+    return nodeExtraWorker(await startNodeWorker(env));
+  }
   const persistDir = await mkdtemp(join(tmpdir(), 'tether-extra-worker-'));
   for (let attempt = 1; ; attempt++) {
     try {
@@ -47,6 +56,31 @@ export async function startExtraWorker(
       throw err;
     }
   }
+}
+
+/** What workerd alone offers, asked of a Worker run in Node. */
+function needsWorkerd(what: string): never {
+  throw new Error(`${what} needs workerd: keep the file out of test/in-process-files.ts`);
+}
+
+/** An in-process Worker as an {@link ExtraWorker}. */
+function nodeExtraWorker(worker: ServedWorker): ExtraWorker {
+  const extra: Omit<ExtraWorker, 'mf' | 'persistDir'> = {
+    url: worker.baseUrl,
+    baseUrl: worker.baseUrl,
+    logFile: undefined,
+    async runScheduled() {
+      await worker.runScheduled();
+      return { outcome: 'ok', noRetry: false };
+    },
+    stop: () => worker.stop(),
+    restart: () => needsWorkerd('a restart from stored Durable Objects'),
+  };
+  // Not enumerable, so a copy of the Worker (`{ ...worker }`) leaves them out rather than failing.
+  return Object.defineProperties(extra, {
+    mf: { get: () => needsWorkerd('Miniflare'), enumerable: false },
+    persistDir: { get: () => needsWorkerd('a persisted Durable Object folder'), enumerable: false },
+  }) as ExtraWorker;
 }
 
 async function startOn(

@@ -1,0 +1,106 @@
+/**
+ * Global setup of the `in-process` project: the services of the shared stack (embedded
+ * PostgreSQL, the WebSocket proxy, the stand-ins: scripts/local/services.ts) and the Worker's
+ * own handlers served from this Node process (test/node-workers/), with its Durable Object
+ * classes on SQLite here and a provisioning queue that delivers to its queue handler. No workerd,
+ * no Chromium. Test files get the same values as test/global-setup.ts gives (`inject()`), so a
+ * file runs in either world unchanged; `inject('world')` tells which.
+ */
+import { createWriteStream } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { format } from 'node:util';
+import type { TestProject } from 'vitest/node';
+import { freePort } from '../scripts/local/net';
+import { startLocalServices } from '../scripts/local/services';
+import { withoutNewSignalHandlers } from '../scripts/local/signals';
+import { loadWorkerBundle } from './node-workers/bundle';
+import { nodeDurableObjects } from './node-workers/durable-objects';
+import { deliveringQueue } from './node-workers/queues';
+import { serveWorker } from './node-workers/serve-worker';
+
+/** wrangler.toml's Durable Object bindings, binding name to class name, as wrangler reads them. */
+async function objectBindings(): Promise<Record<string, string>> {
+  // wrangler hooks SIGINT/SIGTERM on import (to exit 0 at once); keep the process's own handling.
+  const wrangler = await withoutNewSignalHandlers(() => import('wrangler'));
+  const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions('wrangler.toml');
+  return Object.fromEntries(
+    Object.entries(workerOptions.durableObjects ?? {}).map(([binding, target]) => [
+      binding,
+      typeof target === 'string' ? target : (target as { className: string }).className,
+    ]),
+  );
+}
+
+/** Sends this process's console (the Worker's log lines) to `file`; answers how to put it back. */
+function consoleTo(file: string): () => void {
+  const out = createWriteStream(file, { flags: 'a' });
+  const saved = { log: console.log, info: console.info, warn: console.warn, error: console.error };
+  const write = (...args: unknown[]) => void out.write(`${format(...args)}\n`);
+  Object.assign(console, { log: write, info: write, warn: write, error: write });
+  return () => {
+    Object.assign(console, saved);
+    out.end();
+  };
+}
+
+/** Starts the services and the Worker. TETHER_TEST_LOGS=1 shows its console inline; TETHER_KEEP_DATA=1 keeps the data folder. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tether-test-'));
+  // mkdtemp makes the folder 0700; as root, postgres runs as another user and must enter it.
+  await chmod(dataDir, 0o755);
+  const logDir = join(tmpdir(), 'tether-test-logs');
+  await mkdir(logDir, { recursive: true });
+  const logFile =
+    process.env.TETHER_TEST_LOGS === '1'
+      ? undefined
+      : join(logDir, `node-worker-${Date.now()}-${process.pid}.log`);
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const services = await startLocalServices({
+    baseUrl,
+    dataDir,
+    // No test resolves a name outside the machine: webhook hosts are resolved by a port that refuses.
+    env: { DNS_RESOLVER_URL: 'http://127.0.0.1:9/dns-query' },
+  });
+  const bundle = await loadWorkerBundle();
+  const bindings = await objectBindings();
+  const objects = nodeDurableObjects(bindings, bundle.classes);
+  let consume: (batch: MessageBatch<never>) => Promise<void> = async () => undefined;
+  const provisioning = deliveringQueue((batch) => consume(batch as MessageBatch<never>));
+  const restoreConsole = logFile ? consoleTo(logFile) : () => undefined;
+  const worker = await serveWorker({
+    buildWorker: bundle.buildWorker,
+    vars: services.env,
+    objects,
+    queue: provisioning.queue,
+    port,
+  });
+  consume = worker.runQueue;
+  if (logFile) process.stdout.write(`[tether] in-process Worker at ${baseUrl}, console in ${logFile}\n`);
+
+  project.provide('world', 'node');
+  project.provide('objectBindings', bindings);
+  project.provide('baseUrl', baseUrl);
+  project.provide('authUrl', baseUrl);
+  project.provide('operatorToken', services.operatorToken);
+  project.provide('adminUrl', services.adminUrl);
+  project.provide('metadataUrl', services.metadataUrl);
+  project.provide('pgPort', services.pgPort);
+  project.provide('wsProxyUrl', services.wsProxyUrl);
+  project.provide('workerEnv', services.env);
+  project.provide('dataDir', dataDir);
+  project.provide('logDir', logDir);
+
+  return async () => {
+    await provisioning.stop();
+    await worker.stop();
+    for (const namespace of Object.values(objects)) namespace.stop();
+    await services.stop();
+    await bundle.remove();
+    restoreConsole();
+    if (process.env.TETHER_KEEP_DATA !== '1') await rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,20 @@
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { CRON_FILES } from '../cron-files';
+import { IN_PROCESS_FILES } from '../in-process-files';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What only the workerd world offers a test file: Miniflare's objects, restarts from stored objects, WebSockets, Chromium. */
+const WORKERD_ONLY = /\bobjectOf\(|\.mf\b|\.restart\(|startDurableObjects\(|chromium|new WebSocket\(/i;
+
+it('the in-process files exist, are no cron files and use nothing only workerd offers', async () => {
+  expect(new Set(IN_PROCESS_FILES).size).toBe(IN_PROCESS_FILES.length);
+  for (const file of IN_PROCESS_FILES) {
+    await access(join(ROOT, file));
+    expect(CRON_FILES, file).not.toContain(file);
+    expect(await readFile(join(ROOT, file), 'utf8'), file).not.toMatch(WORKERD_ONLY);
+  }
+});
