@@ -6,7 +6,7 @@
 
 import type { DeviceDecision, DevicePeek, DevicePoll } from '../objects/device-grants';
 import type { RateCheck, RateDecision } from '../objects/fixed-window';
-import type { OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes-object';
+import type { LeaseTerms, OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes-object';
 
 /** A device authorization to start (RFC 8628): hashes of its two codes, the asking machine's name. */
 export interface DeviceGrantStart {
@@ -44,12 +44,30 @@ export interface CodeScope {
     hash: string | null,
     presentedChecks?: RateCheck[],
   ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }>;
-  /** Blocks redemption of `subject`'s records, for `ttlMs` or until unblocked. */
-  block(subject: string, reason: string, ttlMs: number | null): Promise<void>;
+  /**
+   * Blocks redemption of `subject`'s records, for `ttlMs` or until unblocked. This and the two
+   * below answer the regions an app's home object has leased to, which the change must reach.
+   */
+  block(subject: string, reason: string, ttlMs: number | null): Promise<string[]>;
   /** Lifts a block. */
-  unblock(subject: string): Promise<void>;
+  unblock(subject: string): Promise<string[]>;
   /** Lifts `subject`'s block `from` for new records; older ones stay refused as `reason`. */
-  liftForNewRecords(subject: string, from: string, reason: string, ttlMs: number): Promise<void>;
+  liftForNewRecords(subject: string, from: string, reason: string, ttlMs: number): Promise<string[]>;
+  /** In a region: stores a code, registered with the app's home (`terms`) and its lease topped up first. */
+  issueNear(
+    hash: string,
+    value: string,
+    ttlMs: number,
+    subject: string | null,
+    terms: LeaseTerms,
+  ): Promise<void>;
+  /** In a region: counts `checks` and redeems a live code on a unit of the app's window leased from its home. */
+  redeemNear(
+    checks: RateCheck[],
+    windowMs: number,
+    hash: string | null,
+    terms: LeaseTerms,
+  ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }>;
   /** Refuses a sign-in presenting anything burnt under `burns`; else counts `checks` and, when allowed, burns them. */
   admitSignIn(
     burns: string[],
@@ -80,8 +98,11 @@ export interface CodeScope {
 
 /** Where one-time codes and sign-in state are kept. */
 export interface CodeStore {
-  /** The scope named `name` (for example `codes:<app slug>`). */
-  scope(name: string): CodeScope;
+  /**
+   * The scope named `name` (for example `codes:<app slug>`); `near` is the Durable Object
+   * location hint the object is created with when it does not exist yet.
+   */
+  scope(name: string, near?: DurableObjectLocationHint): CodeScope;
 }
 
 /**
@@ -95,8 +116,9 @@ export class DurableObjectCodeStore implements CodeStore {
     private readonly now: () => number = () => Date.now(),
   ) {}
 
-  scope(name: string): CodeScope {
-    const stub = this.namespace.get(this.namespace.idFromName(name));
+  scope(name: string, near?: DurableObjectLocationHint): CodeScope {
+    const id = this.namespace.idFromName(name);
+    const stub = near ? this.namespace.get(id, { locationHint: near }) : this.namespace.get(id);
     const now = this.now;
     return {
       issue: (hash, value, ttlMs, subject) => stub.issue(hash, value, ttlMs, subject, now()),
@@ -106,11 +128,12 @@ export class DurableObjectCodeStore implements CodeStore {
       countAndRedeem: (checks, windowMs, hash, presentedChecks) =>
         stub.countAndRedeem(checks, windowMs, hash, presentedChecks ?? [], now()),
       block: (subject, reason, ttlMs) => stub.block(subject, reason, ttlMs, now()),
-      unblock: async (subject) => {
-        await stub.unblock(subject);
-      },
+      unblock: (subject) => stub.unblock(subject),
       liftForNewRecords: (subject, from, reason, ttlMs) =>
         stub.liftForNewRecords(subject, from, reason, ttlMs, now()),
+      issueNear: (hash, value, ttlMs, subject, terms) =>
+        stub.issueNear(hash, value, ttlMs, subject, terms, now()),
+      redeemNear: (checks, windowMs, hash, terms) => stub.redeemNear(checks, windowMs, hash, terms, now()),
       admitSignIn: (burns, keepUntil, checks, windowMs) =>
         stub.admitSignIn(burns, keepUntil, checks, windowMs, now()),
       startDeviceGrant: (grant, checks, windowMs) => stub.startDeviceGrant(grant, checks, windowMs, now()),

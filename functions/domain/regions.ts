@@ -43,3 +43,33 @@ export function regionOf(place: RequestPlace | undefined, fallback: Region = 'en
       return fallback;
   }
 }
+
+/**
+ * The first character of a one-time code minted in each region, so the exchange knows which
+ * object holds the code before it asks any. Every other character of a code is random.
+ */
+const REGION_MARKS: Record<Region, string> = {
+  wnam: 'W',
+  enam: 'E',
+  sam: 'S',
+  weur: 'U',
+  eeur: 'R',
+  apac: 'A',
+  oc: 'O',
+  afr: 'F',
+  me: 'M',
+};
+
+const MARKED_REGIONS = new Map(
+  Object.entries(REGION_MARKS).map(([region, mark]) => [mark, region as Region]),
+);
+
+/** `secret` (random) marked as minted in `region`: its first character replaced by the region's mark. */
+export const markedFor = (region: Region, secret: string): string => REGION_MARKS[region] + secret.slice(1);
+
+/** The region a code was minted in, from its mark; null for a code no region minted. */
+export const regionOfCode = (code: string): Region | null => MARKED_REGIONS.get(code.charAt(0)) ?? null;
+
+/** Whether `name` is a location hint (a region a home object names). */
+export const isRegion = (name: string): name is Region =>
+  (LOCATION_HINTS as readonly string[]).includes(name);

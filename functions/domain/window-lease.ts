@@ -9,6 +9,9 @@
  * state and call these in one synchronous step each.
  */
 
+/** The units a region asks the home for at a time (fewer are granted as the window fills). */
+export const LEASE_BLOCK = 30;
+
 /** The home ledger's count of one fixed window: what it has granted so far and when it ends. */
 export interface LedgerWindow {
   resetsAt: number;

@@ -9,6 +9,15 @@
 import { DurableObject } from 'cloudflare:workers';
 import { AlarmClock } from './alarm-clock';
 import {
+  createLeaseTables,
+  grantLease,
+  type LeaseAnswer,
+  LeaseKeeper,
+  type LeaseTerms,
+  leasedRegions,
+  spendLeaseUnit,
+} from './code-leases';
+import {
   createDeviceGrants,
   DEVICE_GRANT_COLUMNS,
   type DeviceDecision,
@@ -21,51 +30,49 @@ import {
   sweepDeviceGrants,
 } from './device-grants';
 import { countHit, createCounters, type RateCheck, type RateDecision, sweepCounters } from './fixed-window';
+import {
+  addColumn,
+  anyBurnt,
+  BURNT,
+  createRecordTables,
+  fullUntil,
+  isLive,
+  liftBlockForNew,
+  liveRecords,
+  type Redeemed,
+  redeemRecord,
+  setBlock,
+  storeRecord,
+  sweepRecords,
+} from './single-use-records';
 
-/** What redeeming a live record gives: its value and the block on its subject, if any. */
-export interface Redeemed {
-  value: string;
-  /** The reason given to {@link OneTimeCodes.block} for the record's subject (or for every subject). */
-  block: string | null;
+export type { Redeemed } from './single-use-records';
+
+/** What the objects reach: the namespace of the app's home objects. */
+interface CodesEnv {
+  ONE_TIME_CODES: DurableObjectNamespace<OneTimeCodes>;
 }
 
-/** The value of the record of something a sign-in used up (an ID token, an issued nonce). */
-const BURNT = 'burnt';
+export type { LeaseTerms } from './code-leases';
 
 /** What admitting a sign-in found: something it presented was used before, or the app's window's answer. */
 export type SignInAdmission = { reused: true } | { reused: false; decision: RateDecision };
 
-/** The subject that stands for every record of the object. */
-export const EVERY_SUBJECT = '*';
-
-/** Adds a column to a table made by an earlier layout; a no-op once it is there. */
-function addColumn(sql: SqlStorage, table: string, column: string): void {
-  try {
-    sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column}`);
-  } catch (err) {
-    if (!/duplicate column/i.test(String(err))) throw err;
-  }
-}
-
-export class OneTimeCodes extends DurableObject<object> {
+export class OneTimeCodes extends DurableObject<CodesEnv> {
   private readonly alarmClock: AlarmClock;
+  /** A regional object's lease of the app's window, asked of the app's home. */
+  private readonly leases: LeaseKeeper;
 
-  constructor(ctx: DurableObjectState, env: object) {
+  constructor(ctx: DurableObjectState, env: CodesEnv) {
     super(ctx, env);
     this.alarmClock = new AlarmClock(ctx.storage);
+    this.leases = new LeaseKeeper(ctx.storage.sql, (name) =>
+      env.ONE_TIME_CODES.get(env.ONE_TIME_CODES.idFromName(name)),
+    );
     const sql = ctx.storage.sql;
-    sql.exec(
-      'CREATE TABLE IF NOT EXISTS records (hash TEXT PRIMARY KEY, value TEXT NOT NULL, subject TEXT, expires_at INTEGER NOT NULL)',
-    );
-    sql.exec(
-      'CREATE TABLE IF NOT EXISTS blocks (subject TEXT PRIMARY KEY, reason TEXT NOT NULL, expires_at INTEGER)',
-    );
-    // The first layout kept records without a subject; nothing in it outlives two minutes.
-    sql.exec('DROP TABLE IF EXISTS codes');
-    // Columns added since: when a record was issued, and a block that refuses only older ones.
-    addColumn(sql, 'records', 'issued_at INTEGER');
-    addColumn(sql, 'blocks', 'issued_before INTEGER');
+    createRecordTables(sql);
     createCounters(sql);
+    createLeaseTables(sql);
     createDeviceGrants(sql);
     for (const column of DEVICE_GRANT_COLUMNS) addColumn(sql, 'device_grants', column);
   }
@@ -83,14 +90,7 @@ export class OneTimeCodes extends DurableObject<object> {
     now = Date.now(),
   ): Promise<void> {
     const expiresAt = now + ttlMs;
-    this.ctx.storage.sql.exec(
-      'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, ?, ?, ?)',
-      hash,
-      value,
-      subject,
-      expiresAt,
-      now,
-    );
+    storeRecord(this.ctx.storage.sql, { hash, value, subject, expiresAt, now });
     await this.alarmClock.wakeBy(expiresAt);
   }
 
@@ -107,14 +107,8 @@ export class OneTimeCodes extends DurableObject<object> {
     cap: number,
     now = Date.now(),
   ): Promise<{ stored: true } | { stored: false; retryAfterMs: number }> {
-    const sql = this.ctx.storage.sql;
-    sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
-    const held = sql
-      .exec<{ n: number; first: number | null }>(
-        'SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM records',
-      )
-      .toArray()[0];
-    if (held && held.n >= cap) return { stored: false, retryAfterMs: Math.max(0, (held.first ?? now) - now) };
+    const full = fullUntil(this.ctx.storage.sql, cap, now);
+    if (full !== null) return { stored: false, retryAfterMs: Math.max(0, full - now) };
     await this.issue(hash, value, ttlMs, null, now);
     return { stored: true };
   }
@@ -130,26 +124,7 @@ export class OneTimeCodes extends DurableObject<object> {
 
   /** Takes the record once: its value and any block on its subject, or null if unknown or expired. */
   redeem(hash: string, now = Date.now()): Redeemed | null {
-    const sql = this.ctx.storage.sql;
-    const row = sql
-      .exec<{ value: string; subject: string | null; expires_at: number; issued_at: number | null }>(
-        'DELETE FROM records WHERE hash = ? RETURNING value, subject, expires_at, issued_at',
-        hash,
-      )
-      .toArray()[0];
-    if (!row || row.expires_at <= now) return null;
-    const block = sql
-      .exec<{ reason: string }>(
-        `SELECT reason FROM blocks WHERE subject IN (?, ?) AND (expires_at IS NULL OR expires_at > ?)
-           AND (issued_before IS NULL OR ? < issued_before) ORDER BY subject = ? LIMIT 1`,
-        EVERY_SUBJECT,
-        row.subject ?? EVERY_SUBJECT,
-        now,
-        row.issued_at ?? 0,
-        EVERY_SUBJECT,
-      )
-      .toArray()[0];
-    return { value: row.value, block: block?.reason ?? null };
+    return redeemRecord(this.ctx.storage.sql, hash, now);
   }
 
   /**
@@ -166,12 +141,7 @@ export class OneTimeCodes extends DurableObject<object> {
     presentedChecks: RateCheck[] = [],
     now = Date.now(),
   ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }> {
-    const presents =
-      hash !== null &&
-      presentedChecks.length > 0 &&
-      this.ctx.storage.sql
-        .exec('SELECT 1 FROM records WHERE hash = ? AND expires_at > ?', hash, now)
-        .toArray().length > 0;
+    const presents = hash !== null && presentedChecks.length > 0 && isLive(this.ctx.storage.sql, hash, now);
     const counted = presents ? [...checks, ...presentedChecks] : checks;
     const { resetsAt, ...decision } = countHit(this.ctx.storage.sql, counted, windowMs, now);
     if (!decision.allowed) return { decision, redeemed: null };
@@ -197,46 +167,36 @@ export class OneTimeCodes extends DurableObject<object> {
     now = Date.now(),
   ): Promise<SignInAdmission> {
     const sql = this.ctx.storage.sql;
-    const marks = burns.map(() => '?').join(', ');
-    const burnt = sql
-      .exec(
-        `SELECT 1 FROM records WHERE hash IN (${marks}) AND value = ? AND expires_at > ?`,
-        ...burns,
-        BURNT,
-        now,
-      )
-      .toArray();
-    if (burnt.length > 0) return { reused: true };
+    if (anyBurnt(sql, burns, now)) return { reused: true };
     const { resetsAt, ...decision } = countHit(sql, checks, windowMs, now);
     if (!decision.allowed) return { reused: false, decision };
-    for (const hash of burns) {
-      sql.exec(
-        'INSERT OR REPLACE INTO records (hash, value, subject, expires_at, issued_at) VALUES (?, ?, NULL, ?, ?)',
-        hash,
-        BURNT,
-        keepUntil,
-        now,
-      );
-    }
+    for (const hash of burns)
+      storeRecord(sql, { hash, value: BURNT, subject: null, expiresAt: keepUntil, now });
     await this.alarmClock.wakeBy(Math.min(resetsAt, keepUntil));
     return { reused: false, decision };
   }
 
-  /** Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked. */
-  async block(subject: string, reason: string, ttlMs: number | null = null, now = Date.now()): Promise<void> {
+  /**
+   * Blocks redemption of `subject`'s records (`*`: all records), for `ttlMs` or until unblocked.
+   * Here, as in {@link unblock} and {@link liftForNewRecords}, the answer names the regions this
+   * object (an app's home) has leased to, which the change must reach too.
+   */
+  async block(
+    subject: string,
+    reason: string,
+    ttlMs: number | null = null,
+    now = Date.now(),
+  ): Promise<string[]> {
     const expiresAt = ttlMs === null ? null : now + ttlMs;
-    this.ctx.storage.sql.exec(
-      'INSERT OR REPLACE INTO blocks (subject, reason, expires_at, issued_before) VALUES (?, ?, ?, NULL)',
-      subject,
-      reason,
-      expiresAt,
-    );
+    setBlock(this.ctx.storage.sql, subject, reason, expiresAt);
     if (expiresAt !== null) await this.alarmClock.wakeBy(expiresAt);
+    return leasedRegions(this.ctx.storage.sql);
   }
 
   /** Lifts a block. */
-  unblock(subject: string): void {
+  unblock(subject: string): string[] {
     this.ctx.storage.sql.exec('DELETE FROM blocks WHERE subject = ?', subject);
+    return leasedRegions(this.ctx.storage.sql);
   }
 
   /**
@@ -250,16 +210,58 @@ export class OneTimeCodes extends DurableObject<object> {
     reason: string,
     ttlMs: number,
     now = Date.now(),
+  ): Promise<string[]> {
+    const until = now + ttlMs;
+    if (liftBlockForNew(this.ctx.storage.sql, { subject, from, reason, until, now }))
+      await this.alarmClock.wakeBy(until);
+    return leasedRegions(this.ctx.storage.sql);
+  }
+
+  /** At an app's home object: grants `region` up to `want` units of the app's window (code-leases.ts). */
+  leaseTo(region: string, want: number, windowMs: number, limit: number, now = Date.now()): LeaseAnswer {
+    return grantLease(this.ctx.storage.sql, { region, want, windowMs, limit, now });
+  }
+
+  /**
+   * In a regional object: stores a code as {@link issue} does, once the region is registered
+   * with the app's home and its lease topped up (code-leases.ts LeaseKeeper.beforeIssue).
+   */
+  async issueNear(
+    hash: string,
+    value: string,
+    ttlMs: number,
+    subject: string | null,
+    terms: LeaseTerms,
+    now = Date.now(),
   ): Promise<void> {
-    const lifted = this.ctx.storage.sql.exec(
-      'UPDATE blocks SET reason = ?, issued_before = ?, expires_at = ? WHERE subject = ? AND reason = ?',
-      reason,
-      now,
-      now + ttlMs,
-      subject,
-      from,
-    ).rowsWritten;
-    if (lifted > 0) await this.alarmClock.wakeBy(now + ttlMs);
+    await this.leases.beforeIssue(terms, now, liveRecords(this.ctx.storage.sql, now));
+    await this.issue(hash, value, ttlMs, subject, now);
+  }
+
+  /**
+   * In a regional object: counts one exchange against `checks` (all or nothing) and, when
+   * allowed and `hash` names a live code, spends a unit of the lease and redeems the code, in
+   * one step. With no unit left it asks the home first; once the home said the window is spent
+   * (or cannot be reached), it refuses with Retry-After and counts nothing.
+   */
+  async redeemNear(
+    checks: RateCheck[],
+    windowMs: number,
+    hash: string | null,
+    terms: LeaseTerms,
+    now = Date.now(),
+  ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }> {
+    const sql = this.ctx.storage.sql;
+    const live = () => hash !== null && isLive(sql, hash, now);
+    const refused = await this.leases.unitFor(live, terms, now);
+    if (refused !== null) return { decision: refused, redeemed: null };
+    // From here to the unit spent nothing awaits, so no other call takes the unit found.
+    const { resetsAt, ...decision } = countHit(sql, checks, windowMs, now);
+    if (!decision.allowed) return { decision, redeemed: null };
+    if (live()) spendLeaseUnit(sql, now);
+    const redeemed = hash === null ? null : this.redeem(hash, now);
+    if (Number.isFinite(resetsAt)) await this.alarmClock.wakeBy(resetsAt);
+    return { decision, redeemed };
   }
 
   /** Starts a device authorization (device-grants.ts startGrant). */
@@ -336,15 +338,9 @@ export class OneTimeCodes extends DurableObject<object> {
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
     const now = Date.now();
-    sql.exec('DELETE FROM records WHERE expires_at <= ?', now);
-    sql.exec('DELETE FROM blocks WHERE expires_at <= ?', now);
+    const expiry = sweepRecords(sql, now);
     const windowEnds = sweepCounters(sql, now);
     const grantEnds = sweepDeviceGrants(sql, now);
-    const expiry = sql
-      .exec<{ at: number | null }>(
-        'SELECT MIN(at) AS at FROM (SELECT MIN(expires_at) AS at FROM records UNION ALL SELECT MIN(expires_at) FROM blocks)',
-      )
-      .toArray()[0]?.at;
     const due = [expiry, windowEnds, grantEnds].filter((at): at is number => typeof at === 'number');
     const next = due.length > 0 ? Math.min(...due) : null;
     await this.alarmClock.rearm(next);

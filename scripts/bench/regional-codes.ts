@@ -11,6 +11,7 @@
 import {
   addGrant,
   grantBlock,
+  LEASE_BLOCK,
   type Lease,
   type LedgerWindow,
   spendUnit,
@@ -29,7 +30,7 @@ const WINDOW_MS = 15 * 60_000;
 const APP_LIMIT = 600;
 const CODE_TTL_MS = 120_000;
 /** Units a region asks for at a time. */
-const BLOCK = 30;
+const BLOCK = LEASE_BLOCK;
 const REGIONS = 20;
 /** The region whose object the failure case loses (one of the busiest). */
 const LOST_REGION = 1;

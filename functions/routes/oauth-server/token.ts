@@ -6,7 +6,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from '../../lib/openapi';
 import { tokenGrant } from '../../use-cases/sign-in/oauth-server/token-grants';
-import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/oauth-shared';
+import { AppParam, clientOf, knownSlug, oauthGroup, regionOfRequest } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
 import { formOrJson, jsonAnswer, StandardErrorSchema } from './oauth-server-shared';
 
@@ -65,7 +65,12 @@ tokenEndpoint.openapi(
     const params = { ...c.req.valid('json'), ...c.req.valid('form') };
     c.header('Cache-Control', 'no-store');
     c.header('Pragma', 'no-cache');
-    const answer = await tokenGrant(requestContext(c), { slug, client: clientOf(c), params });
+    const answer = await tokenGrant(requestContext(c), {
+      slug,
+      client: clientOf(c),
+      region: regionOfRequest(c),
+      params,
+    });
     return c.json(answer, 200);
   },
 );

@@ -28,7 +28,7 @@ import {
   readyClient,
   startAtProvider,
 } from './browser-start';
-import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson } from './oauth-shared';
+import { AppParam, clientOf, OAuthErrorSchema, oauthGroup, oauthJson, regionOfRequest } from './oauth-shared';
 
 const ProviderParam = AppParam.extend({
   provider: z
@@ -176,6 +176,7 @@ async function callback(
     slug: appSlug,
     record,
     callbackUri: callbackUri(c, appSlug, provider.name),
+    region: regionOfRequest(c),
     flow: provider.browser,
     params: Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<
       string,

@@ -11,6 +11,7 @@ import {
   MAX_BODY_BYTES,
   oauthGroup,
   oauthJson,
+  regionOfRequest,
   SessionSchema,
   tokenErrors,
 } from './oauth-shared';
@@ -61,7 +62,11 @@ exchangeRoutes.openapi(
     const counted = c.get('countedExchange');
     const taken = counted?.presented
       ? counted.taken
-      : await redeemCounted(requestContext(c), { slug: appSlug, code: input.code });
+      : await redeemCounted(requestContext(c), {
+          slug: appSlug,
+          code: input.code,
+          region: regionOfRequest(c),
+        });
     // The counting middleware answered 404 for an app that does not exist, before any object.
     const session = await exchangeCode(requestContext(c), { slug: appSlug, input, taken });
     c.header('Cache-Control', 'no-store');

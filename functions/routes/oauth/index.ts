@@ -17,7 +17,7 @@ import { exchangeRoutes, wellFormedExchange } from './exchange';
 import { introspectRoutes } from './introspect';
 import { jwksRoutes } from './jwks';
 import { nonceRoutes } from './nonce';
-import { clientOf, knownSlug, oauthGroup, SCRIPT_CORS } from './oauth-shared';
+import { clientOf, knownSlug, oauthGroup, regionOfRequest, SCRIPT_CORS } from './oauth-shared';
 import { tokenRoutes } from './tokens';
 
 const countedIdToken: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -41,7 +41,12 @@ const countedExchange: MiddlewareHandler<AppEnv> = async (c, next) => {
   const input = await wellFormedExchange(c);
   c.set(
     'countedExchange',
-    await countExchange(requestContext(c), { slug, client: clientOf(c), code: input?.code ?? null }),
+    await countExchange(requestContext(c), {
+      slug,
+      client: clientOf(c),
+      code: input?.code ?? null,
+      region: regionOfRequest(c),
+    }),
   );
   return next();
 };

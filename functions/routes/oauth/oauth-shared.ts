@@ -1,9 +1,11 @@
 /** Pieces shared by the auth service routes under /v1/{appSlug}: OAuth-shaped validation and the path parameter. */
+
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../app-env';
 import { clientKey } from '../../domain/client-key';
 import { SERVICE_NAME_RE } from '../../domain/names';
+import { type Region, type RequestPlace, regionOf } from '../../domain/regions';
 import { OAuthError } from '../../lib/oauth-error';
 import { validationError, z } from '../../lib/openapi';
 import { MAX_AUTH_BODY_BYTES } from '../../lib/request-limits';
@@ -66,6 +68,10 @@ export const SCRIPT_CORS = {
 export function clientOf(c: Context<AppEnv>): string {
   return clientKey(c.req.header(c.get('config').CLIENT_IP_HEADER) ?? '');
 }
+
+/** The region a request arrives from (Cloudflare's `request.cf`), whose object keeps its one-time codes. */
+export const regionOfRequest = (c: Context<AppEnv>): Region =>
+  regionOf(c.req.raw.cf as RequestPlace | undefined);
 
 /** An OAuth error body in the OpenAPI document. */
 export const OAuthErrorSchema = z

@@ -11,7 +11,8 @@ import { isUuid } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { type ActivitySource, activityQuery } from '../activity';
 import type { AuthAppRow } from './apps';
-import { blockCodes, CODE_TTL_MS, STATE_TTL_MS, unblockCodes, unblockNewCodes } from './one-time-codes';
+import { blockCodes, unblockCodes, unblockNewCodes } from './code-regions';
+import { CODE_TTL_MS, STATE_TTL_MS } from './one-time-codes';
 import { type AuthUserRow, revokeUserSessions, toUserBody, type UserBody } from './users';
 
 /** A user as the admin routes show it: the user object plus `disabled`. */

@@ -16,7 +16,8 @@ import { retryOnConcurrentChange } from '../connections/retry';
 import { type ServiceHolders, writeServiceRekey, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows, runGuarded } from '../store/guarded-write';
 import type { AuthAppRow } from './apps';
-import { blockCodes, CODE_TTL_MS } from './one-time-codes';
+import { blockCodes } from './code-regions';
+import { CODE_TTL_MS } from './one-time-codes';
 import { currentKeyOf, rotatedKeys } from './signing-keys';
 
 const NOT_FOUND = { code: 'NOT_FOUND', message: 'auth app not found' } as const;

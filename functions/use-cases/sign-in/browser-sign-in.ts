@@ -3,13 +3,16 @@
  * user, then build where the browser goes next. Every failure from here on goes back to the
  * app's registered redirect_uri as error=<message>.
  */
+
 import { mayUseFragment } from '../../domain/redirect-uris';
+import type { Region } from '../../domain/regions';
 import { log } from '../../lib/logger';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
 import type { AuthAppRow } from './apps';
 import { issuerOf } from './auth-urls';
-import { issueCode, type StateRecord } from './one-time-codes';
+import { issueCode } from './code-regions';
+import type { StateRecord } from './one-time-codes';
 import { ProviderFailure } from './provider-failure';
 import type { BrowserFlow, StoredSettings } from './providers/provider';
 import { type OpenedSession, openedSessionBody, openSession, type SessionGrant } from './sessions';
@@ -28,6 +31,8 @@ export interface FinishSignIn {
   params: Readonly<Record<string, string>>;
   /** The provider's settings and secret, refused (OAuthError) when it can no longer sign in. */
   client: () => Promise<{ settings: StoredSettings; secret: string }>;
+  /** Where the callback arrived from: the one-time code is kept in that region's object. */
+  region: Region;
 }
 
 /**
@@ -121,6 +126,7 @@ export async function finishSignIn(ctx: RequestContext, input: FinishSignIn): Pr
     if (record.challenge) {
       const code = await issueCode(ctx, {
         slug: input.slug,
+        region: input.region,
         record: {
           appId: input.app.id,
           userId: opened.user.id,

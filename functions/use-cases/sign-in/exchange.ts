@@ -7,16 +7,12 @@
  */
 
 import { isCodeVerifier } from '../../domain/pkce';
+import type { Region } from '../../domain/regions';
 import { OAuthError } from '../../lib/oauth-error';
 import type { RequestContext } from '../../request-context';
-import {
-  type CodeRecord,
-  type CodesContext,
-  countAndRedeemCode,
-  type TakenCode,
-  verifierMatches,
-} from './one-time-codes';
-import { appChecks, clientChecks, enforce, RATE_WINDOW_MS } from './rate-limit';
+import { countAndRedeemCode } from './code-regions';
+import { type CodeRecord, type CodesContext, type TakenCode, verifierMatches } from './one-time-codes';
+import { clientChecks, enforce } from './rate-limit';
 import { INVALID_CODE, type SessionBody, sessionFromCode } from './sessions';
 import { REFUSAL_MESSAGE } from './users';
 
@@ -42,14 +38,14 @@ export interface CountedExchange {
  */
 export async function countExchange(
   ctx: CodesContext,
-  { slug, client, code }: { slug: string; client: string; code: string | null },
+  input: { slug: string; client: string; code: string | null; region: Region },
 ): Promise<CountedExchange> {
+  const { slug, client, code, region } = input;
   const { decision, taken } = await countAndRedeemCode(ctx, {
     slug,
     checks: clientChecks('exchange', client),
-    windowMs: RATE_WINDOW_MS,
     code,
-    presentedChecks: appChecks('exchange'),
+    region,
   });
   enforce(decision);
   return { presented: code !== null, taken };
@@ -61,14 +57,13 @@ export async function countExchange(
  */
 export async function redeemCounted(
   ctx: CodesContext,
-  { slug, code }: { slug: string; code: string },
+  { slug, code, region }: { slug: string; code: string; region: Region },
 ): Promise<TakenCode | null> {
   const { decision, taken } = await countAndRedeemCode(ctx, {
     slug,
     checks: [],
-    windowMs: RATE_WINDOW_MS,
     code,
-    presentedChecks: appChecks('exchange'),
+    region,
   });
   enforce(decision);
   return taken;

@@ -21,7 +21,7 @@ import { findAuthApp } from './app-reads';
 import { type AuthAppRow, type ProviderSecrets, providerSecrets } from './apps';
 import { checkAssociationFiles } from './association-check';
 import { authUrlOf, issuerOf } from './auth-urls';
-import { blockCodes, unblockCodes } from './one-time-codes';
+import { blockCodes, unblockCodes } from './code-regions';
 import { allProviders } from './providers/provider-registry';
 import { firstKeys } from './signing-keys';
 

@@ -1,9 +1,9 @@
 /**
  * One-time codes of the mobile flow and the provider sign-in state, kept in OneTimeCodes Durable
- * Objects under the SHA-256 of the secret only. An app's codes live in one object of their own,
- * which also holds the exchange's rate windows, so an exchange is counted and its code redeemed
- * in one call; the app limit (600 exchanges per 15 minutes) keeps that object far from busy.
- * A code looked up under another app's slug is simply not there. Provider sign-in state, which
+ * Objects under the SHA-256 of the secret only. An app's codes live in objects of their own near
+ * the user (code-regions.ts), which also hold the exchange's rate windows, so an exchange is
+ * counted and its code redeemed in one call. A code looked up under another app's slug is
+ * simply not there. Provider sign-in state, which
  * the per-client start limit bounds, is spread over 16 objects per app by the hash's first hex
  * digit, each holding at most its share of the app's pending sign-ins.
  */
@@ -54,9 +54,6 @@ export interface StandardGrant {
 /** Why a user's codes may not be redeemed (set by the users admin and app PATCH). */
 export type CodeBlock = 'disabled' | 'deleted' | 'app_disabled' | 'revoked';
 
-/** The subject that stands for every code of an app (OneTimeCodes' EVERY_SUBJECT). */
-const EVERY_SUBJECT = '*';
-
 /** What the provider's callback needs to finish a sign-in started by /auth/{provider}. */
 export interface StateRecord {
   appId: string;
@@ -83,9 +80,6 @@ export interface TakenCode {
   block: CodeBlock | null;
 }
 
-/** The object holding an app's one-time codes, their blocks and the exchange's rate windows. */
-const codesOf = (codes: CodeStore, slug: string) => codes.scope(`codes:${slug}`);
-
 /** The objects an app's pending browser sign-ins are spread over (by the state hash's first hex digit). */
 export const STATE_OBJECTS_PER_APP = 16;
 
@@ -99,48 +93,8 @@ async function newSecretWithHash(): Promise<{ secret: string; hash: string }> {
 }
 
 /** The hash a presented secret is stored under, or null when it cannot be one of ours. */
-const hashOf = (secret: string): Promise<string> | null =>
+export const hashOf = (secret: string): Promise<string> | null =>
   SECRET_RE.test(secret) ? sha256Hex(secret) : null;
-
-/** Issues a one-time code for 120 seconds. */
-export async function issueCode(
-  ctx: CodesContext,
-  { slug, record }: { slug: string; record: CodeRecord },
-): Promise<string> {
-  const { secret, hash } = await newSecretWithHash();
-  await codesOf(ctx.codes, slug).issue(hash, JSON.stringify(record), CODE_TTL_MS, record.userId);
-  return secret;
-}
-
-/**
- * Counts one exchange request against `checks` (and `presentedChecks` when the code is live) and,
- * when it is allowed and presents a code, takes that code in the same call: its record (and any block on its user or app) the first
- * time within its lifetime, null ever after. Burnt either way; a refused request burns nothing.
- */
-export async function countAndRedeemCode(
-  ctx: CodesContext,
-  input: {
-    slug: string;
-    checks: RateCheck[];
-    windowMs: number;
-    code: string | null;
-    presentedChecks?: RateCheck[];
-  },
-): Promise<{ decision: RateDecision; taken: TakenCode | null }> {
-  const { slug, checks, windowMs, code, presentedChecks = [] } = input;
-  const hash = code === null ? null : await hashOf(code);
-  const { decision, redeemed } = await codesOf(ctx.codes, slug).countAndRedeem(
-    checks,
-    windowMs,
-    hash,
-    presentedChecks,
-  );
-  const taken =
-    redeemed === null
-      ? null
-      : { record: JSON.parse(redeemed.value) as CodeRecord, block: redeemed.block as CodeBlock | null };
-  return { decision, taken };
-}
 
 /**
  * Keeps the provider sign-in state; returns the `state` value sent to the provider. An app keeps
@@ -190,38 +144,6 @@ export async function peekState(
   if (hash === null) return null;
   const value = await statesOf(ctx.codes, slug, hash.slice(0, 1)).peek(hash);
   return value === null ? null : (JSON.parse(value) as StateRecord);
-}
-
-/**
- * Blocks redeeming the codes of a user (or, with no user, of the whole app), for `ttlMs` or
- * until unblocked. Outstanding codes are refused from then on.
- */
-export async function blockCodes(
-  ctx: CodesContext,
-  input: { slug: string; userId: string | null; reason: CodeBlock; ttlMs?: number | null },
-): Promise<void> {
-  const { slug, userId, reason, ttlMs = null } = input;
-  await codesOf(ctx.codes, slug).block(userId ?? EVERY_SUBJECT, reason, ttlMs);
-}
-
-/** Lifts a block set by {@link blockCodes}. */
-export async function unblockCodes(
-  ctx: CodesContext,
-  { slug, userId }: { slug: string; userId: string | null },
-): Promise<void> {
-  await codesOf(ctx.codes, slug).unblock(userId ?? EVERY_SUBJECT);
-}
-
-/**
- * Lets a re-enabled user's new codes through. Codes issued while the user was enabled before
- * carry refresh tokens the disable revoked, so they stay refused (invalid_grant) until they
- * expire: a client never gets a session whose refresh token is already dead.
- */
-export async function unblockNewCodes(
-  ctx: CodesContext,
-  { slug, userId }: { slug: string; userId: string },
-): Promise<void> {
-  await codesOf(ctx.codes, slug).liftForNewRecords(userId, 'disabled', 'revoked', CODE_TTL_MS);
 }
 
 /** Whether BASE64URL(SHA-256(verifier)) equals the challenge, compared in constant time. */

@@ -4,7 +4,9 @@
  * same Durable Object step; `refresh_token` rotates as the mobile refresh does. Both
  * answer RFC 6749 §5.1's body, with an ID token when the granted scope has `openid`.
  */
+
 import { hasOpenId } from '../../../domain/oauth-scopes';
+import type { Region } from '../../../domain/regions';
 import { StandardOAuthError } from '../../../lib/standard-oauth-error';
 import type { RequestContext } from '../../../request-context';
 import { checkedCode, countExchange } from '../exchange';
@@ -73,13 +75,14 @@ function missing(params: TokenParams, names: (keyof TokenParams)[]): string | un
  */
 async function authorizationCodeGrant(
   ctx: RequestContext,
-  { slug, client, params }: { slug: string; client: string; params: TokenParams },
+  { slug, client, region, params }: { slug: string; client: string; region: Region; params: TokenParams },
 ): Promise<TokenAnswer> {
   const absent = missing(params, ['code', 'code_verifier', 'redirect_uri', 'client_id']);
   const clientOk = params.client_id === undefined || params.client_id === slug;
   const counted = await countExchange(ctx, {
     slug,
     client,
+    region,
     code: absent === undefined && clientOk ? (params.code as string) : null,
   });
   checkClient(slug, params.client_id, true);
@@ -136,7 +139,7 @@ async function refreshTokenGrant(
 /** Answers a token request of `client` to app `slug` (which exists); RFC 6749 §5.2 errors otherwise. */
 export async function tokenGrant(
   ctx: RequestContext,
-  input: { slug: string; client: string; params: TokenParams },
+  input: { slug: string; client: string; region: Region; params: TokenParams },
 ): Promise<TokenAnswer> {
   const grantType = input.params.grant_type;
   if (grantType === 'authorization_code') return authorizationCodeGrant(ctx, input);
