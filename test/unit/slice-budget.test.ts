@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { storageAccount } from '../../functions/kinds/bucket/system';
 import {
   MESSAGE_SUBREQUESTS,
   QUEUE_BATCH_MESSAGES,
@@ -22,6 +23,7 @@ import {
   SWEEPS,
   sweepSteps,
 } from '../../functions/use-cases/credentials/sweep';
+import { adapterOf, adaptersWith } from '../helpers/adapters';
 
 /** Ids in order, as the sweep's page returns them. */
 const ids = (n: number) =>
@@ -85,7 +87,7 @@ describe('queued sweep slices within the Worker subrequest limit', () => {
       cursors: new Map<string, string | null>(),
       budget,
       // No storage admin: the inline check reads nothing at IAM.
-      adapters: {},
+      adapters: adaptersWith(adapterOf(storageAccount, null)),
       db: {
         execute: async () => {
           call++;
