@@ -103,7 +103,7 @@ authorizeEndpoint.openapi(
     const ctx = requestContext(c);
     let app: AuthAppRow;
     try {
-      app = await lookUpApp(ctx, { client: clientOf(c), lookup: () => loadEnabledApp(ctx.http, appSlug) });
+      app = await lookUpApp(ctx, { client: clientOf(c), lookup: () => loadEnabledApp(ctx, appSlug) });
     } catch (err) {
       const problem = asBrowserProblem(err, appSlug);
       if (problem instanceof BrowserProblem) return refuse(c, problem);

@@ -45,7 +45,7 @@ export const standardErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
 async function registeredOrigin(c: Context<AppEnv>, origin: string): Promise<boolean> {
   const slug = /^\/v1\/([^/]+)\//.exec(c.req.path)?.[1];
   if (!slug || !origin) return false;
-  const app = await findAppBySlug(requestContext(c).http, slug).catch(() => undefined);
+  const app = await findAppBySlug(requestContext(c), slug).catch(() => undefined);
   return app?.enabled === true && matchOrigin(origin, app.allowedOrigins);
 }
 

@@ -80,7 +80,7 @@ browserRoutes.openapi(
     const ctx = requestContext(c);
     const app = await lookUpApp(ctx, {
       client: clientOf(c),
-      lookup: () => loadEnabledApp(ctx.http, appSlug),
+      lookup: () => loadEnabledApp(ctx, appSlug),
     }).catch((err: unknown) => {
       throw asBrowserProblem(err, appSlug);
     });
@@ -151,7 +151,7 @@ async function callback(
   // The app is read once, before any Durable Object is touched: a made-up app gets its 404
   // first. The sign-in's other metadata trip is its user and session (finishSignIn).
   const ctx = requestContext(c);
-  const app = await findAppBySlug(ctx.http, appSlug);
+  const app = await findAppBySlug(ctx, appSlug);
   if (!app) throw new OAuthError(404, 'unknown app');
   const state = params.state ?? '';
   const binding = {

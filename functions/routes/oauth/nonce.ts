@@ -31,7 +31,7 @@ nonceRoutes.openapi(
     const { appSlug } = c.req.valid('param');
     // The app is looked up first, so a made-up slug never gets a Durable Object of its own.
     const ctx = requestContext(c);
-    await lookUpApp(ctx, { client: clientOf(c), lookup: () => loadEnabledApp(ctx.http, appSlug) });
+    await lookUpApp(ctx, { client: clientOf(c), lookup: () => loadEnabledApp(ctx, appSlug) });
     const issued = await issueNonce(ctx, { slug: appSlug, client: clientOf(c) });
     c.header('Cache-Control', 'no-store');
     return c.json(issued, 201);

@@ -45,7 +45,7 @@ function countedSlug(slug: string | undefined): string {
 export async function knownSlug(c: Context<AppEnv>): Promise<string> {
   const slug = countedSlug(c.req.param('appSlug'));
   const ctx = requestContext(c);
-  await lookUpApp(ctx, { client: clientOf(c), lookup: () => assertKnownApp(ctx.http, slug) });
+  await lookUpApp(ctx, { client: clientOf(c), lookup: () => assertKnownApp(ctx, slug) });
   return slug;
 }
 

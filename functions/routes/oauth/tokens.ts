@@ -1,16 +1,8 @@
 /** The token routes of an auth app: native ID-token sign-in, refresh and logout (the exchange: exchange.ts). */
 import { createRoute } from '@hono/zod-openapi';
-import { decodeJwt } from 'jose';
-import { sha256Hex } from '../../lib/crypto';
-import { OAuthError } from '../../lib/oauth-error';
 import { z } from '../../lib/openapi';
-import { enabledApp } from '../../use-cases/sign-in/apps';
-import { admitIdToken } from '../../use-cases/sign-in/nonces';
-import type { IdTokenFlow, SignInProvider } from '../../use-cases/sign-in/providers/provider';
-import { allProviders, providerNamed } from '../../use-cases/sign-in/providers/provider-registry';
+import { signInWithIdToken } from '../../use-cases/sign-in/id-token-sign-in';
 import { logout, refreshSession } from '../../use-cases/sign-in/refresh-tokens';
-import { issueSession } from '../../use-cases/sign-in/sessions';
-import { loadAppAndIdentity, REFUSAL_MESSAGE, signInIdentity } from '../../use-cases/sign-in/users';
 import { requestContext } from '../shared';
 import {
   AppParam,
@@ -51,66 +43,14 @@ tokenRoutes.openapi(
     },
   }),
   async (c) => {
-    const { appSlug } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const provider = nativeProvider(input.provider);
-    // One-shot statements over HTTP. The app and the user of the subject the token claims are
-    // read together; that user is trusted only once the token is verified for that subject.
-    const ctx = requestContext(c);
-    const reads = ctx.http;
-    const claimed = claimedSubject(input.id_token);
-    const lookup = await loadAppAndIdentity(reads, appSlug, provider.name, claimed);
-    const app = enabledApp(lookup.app);
-    const settings = app.providers[provider.name];
-    if (!settings?.enabled)
-      throw new OAuthError(400, `provider ${provider.name} is not enabled for this app`);
-    const nonces = input.nonce === undefined ? undefined : [input.nonce, await sha256Hex(input.nonce)];
-    const result = await provider.idToken.verify(c.get('config'), {
-      settings,
-      token: input.id_token,
-      nonces,
+    const session = await signInWithIdToken(requestContext(c), {
+      slug: c.req.valid('param').appSlug,
+      ...c.req.valid('json'),
     });
-    if (!result.ok) {
-      if (result.problem.kind === 'no_email') throw new OAuthError(400, 'the id token carries no e-mail');
-      throw new OAuthError(401, 'invalid id token', 'invalid_token');
-    }
-    // Only a token of this app (signature and audience checked) never used before spends the app's window.
-    await admitIdToken(requestContext(c), {
-      slug: appSlug,
-      requireIssuedNonce: app.requireIssuedNonce,
-      idToken: input.id_token,
-      identity: result.identity,
-      requestNonce: input.nonce,
-    });
-    const who = provider.idToken.identity(result.identity);
-    const lookedUp = who.subject === claimed ? { known: lookup.known } : undefined;
-    const signIn = await signInIdentity(ctx, { appId: app.id, who, lookedUp });
-    if (!signIn.ok) throw new OAuthError(403, REFUSAL_MESSAGE[signIn.refusal]);
-    const session = await issueSession(ctx, { app, user: signIn.user });
     c.header('Cache-Control', 'no-store');
     return c.json(session, 200);
   },
 );
-
-/** The registered provider `name` that takes native ID tokens (400 otherwise). */
-function nativeProvider(name: string): SignInProvider & { idToken: IdTokenFlow } {
-  const provider = providerNamed(name);
-  if (provider?.idToken) return provider as SignInProvider & { idToken: IdTokenFlow };
-  const native = allProviders()
-    .filter((p) => p.idToken)
-    .map((p) => p.name);
-  throw new OAuthError(400, `provider must be one of ${native.join(', ')}`);
-}
-
-/** The subject an ID token claims, read without verifying it ('' when it cannot be read). */
-function claimedSubject(idToken: string): string {
-  try {
-    const sub = decodeJwt(idToken).sub;
-    return typeof sub === 'string' ? sub : '';
-  } catch {
-    return '';
-  }
-}
 
 const RefreshBody = z.object({ refresh_token: z.string().min(1).max(200) });
 

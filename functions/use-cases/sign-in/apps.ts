@@ -1,10 +1,10 @@
 /** The auth app an OAuth route names by its slug, with its provider settings and secrets. */
 import { eq } from 'drizzle-orm';
-import type { Queryable } from '../../../db/client';
 import type { AuthAppRow } from '../../../db/rows';
 import { authApps } from '../../../db/schema';
 import type { Config } from '../../config';
 import { OAuthError } from '../../lib/oauth-error';
+import type { RequestContext } from '../../request-context';
 
 export type { AuthAppRow };
 
@@ -22,15 +22,18 @@ export function enabledApp(app: AuthAppRow | undefined): AuthAppRow {
 }
 
 /** The app `slug` names (noted as known when there is one), or undefined. */
-export async function findAppBySlug(db: Queryable, slug: string): Promise<AuthAppRow | undefined> {
-  const [app] = await db.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
+export async function findAppBySlug(
+  { http }: Pick<RequestContext, 'http'>,
+  slug: string,
+): Promise<AuthAppRow | undefined> {
+  const [app] = await http.select().from(authApps).where(eq(authApps.appId, slug)).limit(1);
   if (app) rememberApp(slug);
   return app;
 }
 
 /** Loads an enabled app by slug (see `enabledApp`). */
-export async function loadEnabledApp(db: Queryable, slug: string): Promise<AuthAppRow> {
-  return enabledApp(await findAppBySlug(db, slug));
+export async function loadEnabledApp(ctx: Pick<RequestContext, 'http'>, slug: string): Promise<AuthAppRow> {
+  return enabledApp(await findAppBySlug(ctx, slug));
 }
 
 /** How long an isolate trusts that an app it has seen still exists. */
@@ -53,9 +56,13 @@ export const isKnownApp = (slug: string): boolean => (knownApps.get(slug) ?? 0) 
  * slug never creates one. An app this isolate has seen in the last five minutes costs no
  * round trip (the exchange stays without Postgres); any other costs one indexed read.
  */
-export async function assertKnownApp(db: Queryable, slug: string): Promise<void> {
+export async function assertKnownApp({ http }: Pick<RequestContext, 'http'>, slug: string): Promise<void> {
   if (isKnownApp(slug)) return;
-  const [row] = await db.select({ id: authApps.id }).from(authApps).where(eq(authApps.appId, slug)).limit(1);
+  const [row] = await http
+    .select({ id: authApps.id })
+    .from(authApps)
+    .where(eq(authApps.appId, slug))
+    .limit(1);
   if (!row) throw new OAuthError(404, 'unknown app');
   rememberApp(slug);
 }
