@@ -56,6 +56,8 @@ export default defineConfig({
         },
       },
       {
+        // For the files that run the Worker's modules in Node beside workerd (in-process-app.ts, adapter-contract).
+        resolve: nodeWorkers,
         test: {
           ...integration,
           name: 'integration',

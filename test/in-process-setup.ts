@@ -67,9 +67,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   const bundle = await loadWorkerBundle();
   const bindings = await objectBindings();
-  const objects = nodeDurableObjects(bindings, bundle.classes);
   let consume: (batch: MessageBatch<never>) => Promise<void> = async () => undefined;
   const provisioning = deliveringQueue((batch) => consume(batch as MessageBatch<never>));
+  const objects = nodeDurableObjects(bindings, bundle.classes, {
+    ...services.env,
+    PROVISIONING: provisioning.queue,
+  });
   const restoreConsole = logFile ? consoleTo(logFile) : () => undefined;
   const worker = await serveWorker({
     buildWorker: bundle.buildWorker,

@@ -32,6 +32,35 @@ export { OneTimeCodes } from './functions/objects/one-time-codes-object';
 export { RateCounter } from './functions/objects/rate-counter';
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
+/** The production CodeStore and RateLimiter clients on `namespaces`. */
+function clientsOn(namespaces: { ONE_TIME_CODES: unknown; RATE_COUNTERS: unknown }) {
+  return {
+    codes: new DurableObjectCodeStore(namespaces.ONE_TIME_CODES as DurableObjectNamespace<OneTimeCodes>),
+    rates: new DurableObjectRateLimiter(namespaces.RATE_COUNTERS as DurableObjectNamespace<RateCounter>),
+  };
+}
+
+/**
+ * The same clients on the classes run in this Node process (test/node-workers/durable-objects.ts),
+ * for the contract both runtimes must keep.
+ */
+export async function startNodeDurableObjects() {
+  const { nodeDurableObjects } = await import('../node-workers/durable-objects');
+  const entry = await import('../../functions/index');
+  const namespaces = nodeDurableObjects(
+    { ONE_TIME_CODES: 'OneTimeCodes', RATE_COUNTERS: 'RateCounter' },
+    entry,
+  );
+  const bound = { ONE_TIME_CODES: namespaces.ONE_TIME_CODES, RATE_COUNTERS: namespaces.RATE_COUNTERS };
+  return {
+    ...clientsOn(bound),
+    namespaces: bound,
+    async stop() {
+      for (const namespace of Object.values(namespaces)) namespace.stop();
+    },
+  };
+}
+
 /** The production CodeStore and RateLimiter clients on freshly started objects, and their namespaces. */
 export async function startDurableObjects() {
   const bundle = await build({
@@ -58,8 +87,7 @@ export async function startDurableObjects() {
   const codes = await mf.getDurableObjectNamespace('ONE_TIME_CODES');
   const rates = await mf.getDurableObjectNamespace('RATE_COUNTERS');
   return {
-    codes: new DurableObjectCodeStore(codes as unknown as DurableObjectNamespace<OneTimeCodes>),
-    rates: new DurableObjectRateLimiter(rates as unknown as DurableObjectNamespace<RateCounter>),
+    ...clientsOn({ ONE_TIME_CODES: codes, RATE_COUNTERS: rates }),
     /** The namespaces, to bind into an in-process app (startInProcessApp). */
     namespaces: { ONE_TIME_CODES: codes, RATE_COUNTERS: rates },
     stop: () => mf.dispose(),

@@ -22,7 +22,7 @@ import { type PostgresHarness, postgresAdminCases } from '../helpers/contracts/p
 import { type ReceiverHarness, receiverCases } from '../helpers/contracts/receiver';
 import { needsEnv, runContract } from '../helpers/contracts/run';
 import { type StorageHarness, storageAdminCases } from '../helpers/contracts/storage-admin';
-import { startDurableObjects } from '../helpers/durable-objects';
+import { startDurableObjects, startNodeDurableObjects } from '../helpers/durable-objects';
 import { eventually } from '../helpers/eventually';
 import { localPostgresAdmin } from '../helpers/pg-login';
 import { startReceiver } from '../helpers/receiver';
@@ -210,11 +210,24 @@ runContract<ReceiverHarness>(
   receiverCases,
 );
 
-const objects = {
-  name: 'the Durable Object clients on workerd (Miniflare)',
-  start: startDurableObjects,
-  stop: (h: Awaited<ReturnType<typeof startDurableObjects>>) => h.stop(),
-};
-runContract('CodeStore', [objects], (get) => codeStoreCases(() => get().codes));
-runContract('CodeStore device grants', [objects], (get) => deviceGrantCases(() => get().codes));
-runContract('RateLimiter', [objects], (get) => rateLimiterCases(() => get().rates));
+type ObjectClients = Pick<Awaited<ReturnType<typeof startDurableObjects>>, 'codes' | 'rates' | 'stop'>;
+const objects: Array<{
+  name: string;
+  start: () => Promise<ObjectClients>;
+  stop: (h: ObjectClients) => Promise<void>;
+}> = [
+  {
+    name: 'the Durable Object clients on workerd (Miniflare)',
+    start: startDurableObjects,
+    stop: (h) => h.stop(),
+  },
+  // The in-process test world runs the same classes in Node: they keep the same contract there.
+  {
+    name: 'the Durable Object clients in Node (test/node-workers)',
+    start: startNodeDurableObjects,
+    stop: (h) => h.stop(),
+  },
+];
+runContract('CodeStore', objects, (get) => codeStoreCases(() => get().codes));
+runContract('CodeStore device grants', objects, (get) => deviceGrantCases(() => get().codes));
+runContract('RateLimiter', objects, (get) => rateLimiterCases(() => get().rates));

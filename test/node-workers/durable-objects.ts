@@ -207,18 +207,23 @@ export function nodeNamespace(
 
 /**
  * A namespace for each of `bindings` (binding name to class name, as wrangler.toml pairs them),
- * its class taken from `classes` (the Worker's entry module's exports).
+ * its class taken from `classes` (the Worker's entry module's exports). The objects' environment
+ * is the Worker's, as in workerd: `env` (its variables and other bindings) and these namespaces,
+ * so one object can call another.
  */
 export function nodeDurableObjects(
   bindings: Record<string, string>,
   classes: Record<string, unknown>,
-  env: unknown = {},
+  env: Record<string, unknown> = {},
 ): Record<string, DurableObjectNamespace & { stop(): void }> {
-  return Object.fromEntries(
+  const objectEnv: Record<string, unknown> = { ...env };
+  const namespaces = Object.fromEntries(
     Object.entries(bindings).map(([binding, className]) => {
       const cls = classes[className];
       if (typeof cls !== 'function') throw new Error(`${binding}: the Worker exports no class ${className}`);
-      return [binding, nodeNamespace(cls as ObjectClass, env)];
+      return [binding, nodeNamespace(cls as ObjectClass, objectEnv)];
     }),
   );
+  Object.assign(objectEnv, namespaces);
+  return namespaces;
 }

@@ -14,9 +14,12 @@ import { type ServedWorker, serveWorker } from './serve-worker';
 
 /** A Worker served from this process on `port`, with `vars`. */
 async function serveOn(port: number, vars: Record<string, string>): Promise<ServedWorker> {
-  const objects = nodeDurableObjects(inject('objectBindings') ?? {}, entry);
   let consume: ServedWorker['runQueue'] = async () => undefined;
   const provisioning = deliveringQueue((batch) => consume(batch));
+  const objects = nodeDurableObjects(inject('objectBindings') ?? {}, entry, {
+    ...vars,
+    PROVISIONING: provisioning.queue,
+  });
   try {
     const worker = await serveWorker({ vars, objects, queue: provisioning.queue, port });
     consume = worker.runQueue;
