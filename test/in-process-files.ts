@@ -97,7 +97,6 @@ export const IN_PROCESS_FILES = [
   'test/integration/request-clock.test.ts',
   'test/integration/request-limits-streams.test.ts',
   'test/integration/request-limits.test.ts',
-  'test/integration/route-statuses.test.ts',
   'test/integration/secret-answers-cache.test.ts',
   'test/integration/services-by-name.test.ts',
   'test/integration/services-concurrency.test.ts',
