@@ -9,17 +9,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, createAccount } from '../helpers/api';
-import { startDurableObjects } from '../helpers/durable-objects';
+import { startNodeDurableObjects } from '../helpers/durable-objects';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const REDIRECT = 'http://127.0.0.1:49152/callback';
 
-let objects: Awaited<ReturnType<typeof startDurableObjects>>;
+let objects: Awaited<ReturnType<typeof startNodeDurableObjects>>;
 let app: InProcessApp;
 
 beforeAll(async () => {
-  objects = await startDurableObjects();
+  objects = await startNodeDurableObjects();
   app = await startInProcessApp({}, objects.namespaces);
 }, 60_000);
 afterEach(() => {

@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api } from '../helpers/api';
-import { startDurableObjects } from '../helpers/durable-objects';
+import { startNodeDurableObjects } from '../helpers/durable-objects';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 import {
   asClient,
@@ -19,13 +19,13 @@ import {
 } from '../helpers/oauth';
 import { type ProviderStandIn, startProviderStandIn } from '../helpers/provider-stand-in';
 
-let objects: Awaited<ReturnType<typeof startDurableObjects>>;
+let objects: Awaited<ReturnType<typeof startNodeDurableObjects>>;
 let standIn: ProviderStandIn;
 let app: InProcessApp;
 let authApp: TestAuthApp;
 
 beforeAll(async () => {
-  objects = await startDurableObjects();
+  objects = await startNodeDurableObjects();
   standIn = await startProviderStandIn();
   app = await startInProcessApp({ ...standIn.env, CLIENT_IP_HEADER }, objects.namespaces);
   authApp = await createTestAuthApp(app.baseUrl);
