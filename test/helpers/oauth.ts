@@ -97,6 +97,12 @@ export async function pkcePair(): Promise<{ verifier: string; challenge: string 
   return { verifier, challenge: await oauth.calculatePKCECodeChallenge(verifier) };
 }
 
+/** A browser sign-in's start query with a fresh S256 challenge for `redirect_uri`, and its verifier. */
+export async function pkceStart(redirect_uri = 'myapp://auth') {
+  const { challenge, verifier } = await pkcePair();
+  return { query: { redirect_uri, code_challenge: challenge, code_challenge_method: 'S256' }, verifier };
+}
+
 /** A GitHub account with a verified primary address. */
 export function githubAccount(
   email = `${uniqueName('gh')}@example.test`,

@@ -14,7 +14,7 @@ import {
   createTestAuthApp,
   githubAccount,
   paramsOf,
-  pkcePair,
+  pkceStart,
   startSignIn,
 } from '../helpers/oauth';
 import { oauthTest } from '../helpers/oauth-fixtures';
@@ -22,18 +22,13 @@ import { oauthTest } from '../helpers/oauth-fixtures';
 // The app's default cap: two starts of one app never meet it (the flood's own file sets it low).
 const it = oauthTest;
 
-const withPkce = async (redirect_uri = 'myapp://auth') => {
-  const { challenge, verifier } = await pkcePair();
-  return { query: { redirect_uri, code_challenge: challenge, code_challenge_method: 'S256' }, verifier };
-};
-
 describe('a browser sign-in is bound to the browser that started it', () => {
   it('the start sets an HttpOnly, SameSite=Lax cookie on the callback path for the sign-in’s ten minutes', async ({
     worker,
   }) => {
     const app = await createTestAuthApp(worker.baseUrl);
     const res = await api(worker.baseUrl).get(
-      `/v1/${app.slug}/auth/github?${new URLSearchParams((await withPkce()).query)}`,
+      `/v1/${app.slug}/auth/github?${new URLSearchParams((await pkceStart()).query)}`,
       { headers: asClient() },
     );
     expect(res.status).toBe(302);
@@ -54,7 +49,7 @@ describe('a browser sign-in is bound to the browser that started it', () => {
     standIn,
   }) => {
     const app = await createTestAuthApp(worker.baseUrl);
-    const { query, verifier } = await withPkce();
+    const { query, verifier } = await pkceStart();
     const mine = await startSignIn(worker.baseUrl, app.slug, 'github', query);
     const theirs = await startSignIn(worker.baseUrl, app.slug, 'github', query);
     const code = `gh-${randomBytes(6).toString('hex')}`;
@@ -121,7 +116,7 @@ describe('a browser sign-in is bound to the browser that started it', () => {
     standIn,
   }) => {
     const app = await createTestAuthApp(worker.baseUrl);
-    const { query } = await withPkce();
+    const { query } = await pkceStart();
     const authorize = new URLSearchParams({
       ...query,
       response_type: 'code',

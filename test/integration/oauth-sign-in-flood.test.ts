@@ -12,7 +12,7 @@ import {
   githubAccount,
   newClient,
   paramsOf,
-  pkcePair,
+  pkceStart,
   startSignIn,
 } from '../helpers/oauth';
 import { oauthTest } from '../helpers/oauth-fixtures';
@@ -20,18 +20,13 @@ import { oauthTest } from '../helpers/oauth-fixtures';
 /** One pending sign-in per state object (16 an app), so a short flood reaches the cap. */
 const it = oauthTest.override({ workerEnv: { SIGN_IN_PENDING_PER_APP: '16' } });
 
-const withPkce = async (redirect_uri = 'myapp://auth') => {
-  const { challenge, verifier } = await pkcePair();
-  return { query: { redirect_uri, code_challenge: challenge, code_challenge_method: 'S256' }, verifier };
-};
-
 describe('sign-ins in progress survive a flood of starts', () => {
   it('starts from many other clients fill the app’s cap and are 503 past it; the person’s own sign-in still finishes', async ({
     worker,
     standIn,
   }) => {
     const app = await createTestAuthApp(worker.baseUrl);
-    const { query, verifier } = await withPkce();
+    const { query, verifier } = await pkceStart();
     const mine = await startSignIn(worker.baseUrl, app.slug, 'github', query);
     const flood = [];
     for (let i = 0; i < 48; i++) {
