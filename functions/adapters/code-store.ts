@@ -4,20 +4,9 @@
  * Use cases name a scope (one object each) and never touch the namespace binding themselves.
  */
 
-import type { DeviceDecision, DevicePeek, DevicePoll } from '../objects/device-grants';
+import type { DeviceDecision, DeviceGrantStart, DevicePeek, DevicePoll } from '../objects/device-grants';
 import type { RateCheck, RateDecision } from '../objects/fixed-window';
 import type { LeaseTerms, OneTimeCodes, Redeemed, SignInAdmission } from '../objects/one-time-codes-object';
-
-/** A device authorization to start (RFC 8628): hashes of its two codes, the asking machine's name. */
-export interface DeviceGrantStart {
-  deviceHash: string;
-  userHash: string;
-  name: string;
-  ttlMs: number;
-  intervalS: number;
-  /** The address the asking machine started from, shown to the person who approves. */
-  ip?: string | null;
-}
 
 /** One scope of records: the calls of one OneTimeCodes object. */
 export interface CodeScope {

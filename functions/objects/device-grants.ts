@@ -49,20 +49,24 @@ export function createDeviceGrants(sql: SqlStorage): void {
 /** The columns added to device_grants since its first layout (the caller adds each if missing). */
 export const DEVICE_GRANT_COLUMNS = ['session_id TEXT', 'requester_ip TEXT', 'started_at INTEGER'];
 
+/** A device authorization to start (RFC 8628): hashes of its two codes, the asking machine's name. */
+export interface DeviceGrantStart {
+  deviceHash: string;
+  userHash: string;
+  name: string;
+  ttlMs: number;
+  intervalS: number;
+  /** The address the asking machine started from, shown to the person who approves. */
+  ip?: string | null;
+}
+
 /**
  * Starts a grant; false when the user code's hash is taken by a live grant (draw another).
  * `checks` count the starting client first (all or nothing); a refused start stores nothing.
  */
 export function startGrant(
   sql: SqlStorage,
-  grant: {
-    deviceHash: string;
-    userHash: string;
-    name: string;
-    ttlMs: number;
-    intervalS: number;
-    ip?: string | null;
-  },
+  grant: DeviceGrantStart,
   checks: RateCheck[],
   windowMs: number,
   now: number,

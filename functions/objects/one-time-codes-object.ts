@@ -17,6 +17,7 @@ import {
   createDeviceGrants,
   DEVICE_GRANT_COLUMNS,
   type DeviceDecision,
+  type DeviceGrantStart,
   type DevicePeek,
   type DevicePoll,
   decideGrant,
@@ -152,14 +153,7 @@ export class OneTimeCodes extends SingleUseRecordsObject<CodesEnv> {
 
   /** Starts a device authorization (device-grants.ts startGrant). */
   async startDeviceGrant(
-    grant: {
-      deviceHash: string;
-      userHash: string;
-      name: string;
-      ttlMs: number;
-      intervalS: number;
-      ip?: string | null;
-    },
+    grant: DeviceGrantStart,
     checks: RateCheck[],
     windowMs: number,
     now = Date.now(),
