@@ -98,20 +98,26 @@ export class LeaseKeeper {
   }
 
   /**
-   * Before a code is redeemed: null once a unit is held for it (or `live()` says there is no live
-   * code to spend one on), else the refusal: the window spent, or no unit after asking the home.
+   * Before a code is redeemed: whether `live()` finds a live code and, if so, the lease holding
+   * a unit for it; or the refusal: the window spent, or no unit after asking the home. Nothing
+   * awaits between the answer and the caller's next step, so the unit found is still there.
    */
-  async unitFor(live: () => boolean, terms: LeaseTerms, now: number): Promise<RateDecision | null> {
+  async unitFor(
+    live: () => boolean,
+    terms: LeaseTerms,
+    now: number,
+  ): Promise<{ refused: RateDecision } | { live: false } | { live: true; lease: Lease }> {
     for (let tries = 0; ; tries++) {
+      if (!live()) return { live: false };
       const lease = readLease(this.sql);
-      if (!live() || unitsLeft(lease, now) > 0) return null;
-      if (lease !== null && windowSpent(lease, now)) return refusalUntil(lease.resetsAt, now);
-      if (tries === LEASE_TRIES) return refusalUntil(now + 1000, now);
+      if (lease !== null && unitsLeft(lease, now) > 0) return { live: true, lease };
+      if (lease !== null && windowSpent(lease, now)) return { refused: refusalUntil(lease.resetsAt, now) };
+      if (tries === LEASE_TRIES) return { refused: refusalUntil(now + 1000, now) };
       const asked = await this.askHome(terms, now).then(
         () => true,
         () => false,
       );
-      if (!asked) return refusalUntil(now + 1000, now);
+      if (!asked) return { refused: refusalUntil(now + 1000, now) };
     }
   }
 }
@@ -197,8 +203,8 @@ export function takeLease(sql: SqlStorage, answer: LeaseAnswer, now: number): vo
   writeLease(sql, addGrant(readLease(sql), answer.grant, now));
 }
 
-/** In a region: spends one unit of the lease for a live code redeemed (the caller saw one left). */
-export function spendLeaseUnit(sql: SqlStorage, now: number): void {
-  const spent = spendUnit(readLease(sql), now);
+/** In a region: spends one unit of `lease` (read in this step, with a unit left) for a live code redeemed. */
+export function spendLeaseUnit(sql: SqlStorage, lease: Lease, now: number): void {
+  const spent = spendUnit(lease, now);
   if (spent.spent && spent.lease) writeLease(sql, spent.lease);
 }

@@ -139,13 +139,12 @@ export class OneTimeCodes extends SingleUseRecordsObject<CodesEnv> {
     now = Date.now(),
   ): Promise<{ decision: RateDecision; redeemed: Redeemed | null }> {
     const sql = this.ctx.storage.sql;
-    const live = () => hash !== null && isLive(sql, hash, now);
-    const refused = await this.leases.unitFor(live, terms, now);
-    if (refused !== null) return { decision: refused, redeemed: null };
+    const unit = await this.leases.unitFor(() => hash !== null && isLive(sql, hash, now), terms, now);
+    if ('refused' in unit) return { decision: unit.refused, redeemed: null };
     // From here to the unit spent nothing awaits, so no other call takes the unit found.
     const { resetsAt, ...decision } = countHit(sql, checks, windowMs, now);
     if (!decision.allowed) return { decision, redeemed: null };
-    if (live()) spendLeaseUnit(sql, now);
+    if (unit.live) spendLeaseUnit(sql, unit.lease, now);
     const redeemed = hash === null ? null : this.redeem(hash, now);
     if (Number.isFinite(resetsAt)) await this.alarmClock.wakeBy(resetsAt);
     return { decision, redeemed };
