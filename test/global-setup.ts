@@ -1,15 +1,8 @@
-/**
- * Global setup of the `integration` project: one local stack (embedded PostgreSQL, the WebSocket
- * proxy, the Worker under Miniflare) in a fresh temporary folder on a free port, shared by every
- * test file through `inject()`.
- */
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../scripts/local/net';
 import { startLocalStack } from '../scripts/local/stack';
 import { chromiumExecutable } from './helpers/browser';
+import { provideWorld, worldFolders } from './world-setup';
 
 declare module 'vitest' {
   /** Values the global setup hands to test files (`inject('baseUrl')`). */
@@ -44,15 +37,9 @@ declare module 'vitest' {
  * otherwise it goes to a file whose path is printed. TETHER_KEEP_DATA=1 keeps the data folder.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'tether-test-'));
-  // mkdtemp makes the folder 0700; as root, postgres runs as another user and must enter it.
-  await chmod(dataDir, 0o755);
-  const logDir = join(tmpdir(), 'tether-test-logs');
-  await mkdir(logDir, { recursive: true });
-  const workerLogFile =
-    process.env.TETHER_TEST_LOGS === '1'
-      ? undefined
-      : join(logDir, `worker-${Date.now()}-${process.pid}.log`);
+  const folders = await worldFolders();
+  const { dataDir } = folders;
+  const workerLogFile = folders.logFile('worker');
 
   // The packaged Chromium is unpacked here, once, while the stack starts, so the end-to-end
   // files running side by side find it ready.
@@ -78,20 +65,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ]);
   if (workerLogFile) console.log(`[tether] shared Worker at ${stack.baseUrl}, console in ${workerLogFile}`);
 
-  project.provide('world', 'workerd');
-  project.provide('baseUrl', stack.baseUrl);
-  project.provide('authUrl', stack.authUrl);
-  project.provide('operatorToken', stack.operatorToken);
-  project.provide('adminUrl', stack.adminUrl);
-  project.provide('metadataUrl', stack.metadataUrl);
-  project.provide('pgPort', stack.pgPort);
-  project.provide('wsProxyUrl', stack.wsProxyUrl);
-  project.provide('workerEnv', stack.env);
-  project.provide('dataDir', dataDir);
-  project.provide('logDir', logDir);
+  provideWorld(project, { name: 'workerd', baseUrl: stack.baseUrl, authUrl: stack.authUrl, folders }, stack);
 
   return async () => {
     await stack.stop();
-    if (process.env.TETHER_KEEP_DATA !== '1') await rm(dataDir, { recursive: true, force: true });
+    await folders.remove();
   };
 }

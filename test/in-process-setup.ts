@@ -7,9 +7,6 @@
  * file runs in either world unchanged; `inject('world')` tells which.
  */
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { format } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../scripts/local/net';
@@ -19,6 +16,7 @@ import { loadWorkerBundle } from './node-workers/bundle';
 import { nodeDurableObjects } from './node-workers/durable-objects';
 import { deliveringQueue } from './node-workers/queues';
 import { serveWorker } from './node-workers/serve-worker';
+import { provideWorld, worldFolders } from './world-setup';
 
 /** wrangler.toml's Durable Object bindings, binding name to class name, as wrangler reads them. */
 async function objectBindings(): Promise<Record<string, string>> {
@@ -47,15 +45,9 @@ function consoleTo(file: string): () => void {
 
 /** Starts the services and the Worker. TETHER_TEST_LOGS=1 shows its console inline; TETHER_KEEP_DATA=1 keeps the data folder. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'tether-test-'));
-  // mkdtemp makes the folder 0700; as root, postgres runs as another user and must enter it.
-  await chmod(dataDir, 0o755);
-  const logDir = join(tmpdir(), 'tether-test-logs');
-  await mkdir(logDir, { recursive: true });
-  const logFile =
-    process.env.TETHER_TEST_LOGS === '1'
-      ? undefined
-      : join(logDir, `node-worker-${Date.now()}-${process.pid}.log`);
+  const folders = await worldFolders();
+  const { dataDir } = folders;
+  const logFile = folders.logFile('node-worker');
 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -84,18 +76,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   consume = worker.runQueue;
   if (logFile) process.stdout.write(`[tether] in-process Worker at ${baseUrl}, console in ${logFile}\n`);
 
-  project.provide('world', 'node');
+  provideWorld(project, { name: 'node', baseUrl, authUrl: baseUrl, folders }, services);
   project.provide('objectBindings', bindings);
-  project.provide('baseUrl', baseUrl);
-  project.provide('authUrl', baseUrl);
-  project.provide('operatorToken', services.operatorToken);
-  project.provide('adminUrl', services.adminUrl);
-  project.provide('metadataUrl', services.metadataUrl);
-  project.provide('pgPort', services.pgPort);
-  project.provide('wsProxyUrl', services.wsProxyUrl);
-  project.provide('workerEnv', services.env);
-  project.provide('dataDir', dataDir);
-  project.provide('logDir', logDir);
 
   return async () => {
     await provisioning.stop();
@@ -104,6 +86,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await services.stop();
     await bundle.remove();
     restoreConsole();
-    if (process.env.TETHER_KEEP_DATA !== '1') await rm(dataDir, { recursive: true, force: true });
+    await folders.remove();
   };
 }
