@@ -68,12 +68,6 @@ export const StandardErrorSchema = z
   .object({ error: z.string(), error_description: z.string().optional() })
   .openapi('StandardOAuthError');
 
-/** A JSON response entry. */
-export const jsonAnswer = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { 'application/json': { schema } },
-  description,
-});
-
 /** A request body taken form-encoded (RFC 6749) or as JSON. */
 export const formOrJson = <T extends z.ZodType>(schema: T, required = true) => ({
   body: {

@@ -12,9 +12,9 @@ import { StandardOAuthError } from '../../lib/standard-oauth-error';
 import { revokeAccessToken } from '../../use-cases/sign-in/oauth-server/access-revocation';
 import { countSessionRequest } from '../../use-cases/sign-in/rate-limit';
 import { logout } from '../../use-cases/sign-in/refresh-tokens';
-import { AppParam, clientOf, knownSlug, oauthGroup } from '../oauth/oauth-shared';
+import { AppParam, clientOf, knownSlug, oauthGroup, oauthJson } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
-import { formOrJson, jsonAnswer, StandardErrorSchema } from './oauth-server-shared';
+import { formOrJson, StandardErrorSchema } from './oauth-server-shared';
 
 const RevokeRequest = z.object({
   token: z.string().max(8192).optional(),
@@ -34,9 +34,9 @@ revokeEndpoint.openapi(
     request: { params: AppParam, ...formOrJson(RevokeRequest) },
     responses: {
       200: { description: 'done, whatever the token was' },
-      400: jsonAnswer(StandardErrorSchema, 'invalid_request: no token'),
-      401: jsonAnswer(StandardErrorSchema, 'invalid_client: client_id is not this app'),
-      429: jsonAnswer(StandardErrorSchema, 'rate limited; see Retry-After'),
+      400: oauthJson(StandardErrorSchema, 'invalid_request: no token'),
+      401: oauthJson(StandardErrorSchema, 'invalid_client: client_id is not this app'),
+      429: oauthJson(StandardErrorSchema, 'rate limited; see Retry-After'),
     },
   }),
   async (c) => {

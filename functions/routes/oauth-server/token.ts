@@ -6,9 +6,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from '../../lib/openapi';
 import { tokenGrant } from '../../use-cases/sign-in/oauth-server/token-grants';
-import { AppParam, clientOf, knownSlug, oauthGroup, regionOfRequest } from '../oauth/oauth-shared';
+import { AppParam, clientOf, knownSlug, oauthGroup, oauthJson, regionOfRequest } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
-import { formOrJson, jsonAnswer, StandardErrorSchema } from './oauth-server-shared';
+import { formOrJson, StandardErrorSchema } from './oauth-server-shared';
 
 const TokenRequest = z.object({
   grant_type: z
@@ -51,13 +51,13 @@ tokenEndpoint.openapi(
       'Form-encoded as RFC 6749 has it (JSON is taken too). `authorization_code` takes `code`, `code_verifier`, `redirect_uri` and `client_id` (the app_id) and redeems the same one-time codes as `oauth/exchange` under its limits; `refresh_token` rotates as `oauth/refresh`. An ID token comes with the answer when the granted scope has `openid`. Errors are RFC 6749 §5.2 `{error, error_description}`.',
     request: { params: AppParam, ...formOrJson(TokenRequest) },
     responses: {
-      200: jsonAnswer(TokenAnswer, 'the tokens'),
-      400: jsonAnswer(StandardErrorSchema, 'invalid_request, invalid_grant or unsupported_grant_type'),
-      401: jsonAnswer(
+      200: oauthJson(TokenAnswer, 'the tokens'),
+      400: oauthJson(StandardErrorSchema, 'invalid_request, invalid_grant or unsupported_grant_type'),
+      401: oauthJson(
         StandardErrorSchema,
         'invalid_client: client_id is not this app, or no app has this issuer',
       ),
-      429: jsonAnswer(StandardErrorSchema, 'rate limited; see Retry-After'),
+      429: oauthJson(StandardErrorSchema, 'rate limited; see Retry-After'),
     },
   }),
   async (c) => {

@@ -4,9 +4,9 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../../app-env';
 import { z } from '../../lib/openapi';
 import { invalidToken, userInfo } from '../../use-cases/sign-in/oauth-server/userinfo';
-import { AppParam, knownSlug, oauthGroup } from '../oauth/oauth-shared';
+import { AppParam, knownSlug, oauthGroup, oauthJson } from '../oauth/oauth-shared';
 import { requestContext } from '../shared';
-import { jsonAnswer, StandardErrorSchema } from './oauth-server-shared';
+import { StandardErrorSchema } from './oauth-server-shared';
 
 const UserInfo = z
   .object({ sub: z.string(), email: z.string(), email_verified: z.boolean(), name: z.string().optional() })
@@ -40,8 +40,8 @@ for (const method of ['get', 'post'] as const) {
       security: [{ bearer: [] }],
       request: { params: AppParam },
       responses: {
-        200: jsonAnswer(UserInfo, 'the user as they are now'),
-        401: jsonAnswer(StandardErrorSchema, 'invalid_token, with WWW-Authenticate: Bearer'),
+        200: oauthJson(UserInfo, 'the user as they are now'),
+        401: oauthJson(StandardErrorSchema, 'invalid_token, with WWW-Authenticate: Bearer'),
       },
     }),
     (c) => answer(c),
