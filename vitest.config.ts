@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { CRON_FILES } from './test/cron-files';
+import { CRON_FILES, CRON_PROJECT } from './test/cron-files';
 import { IN_PROCESS_FILES } from './test/in-process-files';
 
 /** TETHER_IN_PROCESS=0 runs every integration file on the workerd stack (to compare the two worlds). */
@@ -32,9 +32,10 @@ const integration = {
  * real Durable Object classes on SQLite in Node and a delivering queue; no workerd, no Chromium);
  * `integration` (the rest: HTTP tests against one shared local stack with the Worker under
  * workerd, started by test/global-setup.ts, and the e2e files with Chromium); and
- * `integration-cron`, the files that fire the minute cron (test/cron-files.ts), one at a time on
- * a stack of their own once the others are done. The machine has two cores, so at most two test
- * files run at once.
+ * `integration-cron`, the files that fire the minute cron (test/cron-files.ts), each on a stack of
+ * the worker running it, which no other file uses meanwhile (test/cron-stack.ts). The machine has
+ * two cores, so at most two test files run at once; all projects share that limit (vitest runs
+ * projects of one `groupOrder` side by side only when their `maxWorkers` agree).
  */
 export default defineConfig({
   test: {
@@ -86,6 +87,9 @@ export default defineConfig({
           name: 'in-process',
           include: ['functions/**/*.test.ts', ...inProcessFiles],
           globalSetup: ['test/in-process-setup.ts'],
+          // Its files share their worker's modules, the Worker's among them, loaded once per worker
+          // rather than once per file (a file leaves no module-level state behind: README.md).
+          isolate: false,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -93,10 +97,11 @@ export default defineConfig({
       {
         test: {
           ...integration,
-          name: 'integration-cron',
+          name: CRON_PROJECT,
           include: CRON_FILES,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          setupFiles: ['test/cron-stack.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
         },
       },
     ],

@@ -3,10 +3,15 @@
  * acts on the whole metadata database: it records policy drift, repairs credentials and
  * re-sends stalled deliveries of every project, to the receivers of the Worker that ran it.
  * Two such files side by side on one database take each other's deliveries (one file's
- * receiver acknowledges the policy the other waits for), so vitest.config.ts runs these one
- * at a time on a stack of their own, after the others. test/unit/cron-files.test.ts keeps the
- * list complete.
+ * receiver acknowledges the policy the other waits for), so vitest.config.ts runs these in a
+ * project of their own, {@link CRON_PROJECT}, beside the others: test/global-setup.ts starts one
+ * stack per worker for it and test/cron-stack.ts hands each file its worker's, so a cron file
+ * never shares its stack with another file. test/unit/cron-files.test.ts keeps the list complete.
  */
+/** The vitest project of the cron files. */
+export const CRON_PROJECT = 'integration-cron';
+
+/** The files that fire the cron. */
 export const CRON_FILES = [
   'test/integration/bucket-service-credentials.test.ts',
   'test/integration/connections-deliveries.test.ts',

@@ -16,7 +16,7 @@ import { loadWorkerBundle } from './node-workers/bundle';
 import { nodeDurableObjects } from './node-workers/durable-objects';
 import { deliveringQueue } from './node-workers/queues';
 import { serveWorker } from './node-workers/serve-worker';
-import { provideWorld, worldFolders } from './world-setup';
+import { provideWorld, worldFolders, worldValues } from './world-setup';
 
 /** wrangler.toml's Durable Object bindings, binding name to class name, as wrangler reads them. */
 async function objectBindings(): Promise<Record<string, string>> {
@@ -54,6 +54,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const services = await startLocalServices({
     baseUrl,
     dataDir,
+    // Thrown away after the run: PostgreSQL need not wait for the disk.
+    durable: false,
     // No test resolves a name outside the machine: webhook hosts are resolved by a port that refuses.
     env: { DNS_RESOLVER_URL: 'http://127.0.0.1:9/dns-query' },
   });
@@ -76,7 +78,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   consume = worker.runQueue;
   if (logFile) process.stdout.write(`[tether] in-process Worker at ${baseUrl}, console in ${logFile}\n`);
 
-  provideWorld(project, { name: 'node', baseUrl, authUrl: baseUrl, folders }, services);
+  provideWorld(project, worldValues({ name: 'node', baseUrl, authUrl: baseUrl, folders }, services));
   project.provide('objectBindings', bindings);
 
   return async () => {

@@ -6,6 +6,7 @@
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ProvidedContext } from 'vitest';
 import type { TestProject } from 'vitest/node';
 import type { LocalServices } from '../scripts/local/services';
 
@@ -39,24 +40,35 @@ export async function worldFolders(): Promise<WorldFolders> {
   };
 }
 
-/** Hands test files what the world started: its Worker's address and the services beside it. */
-export function provideWorld(
-  project: TestProject,
+/** What a world hands test files (`inject(key)`): its Worker's address and the services beside it. */
+export type WorldValues = Omit<ProvidedContext, 'objectBindings' | 'cronWorlds'>;
+
+/** The values of a world: its Worker's address and the services beside it. */
+export function worldValues(
   world: { name: 'workerd' | 'node'; baseUrl: string; authUrl: string; folders: WorldFolders },
   services: Pick<
     LocalServices,
     'operatorToken' | 'adminUrl' | 'metadataUrl' | 'pgPort' | 'wsProxyUrl' | 'env'
   >,
-): void {
-  project.provide('world', world.name);
-  project.provide('baseUrl', world.baseUrl);
-  project.provide('authUrl', world.authUrl);
-  project.provide('operatorToken', services.operatorToken);
-  project.provide('adminUrl', services.adminUrl);
-  project.provide('metadataUrl', services.metadataUrl);
-  project.provide('pgPort', services.pgPort);
-  project.provide('wsProxyUrl', services.wsProxyUrl);
-  project.provide('workerEnv', services.env);
-  project.provide('dataDir', world.folders.dataDir);
-  project.provide('logDir', world.folders.logDir);
+): WorldValues {
+  return {
+    world: world.name,
+    baseUrl: world.baseUrl,
+    authUrl: world.authUrl,
+    operatorToken: services.operatorToken,
+    adminUrl: services.adminUrl,
+    metadataUrl: services.metadataUrl,
+    pgPort: services.pgPort,
+    wsProxyUrl: services.wsProxyUrl,
+    workerEnv: services.env,
+    dataDir: world.folders.dataDir,
+    logDir: world.folders.logDir,
+  };
+}
+
+/** Hands test files a world's values (`inject('baseUrl')`, ...). */
+export function provideWorld(project: TestProject, values: WorldValues): void {
+  for (const [key, value] of Object.entries(values)) {
+    project.provide(key as keyof WorldValues, value as never);
+  }
 }

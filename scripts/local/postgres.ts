@@ -20,6 +20,11 @@ export interface PostgresOptions {
   port?: number;
   /** Receives the server's log lines; by default they go to `${dataDir}/postgres.log`. */
   onLog?: (line: string) => void;
+  /**
+   * Flush every write to disk (fsync) so the cluster survives a crash of the machine. Default
+   * true; the test stacks, whose folders are thrown away after the run, pass false.
+   */
+  durable?: boolean;
 }
 
 /** A running embedded PostgreSQL server. */
@@ -245,6 +250,7 @@ async function ensureClusterOwner(pgDir: string, runner: PgRunner): Promise<void
  */
 export async function startPostgres(opts: PostgresOptions): Promise<PostgresHandle> {
   const dataDir = resolve(opts.dataDir);
+  const durable = opts.durable ?? true;
   const pgDir = join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
 
@@ -293,6 +299,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
           `--pwfile=${pwFile}`,
           '--encoding=UTF8',
           '--no-locale',
+          ...(durable ? [] : ['--no-sync']),
         ],
         log,
       );
@@ -323,6 +330,9 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
       // Kept for the admin role (pg_use_reserved_connections): provisioning works on a full cluster.
       '-c',
       'reserved_connections=10',
+      // A cluster thrown away after the run need not wait for the disk (CREATE DATABASE flushes a
+      // copy of its template otherwise); what a query sees is the same either way.
+      ...(durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
     ],
     log,
   ).catch((err: unknown) => {

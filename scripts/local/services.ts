@@ -29,6 +29,8 @@ export interface LocalServicesOptions {
   sqlRttMs?: number;
   /** Run the local Google and GitHub sign-in stand-in for providers whose endpoints are not given. */
   signInStandIn?: boolean;
+  /** Flush PostgreSQL's writes to disk (postgres.ts `durable`); default true, false for throwaway test stacks. */
+  durable?: boolean;
 }
 
 /** Running local services and the Worker variables that reach them. */
@@ -148,7 +150,7 @@ export async function startLocalServices(opts: LocalServicesOptions): Promise<Lo
 
   try {
     const secrets = await loadSecrets(dataDir);
-    const pg = await startPostgres({ dataDir });
+    const pg = await startPostgres({ dataDir, durable: opts.durable });
     cleanups.push(() => pg.stop());
     const sqlDelayMs = opts.sqlRttMs ?? Number(process.env.TETHER_SQL_RTT_MS || 0);
     if (!(Number.isFinite(sqlDelayMs) && sqlDelayMs >= 0))

@@ -34,6 +34,8 @@ export interface LocalStackOptions {
   signInStandIn?: boolean;
   /** Open workerd's V8 inspector on this port (CPU profiles: scripts/bench/profile.ts). */
   inspectorPort?: number;
+  /** Flush PostgreSQL's writes to disk (postgres.ts `durable`); default true, false for throwaway test stacks. */
+  durable?: boolean;
 }
 
 /** A running local stack: its services (services.ts) and the Worker. */
@@ -60,6 +62,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     env: opts.env,
     sqlRttMs: opts.sqlRttMs,
     signInStandIn: opts.signInStandIn,
+    durable: opts.durable,
   });
   const cleanups: Array<() => Promise<void>> = [() => services.stop()];
   const unwind = async (): Promise<void> => {

@@ -1,0 +1,26 @@
+/**
+ * Set-up file of the cron project (vitest.config.ts): hands this file the stack of the worker
+ * running it. test/global-setup.ts starts one stack per worker of the project and vitest numbers
+ * the files running at one moment 1..maxWorkers (VITEST_POOL_ID, distinct among them), so two
+ * cron files running side by side never share a stack (test/cron-files.ts says why they must not).
+ */
+import { inject } from 'vitest';
+import type { WorldValues } from './world-setup';
+
+const worlds = inject('cronWorlds');
+const poolId = Number(process.env.VITEST_POOL_ID);
+const mine = worlds?.[poolId - 1];
+if (!mine) {
+  throw new Error(`no cron stack for worker ${process.env.VITEST_POOL_ID} of ${worlds?.length ?? 0}`);
+}
+
+// `inject()` reads the values vitest handed this worker; vitest has no public way to hand one
+// file of a project other values than its neighbour, so they are replaced where inject reads them.
+const state = (globalThis as { __vitest_worker__?: { providedContext?: Record<string, unknown> } })
+  .__vitest_worker__;
+if (!state?.providedContext)
+  throw new Error("vitest's worker state moved: test/cron-stack.ts needs updating");
+Object.assign(state.providedContext, mine);
+for (const key of Object.keys(mine) as (keyof WorldValues)[]) {
+  if (inject(key) !== mine[key]) throw new Error(`inject('${key}') does not answer this worker's cron stack`);
+}
