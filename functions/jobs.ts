@@ -17,7 +17,7 @@ import { PROVISIONING_HANDLERS } from './queues/handlers';
 import { type JobContext, jobContext } from './request-context';
 import { purgeActivity } from './use-cases/activity/retention';
 import { credentialSteps } from './use-cases/reconciler/credential-steps';
-import { RECONCILER_STEPS, runReconciler } from './use-cases/reconciler/run';
+import { RECONCILER_STEPS, runReconciler } from './use-cases/reconciler/tick';
 
 /** Runs `work` with the environment's dependencies and a database pool, closed afterwards. */
 async function withDependencies<T>(

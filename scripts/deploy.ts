@@ -5,8 +5,8 @@
  * Arguments after `--` go to wrangler (`npm run deploy -- --env staging`).
  */
 import { spawnSync } from 'node:child_process';
-import { prepareAssets } from './local/assets';
-import { applyMigrations } from './local/migrate';
+import { prepareAssets } from './local/build-assets';
+import { applyMigrations } from './local/metadata-database';
 
 const url = process.env.DATABASE_URL;
 if (!url) {

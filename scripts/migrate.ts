@@ -2,7 +2,7 @@
  * Applies Tether's metadata migrations to the database named by DATABASE_URL (for a deployed
  * service: the Neon connection string). Usage: DATABASE_URL=postgres://... npx tsx scripts/migrate.ts
  */
-import { applyMigrations } from './local/migrate';
+import { applyMigrations } from './local/metadata-database';
 
 const url = process.env.DATABASE_URL;
 if (!url) {

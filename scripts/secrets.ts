@@ -6,7 +6,7 @@
  *   npm run --silent secrets > .dev.vars.secrets       # review, then:
  *   npm run --silent secrets -- --json > secrets.json && npx wrangler secret bulk secrets.json && rm secrets.json
  */
-import { generateSecrets } from './local/secrets';
+import { generateSecrets } from './local/generate-secrets';
 
 const secrets = generateSecrets();
 if (process.argv.includes('--json')) {

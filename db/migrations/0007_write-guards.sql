@@ -1,4 +1,4 @@
--- One guarded write batch (functions/services/guarded-write.ts): a write's preconditions are
+-- One guarded write batch (functions/use-cases/store/guarded-write.ts): a write's preconditions are
 -- checked in SQL inside its one non-interactive transaction. tether_assert raises unless `ok` is
 -- true (null counts as false), which rolls the whole batch back; `payload` names the API error
 -- (JSON: code, message, field) that the Worker answers with. SQLSTATE TT001 marks it as ours.

@@ -1,6 +1,6 @@
 /**
  * Where the console's two static files are served: by Workers static assets (wrangler.toml
- * `[assets]`), written from client-script.ts and styles/console.css by scripts/local/assets.ts, not by
+ * `[assets]`), written from client-script.ts and styles/console.css by scripts/local/build-assets.ts, not by
  * the Worker's script.
  */
 

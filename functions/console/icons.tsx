@@ -1,6 +1,6 @@
 /**
  * The console's icon set: Lucide icons (the `lucide-static` package), turned at build time into
- * CSS masks in the static stylesheet (scripts/local/assets.ts), so an icon costs the Worker's
+ * CSS masks in the static stylesheet (scripts/local/build-assets.ts), so an icon costs the Worker's
  * script one short class name. Decorative: the text beside an icon names the thing.
  */
 

@@ -5,7 +5,7 @@
  * ("Try it out" takes a token typed into its Authorize dialog).
  *
  * The bundle and stylesheet (1.9 MB) are Workers static assets at `/api/v1/docs/…`
- * (scripts/local/assets.ts), served with a day's caching before the Worker runs: not part of
+ * (scripts/local/build-assets.ts), served with a day's caching before the Worker runs: not part of
  * the script every isolate loads.
  */
 import { Hono } from 'hono';

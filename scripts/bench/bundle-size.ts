@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ASSETS_DIR, prepareAssets } from '../local/assets';
-import { bundleWorker } from '../local/worker';
+import { ASSETS_DIR, prepareAssets } from '../local/build-assets';
+import { bundleWorker } from '../local/miniflare-worker';
 import { type IsolateStarts, measureIsolateStart } from './isolate-start';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -7,8 +7,8 @@
  * holds the same limit.
  */
 import { gzipSync } from 'node:zlib';
-import { createProject } from './api';
 import { type ConsoleIds, consolePagePaths } from './console-pages';
+import { createProject } from './setup-client';
 import { holds } from './stats';
 import type { BenchContext, ResultRow, Scenario } from './types';
 

@@ -17,12 +17,12 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { freePort } from '../local/net';
 import { startLocalStack } from '../local/stack';
-import { createBenchAccount, createProject } from './api';
 import { startFakeGoogle } from './fake-google';
 import { runLoad } from './load';
 import { connectionsPath, createDatabases, createSites } from './scenarios/fixtures';
 import { createAuthApps, mintExchangeRequests } from './scenarios/oauth-fixtures';
 import { setupConnections } from './scenarios/reads';
+import { createBenchAccount, createProject } from './setup-client';
 import type { BenchContext, LoadRequest } from './types';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -14,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { freePort } from '../local/net';
 import { startLocalStack } from '../local/stack';
-import { createBenchAccount } from './api';
 import { describeBundle, measureBundle } from './bundle-size';
 import { cpuPerRequest, readCpu } from './cpu';
 import { startFakeGoogle } from './fake-google';
@@ -24,6 +23,7 @@ import { runScenario } from './runner';
 import { runScaleBench } from './scale';
 import { scenarios } from './scenarios';
 import { floorScenario } from './scenarios/floor';
+import { createBenchAccount } from './setup-client';
 import { renderTable } from './table';
 import type { BenchContext, ResultRow } from './types';
 

@@ -1,5 +1,5 @@
 /** Runs one scenario: checks its routes, sets it up, measures it, and never lets it crash the run. */
-import { RouteMissingError } from './api';
+import { RouteMissingError } from './setup-client';
 import { holds, ratio } from './stats';
 import type { BenchContext, ResultRow, Scenario } from './types';
 

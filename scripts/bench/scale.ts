@@ -22,10 +22,10 @@ import { join } from 'node:path';
 import { freePort } from '../local/net';
 import { seedDataDir } from '../local/seed-dir';
 import { startLocalStack } from '../local/stack';
-import { type BenchApi, createBenchAccount } from './api';
 import { describeBundle, measureBundle } from './bundle-size';
 import { pidsNamed } from './process-cpu';
 import { change100, converged, type MeasuredStack, medianTick, type TickCost, tick } from './scale-tick';
+import { type BenchApi, createBenchAccount } from './setup-client';
 
 /** One read's latency and round trips. */
 interface ReadCost {

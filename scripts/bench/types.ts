@@ -1,7 +1,7 @@
 /** Shapes shared by the benchmark runner, its load-generator child and the scenarios. */
 import type { LocalStack } from '../local/stack';
-import type { BenchApi } from './api';
 import type { FakeGoogle } from './fake-google';
+import type { BenchApi } from './setup-client';
 import type { Check, Measurement } from './stats';
 
 /** One HTTP request the load generator sends. */

@@ -6,7 +6,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareClusterAdmin } from './cluster-admin';
-import { METADATA_DATABASE, migrateMetadata } from './migrate';
+import { METADATA_DATABASE, migrateMetadata } from './metadata-database';
 import { startPostgres } from './postgres';
 import { type Seeded, seedTenants } from './seed-data';
 import { loadSecrets } from './services';

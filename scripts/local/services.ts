@@ -7,10 +7,10 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { prepareClusterAdmin } from './cluster-admin';
-import { METADATA_DATABASE, migrateMetadata } from './migrate';
+import { type GeneratedSecrets, generateSecrets } from './generate-secrets';
+import { METADATA_DATABASE, migrateMetadata } from './metadata-database';
 import { startNetworkPolicyReceiver } from './network-policy-receiver';
 import { startPostgres } from './postgres';
-import { type GeneratedSecrets, generateSecrets } from './secrets';
 import { startStandIns } from './stand-ins';
 import { startWsProxy } from './ws-proxy';
 

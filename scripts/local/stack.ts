@@ -5,8 +5,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type LocalWorker, startWorker } from './miniflare-worker';
 import { type LocalServices, startLocalServices } from './services';
-import { type LocalWorker, startWorker } from './worker';
 
 /** Options for {@link startLocalStack}. */
 export interface LocalStackOptions {

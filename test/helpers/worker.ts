@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { type LocalWorker, startWorker } from '../../scripts/local/miniflare-worker';
 import { freePort } from '../../scripts/local/net';
-import { type LocalWorker, startWorker } from '../../scripts/local/worker';
 import type { ServedWorker } from '../node-workers/serve-worker';
 
 /** A Worker started by a test; `stop()` also removes its Durable Object storage. */

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { lockSecret, privilegesLock } from '../../functions/adapters/postgres-sql';
 import { CLUSTER_ADMIN_ROLE } from '../../scripts/local/cluster-admin';
-import { METADATA_DATABASE } from '../../scripts/local/migrate';
+import { METADATA_DATABASE } from '../../scripts/local/metadata-database';
 import { type ApiClient, api, createAccount, createProject } from '../helpers/api';
 import { createDatabase, createSite, metadata, type Service } from '../helpers/connections';
 import { customerAdminUrl, localPostgresAdmin, loginAs } from '../helpers/pg-login';

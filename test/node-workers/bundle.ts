@@ -1,5 +1,5 @@
 /**
- * The Worker bundled for Node, as scripts/local/worker.ts bundles it for workerd: our code in
+ * The Worker bundled for Node, as scripts/local/miniflare-worker.ts bundles it for workerd: our code in
  * one module (loaded by Node itself, without a test runner's per-module transform), its packages
  * imported from node_modules, `cloudflare:workers` replaced by ./cloudflare-workers.ts.
  */

@@ -51,7 +51,7 @@ describe("the auth edge's module graph", () => {
           'functions/management-app.ts',
           'functions/api-document.ts',
           'functions/jobs.ts',
-          'functions/use-cases/reconciler/run.ts',
+          'functions/use-cases/reconciler/tick.ts',
         ].includes(path),
     );
     expect(management).toEqual([]);

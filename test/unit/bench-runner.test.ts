@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isRouterNotFound, RouteMissingError } from '../../scripts/bench/api';
 import { runScenario } from '../../scripts/bench/runner';
 import { flippingBodies } from '../../scripts/bench/scenarios/connections-put';
+import { isRouterNotFound, RouteMissingError } from '../../scripts/bench/setup-client';
 import { measurement } from '../../scripts/bench/stats';
 import type { BenchContext, Scenario } from '../../scripts/bench/types';
 

@@ -15,7 +15,7 @@ import { sweepSteps } from '../credentials/sweep';
 import { switchSharedConnections } from '../credentials/switch';
 import { reconcilePolicyMarks } from '../delivery/policy-marks';
 import { secureMarkedDatabases } from '../resources/database-ownership';
-import type { ReconcilerStep } from './run';
+import type { ReconcilerStep } from './tick';
 
 /** Reconciler steps of per-connection credentials and network policies. */
 export const CREDENTIAL_STEPS: Record<string, ReconcilerStep> = {

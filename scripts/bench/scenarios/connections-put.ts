@@ -4,7 +4,7 @@
  * second). Each PUT moves exactly one connection, so both do the same outside work (one
  * role's grants) and differ only in the size of the set they validate and compare.
  */
-import { createProject } from '../api';
+import { createProject } from '../setup-client';
 import { atMostRatio, combine, holds, type Measurement, ratio } from '../stats';
 import type { LoadRequest, Scenario } from '../types';
 import { connectionsPath, createDatabases, createSites, type DesiredConnection } from './fixtures';

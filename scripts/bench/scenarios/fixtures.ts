@@ -1,7 +1,7 @@
 /** Setup helpers shared by scenarios: services and sites made through the HTTP API. */
 
 import type { Kind } from '../../../functions/domain/levels';
-import { type BenchApi, inParallel } from '../api';
+import { type BenchApi, inParallel } from '../setup-client';
 
 /** How many setup requests run at once (the machine has 2 cores; CREATE DATABASE is heavy). */
 const SETUP_PARALLEL = 4;

@@ -16,8 +16,9 @@
  * in another process. The earlier ceiling (an unknown code: nothing found, nothing deleted) is
  * measured too, for comparison.
  */
-import { SETUP_REQUEST_TIMEOUT_MS } from '../api';
+
 import { startPeer } from '../peer';
+import { SETUP_REQUEST_TIMEOUT_MS } from '../setup-client';
 import { atMostRatio, combine, holds, type Measurement, ratio } from '../stats';
 import type { LoadRequest, ResultRow, Scenario } from '../types';
 import { redeemCeiling } from './ceilings';

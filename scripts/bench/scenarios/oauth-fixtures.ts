@@ -14,7 +14,7 @@ import {
   isRouterNotFound,
   RouteMissingError,
   SETUP_REQUEST_TIMEOUT_MS,
-} from '../api';
+} from '../setup-client';
 import type { BenchContext, LoadRequest } from '../types';
 
 /** The custom-scheme origin every bench app registers and redirects to. */

@@ -5,7 +5,7 @@
  * request carries a token of its own, signed before the run, since the Worker refuses a token
  * that already signed in (a replay).
  */
-import { SETUP_REQUEST_TIMEOUT_MS } from '../api';
+import { SETUP_REQUEST_TIMEOUT_MS } from '../setup-client';
 import { holds, ratio } from '../stats';
 import type { LoadRequest, Scenario } from '../types';
 import { clientIp, createAuthApps, USERS_PER_APP, WEB_CLIENT_ID } from './oauth-fixtures';

@@ -5,9 +5,10 @@
  * connection open is reported beside it, and the ceiling: the connect's own unavoidable work
  * through the Worker's driver (bench-entry.ts connect-work). All alternate in four slices of ten.
  */
-import { createProject } from '../api';
+
 import { type CpuGroup, type CpuReading, cpuPerRequest, readCpu } from '../cpu';
 import { physicalNameOf, timeDirectLogins } from '../pg-direct';
+import { createProject } from '../setup-client';
 import { atMostRatio, combine, holds, type Measurement, measurement, ratio } from '../stats';
 import type { Scenario } from '../types';
 import { connectionsPath, createDatabases, createSites } from './fixtures';

@@ -3,8 +3,9 @@
  * the wall time of the same 100 role creations from 100 parallel direct connections, measured
  * in the same run.
  */
-import { createProject } from '../api';
+
 import { loginRolesInGroup, physicalNameOf, rolesOfDatabase, timeParallelDirectLogins } from '../pg-direct';
+import { createProject } from '../setup-client';
 import { atMostRatio, holds, ratio } from '../stats';
 import type { Scenario } from '../types';
 import { connectionsPath, createDatabases, createSites } from './fixtures';

@@ -8,7 +8,7 @@
  *   adding `--rtt` ms (20 by default) to every round trip; p50 must stay within one delay plus
  *   5 ms, which a read can only do with one sequential round trip.
  */
-import { createProject, inParallel } from '../api';
+import { createProject, inParallel } from '../setup-client';
 import { atLeastRatio, combine, holds, type Measurement, ratio } from '../stats';
 import type { BenchContext, LoadRequest, ResultRow, Scenario } from '../types';
 import { callerCeiling, SQL_CEILING, SQL_CEILING_NAME, SQL_CEILING_NOTE } from './ceilings';

@@ -6,10 +6,10 @@
  * AppSecretsUpdateResp `{secrets, version}`), tokens as `Authorization: Bearer …` or `FlyV1 …`,
  * errors `{error}` (401 unauthorized, 404 app not found, 400 bad request) and 429 with
  * `retry-after`. Its Machines, each running with the secrets it read at its last start:
- * fly-machines.ts. See platform-stand-in.ts. Never part of the production path.
+ * fly-machines-stand-in.ts. See platform-stand-in.ts. Never part of the production path.
  */
 import { createHash } from 'node:crypto';
-import { handleMachines, MACHINES_PATH, machinesView, seedMachines } from './fly-machines';
+import { handleMachines, MACHINES_PATH, machinesView, seedMachines } from './fly-machines-stand-in';
 import {
   INVALID_JSON,
   type Platform,

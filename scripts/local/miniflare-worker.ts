@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare';
-import { ASSET_ROUTES, prepareAssets } from './assets';
+import { ASSET_ROUTES, prepareAssets } from './build-assets';
 import { withoutNewSignalHandlers } from './signals';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
