@@ -6,7 +6,7 @@
  */
 
 import { getPublicSuffix } from 'tldts';
-import { LABEL, LOOPBACK_HOSTS, MAX_ORIGIN_LENGTH } from './redirect-uris';
+import { LABEL, MAX_ORIGIN_LENGTH } from './redirect-uris';
 import { BROWSER_INTERNAL_SCHEMES, OS_HANDLED_SCHEMES, REFUSED_SCHEMES } from './refused-schemes';
 
 /** Web schemes other than https: a plain-text redirect would leak the code or the tokens. */
