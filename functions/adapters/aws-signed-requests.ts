@@ -5,7 +5,7 @@
  */
 import { AwsClient } from 'aws4fetch';
 import { storageEndpointFor } from '../domain/storage-endpoint';
-import { xmlError } from './xml';
+import { type XmlNode, xmlDocument, xmlError } from './xml';
 
 const IAM_VERSION = '2010-05-08';
 
@@ -59,8 +59,8 @@ export class AwsSignedRequests {
     this.fetcher = opts.fetcher ?? ((input, init) => fetch(input, init));
   }
 
-  /** Sends IAM Query API `action`, again (with backoff) while IAM throttles it; the answer's XML. */
-  async iam(action: string, params: Record<string, string>): Promise<string> {
+  /** Sends IAM Query API `action`, again (with backoff) while IAM throttles it; the answer's parsed XML. */
+  async iam(action: string, params: Record<string, string>): Promise<XmlNode> {
     const body = new URLSearchParams({ Action: action, Version: IAM_VERSION, ...params }).toString();
     for (let attempt = 1; ; attempt++) {
       const req = await this.aws.sign(this.opts.iamEndpoint, {
@@ -70,7 +70,7 @@ export class AwsSignedRequests {
         aws: { service: 'iam', region: 'us-east-1' },
       });
       const res = await this.fetcher(req);
-      if (res.ok) return res.text();
+      if (res.ok) return xmlDocument(await res.text());
       const err = await this.failure(res, action);
       // Throttling refuses a request before doing it, so sending it again is safe, even for a
       // CreateAccessKey; any other failure might have half-happened and is left to the caller.
@@ -91,7 +91,7 @@ export class AwsSignedRequests {
 
   /** The provider's error in a failed answer. */
   async failure(res: Response, action: string): Promise<ProviderError> {
-    const { code, message } = xmlError(await res.text().catch(() => ''));
+    const { code, message } = await xmlError(await res.text().catch(() => ''));
     return new ProviderError(res.status, code, `${action} answered ${res.status} ${code}: ${message}`);
   }
 }

@@ -13,7 +13,7 @@
 import { type BucketLevel, bucketPolicy, type KeyLimits } from '../domain/bucket-policy';
 import { randomLowerAlnum } from '../lib/ids';
 import { AwsSignedRequests, type AwsSignedRequestsOptions, ProviderError } from './aws-signed-requests';
-import { xmlMembers, xmlText } from './xml';
+import { type XmlNode, xmlMembers, xmlText } from './xml';
 
 /** The name of the inline policy every key user holds. */
 export const POLICY_NAME = 'tether-bucket-access';
@@ -245,7 +245,7 @@ export class AwsS3Admin implements StorageAdmin {
     bucket: string,
     level: BucketLevel,
     limits?: KeyLimits,
-  ): Promise<string> {
+  ): Promise<XmlNode> {
     return this.aws.iam('PutUserPolicy', {
       UserName: userName,
       PolicyName: POLICY_NAME,

@@ -4,28 +4,44 @@
  * character references are decoded, attributes and namespaces are ignored; nothing is ever
  * evaluated or fetched (a DOCTYPE is refused, so no declared entity is ever expanded).
  */
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 
 /** A parsed element: its text, or its children by name (a repeated name gives a list). */
 export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
 
-const parser = new XMLParser({
-  ignoreAttributes: true,
-  removeNSPrefix: true,
-  parseTagValue: false,
-  trimValues: false,
-  processEntities: true,
-  // Numeric character references (&#x2F;) as well as the five XML entities.
-  htmlEntities: true,
-  // IAM lists hold <member> elements: always a list, also with one member.
-  isArray: (name) => name === 'member',
-});
+/**
+ * The parser, its module imported by the first answer read: only the bucket kind's adapter reads
+ * XML, so an isolate that never calls IAM or S3 (every sign-in) never loads it.
+ */
+let parser: Promise<XMLParser> | undefined;
 
-function parsed(xml: XmlNode): XmlNode {
-  if (typeof xml !== 'string' || !xml.trimStart().startsWith('<')) return xml;
+const parserOf = (): Promise<XMLParser> => {
+  parser ??= import('fast-xml-parser').then(
+    ({ XMLParser }) =>
+      new XMLParser({
+        ignoreAttributes: true,
+        removeNSPrefix: true,
+        parseTagValue: false,
+        trimValues: false,
+        processEntities: true,
+        // Numeric character references (&#x2F;) as well as the five XML entities.
+        htmlEntities: true,
+        // IAM lists hold <member> elements: always a list, also with one member.
+        isArray: (name) => name === 'member',
+      }),
+  );
+  parser.catch(() => {
+    parser = undefined;
+  });
+  return parser;
+};
+
+/** The parsed document of an answer's `text`; text that is not XML stays as it is. */
+export async function xmlDocument(text: string): Promise<XmlNode> {
+  if (!text.trimStart().startsWith('<')) return text;
   // AWS never sends a DOCTYPE; one could only declare entities to expand.
-  if (/<!DOCTYPE/i.test(xml)) throw new Error('response holds a DOCTYPE');
-  return parser.parse(xml) as XmlNode;
+  if (/<!DOCTYPE/i.test(text)) throw new Error('response holds a DOCTYPE');
+  return (await parserOf()).parse(text) as XmlNode;
 }
 
 /** The first element named `tag` in document order, searched depth-first. */
@@ -41,9 +57,9 @@ function find(node: XmlNode, tag: string): XmlNode | XmlNode[] | undefined {
   return undefined;
 }
 
-/** The text of the first `<tag>` in `xml` (a document or a parsed element); throws when absent unless a fallback is given. */
+/** The text of the first `<tag>` in `xml` (a parsed document or element); throws when absent unless a fallback is given. */
 export function xmlText(xml: XmlNode, tag: string, fallback?: string): string {
-  const found = find(parsed(xml), tag);
+  const found = find(xml, tag);
   const value = Array.isArray(found) ? found[0] : found;
   if (typeof value === 'string') return value;
   if (value !== undefined && typeof value === 'object' && Object.keys(value).length === 0) return '';
@@ -53,7 +69,7 @@ export function xmlText(xml: XmlNode, tag: string, fallback?: string): string {
 
 /** The `<member>` elements inside the first `<list>` element. */
 export function xmlMembers(xml: XmlNode, list: string): XmlNode[] {
-  const found = find(parsed(xml), list);
+  const found = find(xml, list);
   const container = Array.isArray(found) ? found[0] : found;
   if (container === undefined || typeof container === 'string') return [];
   const members = container.member;
@@ -62,10 +78,10 @@ export function xmlMembers(xml: XmlNode, list: string): XmlNode[] {
 }
 
 /** Code and message of an AWS error body (IAM `<ErrorResponse><Error>` or S3 `<Error>`). */
-export function xmlError(xml: string): { code: string; message: string } {
+export async function xmlError(xml: string): Promise<{ code: string; message: string }> {
   let doc: XmlNode;
   try {
-    doc = parsed(xml);
+    doc = await xmlDocument(xml);
   } catch {
     return { code: 'Unknown', message: '' };
   }

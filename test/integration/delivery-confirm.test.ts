@@ -106,8 +106,8 @@ describe('a Vercel target with production', () => {
     expect(await latest()).toMatchObject({ status: 'live', live_at: '2031-03-01T10:00:07.000Z' });
     expect((await resourceState(p)).deployments?.[0]).toMatchObject({ uid: made?.uid, readyState: 'READY' });
     expect(await pathsOf(p)).toEqual([
-      'GET /v9/projects/' + p.key,
-      'POST /v10/projects/' + p.key + '/env',
+      `GET /v9/projects/${p.key}`,
+      `POST /v10/projects/${p.key}/env`,
       'GET /v6/deployments',
       'POST /v13/deployments',
       `GET /v13/deployments/${made?.uid}`,

@@ -7,8 +7,8 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-/** The modules esbuild bundles from functions/index.ts when dynamic imports are left out. */
-async function eagerModules(): Promise<string[]> {
+/** Every module (Tether's and its packages') esbuild bundles from functions/index.ts when dynamic imports are left out. */
+async function eagerInputs(): Promise<string[]> {
   const result = await build({
     entryPoints: ['functions/index.ts'],
     bundle: true,
@@ -31,8 +31,12 @@ async function eagerModules(): Promise<string[]> {
       },
     ],
   });
-  return Object.keys(result.metafile.inputs).filter((path) => path.startsWith('functions/'));
+  return Object.keys(result.metafile.inputs);
 }
+
+/** Tether's own modules among them. */
+const eagerModules = async (): Promise<string[]> =>
+  (await eagerInputs()).filter((path) => path.startsWith('functions/'));
 
 describe("the auth edge's module graph", () => {
   it('holds the auth routes and none of the management routes, the console, the OpenAPI document or the jobs', async () => {
@@ -55,5 +59,11 @@ describe("the auth edge's module graph", () => {
         ].includes(path),
     );
     expect(management).toEqual([]);
+  }, 60_000);
+
+  it("loads neither the Public Suffix List (allowed-origin registration) nor the XML parser (the bucket kind's IAM and S3 answers)", async () => {
+    const packages = (await eagerInputs()).filter((path) => path.startsWith('node_modules/'));
+    expect(packages.filter((path) => /node_modules\/(tldts|fast-xml-parser)\//.test(path))).toEqual([]);
+    expect(await eagerModules()).not.toContain('functions/domain/allowed-origins.ts');
   }, 60_000);
 });

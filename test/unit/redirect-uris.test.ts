@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkAllowedOrigin,
-  checkAllowedOrigins,
-  matchRedirectUri,
-} from '../../functions/domain/redirect-uris';
+import { checkAllowedOrigin, checkAllowedOrigins } from '../../functions/domain/allowed-origins';
+import { matchRedirectUri } from '../../functions/domain/redirect-uris';
 import { ACCEPTED_REDIRECTS, CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';
 
 const reasonOf = (raw: string): string => {

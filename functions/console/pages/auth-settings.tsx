@@ -6,7 +6,6 @@
  * too), with the callback URL to register at the provider. Every rule is the API's: the form
  * only turns fields into a PATCH.
  */
-import type { Child } from 'hono/jsx';
 import type { SettingsField, SignInProvider } from '../../use-cases/sign-in/providers/provider';
 import { allProviders } from '../../use-cases/sign-in/providers/provider-registry';
 import type { AuthApp } from '../api-shapes';

@@ -12,7 +12,6 @@ import type { CodeStore } from '../../adapters/code-store';
 import { sha256Base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto';
 import { randomToken } from '../../lib/ids';
 import { OAuthError } from '../../lib/oauth-error';
-import type { RateCheck, RateDecision } from '../../objects/fixed-window';
 import type { RequestContext } from '../../request-context';
 import type { Provider } from './apps';
 import type { UserBody } from './users';
