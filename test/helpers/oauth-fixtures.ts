@@ -3,7 +3,7 @@
  * pointed at it and an auth app there, each started once per file on first use and stopped
  * after the file, plus the calls most of those tests make. A file writes
  * `oauthTest('…', async ({ worker, app, signIn }) => …)` instead of its own beforeAll/afterAll;
- * `oauthTest.override({ appOptions, workerEnv })` at the top of a file sets up its app or Worker
+ * `oauthTestWith({ appOptions, workerEnv })` at the top of a file sets up its app or Worker
  * otherwise.
  */
 import { expect, test } from 'vitest';
@@ -190,3 +190,18 @@ export const oauthTest = test.extend<{ $file: OAuthFixtures }>({
     { scope: 'file' },
   ],
 });
+
+/**
+ * `oauthTest` whose app is made with `appOptions` or whose Worker runs with `workerEnv`. A test of
+ * its own (`extend`): `oauthTest.override` at a file's top level would replace the fixtures of
+ * `oauthTest` itself, and a later file sharing the module (vitest.config.ts `isolate: false`)
+ * would get them too.
+ */
+export function oauthTestWith(set: { appOptions?: AuthAppOptions; workerEnv?: Record<string, string> }) {
+  return oauthTest.extend({
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures a fixture needs from this pattern
+    appOptions: [async ({}, use) => use(set.appOptions ?? {}), { scope: 'file' }],
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures a fixture needs from this pattern
+    workerEnv: [async ({}, use) => use(set.workerEnv ?? {}), { scope: 'file' }],
+  });
+}

@@ -6,9 +6,9 @@ import { describe, expect } from 'vitest';
 import { createOwner, uniqueName } from '../helpers/api';
 import { metadata } from '../helpers/connections';
 import type { TestAuthApp } from '../helpers/oauth';
-import { oauthTest } from '../helpers/oauth-fixtures';
+import { oauthTestWith } from '../helpers/oauth-fixtures';
 
-const it = oauthTest.override({ appOptions: { origins: ['myapp://auth'] } });
+const it = oauthTestWith({ appOptions: { origins: ['myapp://auth'] } });
 
 describe('PATCH an auth app', () => {
   const path = (app: TestAuthApp) => `/api/v1/projects/${app.project.id}/auth-apps/${app.id}`;

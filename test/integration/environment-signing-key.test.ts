@@ -9,10 +9,10 @@ import { promisify } from 'node:util';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, inject } from 'vitest';
 import { api } from '../helpers/api';
-import { oauthTest } from '../helpers/oauth-fixtures';
+import { oauthTestWith } from '../helpers/oauth-fixtures';
 
 // An empty value is an unset one (the environment check ignores empty strings).
-const it = oauthTest.override({ workerEnv: { AUTH_SIGNING_JWK: '' } });
+const it = oauthTestWith({ workerEnv: { AUTH_SIGNING_JWK: '' } });
 
 describe('a Worker deployed without AUTH_SIGNING_JWK', () => {
   it('answers the management API (no 500 BAD_ENVIRONMENT)', async ({ worker }) => {

@@ -8,10 +8,10 @@ import { describe, expect } from 'vitest';
 import { CORPUS_ORIGINS } from '../fixtures/redirect-corpus';
 import { api } from '../helpers/api';
 import { browserCookie, createTestAuthApp, githubAccount, paramsOf } from '../helpers/oauth';
-import { oauthTest } from '../helpers/oauth-fixtures';
+import { oauthTestWith } from '../helpers/oauth-fixtures';
 
 /** The file's fixtures, and `callback(provider, query)`: GET /auth/{provider}/callback of the file's app, from the browser that started the state. */
-const it = oauthTest.override({ appOptions: { origins: CORPUS_ORIGINS } }).extend(
+const it = oauthTestWith({ appOptions: { origins: CORPUS_ORIGINS } }).extend(
   'callback',
   async ({ worker, app }) =>
     (provider: string, query: Record<string, string>) =>

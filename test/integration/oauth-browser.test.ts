@@ -6,9 +6,9 @@
 import { describe, expect } from 'vitest';
 import { ACCEPTED_REDIRECTS, CORPUS_ORIGINS, REFUSED_REDIRECTS } from '../fixtures/redirect-corpus';
 import { createTestAuthApp } from '../helpers/oauth';
-import { oauthTest } from '../helpers/oauth-fixtures';
+import { oauthTestWith } from '../helpers/oauth-fixtures';
 
-const it = oauthTest.override({ appOptions: { origins: CORPUS_ORIGINS } });
+const it = oauthTestWith({ appOptions: { origins: CORPUS_ORIGINS } });
 
 describe('starting a sign-in', () => {
   it('redirects to the provider with server-side state, a nonce and our own PKCE', async ({

@@ -15,10 +15,10 @@ import {
   pkceStart,
   startSignIn,
 } from '../helpers/oauth';
-import { oauthTest } from '../helpers/oauth-fixtures';
+import { oauthTestWith } from '../helpers/oauth-fixtures';
 
 /** One pending sign-in per state object (16 an app), so a short flood reaches the cap. */
-const it = oauthTest.override({ workerEnv: { SIGN_IN_PENDING_PER_APP: '16' } });
+const it = oauthTestWith({ workerEnv: { SIGN_IN_PENDING_PER_APP: '16' } });
 
 describe('sign-ins in progress survive a flood of starts', () => {
   it('starts from many other clients fill the app’s cap and are 503 past it; the person’s own sign-in still finishes', async ({

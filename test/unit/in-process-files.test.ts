@@ -22,3 +22,10 @@ it('the in-process files exist, are no cron files and use nothing only workerd o
     expect(await readFile(join(ROOT, file), 'utf8'), file).not.toMatch(WORKERD_ONLY);
   }
 });
+
+it('no in-process file overrides the fixtures of a shared test: the next files of its worker would get them', async () => {
+  // vitest.config.ts runs them with `isolate: false`; oauthTestWith (test/helpers/oauth-fixtures.ts) makes a test of the file's own.
+  for (const file of IN_PROCESS_FILES) {
+    expect(await readFile(join(ROOT, file), 'utf8'), file).not.toMatch(/\.(override|scoped)\(/);
+  }
+});

@@ -6,11 +6,11 @@
  */
 import { describe, expect } from 'vitest';
 import { asClient } from '../../helpers/oauth';
-import { oauthTest } from '../../helpers/oauth-fixtures';
+import { oauthTestWith } from '../../helpers/oauth-fixtures';
 
 const REGISTERED = ['https://web.example.com', 'exp://192.168.1.5:8081', 'http://localhost'];
 
-const it = oauthTest.override({ appOptions: { origins: [...REGISTERED, 'myapp://auth'] } });
+const it = oauthTestWith({ appOptions: { origins: [...REGISTERED, 'myapp://auth'] } });
 
 /** Origins a page or app may call from, each with the origin the answer must allow (null: none). */
 const ORIGINS: Array<[string, string | null]> = [
