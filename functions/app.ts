@@ -9,6 +9,7 @@
 import { AUTH_PREFIX, buildAuthEdge } from './auth-edge';
 import type { Bindings } from './config';
 import type { WorkerOptions } from './container';
+import { loadOnce } from './lib/load-once';
 
 /** A Worker's fetch handler. */
 export type Fetch = (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response>;
@@ -21,21 +22,14 @@ function pathOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, start + end);
 }
 
-/** The management app's fetch, its module imported once (the first request waits for it). */
-function lazyManagement(options: WorkerOptions): () => Promise<Fetch> {
-  let loading: Promise<Fetch> | undefined;
-  return () => {
-    loading ??= import('./management-app').then(({ buildManagementApp, servicesByName }) => {
+/** The management app's fetch, its module imported once (the first request waits for it; a failed import is tried again). */
+const lazyManagement = (options: WorkerOptions): (() => Promise<Fetch>) =>
+  loadOnce(() =>
+    import('./management-app').then(({ buildManagementApp, servicesByName }): Fetch => {
       const app = buildManagementApp(options);
       return async (request, env, ctx) => app.fetch(await servicesByName(request, env), env, ctx);
-    });
-    // A failed import is tried again by the next request rather than kept.
-    loading.catch(() => {
-      loading = undefined;
-    });
-    return loading;
-  };
-}
+    }),
+  );
 
 /** Builds the Worker's fetch, with `options` (a test's clock) in every context it builds. */
 export function buildFetch(options: WorkerOptions = {}): Fetch {

@@ -4,7 +4,7 @@
  * character references are decoded, attributes and namespaces are ignored; nothing is ever
  * evaluated or fetched (a DOCTYPE is refused, so no declared entity is ever expanded).
  */
-import type { XMLParser } from 'fast-xml-parser';
+import { loadOnce } from '../lib/load-once';
 
 /** A parsed element: its text, or its children by name (a repeated name gives a list). */
 export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
@@ -13,10 +13,8 @@ export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
  * The parser, its module imported by the first answer read: only the bucket kind's adapter reads
  * XML, so an isolate that never calls IAM or S3 (every sign-in) never loads it.
  */
-let parser: Promise<XMLParser> | undefined;
-
-const parserOf = (): Promise<XMLParser> => {
-  parser ??= import('fast-xml-parser').then(
+const parserOf = loadOnce(() =>
+  import('fast-xml-parser').then(
     ({ XMLParser }) =>
       new XMLParser({
         ignoreAttributes: true,
@@ -29,12 +27,8 @@ const parserOf = (): Promise<XMLParser> => {
         // IAM lists hold <member> elements: always a list, also with one member.
         isArray: (name) => name === 'member',
       }),
-  );
-  parser.catch(() => {
-    parser = undefined;
-  });
-  return parser;
-};
+  ),
+);
 
 /** The parsed document of an answer's `text`; text that is not XML stays as it is. */
 export async function xmlDocument(text: string): Promise<XmlNode> {
