@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { bundleWorker } from '../build-worker';
 import { ASSETS_DIR, prepareAssets } from '../local/build-assets';
-import { bundleWorker } from '../local/miniflare-worker';
 import { type IsolateStarts, measureIsolateStart } from './isolate-start';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,9 +21,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface BundleSize {
   /** `wrangler dry-run`, or `esbuild fallback` when wrangler failed offline. */
   method: 'wrangler dry-run' | 'esbuild fallback';
-  /** The Worker's code: its main module (minified), without the modules it carries as text. */
+  /** The Worker's code: all its modules (minified), without the modules it carries as text. */
   rawBytes: number;
   gzipBytes: number;
+  /** How many modules the code is split into (each loaded by the first request that needs it). */
+  modules: number;
   /** The text modules uploaded beside it (the API reference page's swagger-ui script and styles). */
   assets?: { files: string[]; rawBytes: number; gzipBytes: number };
   /** The static assets uploaded beside the script (`public/`), not part of it. */
@@ -59,13 +61,23 @@ async function sizes(dir: string, files: string[]): Promise<{ rawBytes: number; 
   return { rawBytes, gzipBytes };
 }
 
-async function measureJs(dir: string): Promise<Pick<BundleSize, 'rawBytes' | 'gzipBytes' | 'assets'>> {
-  const all = await readdir(dir);
-  const assets = all.filter((f) => ADDITIONAL_MODULE.test(f));
-  const code = all.filter((f) => !ADDITIONAL_MODULE.test(f) && (f.endsWith('.js') || f.endsWith('.mjs')));
-  if (code.length === 0) throw new Error(`no JavaScript in ${dir}`);
+/** The Worker's JavaScript modules in `dir`, index.js (its main module) first. */
+async function codeModules(dir: string): Promise<string[]> {
+  const code = (await readdir(dir)).filter(
+    (f) => !ADDITIONAL_MODULE.test(f) && (f.endsWith('.js') || f.endsWith('.mjs')),
+  );
+  if (!code.includes('index.js')) throw new Error(`no index.js in ${dir}`);
+  return ['index.js', ...code.filter((f) => f !== 'index.js').sort()];
+}
+
+async function measureJs(
+  dir: string,
+): Promise<Pick<BundleSize, 'rawBytes' | 'gzipBytes' | 'modules' | 'assets'>> {
+  const assets = (await readdir(dir)).filter((f) => ADDITIONAL_MODULE.test(f));
+  const code = await codeModules(dir);
   return {
     ...(await sizes(dir, code)),
+    modules: code.length,
     ...(assets.length > 0
       ? {
           assets: {
@@ -97,7 +109,8 @@ export async function measureBundle(): Promise<BundleSize> {
       const out = await run(wrangler, ['deploy', '--dry-run', '--outdir', dir], env);
       const said = /Total Upload:[^\n]*/.exec(out)?.[0].trim();
       const measured = await measureJs(dir);
-      const isolateStart = await measureIsolateStart(join(dir, 'index.js')).catch((err: unknown) => {
+      const modules = (await codeModules(dir)).map((f) => join(dir, f));
+      const isolateStart = await measureIsolateStart(modules).catch((err: unknown) => {
         console.error(`isolate start not measured: ${String(err)}`);
         return undefined;
       });
@@ -110,7 +123,7 @@ export async function measureBundle(): Promise<BundleSize> {
       };
     } catch (err) {
       const fallbackDir = join(dir, 'esbuild');
-      await bundleWorker(join(ROOT, 'functions/index.ts'), fallbackDir);
+      await bundleWorker(join(ROOT, 'functions/index.ts'), fallbackDir, { minify: true });
       return {
         method: 'esbuild fallback',
         ...(await measureJs(fallbackDir)),
@@ -128,7 +141,7 @@ export function describeBundle(bundle: BundleSize | { error: string }): string[]
   if ('error' in bundle) return [`Worker bundle: could not be measured: ${bundle.error}`];
   const kib = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
   const lines = [
-    `Worker script (${bundle.method}, minified): ${kib(bundle.gzipBytes)} gzip, ${kib(bundle.rawBytes)} raw`,
+    `Worker script (${bundle.method}, minified, ${bundle.modules} modules): ${kib(bundle.gzipBytes)} gzip, ${kib(bundle.rawBytes)} raw`,
   ];
   if (bundle.assets)
     lines.push(
@@ -149,9 +162,10 @@ export const START_TARGETS = { auth: 1.3, management: 2 } as const;
 
 /** The isolate starts' lines, each ratio to the minimal Worker's with its target. */
 function describeStarts(starts: IsolateStarts): string[] {
-  const { minimal, libraries } = starts;
+  const { minimal, stack, libraries } = starts;
   const lines = [
     `Isolate start (a fresh workerd to its first answer, median of ${starts.runs}, alternated): a minimal Hono Worker ${minimal.wallMs.toFixed(0)} ms (workerd CPU ${minimal.cpuMs.toFixed(0)} ms)`,
+    `  floor, the stack alone (Hono, Neon + drizzle, jose; no zod) answering the same preflight: ${stack.wallMs.toFixed(0)} ms, ${(stack.wallMs / minimal.wallMs).toFixed(2)}x; workerd CPU ${stack.cpuMs.toFixed(0)} ms, ${(stack.cpuMs / minimal.cpuMs).toFixed(2)}x`,
     `  ceiling, the auth routes' libraries alone (zod-openapi, zod, Neon + drizzle, jose) answering the same preflight: ${libraries.wallMs.toFixed(0)} ms, ${(libraries.wallMs / minimal.wallMs).toFixed(2)}x; workerd CPU ${libraries.cpuMs.toFixed(0)} ms, ${(libraries.cpuMs / minimal.cpuMs).toFixed(2)}x`,
   ];
   for (const kind of ['auth', 'management'] as const) {

@@ -1,7 +1,7 @@
 /**
- * An isolate's start: a fresh workerd (Miniflare) given a Worker script, to its first answer.
- * Measured, alternated in one run, for a minimal Hono Worker (GET /healthz) and for the
- * deployable script twice: its first answer an auth request (the exchange's CORS preflight,
+ * An isolate's start: a fresh workerd (Miniflare) given a Worker's modules, to its first answer.
+ * Measured, alternated in one run, for a minimal Hono Worker (GET /healthz), two ceilings (below),
+ * and for the deployable modules twice: its first answer an auth request (the exchange's CORS preflight,
  * which goes through the auth edge's whole pipeline: request scope, the environment checked,
  * CORS) and its first answer a management one (GET /api/v1/projects without a token: the
  * management app loaded, its caller gate's 401). The script has a complete environment (its
@@ -33,6 +33,26 @@ export default app;
 `;
 
 /**
+ * The floor of any Worker on this stack: the same environment, the HTTP framework, the Neon
+ * driver under drizzle and jose (none of them optional for a sign-in that reads the database and
+ * signs tokens), one thing of each used so each module runs, answering the same preflight.
+ */
+const STACK = `import { DurableObject } from 'cloudflare:workers';
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { neon } from '@neondatabase/serverless';
+import { drizzle } from 'drizzle-orm/neon-http';
+import { importJWK } from 'jose';
+export class OneTimeCodes extends DurableObject {}
+export class RateCounter extends DurableObject {}
+const db = drizzle(neon('postgres://bench:bench@127.0.0.1:9/none'));
+const app = new Hono();
+app.use('/v1/:app/oauth/*', cors({ origin: '*' }));
+app.post('/v1/:app/oauth/exchange', (c) => c.json({ db: typeof db, jwk: typeof importJWK }, 200));
+export default app;
+`;
+
+/**
  * The ceiling of the auth edge's start: a Worker of the same environment that loads only the
  * libraries every auth route is built on (the HTTP framework with its OpenAPI validation, zod,
  * the Neon driver under drizzle, jose), uses one thing of each so each module runs, and answers
@@ -56,9 +76,9 @@ app.openapi(
 export default app;
 `;
 
-/** What a start asks first, and what the script is given. */
+/** What a start asks first, and the Worker's modules (absolute paths in one folder, its main module first). */
 export interface Start {
-  script: string;
+  modules: string[];
   request: { path: string; init?: RequestInit };
 }
 
@@ -73,13 +93,19 @@ const TETHER_ENV = {
 };
 
 /** One start's wall time and workerd's CPU until its first answer, in milliseconds. */
-export async function startOnce({ script, request }: Start): Promise<{ wallMs: number; cpuMs: number }> {
+export async function startOnce({ modules, request }: Start): Promise<{ wallMs: number; cpuMs: number }> {
   const running = pidsNamed('workerd');
   const started = performance.now();
   const mf = new Miniflare({
     // Module paths are relative to modulesRoot; workerd refuses one that climbs out of it.
-    modulesRoot: dirname(script),
-    modules: [{ type: 'ESModule', path: script, contents: await readFile(script, 'utf8') }],
+    modulesRoot: dirname(modules[0] ?? '.'),
+    modules: await Promise.all(
+      modules.map(async (path) => ({
+        type: 'ESModule' as const,
+        path,
+        contents: await readFile(path, 'utf8'),
+      })),
+    ),
     compatibilityDate: '2026-04-20',
     compatibilityFlags: ['nodejs_compat'],
     port: 0,
@@ -113,9 +139,10 @@ export interface StartTime {
   cpuMs: number;
 }
 
-/** The starts of one run: the minimal Worker's, the libraries' ceiling, the script's to an auth and to a management answer. */
+/** The starts of one run: the minimal Worker's, the stack's floor, the libraries' ceiling, the Worker's to an auth and to a management answer. */
 export interface IsolateStarts {
   minimal: StartTime;
+  stack: StartTime;
   libraries: StartTime;
   auth: StartTime;
   management: StartTime;
@@ -133,10 +160,10 @@ export const AUTH_FIRST_REQUEST = {
 /** A management route without a token: the management app's caller gate answers 401. */
 export const MANAGEMENT_FIRST_REQUEST = { path: '/api/v1/projects' };
 
-type Kind = 'minimal' | 'libraries' | 'auth' | 'management';
+type Kind = 'minimal' | 'stack' | 'libraries' | 'auth' | 'management';
 
-/** Median starts of `script` (the minified deployable one) and of a minimal Hono Worker, `runs` each, alternated. */
-export async function measureIsolateStart(script: string, runs = 7): Promise<IsolateStarts> {
+/** Median starts of `modules` (the deployable ones, main first) and of a minimal Hono Worker, `runs` each, alternated. */
+export async function measureIsolateStart(modules: string[], runs = 7): Promise<IsolateStarts> {
   const dir = await mkdtemp(join(tmpdir(), 'tether-bench-isolate-'));
   try {
     const bundle = async (name: string, source: string): Promise<string> => {
@@ -158,20 +185,25 @@ export async function measureIsolateStart(script: string, runs = 7): Promise<Iso
       });
       return outfile;
     };
-    const minimal = await bundle('minimal', MINIMAL);
-    const libraries = await bundle('libraries', LIBRARIES);
     const kinds: Record<Kind, Start> = {
-      minimal: { script: minimal, request: { path: '/healthz' } },
-      libraries: { script: libraries, request: AUTH_FIRST_REQUEST },
-      auth: { script, request: AUTH_FIRST_REQUEST },
-      management: { script, request: MANAGEMENT_FIRST_REQUEST },
+      minimal: { modules: [await bundle('minimal', MINIMAL)], request: { path: '/healthz' } },
+      stack: { modules: [await bundle('stack', STACK)], request: AUTH_FIRST_REQUEST },
+      libraries: { modules: [await bundle('libraries', LIBRARIES)], request: AUTH_FIRST_REQUEST },
+      auth: { modules, request: AUTH_FIRST_REQUEST },
+      management: { modules, request: MANAGEMENT_FIRST_REQUEST },
     };
-    const seen: Record<Kind, StartTime[]> = { minimal: [], libraries: [], auth: [], management: [] };
+    const seen: Record<Kind, StartTime[]> = {
+      minimal: [],
+      stack: [],
+      libraries: [],
+      auth: [],
+      management: [],
+    };
     // One start of each to warm the disk cache and workerd's binary, not counted.
     for (const kind of Object.values(kinds)) await startOnce(kind);
     for (let i = 0; i < runs; i++) {
       // Alternated, the order turned every run, so the machine's other work falls on all alike.
-      const order: Kind[] = ['minimal', 'libraries', 'auth', 'management'];
+      const order: Kind[] = ['minimal', 'stack', 'libraries', 'auth', 'management'];
       for (let r = 0; r < i % order.length; r++) order.push(order.shift() as Kind);
       for (const kind of order) seen[kind].push(await startOnce(kinds[kind]));
     }
@@ -181,6 +213,7 @@ export async function measureIsolateStart(script: string, runs = 7): Promise<Iso
     });
     return {
       minimal: summary(seen.minimal),
+      stack: summary(seen.stack),
       libraries: summary(seen.libraries),
       auth: summary(seen.auth),
       management: summary(seen.management),

@@ -1,15 +1,14 @@
 /**
- * Runs the Tether Worker locally: bundled with esbuild and served by Miniflare (workerd's
+ * Runs the Tether Worker locally: built as it deploys (scripts/build-worker.ts) and served by Miniflare (workerd's
  * own socket, no wrangler dev proxy in front), with the bindings wrangler.toml declares.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare';
+import { bundleWorker, moduleSources } from '../build-worker';
 import { ASSET_ROUTES, prepareAssets } from './build-assets';
 import { withoutNewSignalHandlers } from './signals';
 
@@ -58,63 +57,7 @@ export interface LocalWorker {
   stop(): Promise<void>;
 }
 
-/**
- * Bundles `entry` the way workerd loads it: ESM, Worker/browser export conditions, with
- * `cloudflare:*` and Node built-ins (provided by `nodejs_compat`) left as imports.
- */
-export async function bundleWorker(
-  entry: string,
-  outdir: string,
-  define: Record<string, string> = {},
-  textGlobs: string[] = [],
-): Promise<string> {
-  const outfile = join(outdir, 'index.js');
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['browser', 'module', 'main'],
-    external: ['cloudflare:*', 'node:*', ...builtinModules],
-    target: 'es2022',
-    // Lets an entry outside the repository (a scratch Worker) use the project's packages.
-    nodePaths: [join(ROOT, 'node_modules')],
-    sourcemap: 'linked',
-    // The module rules wrangler applies by default.
-    loader: { '.txt': 'text', '.html': 'text', '.sql': 'text', '.bin': 'binary' },
-    define,
-    plugins: textGlobs.length > 0 ? [textModules(textGlobs)] : [],
-    logLevel: 'warning',
-  });
-  return outfile;
-}
-
-/** A glob of wrangler's module rules (`**`, `*`) as a regular expression over a path. */
-function globToRegExp(glob: string): string {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  return escaped.replace(/\*\*\//g, '(?:.*/)?').replace(/\*/g, '[^/]*');
-}
-
-/**
- * Loads the files wrangler.toml's Text rules name as strings, as `wrangler deploy` does, so the
- * local Worker and the deployed one import them alike.
- */
-function textModules(globs: string[]): Plugin {
-  const filter = new RegExp(`(?:^|/)(?:${globs.map(globToRegExp).join('|')})$`);
-  return {
-    name: 'wrangler-text-rules',
-    setup(pluginBuild) {
-      pluginBuild.onLoad({ filter }, async (args) => ({
-        contents: await readFile(args.path, 'utf8'),
-        loader: 'text',
-      }));
-    },
-  };
-}
-
-/** The globs of wrangler.toml's own Text rules (its defaults are the loaders above). */
+/** The globs of wrangler.toml's own Text rules (its defaults are the build's loaders). */
 function customTextGlobs(
   rules: ReadonlyArray<{ type: string; include: readonly string[] }> | undefined,
 ): string[] {
@@ -158,13 +101,13 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
     // Worker stays Miniflare's entry: with `assets` on it, the entry would be the assets router,
     // which has no `scheduled` for /cdn-cgi/handler/scheduled to call.
     const { modulesRules, assets, ...bindingsAndFlags } = workerOptions;
-    // The bundle is one self-contained module: wrangler's module rules become esbuild loaders.
-    const scriptPath = await bundleWorker(entry, outdir, define, customTextGlobs(modulesRules));
+    // The Worker's modules as the deployed build makes them; wrangler's Text rules become esbuild loaders.
+    const built = await bundleWorker(entry, outdir, { define, textGlobs: customTextGlobs(modulesRules) });
     const worker: WorkerOptions = {
       ...bindingsAndFlags,
       name: 'tether',
       modulesRoot: outdir,
-      modules: [{ type: 'ESModule', path: scriptPath, contents: await readFile(scriptPath, 'utf8') }],
+      modules: await moduleSources(built),
       bindings: { ...workerOptions.bindings, ...opts.env },
     };
     const options: MiniflareOptions = {

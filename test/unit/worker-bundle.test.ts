@@ -1,34 +1,66 @@
 /**
- * What goes into the Worker's bundle: the command-line tool's packages never do (they live in
- * `dependencies` for `npm install -g`, but the Worker must not grow with them), nor Swagger UI,
- * whose files are static assets served before the Worker runs (wrangler.toml `[assets]`).
+ * What goes into the Worker's build (scripts/build-worker.ts): the command-line tool's packages
+ * never do (they live in `dependencies` for `npm install -g`, but the Worker must not grow with
+ * them), nor Swagger UI, whose files are static assets served before the Worker runs (wrangler.toml
+ * `[assets]`), nor zod's messages in other languages. The build is split where the code imports
+ * on first use: the modules workerd loads for a sign-in hold no management app or console.
  */
-import { build } from 'esbuild';
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleWorker, type WorkerModules } from '../../scripts/build-worker';
 
 const CLI_ONLY = ['commander', 'picocolors', 'dotenv', 'ws'];
 
-describe('the Worker bundle', () => {
-  it("holds none of the CLI's packages, nor Swagger UI", async () => {
-    const result = await build({
-      entryPoints: ['functions/index.ts'],
-      bundle: true,
-      write: false,
-      metafile: true,
-      format: 'esm',
-      platform: 'neutral',
-      conditions: ['workerd', 'worker', 'browser'],
-      mainFields: ['browser', 'module', 'main'],
-      external: ['cloudflare:*', 'node:*'],
-      logLevel: 'silent',
-    });
+let built: WorkerModules;
+const sources = new Map<string, string>();
+
+beforeAll(async () => {
+  built = await bundleWorker('functions/index.ts', await mkdtemp(join(tmpdir(), 'tether-build-')));
+  for (const file of built.modules) sources.set(file, await readFile(join(built.dir, file), 'utf8'));
+}, 60_000);
+afterAll(() => rm(built.dir, { recursive: true, force: true }));
+
+/** The source files a module was built from (esbuild's `// path` lines, unminified). */
+const inputsOf = (file: string): string[] =>
+  [...(sources.get(file) ?? '').matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1] ?? '');
+
+/** The modules `main` imports statically, itself included: what loads before its first answer. */
+function loadedWith(main: string): string[] {
+  const seen = new Set<string>([main]);
+  for (const file of seen)
+    for (const m of (sources.get(file) ?? '').matchAll(/^} from "\.\/([^"]+)";$|^import "\.\/([^"]+)";$/gm))
+      seen.add(m[1] ?? m[2] ?? '');
+  return [...seen];
+}
+
+describe('the Worker build', () => {
+  it("holds none of the CLI's packages, nor Swagger UI", () => {
     const packages = new Set(
-      Object.keys(result.metafile.inputs)
+      built.modules
+        .flatMap(inputsOf)
         .map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1])
         .filter((name): name is string => name !== undefined),
     );
     for (const name of CLI_ONLY) expect(packages.has(name), name).toBe(false);
     expect(packages.has('swagger-ui-dist'), 'swagger-ui-dist').toBe(false);
     expect(packages.has('hono')).toBe(true);
-  }, 60_000);
+  });
+
+  it("keeps zod's English messages and none of its other languages", () => {
+    const locales = built.modules.flatMap(inputsOf).filter((path) => path.includes('zod/v4/locales/'));
+    expect(locales).toEqual(['node_modules/zod/v4/locales/en.js']);
+  });
+
+  it('loads a sign-in without the management app, the console or the XML parser', () => {
+    const eager = loadedWith(built.main).flatMap(inputsOf);
+    expect(eager).toContain('functions/auth-edge.ts');
+    expect(eager).not.toContain('functions/management-app.ts');
+    expect(eager).not.toContain('functions/console/index.ts');
+    expect(eager.filter((path) => path.includes('fast-xml-parser'))).toEqual([]);
+    const all = built.modules.flatMap(inputsOf);
+    expect(all).toContain('functions/management-app.ts');
+    expect(all).toContain('functions/console/index.ts');
+  });
 });
