@@ -1,6 +1,6 @@
 /**
  * One interface for the credentials Tether makes at outside systems, one implementation per
- * kind of system (postgresql/, mongodb/ and bucket/provisioner.ts). A provisioner takes a level of its own
+ * kind of system (postgresql/, mongodb/ and bucket/, each its `<kind>-provisioner.ts`). A provisioner takes a level of its own
  * kind, already validated where the request came in: it never checks a level again.
  *
  * What `name` and `secret` are per kind: PostgreSQL role name and password; MongoDB user name and

@@ -29,7 +29,7 @@ import { clientKey } from '../../functions/domain/client-key';
 import type { ProvisioningMessage } from '../../functions/domain/queue-messages';
 import { regionOf } from '../../functions/domain/regions';
 import worker from '../../functions/index';
-import { customerCluster } from '../../functions/kinds/postgresql/system';
+import { customerCluster } from '../../functions/kinds/postgresql/postgresql-system';
 import { loadConfig } from '../../functions/kinds/registry';
 import { OAuthError } from '../../functions/lib/oauth-error';
 import { resolveCaller } from '../../functions/use-cases/caller/api-caller';

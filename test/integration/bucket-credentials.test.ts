@@ -9,7 +9,7 @@ import type { Adapters } from '../../functions/adapters';
 import { AwsS3Admin } from '../../functions/adapters/s3-admin';
 import type { Bindings } from '../../functions/config';
 import type { BucketLevel } from '../../functions/domain/levels';
-import { storageAccount } from '../../functions/kinds/bucket/system';
+import { storageAccount } from '../../functions/kinds/bucket/bucket-system';
 import { loadConfig } from '../../functions/kinds/registry';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import {

@@ -8,7 +8,7 @@ import type { Adapters } from '../../functions/adapters';
 import { ATLAS_MEDIA_TYPE, AtlasMongoAdmin } from '../../functions/adapters/mongodb-admin';
 import type { Bindings } from '../../functions/config';
 import type { DatabaseLevel } from '../../functions/domain/levels';
-import { atlasProject } from '../../functions/kinds/mongodb/system';
+import { atlasProject } from '../../functions/kinds/mongodb/mongodb-system';
 import { loadConfig } from '../../functions/kinds/registry';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import {

@@ -11,7 +11,7 @@ import type { Adapters } from '../../functions/adapters';
 import type { ClusterPostgresAdmin } from '../../functions/adapters/postgres-admin';
 import type { Bindings } from '../../functions/config';
 import type { DatabaseLevel } from '../../functions/domain/levels';
-import { customerCluster } from '../../functions/kinds/postgresql/system';
+import { customerCluster } from '../../functions/kinds/postgresql/postgresql-system';
 import { loadConfig } from '../../functions/kinds/registry';
 import { ApiError } from '../../functions/lib/errors';
 import { randomLowerAlnum, randomPassword } from '../../functions/lib/ids';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Bindings, EnvironmentError } from '../../functions/config';
-import { atlasProject } from '../../functions/kinds/mongodb/system';
+import { atlasProject } from '../../functions/kinds/mongodb/mongodb-system';
 import { loadConfig } from '../../functions/kinds/registry';
 
 const BASE = {

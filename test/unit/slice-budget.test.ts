@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { storageAccount } from '../../functions/kinds/bucket/system';
+import { storageAccount } from '../../functions/kinds/bucket/bucket-system';
 import {
   MESSAGE_SUBREQUESTS,
   QUEUE_BATCH_MESSAGES,

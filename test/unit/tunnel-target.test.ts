@@ -1,6 +1,6 @@
 /** Small pure pieces of the database tunnel: when the Worker speaks TLS to the cluster, and local URLs. */
 import { describe, expect, it } from 'vitest';
-import { clusterWantsTls } from '../../functions/kinds/postgresql/system';
+import { clusterWantsTls } from '../../functions/kinds/postgresql/postgresql-system';
 
 interface TunnelModule {
   localDatabaseUrl(url: string, port: number): string | undefined;

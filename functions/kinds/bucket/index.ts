@@ -4,8 +4,8 @@ import { storageEndpointFor } from '../../domain/storage-endpoint';
 import { z } from '../../lib/openapi';
 import type { ServiceKind } from '../service-kind';
 import { nameTakenOn, softDeletedRows } from '../service-rows';
-import { bucketProvisioner } from './provisioner';
-import { storageAccount, storageAdmin } from './system';
+import { bucketProvisioner } from './bucket-provisioner';
+import { storageAccount, storageAdmin } from './bucket-system';
 
 /** The bucket kind. */
 export const bucket: ServiceKind<'bucket'> = {

@@ -6,8 +6,8 @@ import { mongodbUri } from '../../domain/mongodb-uri';
 import { ApiError } from '../../lib/errors';
 import { atSystem } from '../credential-provisioner';
 import { type DatabaseEngine, inScope } from '../database-engine';
-import { mongoProvisioner } from './provisioner';
-import { atlasProject } from './system';
+import { mongoProvisioner } from './mongodb-provisioner';
+import { atlasProject } from './mongodb-system';
 
 const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
 const NOT_CONFIGURED = 'no MongoDB admin system is configured (MONGODB_ADMIN_URL)';

@@ -3,8 +3,8 @@ import type { Adapters } from '../../adapters';
 import { pgCode } from '../../adapters/postgres-sql';
 import { atSystem } from '../credential-provisioner';
 import type { DatabaseEngine, EngineContext, Login } from '../database-engine';
-import { postgresProvisioner } from './provisioner';
-import { clusterWantsTls, customerCluster } from './system';
+import { postgresProvisioner } from './postgresql-provisioner';
+import { clusterWantsTls, customerCluster } from './postgresql-system';
 
 const enc = encodeURIComponent;
 

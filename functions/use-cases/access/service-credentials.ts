@@ -13,7 +13,7 @@ import { buckets, databases } from '../../../db/schema';
 import type { Adapters } from '../../adapters';
 import type { Config } from '../../config';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
-import { storageAccount, storageAdmin } from '../../kinds/bucket/system';
+import { storageAccount, storageAdmin } from '../../kinds/bucket/bucket-system';
 import { setSecret } from '../../kinds/credential-provisioner';
 import { engineOf } from '../../kinds/registry';
 import { ApiError } from '../../lib/errors';

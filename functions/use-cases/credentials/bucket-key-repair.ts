@@ -12,7 +12,7 @@
 import { and, eq, gt } from 'drizzle-orm';
 import { type buckets, connections, deliveries } from '../../../db/schema';
 import { storedLevel } from '../../domain/levels';
-import { storageAccount } from '../../kinds/bucket/system';
+import { storageAccount } from '../../kinds/bucket/bucket-system';
 import { isCredentialLevel } from '../../kinds/registry';
 import { mapLimit } from '../../lib/map-limit';
 import type { JobContext } from '../../request-context';

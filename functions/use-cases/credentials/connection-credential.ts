@@ -1,7 +1,7 @@
 /**
  * A connection's own credential at the outside system: a PostgreSQL login role or MongoDB user
  * `c_` + 8 of [a-z0-9], or an S3 key scoped to one bucket, made by the provisioner of the
- * service's kind (provisioner.ts). A connection served by its service's shared credential gets
+ * service's kind (kinds/<kind>/<kind>-provisioner.ts). A connection served by its service's shared credential gets
  * none. Every function either finishes at the outside system or throws SERVICE_UNAVAILABLE (503)
  * having left nothing behind there; callers write their rows only after it returns.
  */

@@ -19,7 +19,7 @@ import { and, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { buckets } from '../../../db/schema';
 import type { Engine } from '../../domain/variables';
-import { storageAccount } from '../../kinds/bucket/system';
+import { storageAccount } from '../../kinds/bucket/bucket-system';
 import { engineNames, engineOf, isEngine } from '../../kinds/registry';
 import { runItems } from '../background/items';
 import {

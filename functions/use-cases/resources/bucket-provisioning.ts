@@ -4,8 +4,8 @@
  * was made is removed again before the 503 is answered.
  */
 
-import { usersLimitReached } from '../../kinds/bucket/provisioner';
-import { storageAdmin } from '../../kinds/bucket/system';
+import { usersLimitReached } from '../../kinds/bucket/bucket-provisioner';
+import { storageAdmin } from '../../kinds/bucket/bucket-system';
 import { atSystem } from '../../kinds/credential-provisioner';
 import { log } from '../../lib/logger';
 import type { RequestContext } from '../../request-context';

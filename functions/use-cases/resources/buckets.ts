@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import type { BucketRow } from '../../../db/rows';
 import { buckets } from '../../../db/schema';
-import { storageAccount } from '../../kinds/bucket/system';
+import { storageAccount } from '../../kinds/bucket/bucket-system';
 import { newId, randomLowerAlnum } from '../../lib/ids';
 import type { RequestContext } from '../../request-context';
 import { afterCommit } from '../connections/apply';
