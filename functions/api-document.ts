@@ -6,7 +6,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './app-env';
 import { finishDocument } from './lib/openapi-document';
-import { managementRoutes } from './routes';
+import { allRouteGroups } from './routes';
 import { cliTokenRoutes } from './routes/cli-token';
 import { kindsRoutes } from './routes/kinds';
 import { oauthRoutes } from './routes/oauth';
@@ -21,9 +21,9 @@ const INFO = {
 };
 
 /** The document as served from `base` (its `servers`); the paths are the Worker's own. */
-export function apiDocument(base: string): Record<string, unknown> {
+export async function apiDocument(base: string): Promise<Record<string, unknown>> {
   const app = new OpenAPIHono<AppEnv>();
-  app.route('/api/v1', managementRoutes);
+  for (const group of await allRouteGroups()) app.route('/api/v1', group);
   app.route('/api/v1', cliTokenRoutes);
   app.route('/api/v1', kindsRoutes);
   app.route('/v1', oauthRoutes);

@@ -1,4 +1,5 @@
 /** The Hono environment shared by every route: bindings, parsed config, the request's context, its caller. */
+import type { ExecutionContext as HonoExecutionContext } from 'hono';
 import type { Bindings, Config } from './config';
 import type { RequestContext } from './request-context';
 import type { Principal } from './use-cases/caller/api-caller';
@@ -24,3 +25,10 @@ export interface AppEnv {
   Bindings: Bindings;
   Variables: AppVariables;
 }
+
+/** A Worker's fetch handler (also called in process, by the console, with Hono's execution context). */
+export type Fetch = (
+  request: Request,
+  env: Bindings,
+  ctx?: HonoExecutionContext,
+) => Response | Promise<Response>;

@@ -1,18 +1,14 @@
 /**
- * The Worker's fetch: the auth service under /v1 is answered by the auth edge (auth-edge.ts,
- * loaded with the Worker); everything else (/healthz, the console, the management API) by the
- * management app (management-app.ts), whose module is imported on the first request that needs
- * it. A sign-in on a fresh isolate so never waits for the console, the management routes'
- * schemas or the OpenAPI document to be built.
+ * The Worker's fetch: the auth service under /v1 is answered by the auth edge (auth-edge.ts);
+ * everything else (/healthz, the console, the management API) by the management side
+ * (management-app.ts). Each is imported with the first request that needs it, so a sign-in on a
+ * fresh isolate never waits for the console, the management routes' schemas or the OpenAPI
+ * document, and a management answer never for the auth routes.
  */
 
-import { AUTH_PREFIX, buildAuthEdge } from './auth-edge';
-import type { Bindings } from './config';
+import type { Fetch } from './app-env';
 import type { WorkerOptions } from './container';
 import { loadOnce } from './lib/load-once';
-
-/** A Worker's fetch handler. */
-export type Fetch = (request: Request, env: Bindings, ctx: ExecutionContext) => Response | Promise<Response>;
 
 /** The path of a request URL, read without building a URL object. */
 function pathOf(url: string): string {
@@ -22,21 +18,33 @@ function pathOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, start + end);
 }
 
+/** The auth service's paths: the auth edge answers every request whose path starts so. */
+const AUTH_PREFIX = '/v1/';
+
+/** The auth edge's fetch, its module imported once (by the first sign-in; a failed import is tried again). */
+const lazyAuthEdge = (options: WorkerOptions): (() => Promise<Fetch>) =>
+  loadOnce(() =>
+    import('./auth-edge').then(({ buildAuthEdge }): Fetch => {
+      const app = buildAuthEdge(options);
+      return (request, env, ctx) => app.fetch(request, env, ctx);
+    }),
+  );
+
 /** The management app's fetch, its module imported once (the first request waits for it; a failed import is tried again). */
 const lazyManagement = (options: WorkerOptions): (() => Promise<Fetch>) =>
   loadOnce(() =>
-    import('./management-app').then(({ buildManagementApp, servicesByName }): Fetch => {
-      const app = buildManagementApp(options);
-      return async (request, env, ctx) => app.fetch(await servicesByName(request, env), env, ctx);
+    import('./management-app').then(({ buildManagementFetch, servicesByName }): Fetch => {
+      const management = buildManagementFetch(options);
+      return async (request, env, ctx) => management(await servicesByName(request, env), env, ctx);
     }),
   );
 
 /** Builds the Worker's fetch, with `options` (a test's clock) in every context it builds. */
 export function buildFetch(options: WorkerOptions = {}): Fetch {
-  const auth = buildAuthEdge(options);
+  const auth = lazyAuthEdge(options);
   const management = lazyManagement(options);
-  return (request, env, ctx) => {
-    if (pathOf(request.url).startsWith(AUTH_PREFIX)) return auth.fetch(request, env, ctx);
-    return management().then((fetch) => fetch(request, env, ctx));
-  };
+  return (request, env, ctx) =>
+    (pathOf(request.url).startsWith(AUTH_PREFIX) ? auth() : management()).then((fetch) =>
+      fetch(request, env, ctx),
+    );
 }

@@ -14,9 +14,6 @@ import { onError } from './on-error';
 import { requestScope } from './request-scope';
 import { oauthRoutes } from './routes/oauth';
 
-/** The auth service's paths: the auth edge answers every request whose path starts so. */
-export const AUTH_PREFIX = '/v1/';
-
 /** Builds the auth edge: the auth service mounted under /v1 behind the request scope. */
 export function buildAuthEdge(options: WorkerOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

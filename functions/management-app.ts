@@ -1,18 +1,19 @@
 /**
  * The management side of the Worker: /healthz, the console, the API reference and the management
- * API under /api/v1. Loaded on the first request that is not the auth service's (app.ts), so an
- * isolate that only answers sign-ins never builds its routes, schemas or OpenAPI document.
+ * API under /api/v1, each app built from the parts its requests need (buildManagementFetch).
+ * Loaded on the first request that is not the auth service's (app.ts), so an isolate that only
+ * answers sign-ins never builds its routes, schemas or OpenAPI document.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler, NotFoundHandler } from 'hono';
+import type { Hono, MiddlewareHandler, NotFoundHandler } from 'hono';
 import { createHttpDb } from '../db/client';
-import { apiDocument } from './api-document';
-import type { AppEnv } from './app-env';
+import type { AppEnv, Fetch } from './app-env';
 import type { Bindings, Config } from './config';
-import { consoleApp } from './console';
+import type { ConsoleEnv } from './console/console-env';
 import type { WorkerOptions } from './container';
 import { loadConfig } from './kinds/registry';
-import { allowedMethods, methodNotAllowed } from './lib/allowed-methods';
+import { allowedMethods, methodNotAllowed, routePattern } from './lib/allowed-methods';
+import { loadOnce } from './lib/load-once';
 import { boundedBodies, isJsonMediaType } from './lib/request-limits';
 import { onError } from './on-error';
 import { requestScope } from './request-scope';
@@ -20,7 +21,9 @@ import { apiRoutes } from './routes/api';
 import { apiDocsRoutes } from './routes/api-docs';
 import { cliTokenRoutes } from './routes/cli-token';
 import { healthRoutes } from './routes/health';
+import { ROUTE_GROUP_NAMES, ROUTE_GROUPS, type RouteTable, type RouteTarget } from './routes/index';
 import { kindsRoutes } from './routes/kinds';
+import { ROUTE_TABLE } from './routes/route-table';
 import { namedServiceIn, withServiceIds } from './use-cases/resources/by-name';
 
 /**
@@ -57,8 +60,23 @@ function notFound(methodsAt: (path: string) => string[]): NotFoundHandler<AppEnv
   };
 }
 
-/** Builds the management app. */
-export function buildManagementApp(options: WorkerOptions = {}): OpenAPIHono<AppEnv> {
+/** What one management app is built with beside the common parts: the console, and the API's route groups. */
+export interface ManagementParts {
+  /** The console, mounted under /console; absent from an app that serves the API alone. */
+  console?: Hono<ConsoleEnv>;
+  /** The API's route groups behind its gates (none: the gates alone, before their 401 and 404). */
+  groups: ReadonlyArray<OpenAPIHono<AppEnv>>;
+  /** Every route of the management side, for a 405's `Allow` (routes/route-table.ts). */
+  allRoutes: ReadonlyArray<{ method: string; path: string }>;
+}
+
+/**
+ * Builds a management app: the request scope and body limits, /healthz, the API reference, the
+ * routes that take no caller, the API's gates in front of `parts.groups`, the OpenAPI document
+ * (imported with its first request), and the console when given. {@link buildManagementFetch}
+ * builds one per target, so a request builds only the routes of its own.
+ */
+export function buildManagementApp(options: WorkerOptions, parts: ManagementParts): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
 
   app.use('*', requestScope(options));
@@ -67,10 +85,7 @@ export function buildManagementApp(options: WorkerOptions = {}): OpenAPIHono<App
   app.use('/api/*', boundedBodies);
   app.route('/', healthRoutes);
   app.get('/', (c) => c.redirect('/console', 302));
-  app.route(
-    '/console',
-    consoleApp((req, env, ctx) => app.fetch(req, env, ctx)),
-  );
+  if (parts.console) app.route('/console', parts.console);
 
   // The reference page is public and needs no caller: it is answered before the API's middleware.
   app.route('/api/v1', apiDocsRoutes);
@@ -78,19 +93,29 @@ export function buildManagementApp(options: WorkerOptions = {}): OpenAPIHono<App
   app.route('/api/v1', cliTokenRoutes);
   // What the deployment offers (kinds, engines) is public too: it says nothing of any project.
   app.route('/api/v1', kindsRoutes);
-  app.route('/api/v1', apiRoutes);
+  app.route('/api/v1', apiRoutes(parts.groups));
 
-  // Built on first request and kept for the isolate: the routes never change while it lives.
-  let served: { base: string; doc: Record<string, unknown> } | undefined;
-  app.get('/api/v1/openapi.json', (c) => {
-    const base = c.get('config').PUBLIC_BASE_URL;
-    if (served?.base !== base) served = { base, doc: apiDocument(base) };
-    return c.json(served.doc);
-  });
+  app.get('/api/v1/openapi.json', async (c) => c.json(await servedDocument(c.get('config').PUBLIC_BASE_URL)));
 
-  app.notFound(notFound(allowedMethods(app.routes)));
+  app.notFound(notFound(allowedMethods([...parts.allRoutes, ...app.routes])));
   app.onError(onError);
   return app;
+}
+
+// Built on first request and kept for the isolate: the routes never change while it lives.
+let served: { base: string; doc: Promise<Record<string, unknown>> } | undefined;
+
+/** The OpenAPI document as served from `base`, its module (every route group) imported with the first ask. */
+function servedDocument(base: string): Promise<Record<string, unknown>> {
+  if (served?.base !== base) {
+    const doc = import('./api-document').then(({ apiDocument }) => apiDocument(base));
+    served = { base, doc };
+    // A failed build is tried again by the next request.
+    doc.catch(() => {
+      if (served?.doc === doc) served = undefined;
+    });
+  }
+  return served.doc;
 }
 
 /**
@@ -106,4 +131,83 @@ export async function servicesByName(request: Request, env: Bindings): Promise<R
     return request;
   }
   return withServiceIds(request, () => createHttpDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT));
+}
+
+/** The app a request is served by: the console's, a route group's, or the base (every other route, the gates' 401, 404 and 405). */
+type Target = 'console' | RouteTarget;
+
+/** The routes of the route table as Hono lists them, for `Allow`. */
+const TABLE_ROUTES = ROUTE_TABLE.map(([, method, path]) => ({ method, path }));
+
+/**
+ * The management side's fetch. A request goes to the app of its target, built (and its route
+ * group imported) with the first request it serves: /console and below to the console's, a
+ * method and path of a route group (routes/route-table.ts, first match, a HEAD as its GET) to
+ * that group's, anything else to the base app. Each app holds the same request scope, body
+ * limits, gates and error answers, so a request is answered as one app with every route would
+ * answer it.
+ */
+export function buildManagementFetch(options: WorkerOptions = {}): Fetch {
+  const targetOf = routeTargets(ROUTE_TABLE);
+  const apps = new Map<Target, () => Promise<OpenAPIHono<AppEnv>>>();
+  const build = (target: Target): Promise<OpenAPIHono<AppEnv>> => {
+    let load = apps.get(target);
+    if (!load) {
+      load = loadOnce(async () => {
+        if (target === 'console') {
+          // The console's pages call the API side by side: every group is built first, so no
+          // call of a page waits for another's import.
+          await Promise.all(ROUTE_GROUP_NAMES.map(build));
+          const { consoleApp } = await import('./console');
+          const ui = consoleApp((req, env, ctx) => fetch(req, env, ctx));
+          return buildManagementApp(options, { console: ui, groups: [], allRoutes: TABLE_ROUTES });
+        }
+        const groups = target === 'base' ? [] : [await ROUTE_GROUPS[target]()];
+        return buildManagementApp(options, { groups, allRoutes: TABLE_ROUTES });
+      });
+      apps.set(target, load);
+    }
+    return load();
+  };
+  const fetch: Fetch = async (request, env, ctx) => {
+    const path = new URL(request.url).pathname;
+    const target: Target =
+      path === '/console' || path.startsWith('/console/') ? 'console' : targetOf(request.method, path);
+    return (await build(target)).fetch(request, env, ctx);
+  };
+  return fetch;
+}
+
+/** The lookup of a method and path's target in `table`: its first route that takes them, else the base app. */
+export function routeTargets(table: RouteTable): (method: string, path: string) => RouteTarget {
+  let compiled: Array<{ target: RouteTarget; method: string; pattern: RegExp }> | undefined;
+  return (method, path) => {
+    compiled ??= table.map(([target, m, p]) => ({ target, method: m, pattern: routePattern(p) }));
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    return compiled.find((r) => r.method === wanted && r.pattern.test(path))?.target ?? 'base';
+  };
+}
+
+/**
+ * The route table the management side dispatches by, as one app with every route lists them:
+ * each route's method and path, in the order the router tries them, with the app that serves it
+ * (a route group's name, or `base`). `npm run routes:table` writes it to routes/route-table.ts.
+ */
+export async function managementRouteTable(): Promise<RouteTable> {
+  const names = ROUTE_GROUP_NAMES;
+  const groups = await Promise.all(names.map((name) => ROUTE_GROUPS[name]()));
+  const routesOf = (app: OpenAPIHono<AppEnv>) =>
+    new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`));
+  const base = routesOf(buildManagementApp({}, { groups: [], allRoutes: [] }));
+  const byGroup = names.map((name, i) => ({
+    name,
+    routes: routesOf(buildManagementApp({}, { groups: [groups[i] as OpenAPIHono<AppEnv>], allRoutes: [] })),
+  }));
+  const all = routesOf(buildManagementApp({}, { groups, allRoutes: [] }));
+  return [...all].map((route): RouteTable[number] => {
+    const [method = '', path = ''] = route.split(' ');
+    const owner = base.has(route) ? 'base' : byGroup.find((g) => g.routes.has(route))?.name;
+    if (!owner) throw new Error(`no app serves ${route}`);
+    return [owner, method, path];
+  });
 }

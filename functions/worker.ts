@@ -3,8 +3,8 @@
  * consumes the provisioning queue and its dead-letter queue, `scheduled` runs the minute
  * reconciler. Kept apart from index.ts (which adds the Durable Object classes) so Node can run
  * them in process (test/helpers/in-process-app.ts). The queue's and the reconciler's modules
- * (jobs.ts) are imported by their first batch or tick, like the management app by its first
- * request (app.ts): an isolate starts with the auth edge's modules alone.
+ * (jobs.ts) are imported by their first batch or tick, like the auth edge and the management side
+ * by their first request (app.ts): an isolate starts with its Durable Object classes alone.
  */
 import { buildFetch } from './app';
 import type { Bindings } from './config';

@@ -26,7 +26,7 @@ export async function apiTypesSource(doc: Record<string, unknown>): Promise<stri
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const source = await apiTypesSource(apiDocument('http://127.0.0.1:8787'));
+  const source = await apiTypesSource(await apiDocument('http://127.0.0.1:8787'));
   await writeFile(fileURLToPath(new URL(`../${API_TYPES_FILE}`, import.meta.url)), source);
   process.stdout.write(`wrote ${API_TYPES_FILE}\n`);
 }

@@ -13,7 +13,7 @@ interface RouteEntry {
 const ORDER = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS'];
 
 /** A Hono path pattern (`/v1/:slug/x`, `:id{[0-9]+}`, `*`) as an anchored regular expression. */
-function patternOf(path: string): RegExp {
+export function routePattern(path: string): RegExp {
   const source = path
     .split('/')
     .map((part) => {
@@ -32,7 +32,7 @@ export function allowedMethods(routes: readonly RouteEntry[]): (path: string) =>
   return (path) => {
     table ??= routes
       .filter((r) => r.method !== 'ALL')
-      .map((r) => ({ pattern: patternOf(r.path), method: r.method.toUpperCase() }));
+      .map((r) => ({ pattern: routePattern(r.path), method: r.method.toUpperCase() }));
     const found = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
     if (found.has('GET')) found.add('HEAD');
     return ORDER.filter((m) => found.has(m));

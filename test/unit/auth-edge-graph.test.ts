@@ -7,10 +7,15 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-/** Every module (Tether's and its packages') esbuild bundles from functions/index.ts when dynamic imports are left out. */
+/**
+ * Every module (Tether's and its packages') a first sign-in loads: what esbuild bundles from the
+ * Worker's entry and from the auth edge (which the entry imports with the first sign-in) when
+ * dynamic imports are left out.
+ */
 async function eagerInputs(): Promise<string[]> {
   const result = await build({
-    entryPoints: ['functions/index.ts'],
+    entryPoints: ['functions/index.ts', 'functions/auth-edge.ts'],
+    outdir: 'unwritten',
     bundle: true,
     write: false,
     metafile: true,

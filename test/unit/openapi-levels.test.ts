@@ -7,7 +7,7 @@ import { apiDocument } from '../../functions/api-document';
 import { LEVELS } from '../../functions/domain/levels';
 
 type Schema = Record<string, unknown>;
-const doc = apiDocument('http://127.0.0.1:8787') as {
+const doc = (await apiDocument('http://127.0.0.1:8787')) as {
   paths: Record<string, Record<string, Schema>>;
   components: { schemas: Record<string, Schema> };
 };

@@ -3,7 +3,8 @@
  * never do (they live in `dependencies` for `npm install -g`, but the Worker must not grow with
  * them), nor Swagger UI, whose files are static assets served before the Worker runs (wrangler.toml
  * `[assets]`), nor zod's messages in other languages. The build is split where the code imports
- * on first use: the modules workerd loads for a sign-in hold no management app or console.
+ * on first use: the modules workerd loads for a sign-in hold no management app or console, and
+ * those it loads for a management answer no auth edge, console or route group.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,13 +27,23 @@ afterAll(() => rm(built.dir, { recursive: true, force: true }));
 const inputsOf = (file: string): string[] =>
   [...(sources.get(file) ?? '').matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1] ?? '');
 
-/** The modules `main` imports statically, itself included: what loads before its first answer. */
-function loadedWith(main: string): string[] {
-  const seen = new Set<string>([main]);
+/** The modules `roots` import statically, themselves included: what loads with them. */
+function loadedWith(...roots: string[]): string[] {
+  const seen = new Set<string>(roots);
   for (const file of seen)
     for (const m of (sources.get(file) ?? '').matchAll(/^} from "\.\/([^"]+)";$|^import "\.\/([^"]+)";$/gm))
       seen.add(m[1] ?? m[2] ?? '');
   return [...seen];
+}
+
+/** The module the Worker's entry imports on first use that was built from `input`. */
+function importedFor(input: string): string {
+  const imported = loadedWith(built.main).flatMap((file) =>
+    [...(sources.get(file) ?? '').matchAll(/import\("\.\/([^"]+)"\)/g)].map((m) => m[1] ?? ''),
+  );
+  const found = imported.find((file) => inputsOf(file).includes(input));
+  if (!found) throw new Error(`no module imported on first use holds ${input}`);
+  return found;
 }
 
 describe('the Worker build', () => {
@@ -54,7 +65,7 @@ describe('the Worker build', () => {
   });
 
   it('loads a sign-in without the management app, the console or the XML parser', () => {
-    const eager = loadedWith(built.main).flatMap(inputsOf);
+    const eager = loadedWith(built.main, importedFor('functions/auth-edge.ts')).flatMap(inputsOf);
     expect(eager).toContain('functions/auth-edge.ts');
     expect(eager).not.toContain('functions/management-app.ts');
     expect(eager).not.toContain('functions/console/index.ts');
@@ -62,5 +73,14 @@ describe('the Worker build', () => {
     const all = built.modules.flatMap(inputsOf);
     expect(all).toContain('functions/management-app.ts');
     expect(all).toContain('functions/console/index.ts');
+  });
+
+  it('loads a management answer without the auth edge, the console or any route group', () => {
+    const eager = loadedWith(built.main, importedFor('functions/management-app.ts')).flatMap(inputsOf);
+    expect(eager).toContain('functions/management-app.ts');
+    expect(eager).not.toContain('functions/auth-edge.ts');
+    expect(eager).not.toContain('functions/console/index.ts');
+    expect(eager).not.toContain('functions/routes/projects.ts');
+    expect(eager).not.toContain('functions/routes/connections.ts');
   });
 });
