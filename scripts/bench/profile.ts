@@ -3,7 +3,8 @@
  * serves one kind of request, taken through its V8 inspector (Profiler domain), to see where
  * a request's CPU goes beyond its unavoidable step. Starts the bench's stack, drives the
  * requests from a load-generator process, prints the functions with the most self time and
- * writes the whole profile to bench-results/<kind>.cpuprofile (open it in Chrome DevTools).
+ * writes the whole profile to bench-results/<kind>.cpuprofile (open it in Chrome DevTools),
+ * beside the Worker's modules it points into (bench-results/<kind>.bundle/).
  * A tool for the bench engineer, not a measurement: the profiler itself costs CPU.
  *
  * Each sample is charged the time since the previous one, capped at MAX_SAMPLE_MS: when the
@@ -11,7 +12,7 @@
  * exchange once carried 816 ms, half the run, onto a header read), so uncapped times name
  * whatever happened to run after a preemption rather than what costs CPU.
  */
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -201,8 +202,8 @@ async function main(): Promise<void> {
     const out = join(ROOT, 'bench-results');
     await mkdir(out, { recursive: true });
     await writeFile(join(out, `${kind}.cpuprofile`), JSON.stringify(profile));
-    // The bundle the profile's line numbers point into.
-    await copyFile(join(dataDir, 'worker', 'bundle', 'index.js'), join(out, `${kind}.bundle.js`));
+    // The Worker's modules the profile's line numbers point into.
+    await cp(join(dataDir, 'worker', 'bundle'), join(out, `${kind}.bundle`), { recursive: true });
   } finally {
     await stack.stop();
     await google.stop();
