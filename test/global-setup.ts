@@ -75,6 +75,8 @@ async function startStack(project: TestProject): Promise<{ values: WorldValues; 
     workerLogFile,
     // Thrown away after the run: PostgreSQL need not wait for the disk.
     durable: false,
+    // A queue message is handed on at once, not after waiting a second for a fuller batch.
+    queueBatchTimeout: 0,
     // The cron files check each repair after one tick: their reconciler's full sweep takes everything a tick.
     // No test resolves a name outside the machine: webhook hosts are resolved by a port that refuses.
     env: {

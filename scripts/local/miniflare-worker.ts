@@ -37,6 +37,11 @@ export interface StartWorkerOptions {
   triggerHandlers?: boolean;
   /** Open workerd's V8 inspector on this port (CPU profiles: scripts/bench/profile.ts). */
   inspectorPort?: number;
+  /**
+   * Seconds each queue consumer waits to fill a batch, over wrangler.toml's `max_batch_timeout`:
+   * the test stacks pass 0, so a message is handed on at once rather than after a second.
+   */
+  queueBatchTimeout?: number;
 }
 
 /** Result of a scheduled run. */
@@ -66,6 +71,17 @@ function customTextGlobs(
     .filter((rule) => rule.type === 'Text')
     .flatMap((rule) => rule.include)
     .filter((glob) => !defaults.has(glob));
+}
+
+type QueueConsumers = NonNullable<WorkerOptions['queueConsumers']>;
+
+/** wrangler's queue consumers, each waiting at most `seconds` to fill a batch. */
+function withBatchTimeout(consumers: QueueConsumers, seconds: number): QueueConsumers {
+  if (Array.isArray(consumers)) throw new Error('queue consumers by name only: wrangler gives a map');
+  const byQueue = consumers as Record<string, Record<string, unknown>>;
+  return Object.fromEntries(
+    Object.entries(byQueue).map(([queue, consumer]) => [queue, { ...consumer, maxBatchTimeout: seconds }]),
+  ) as QueueConsumers;
 }
 
 function sendTo(file: string): (stdout: Readable, stderr: Readable) => void {
@@ -103,8 +119,12 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
     const { modulesRules, assets, ...bindingsAndFlags } = workerOptions;
     // The Worker's modules as the deployed build makes them; wrangler's Text rules become esbuild loaders.
     const built = await bundleWorker(entry, outdir, { define, textGlobs: customTextGlobs(modulesRules) });
+    const batchTimeout = opts.queueBatchTimeout;
     const worker: WorkerOptions = {
       ...bindingsAndFlags,
+      ...(batchTimeout !== undefined && bindingsAndFlags.queueConsumers
+        ? { queueConsumers: withBatchTimeout(bindingsAndFlags.queueConsumers, batchTimeout) }
+        : {}),
       name: 'tether',
       modulesRoot: outdir,
       modules: await moduleSources(built),

@@ -34,6 +34,8 @@ export interface LocalStackOptions {
   signInStandIn?: boolean;
   /** Open workerd's V8 inspector on this port (CPU profiles: scripts/bench/profile.ts). */
   inspectorPort?: number;
+  /** Seconds a queue consumer waits to fill a batch, over wrangler.toml's (miniflare-worker.ts `queueBatchTimeout`). */
+  queueBatchTimeout?: number;
   /** Flush PostgreSQL's writes to disk (postgres.ts `durable`); default true, false for throwaway test stacks. */
   durable?: boolean;
 }
@@ -80,6 +82,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       entry: opts.entry,
       logFile: opts.workerLogFile,
       inspectorPort: opts.inspectorPort,
+      queueBatchTimeout: opts.queueBatchTimeout,
     });
     cleanups.push(() => worker.stop());
 

@@ -97,6 +97,8 @@ async function startOn(
     persistDir,
     logFile,
     env: { ...inject('workerEnv'), PUBLIC_BASE_URL: local, PUBLIC_AUTH_URL: local, ...env },
+    // As the shared Worker (test/global-setup.ts): a queue message is handed on at once.
+    queueBatchTimeout: 0,
     ...opts,
   });
   return {

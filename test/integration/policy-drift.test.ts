@@ -9,6 +9,7 @@ import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { policyDriftStatement } from '../../functions/use-cases/delivery/network-policy';
 import { createDatabase, metadata, seed } from '../helpers/connections';
+import { eventually } from '../helpers/eventually';
 
 /** The recording statement sent at once on `n` sessions already open (as the pool's would be). */
 async function recordSideBySide(databaseId: string, n: number): Promise<string[]> {
@@ -29,12 +30,27 @@ const pendingPolicies = async (databaseId: string) =>
     [databaseId],
   );
 
-/** A connected database whose policy differs from what was acknowledged, with none pending. */
+/**
+ * A connected database whose policy differs from what was acknowledged (nothing is), with none
+ * pending: the queue sends its first policy at once, so that one is set aside once the receiver
+ * acknowledged it rather than raced while pending.
+ */
 async function databaseWithDrift(): Promise<string> {
   const p = await seed(inject('baseUrl'), 1);
   const { id } = await createDatabase(p.as, p.project.id);
+  const policies = () =>
+    metadata<{ status: string }>(
+      `select status from deliveries where kind = 'network_policy' and target_id = $1`,
+      [id],
+    );
+  await eventually(
+    policies,
+    (rows) => rows.length > 0 && rows.every((r) => r.status === 'delivered'),
+    20_000,
+    "the new database's policy acknowledged",
+  );
   await metadata(
-    `update deliveries set status = 'superseded' where kind = 'network_policy' and status = 'pending' and target_id = $1`,
+    `update deliveries set status = 'superseded' where kind = 'network_policy' and target_id = $1`,
     [id],
   );
   return id;

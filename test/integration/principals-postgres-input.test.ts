@@ -11,6 +11,22 @@ import { postgresPrincipalsForFile } from '../helpers/postgres-principals';
 
 const { world, database, principal } = postgresPrincipalsForFile();
 
+/**
+ * Waits until the database has no policy in flight: a principal made while one is sent may be
+ * missing from it, and then waits for the next minute's reconciler to send the policy naming it.
+ */
+const policySent = (databaseId: string) =>
+  eventually(
+    () =>
+      metadata<{ n: number }>(
+        `select count(*)::int as n from deliveries where kind = 'network_policy' and status = 'pending' and target_id = $1`,
+        [databaseId],
+      ),
+    ([row]) => row?.n === 0,
+    20_000,
+    'no policy in flight',
+  );
+
 describe('database principals', () => {
   it('refuses bad input with 400 VALIDATION_FAILED naming the field and a taken name with 409 NAME_TAKEN, making nothing', async () => {
     const db = await database();
@@ -74,12 +90,15 @@ describe('database principals', () => {
 
   it('a source allowlist is enforced by the cluster: from 127.0.0.2 refused, from inside allowed', async () => {
     const db = await database();
+    await policySent(db.id);
     const pinned = await principal(db.base, {
       name: 'office',
       level: 'read-only',
       allowed_sources: ['127.0.0.1'],
     });
+    await policySent(db.id);
     const open = await principal(db.base, { name: 'anywhere', level: 'read-only' });
+    await policySent(db.id);
     const partner = await principal(db.base, {
       name: 'partner',
       level: 'read-only',
