@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { CRON_FILES, CRON_PROJECT } from './test/cron-files';
+import { DurationSequencer } from './test/duration-sequencer';
 import { IN_PROCESS_FILES } from './test/in-process-files';
 
 /** TETHER_IN_PROCESS=0 runs every integration file on the workerd stack (to compare the two worlds). */
@@ -40,6 +41,8 @@ const integration = {
 export default defineConfig({
   test: {
     maxWorkers: 2,
+    // Longest files first, on a fresh clone too (test/file-durations.json).
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         resolve: nodeWorkers,
