@@ -27,7 +27,7 @@ const integration = {
 
 /**
  * Four projects: `unit` (plain Node, no services; the Durable Object runner of test/node-workers/
- * too); `in-process` (route and rule tests beside their code, `functions/**\/*.test.ts`, and the
+ * too; its files share their worker's modules); `in-process` (route and rule tests beside their code, `functions/**\/*.test.ts`, and the
  * integration files of test/in-process-files.ts: HTTP against the Worker's own handlers served
  * from Node by test/in-process-setup.ts, on the real PostgreSQL, proxy and stand-ins, with the
  * real Durable Object classes on SQLite in Node and a delivering queue; no workerd, no Chromium);
@@ -56,6 +56,9 @@ export default defineConfig({
             'packages/auth-client/test/expo.test.ts',
           ],
           environment: 'node',
+          // Its files share their worker's modules rather than starting a process each (a file leaves
+          // no module-level state behind: README.md): the project takes 12 s rather than 31 s.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
