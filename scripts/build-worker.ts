@@ -25,6 +25,8 @@ export interface WorkerModules {
   dir: string;
   main: string;
   modules: string[];
+  /** The files esbuild read, as its metafile names them (relative to the working folder; a plugin's own with its namespace). */
+  inputs: string[];
 }
 
 /** Options for {@link bundleWorker}. */
@@ -44,7 +46,7 @@ export async function bundleWorker(
   { define = {}, textGlobs = [], minify = false }: BundleOptions = {},
 ): Promise<WorkerModules> {
   await rm(outdir, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
     entryPoints: { index: entry },
     outdir,
     bundle: true,
@@ -65,13 +67,19 @@ export async function bundleWorker(
     define,
     plugins: [zodWithEnglishOnly, ...(textGlobs.length > 0 ? [textModules(textGlobs)] : [])],
     logLevel: 'warning',
+    metafile: true,
   });
-  const modules = (await readdir(outdir)).filter((f) => f.endsWith('.js')).sort();
-  return { dir: outdir, main: 'index.js', modules: ['index.js', ...modules.filter((f) => f !== 'index.js')] };
+  return { ...(await modulesIn(outdir)), inputs: Object.keys(metafile.inputs) };
+}
+
+/** The modules of a build in `dir`: index.js first, then its chunks. */
+export async function modulesIn(dir: string): Promise<Omit<WorkerModules, 'inputs'>> {
+  const modules = (await readdir(dir)).filter((f) => f.endsWith('.js')).sort();
+  return { dir, main: 'index.js', modules: ['index.js', ...modules.filter((f) => f !== 'index.js')] };
 }
 
 /** The modules of a build as Miniflare takes them: each with its path and source, main first. */
-export const moduleSources = (built: WorkerModules) =>
+export const moduleSources = (built: Omit<WorkerModules, 'inputs'>) =>
   Promise.all(
     built.modules.map(async (file) => {
       const path = join(built.dir, file);

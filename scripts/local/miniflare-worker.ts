@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Miniflare, type MiniflareOptions, type WorkerOptions } from 'miniflare';
 import { bundleWorker, moduleSources } from '../build-worker';
 import { ASSET_ROUTES, prepareAssets } from './build-assets';
+import { cachedBuild } from './bundle-cache';
 import { withoutNewSignalHandlers } from './signals';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -118,7 +119,9 @@ export async function startWorker(opts: StartWorkerOptions): Promise<LocalWorker
     // which has no `scheduled` for /cdn-cgi/handler/scheduled to call.
     const { modulesRules, assets, ...bindingsAndFlags } = workerOptions;
     // The Worker's modules as the deployed build makes them; wrangler's Text rules become esbuild loaders.
-    const built = await bundleWorker(entry, outdir, { define, textGlobs: customTextGlobs(modulesRules) });
+    // Built once while its sources stay the same (bundle-cache.ts): every test stack and extra Worker starts from it.
+    const build = { define, textGlobs: customTextGlobs(modulesRules) };
+    const built = await cachedBuild({ entry, ...build }, outdir, () => bundleWorker(entry, outdir, build));
     const batchTimeout = opts.queueBatchTimeout;
     const worker: WorkerOptions = {
       ...bindingsAndFlags,
