@@ -4,6 +4,7 @@
  * the files running at one moment 1..maxWorkers (VITEST_POOL_ID, distinct among them), so two
  * cron files running side by side never share a stack (test/cron-files.ts says why they must not).
  */
+import pg from 'pg';
 import { inject } from 'vitest';
 import type { WorldValues } from './world-setup';
 
@@ -23,4 +24,16 @@ if (!state?.providedContext)
 Object.assign(state.providedContext, mine);
 for (const key of Object.keys(mine) as (keyof WorldValues)[]) {
   if (inject(key) !== mine[key]) throw new Error(`inject('${key}') does not answer this worker's cron stack`);
+}
+
+// Each file starts the stack's sweeps at the beginning of their lap. An earlier file on this stack
+// may have ticked with RECONCILER_SWEEP_MINUTES 1440 (reconcile-slices, query-plans), whose slice
+// of ten ids leaves a sweep's cursor mid-lap; this project's one-lap-a-tick ticks would then
+// resume after it, and a file that checks a repair after one tick would miss the ids before it.
+const sweeps = new pg.Client({ connectionString: inject('metadataUrl') });
+await sweeps.connect();
+try {
+  await sweeps.query('update reconciler_state set cursor = null where cursor is not null');
+} finally {
+  await sweeps.end();
 }

@@ -121,7 +121,10 @@ describe('token endpoint', () => {
         headers: { 'content-type': 'application/json', ...asClient() },
         body: JSON.stringify({ ...body, ...extra }),
       });
-    const wrong = await post({ code_verifier: `${verifier.slice(0, -1)}A` });
+    // The verifier with its last character changed (to another one: it may already end in A).
+    const wrong = await post({
+      code_verifier: `${verifier.slice(0, -1)}${verifier.endsWith('A') ? 'B' : 'A'}`,
+    });
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ error: 'invalid_grant' });
     const right = await post({ code_verifier: verifier });
