@@ -33,12 +33,15 @@ export default app;
 `;
 
 /**
- * The floor of any Worker on this stack: the same environment, the HTTP framework, the Neon
- * driver under drizzle and jose (none of them optional for a sign-in that reads the database and
- * signs tokens), one thing of each used so each module runs, answering the same preflight.
+ * A Worker of the same environment that loads the Neon driver under drizzle, jose and Hono's
+ * CORS besides `framework` (its import line and app class), uses one thing of each so each
+ * module runs, and answers the exchange's preflight with `route` (a statement on `app`).
  */
-const STACK = `import { DurableObject } from 'cloudflare:workers';
-import { Hono } from 'hono';
+const preflightWorker = (
+  framework: { imports: string; app: string },
+  route: string,
+) => `import { DurableObject } from 'cloudflare:workers';
+${framework.imports}
 import { cors } from 'hono/cors';
 import { neon } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-http';
@@ -46,35 +49,33 @@ import { importJWK } from 'jose';
 export class OneTimeCodes extends DurableObject {}
 export class RateCounter extends DurableObject {}
 const db = drizzle(neon('postgres://bench:bench@127.0.0.1:9/none'));
-const app = new Hono();
+const app = new ${framework.app}();
 app.use('/v1/:app/oauth/*', cors({ origin: '*' }));
-app.post('/v1/:app/oauth/exchange', (c) => c.json({ db: typeof db, jwk: typeof importJWK }, 200));
+${route}
 export default app;
 `;
 
 /**
- * The ceiling of the auth edge's start: a Worker of the same environment that loads only the
- * libraries every auth route is built on (the HTTP framework with its OpenAPI validation, zod,
- * the Neon driver under drizzle, jose), uses one thing of each so each module runs, and answers
- * the same preflight. What the auth edge costs beyond it is Tether's own modules.
+ * The floor of any Worker on this stack: the HTTP framework, the Neon driver under drizzle and
+ * jose (none of them optional for a sign-in that reads the database and signs tokens).
  */
-const LIBRARIES = `import { DurableObject } from 'cloudflare:workers';
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { cors } from 'hono/cors';
-import { neon } from '@neondatabase/serverless';
-import { drizzle } from 'drizzle-orm/neon-http';
-import { importJWK } from 'jose';
-export class OneTimeCodes extends DurableObject {}
-export class RateCounter extends DurableObject {}
-const db = drizzle(neon('postgres://bench:bench@127.0.0.1:9/none'));
-const app = new OpenAPIHono();
-app.use('/v1/:app/oauth/*', cors({ origin: '*' }));
-app.openapi(
+const STACK = preflightWorker(
+  { imports: "import { Hono } from 'hono';", app: 'Hono' },
+  "app.post('/v1/:app/oauth/exchange', (c) => c.json({ db: typeof db, jwk: typeof importJWK }, 200));",
+);
+
+/**
+ * The ceiling of the auth edge's start: the libraries every auth route is built on (the HTTP
+ * framework with its OpenAPI validation, zod, the Neon driver under drizzle, jose). What the auth
+ * edge costs beyond it is Tether's own modules.
+ */
+const LIBRARIES = preflightWorker(
+  { imports: "import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';", app: 'OpenAPIHono' },
+  `app.openapi(
   createRoute({ method: 'post', path: '/v1/{app}/oauth/exchange', request: { params: z.object({ app: z.string() }) }, responses: { 200: { description: 'ok' } } }),
   (c) => c.json({ db: typeof db, jwk: typeof importJWK }, 200),
+);`,
 );
-export default app;
-`;
 
 /** What a start asks first, and the Worker's modules (absolute paths in one folder, its main module first). */
 export interface Start {
