@@ -9,14 +9,7 @@
 import type { Fetch } from './app-env';
 import type { WorkerOptions } from './container';
 import { loadOnce } from './lib/load-once';
-
-/** The path of a request URL, read without building a URL object. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start < 0) return '/';
-  const end = url.slice(start).search(/[?#]/);
-  return end < 0 ? url.slice(start) : url.slice(start, start + end);
-}
+import { pathOf } from './lib/request-path';
 
 /** The auth service's paths: the auth edge answers every request whose path starts so. */
 const AUTH_PREFIX = '/v1/';

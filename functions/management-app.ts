@@ -15,6 +15,7 @@ import { loadConfig } from './kinds/registry';
 import { allowedMethods, methodNotAllowed, routePattern } from './lib/allowed-methods';
 import { loadOnce } from './lib/load-once';
 import { boundedBodies, isJsonMediaType } from './lib/request-limits';
+import { pathOf } from './lib/request-path';
 import { onError } from './on-error';
 import { requestScope } from './request-scope';
 import { apiRoutes } from './routes/api';
@@ -123,7 +124,7 @@ function servedDocument(base: string): Promise<Record<string, unknown>> {
  * valid environment it goes on unchanged, and the app answers BAD_ENVIRONMENT as for any path.
  */
 export async function servicesByName(request: Request, env: Bindings): Promise<Request> {
-  if (!namedServiceIn(new URL(request.url).pathname)) return request;
+  if (!namedServiceIn(pathOf(request.url))) return request;
   let config: Config;
   try {
     config = loadConfig(env);
@@ -170,7 +171,7 @@ export function buildManagementFetch(options: WorkerOptions = {}): Fetch {
     return load();
   };
   const fetch: Fetch = async (request, env, ctx) => {
-    const path = new URL(request.url).pathname;
+    const path = pathOf(request.url);
     const target: Target =
       path === '/console' || path.startsWith('/console/') ? 'console' : targetOf(request.method, path);
     return (await build(target)).fetch(request, env, ctx);
