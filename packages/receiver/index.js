@@ -116,6 +116,24 @@ export function memoryStore() {
 }
 
 /**
+ * The whole body of a Node request, as one array.
+ * @param {AsyncIterable<Uint8Array>} req
+ * @returns {Promise<Uint8Array>}
+ */
+async function readNodeBody(req) {
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const body = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return body;
+}
+
+/**
  * A receiver: `handle(request)` answers a Fetch API Request (a Worker's fetch, Hono's
  * `c.req.raw`); `node(req, res)` serves Node's http module.
  * @param {import('./index.d.ts').ReceiverOptions} options
@@ -129,20 +147,50 @@ export function createReceiver(options) {
   /** One chain per site, so a check and its apply never interleave with another patch's. */
   /** @type {Map<string, Promise<unknown>>} */
   const chains = new Map();
+  /**
+   * Settles once the last patch to arrive has joined its site's chain. Signatures are checked side
+   * by side and finish in any order; patches still join their chains in the order they arrived.
+   * @type {Promise<void>}
+   */
+  let joined = Promise.resolve();
 
   /**
    * @param {Uint8Array} body
    * @param {string | null} header
    * @returns {Promise<{ status: number, body: Record<string, unknown> }>}
    */
-  async function receive(body, header) {
-    let patch;
-    try {
-      patch = await verify(secret, body, header, now());
-    } catch (err) {
+  function receive(body, header) {
+    return admit(Promise.resolve(body), header);
+  }
+
+  /**
+   * Takes the patch's turn at once, before its body is read or its signature checked.
+   * @param {Promise<Uint8Array>} reading the body, still being read
+   * @param {string | null} header
+   * @returns {Promise<{ status: number, body: Record<string, unknown> }>}
+   */
+  async function admit(reading, header) {
+    const checked = reading
+      .then((body) => verify(secret, body, header, now()))
+      .then(
+        (patch) => ({ patch }),
+        (err) => ({ err }),
+      );
+    const turn = joined;
+    /** @type {() => void} */
+    let done = () => undefined;
+    joined = new Promise((resolve) => {
+      done = resolve;
+    });
+    const outcome = await checked;
+    await turn;
+    if (!('patch' in outcome)) {
+      done();
+      const { err } = outcome;
       if (err instanceof DeliveryRefused) return { status: err.status, body: { error: err.message } };
       throw err;
     }
+    const { patch } = outcome;
     const siteId = patch.site_id;
     const run = (chains.get(siteId) ?? Promise.resolve()).then(async () => {
       const last = await store.get(siteId);
@@ -158,6 +206,7 @@ export function createReceiver(options) {
       siteId,
       run.catch(() => undefined),
     );
+    done();
     try {
       return await run;
     } catch {
@@ -170,25 +219,17 @@ export function createReceiver(options) {
     receive,
     async handle(request) {
       if (request.method !== 'POST') return Response.json({ error: 'POST only' }, { status: 405 });
-      const body = new Uint8Array(await request.arrayBuffer());
-      const answer = await receive(body, request.headers.get('x-signature'));
+      const reading = request.arrayBuffer().then((bytes) => new Uint8Array(bytes));
+      const answer = await admit(reading, request.headers.get('x-signature'));
       return Response.json(answer.body, { status: answer.status });
     },
     async node(req, res) {
-      /** @type {Uint8Array[]} */
-      const chunks = [];
-      for await (const chunk of req) chunks.push(chunk);
-      const body = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-      let offset = 0;
-      for (const chunk of chunks) {
-        body.set(chunk, offset);
-        offset += chunk.length;
-      }
       const header = req.headers['x-signature'];
+      const reading = readNodeBody(req);
       const answer =
         req.method === 'POST'
-          ? await receive(body, typeof header === 'string' ? header : null)
-          : { status: 405, body: { error: 'POST only' } };
+          ? await admit(reading, typeof header === 'string' ? header : null)
+          : await reading.then(() => ({ status: 405, body: { error: 'POST only' } }));
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer.body));
     },

@@ -101,4 +101,15 @@ describe('the receiver package', () => {
     expect(most).toBe(1);
     expect(applied.map((a) => a.seq)).toEqual([1, 2, 3, 4]);
   });
+
+  it('keeps arrival order when an earlier patch takes longer to read and check than later ones', async () => {
+    const large = await delivery(1, { set: { CERTIFICATE: 'x'.repeat(2 << 20) } });
+    const small = await Promise.all([2, 3].map((seq) => delivery(seq)));
+    for (let round = 0; round < 8; round++) {
+      const { applied, post } = served();
+      const answers = await Promise.all([large, ...small].map(post));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(applied.map((a) => a.seq)).toEqual([1, 2, 3]);
+    }
+  });
 });
