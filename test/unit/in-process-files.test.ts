@@ -1,4 +1,4 @@
-import { access, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -23,9 +23,26 @@ it('the in-process files exist, are no cron files and use nothing only workerd o
   }
 });
 
-it('no in-process file overrides the fixtures of a shared test: the next files of its worker would get them', async () => {
-  // vitest.config.ts runs them with `isolate: false`; oauthTestWith (test/helpers/oauth-fixtures.ts) makes a test of the file's own.
-  for (const file of IN_PROCESS_FILES) {
+/** The files of the in-process and integration projects: the cron files aside, every integration and e2e file. */
+async function sharedModuleFiles(): Promise<string[]> {
+  const under = async (folder: string) =>
+    (await readdir(join(ROOT, folder), { recursive: true }))
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => `${folder}/${name}`);
+  const files = [
+    ...(await under('test/integration')),
+    ...(await under('test/e2e')),
+    'packages/receiver/test/stack.test.ts',
+    'packages/auth-client/test/stack.test.ts',
+  ];
+  return files.filter((file) => !CRON_FILES.includes(file));
+}
+
+it('no in-process or integration file overrides the fixtures of a shared test: the next files of its worker would get them', async () => {
+  // vitest.config.ts runs both projects with `isolate: false`; oauthTestWith (test/helpers/oauth-fixtures.ts) makes a test of the file's own.
+  const files = await sharedModuleFiles();
+  expect(files).toEqual(expect.arrayContaining(IN_PROCESS_FILES));
+  for (const file of files) {
     expect(await readFile(join(ROOT, file), 'utf8'), file).not.toMatch(/\.(override|scoped)\(/);
   }
 });
