@@ -4,6 +4,18 @@ import { CRON_FILES, CRON_PROJECT } from './test/cron-files';
 import { DurationSequencer } from './test/duration-sequencer';
 import { IN_PROCESS_FILES } from './test/in-process-files';
 
+/** The integration files that reach Durable Objects through Miniflare's proxy (`mf.getDurableObjectNamespace`). */
+const PROXIED_FILES = [
+  'test/integration/adapter-contract.test.ts',
+  'test/integration/code-regions.test.ts',
+  'test/integration/console-sign-in-starts.test.ts',
+  'test/integration/oauth-exchange.test.ts',
+  'test/integration/oauth-object-storage.test.ts',
+  'test/integration/oauth-rate-limits.test.ts',
+  'test/integration/oauth-replay-lockout.test.ts',
+  'test/integration/oauth-session-limits.test.ts',
+];
+
 /** TETHER_IN_PROCESS=0 runs every integration file on the workerd stack (to compare the two worlds). */
 const inProcessFiles = process.env.TETHER_IN_PROCESS === '0' ? [] : IN_PROCESS_FILES;
 
@@ -26,14 +38,15 @@ const integration = {
 };
 
 /**
- * Four projects: `unit` (plain Node, no services; the Durable Object runner of test/node-workers/
+ * Five projects: `unit` (plain Node, no services; the Durable Object runner of test/node-workers/
  * too; its files share their worker's modules); `in-process` (route and rule tests beside their code, `functions/**\/*.test.ts`, and the
  * integration files of test/in-process-files.ts: HTTP against the Worker's own handlers served
  * from Node by test/in-process-setup.ts, on the real PostgreSQL, proxy and stand-ins, with the
  * real Durable Object classes on SQLite in Node and a delivering queue; no workerd, no Chromium);
  * `integration` (the rest: HTTP tests against one shared local stack with the Worker under
  * workerd, started by test/global-setup.ts, and the e2e files with Chromium; its files share their
- * worker's modules); and
+ * worker's modules); `integration-proxied`, the files that reach Durable Objects through
+ * Miniflare's proxy, on a stack of their own and isolated (each file in a process of its own); and
  * `integration-cron`, the files that fire the minute cron (test/cron-files.ts), each on a stack of
  * the worker running it, which no other file uses meanwhile (test/cron-stack.ts). The machine has
  * two cores, so at most two test files run at once; all projects share that limit (vitest runs
@@ -75,10 +88,22 @@ export default defineConfig({
             'packages/receiver/test/stack.test.ts',
             'packages/auth-client/test/stack.test.ts',
           ],
-          exclude: [...CRON_FILES, ...inProcessFiles],
+          exclude: [...CRON_FILES, ...inProcessFiles, ...PROXIED_FILES],
           // As in-process's: its files share their worker's modules (a file leaves no module-level
           // state behind: README.md), which saves each file's imports (12 e2e files: 98 s to 72 s).
           isolate: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // The files that reach Durable Objects through Miniflare's proxy stay isolated: its
+        // synchronous proxy, shared by the files of one worker, answered one file's calls with another's.
+        resolve: nodeWorkers,
+        test: {
+          ...integration,
+          name: 'integration-proxied',
+          include: PROXIED_FILES,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
