@@ -3,18 +3,7 @@ import { defineConfig } from 'vitest/config';
 import { CRON_FILES, CRON_PROJECT } from './test/cron-files';
 import { DurationSequencer } from './test/duration-sequencer';
 import { IN_PROCESS_FILES } from './test/in-process-files';
-
-/** The integration files that reach Durable Objects through Miniflare's proxy (`mf.getDurableObjectNamespace`). */
-const PROXIED_FILES = [
-  'test/integration/adapter-contract.test.ts',
-  'test/integration/code-regions.test.ts',
-  'test/integration/console-sign-in-starts.test.ts',
-  'test/integration/oauth-exchange.test.ts',
-  'test/integration/oauth-object-storage.test.ts',
-  'test/integration/oauth-rate-limits.test.ts',
-  'test/integration/oauth-replay-lockout.test.ts',
-  'test/integration/oauth-session-limits.test.ts',
-];
+import { PROXIED_FILES } from './test/proxied-files';
 
 /** TETHER_IN_PROCESS=0 runs every integration file on the workerd stack (to compare the two worlds). */
 const inProcessFiles = process.env.TETHER_IN_PROCESS === '0' ? [] : IN_PROCESS_FILES;
@@ -97,8 +86,7 @@ export default defineConfig({
         },
       },
       {
-        // The files that reach Durable Objects through Miniflare's proxy stay isolated: its
-        // synchronous proxy, shared by the files of one worker, answered one file's calls with another's.
+        // The files that reach Durable Objects through Miniflare's proxy stay isolated (test/proxied-files.ts).
         resolve: nodeWorkers,
         test: {
           ...integration,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { CRON_FILES } from '../cron-files';
 import { IN_PROCESS_FILES } from '../in-process-files';
+import { PROXIED_FILES } from '../proxied-files';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -45,4 +46,13 @@ it('no in-process or integration file overrides the fixtures of a shared test: t
   for (const file of files) {
     expect(await readFile(join(ROOT, file), 'utf8'), file).not.toMatch(/\.(override|scoped)\(/);
   }
+});
+
+it("every file that reaches Durable Objects through Miniflare's proxy runs isolated, and only those", async () => {
+  const proxied: string[] = [];
+  for (const file of await sharedModuleFiles()) {
+    if (/\bobjectOf\(|\bstartDurableObjects\b|\.mf\b/.test(await readFile(join(ROOT, file), 'utf8')))
+      proxied.push(file);
+  }
+  expect(proxied.sort()).toEqual([...PROXIED_FILES].sort());
 });
