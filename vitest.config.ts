@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { CRON_FILES, CRON_PROJECT } from './test/cron-files';
 import { DurationSequencer } from './test/duration-sequencer';
 import { IN_PROCESS_FILES } from './test/in-process-files';
@@ -7,6 +7,11 @@ import { PROXIED_FILES } from './test/proxied-files';
 
 /** TETHER_IN_PROCESS=0 runs every integration file on the workerd stack (to compare the two worlds). */
 const inProcessFiles = process.env.TETHER_IN_PROCESS === '0' ? [] : IN_PROCESS_FILES;
+
+/** Tests beside the code they pin (README.md, "where a new piece goes"): plain ones run in `unit`. */
+const BESIDE_CODE = ['functions/**/*.test.ts', 'db/**/*.test.ts', 'scripts/**/*.test.ts'];
+/** Those that reach the Worker over HTTP (`inject('baseUrl')`) run in `in-process`. */
+const HTTP_BESIDE_CODE = 'functions/**/*.http.test.ts';
 
 /** The Worker's Durable Object classes import their base class from workerd's module; Node gets a stand-in. */
 const nodeWorkers = {
@@ -27,8 +32,11 @@ const integration = {
 };
 
 /**
- * Five projects: `unit` (plain Node, no services; the Durable Object runner of test/node-workers/
- * too; its files share their worker's modules); `in-process` (route and rule tests beside their code, `functions/**\/*.test.ts`, and the
+ * Five projects: `unit` (plain Node, no services: the tests beside their code, `<name>.test.ts` next
+ * to the file it pins under functions/, db/ or scripts/, the repository's own checks in test/unit/,
+ * the Durable Object runner of test/node-workers/; its files share their worker's modules);
+ * `in-process` (the route tests beside their code that reach the Worker over HTTP,
+ * `functions/**\/<name>.http.test.ts`, and the
  * integration files of test/in-process-files.ts: HTTP against the Worker's own handlers served
  * from Node by test/in-process-setup.ts, on the real PostgreSQL, proxy and stand-ins, with the
  * real Durable Object classes on SQLite in Node and a delivering queue; no workerd, no Chromium);
@@ -54,10 +62,13 @@ export default defineConfig({
           include: [
             'test/unit/**/*.test.ts',
             'test/node-workers/**/*.test.ts',
+            ...BESIDE_CODE,
             'packages/receiver/test/receiver.test.ts',
             'packages/auth-client/test/client.test.ts',
             'packages/auth-client/test/expo.test.ts',
           ],
+          // A test beside its code that reaches the Worker over HTTP runs in `in-process`.
+          exclude: [...configDefaults.exclude, HTTP_BESIDE_CODE],
           environment: 'node',
           // Its files share their worker's modules rather than starting a process each (a file leaves
           // no module-level state behind: README.md): the project takes 12 s rather than 31 s.
@@ -108,7 +119,7 @@ export default defineConfig({
         test: {
           ...integration,
           name: 'in-process',
-          include: ['functions/**/*.test.ts', ...inProcessFiles],
+          include: [HTTP_BESIDE_CODE, ...inProcessFiles],
           globalSetup: ['test/in-process-setup.ts'],
           // Its files share their worker's modules, the Worker's among them, loaded once per worker
           // rather than once per file (a file leaves no module-level state behind: README.md).

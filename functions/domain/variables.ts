@@ -1,5 +1,5 @@
 /**
- * Names of the variables a site is handed for its connections (test/unit/variables.test.ts pins
+ * Names of the variables a site is handed for its connections (functions/domain/variables.test.ts pins
  * each kind's).
  *
  * Decision (contract §9, documented in the README): one connection of a family at a time holds

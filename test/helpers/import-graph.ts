@@ -1,7 +1,7 @@
 /**
  * The import graph of functions/, read with TypeScript's own pre-processor (static imports,
  * re-exports and dynamic `import()` alike, type-only ones included: a type import still ties
- * two files together).
+ * two files together). Its source files only: the tests beside them are left out.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -14,7 +14,8 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+    // A test beside its code (`<name>.test.ts`) is no part of the layers: nothing imports it.
+    return /\.tsx?$/.test(name) && !/\.(d|test)\.ts$/.test(name) ? [path] : [];
   });
 }
 

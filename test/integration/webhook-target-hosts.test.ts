@@ -2,7 +2,7 @@
  * A webhook target naming an inward address is refused when it is set (docs/contract.md §9,
  * "Webhook URLs"): 400 naming `url`, nothing stored. No request leaves the machine: every URL
  * here is refused before anything is sent or resolved. The resolver and send-time checks are
- * pinned in test/unit/webhook-hosts.test.ts.
+ * pinned in functions/adapters/targets/webhook-hosts.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ApiClient } from '../helpers/api';

@@ -56,3 +56,34 @@ it("every file that reaches Durable Objects through Miniflare's proxy runs isola
   }
   expect(proxied.sort()).toEqual([...PROXIED_FILES].sort());
 });
+
+/** The tests beside their code (vitest.config.ts): `<name>.http.test.ts` runs in-process, any other `<name>.test.ts` in unit. */
+async function besideCode(): Promise<{ http: string[]; plain: string[] }> {
+  const under = async (folder: string) =>
+    (await readdir(join(ROOT, folder), { recursive: true }))
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => `${folder}/${name}`);
+  const files = [...(await under('functions')), ...(await under('db')), ...(await under('scripts'))];
+  return {
+    http: files.filter((file) => file.endsWith('.http.test.ts')),
+    plain: files.filter((file) => !file.endsWith('.http.test.ts')),
+  };
+}
+
+it('a route test beside its code sits under functions/, uses nothing only workerd offers and overrides no shared fixture', async () => {
+  const { http } = await besideCode();
+  expect(http.length).toBeGreaterThan(0);
+  for (const file of http) {
+    // vitest.config.ts's in-process project takes `functions/**/*.http.test.ts` only.
+    expect(file).toMatch(/^functions\//);
+    const text = await readFile(join(ROOT, file), 'utf8');
+    expect(text, file).not.toMatch(WORKERD_ONLY);
+    expect(text, file).not.toMatch(/\.(override|scoped)\(/);
+  }
+});
+
+it('a plain test beside its code asks for no world (`inject`): it runs in unit, where there is none', async () => {
+  const { plain } = await besideCode();
+  expect(plain.length).toBeGreaterThan(0);
+  for (const file of plain) expect(await readFile(join(ROOT, file), 'utf8'), file).not.toMatch(/\binject\(/);
+});
