@@ -2,12 +2,12 @@
 import type { Adapters } from '../../adapters';
 import { AtlasError, type MongoAdmin } from '../../adapters/mongodb-admin';
 import type { Config } from '../../config';
-import { mongodbUri } from '../../domain/mongodb-uri';
 import { ApiError } from '../../lib/errors';
 import { atSystem } from '../credential-provisioner';
 import { type DatabaseEngine, inScope } from '../database-engine';
 import { mongoProvisioner } from './mongodb-provisioner';
 import { atlasProject } from './mongodb-system';
+import { mongodbUri } from './mongodb-uri';
 
 const CONNECTION_NAME = /^c_[a-z0-9]{8}$/;
 const NOT_CONFIGURED = 'no MongoDB admin system is configured (MONGODB_ADMIN_URL)';
