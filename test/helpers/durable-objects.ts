@@ -17,14 +17,63 @@ interface Bound {
   RATE_COUNTERS: RateCounter;
 }
 
+/**
+ * `namespace` (Miniflare's proxy of one) with each name's id and each id's stub made once. Through
+ * the proxy, `idFromName` and `get` are synchronous calls, each a worker thread's fetch the test's
+ * thread blocks on; under load one such call can read another's answer (Miniflare's
+ * SynchronousFetcher asserts `message?.id === id`), and every later call of the file then fails.
+ * A file that reaches hundreds of objects thousands of times makes one such call per object.
+ */
+function keptStubs<T extends Rpc.DurableObjectBranded | undefined>(
+  namespace: DurableObjectNamespace<T>,
+): DurableObjectNamespace<T> {
+  const ids = new Map<string, DurableObjectId>();
+  const stubs = new Map<DurableObjectId, Map<string, DurableObjectStub<T>>>();
+  const idFromName = (name: string) => {
+    let id = ids.get(name);
+    if (!id) {
+      id = namespace.idFromName(name);
+      ids.set(name, id);
+    }
+    return id;
+  };
+  const get = (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => {
+    const byHint = stubs.get(id) ?? new Map<string, DurableObjectStub<T>>();
+    stubs.set(id, byHint);
+    const hint = options?.locationHint ?? '';
+    let stub = byHint.get(hint);
+    if (!stub) {
+      stub = options ? namespace.get(id, options) : namespace.get(id);
+      byHint.set(hint, stub);
+    }
+    return stub;
+  };
+  return new Proxy(namespace, {
+    get: (target, prop) =>
+      prop === 'idFromName' ? idFromName : prop === 'get' ? get : Reflect.get(target, prop, target),
+  });
+}
+
+/** Each Worker's namespaces, kept (see {@link keptStubs}). */
+const namespacesOf = new WeakMap<Miniflare, Map<string, Promise<DurableObjectNamespace<never>>>>();
+
 /** The object `name` of `binding` in the Worker run by `mf`, its RPC stub typed by the object's class. */
 export async function objectOf<B extends keyof Bound>(
   mf: Miniflare,
   binding: B,
   name: string,
 ): Promise<DurableObjectStub<Bound[B]>> {
-  const ns = (await mf.getDurableObjectNamespace(binding)) as unknown as DurableObjectNamespace<Bound[B]>;
-  return ns.get(ns.idFromName(name));
+  const kept = namespacesOf.get(mf) ?? new Map<string, Promise<DurableObjectNamespace<never>>>();
+  namespacesOf.set(mf, kept);
+  let ns = kept.get(binding);
+  if (!ns) {
+    ns = mf
+      .getDurableObjectNamespace(binding)
+      .then((raw) => keptStubs(raw as unknown as DurableObjectNamespace<never>));
+    kept.set(binding, ns);
+  }
+  const namespace = (await ns) as unknown as DurableObjectNamespace<Bound[B]>;
+  return namespace.get(namespace.idFromName(name));
 }
 
 const ENTRY = `
@@ -84,8 +133,12 @@ export async function startDurableObjects() {
       RATE_COUNTERS: { className: 'RateCounter', useSQLite: true },
     },
   });
-  const codes = await mf.getDurableObjectNamespace('ONE_TIME_CODES');
-  const rates = await mf.getDurableObjectNamespace('RATE_COUNTERS');
+  const codes = keptStubs(
+    (await mf.getDurableObjectNamespace('ONE_TIME_CODES')) as unknown as DurableObjectNamespace,
+  );
+  const rates = keptStubs(
+    (await mf.getDurableObjectNamespace('RATE_COUNTERS')) as unknown as DurableObjectNamespace,
+  );
   return {
     ...clientsOn({ ONE_TIME_CODES: codes, RATE_COUNTERS: rates }),
     /** The namespaces, to bind into an in-process app (startInProcessApp). */
