@@ -9,19 +9,21 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { drizzle as drizzleHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import * as schema from './schema';
 import { scramClientFinal } from './scram';
 
-/** A drizzle database over the metadata schema. */
-export type Db = NeonDatabase<typeof schema>;
+/**
+ * A drizzle database. Built without the schema: no query uses drizzle's relational API, and
+ * building its relations walks every table on each isolate's first query.
+ */
+export type Db = NeonDatabase;
 /** A transaction handle, usable wherever a Db is. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Either a database or a transaction. */
 export type DbOrTx = Db | Tx;
 /** A database for one-shot statements over HTTP (no interactive transactions). */
-export type HttpDb = NeonHttpDatabase<typeof schema>;
+export type HttpDb = NeonHttpDatabase;
 /** Anything that runs drizzle queries: a pool, a transaction or the HTTP driver. */
-export type Queryable = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Queryable = PgDatabase<PgQueryResultHKT>;
 /** Runs one statement and returns its rows. */
 export async function rowsOf<T>(db: Queryable, query: SQL): Promise<T[]> {
   // Every driver answers `{rows}`; their drizzle types differ only in the result wrapper.
@@ -52,16 +54,13 @@ export function configureNeonHttp(endpoint: string | undefined): void {
 /** HTTP handles by connection string and endpoint: they hold no connection, so an isolate keeps them. */
 const httpDbs = new Map<string, HttpDb>();
 
-/**
- * A drizzle handle whose every statement is one HTTP request. Building one walks the whole
- * schema, so each isolate builds it once per database and reuses it across requests.
- */
+/** A drizzle handle whose every statement is one HTTP request; each isolate builds one per database and reuses it. */
 export function createHttpDb(url: string, httpEndpoint: string | undefined): HttpDb {
   configureNeonHttp(httpEndpoint);
   const key = `${httpEndpoint ?? ''} ${url}`;
   let db = httpDbs.get(key);
   if (!db) {
-    db = drizzleHttp(neon(url), { schema });
+    db = drizzleHttp(neon(url));
     httpDbs.set(key, db);
   }
   return db;
@@ -159,5 +158,5 @@ export function warmUp(db: Db): Promise<void> {
 
 /** A drizzle handle over a pool. */
 export function createDb(pool: Pool): Db {
-  return drizzle(pool, { schema });
+  return drizzle(pool);
 }

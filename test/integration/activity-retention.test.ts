@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import * as schema from '../../db/schema';
 import { purgeActivity } from '../../functions/use-cases/activity/retention';
 import { metadata } from '../helpers/connections';
 
@@ -42,7 +41,7 @@ describe('the activity retention purge', () => {
   it('removes only events older than the retention, in bounded runs', async () => {
     await insert(401, 7);
     await insert(399, 2);
-    const db = drizzle(pool, { schema });
+    const db = drizzle(pool);
     // A retention of 400 days with a purge of at most 5000 a run: all 7 go in one run.
     expect(await purgeActivity({ db }, { days: 400 })).toBeGreaterThanOrEqual(7);
     expect(await left()).toEqual({ old: 0, recent: 2 });
