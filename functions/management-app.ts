@@ -179,13 +179,27 @@ export function buildManagementFetch(options: WorkerOptions = {}): Fetch {
   return fetch;
 }
 
-/** The lookup of a method and path's target in `table`: its first route that takes them, else the base app. */
+/**
+ * The lookup of a method and path's target in `table`: its first route that takes them, else the
+ * base app. A route's pattern is compiled only once a path starts with its fixed part (the part
+ * before its first parameter), so a first request compiles the few that could take it.
+ */
 export function routeTargets(table: RouteTable): (method: string, path: string) => RouteTarget {
-  let compiled: Array<{ target: RouteTarget; method: string; pattern: RegExp }> | undefined;
+  const routes = table.map(([target, method, path]) => ({
+    target,
+    method,
+    path,
+    fixed: path.slice(0, path.search(/[:*]|$/)),
+    pattern: undefined as RegExp | undefined,
+  }));
   return (method, path) => {
-    compiled ??= table.map(([target, m, p]) => ({ target, method: m, pattern: routePattern(p) }));
     const wanted = method === 'HEAD' ? 'GET' : method;
-    return compiled.find((r) => r.method === wanted && r.pattern.test(path))?.target ?? 'base';
+    const takes = (r: (typeof routes)[number]) => {
+      if (r.method !== wanted || !path.startsWith(r.fixed)) return false;
+      r.pattern ??= routePattern(r.path);
+      return r.pattern.test(path);
+    };
+    return routes.find(takes)?.target ?? 'base';
   };
 }
 
