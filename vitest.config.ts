@@ -45,7 +45,8 @@ const integration = {
  * worker's modules); `integration-proxied`, the files that reach Durable Objects through
  * Miniflare's proxy, on a stack of their own and isolated (each file in a process of its own); and
  * `integration-cron`, the files that fire the minute cron (test/cron-files.ts), each on a stack of
- * the worker running it, which no other file uses meanwhile (test/cron-stack.ts). The machine has
+ * the worker running it, which no other file uses meanwhile (test/cron-stack.ts), sharing that
+ * worker's modules (a file that registers an engine takes it back out). The machine has
  * two cores, so at most two test files run at once; all projects share that limit (vitest runs
  * projects of one `groupOrder` side by side only when their `maxWorkers` agree).
  */
@@ -134,6 +135,7 @@ export default defineConfig({
           name: CRON_PROJECT,
           include: CRON_FILES,
           setupFiles: ['test/cron-stack.ts'],
+          isolate: false,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },

@@ -30,9 +30,12 @@ export interface VariableFamily {
 
 const FAMILIES = new Map<Family, VariableFamily>();
 
-/** Makes a family known to the naming rules (kinds/ registers its engines' families). */
-export function registerFamily(family: VariableFamily): void {
+/** Makes a family known to the naming rules (kinds/ registers its engines' families); returns how to take it back out. */
+export function registerFamily(family: VariableFamily): () => void {
   FAMILIES.set(family.name, family);
+  return () => {
+    if (FAMILIES.get(family.name) === family) FAMILIES.delete(family.name);
+  };
 }
 
 /** A family no registered kind hands (a service gone meanwhile) holds no names. */

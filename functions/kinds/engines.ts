@@ -10,10 +10,18 @@ import { postgresql } from './postgresql';
 
 const ENGINES = new Map<Engine, DatabaseEngine>();
 
-/** Makes an engine known: the routes accept its name, derivation and credentials reach it. */
-export function registerEngine(engine: DatabaseEngine): void {
+/**
+ * Makes an engine known: the routes accept its name, derivation and credentials reach it. Returns
+ * how to take it back out (a test's own engine, so the next file of its worker never sees it).
+ */
+export function registerEngine(engine: DatabaseEngine): () => void {
   ENGINES.set(engine.name, engine);
-  registerFamily(engine.family);
+  const unregisterFamily = registerFamily(engine.family);
+  return () => {
+    if (ENGINES.get(engine.name) !== engine) return;
+    ENGINES.delete(engine.name);
+    unregisterFamily();
+  };
 }
 
 registerEngine(postgresql);

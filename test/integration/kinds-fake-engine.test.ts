@@ -30,9 +30,10 @@ const FAKE_ENV = {
 let app: InProcessApp;
 let p: Seeded;
 let as: ApiClient;
+let unregister: (() => void) | undefined;
 
 beforeAll(async () => {
-  registerEngine(fakedb);
+  unregister = registerEngine(fakedb);
   fakeServer.acceptedKey = FAKE_ENV.FAKEDB_ADMIN_KEY;
   app = await startInProcessApp(FAKE_ENV);
   p = await seed(app.baseUrl, 2);
@@ -41,6 +42,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
+  // The files after this one in its vitest worker share its modules, the registry among them.
+  unregister?.();
 });
 
 /** The site's own login on the fake system, read back from the URL it is handed (at the configured host and port). */

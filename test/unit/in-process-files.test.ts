@@ -24,7 +24,7 @@ it('the in-process files exist, are no cron files and use nothing only workerd o
   }
 });
 
-/** The files of the in-process and integration projects: the cron files aside, every integration and e2e file. */
+/** The files of the in-process, integration and cron projects: every integration and e2e file. */
 async function sharedModuleFiles(): Promise<string[]> {
   const under = async (folder: string) =>
     (await readdir(join(ROOT, folder), { recursive: true }))
@@ -36,11 +36,12 @@ async function sharedModuleFiles(): Promise<string[]> {
     'packages/receiver/test/stack.test.ts',
     'packages/auth-client/test/stack.test.ts',
   ];
-  return files.filter((file) => !CRON_FILES.includes(file));
+  expect(files).toEqual(expect.arrayContaining(CRON_FILES));
+  return files;
 }
 
-it('no in-process or integration file overrides the fixtures of a shared test: the next files of its worker would get them', async () => {
-  // vitest.config.ts runs both projects with `isolate: false`; oauthTestWith (test/helpers/oauth-fixtures.ts) makes a test of the file's own.
+it('no in-process, integration or cron file overrides the fixtures of a shared test: the next files of its worker would get them', async () => {
+  // vitest.config.ts runs these projects with `isolate: false`; oauthTestWith (test/helpers/oauth-fixtures.ts) makes a test of the file's own.
   const files = await sharedModuleFiles();
   expect(files).toEqual(expect.arrayContaining(IN_PROCESS_FILES));
   for (const file of files) {
@@ -55,6 +56,14 @@ it("every file that reaches Durable Objects through Miniflare's proxy runs isola
       proxied.push(file);
   }
   expect(proxied.sort()).toEqual([...PROXIED_FILES].sort());
+});
+
+it('a file that registers an engine of its own takes it back out: the next files of its worker share the registry', async () => {
+  for (const file of await sharedModuleFiles()) {
+    const text = await readFile(join(ROOT, file), 'utf8');
+    if (!/\bregisterEngine\(/.test(text)) continue;
+    expect(text, file).toMatch(/(\w+) = registerEngine\([\s\S]*afterAll\([\s\S]*\b\1\?*\.?\(\)/);
+  }
 });
 
 /** The tests beside their code (vitest.config.ts): `<name>.http.test.ts` runs in-process, any other `<name>.test.ts` in unit. */
