@@ -1,6 +1,6 @@
 /**
  * An isolate's start: a fresh workerd (Miniflare) given a Worker's modules, to its first answer.
- * Measured, alternated in one run, for a minimal Hono Worker (GET /healthz), two ceilings (below),
+ * Measured, alternated in one run, for a minimal Hono Worker (GET /healthz), two floors and a ceiling (below),
  * and for the deployable modules twice: its first answer an auth request (the exchange's CORS preflight,
  * which goes through the auth edge's whole pipeline: request scope, the environment checked,
  * CORS) and its first answer a management one (GET /api/v1/projects without a token: the
@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { bundleWorker } from '../build-worker';
 import { pidsNamed, processCpuMs } from './process-cpu';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,6 +76,34 @@ const LIBRARIES = preflightWorker(
   (c) => c.json({ db: typeof db, jwk: typeof importJWK }, 200),
 );`,
 );
+
+/**
+ * The floor of a management answer that reads its caller, as Tether is built: the libraries the
+ * management routes are built on, the environment check of every registered system (the
+ * registry, kinds/registry.ts, as each isolate runs it once) and the metadata schema's tables,
+ * answering its first request with the caller lookup's query built (not sent) and a 401.
+ */
+const MANAGEMENT_FLOOR = `import { DurableObject } from 'cloudflare:workers';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import { neon } from '@neondatabase/serverless';
+import { eq } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/neon-http';
+import { importJWK } from 'jose';
+import { accountTokens } from '${join(ROOT, 'db/schema')}';
+import { loadConfig } from '${join(ROOT, 'functions/kinds/registry')}';
+export class OneTimeCodes extends DurableObject {}
+export class RateCounter extends DurableObject {}
+const app = new OpenAPIHono();
+app.openapi(
+  createRoute({ method: 'get', path: '/api/v1/projects', request: { query: z.object({ limit: z.string().optional() }) }, responses: { 401: { description: 'no caller' } } }),
+  (c) => {
+    const db = drizzle(neon(loadConfig(c.env).DATABASE_URL));
+    const lookup = db.select().from(accountTokens).where(eq(accountTokens.id, crypto.randomUUID())).toSQL();
+    return c.json({ error: { code: 'UNAUTHORIZED', message: lookup.sql + typeof importJWK } }, 401);
+  },
+);
+export default app;
+`;
 
 /** What a start asks first, and the Worker's modules (absolute paths in one folder, its main module first). */
 export interface Start {
@@ -140,11 +168,15 @@ export interface StartTime {
   cpuMs: number;
 }
 
-/** The starts of one run: the minimal Worker's, the stack's floor, the libraries' ceiling, the Worker's to an auth and to a management answer. */
+/**
+ * The starts of one run: the minimal Worker's, the stack's floor, the libraries' ceiling, the
+ * management answer's floor, the Worker's to an auth and to a management answer.
+ */
 export interface IsolateStarts {
   minimal: StartTime;
   stack: StartTime;
   libraries: StartTime;
+  managementFloor: StartTime;
   auth: StartTime;
   management: StartTime;
   runs: number;
@@ -161,35 +193,28 @@ export const AUTH_FIRST_REQUEST = {
 /** A management route without a token: the management app's caller gate answers 401. */
 export const MANAGEMENT_FIRST_REQUEST = { path: '/api/v1/projects' };
 
-type Kind = 'minimal' | 'stack' | 'libraries' | 'auth' | 'management';
+type Kind = 'minimal' | 'stack' | 'libraries' | 'managementFloor' | 'auth' | 'management';
 
 /** Median starts of `modules` (the deployable ones, main first) and of a minimal Hono Worker, `runs` each, alternated. */
 export async function measureIsolateStart(modules: string[], runs = 7): Promise<IsolateStarts> {
   const dir = await mkdtemp(join(tmpdir(), 'tether-bench-isolate-'));
   try {
-    const bundle = async (name: string, source: string): Promise<string> => {
+    // Built as the Worker is (scripts/build-worker.ts: split, zod in English only), so a start
+    // differs from the Worker's by what it loads alone.
+    const bundle = async (name: string, source: string): Promise<string[]> => {
       const entry = join(dir, `${name}.ts`);
       await writeFile(entry, source);
-      const outfile = join(dir, `${name}.js`);
-      await build({
-        entryPoints: [entry],
-        outfile,
-        bundle: true,
-        minify: true,
-        format: 'esm',
-        platform: 'neutral',
-        conditions: ['workerd', 'worker', 'browser'],
-        mainFields: ['browser', 'module', 'main'],
-        external: ['cloudflare:*', 'node:*'],
-        nodePaths: [join(ROOT, 'node_modules')],
-        logLevel: 'warning',
-      });
-      return outfile;
+      const built = await bundleWorker(entry, join(dir, name));
+      return built.modules.map((file) => join(built.dir, file));
     };
     const kinds: Record<Kind, Start> = {
-      minimal: { modules: [await bundle('minimal', MINIMAL)], request: { path: '/healthz' } },
-      stack: { modules: [await bundle('stack', STACK)], request: AUTH_FIRST_REQUEST },
-      libraries: { modules: [await bundle('libraries', LIBRARIES)], request: AUTH_FIRST_REQUEST },
+      minimal: { modules: await bundle('minimal', MINIMAL), request: { path: '/healthz' } },
+      stack: { modules: await bundle('stack', STACK), request: AUTH_FIRST_REQUEST },
+      libraries: { modules: await bundle('libraries', LIBRARIES), request: AUTH_FIRST_REQUEST },
+      managementFloor: {
+        modules: await bundle('management-floor', MANAGEMENT_FLOOR),
+        request: MANAGEMENT_FIRST_REQUEST,
+      },
       auth: { modules, request: AUTH_FIRST_REQUEST },
       management: { modules, request: MANAGEMENT_FIRST_REQUEST },
     };
@@ -197,6 +222,7 @@ export async function measureIsolateStart(modules: string[], runs = 7): Promise<
       minimal: [],
       stack: [],
       libraries: [],
+      managementFloor: [],
       auth: [],
       management: [],
     };
@@ -204,7 +230,7 @@ export async function measureIsolateStart(modules: string[], runs = 7): Promise<
     for (const kind of Object.values(kinds)) await startOnce(kind);
     for (let i = 0; i < runs; i++) {
       // Alternated, the order turned every run, so the machine's other work falls on all alike.
-      const order: Kind[] = ['minimal', 'stack', 'libraries', 'auth', 'management'];
+      const order: Kind[] = ['minimal', 'stack', 'libraries', 'managementFloor', 'auth', 'management'];
       for (let r = 0; r < i % order.length; r++) order.push(order.shift() as Kind);
       for (const kind of order) seen[kind].push(await startOnce(kinds[kind]));
     }
@@ -216,6 +242,7 @@ export async function measureIsolateStart(modules: string[], runs = 7): Promise<
       minimal: summary(seen.minimal),
       stack: summary(seen.stack),
       libraries: summary(seen.libraries),
+      managementFloor: summary(seen.managementFloor),
       auth: summary(seen.auth),
       management: summary(seen.management),
       runs,
