@@ -38,8 +38,13 @@ const HEADERS = `${DOCS}/*
   X-Content-Type-Options: nosniff
 `;
 
-/** Writes `file` whole or not at all (several local Workers may start at once). */
+/**
+ * Writes `file` whole or not at all (several local Workers may start at once), and only when it
+ * changed: a Worker starting meanwhile lists the folder, and a file written beside it for the
+ * rename could be gone before it reads it (ENOENT in Miniflare's asset manifest).
+ */
 async function put(file: string, contents: string): Promise<void> {
+  if ((await readFile(file, 'utf8').catch(() => undefined)) === contents) return;
   await mkdir(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   await writeFile(tmp, contents);
