@@ -8,12 +8,23 @@ import { PROXIED_FILES } from '../proxied-files';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/** A file's use of Durable Objects through Miniflare's proxy (test/helpers/durable-objects.ts, a stack's `mf`). */
+const MINIFLARE_PROXY = /\bobjectOf\(|\.mf\b|\bstartDurableObjects\b/;
+
 /**
  * What only the workerd world offers a test file: Miniflare's objects, their stored folder and
  * restarts from it, the Worker's log file, WebSockets, Chromium.
  */
-const WORKERD_ONLY =
-  /\bobjectOf\(|\.mf\b|\.restart\(|\bstartDurableObjects\b|\.persistDir\b|\.logFile\b|chromium|new WebSocket\(/i;
+const WORKERD_ONLY = new RegExp(
+  `${MINIFLARE_PROXY.source}|\\.restart\\(|\\.persistDir\\b|\\.logFile\\b|chromium|new WebSocket\\(`,
+  'i',
+);
+
+/** Every test file under `folder`, as a path from the repository's root. */
+const testFilesUnder = async (folder: string): Promise<string[]> =>
+  (await readdir(join(ROOT, folder), { recursive: true }))
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => `${folder}/${name}`);
 
 it('the in-process files exist, are no cron files and use nothing only workerd offers', async () => {
   expect(new Set(IN_PROCESS_FILES).size).toBe(IN_PROCESS_FILES.length);
@@ -26,13 +37,9 @@ it('the in-process files exist, are no cron files and use nothing only workerd o
 
 /** The files of the in-process, integration and cron projects: every integration and e2e file. */
 async function sharedModuleFiles(): Promise<string[]> {
-  const under = async (folder: string) =>
-    (await readdir(join(ROOT, folder), { recursive: true }))
-      .filter((name) => name.endsWith('.test.ts'))
-      .map((name) => `${folder}/${name}`);
   const files = [
-    ...(await under('test/integration')),
-    ...(await under('test/e2e')),
+    ...(await testFilesUnder('test/integration')),
+    ...(await testFilesUnder('test/e2e')),
     'packages/receiver/test/stack.test.ts',
     'packages/auth-client/test/stack.test.ts',
   ];
@@ -52,8 +59,7 @@ it('no in-process, integration or cron file overrides the fixtures of a shared t
 it("every file that reaches Durable Objects through Miniflare's proxy runs isolated, and only those", async () => {
   const proxied: string[] = [];
   for (const file of await sharedModuleFiles()) {
-    if (/\bobjectOf\(|\bstartDurableObjects\b|\.mf\b/.test(await readFile(join(ROOT, file), 'utf8')))
-      proxied.push(file);
+    if (MINIFLARE_PROXY.test(await readFile(join(ROOT, file), 'utf8'))) proxied.push(file);
   }
   expect(proxied.sort()).toEqual([...PROXIED_FILES].sort());
 });
@@ -68,11 +74,11 @@ it('a file that registers an engine of its own takes it back out: the next files
 
 /** The tests beside their code (vitest.config.ts): `<name>.http.test.ts` runs in-process, any other `<name>.test.ts` in unit. */
 async function besideCode(): Promise<{ http: string[]; plain: string[] }> {
-  const under = async (folder: string) =>
-    (await readdir(join(ROOT, folder), { recursive: true }))
-      .filter((name) => name.endsWith('.test.ts'))
-      .map((name) => `${folder}/${name}`);
-  const files = [...(await under('functions')), ...(await under('db')), ...(await under('scripts'))];
+  const files = [
+    ...(await testFilesUnder('functions')),
+    ...(await testFilesUnder('db')),
+    ...(await testFilesUnder('scripts')),
+  ];
   return {
     http: files.filter((file) => file.endsWith('.http.test.ts')),
     plain: files.filter((file) => !file.endsWith('.http.test.ts')),
