@@ -33,9 +33,10 @@ export default app;
 `;
 
 /**
- * A Worker of the same environment that loads the Neon driver under drizzle, jose and Hono's
- * CORS besides `framework` (its import line and app class), uses one thing of each so each
- * module runs, and answers the exchange's preflight with `route` (a statement on `app`).
+ * A Worker of the same environment that loads the Neon driver under drizzle (`db`), jose and
+ * Hono's CORS besides `framework` (its import lines and app class), uses one thing of each so
+ * each module runs, and answers the exchange's preflight, or what `route` (a statement on `app`)
+ * takes.
  */
 const preflightWorker = (
   framework: { imports: string; app: string },
@@ -83,27 +84,23 @@ const LIBRARIES = preflightWorker(
  * registry, kinds/registry.ts, as each isolate runs it once) and the metadata schema's tables,
  * answering its first request with the caller lookup's query built (not sent) and a 401.
  */
-const MANAGEMENT_FLOOR = `import { DurableObject } from 'cloudflare:workers';
-import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
-import { neon } from '@neondatabase/serverless';
+const MANAGEMENT_FLOOR = preflightWorker(
+  {
+    imports: `import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/neon-http';
-import { importJWK } from 'jose';
 import { accountTokens } from '${join(ROOT, 'db/schema')}';
-import { loadConfig } from '${join(ROOT, 'functions/kinds/registry')}';
-export class OneTimeCodes extends DurableObject {}
-export class RateCounter extends DurableObject {}
-const app = new OpenAPIHono();
-app.openapi(
+import { loadConfig } from '${join(ROOT, 'functions/kinds/registry')}';`,
+    app: 'OpenAPIHono',
+  },
+  `app.openapi(
   createRoute({ method: 'get', path: '/api/v1/projects', request: { query: z.object({ limit: z.string().optional() }) }, responses: { 401: { description: 'no caller' } } }),
   (c) => {
-    const db = drizzle(neon(loadConfig(c.env).DATABASE_URL));
+    const { DATABASE_URL } = loadConfig(c.env);
     const lookup = db.select().from(accountTokens).where(eq(accountTokens.id, crypto.randomUUID())).toSQL();
-    return c.json({ error: { code: 'UNAUTHORIZED', message: lookup.sql + typeof importJWK } }, 401);
+    return c.json({ error: { code: 'UNAUTHORIZED', message: DATABASE_URL + lookup.sql + typeof importJWK } }, 401);
   },
+);`,
 );
-export default app;
-`;
 
 /** What a start asks first, and the Worker's modules (absolute paths in one folder, its main module first). */
 export interface Start {
