@@ -64,3 +64,18 @@ export function liveServiceJoin(alias: string): SQL {
   });
   return sql`left join lateral (${sql.join(selects, sql` union all `)}) svc on true`;
 }
+
+/**
+ * The live service of connection row `alias` (its `kind` and `resource_id`) as a JSON object of
+ * the columns a derivation reads: its name column, `engine` for a kind with engines, and what its
+ * kind's `derivedFrom` lists; null when the service is gone or removed.
+ */
+export function derivedServiceOf(alias: string): SQL {
+  const c = sql.raw(alias);
+  const whens = serviceKinds().map((k) => {
+    const columns = [...new Set([k.nameColumn, ...(k.hasEngine ? ['engine'] : []), ...k.derivedFrom])];
+    const fields = sql.raw(columns.map((col) => `'${col}', s.${col}`).join(', '));
+    return sql`when ${k.name} then (select json_build_object(${fields}) ${serviceOf(k, sql`${c}.resource_id`, true)})`;
+  });
+  return sql`case ${c}.kind ${sql.join(whens, sql` `)} end`;
+}

@@ -11,9 +11,9 @@ import {
   type AccessListing,
   type Connection,
   connectRequest,
-  KIND_SEGMENT,
   type Kind,
   kindOfSegment,
+  kindSegment,
   type Project,
 } from '../api-shapes';
 import { path } from '../console-api';
@@ -42,7 +42,7 @@ export function AccessSection(props: {
   const { project, kind, resourceId, csrf } = props;
   const writer = canWrite(project);
   const action = (what: string) =>
-    `${consolePath.service(project.slug, KIND_SEGMENT[kind], resourceId)}/access/${what}`;
+    `${consolePath.service(project.slug, kindSegment(kind), resourceId)}/access/${what}`;
   return (
     <Card id="access" title="Access">
       <DataTable

@@ -8,9 +8,9 @@ import {
   type Available,
   type Connection,
   connectRequest,
-  KIND_LABEL,
-  KIND_SEGMENT,
   type Kind,
+  kindLabel,
+  kindSegment,
 } from '../api-shapes';
 import { Names } from '../components';
 import { path } from '../console-api';
@@ -53,7 +53,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
               label: 'Service',
               cell: (conn) => (
                 <a
-                  href={consolePath.service(project.slug, KIND_SEGMENT[conn.kind], conn.resource_id)}
+                  href={consolePath.service(project.slug, kindSegment(conn.kind), conn.resource_id)}
                   class="cell-truncate"
                   title={conn.resource_name}
                 >
@@ -158,7 +158,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
               Service
               <select name="service" required data-narrows="connect-level">
                 {kinds.map((kind) => (
-                  <optgroup label={KIND_LABEL[kind]}>
+                  <optgroup label={kindLabel(kind)}>
                     {listing.available
                       .filter((a) => a.kind === kind)
                       .map((a) => (
