@@ -27,10 +27,11 @@ export function parseKind(word) {
 }
 
 /**
- * How the tool shows a kind.
- * @param {Kind} kind
+ * How the tool shows a kind: a kind the server registered that the tool has no entry for is shown
+ * by the name the API gives it.
+ * @param {string} kind
  */
-export const kindLabel = (kind) => KINDS[kind].label;
+export const kindLabel = (kind) => (kind in KINDS ? KINDS[/** @type {Kind} */ (kind)].label : kind);
 
 /**
  * Checks `level` is one of the kind's two levels.

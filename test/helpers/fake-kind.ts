@@ -1,0 +1,83 @@
+/**
+ * A service kind as a plugin brings it, written from test code: `cache`, a key-value cache whose
+ * services live in their own table (`fake_caches`, made by {@link createCacheTable}) and are
+ * reached at the host its outside system configures (CACHE_HOST, CACHE_PORT: a default, and a
+ * check across them). It brings its words, levels, variable family and values, and what a site's
+ * managed key may do for it (nothing); its connections hold no credential of their own.
+ * `registerKind(cache)` is its one registry line.
+ */
+import { z } from 'zod';
+import { defineSystem } from '../../functions/kinds/outside-system';
+import type { PluginKind } from '../../functions/kinds/registry';
+import { serviceText } from '../../functions/kinds/service-kind';
+import { nameTakenOn } from '../../functions/kinds/service-rows';
+import { metadata } from './connections';
+
+/** The cache kind's system: where apps reach its caches. */
+export const cacheSystem = defineSystem({
+  name: 'cache',
+  variables: {
+    /** The host apps reach caches at: required with CACHE_TLS. */
+    CACHE_HOST: z.string().optional(),
+    CACHE_PORT: z.coerce.number().int().min(1).max(65_535).default(6380),
+    CACHE_TLS: z.enum(['on', 'off']).default('off'),
+  },
+  check: (vars) => (vars.CACHE_TLS === 'on' && !vars.CACHE_HOST ? ['CACHE_HOST'] : []),
+  build: () => null,
+});
+
+/** The cache kind. */
+export const cache: PluginKind = {
+  name: 'cache',
+  word: 'cache',
+  plural: 'caches',
+  commandWords: ['cache'],
+  levels: [
+    { level: 'read', meaning: 'reads keys' },
+    { level: 'read-write', meaning: 'reads and writes keys' },
+  ],
+  defaultLevel: 'read',
+  levelChangeConsequence: null,
+  table: 'fake_caches',
+  nameColumn: 'name',
+  enabledColumn: 'enabled',
+  softDeleted: true,
+  hasEngine: false,
+  system: cacheSystem,
+  families: [{ name: 'cache', plain: ['CACHE_URL'], suffixed: (n) => [`CACHE_URL_${n}`] }],
+  family: () => 'cache',
+  derivedFrom: ['physical_name'],
+  async values({ config }, row) {
+    const { CACHE_HOST, CACHE_PORT, CACHE_TLS } = cacheSystem.settings(config);
+    const scheme = CACHE_TLS === 'on' ? 'rediss' : 'redis';
+    const db = serviceText(row, 'physical_name') ?? '';
+    const access = row.level === 'read-write' ? 'rw' : 'ro';
+    return { CACHE_URL: `${scheme}://${access}@${CACHE_HOST ?? 'localhost'}:${CACHE_PORT}/${db}` };
+  },
+  capabilities: () => ({}),
+  nameTaken: nameTakenOn('fake_caches_project_name_uq', (name) => `a cache named ${name} already exists`),
+  credentials: null,
+};
+
+/** Makes the cache kind's table on the metadata database, once (a real kind brings a migration). */
+export async function createCacheTable(): Promise<void> {
+  await metadata(`create table if not exists fake_caches (
+      id uuid primary key default gen_random_uuid(),
+      project_id uuid not null references projects(id) on delete cascade,
+      name text not null,
+      physical_name text not null,
+      enabled boolean not null default true,
+      created_at timestamptz not null default now(),
+      deleted_at timestamptz,
+      constraint fake_caches_project_name_uq unique (project_id, name))`);
+}
+
+/** A cache of project `projectId` named `name`, as its own routes would make it. */
+export async function createCache(projectId: string, name: string): Promise<{ id: string; name: string }> {
+  const [row] = await metadata<{ id: string }>(
+    'insert into fake_caches (project_id, name, physical_name) values ($1, $2, $3) returning id',
+    [projectId, name, `cache_${name.replace(/-/g, '_')}`],
+  );
+  if (!row) throw new Error('no cache was made');
+  return { id: row.id, name };
+}

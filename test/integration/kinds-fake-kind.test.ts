@@ -1,0 +1,195 @@
+/**
+ * A service kind is one descriptor in one registry: this file registers a kind of its own
+ * (`cache`, test/helpers/fake-kind.ts: its services in a table of their own, its system's
+ * variables CACHE_*) and drives it through the real routes of the Worker running here
+ * (test/helpers/in-process-app.ts) on the real metadata database. Nothing outside the test code
+ * knows the kind, yet the environment check reads its variables, GET /api/v1/kinds offers it, a
+ * site is offered its caches, connects to them by id and by name at its levels, is handed its
+ * variables (plain and suffixed, then suffixed alone for a second cache) and a live patch of them, changes level,
+ * is refused a level or a rotate the kind does not have, disconnects, and the CLI lists it.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Bindings, EnvironmentError } from '../../functions/config';
+import { loadConfig, registerKind } from '../../functions/kinds/registry';
+import { type ApiClient, uniqueName } from '../helpers/api';
+import { cliHomeOf, runCli } from '../helpers/cli';
+import {
+  type Connection,
+  type ConnectionListing,
+  connectionsPath,
+  deliveriesOf,
+  effectiveVars,
+  metadata,
+  projectPath,
+  type Seeded,
+  seed,
+} from '../helpers/connections';
+import { cache, cacheSystem, createCache, createCacheTable } from '../helpers/fake-kind';
+import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
+
+/** The cache system's variables, as this deployment sets them. */
+const CACHE_ENV = { CACHE_HOST: 'cache.test', CACHE_PORT: '6390' };
+
+let app: InProcessApp;
+let p: Seeded;
+let as: ApiClient;
+let unregister: (() => void) | undefined;
+
+beforeAll(async () => {
+  unregister = registerKind(cache);
+  await createCacheTable();
+  app = await startInProcessApp(CACHE_ENV);
+  p = await seed(app.baseUrl, 2);
+  as = p.as;
+});
+
+afterAll(async () => {
+  await app?.stop();
+  // The files after this one in its vitest worker share its modules, the registry among them.
+  unregister?.();
+});
+
+/** The names the environment check refuses in the shared stack's environment with `vars` on top, or []. */
+function refused(vars: Record<string, string>): string[] {
+  try {
+    loadConfig({ ...(inject('workerEnv') as object), ...vars } as unknown as Bindings);
+    return [];
+  } catch (err) {
+    if (err instanceof EnvironmentError) return err.names;
+    throw err;
+  }
+}
+
+describe('a service kind registered by a test', () => {
+  it("brings its system's variables, with their defaults and their check, to the environment check", () => {
+    const config = loadConfig({ ...(inject('workerEnv') as object) } as unknown as Bindings);
+    expect(cacheSystem.settings(config)).toEqual({ CACHE_PORT: 6380, CACHE_TLS: 'off' });
+    expect(refused({ CACHE_PORT: 'http' })).toEqual(['CACHE_PORT']);
+    expect(refused({ CACHE_TLS: 'on' })).toEqual(['CACHE_HOST']);
+    expect(refused({ CACHE_TLS: 'on', CACHE_HOST: 'cache.test' })).toEqual([]);
+  });
+
+  it('is offered by GET /api/v1/kinds with its words and levels', async () => {
+    const res = await fetch(`${app.baseUrl}/api/v1/kinds`);
+    expect(res.status).toBe(200);
+    const { kinds } = (await res.json()) as { kinds: Array<Record<string, unknown>> };
+    expect(kinds.map((k) => k.kind)).toEqual(['database', 'bucket', 'auth_app', 'cache']);
+    expect(kinds.at(-1)).toEqual({
+      kind: 'cache',
+      noun: 'cache',
+      plural: 'caches',
+      command_words: ['cache'],
+      levels: ['read', 'read-write'],
+      level_meanings: { read: 'reads keys', 'read-write': 'reads and writes keys' },
+      level_change_consequence: null,
+      own_credentials: false,
+      engines: null,
+    });
+  });
+
+  it('is connected, handed its variables, changed in level, refused what it lacks, and disconnected', async () => {
+    const site = p.sites[0];
+    const first = await createCache(p.project.id, uniqueName('sessions'));
+    const suffixOf = (name: string) => `CACHE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
+
+    // Offered to the site with its levels and the name it would add.
+    const offered = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body.available;
+    expect(offered).toContainEqual({
+      kind: 'cache',
+      resource_id: first.id,
+      resource_name: first.name,
+      levels: ['read', 'read-write'],
+      env_names: ['CACHE_URL', suffixOf(first.name)],
+    });
+
+    // Connected at its default level, handed its variables, and the running app patched with them.
+    const made = await as.post<Connection>(connectionsPath(p, site?.id), {
+      kind: 'cache',
+      resource_id: first.id,
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({
+      kind: 'cache',
+      resource_name: first.name,
+      level: 'read',
+      env_names: ['CACHE_URL', suffixOf(first.name)],
+    });
+    const physical = `cache_${first.name.replace(/-/g, '_')}`;
+    expect((await effectiveVars(p, site?.id)).CACHE_URL).toBe(`redis://ro@cache.test:6390/${physical}`);
+    expect(await deliveriesOf(site?.id ?? '')).toContainEqual(
+      expect.objectContaining({ reason: 'connect', set_names: ['CACHE_URL', suffixOf(first.name)] }),
+    );
+
+    // A level it does not have is a 400 naming its own; its higher level is taken through the kind's path by name.
+    const wrong = await as.post(connectionsPath(p, site?.id), {
+      kind: 'cache',
+      resource_id: first.id,
+      level: 'admin',
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('a cache accepts the levels read, read-write');
+    const raised = await as.put<{ connections: Connection[] }>(connectionsPath(p, site?.id), {
+      connections: [{ kind: 'cache', resource_id: first.id, level: 'read-write' }],
+    });
+    expect(raised.status, raised.text).toBe(200);
+    expect(raised.body.connections).toEqual([
+      expect.objectContaining({ kind: 'cache', level: 'read-write' }),
+    ]);
+    expect((await effectiveVars(p, site?.id)).CACHE_URL).toBe(`redis://rw@cache.test:6390/${physical}`);
+
+    // A second cache: the plain name stays with the first, the second is handed its suffixed one.
+    const second = await createCache(p.project.id, uniqueName('jobs'));
+    const both = await as.post<Connection>(connectionsPath(p, site?.id), {
+      kind: 'cache',
+      resource_id: second.id,
+    });
+    expect(both.status, both.text).toBe(201);
+    const suffixed = suffixOf(second.name);
+    expect(both.body.env_names).toEqual([suffixed]);
+    const vars = await effectiveVars(p, site?.id);
+    expect(vars[suffixed]).toBe(`redis://ro@cache.test:6390/cache_${second.name.replace(/-/g, '_')}`);
+
+    // It holds no credential of its own, so there is nothing to rotate.
+    const rotate = await as.post(`${connectionsPath(p, site?.id)}/cache/${first.id}/rotate`, {});
+    expect(rotate.status).toBe(400);
+
+    // Disconnected through its path by name: its names leave the site's variables.
+    const gone = await as.delete(`${connectionsPath(p, site?.id)}/cache/${second.name}`);
+    expect(gone.status, gone.text).toBe(200);
+    expect(Object.keys(await effectiveVars(p, site?.id))).not.toContain(suffixed);
+  });
+
+  it('is listed by the CLI under the name the API gives it', async () => {
+    const site = p.sites[1];
+    const shown = await createCache(p.project.id, uniqueName('cli'));
+    const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: shown.id });
+    expect(conn.status, conn.text).toBe(201);
+    const home = await cliHomeOf(p, app.baseUrl);
+    try {
+      const listed = await runCli(home, ['connections', '--site', site?.slug ?? '']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(new RegExp(`cache\\s+${shown.name}\\s+read\\s+CACHE_URL`));
+      const project = await runCli(home, ['connections']);
+      expect(project.code, project.stderr).toBe(0);
+      expect(project.stdout).toMatch(
+        new RegExp(`${site?.slug}\\s+cache\\s+${shown.name}\\s+read\\s+CACHE_URL`),
+      );
+    } finally {
+      await home.cleanup();
+    }
+  });
+
+  it('leaves a removed cache out of what a site is offered and handed', async () => {
+    const site = p.sites[1];
+    const removed = await createCache(p.project.id, uniqueName('old'));
+    const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: removed.id });
+    expect(conn.status, conn.text).toBe(201);
+    await metadata('update fake_caches set deleted_at = now() where id = $1', [removed.id]);
+    const listing = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body;
+    expect(listing.connections.map((c) => c.resource_id)).not.toContain(removed.id);
+    expect(listing.available.map((a) => a.resource_id)).not.toContain(removed.id);
+    const vars = await effectiveVars(p, site?.id);
+    expect(Object.values(vars)).not.toContain(expect.stringContaining(removed.name.replace(/-/g, '_')));
+    expect((await as.get(`${projectPath(p)}/connections`)).status).toBe(200);
+  });
+});
