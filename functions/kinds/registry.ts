@@ -66,6 +66,8 @@ export function registerKind(plugin: PluginKind): () => void {
   };
 }
 
+// A kind a plugin folder brings is registered here, one line each: `registerKind(cache);`.
+
 /** The outside systems of every registered engine, then of every kind, each once. */
 export function outsideSystems(): OutsideSystem[] {
   const all = [...engines().map((e) => e.system), ...serviceKinds().map((k) => k.system)];
