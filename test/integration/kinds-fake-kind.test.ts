@@ -1,6 +1,6 @@
 /**
  * A service kind is one descriptor in one registry: this file registers a kind of its own
- * (`cache`, test/helpers/fake-kind.ts: its services in a table of their own, its system's
+ * (`cache`, test/helpers/fake-kind/: its services in a table its own migration makes, its system's
  * variables CACHE_*) and drives it through the real routes of the Worker running here
  * (test/helpers/in-process-app.ts) on the real metadata database. Nothing outside the test code
  * knows the kind, yet the environment check reads its variables, GET /api/v1/kinds offers it, a
@@ -24,7 +24,7 @@ import {
   type Seeded,
   seed,
 } from '../helpers/connections';
-import { cache, cacheSystem, createCache, createCacheTable } from '../helpers/fake-kind';
+import { applyCacheMigrations, cache, cacheSystem, createCache } from '../helpers/fake-kind';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 
 /** The cache system's variables, as this deployment sets them. */
@@ -37,7 +37,7 @@ let unregister: (() => void) | undefined;
 
 beforeAll(async () => {
   unregister = registerKind(cache);
-  await createCacheTable();
+  await applyCacheMigrations();
   app = await startInProcessApp(CACHE_ENV);
   p = await seed(app.baseUrl, 2);
   as = p.as;

@@ -1,17 +1,21 @@
 /**
- * A service kind as a plugin brings it, written from test code: `cache`, a key-value cache whose
- * services live in their own table (`fake_caches`, made by {@link createCacheTable}) and are
+ * A service kind as a plugin folder brings it, written from test code: `cache`, a key-value cache
+ * whose services live in a table of their own (`fake_caches`, made by the folder's own
+ * `migrations/`, applied as the deployment applies a plugin's: {@link applyCacheMigrations}) and are
  * reached at the host its outside system configures (CACHE_HOST, CACHE_PORT: a default, and a
  * check across them). It brings its words, levels, variable family and values, and what a site's
  * managed key may do for it (nothing); its connections hold no credential of their own.
  * `registerKind(cache)` is its one registry line.
  */
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { z } from 'zod';
-import { defineSystem } from '../../functions/kinds/outside-system';
-import type { PluginKind } from '../../functions/kinds/registry';
-import { serviceText } from '../../functions/kinds/service-kind';
-import { nameTakenOn } from '../../functions/kinds/service-rows';
-import { metadata } from './connections';
+import { defineSystem } from '../../../functions/kinds/outside-system';
+import type { PluginKind } from '../../../functions/kinds/registry';
+import { serviceText } from '../../../functions/kinds/service-kind';
+import { nameTakenOn } from '../../../functions/kinds/service-rows';
+import { applyMigrations } from '../../../scripts/local/metadata-database';
+import { metadata } from '../connections';
 
 /** The cache kind's system: where apps reach its caches. */
 export const cacheSystem = defineSystem({
@@ -59,17 +63,12 @@ export const cache: PluginKind = {
   credentials: null,
 };
 
-/** Makes the cache kind's table on the metadata database, once (a real kind brings a migration). */
-export async function createCacheTable(): Promise<void> {
-  await metadata(`create table if not exists fake_caches (
-      id uuid primary key default gen_random_uuid(),
-      project_id uuid not null references projects(id) on delete cascade,
-      name text not null,
-      physical_name text not null,
-      enabled boolean not null default true,
-      created_at timestamptz not null default now(),
-      deleted_at timestamptz,
-      constraint fake_caches_project_name_uq unique (project_id, name))`);
+/** This folder's migrations, as the deployment's migrator finds a plugin folder's. */
+export const CACHE_MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
+
+/** Applies the cache kind's migrations to the metadata database (as `npm run migrate` does a plugin folder's). */
+export async function applyCacheMigrations(): Promise<void> {
+  await applyMigrations(inject('metadataUrl'), [CACHE_MIGRATIONS]);
 }
 
 /** A cache of project `projectId` named `name`, as its own routes would make it. */
