@@ -57,9 +57,6 @@ export function connectRequest(kind: string, resourceId: string, level?: string)
   throw new ApiFailure(400, 'VALIDATION_FAILED', 'choose a service and one of its levels', 'level');
 }
 
-/** How a kind is named to people. */
-export const kindLabel = (kind: Kind): string => kindOf(kind).word;
-
 export { kindOfSegment, kindSegment } from '../kinds/registry';
 
 /** A level of `kind` from a form, typed for it; 400 (nothing sent) when it is not one of the kind's. */
@@ -68,7 +65,7 @@ export function levelOf<K extends Kind>(kind: K, level: string | undefined): Lev
   throw new ApiFailure(
     400,
     'VALIDATION_FAILED',
-    `level must be one of the ${kindLabel(kind)}'s levels`,
+    `level must be one of the ${kindOf(kind).word}'s levels`,
     'level',
   );
 }

@@ -6,8 +6,11 @@
  * knows the kind, yet the environment check reads its variables, GET /api/v1/kinds offers it, a
  * site is offered its caches, connects to them by id and by name at its levels, is handed its
  * variables (plain and suffixed, then suffixed alone for a second cache) and a live patch of them, changes level,
- * is refused a level or a rotate the kind does not have, disconnects, and the CLI lists it.
+ * is refused a level or a rotate the kind does not have, disconnects, and the CLI lists it and pulls its variables.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'dotenv';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Bindings, EnvironmentError } from '../../functions/config';
 import { loadConfig, registerKind } from '../../functions/kinds/registry';
@@ -159,7 +162,7 @@ describe('a service kind registered by a test', () => {
     expect(Object.keys(await effectiveVars(p, site?.id))).not.toContain(suffixed);
   });
 
-  it('is listed by the CLI under the name the API gives it', async () => {
+  it('is listed by the CLI under the name the API gives it, and pulled into a .env', async () => {
     const site = p.sites[1];
     const shown = await createCache(p.project.id, uniqueName('cli'));
     const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: shown.id });
@@ -174,9 +177,31 @@ describe('a service kind registered by a test', () => {
       expect(project.stdout).toMatch(
         new RegExp(`${site?.slug}\\s+cache\\s+${shown.name}\\s+read\\s+CACHE_URL`),
       );
+      // `env pull` writes what the site is handed, the cache's URL among it.
+      const pulled = await runCli(home, ['env', 'pull', '--site', site?.slug ?? '']);
+      expect(pulled.code, pulled.stderr).toBe(0);
+      const written = parse(await readFile(join(home.cwd, '.env'), 'utf8'));
+      expect(written.CACHE_URL).toBe((await effectiveVars(p, site?.id)).CACHE_URL);
+      expect(written.CACHE_URL).toMatch(/^redis:\/\/ro@cache\.test:6390\/cache_/);
     } finally {
       await home.cleanup();
     }
+  });
+
+  it("is shown by the console's site and project pages", async () => {
+    const site = p.sites[1];
+    const session = await as.post<{ token: string }>('/api/v1/account/sessions');
+    const page = (path: string) =>
+      fetch(`${app.baseUrl}/console/projects/${p.project.slug}${path}`, {
+        headers: { cookie: `tether_session=${session.body.token}` },
+      });
+    const offered = await createCache(p.project.id, uniqueName('offer'));
+    const connections = await page(`/sites/${site?.id}/connections`);
+    expect(connections.status).toBe(200);
+    const html = await connections.text();
+    expect(html).toContain('<optgroup label="cache">');
+    expect(html).toContain(`value="cache:${offered.id}"`);
+    expect((await page('')).status).toBe(200);
   });
 
   it('leaves a removed cache out of what a site is offered and handed', async () => {
