@@ -6,7 +6,7 @@
  * knows the kind, yet the environment check reads its variables, GET /api/v1/kinds offers it, a
  * site is offered its caches, connects to them by id and by name at its levels, is handed its
  * variables (plain and suffixed, then suffixed alone for a second cache) and a live patch of them, changes level,
- * is refused a level or a rotate the kind does not have, disconnects, and the CLI lists it and pulls its variables.
+ * is refused a level or a rotate the kind does not have, disconnects, and the CLI lists, connects and disconnects it and pulls its variables.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -156,7 +156,7 @@ describe('a service kind registered by a test', () => {
     expect(Object.keys(await effectiveVars(p, site?.id))).not.toContain(suffixed);
   });
 
-  it('is listed by the CLI under the name the API gives it, and pulled into a .env', async () => {
+  it('is taken by the CLI by the words the catalog gives it: listed, connected, refused, disconnected, pulled into a .env', async () => {
     const site = p.sites[1];
     const shown = await createCache(p.project.id, uniqueName('cli'));
     const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: shown.id });
@@ -171,6 +171,48 @@ describe('a service kind registered by a test', () => {
       expect(project.stdout).toMatch(
         new RegExp(`${site?.slug}\\s+cache\\s+${shown.name}\\s+read\\s+CACHE_URL`),
       );
+      // The CLI takes the kind by the words the catalog gives it: connect, a level, rotate, disconnect.
+      const other = await createCache(p.project.id, uniqueName('cli2'));
+      const slug = site?.slug ?? '';
+      const connected = await runCli(home, [
+        'connect',
+        'cache',
+        other.name,
+        '--site',
+        slug,
+        '--level',
+        'read-write',
+      ]);
+      expect(connected.code, connected.stderr).toBe(0);
+      expect(connected.stdout).toContain(
+        `Connected cache ${other.name} to site ${slug} at level read-write.`,
+      );
+      const wrongLevel = await runCli(home, [
+        'connect',
+        'cache',
+        other.name,
+        '--site',
+        slug,
+        '--level',
+        'admin',
+      ]);
+      expect(wrongLevel.code).toBe(1);
+      expect(wrongLevel.stderr).toContain('level "admin" is not a level of cache: use read or read-write');
+      const rotated = await runCli(home, ['rotate', 'cache', other.name, '--site', slug]);
+      expect(rotated.code).toBe(1);
+      expect(rotated.stderr).toContain('a cache connection has no credential to rotate');
+      const unknown = await runCli(home, ['connect', 'queue', other.name, '--site', slug]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('unknown kind "queue": use database, bucket, auth or cache');
+      const missing = await runCli(home, ['connect', 'cache', 'no-such-cache', '--site', slug]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(`no cache "no-such-cache" in project`);
+      const disconnected = await runCli(home, ['disconnect', 'cache', other.name, '--site', slug, '--yes']);
+      expect(disconnected.code, disconnected.stderr).toBe(0);
+      expect(disconnected.stdout).toContain(`Disconnected cache ${other.name} from site ${slug}.`);
+      const left = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body.connections;
+      expect(left.map((c) => c.resource_id)).toEqual([shown.id]);
+
       // `env pull` writes what the site is handed, the cache's URL among it.
       const pulled = await runCli(home, ['env', 'pull', '--site', site?.slug ?? '']);
       expect(pulled.code, pulled.stderr).toBe(0);
