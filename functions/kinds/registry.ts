@@ -51,6 +51,9 @@ for (const kind of SERVICE_KINDS.values()) for (const family of kind.families) r
  */
 export function registerKind(plugin: PluginKind): () => void {
   if (SERVICE_KINDS.has(plugin.name)) throw new Error(`kind ${plugin.name} is already registered`);
+  // Its name is a path segment of the connection routes, its plural (hyphenated) of its services'.
+  if (!/^[a-z][a-z_]*$/.test(plugin.name) || !/^[a-z][a-z ]*$/.test(plugin.plural))
+    throw new Error(`kind ${plugin.name}: its name takes a-z and _, its plural a-z and spaces`);
   const levels = plugin.levels.map(({ level }) => level);
   const undo = [registerKindLevels(plugin.name, levels, plugin.defaultLevel)];
   try {
