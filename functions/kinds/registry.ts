@@ -29,7 +29,13 @@ import type {
 import { serviceText } from './service-kind';
 
 export { engineNames, engineOf, engines, isEngine, registerEngine } from './engines';
-export type { CredentialKindName, CredentialTarget, PluginKind, ServiceKind } from './service-kind';
+export type {
+  ColumnValue,
+  CredentialKindName,
+  CredentialTarget,
+  PluginKind,
+  ServiceKind,
+} from './service-kind';
 
 /** Every kind, built-in ones first, then those registered with {@link registerKind}, by name. */
 const SERVICE_KINDS = new Map<string, ServiceKind>([

@@ -184,4 +184,19 @@ export type PluginKind = Omit<ServiceKind, 'name' | 'levels' | 'credentials'> & 
   readonly levels: readonly { readonly level: string; readonly meaning: string }[];
   readonly defaultLevel: string;
   readonly credentials: null;
+  /** How its services are made by their routes (routes/plugin-services.ts). */
+  readonly creation: PluginCreation;
+  /** The columns of its table a service is shown with beside `id`, its name and `created_at`. */
+  readonly shown: readonly string[];
 };
+
+/** The value of a column of a plugin kind's table, as its routes write and show it. */
+export type ColumnValue = string | number | boolean | null;
+
+/** What a plugin kind's new service takes beside its name, and the row it makes from it. */
+export interface PluginCreation {
+  /** The request's fields beside `name` (a zod shape; {} for none): any other field is a 400. */
+  readonly fields: z.ZodRawShape;
+  /** The columns of its row beside `id`, `project_id`, its name and `created_at`, from the request. */
+  columns(input: Readonly<Record<string, unknown>> & { readonly name: string }): Record<string, ColumnValue>;
+}

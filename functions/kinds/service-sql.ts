@@ -8,7 +8,7 @@ import { serviceKinds } from './registry';
 import type { ServiceKind } from './service-kind';
 
 /** ` and <alias>.deleted_at is null` for a kind whose removed services keep their rows, else nothing. */
-export const liveOnly = (kind: ServiceKind, alias: string): SQL =>
+export const liveOnly = (kind: Pick<ServiceKind, 'softDeleted'>, alias: string): SQL =>
   kind.softDeleted ? sql.raw(` and ${alias}.deleted_at is null`) : sql``;
 
 /** The kind's service `id` (SQL) in its table `s`: `from <table> s where s.id = <id>`, live ones only if `live`. */

@@ -3,11 +3,14 @@
  * (`cache`, test/helpers/fake-kind/: its services in a table its own migration makes, its system's
  * variables CACHE_*) and drives it through the real routes of the Worker running here
  * (test/helpers/in-process-app.ts) on the real metadata database. Nothing outside the test code
- * knows the kind, yet the environment check reads its variables, GET /api/v1/kinds offers it, a
- * site is offered its caches, connects to them by id and by name at its levels, is handed its
- * variables (plain and suffixed, then suffixed alone for a second cache) and a live patch of them, changes level,
- * is refused a level or a rotate the kind does not have, disconnects, and the CLI lists, connects and disconnects it and pulls its variables.
+ * knows the kind, yet the environment check reads its variables, GET /api/v1/kinds offers it, its
+ * services are made, listed, read and deleted through the routes its descriptor brings, a site is
+ * offered its caches, connects to them by id and by name at its levels, is handed its variables
+ * (plain and suffixed, then suffixed alone for a second cache) and a live patch of them, changes
+ * level, is refused a level or a rotate the kind does not have, disconnects, the console shows it,
+ * and the CLI lists, connects and disconnects it and pulls its variables.
  */
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'dotenv';
@@ -84,9 +87,63 @@ describe('a service kind registered by a test', () => {
     });
   });
 
+  it('has its services made, listed, read and deleted through the routes its descriptor brings', async () => {
+    const path = `${projectPath(p)}/caches`;
+    const name = uniqueName('store');
+    const made = await as.post<Record<string, unknown>>(path, { name, max_memory_mb: 128 });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toEqual({
+      id: expect.any(String),
+      name,
+      max_memory_mb: 128,
+      created_at: expect.any(String),
+    });
+    const id = made.body.id as string;
+
+    // Its name is its own in the project; its fields are checked by its own schema.
+    const taken = await as.post(path, { name });
+    expect(taken.status).toBe(409);
+    expect(taken.text).toContain(`a cache named ${name} already exists`);
+    expect((await as.post(path, { name: uniqueName('x'), max_memory_mb: 1 })).status).toBe(400);
+    expect((await as.post(path, { name: uniqueName('x'), eviction: 'lru' })).status).toBe(400);
+
+    const listed = await as.get<{ caches: Array<Record<string, unknown>> }>(path);
+    expect(listed.status).toBe(200);
+    expect(listed.body.caches).toContainEqual(made.body);
+    expect((await as.get(`${path}/${id}`)).body).toEqual(made.body);
+    expect((await as.get(`${path}/${name}`)).body).toEqual(made.body);
+    expect((await as.get(`${path}/${randomUUID()}`)).status).toBe(404);
+
+    // Deleting it takes its connection with it, and the site's running app is told.
+    const site = p.sites[0];
+    expect((await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: id })).status).toBe(
+      201,
+    );
+    const suffixed = `CACHE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
+    expect(Object.keys(await effectiveVars(p, site?.id))).toContain(suffixed);
+    const deleted = await as.delete(`${path}/${name}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toEqual({ deleted: true });
+    expect(Object.keys(await effectiveVars(p, site?.id))).not.toContain(suffixed);
+    const patches = await deliveriesOf(site?.id ?? '');
+    expect(patches.at(-1)?.unset_names).toContain(suffixed);
+    expect((await as.get(`${path}/${id}`)).status).toBe(404);
+    expect((await as.delete(`${path}/${id}`)).status).toBe(404);
+  });
+
+  it('connects a new cache to the only site of a one-site project, as every service', async () => {
+    const one = await seed(app.baseUrl, 1);
+    const made = await createCache(one.as, one.project.id, uniqueName('only'));
+    const listing = (await one.as.get<ConnectionListing>(connectionsPath(one))).body;
+    expect(listing.connections).toEqual([
+      expect.objectContaining({ kind: 'cache', resource_id: made.id, level: 'read' }),
+    ]);
+    expect((await effectiveVars(one)).CACHE_URL).toMatch(/^redis:\/\/ro@cache\.test:6390\/cache_only/);
+  });
+
   it('is connected, handed its variables, changed in level, refused what it lacks, and disconnected', async () => {
     const site = p.sites[0];
-    const first = await createCache(p.project.id, uniqueName('sessions'));
+    const first = await createCache(as, p.project.id, uniqueName('sessions'));
     const suffixOf = (name: string) => `CACHE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
 
     // Offered to the site with its levels and the name it would add.
@@ -135,7 +192,7 @@ describe('a service kind registered by a test', () => {
     expect((await effectiveVars(p, site?.id)).CACHE_URL).toBe(`redis://rw@cache.test:6390/${physical}`);
 
     // A second cache: the plain name stays with the first, the second is handed its suffixed one.
-    const second = await createCache(p.project.id, uniqueName('jobs'));
+    const second = await createCache(as, p.project.id, uniqueName('jobs'));
     const both = await as.post<Connection>(connectionsPath(p, site?.id), {
       kind: 'cache',
       resource_id: second.id,
@@ -158,7 +215,7 @@ describe('a service kind registered by a test', () => {
 
   it('is taken by the CLI by the words the catalog gives it: listed, connected, refused, disconnected, pulled into a .env', async () => {
     const site = p.sites[1];
-    const shown = await createCache(p.project.id, uniqueName('cli'));
+    const shown = await createCache(as, p.project.id, uniqueName('cli'));
     const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: shown.id });
     expect(conn.status, conn.text).toBe(201);
     const home = await cliHomeOf(p, app.baseUrl);
@@ -172,7 +229,7 @@ describe('a service kind registered by a test', () => {
         new RegExp(`${site?.slug}\\s+cache\\s+${shown.name}\\s+read\\s+CACHE_URL`),
       );
       // The CLI takes the kind by the words the catalog gives it: connect, a level, rotate, disconnect.
-      const other = await createCache(p.project.id, uniqueName('cli2'));
+      const other = await createCache(as, p.project.id, uniqueName('cli2'));
       const slug = site?.slug ?? '';
       const connected = await runCli(home, [
         'connect',
@@ -231,7 +288,7 @@ describe('a service kind registered by a test', () => {
       fetch(`${app.baseUrl}/console/projects/${p.project.slug}${path}`, {
         headers: { cookie: `tether_session=${session.body.token}` },
       });
-    const offered = await createCache(p.project.id, uniqueName('offer'));
+    const offered = await createCache(as, p.project.id, uniqueName('offer'));
     const connections = await page(`/sites/${site?.id}/connections`);
     expect(connections.status).toBe(200);
     const html = await connections.text();
@@ -242,7 +299,7 @@ describe('a service kind registered by a test', () => {
 
   it('leaves a removed cache out of what a site is offered and handed', async () => {
     const site = p.sites[1];
-    const removed = await createCache(p.project.id, uniqueName('old'));
+    const removed = await createCache(as, p.project.id, uniqueName('old'));
     const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: removed.id });
     expect(conn.status, conn.text).toBe(201);
     await metadata('update fake_caches set deleted_at = now() where id = $1', [removed.id]);

@@ -15,7 +15,7 @@ import type { PluginKind } from '../../../functions/kinds/registry';
 import { serviceText } from '../../../functions/kinds/service-kind';
 import { nameTakenOn } from '../../../functions/kinds/service-rows';
 import { applyMigrations } from '../../../scripts/local/metadata-database';
-import { metadata } from '../connections';
+import type { ApiClient } from '../api';
 
 /** The cache kind's system: where apps reach its caches. */
 export const cacheSystem = defineSystem({
@@ -58,6 +58,14 @@ export const cache: PluginKind = {
     const access = row.level === 'read-write' ? 'rw' : 'ro';
     return { CACHE_URL: `${scheme}://${access}@${CACHE_HOST ?? 'localhost'}:${CACHE_PORT}/${db}` };
   },
+  creation: {
+    fields: { max_memory_mb: z.number().int().min(16).max(4096).optional() },
+    columns: ({ name, max_memory_mb }) => ({
+      physical_name: `cache_${name.replace(/-/g, '_')}`,
+      max_memory_mb: typeof max_memory_mb === 'number' ? max_memory_mb : 64,
+    }),
+  },
+  shown: ['max_memory_mb'],
   capabilities: () => ({}),
   nameTaken: nameTakenOn('fake_caches_project_name_uq', (name) => `a cache named ${name} already exists`),
   credentials: null,
@@ -71,12 +79,13 @@ export async function applyCacheMigrations(): Promise<void> {
   await applyMigrations(inject('metadataUrl'), [CACHE_MIGRATIONS]);
 }
 
-/** A cache of project `projectId` named `name`, as its own routes would make it. */
-export async function createCache(projectId: string, name: string): Promise<{ id: string; name: string }> {
-  const [row] = await metadata<{ id: string }>(
-    'insert into fake_caches (project_id, name, physical_name) values ($1, $2, $3) returning id',
-    [projectId, name, `cache_${name.replace(/-/g, '_')}`],
-  );
-  if (!row) throw new Error('no cache was made');
-  return { id: row.id, name };
+/** A cache of project `projectId` named `name`, made through its kind's routes; throws unless 201. */
+export async function createCache(
+  as: ApiClient,
+  projectId: string,
+  name: string,
+): Promise<{ id: string; name: string }> {
+  const res = await as.post<{ id: string; name: string }>(`/api/v1/projects/${projectId}/caches`, { name });
+  if (res.status !== 201) throw new Error(`creating cache ${name}: ${res.status} ${res.text}`);
+  return res.body;
 }
