@@ -11,7 +11,7 @@ import type { AppEnv, Fetch } from './app-env';
 import type { Bindings, Config } from './config';
 import type { ConsoleEnv } from './console/console-env';
 import type { WorkerOptions } from './container';
-import { kindOf, kindOfSegment, loadConfig } from './kinds/registry';
+import { isPluginKind, kindOfSegment, loadConfig } from './kinds/registry';
 import { allowedMethods, methodNotAllowed, routePattern } from './lib/allowed-methods';
 import { loadOnce } from './lib/load-once';
 import { boundedBodies, isJsonMediaType } from './lib/request-limits';
@@ -148,7 +148,7 @@ const SERVICES_PATH = /^\/api\/v1\/projects\/[^/]+\/([a-z-]+)(?:\/|$)/;
 function isPluginServicesPath(path: string): boolean {
   const segment = SERVICES_PATH.exec(path)?.[1];
   const kind = segment === undefined ? undefined : kindOfSegment(segment);
-  return kind !== undefined && 'creation' in kindOf(kind);
+  return kind !== undefined && isPluginKind(kind);
 }
 
 /** The routes of the route table as Hono lists them, for `Allow`. */

@@ -103,6 +103,9 @@ export const kindOf = <K extends Kind>(kind: K): ServiceKind<K> => {
 /** The path segment naming kind `kind`'s services in the API and the console: its plural, hyphenated. */
 export const kindSegment = (kind: Kind): string => kindOf(kind).plural.replaceAll(' ', '-');
 
+/** Whether kind `kind` is one a plugin registered (its descriptor brings its services' creation). */
+export const isPluginKind = (kind: Kind): boolean => 'creation' in kindOf(kind);
+
 /** The kind whose services' path segment is `segment`, if any. */
 export const kindOfSegment = (segment: string): Kind | undefined =>
   serviceKinds().find((k) => kindSegment(k.name) === segment)?.name;

@@ -5,7 +5,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { kindSegment, type PluginKind, serviceKinds } from '../kinds/registry';
+import { isPluginKind, kindSegment, type PluginKind, serviceKinds } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { read, readMany } from '../use-cases/caller/declared-reads';
 import {
@@ -31,7 +31,7 @@ import { ProjectParam, requestContext, requireUuid, ServiceName } from './shared
 /** The kinds registered now that bring their services' creation: the plugins' (built-in kinds have routes of their own). */
 export const pluginKinds = (): PluginKind[] =>
   serviceKinds()
-    .filter((k) => 'creation' in k)
+    .filter((k) => isPluginKind(k.name))
     .map((k) => pluginKindOf(k.name));
 
 /** The routes of plugin kind `kind`'s services, added to `group`. */

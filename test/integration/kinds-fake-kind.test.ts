@@ -294,6 +294,12 @@ describe('a service kind registered by a test', () => {
     const html = await connections.text();
     expect(html).toContain('<optgroup label="cache">');
     expect(html).toContain(`value="cache:${offered.id}"`);
+    // Its connected cache is named, not linked to a page the console does not have.
+    const connected = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body.connections;
+    const cacheConnection = connected.find((c) => c.kind === 'cache');
+    expect(cacheConnection).toBeDefined();
+    expect(html).toContain(`title="${cacheConnection?.resource_name}"`);
+    expect(html).not.toContain(`/caches/${cacheConnection?.resource_id}`);
     expect((await page('')).status).toBe(200);
   });
 

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { isKind, levelsOf } from '../../domain/levels';
 import { isPlainName } from '../../domain/variables';
-import { hasCredential } from '../../kinds/registry';
+import { hasCredential, isPluginKind } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { type Available, type Connection, connectRequest, type Kind, kindSegment } from '../api-shapes';
 import { Names } from '../components';
@@ -44,15 +44,21 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
           columns={[
             {
               label: 'Service',
-              cell: (conn) => (
-                <a
-                  href={consolePath.service(project.slug, kindSegment(conn.kind), conn.resource_id)}
-                  class="cell-truncate"
-                  title={conn.resource_name}
-                >
-                  {conn.resource_name}
-                </a>
-              ),
+              // A plugin's kind has no console page of its own: its service is named, not linked.
+              cell: (conn) =>
+                isPluginKind(conn.kind) ? (
+                  <span class="cell-truncate" title={conn.resource_name}>
+                    {conn.resource_name}
+                  </span>
+                ) : (
+                  <a
+                    href={consolePath.service(project.slug, kindSegment(conn.kind), conn.resource_id)}
+                    class="cell-truncate"
+                    title={conn.resource_name}
+                  >
+                    {conn.resource_name}
+                  </a>
+                ),
             },
             { label: 'Kind', class: 'nowrap', cell: (conn) => kindWord(conn.kind) },
             {
