@@ -16,6 +16,7 @@ import { cliLoginPages } from './pages/cli-login';
 import { devicePages } from './pages/device';
 import { invitationPages } from './pages/invitation';
 import { memberPages } from './pages/members';
+import { pluginServicePages } from './pages/plugin-services';
 import { principalPages } from './pages/principals';
 import { projectPages } from './pages/project';
 import { projectsPages } from './pages/projects';
@@ -37,6 +38,7 @@ export function consoleApp(fetcher: Fetcher): Hono<ConsoleEnv> {
   for (const pages of [
     projectsPages,
     projectPages,
+    pluginServicePages,
     activityPages,
     memberPages,
     invitationPages,

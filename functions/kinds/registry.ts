@@ -106,6 +106,10 @@ export const kindSegment = (kind: Kind): string => kindOf(kind).plural.replaceAl
 /** Whether kind `kind` is one a plugin registered (its descriptor brings its services' creation). */
 export const isPluginKind = (kind: Kind): boolean => 'creation' in kindOf(kind);
 
+/** The kinds plugins registered, in registration order. */
+export const pluginKinds = (): PluginKind[] =>
+  serviceKinds().filter((k) => isPluginKind(k.name)) as unknown as PluginKind[];
+
 /** The kind whose services' path segment is `segment`, if any. */
 export const kindOfSegment = (segment: string): Kind | undefined =>
   serviceKinds().find((k) => kindSegment(k.name) === segment)?.name;

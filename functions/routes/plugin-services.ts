@@ -5,7 +5,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { isPluginKind, kindSegment, type PluginKind, serviceKinds } from '../kinds/registry';
+import { kindSegment, type PluginKind, pluginKinds } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { read, readMany } from '../use-cases/caller/declared-reads';
 import {
@@ -18,7 +18,6 @@ import {
   createPluginService,
   deletePluginService,
   pluginCreationQueries,
-  pluginKindOf,
   pluginRowsOf,
   pluginServiceOf,
   pluginServiceQuery,
@@ -27,12 +26,6 @@ import {
 } from '../use-cases/resources/plugin-services';
 import { declaredRoutes, declareInputReads, declareReads } from './declared-reads';
 import { ProjectParam, requestContext, requireUuid, ServiceName } from './shared';
-
-/** The kinds registered now that bring their services' creation: the plugins' (built-in kinds have routes of their own). */
-export const pluginKinds = (): PluginKind[] =>
-  serviceKinds()
-    .filter((k) => isPluginKind(k.name))
-    .map((k) => pluginKindOf(k.name));
 
 /** The routes of plugin kind `kind`'s services, added to `group`. */
 function addKindRoutes(group: OpenAPIHono<AppEnv>, kind: PluginKind): void {

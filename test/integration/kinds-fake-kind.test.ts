@@ -281,7 +281,7 @@ describe('a service kind registered by a test', () => {
     }
   });
 
-  it("is shown by the console's site and project pages", async () => {
+  it("is shown by the console's site and project pages, whose form makes one", async () => {
     const site = p.sites[1];
     const session = await as.post<{ token: string }>('/api/v1/account/sessions');
     const page = (path: string) =>
@@ -300,7 +300,29 @@ describe('a service kind registered by a test', () => {
     expect(cacheConnection).toBeDefined();
     expect(html).toContain(`title="${cacheConnection?.resource_name}"`);
     expect(html).not.toContain(`/caches/${cacheConnection?.resource_id}`);
-    expect((await page('')).status).toBe(200);
+    // The project's page has a card of its caches, and its form makes one through the kind's route.
+    const overview = await page('');
+    expect(overview.status).toBe(200);
+    const projectHtml = await overview.text();
+    expect(projectHtml).toContain('id="caches-heading"');
+    expect(projectHtml).toContain(offered.name);
+    expect(projectHtml).toContain('Create cache');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(projectHtml)?.[1] ?? '';
+    const formName = uniqueName('form');
+    const posted = await fetch(`${app.baseUrl}/console/projects/${p.project.slug}/services/caches`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: `tether_session=${session.body.token}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: app.baseUrl,
+      },
+      body: new URLSearchParams({ _csrf: csrf, name: formName }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    const caches = (await as.get<{ caches: Array<{ name: string }> }>(`${projectPath(p)}/caches`)).body
+      .caches;
+    expect(caches.map((c) => c.name)).toContain(formName);
   });
 
   it('leaves a removed cache out of what a site is offered and handed', async () => {

@@ -16,6 +16,7 @@ import { ConfirmPage, CsrfField, Layout } from '../layout';
 import { canAdmin, canWrite } from '../role-offers';
 import { viewerEmail } from '../viewer';
 import { MembersSection, readMembers } from './members';
+import { PluginServiceCards, readPluginServices } from './plugin-services';
 import { HealthCard, type ProjectHealth } from './project-health';
 import { mapColumns, ProjectMap } from './project-map';
 
@@ -24,17 +25,27 @@ export const projectPages = new Hono<ConsoleEnv>();
 projectPages.get('/projects/:p', async (c) => {
   const { api, csrf, flash } = signedIn(c);
   const p = c.req.param('p');
-  const [project, { sites }, { databases }, { buckets }, { auth_apps }, people, { connections }, health] =
-    await Promise.all([
-      api.get<Project>(path`/projects/${p}`),
-      api.get<{ sites: Site[] }>(path`/projects/${p}/sites`),
-      api.get<{ databases: Database[] }>(path`/projects/${p}/databases`),
-      api.get<{ buckets: Bucket[] }>(path`/projects/${p}/buckets`),
-      api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
-      readMembers(api, p),
-      api.get<{ connections: Connection[] }>(path`/projects/${p}/connections`),
-      api.get<ProjectHealth>(path`/projects/${p}/health`),
-    ]);
+  const [
+    project,
+    { sites },
+    { databases },
+    { buckets },
+    { auth_apps },
+    people,
+    { connections },
+    health,
+    pluginLists,
+  ] = await Promise.all([
+    api.get<Project>(path`/projects/${p}`),
+    api.get<{ sites: Site[] }>(path`/projects/${p}/sites`),
+    api.get<{ databases: Database[] }>(path`/projects/${p}/databases`),
+    api.get<{ buckets: Bucket[] }>(path`/projects/${p}/buckets`),
+    api.get<{ auth_apps: AuthApp[] }>(path`/projects/${p}/auth-apps`),
+    readMembers(api, p),
+    api.get<{ connections: Connection[] }>(path`/projects/${p}/connections`),
+    api.get<ProjectHealth>(path`/projects/${p}/health`),
+    readPluginServices(api, p),
+  ]);
   const writer = canWrite(project);
   const base = `/console/projects/${encodeURIComponent(project.slug)}`;
   const CreateForm = (props: { what: string; action: string; children: unknown }) =>
@@ -179,6 +190,7 @@ projectPages.get('/projects/:p', async (c) => {
           </CreateForm>
         </ResourceCard>
       </div>
+      <PluginServiceCards slug={project.slug} lists={pluginLists} writer={writer} csrf={csrf} />
       <MembersSection
         slug={project.slug}
         csrf={csrf}

@@ -6,7 +6,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
-import { type ColumnValue, kindOf, type PluginKind } from '../../kinds/registry';
+import type { ColumnValue, PluginKind } from '../../kinds/registry';
 import { liveOnly } from '../../kinds/service-sql';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
@@ -119,6 +119,3 @@ export async function deletePluginService(
   );
   await afterCommit(ctx, written);
 }
-
-/** The descriptor of plugin kind `name`. */
-export const pluginKindOf = (name: string): PluginKind => kindOf(name as Kind) as unknown as PluginKind;
