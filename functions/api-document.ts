@@ -10,6 +10,7 @@ import { allRouteGroups } from './routes';
 import { cliTokenRoutes } from './routes/cli-token';
 import { kindsRoutes } from './routes/kinds';
 import { oauthRoutes } from './routes/oauth';
+import { pluginServicesRoutes } from './routes/plugin-services';
 
 const INFO = {
   title: 'Tether management API',
@@ -24,6 +25,7 @@ const INFO = {
 export async function apiDocument(base: string): Promise<Record<string, unknown>> {
   const app = new OpenAPIHono<AppEnv>();
   for (const group of await allRouteGroups()) app.route('/api/v1', group);
+  app.route('/api/v1', pluginServicesRoutes());
   app.route('/api/v1', cliTokenRoutes);
   app.route('/api/v1', kindsRoutes);
   app.route('/v1', oauthRoutes);

@@ -11,7 +11,7 @@ import type { AppEnv, Fetch } from './app-env';
 import type { Bindings, Config } from './config';
 import type { ConsoleEnv } from './console/console-env';
 import type { WorkerOptions } from './container';
-import { loadConfig } from './kinds/registry';
+import { isPluginKind, kindOfSegment, loadConfig } from './kinds/registry';
 import { allowedMethods, methodNotAllowed, routePattern } from './lib/allowed-methods';
 import { loadOnce } from './lib/load-once';
 import { boundedBodies, isJsonMediaType } from './lib/request-limits';
@@ -134,8 +134,22 @@ export async function servicesByName(request: Request, env: Bindings): Promise<R
   return withServiceIds(request, () => createHttpDb(config.DATABASE_URL, config.NEON_HTTP_ENDPOINT));
 }
 
-/** The app a request is served by: the console's, a route group's, or the base (every other route, the gates' 401, 404 and 405). */
-type Target = 'console' | RouteTarget;
+/**
+ * The app a request is served by: the console's, a route group's, the services of the kinds
+ * plugins register (routes/plugin-services.ts), or the base (every other route, the gates' 401,
+ * 404 and 405).
+ */
+type Target = 'console' | RouteTarget | 'plugin-services';
+
+/** A path under a project's services of one kind: its segment. */
+const SERVICES_PATH = /^\/api\/v1\/projects\/[^/]+\/([a-z-]+)(?:\/|$)/;
+
+/** Whether `path` is under the services of a kind a plugin registers (its descriptor brings their creation). */
+function isPluginServicesPath(path: string): boolean {
+  const segment = SERVICES_PATH.exec(path)?.[1];
+  const kind = segment === undefined ? undefined : kindOfSegment(segment);
+  return kind !== undefined && isPluginKind(kind);
+}
 
 /** The routes of the route table as Hono lists them, for `Allow`. */
 const TABLE_ROUTES = ROUTE_TABLE.map(([, method, path]) => ({ method, path }));
@@ -163,7 +177,12 @@ export function buildManagementFetch(options: WorkerOptions = {}): Fetch {
           const ui = consoleApp((req, env, ctx) => fetch(req, env, ctx));
           return buildManagementApp(options, { console: ui, groups: [], allRoutes: TABLE_ROUTES });
         }
-        const groups = target === 'base' ? [] : [await ROUTE_GROUPS[target]()];
+        const groups =
+          target === 'base'
+            ? []
+            : target === 'plugin-services'
+              ? [(await import('./routes/plugin-services')).pluginServicesRoutes()]
+              : [await ROUTE_GROUPS[target]()];
         return buildManagementApp(options, { groups, allRoutes: TABLE_ROUTES });
       });
       apps.set(target, load);
@@ -172,8 +191,9 @@ export function buildManagementFetch(options: WorkerOptions = {}): Fetch {
   };
   const fetch: Fetch = async (request, env, ctx) => {
     const path = pathOf(request.url);
-    const target: Target =
+    const routed: Target =
       path === '/console' || path.startsWith('/console/') ? 'console' : targetOf(request.method, path);
+    const target = routed === 'base' && isPluginServicesPath(path) ? 'plugin-services' : routed;
     return (await build(target)).fetch(request, env, ctx);
   };
   return fetch;

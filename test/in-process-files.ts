@@ -70,6 +70,7 @@ export const IN_PROCESS_FILES = [
   'test/integration/guarded-write.test.ts',
   'test/integration/http-conventions.test.ts',
   'test/integration/invitations.test.ts',
+  'test/integration/kinds-fake-kind.test.ts',
   'test/integration/loader-variables.test.ts',
   'test/integration/local-google-keys.test.ts',
   'test/integration/mobile-code-lifetime.test.ts',

@@ -5,6 +5,7 @@
  */
 import type { components } from '../../types/api';
 import { isKind, isLevelOf, type Kind, type LevelOf } from '../domain/levels';
+import { kindOf } from '../kinds/registry';
 import { ApiFailure } from './console-api';
 
 export type { Kind };
@@ -56,23 +57,7 @@ export function connectRequest(kind: string, resourceId: string, level?: string)
   throw new ApiFailure(400, 'VALIDATION_FAILED', 'choose a service and one of its levels', 'level');
 }
 
-/** How a kind is named to people. */
-export const KIND_LABEL: Record<Kind, string> = {
-  database: 'database',
-  bucket: 'bucket',
-  auth_app: 'auth app',
-};
-
-/** The console path segment of each kind. */
-export const KIND_SEGMENT: Record<Kind, string> = {
-  database: 'databases',
-  bucket: 'buckets',
-  auth_app: 'auth-apps',
-};
-
-/** The kind whose console path segment is `segment`, if any. */
-export const kindOfSegment = (segment: string): Kind | undefined =>
-  (Object.keys(KIND_SEGMENT) as Kind[]).find((k) => KIND_SEGMENT[k] === segment);
+export { kindOfSegment, kindSegment } from '../kinds/registry';
 
 /** A level of `kind` from a form, typed for it; 400 (nothing sent) when it is not one of the kind's. */
 export function levelOf<K extends Kind>(kind: K, level: string | undefined): LevelOf<K> {
@@ -80,7 +65,7 @@ export function levelOf<K extends Kind>(kind: K, level: string | undefined): Lev
   throw new ApiFailure(
     400,
     'VALIDATION_FAILED',
-    `level must be one of the ${KIND_LABEL[kind]}'s levels`,
+    `level must be one of the ${kindOf(kind).word}'s levels`,
     'level',
   );
 }

@@ -1,7 +1,7 @@
 /** Controls several pages share. */
-import { LEVELS } from '../domain/levels';
+import { levelsOf } from '../domain/levels';
 import type { Kind } from './api-shapes';
-import { LEVEL_CHANGE_CONSEQUENCE, LEVEL_MEANING } from './format';
+import { levelChangeConsequence, levelMeaning } from './format';
 import { CsrfField } from './layout';
 
 /**
@@ -26,8 +26,8 @@ export function LevelForm(props: {
       data-current={props.level}
       data-confirm-admin={`Raise ${props.name} to admin? Its managed key may then administer the app's end users.`}
       data-confirm-change={
-        LEVEL_CHANGE_CONSEQUENCE[props.kind]
-          ? `Change ${props.name} to {level}? ${LEVEL_CHANGE_CONSEQUENCE[props.kind]}`
+        levelChangeConsequence(props.kind)
+          ? `Change ${props.name} to {level}? ${levelChangeConsequence(props.kind)}`
           : undefined
       }
     >
@@ -39,8 +39,8 @@ export function LevelForm(props: {
         <input type="hidden" name={k} value={v} />
       ))}
       <select name="level" aria-label="Level" data-autosubmit>
-        {LEVELS[props.kind].map((l) => (
-          <option value={l} selected={l === props.level} title={LEVEL_MEANING[l]}>
+        {levelsOf(props.kind).map((l) => (
+          <option value={l} selected={l === props.level} title={levelMeaning(props.kind, l)}>
             {l}
           </option>
         ))}

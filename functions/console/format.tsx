@@ -3,7 +3,7 @@
  * kinds and actions in words. Server-rendered, so a page reads the same without its script.
  */
 import type { Kind } from '../domain/levels';
-import { engines, serviceKinds } from '../kinds/registry';
+import { engines, kindOf } from '../kinds/registry';
 
 /** The exact time, to the second, in UTC: what hovering a relative time shows. */
 export function exactTime(at: string | Date): string {
@@ -56,27 +56,22 @@ export const SLUG_PATTERN = '[a-z0-9][a-z0-9\\-]{0,62}';
 export const authAppLabel = (a: { name: string | null; app_id: string }): string =>
   a.name && a.name !== a.app_id ? `${a.name} (${a.app_id})` : a.app_id;
 
-/** A kind as people name it (its descriptor's word, kinds/registry.ts). */
-export const KIND_WORDS = Object.fromEntries(serviceKinds().map((k) => [k.name, k.word])) as Record<
-  Kind,
-  string
->;
+/** How kind `kind` is named to people (its descriptor's word: `auth app`). */
+export const kindWord = (kind: Kind): string => kindOf(kind).word;
 
 /** A database engine as people name it (`postgresql` → `PostgreSQL`); an unknown name as it is. */
 export const engineLabel = (name: string): string => engines().find((e) => e.name === name)?.label ?? name;
 
 /**
- * What changing a connection's level does beyond the level, by kind: asked before the change
- * (contract §8: a level change that ends open sessions asks first).
+ * What changing a connection of kind `kind` in level does beyond the level: asked before the
+ * change (contract §8: a level change that ends open sessions asks first).
  */
-export const LEVEL_CHANGE_CONSEQUENCE = Object.fromEntries(
-  serviceKinds().map((k) => [k.name, k.levelChangeConsequence ?? undefined]),
-) as Record<Kind, string | undefined>;
+export const levelChangeConsequence = (kind: Kind): string | undefined =>
+  kindOf(kind).levelChangeConsequence ?? undefined;
 
-/** What each level lets the app do, in words (shown beside the level), from the kinds' descriptors. */
-export const LEVEL_MEANING: Record<string, string> = Object.fromEntries(
-  serviceKinds().flatMap((k) => k.levels.map(({ level, meaning }) => [level, meaning])),
-);
+/** What level `level` of kind `kind` lets the app do, in words (shown beside the level), from its descriptor. */
+export const levelMeaning = (kind: Kind, level: string): string | undefined =>
+  kindOf(kind).levels.find((l) => l.level === level)?.meaning;
 
 /** The verb of each Activity action, as a sentence's start. */
 const ACTION_WORDS: Record<string, string> = {

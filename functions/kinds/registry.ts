@@ -9,7 +9,7 @@ import type { BatchQuery, Queryable } from '../../db/client';
 import type { DatabaseRow } from '../../db/rows';
 import type { Adapters } from '../adapters';
 import { type Bindings, type Config, mergeConfig } from '../config';
-import { type DatabaseLevel, KINDS, type Kind, type KindLevel } from '../domain/levels';
+import { type DatabaseLevel, type Kind, type KindLevel, registerKindLevels } from '../domain/levels';
 import { type Engine, type Family, registerFamily } from '../domain/variables';
 import { authApp } from './auth-app';
 import { bucket } from './bucket';
@@ -21,20 +21,61 @@ import type {
   CredentialKind,
   CredentialKindName,
   CredentialTarget,
+  DerivationRow,
+  PluginKind,
   ServiceKind,
   ShownSecret,
 } from './service-kind';
+import { serviceText } from './service-kind';
 
 export { engineNames, engineOf, engines, isEngine, registerEngine } from './engines';
-export type { CredentialKindName, CredentialTarget, ServiceKind } from './service-kind';
+export type {
+  ColumnValue,
+  CredentialKindName,
+  CredentialTarget,
+  PluginKind,
+  ServiceKind,
+} from './service-kind';
 
-const SERVICE_KINDS: { [K in Kind]: ServiceKind<K> } = { database, bucket, auth_app: authApp };
+/** Every kind, built-in ones first, then those registered with {@link registerKind}, by name. */
+const SERVICE_KINDS = new Map<string, ServiceKind>([
+  ['database', database],
+  ['bucket', bucket],
+  ['auth_app', authApp],
+] as [string, ServiceKind][]);
 const CREDENTIAL_KINDS: { [K in CredentialKindName]: CredentialKind<K> } = {
   database: database.credentials,
   bucket: bucket.credentials,
 };
 
-for (const kind of KINDS) for (const family of SERVICE_KINDS[kind].families) registerFamily(family);
+for (const kind of SERVICE_KINDS.values()) for (const family of kind.families) registerFamily(family);
+
+/**
+ * Registers the kind a plugin brings: its levels, its variable families, its outside system (its
+ * config slice and adapter, merged by {@link loadConfig} and {@link buildAdapters}), and the
+ * descriptor generic code reads. Returns the function that removes it again (a test's plugin).
+ */
+export function registerKind(plugin: PluginKind): () => void {
+  if (SERVICE_KINDS.has(plugin.name)) throw new Error(`kind ${plugin.name} is already registered`);
+  // Its name is a path segment of the connection routes, its plural (hyphenated) of its services'.
+  if (!/^[a-z][a-z_]*$/.test(plugin.name) || !/^[a-z][a-z ]*$/.test(plugin.plural))
+    throw new Error(`kind ${plugin.name}: its name takes a-z and _, its plural a-z and spaces`);
+  const levels = plugin.levels.map(({ level }) => level);
+  const undo = [registerKindLevels(plugin.name, levels, plugin.defaultLevel)];
+  try {
+    for (const family of plugin.families) undo.push(registerFamily(family));
+  } catch (err) {
+    for (const u of undo.reverse()) u();
+    throw err;
+  }
+  SERVICE_KINDS.set(plugin.name, plugin as unknown as ServiceKind);
+  return () => {
+    SERVICE_KINDS.delete(plugin.name);
+    for (const u of undo.reverse()) u();
+  };
+}
+
+// A kind a plugin folder brings is registered here, one line each: `registerKind(cache);`.
 
 /** The outside systems of every registered engine, then of every kind, each once. */
 export function outsideSystems(): OutsideSystem[] {
@@ -53,10 +94,24 @@ export const buildAdapters = (config: Config, options: AdapterOptions = {}): Ada
   new Map(outsideSystems().map((s) => [s.name, s.build(s.settings(config), config, options)]));
 
 /** The descriptor of kind `kind`. */
-export const kindOf = <K extends Kind>(kind: K): ServiceKind<K> => SERVICE_KINDS[kind];
+export const kindOf = <K extends Kind>(kind: K): ServiceKind<K> => {
+  const found = SERVICE_KINDS.get(kind);
+  if (!found) throw new Error(`no kind ${kind} is registered`);
+  return found as unknown as ServiceKind<K>;
+};
+
+/** The path segment naming kind `kind`'s services in the API and the console: its plural, hyphenated. */
+export const kindSegment = (kind: Kind): string => kindOf(kind).plural.replaceAll(' ', '-');
+
+/** Whether kind `kind` is one a plugin registered (its descriptor brings its services' creation). */
+export const isPluginKind = (kind: Kind): boolean => 'creation' in kindOf(kind);
+
+/** The kind whose services' path segment is `segment`, if any. */
+export const kindOfSegment = (segment: string): Kind | undefined =>
+  serviceKinds().find((k) => kindSegment(k.name) === segment)?.name;
 
 /** Every kind's descriptor. */
-export const serviceKinds = (): ServiceKind[] => KINDS.map((k) => SERVICE_KINDS[k]);
+export const serviceKinds = (): ServiceKind[] => [...SERVICE_KINDS.values()];
 
 /** The kinds whose connections hold a credential of their own, in a fixed order. */
 export const CREDENTIAL_KIND_NAMES = Object.keys(CREDENTIAL_KINDS) as CredentialKindName[];
@@ -73,6 +128,10 @@ export const credentialsOf = <K extends CredentialKindName>(kind: K): Credential
 
 /** A service's variable family: its engine's for a database, its kind's otherwise. */
 export const familyOf = (kind: Kind, engine?: Engine | null): Family => kindOf(kind).family(engine ?? null);
+
+/** The name of a derivation row's service as the naming rules see it; null when the service is gone. */
+export const serviceNameIn = (row: DerivationRow): string | null =>
+  row.service === null ? null : serviceText(row, kindOf(row.kind).nameColumn);
 
 /** The rows of every credential-holding kind whose ids are `ids`, as queries not yet sent (decode with {@link targetsFrom}). */
 export const targetRowsQueries = (db: Queryable, ids: string[]): BatchQuery[] =>

@@ -19,7 +19,10 @@ import type { CredentialProvisioner } from './credential-provisioner';
 import type { EngineContext, Login } from './database-engine';
 import type { OutsideSystem } from './outside-system';
 
-/** One connection of a site with its service's fields, as the derivation of its variables reads it. */
+/** The columns of a service's row a derivation reads (its kind's `derivedFrom`), by column name. */
+export type ServiceColumns = Readonly<Record<string, string | boolean | number | null>>;
+
+/** One connection of a site with its live service's columns, as the derivation of its variables reads it. */
 export type DerivationRow = {
   id: string;
   kind: Kind;
@@ -29,24 +32,18 @@ export type DerivationRow = {
   credential_secret_ciphertext: string | null;
   holds_plain: boolean;
   created_at: string;
-  engine: Engine | null;
-  db_name: string | null;
-  db_physical: string | null;
-  main_user: string | null;
-  main_password_ciphertext: string | null;
-  reader_user: string | null;
-  reader_password_ciphertext: string | null;
-  writer_user: string | null;
-  writer_password_ciphertext: string | null;
   level: string;
-  replica_set: boolean | null;
-  bucket_name: string | null;
-  bucket_physical: string | null;
-  region: string | null;
-  access_key_id: string | null;
-  secret_key_ciphertext: string | null;
-  app_id: string | null;
-  server_key_ciphertext: string | null;
+  /**
+   * The service's name column, its `engine` (for a kind with engines) and the columns its kind's
+   * `derivedFrom` lists; null when the service is gone or removed.
+   */
+  service: ServiceColumns | null;
+};
+
+/** The text of column `column` of a derivation row's service, or null (no service, or no value). */
+export const serviceText = (row: DerivationRow, column: string): string | null => {
+  const value = row.service?.[column];
+  return value === undefined || value === null ? null : String(value);
 };
 
 /** What a kind's values may use: configuration, outside systems, and the connection's login. */
@@ -165,8 +162,8 @@ export interface ServiceKind<K extends Kind = Kind> {
   readonly families: readonly VariableFamily[];
   /** Its variable family: a database's is its engine's. */
   family(engine: Engine | null): Family;
-  /** The service's name as the naming rules see it in a derivation row; null when the service is gone. */
-  serviceName(row: DerivationRow): string | null;
+  /** The columns of its table its `values` read (its name column and `engine` are read anyway). */
+  readonly derivedFrom: readonly string[];
   /** The values of its family's plain names for one connection. */
   values(ctx: DerivationContext, row: DerivationRow): Promise<Record<string, string>>;
   /** What a site's managed key may do because of its connections of this kind (none: `{}`). */
@@ -175,4 +172,31 @@ export interface ServiceKind<K extends Kind = Kind> {
   nameTaken(constraint: string | undefined, name: string): ApiError | undefined;
   /** How its connections hold credentials of their own; null when they hold none. */
   readonly credentials: K extends CredentialKindName ? CredentialKind<K> : null;
+}
+
+/**
+ * A kind a plugin registers (registry.ts `registerKind`): named and levelled in strings, with the
+ * level a connection gets when none is given. Its connections hold no credential of their own
+ * (the credential flows know databases' and buckets' systems); its services live in its own table.
+ */
+export type PluginKind = Omit<ServiceKind, 'name' | 'levels' | 'credentials'> & {
+  readonly name: string;
+  readonly levels: readonly { readonly level: string; readonly meaning: string }[];
+  readonly defaultLevel: string;
+  readonly credentials: null;
+  /** How its services are made by their routes (routes/plugin-services.ts). */
+  readonly creation: PluginCreation;
+  /** The columns of its table a service is shown with beside `id`, its name and `created_at`. */
+  readonly shown: readonly string[];
+};
+
+/** The value of a column of a plugin kind's table, as its routes write and show it. */
+export type ColumnValue = string | number | boolean | null;
+
+/** What a plugin kind's new service takes beside its name, and the row it makes from it. */
+export interface PluginCreation {
+  /** The request's fields beside `name` (a zod shape; {} for none): any other field is a 400. */
+  readonly fields: z.ZodRawShape;
+  /** The columns of its row beside `id`, `project_id`, its name and `created_at`, from the request. */
+  columns(input: Readonly<Record<string, unknown>> & { readonly name: string }): Record<string, ColumnValue>;
 }

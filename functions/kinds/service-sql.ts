@@ -8,7 +8,7 @@ import { serviceKinds } from './registry';
 import type { ServiceKind } from './service-kind';
 
 /** ` and <alias>.deleted_at is null` for a kind whose removed services keep their rows, else nothing. */
-export const liveOnly = (kind: ServiceKind, alias: string): SQL =>
+export const liveOnly = (kind: Pick<ServiceKind, 'softDeleted'>, alias: string): SQL =>
   kind.softDeleted ? sql.raw(` and ${alias}.deleted_at is null`) : sql``;
 
 /** The kind's service `id` (SQL) in its table `s`: `from <table> s where s.id = <id>`, live ones only if `live`. */
@@ -63,4 +63,19 @@ export function liveServiceJoin(alias: string): SQL {
       ${serviceOf(k, sql`${c}.resource_id`, true)} and ${c}.kind = ${k.name}`;
   });
   return sql`left join lateral (${sql.join(selects, sql` union all `)}) svc on true`;
+}
+
+/**
+ * The live service of connection row `alias` (its `kind` and `resource_id`) as a JSON object of
+ * the columns a derivation reads: its name column, `engine` for a kind with engines, and what its
+ * kind's `derivedFrom` lists; null when the service is gone or removed.
+ */
+export function derivedServiceOf(alias: string): SQL {
+  const c = sql.raw(alias);
+  const whens = serviceKinds().map((k) => {
+    const columns = [...new Set([k.nameColumn, ...(k.hasEngine ? ['engine'] : []), ...k.derivedFrom])];
+    const fields = sql.raw(columns.map((col) => `'${col}', s.${col}`).join(', '));
+    return sql`when ${k.name} then (select json_build_object(${fields}) ${serviceOf(k, sql`${c}.resource_id`, true)})`;
+  });
+  return sql`case ${c}.kind ${sql.join(whens, sql` `)} end`;
 }

@@ -1,19 +1,44 @@
-import { type DesiredLevel, isLevelOf, KINDS, type Kind, LEVELS, type LevelOf } from '../domain/levels';
+import {
+  allLevels,
+  type DesiredLevel,
+  isKind,
+  isLevelOf,
+  type Kind,
+  kindNames,
+  type LevelOf,
+  levelsOf,
+} from '../domain/levels';
 import { kindOf } from '../kinds/registry';
 import { z } from '../lib/openapi';
 
-const ALL_LEVELS = [...new Set(Object.values(LEVELS).flat())];
+/*
+ * Requests are checked against the kinds registered when they arrive; the document lists those
+ * registered when this module loads (the registry's own, and any plugin in its list).
+ */
+const ALL_LEVELS = allLevels();
+
+/** A kind's name: one registered now, else a 400 naming those that are. */
+const kindName = () =>
+  z
+    .string()
+    .refine(isKind, {
+      error: () =>
+        `Invalid option: expected one of ${kindNames()
+          .map((k) => JSON.stringify(k))
+          .join('|')}`,
+    })
+    .openapi({ enum: kindNames() }) as unknown as z.ZodType<Kind, string>;
 
 /**
  * The document's statement that an object's `level` is one of its `kind`'s levels (JSON Schema:
  * one alternative per kind, each naming its kind and its levels).
  */
 const LEVEL_PER_KIND = {
-  oneOf: KINDS.map((kind) => ({
+  oneOf: kindNames().map((kind) => ({
     type: 'object' as const,
     properties: {
       kind: { type: 'string' as const, enum: [kind] },
-      level: { type: 'string' as const, enum: [...LEVELS[kind]] },
+      level: { type: 'string' as const, enum: [...levelsOf(kind)] },
     },
   })),
 };
@@ -23,7 +48,7 @@ export const ConnectionSchema = z
   .object({
     site_id: z.string().openapi({ format: 'uuid' }),
     site_slug: z.string(),
-    kind: z.enum(KINDS),
+    kind: kindName(),
     resource_id: z.string(),
     resource_name: z
       .string()
@@ -39,31 +64,31 @@ export const ConnectionSchema = z
 /** An entry of a site's `available` list: what connecting a service would add. */
 export const AvailableSchema = z
   .object({
-    kind: z.enum(KINDS),
+    kind: kindName(),
     resource_id: z.string(),
     resource_name: z.string(),
     levels: z.array(z.enum(ALL_LEVELS as [string, ...string[]])).openapi({ description: 'weakest first' }),
     env_names: z.array(z.string()).openapi({ description: 'the names connecting it would add' }),
   })
   .openapi('AvailableConnection', {
-    oneOf: KINDS.map((kind) => ({
+    oneOf: kindNames().map((kind) => ({
       type: 'object' as const,
       properties: {
         kind: { type: 'string' as const, enum: [kind] },
-        levels: { type: 'array' as const, items: { type: 'string' as const, enum: [...LEVELS[kind]] } },
+        levels: { type: 'array' as const, items: { type: 'string' as const, enum: [...levelsOf(kind)] } },
       },
     })),
   });
 
 /** A level of `kind` in an answer: the document names the kind's levels (the value is typed as a string). */
-export const levelEnum = (kind: Kind) => z.string().openapi({ enum: [...LEVELS[kind]] });
+export const levelEnum = (kind: Kind) => z.string().openapi({ enum: [...levelsOf(kind)] });
 
 /** A level of `kind` or null (not connected) in an answer. */
 export const nullableLevelEnum = (kind: Kind) =>
   z
     .string()
     .nullable()
-    .openapi({ enum: [...LEVELS[kind], null] });
+    .openapi({ enum: [...levelsOf(kind), null] });
 
 /** The name of `kind`'s variant of a schema in the document: `Database…`, `Bucket…`, `AuthApp…`. */
 export const kindSchemaName = (kind: Kind, suffix: string): string =>
@@ -79,7 +104,7 @@ export const readOnlyFields = <K extends string>(...names: K[]) =>
   ) as Record<K, z.ZodOptional<z.ZodUnknown>>;
 
 /** A kind path or body field; an unknown kind is a 400. */
-export const KindSchema = z.enum(KINDS).openapi({ description: 'database, bucket or auth_app' });
+export const KindSchema = kindName().openapi({ description: 'database, bucket or auth_app' });
 
 /** A level field; `desiredLevel` and `levelOfKind` check it against its kind. */
 export const LevelSchema = z.string().max(32).openapi({
@@ -104,14 +129,14 @@ function checkLevel<K extends Kind>(
   ctx.addIssue({
     code: 'custom',
     path,
-    message: `a ${kindOf(kind).word} accepts the levels ${LEVELS[kind].join(', ')}`,
+    message: `a ${kindOf(kind).word} accepts the levels ${levelsOf(kind).join(', ')}`,
   });
   return z.NEVER;
 }
 
 /** The level field of a route whose path fixes the kind: a level of that kind. */
 export const levelOfKind = <K extends Kind>(kind: K) =>
-  LevelSchema.openapi({ enum: [...LEVELS[kind]] }).transform((level, ctx) =>
+  LevelSchema.openapi({ enum: [...levelsOf(kind)] }).transform((level, ctx) =>
     checkLevel(kind, level, ctx, []),
   );
 

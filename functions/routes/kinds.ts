@@ -5,12 +5,12 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
-import { LEVELS, type Level } from '../domain/levels';
+import { allLevels, type Level } from '../domain/levels';
 import { kindCatalog } from '../kinds/catalog';
 import { json, routeGroup, z } from '../lib/openapi';
 
 /** Every level of every kind. */
-const LevelSchema = z.enum(Object.values(LEVELS).flat() as [Level, ...Level[]]);
+const LevelSchema = z.enum(allLevels() as [Level, ...Level[]]);
 
 const Kind = z
   .object({

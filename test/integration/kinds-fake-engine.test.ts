@@ -10,12 +10,13 @@
  * remove its credentials.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Bindings, EnvironmentError } from '../../functions/config';
+import type { Bindings } from '../../functions/config';
 import { loadConfig, registerEngine } from '../../functions/kinds/registry';
 import { randomLowerAlnum } from '../../functions/lib/ids';
 import { type ApiClient, api, uniqueName } from '../helpers/api';
 import { cliHomeOf, runCli } from '../helpers/cli';
 import { connectionsPath, effectiveVars, projectPath, type Seeded, seed } from '../helpers/connections';
+import { refusedNames } from '../helpers/environment-check';
 import { fakedb, fakeServer, fakeSystem } from '../helpers/fake-engine';
 import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
 
@@ -52,16 +53,9 @@ const loginOf = (url: string | undefined) => {
   return m ? { name: m[1] as string, secret: m[2] as string, database: m[3] as string } : null;
 };
 
-/** The names the environment check refuses in the shared stack's environment with `vars` on top, or []. */
-function refused(vars: Record<string, string>): string[] {
-  try {
-    loadConfig({ ...(inject('workerEnv') as object), ...vars } as unknown as Bindings);
-    return [];
-  } catch (err) {
-    if (err instanceof EnvironmentError) return err.names;
-    throw err;
-  }
-}
+/** The names the environment check refuses, or [] when it accepts `vars` on top of the shared stack's environment. */
+const refused = (vars: Record<string, string>): string[] =>
+  refusedNames({ ...(inject('workerEnv') as object), ...vars });
 
 describe("a database engine's own variables, merged by the registry", () => {
   it('are read with their defaults and handed to the engine alone', () => {

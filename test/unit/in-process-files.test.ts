@@ -64,11 +64,15 @@ it("every file that reaches Durable Objects through Miniflare's proxy runs isola
   expect(proxied.sort()).toEqual([...PROXIED_FILES].sort());
 });
 
-it('a file that registers an engine of its own takes it back out: the next files of its worker share the registry', async () => {
+it('a file that registers an engine or a kind of its own takes it back out: the next files of its worker share the registry', async () => {
   for (const file of await sharedModuleFiles()) {
     const text = await readFile(join(ROOT, file), 'utf8');
-    if (!/\bregisterEngine\(/.test(text)) continue;
-    expect(text, file).toMatch(/(\w+) = registerEngine\([\s\S]*afterAll\([\s\S]*\b\1\?*\.?\(\)/);
+    for (const register of ['registerEngine', 'registerKind']) {
+      if (!new RegExp(`\\b${register}\\(`).test(text)) continue;
+      expect(text, file).toMatch(
+        new RegExp(`(\\w+) = ${register}\\([\\s\\S]*afterAll\\([\\s\\S]*\\b\\1\\?*\\.?\\(\\)`),
+      );
+    }
   }
 });
 

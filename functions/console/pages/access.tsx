@@ -5,21 +5,21 @@
  */
 import { Hono } from 'hono';
 import type { Child } from 'hono/jsx';
-import { DEFAULT_LEVEL, LEVELS } from '../../domain/levels';
+import { DEFAULT_LEVEL, levelsOf } from '../../domain/levels';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import {
   type AccessListing,
   type Connection,
   connectRequest,
-  KIND_SEGMENT,
   type Kind,
   kindOfSegment,
+  kindSegment,
   type Project,
 } from '../api-shapes';
 import { path } from '../console-api';
 import { type ConsoleEnv, signedIn } from '../console-env';
 import { LevelForm } from '../controls';
-import { LEVEL_CHANGE_CONSEQUENCE } from '../format';
+import { levelChangeConsequence } from '../format';
 import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../role-offers';
 import { DataTable } from '../table';
@@ -42,7 +42,7 @@ export function AccessSection(props: {
   const { project, kind, resourceId, csrf } = props;
   const writer = canWrite(project);
   const action = (what: string) =>
-    `${consolePath.service(project.slug, KIND_SEGMENT[kind], resourceId)}/access/${what}`;
+    `${consolePath.service(project.slug, kindSegment(kind), resourceId)}/access/${what}`;
   return (
     <Card id="access" title="Access">
       <DataTable
@@ -89,7 +89,7 @@ export function AccessSection(props: {
                   <input type="hidden" name="kind" value={kind} />
                   <input type="hidden" name="resource_id" value={resourceId} />
                   <select name="level" aria-label="Level">
-                    {LEVELS[kind].map((l) => (
+                    {levelsOf(kind).map((l) => (
                       <option value={l} selected={l === DEFAULT_LEVEL[kind]}>
                         {l}
                       </option>
@@ -115,7 +115,7 @@ accessPages.post(`${ROOT}/:action{(?:connect|level|disconnect)}`, async (c) => {
   const form = await formOf(c);
   const back = consolePath.service(p, seg, id);
   const siteId = form.site_id ?? '';
-  const consequence = action === 'level' ? LEVEL_CHANGE_CONSEQUENCE[kind] : undefined;
+  const consequence = action === 'level' ? levelChangeConsequence(kind) : undefined;
   const toAdmin = action !== 'disconnect' && form.level === 'admin';
   const needsConfirm = action === 'disconnect' || toAdmin || consequence !== undefined;
   if (needsConfirm && unconfirmed(form)) {

@@ -4,7 +4,7 @@
  * never again.
  */
 import { Hono } from 'hono';
-import { LEVELS } from '../../domain/levels';
+import { levelsOf } from '../../domain/levels';
 import { type CredentialKindName, credentialsOf } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import { kindOfSegment, levelOf, type Principal, type Project } from '../api-shapes';
@@ -105,7 +105,7 @@ export function PrincipalsSection(props: {
           <label>
             Level
             <select name="level">
-              {LEVELS[kind].map((l) => (
+              {levelsOf(kind).map((l) => (
                 <option value={l}>{l}</option>
               ))}
             </select>

@@ -9,7 +9,7 @@ import type { CredentialKindName } from '../../kinds/registry';
 import { consolePath } from '../actions';
 import type { AuthApp, Connection, Database } from '../api-shapes';
 import { Badge, SectionCard } from '../components';
-import { authAppLabel, exactTime, KIND_WORDS, relativeTime } from '../format';
+import { authAppLabel, exactTime, kindWord, relativeTime } from '../format';
 
 /** The API's health answer. */
 export interface ProjectHealth {
@@ -73,7 +73,7 @@ function rotationIssue(
     r.old_sessions === null ? '' : `, ${plural(r.old_sessions, 'old session', 'old sessions')}`;
   return {
     href: consolePath.site(slug, r.site_id, 'delivery'),
-    text: `Rotating ${r.site_slug}'s ${KIND_WORDS[r.kind]} credential for ${service}`,
+    text: `Rotating ${r.site_slug}'s ${kindWord(r.kind)} credential for ${service}`,
     // Plain text, so one ellipsis cuts it and the title says it whole with exact times.
     detail:
       r.state === 'delivering'

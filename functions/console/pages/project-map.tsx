@@ -7,7 +7,7 @@
  */
 import { consolePath } from '../actions';
 import type { AuthApp, Bucket, Connection, Database, Kind, Site } from '../api-shapes';
-import { authAppLabel, KIND_WORDS } from '../format';
+import { authAppLabel, kindWord } from '../format';
 import { Icon } from '../icons';
 import { Card } from '../layout';
 
@@ -56,7 +56,7 @@ export function ProjectMap(props: {
                       <span class="cell-truncate" title={col.name}>
                         {col.name}
                       </span>
-                      <span class="hint">{KIND_WORDS[col.kind]}</span>
+                      <span class="hint">{kindWord(col.kind)}</span>
                     </th>
                   ))}
                 </tr>
@@ -68,10 +68,7 @@ export function ProjectMap(props: {
                     {columns.map((col) => {
                       const at = level.get(`${site.id}:${col.kind}:${col.id}`);
                       return (
-                        <td
-                          data-label={`${col.name} (${KIND_WORDS[col.kind]})`}
-                          class={at ? 'on' : undefined}
-                        >
+                        <td data-label={`${col.name} (${kindWord(col.kind)})`} class={at ? 'on' : undefined}>
                           {at ? (
                             <a class="cell" href={consolePath.site(slug, site.id)}>
                               {at}

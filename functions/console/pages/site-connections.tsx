@@ -1,22 +1,15 @@
 /** A site's Connections tab: its connections (change level, disconnect, rotate) and what it could connect. */
 import { Hono } from 'hono';
-import { isKind, LEVELS } from '../../domain/levels';
+import { isKind, levelsOf } from '../../domain/levels';
 import { isPlainName } from '../../domain/variables';
-import { hasCredential } from '../../kinds/registry';
+import { hasCredential, isPluginKind } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
-import {
-  type Available,
-  type Connection,
-  connectRequest,
-  KIND_LABEL,
-  KIND_SEGMENT,
-  type Kind,
-} from '../api-shapes';
+import { type Available, type Connection, connectRequest, type Kind, kindSegment } from '../api-shapes';
 import { Names } from '../components';
 import { path } from '../console-api';
 import { type ConsoleEnv, signedIn } from '../console-env';
 import { LevelForm } from '../controls';
-import { KIND_WORDS, LEVEL_CHANGE_CONSEQUENCE, LEVEL_MEANING, When } from '../format';
+import { kindWord, levelChangeConsequence, levelMeaning, When } from '../format';
 import { Card, ConfirmForm, ConfirmPage, CsrfField } from '../layout';
 import { canWrite } from '../role-offers';
 import { DataTable } from '../table';
@@ -51,17 +44,23 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
           columns={[
             {
               label: 'Service',
-              cell: (conn) => (
-                <a
-                  href={consolePath.service(project.slug, KIND_SEGMENT[conn.kind], conn.resource_id)}
-                  class="cell-truncate"
-                  title={conn.resource_name}
-                >
-                  {conn.resource_name}
-                </a>
-              ),
+              // A plugin's kind has no console page of its own: its service is named, not linked.
+              cell: (conn) =>
+                isPluginKind(conn.kind) ? (
+                  <span class="cell-truncate" title={conn.resource_name}>
+                    {conn.resource_name}
+                  </span>
+                ) : (
+                  <a
+                    href={consolePath.service(project.slug, kindSegment(conn.kind), conn.resource_id)}
+                    class="cell-truncate"
+                    title={conn.resource_name}
+                  >
+                    {conn.resource_name}
+                  </a>
+                ),
             },
-            { label: 'Kind', class: 'nowrap', cell: (conn) => KIND_WORDS[conn.kind] },
+            { label: 'Kind', class: 'nowrap', cell: (conn) => kindWord(conn.kind) },
             {
               label: 'Level',
               cell: (conn) => (
@@ -78,7 +77,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
                   ) : (
                     <span>{conn.level}</span>
                   )}
-                  <span class="hint">{LEVEL_MEANING[conn.level]}</span>
+                  <span class="hint">{levelMeaning(conn.kind, conn.level)}</span>
                 </div>
               ),
             },
@@ -140,7 +139,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
           empty="Every service of the project is connected (or there are none)."
           columns={[
             { label: 'Service', cell: (a) => a.resource_name },
-            { label: 'Kind', cell: (a) => KIND_WORDS[a.kind] },
+            { label: 'Kind', cell: (a) => kindWord(a.kind) },
             { label: 'Levels', cell: (a) => a.levels.join(', ') },
             { label: 'Connecting adds', class: 'names', cell: (a) => <Names names={a.env_names} /> },
           ]}
@@ -158,7 +157,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
               Service
               <select name="service" required data-narrows="connect-level">
                 {kinds.map((kind) => (
-                  <optgroup label={KIND_LABEL[kind]}>
+                  <optgroup label={kindWord(kind)}>
                     {listing.available
                       .filter((a) => a.kind === kind)
                       .map((a) => (
@@ -179,7 +178,7 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
               <select name="level" id="connect-level">
                 <option value="">default</option>
                 {kinds.flatMap((kind) =>
-                  LEVELS[kind].map((l) => (
+                  levelsOf(kind).map((l) => (
                     <option value={l} data-kind={kind}>
                       {l}
                     </option>
@@ -207,7 +206,7 @@ function confirmationOf(form: Record<string, string>, changing: boolean): string
   if (form.level === 'admin')
     return `Give ${form.name || 'this connection'} admin? The site's managed key may then administer the app's end users.`;
   const consequence =
-    changing && isKind(form.kind ?? '') ? LEVEL_CHANGE_CONSEQUENCE[form.kind as Kind] : undefined;
+    changing && isKind(form.kind ?? '') ? levelChangeConsequence(form.kind as Kind) : undefined;
   return consequence
     ? `Change ${form.name || 'this connection'} to ${form.level}? ${consequence}`
     : undefined;

@@ -1,5 +1,5 @@
 /** Auth apps: a site is handed the app's id, its sign-in URLs and its server key; no credential of its own. */
-import type { ServiceKind } from '../service-kind';
+import { type ServiceKind, serviceText } from '../service-kind';
 import { nameTakenOn } from '../service-rows';
 
 /** The auth app kind. */
@@ -39,18 +39,17 @@ export const authApp: ServiceKind<'auth_app'> = {
     },
   ],
   family: () => 'auth_app',
-  serviceName: (row) => row.app_id,
+  derivedFrom: ['server_key_ciphertext'],
   async values({ config }, row) {
-    const appId = row.app_id ?? '';
+    const appId = serviceText(row, 'app_id') ?? '';
     const url = `${config.PUBLIC_AUTH_URL.replace(/\/+$/, '')}/v1/${appId}`;
+    const serverKey = serviceText(row, 'server_key_ciphertext');
     return {
       SERVICE_AUTH_APP_ID: appId,
       SERVICE_AUTH_URL: url,
       // Apps reach the auth service at the same public address as browsers do.
       SERVICE_AUTH_PUBLIC_URL: url,
-      SERVICE_AUTH_SERVER_KEY: row.server_key_ciphertext
-        ? await config.keyring.decrypt(row.server_key_ciphertext)
-        : '',
+      SERVICE_AUTH_SERVER_KEY: serverKey ? await config.keyring.decrypt(serverKey) : '',
       PLATFORM_AUTH_APP_ID: appId,
     };
   },

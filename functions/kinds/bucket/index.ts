@@ -2,7 +2,7 @@
 import { buckets } from '../../../db/schema';
 import { storageEndpointFor } from '../../domain/storage-endpoint';
 import { z } from '../../lib/openapi';
-import type { ServiceKind } from '../service-kind';
+import { type ServiceKind, serviceText } from '../service-kind';
 import { nameTakenOn, softDeletedRows } from '../service-rows';
 import { bucketProvisioner } from './bucket-provisioner';
 import { storageAccount, storageAdmin } from './bucket-system';
@@ -39,18 +39,17 @@ export const bucket: ServiceKind<'bucket'> = {
     },
   ],
   family: () => 'bucket',
-  serviceName: (row) => row.bucket_name,
+  derivedFrom: ['physical_name', 'region', 'access_key_id', 'secret_key_ciphertext'],
   async values(ctx, row) {
-    const { user, secret } = await ctx.login(row, row.access_key_id, row.secret_key_ciphertext);
+    const column = (name: string) => serviceText(row, name);
+    const { user, secret } = await ctx.login(row, column('access_key_id'), column('secret_key_ciphertext'));
+    const region = column('region') ?? '';
     return {
-      STORAGE_ENDPOINT: storageEndpointFor(
-        storageAccount.settings(ctx.config).STORAGE_ENDPOINT,
-        row.region ?? '',
-      ),
+      STORAGE_ENDPOINT: storageEndpointFor(storageAccount.settings(ctx.config).STORAGE_ENDPOINT, region),
       STORAGE_ACCESS_KEY: user,
       STORAGE_SECRET_KEY: secret,
-      STORAGE_BUCKET: row.bucket_physical ?? '',
-      STORAGE_REGION: row.region ?? '',
+      STORAGE_BUCKET: column('physical_name') ?? '',
+      STORAGE_REGION: region,
     };
   },
   capabilities: (conns) => (conns.length > 0 ? { storage: true } : {}),

@@ -2,7 +2,7 @@
 import { databases } from '../../../db/schema';
 import { z } from '../../lib/openapi';
 import { engineOf } from '../engines';
-import type { ServiceKind } from '../service-kind';
+import { type ServiceKind, serviceText } from '../service-kind';
 import { nameTakenOn, softDeletedRows } from '../service-rows';
 
 /** The database kind. */
@@ -23,21 +23,28 @@ export const database: ServiceKind<'database'> = {
   hasEngine: true,
   families: [],
   family: (engine) => (engine ? engineOf(engine).family.name : 'database'),
-  serviceName: (row) => row.db_name,
+  derivedFrom: [
+    'physical_name',
+    'main_user',
+    'main_password_ciphertext',
+    'reader_user',
+    'reader_password_ciphertext',
+    'writer_user',
+    'writer_password_ciphertext',
+  ],
   async values(ctx, row) {
-    if (!row.engine) return {};
-    const engine = engineOf(row.engine);
+    const engineName = serviceText(row, 'engine');
+    if (!engineName) return {};
+    const engine = engineOf(engineName);
     // An app on the shared credential gets the database's shared login of its level once one is
     // made (always, for a stopped database's new connections); the main user is an admin secret.
-    const [sharedUser, sharedCipher] =
-      row.level === 'read-only'
-        ? [row.reader_user, row.reader_password_ciphertext]
-        : [row.writer_user, row.writer_password_ciphertext];
+    const shared = row.level === 'read-only' ? 'reader' : 'writer';
+    const sharedUser = serviceText(row, `${shared}_user`);
     const login =
       sharedUser !== null
-        ? await ctx.login(row, sharedUser, sharedCipher)
-        : await ctx.login(row, row.main_user, row.main_password_ciphertext);
-    return engine.values(ctx, row.db_physical ?? '', login);
+        ? await ctx.login(row, sharedUser, serviceText(row, `${shared}_password_ciphertext`))
+        : await ctx.login(row, serviceText(row, 'main_user'), serviceText(row, 'main_password_ciphertext'));
+    return engine.values(ctx, serviceText(row, 'physical_name') ?? '', login);
   },
   capabilities: (conns) => (conns.length > 0 ? { databases: true } : {}),
   nameTaken: nameTakenOn(

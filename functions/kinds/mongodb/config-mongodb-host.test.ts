@@ -4,7 +4,8 @@
  * a host that resolves nowhere.
  */
 import { describe, expect, it } from 'vitest';
-import { type Bindings, EnvironmentError } from '../../config';
+import { refusedNames } from '../../../test/helpers/environment-check';
+import type { Bindings } from '../../config';
 import { loadConfig } from '../registry';
 import { atlasProject } from './mongodb-system';
 
@@ -22,15 +23,7 @@ const ATLAS = {
 };
 
 /** The names the environment check refuses, or [] when it accepts `vars`. */
-function refused(vars: Record<string, string>): string[] {
-  try {
-    loadConfig({ ...vars } as unknown as Bindings);
-    return [];
-  } catch (err) {
-    if (err instanceof EnvironmentError) return err.names;
-    throw err;
-  }
-}
+const refused = (vars: Record<string, string>): string[] => refusedNames({ ...vars });
 
 describe('MONGODB_PUBLIC_HOST', () => {
   it('is required once MongoDB is configured, and named when missing', () => {

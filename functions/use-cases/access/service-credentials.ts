@@ -74,8 +74,14 @@ export function bucketCredentials(ctx: RequestContext, rows: BucketRow[]): Promi
   return showBucket(ctx.config, bucketOf(rows));
 }
 
-/** A service's rotation: the secret changed in the inputs of the sites handed it. */
-type Substitute = (row: DerivationRow) => DerivationRow;
+/** A service's rotation: the columns of its row that change, as the inputs of the sites handed it read them. */
+type Substitute = Readonly<Record<string, string>>;
+
+/** Connection `row` with its service's columns changed by `substitute`. */
+const substituted = (row: DerivationRow, substitute: Substitute): DerivationRow => ({
+  ...row,
+  service: row.service && { ...row.service, ...substitute },
+});
 
 /**
  * The `credential` patches of the sites connected to service `resourceId` whose variables the
@@ -92,7 +98,9 @@ async function sharedHolderPatches(
   for (const inputs of holders) {
     const after = {
       ...inputs,
-      connections: inputs.connections.map((r) => (r.resource_id === resourceId ? substitute(r) : r)),
+      connections: inputs.connections.map((r) =>
+        r.resource_id === resourceId ? substituted(r, substitute) : r,
+      ),
     };
     const was = (await siteEnvOf(ctx.config, ctx.adapters, inputs))?.effective ?? {};
     const now = (await siteEnvOf(ctx.config, ctx.adapters, after))?.effective;
@@ -173,10 +181,9 @@ export async function rotateDatabasePassword(
   const password = randomPassword();
   const ciphertext = await ctx.config.keyring.encrypt(password);
   await setMainPassword(ctx, row, password);
-  const patches = await sharedHolderPatches(ctx, row.id, holders, (r) => ({
-    ...r,
+  const patches = await sharedHolderPatches(ctx, row.id, holders, {
     main_password_ciphertext: ciphertext,
-  }));
+  });
   const [updated, current, recorded] = await runBatch(ctx.http, [
     ctx.http
       .update(databases)
@@ -257,11 +264,10 @@ export async function rotateBucketKey(
     throw unavailable('the storage provider');
   }
   const ciphertext = await ctx.config.keyring.encrypt(key.secretAccessKey);
-  const patches = await sharedHolderPatches(ctx, row.id, holders, (r) => ({
-    ...r,
+  const patches = await sharedHolderPatches(ctx, row.id, holders, {
     access_key_id: key.accessKeyId,
     secret_key_ciphertext: ciphertext,
-  }));
+  });
   const stored = sql`exists (select 1 from buckets b where b.id = ${row.id}::uuid and b.access_key_id = ${key.accessKeyId})`;
   const retiresAt = new Date(ctx.clock.now().getTime() + graceSeconds * 1000);
   const old = { projectId: row.projectId, kind: 'bucket' as const, resourceId: row.id, principalId: null };

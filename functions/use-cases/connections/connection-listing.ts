@@ -2,7 +2,7 @@
 
 import type { SQL } from 'drizzle-orm';
 import type { HttpDb } from '../../../db/client';
-import { KINDS, type Kind, LEVELS } from '../../domain/levels';
+import { type Kind, kindNames, levelsOf } from '../../domain/levels';
 import { availableEnvNamesOf } from '../../domain/variables';
 import {
   type ConnectionInfo,
@@ -30,11 +30,12 @@ export function siteListing(ctx: SiteContext): {
 } {
   const connected = new Set(ctx.connections.map((c) => connectionKey(c.kind, c.resourceId)));
   const wouldAdd = availableEnvNamesOf(ctx.connections.map(named));
+  const order = kindNames();
   const available = ctx.resources
     .filter((r) => r.available && !connected.has(connectionKey(r.kind, r.id)))
     .sort(
       (a, b) =>
-        KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) ||
+        order.indexOf(a.kind) - order.indexOf(b.kind) ||
         a.createdAt.getTime() - b.createdAt.getTime() ||
         a.name.localeCompare(b.name),
     )
@@ -42,7 +43,7 @@ export function siteListing(ctx: SiteContext): {
       kind: r.kind,
       resource_id: r.id,
       resource_name: r.name,
-      levels: [...LEVELS[r.kind]],
+      levels: [...levelsOf(r.kind)],
       env_names: wouldAdd(r.family, r.name),
     }));
   return { connections: toConnectionObjects(ctx.connections), available };

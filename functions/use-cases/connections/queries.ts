@@ -12,8 +12,11 @@ import { liveServiceJoin, projectServices } from '../../kinds/service-sql';
 import { isUuid } from '../../lib/ids';
 import { type ConnectionInfo, type ResourceInfo, resourceFamily } from './model';
 
-/** Joins a connection `c` to its live service as `svc`; a connection whose service is gone has no `svc.name`, and callers leave it out. */
-const SERVICE_JOIN = liveServiceJoin('c');
+/**
+ * Joins a connection `c` to its live service as `svc`; a connection whose service is gone has no
+ * `svc.name`, and callers leave it out. Built per statement: a kind may be registered after load.
+ */
+const serviceJoin = () => liveServiceJoin('c');
 /** The old credential of connection `c`'s graceful rotation not yet retired (by its primary key). */
 const RETIRING = sql`(select rot.old_credential_name from connection_rotations rot
    where rot.connection_id = c.id and rot.retired_at is null)`;
@@ -126,7 +129,7 @@ export function siteSnapshotStatement(accountId: string | null, idOrSlug: string
       (select json_agg(json_build_array(c.id, c.kind, c.resource_id, svc.name, svc.engine, c.level,
                                         c.credential_mode, c.credential_name, c.created_at, c.holds_plain,
                                         ${RETIRING}))
-         from connections c ${SERVICE_JOIN}
+         from connections c ${serviceJoin()}
          where c.site_id = (select id from st) and svc.name is not null) as connections,
       (select json_agg(json_build_array(r.kind, r.id, r.name, r.engine, r.available, r.created_at))
          from (${projectServices(sql`(select id from p)`)}) r) as resources`;
@@ -201,7 +204,7 @@ export function projectConnectionsStatement(projectId: SQL, filter: ConnectionFi
     select c.id, c.project_id, c.site_id, st.slug as site_slug, c.kind, c.resource_id,
            svc.name as resource_name, svc.engine, c.level, c.credential_mode, c.credential_name,
            ${RETIRING} as retiring_name, c.holds_plain, c.created_at
-    from connections c join sites st on st.id = c.site_id ${SERVICE_JOIN}
+    from connections c join sites st on st.id = c.site_id ${serviceJoin()}
     where svc.name is not null
       -- The project's own sites, by their index (a connection's site is its project's).
       and st.project_id = ${projectId}

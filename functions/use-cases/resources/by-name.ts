@@ -7,30 +7,29 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { HttpDb } from '../../../db/client';
+import { isKind, type Kind } from '../../domain/levels';
 import { SERVICE_NAME_RE, SLUG_RE } from '../../domain/names';
+import { kindOf, kindOfSegment } from '../../kinds/registry';
+import { liveOnly } from '../../kinds/service-sql';
 import { isUuid } from '../../lib/ids';
 
-/** The path segment that names each kind of service, and the kind word connection paths use. */
-const SEGMENTS = { databases: 'database', buckets: 'bucket', 'auth-apps': 'auth_app' } as const;
-type KindWord = (typeof SEGMENTS)[keyof typeof SEGMENTS];
-
-const SERVICE_PATH = /^(\/api\/v1\/projects\/([^/]+)\/)(databases|buckets|auth-apps)\/([^/]+)(\/.*)?$/;
+const SERVICE_PATH = /^(\/api\/v1\/projects\/([^/]+)\/)([a-z-]+)\/([^/]+)(\/.*)?$/;
 const CONNECTION_PATH =
-  /^(\/api\/v1\/projects\/([^/]+)\/sites\/[^/]+\/connections\/)(database|bucket|auth_app)\/([^/]+)(\/.*)?$/;
+  /^(\/api\/v1\/projects\/([^/]+)\/sites\/[^/]+\/connections\/)([a-z_]+)\/([^/]+)(\/.*)?$/;
 
 /** Where a path names a service: its project, kind and name, and how to put the id in its place. */
 export interface NamedService {
   project: string;
-  kind: KindWord;
+  kind: Kind;
   name: string;
   withId(id: string): string;
 }
 
 /** The service a path names by name rather than id, or null (an id, or no service path). */
 export function namedServiceIn(path: string): NamedService | null {
-  const service = SERVICE_PATH.exec(path);
-  const connection = service ? null : CONNECTION_PATH.exec(path);
-  const m = service ?? connection;
+  const servicePath = SERVICE_PATH.exec(path);
+  const service = servicePath && kindOfSegment(servicePath[3] ?? '') ? servicePath : null;
+  const m = service ?? CONNECTION_PATH.exec(path);
   if (!m) return null;
   const [, head = '', project = '', segment = '', ref = '', tail = ''] = m;
   let name: string;
@@ -41,26 +40,24 @@ export function namedServiceIn(path: string): NamedService | null {
   }
   if (isUuid(name) || !SERVICE_NAME_RE.test(name)) return null;
   if (!(isUuid(project) || SLUG_RE.test(project))) return null;
-  const kind = service ? SEGMENTS[segment as keyof typeof SEGMENTS] : (segment as KindWord);
+  const kind = service ? kindOfSegment(segment) : isKind(segment) ? segment : undefined;
+  if (kind === undefined) return null;
   return { project, kind, name, withId: (id) => `${head}${segment}/${id}${tail}` };
 }
 
-/** The query of each kind's live service of a name in a project. */
-const LOOKUP: Record<KindWord, (project: SQL, name: string) => SQL> = {
-  database: (project, name) => sql`select d.id from databases d join projects p on p.id = d.project_id
-    where ${project} and d.name = ${name} and d.deleted_at is null`,
-  bucket: (project, name) => sql`select b.id from buckets b join projects p on p.id = b.project_id
-    where ${project} and b.name = ${name} and b.deleted_at is null`,
-  auth_app: (project, name) => sql`select a.id from auth_apps a join projects p on p.id = a.project_id
-    where ${project} and a.app_id = ${name}`,
-};
+/** The query of kind `kind`'s live service named `name` in the project `project` (SQL over `p`) names. */
+function lookup(kind: Kind, project: SQL, name: string): SQL {
+  const k = kindOf(kind);
+  return sql`select s.id from ${sql.raw(k.table)} s join projects p on p.id = s.project_id
+    where ${project} and s.${sql.raw(k.nameColumn)} = ${name}${liveOnly(k, 's')}`;
+}
 
 /** The id of the live service `named` names, or undefined. Membership is the route's to check, after. */
 export async function serviceIdByName(db: HttpDb, named: NamedService): Promise<string | undefined> {
   const project = isUuid(named.project)
     ? sql`p.id = ${named.project.toLowerCase()}::uuid`
     : sql`p.slug = ${named.project}`;
-  const { rows } = await db.execute(LOOKUP[named.kind](project, named.name));
+  const { rows } = await db.execute(lookup(named.kind, project, named.name));
   const id = (rows[0] as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' ? id : undefined;
 }

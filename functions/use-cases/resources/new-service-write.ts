@@ -9,7 +9,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type BatchQuery, type HttpDb, type Queryable, runBatch } from '../../../db/client';
 import { sites } from '../../../db/schema';
-import { levelOrDefault } from '../../domain/levels';
+import { type Kind, levelOrDefault } from '../../domain/levels';
 import { type CredentialKindName, credentialsOf, hasCredential, kindOf } from '../../kinds/registry';
 import type { ApiError } from '../../lib/errors';
 import type { RequestContext } from '../../request-context';
@@ -83,12 +83,12 @@ export function creationReadFrom<T>(answers: readonly unknown[]): { existing: T[
 export type RowInsert = (db: Queryable) => BatchQuery;
 
 /**
- * A new service to write: a database or bucket (what its credential work takes) or an auth app,
- * which has no credential (its `name` is its app_id).
+ * A new service to write: a database or bucket (what its credential work takes), or a service of
+ * a kind whose connections hold no credential (an auth app, whose `name` is its app_id; a plugin's).
  */
 export type NewService =
   | CredentialTarget
-  | { kind: 'auth_app'; resource: { id: string; projectId: string; name: string } };
+  | { kind: Kind; resource: { id: string; projectId: string; name: string } };
 
 /** The 409 a unique violation of `constraint` means for `service`, or undefined for another. */
 const nameTaken = (service: NewService, constraint: string | undefined): ApiError | undefined =>

@@ -10,8 +10,9 @@ import type { Config } from '../../config';
 import { connectionKey } from '../../domain/levels';
 import { MANAGED_KEY_NAME, nameOwners, namesWithRoles, plainHolders } from '../../domain/variables';
 import type { Login } from '../../kinds/database-engine';
-import { familyOf, kindOf } from '../../kinds/registry';
-import type { DerivationRow } from '../../kinds/service-kind';
+import { familyOf, kindOf, serviceNameIn } from '../../kinds/registry';
+import { type DerivationRow, serviceText } from '../../kinds/service-kind';
+import { derivedServiceOf } from '../../kinds/service-sql';
 
 export type { DerivationRow };
 
@@ -40,14 +41,8 @@ const inputsOf = (siteId: SQL) => sql`
          order by created_at desc limit 1) as managed_key,
       (select coalesce(json_agg(x), '[]'::json) from (
         select c.id, c.kind, c.resource_id, c.credential_mode, c.credential_name, c.credential_secret_ciphertext,
-               c.holds_plain, c.created_at, d.engine, d.name as db_name, d.physical_name as db_physical, d.main_user,
-               d.main_password_ciphertext, d.reader_user, d.reader_password_ciphertext,
-               d.writer_user, d.writer_password_ciphertext, c.level, d.replica_set, b.name as bucket_name, b.physical_name as bucket_physical,
-               b.region, b.access_key_id, b.secret_key_ciphertext, a.app_id, a.server_key_ciphertext
+               c.holds_plain, c.created_at, c.level, ${derivedServiceOf('c')} as service
         from connections c
-        left join databases d on c.kind = 'database' and d.id = c.resource_id and d.deleted_at is null
-        left join buckets b on c.kind = 'bucket' and b.id = c.resource_id and b.deleted_at is null
-        left join auth_apps a on c.kind = 'auth_app' and a.id = c.resource_id
         where c.site_id = ${siteId}
       ) x) as connections`;
 
@@ -106,9 +101,9 @@ export async function siteEnvOf(
 ): Promise<SiteEnv | null> {
   if (!inputs.site) return null;
   const live = inputs.connections.flatMap((r) => {
-    const name = kindOf(r.kind).serviceName(r);
+    const name = serviceNameIn(r);
     if (name === null) return [];
-    const family = familyOf(r.kind, r.engine);
+    const family = familyOf(r.kind, serviceText(r, 'engine'));
     const key = connectionKey(r.kind, r.resource_id);
     const createdAt = new Date(r.created_at).getTime();
     return [{ row: r, named: { key, family, name, createdAt, id: r.id, holdsPlain: r.holds_plain } }];

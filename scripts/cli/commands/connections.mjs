@@ -4,14 +4,14 @@ import { dataOf } from '../lib/api.mjs';
 import { contextOf, examples } from '../lib/context.mjs';
 import { whereItWent } from '../lib/delivery.mjs';
 import { UsageError } from '../lib/errors.mjs';
-import { KINDS } from '../lib/kinds.mjs';
+import { entryOf } from '../lib/kinds.mjs';
 import { printJson, printTable, say, withProgress } from '../lib/output.mjs';
 import { confirm } from '../lib/prompt.mjs';
 import {
   checkLevel,
   kindLabel,
+  kindOfWord,
   linkedSite,
-  parseKind,
   projectOf,
   resolveService,
   resolveSite,
@@ -23,7 +23,7 @@ import { runLocalTunnels } from './local.mjs';
  * A connection command's action: `run` gets the kind, project, site and service its arguments
  * name (resolved through the API) and its options.
  * @template {{ site?: string }} O
- * @param {(named: { kind: ReturnType<typeof parseKind> } & Awaited<ReturnType<typeof connectionOf>>, opts: O) => Promise<unknown>} run
+ * @param {(named: { kind: import('../lib/types.mjs').Kind } & Awaited<ReturnType<typeof connectionOf>>, opts: O) => Promise<unknown>} run
  */
 function onConnection(run) {
   return async (
@@ -32,8 +32,8 @@ function onConnection(run) {
     /** @type {O} */ opts,
     /** @type {import('commander').Command} */ cmd,
   ) => {
-    const kind = parseKind(kindArg);
     const ctx = await contextOf(cmd);
+    const kind = await kindOfWord(ctx, kindArg);
     await run({ kind, ...(await connectionOf(ctx, kind, name, opts.site)) }, opts);
   };
 }
@@ -56,7 +56,7 @@ function connectionCommand(program, name, description) {
 /**
  * The project, site and service a connection command names, resolved through the API.
  * @param {Awaited<ReturnType<typeof contextOf>>} ctx
- * @param {ReturnType<typeof parseKind>} kind
+ * @param {import('../lib/types.mjs').Kind} kind
  * @param {string} name
  * @param {string | undefined} siteSlug
  */
@@ -64,7 +64,7 @@ async function connectionOf(ctx, kind, name, siteSlug) {
   const api = ctx.api();
   const project = projectOf(ctx.settings);
   const site = await resolveSite(api, ctx.settings, siteSlug);
-  const service = await resolveService(api, ctx.settings, kind, name);
+  const service = await resolveService(api, ctx.settings, kind, name, site);
   return { api, project, site, service };
 }
 
@@ -174,12 +174,12 @@ export function registerConnections(program) {
         if (kindArg === undefined || name === undefined) {
           throw new UsageError('connect needs a kind and a name (or --local): tether connect database main');
         }
-        const kind = parseKind(kindArg);
+        const kind = await kindOfWord(ctx, kindArg);
         if (opts.level !== undefined) checkLevel(kind, opts.level);
         const { api, project, site, service } = await connectionOf(ctx, kind, name, opts.site);
         const path = { id: project, siteId: site.id };
         const base = '/api/v1/projects/{id}/sites/{siteId}/connections';
-        const raise = KINDS[kind].confirm;
+        const raise = entryOf(kind).confirm;
         if (raise && opts.level === raise.level && !opts.yes) {
           const current = await dataOf(api.GET(base, { params: { path } }));
           const now = current.connections.find((c) => c.kind === kind && c.resource_id === service.id);
@@ -320,13 +320,13 @@ export function registerConnections(program) {
         /** @type {{ site?: string, json?: boolean, immediate?: boolean, grace?: string, wait: boolean }} */ opts,
         cmd,
       ) => {
-        const kind = parseKind(kindArg);
-        const { rotates, noun } = KINDS[kind];
+        const ctx = await contextOf(cmd);
+        const kind = await kindOfWord(ctx, kindArg);
+        const { rotates, noun } = entryOf(kind);
         if (!rotates)
           throw new UsageError(
             `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} connection has no credential to rotate`,
           );
-        const ctx = await contextOf(cmd);
         const { api, project, site, service } = await connectionOf(ctx, kind, name, opts.site);
         const path = { id: project, siteId: site.id, kind, resourceId: service.id };
         await withProgress(

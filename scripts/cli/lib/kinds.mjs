@@ -28,7 +28,7 @@ import { dataOf } from './api.mjs';
  *   noun: string,
  *   plural: string,
  *   levels: readonly string[],
- *   list(api: Api, project: string): Promise<Array<Service & { engine?: string }>>,
+ *   list: ((api: Api, project: string) => Promise<Array<Service & { engine?: string }>>) | null,
  *   rotates: boolean,
  *   confirm?: { level: string, what(service: string, site: string): string, detail: string },
  *   principals?: { path: string, param: string },
@@ -125,6 +125,65 @@ export const KIND_LIST = /** @type {Kind[]} */ (Object.keys(KINDS));
  * @returns {Kind | undefined}
  */
 export const kindNamed = (word) => KIND_LIST.find((k) => KINDS[k].words.includes(word.toLowerCase()));
+
+/**
+ * @typedef {{ kind: string, noun: string, plural: string, command_words: string[], levels: string[],
+ *   own_credentials: boolean }} ServedKind
+ */
+
+/** The kinds the server registers that the tool has no entry of its own for, by name (kindServedAs). */
+/** @type {Map<string, KindEntry>} */
+const SERVED = new Map();
+
+/**
+ * The entry of a kind the server offers (GET /api/v1/kinds) and the tool has no row for: its words,
+ * nouns and levels from the catalog; its services found in a site's listing (`list` null).
+ * @param {ServedKind} served
+ * @returns {KindEntry}
+ */
+const servedEntry = (served) => ({
+  words: served.command_words,
+  group: served.kind,
+  label: served.noun,
+  noun: served.noun,
+  plural: served.plural,
+  levels: served.levels,
+  list: null,
+  rotates: served.own_credentials,
+});
+
+/**
+ * The kind `word` names among those the server offers (GET /api/v1/kinds, public) that the tool has
+ * no row for: its name, or undefined. The tool takes such a kind as it takes its own.
+ * @param {ServedKind[]} catalog
+ * @param {string} word
+ * @returns {Kind | undefined}
+ */
+export function kindServedAs(catalog, word) {
+  const w = word.toLowerCase();
+  const served = catalog.find((k) => !(k.kind in KINDS) && (k.kind === w || k.command_words.includes(w)));
+  if (!served) return undefined;
+  SERVED.set(served.kind, servedEntry(served));
+  return /** @type {Kind} */ (served.kind);
+}
+
+/**
+ * The entry of kind `kind`: the tool's own row, or the one the server's catalog gave it.
+ * @param {Kind} kind
+ * @returns {KindEntry}
+ */
+export function entryOf(kind) {
+  const entry = findEntry(kind);
+  if (!entry) throw new Error(`no entry for kind ${kind}`);
+  return entry;
+}
+
+/**
+ * The entry of kind `kind` (the tool's own row, or the one the server's catalog gave it), if any.
+ * @param {string} kind
+ * @returns {KindEntry | undefined}
+ */
+export const findEntry = (kind) => (kind in KINDS ? KINDS[/** @type {Kind} */ (kind)] : SERVED.get(kind));
 
 /**
  * `a, b or c`.

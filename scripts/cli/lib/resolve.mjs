@@ -1,11 +1,21 @@
 // @ts-check
 /**
  * Names to ids: the project (flag, TETHER_PROJECT or link), sites by slug and services by
- * name, through the API's list routes. An unknown name is a usage error listing the known ones.
+ * name, through the API's list routes (a site's listing for a kind the server offers and the tool
+ * has no row for). An unknown name is a usage error listing the known ones.
  */
 import { dataOf } from './api.mjs';
 import { UsageError } from './errors.mjs';
-import { KIND_LIST, KINDS, kindNamed, orList } from './kinds.mjs';
+import {
+  catalogOf,
+  entryOf,
+  findEntry,
+  KIND_LIST,
+  KINDS,
+  kindNamed,
+  kindServedAs,
+  orList,
+} from './kinds.mjs';
 
 /**
  * @typedef {import('./api.mjs').Api} Api
@@ -27,10 +37,34 @@ export function parseKind(word) {
 }
 
 /**
- * How the tool shows a kind.
- * @param {Kind} kind
+ * The API's kind for a kind as typed on the command line: one of the tool's own, else one the
+ * server offers (GET /api/v1/kinds, read only for a word the tool does not know, and only signed in).
+ * @param {{ api(): Api }} ctx
+ * @param {string} word
+ * @returns {Promise<Kind>}
  */
-export const kindLabel = (kind) => KINDS[kind].label;
+export async function kindOfWord(ctx, word) {
+  const own = kindNamed(word);
+  if (own) return own;
+  /** @type {Array<{ kind: string, noun: string, plural: string, command_words: string[], levels: string[], own_credentials: boolean }>} */
+  let catalog = [];
+  try {
+    catalog = (await catalogOf(ctx.api())).kinds;
+  } catch {
+    // Not signed in, or the server is away: the tool's own kinds are all it knows.
+  }
+  const served = kindServedAs(catalog, word);
+  if (served) return served;
+  const offered = catalog.filter((k) => !(k.kind in KINDS)).map((k) => k.command_words[0] ?? k.kind);
+  throw new UsageError(`unknown kind "${word}": use ${orList([...KIND_LIST.map(kindLabel), ...offered])}`);
+}
+
+/**
+ * How the tool shows a kind: a kind the server registered that the tool has no entry for is shown
+ * by the name the API gives it.
+ * @param {string} kind
+ */
+export const kindLabel = (kind) => findEntry(kind)?.label ?? kind;
 
 /**
  * Checks `level` is one of the kind's two levels.
@@ -38,7 +72,7 @@ export const kindLabel = (kind) => KINDS[kind].label;
  * @param {string} level
  */
 export function checkLevel(kind, level) {
-  const levels = KINDS[kind].levels;
+  const levels = entryOf(kind).levels;
   if (!levels.includes(level)) {
     throw new UsageError(`level "${level}" is not a level of ${kindLabel(kind)}: use ${levels.join(' or ')}`);
   }
@@ -101,24 +135,49 @@ export async function resolveSite(api, settings, slug) {
  * @param {Kind} kind
  * @returns {Promise<Array<Service & { engine?: string }>>}
  */
-export function listServices(api, project, kind) {
-  return KINDS[kind].list(api, project);
+export async function listServices(api, project, kind) {
+  return (await entryOf(kind).list?.(api, project)) ?? [];
 }
 
 /**
- * The service of `kind` called `name` (a database's or bucket's name, an auth app's app_id).
+ * The services of `kind` site `site` is connected to or may connect, from its listing: how a kind
+ * the tool has no row for (no list route it knows) is found.
+ * @param {Api} api
+ * @param {string} project
+ * @param {Kind} kind
+ * @param {{ id: string }} site
+ * @returns {Promise<Service[]>}
+ */
+async function siteServices(api, project, kind, site) {
+  const listing = await dataOf(
+    api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', {
+      params: { path: { id: project, siteId: site.id } },
+    }),
+  );
+  return [...listing.connections, ...listing.available]
+    .filter((s) => s.kind === kind)
+    .map((s) => ({ id: s.resource_id, name: s.resource_name, kind }));
+}
+
+/**
+ * The service of `kind` called `name` (a database's or bucket's name, an auth app's app_id); for a
+ * kind the tool has no row for, among those site `site` is connected to or may connect.
  * @param {Api} api
  * @param {Settings} settings
  * @param {Kind} kind
  * @param {string} name
+ * @param {{ id: string }} [site]
  */
-export async function resolveService(api, settings, kind, name) {
+export async function resolveService(api, settings, kind, name, site) {
   const project = projectOf(settings);
-  const services = await listServices(api, project, kind);
+  const services =
+    entryOf(kind).list === null && site
+      ? await siteServices(api, project, kind, site)
+      : await listServices(api, project, kind);
   const service = services.find((s) => s.name === name) ?? services.find((s) => s.id === name);
   if (!service) {
     throw new UsageError(
-      `no ${kindLabel(kind)} "${name}" in project ${project} (${KINDS[kind].plural}: ${known(services.map((s) => s.name))})`,
+      `no ${kindLabel(kind)} "${name}" in project ${project} (${entryOf(kind).plural}: ${known(services.map((s) => s.name))})`,
     );
   }
   return service;

@@ -78,7 +78,8 @@ export async function rotationsInProgress(api, site) {
   const listed = await dataOf(
     api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', { params: { path: site } }),
   );
-  const rotating = listed.connections.filter((c) => KINDS[c.kind].rotates);
+  // A kind the tool has no entry for (a plugin's) holds no credential of its own to rotate.
+  const rotating = listed.connections.filter((c) => KINDS[c.kind]?.rotates);
   const read = await Promise.all(
     rotating.map(async (c) => ({
       kind: c.kind,

@@ -1,0 +1,319 @@
+/**
+ * A service kind is one descriptor in one registry: this file registers a kind of its own
+ * (`cache`, test/helpers/fake-kind/: its services in a table its own migration makes, its system's
+ * variables CACHE_*) and drives it through the real routes of the Worker running here
+ * (test/helpers/in-process-app.ts) on the real metadata database. Nothing outside the test code
+ * knows the kind, yet the environment check reads its variables, GET /api/v1/kinds offers it, its
+ * services are made, listed, read and deleted through the routes its descriptor brings, a site is
+ * offered its caches, connects to them by id and by name at its levels, is handed its variables
+ * (plain and suffixed, then suffixed alone for a second cache) and a live patch of them, changes
+ * level, is refused a level or a rotate the kind does not have, disconnects, the console shows it,
+ * and the CLI lists, connects and disconnects it and pulls its variables.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'dotenv';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Bindings } from '../../functions/config';
+import { loadConfig, registerKind } from '../../functions/kinds/registry';
+import { type ApiClient, uniqueName } from '../helpers/api';
+import { cliHomeOf, runCli } from '../helpers/cli';
+import {
+  type Connection,
+  type ConnectionListing,
+  connectionsPath,
+  deliveriesOf,
+  effectiveVars,
+  metadata,
+  projectPath,
+  type Seeded,
+  seed,
+} from '../helpers/connections';
+import { refusedNames } from '../helpers/environment-check';
+import { applyCacheMigrations, cache, cacheSystem, createCache } from '../helpers/fake-kind';
+import { type InProcessApp, startInProcessApp } from '../helpers/in-process-app';
+
+/** The cache system's variables, as this deployment sets them. */
+const CACHE_ENV = { CACHE_HOST: 'cache.test', CACHE_PORT: '6390' };
+
+let app: InProcessApp;
+let p: Seeded;
+let as: ApiClient;
+let unregister: (() => void) | undefined;
+
+beforeAll(async () => {
+  unregister = registerKind(cache);
+  await applyCacheMigrations();
+  app = await startInProcessApp(CACHE_ENV);
+  p = await seed(app.baseUrl, 2);
+  as = p.as;
+});
+
+afterAll(async () => {
+  await app?.stop();
+  // The files after this one in its vitest worker share its modules, the registry among them.
+  unregister?.();
+});
+
+/** The names the environment check refuses, or [] when it accepts `vars` on top of the shared stack's environment. */
+const refused = (vars: Record<string, string>): string[] =>
+  refusedNames({ ...(inject('workerEnv') as object), ...vars });
+
+describe('a service kind registered by a test', () => {
+  it("brings its system's variables, with their defaults and their check, to the environment check", () => {
+    const config = loadConfig({ ...(inject('workerEnv') as object) } as unknown as Bindings);
+    expect(cacheSystem.settings(config)).toEqual({ CACHE_PORT: 6380, CACHE_TLS: 'off' });
+    expect(refused({ CACHE_PORT: 'http' })).toEqual(['CACHE_PORT']);
+    expect(refused({ CACHE_TLS: 'on' })).toEqual(['CACHE_HOST']);
+    expect(refused({ CACHE_TLS: 'on', CACHE_HOST: 'cache.test' })).toEqual([]);
+  });
+
+  it('is offered by GET /api/v1/kinds with its words and levels', async () => {
+    const res = await fetch(`${app.baseUrl}/api/v1/kinds`);
+    expect(res.status).toBe(200);
+    const { kinds } = (await res.json()) as { kinds: Array<Record<string, unknown>> };
+    expect(kinds.map((k) => k.kind)).toEqual(['database', 'bucket', 'auth_app', 'cache']);
+    expect(kinds.at(-1)).toEqual({
+      kind: 'cache',
+      noun: 'cache',
+      plural: 'caches',
+      command_words: ['cache'],
+      levels: ['read', 'read-write'],
+      level_meanings: { read: 'reads keys', 'read-write': 'reads and writes keys' },
+      level_change_consequence: null,
+      own_credentials: false,
+      engines: null,
+    });
+  });
+
+  it('has its services made, listed, read and deleted through the routes its descriptor brings', async () => {
+    const path = `${projectPath(p)}/caches`;
+    const name = uniqueName('store');
+    const made = await as.post<Record<string, unknown>>(path, { name, max_memory_mb: 128 });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toEqual({
+      id: expect.any(String),
+      name,
+      max_memory_mb: 128,
+      created_at: expect.any(String),
+    });
+    const id = made.body.id as string;
+
+    // Its name is its own in the project; its fields are checked by its own schema.
+    const taken = await as.post(path, { name });
+    expect(taken.status).toBe(409);
+    expect(taken.text).toContain(`a cache named ${name} already exists`);
+    expect((await as.post(path, { name: uniqueName('x'), max_memory_mb: 1 })).status).toBe(400);
+    expect((await as.post(path, { name: uniqueName('x'), eviction: 'lru' })).status).toBe(400);
+
+    const listed = await as.get<{ caches: Array<Record<string, unknown>> }>(path);
+    expect(listed.status).toBe(200);
+    expect(listed.body.caches).toContainEqual(made.body);
+    expect((await as.get(`${path}/${id}`)).body).toEqual(made.body);
+    expect((await as.get(`${path}/${name}`)).body).toEqual(made.body);
+    expect((await as.get(`${path}/${randomUUID()}`)).status).toBe(404);
+
+    // Deleting it takes its connection with it, and the site's running app is told.
+    const site = p.sites[0];
+    expect((await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: id })).status).toBe(
+      201,
+    );
+    const suffixed = `CACHE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
+    expect(Object.keys(await effectiveVars(p, site?.id))).toContain(suffixed);
+    const deleted = await as.delete(`${path}/${name}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toEqual({ deleted: true });
+    expect(Object.keys(await effectiveVars(p, site?.id))).not.toContain(suffixed);
+    const patches = await deliveriesOf(site?.id ?? '');
+    expect(patches.at(-1)?.unset_names).toContain(suffixed);
+    expect((await as.get(`${path}/${id}`)).status).toBe(404);
+    expect((await as.delete(`${path}/${id}`)).status).toBe(404);
+  });
+
+  it('connects a new cache to the only site of a one-site project, as every service', async () => {
+    const one = await seed(app.baseUrl, 1);
+    const made = await createCache(one.as, one.project.id, uniqueName('only'));
+    const listing = (await one.as.get<ConnectionListing>(connectionsPath(one))).body;
+    expect(listing.connections).toEqual([
+      expect.objectContaining({ kind: 'cache', resource_id: made.id, level: 'read' }),
+    ]);
+    expect((await effectiveVars(one)).CACHE_URL).toMatch(/^redis:\/\/ro@cache\.test:6390\/cache_only/);
+  });
+
+  it('is connected, handed its variables, changed in level, refused what it lacks, and disconnected', async () => {
+    const site = p.sites[0];
+    const first = await createCache(as, p.project.id, uniqueName('sessions'));
+    const suffixOf = (name: string) => `CACHE_URL_${name.toUpperCase().replace(/-/g, '_')}`;
+
+    // Offered to the site with its levels and the name it would add.
+    const offered = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body.available;
+    expect(offered).toContainEqual({
+      kind: 'cache',
+      resource_id: first.id,
+      resource_name: first.name,
+      levels: ['read', 'read-write'],
+      env_names: ['CACHE_URL', suffixOf(first.name)],
+    });
+
+    // Connected at its default level, handed its variables, and the running app patched with them.
+    const made = await as.post<Connection>(connectionsPath(p, site?.id), {
+      kind: 'cache',
+      resource_id: first.id,
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({
+      kind: 'cache',
+      resource_name: first.name,
+      level: 'read',
+      env_names: ['CACHE_URL', suffixOf(first.name)],
+    });
+    const physical = `cache_${first.name.replace(/-/g, '_')}`;
+    expect((await effectiveVars(p, site?.id)).CACHE_URL).toBe(`redis://ro@cache.test:6390/${physical}`);
+    expect(await deliveriesOf(site?.id ?? '')).toContainEqual(
+      expect.objectContaining({ reason: 'connect', set_names: ['CACHE_URL', suffixOf(first.name)] }),
+    );
+
+    // A level it does not have is a 400 naming its own; its higher level is taken through the kind's path by name.
+    const wrong = await as.post(connectionsPath(p, site?.id), {
+      kind: 'cache',
+      resource_id: first.id,
+      level: 'admin',
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('a cache accepts the levels read, read-write');
+    const raised = await as.put<{ connections: Connection[] }>(connectionsPath(p, site?.id), {
+      connections: [{ kind: 'cache', resource_id: first.id, level: 'read-write' }],
+    });
+    expect(raised.status, raised.text).toBe(200);
+    expect(raised.body.connections).toEqual([
+      expect.objectContaining({ kind: 'cache', level: 'read-write' }),
+    ]);
+    expect((await effectiveVars(p, site?.id)).CACHE_URL).toBe(`redis://rw@cache.test:6390/${physical}`);
+
+    // A second cache: the plain name stays with the first, the second is handed its suffixed one.
+    const second = await createCache(as, p.project.id, uniqueName('jobs'));
+    const both = await as.post<Connection>(connectionsPath(p, site?.id), {
+      kind: 'cache',
+      resource_id: second.id,
+    });
+    expect(both.status, both.text).toBe(201);
+    const suffixed = suffixOf(second.name);
+    expect(both.body.env_names).toEqual([suffixed]);
+    const vars = await effectiveVars(p, site?.id);
+    expect(vars[suffixed]).toBe(`redis://ro@cache.test:6390/cache_${second.name.replace(/-/g, '_')}`);
+
+    // It holds no credential of its own, so there is nothing to rotate.
+    const rotate = await as.post(`${connectionsPath(p, site?.id)}/cache/${first.id}/rotate`, {});
+    expect(rotate.status).toBe(400);
+
+    // Disconnected through its path by name: its names leave the site's variables.
+    const gone = await as.delete(`${connectionsPath(p, site?.id)}/cache/${second.name}`);
+    expect(gone.status, gone.text).toBe(200);
+    expect(Object.keys(await effectiveVars(p, site?.id))).not.toContain(suffixed);
+  });
+
+  it('is taken by the CLI by the words the catalog gives it: listed, connected, refused, disconnected, pulled into a .env', async () => {
+    const site = p.sites[1];
+    const shown = await createCache(as, p.project.id, uniqueName('cli'));
+    const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: shown.id });
+    expect(conn.status, conn.text).toBe(201);
+    const home = await cliHomeOf(p, app.baseUrl);
+    try {
+      const listed = await runCli(home, ['connections', '--site', site?.slug ?? '']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(new RegExp(`cache\\s+${shown.name}\\s+read\\s+CACHE_URL`));
+      const project = await runCli(home, ['connections']);
+      expect(project.code, project.stderr).toBe(0);
+      expect(project.stdout).toMatch(
+        new RegExp(`${site?.slug}\\s+cache\\s+${shown.name}\\s+read\\s+CACHE_URL`),
+      );
+      // The CLI takes the kind by the words the catalog gives it: connect, a level, rotate, disconnect.
+      const other = await createCache(as, p.project.id, uniqueName('cli2'));
+      const slug = site?.slug ?? '';
+      const connected = await runCli(home, [
+        'connect',
+        'cache',
+        other.name,
+        '--site',
+        slug,
+        '--level',
+        'read-write',
+      ]);
+      expect(connected.code, connected.stderr).toBe(0);
+      expect(connected.stdout).toContain(
+        `Connected cache ${other.name} to site ${slug} at level read-write.`,
+      );
+      const wrongLevel = await runCli(home, [
+        'connect',
+        'cache',
+        other.name,
+        '--site',
+        slug,
+        '--level',
+        'admin',
+      ]);
+      expect(wrongLevel.code).toBe(1);
+      expect(wrongLevel.stderr).toContain('level "admin" is not a level of cache: use read or read-write');
+      const rotated = await runCli(home, ['rotate', 'cache', other.name, '--site', slug]);
+      expect(rotated.code).toBe(1);
+      expect(rotated.stderr).toContain('a cache connection has no credential to rotate');
+      const unknown = await runCli(home, ['connect', 'queue', other.name, '--site', slug]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('unknown kind "queue": use database, bucket, auth or cache');
+      const missing = await runCli(home, ['connect', 'cache', 'no-such-cache', '--site', slug]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(`no cache "no-such-cache" in project`);
+      const disconnected = await runCli(home, ['disconnect', 'cache', other.name, '--site', slug, '--yes']);
+      expect(disconnected.code, disconnected.stderr).toBe(0);
+      expect(disconnected.stdout).toContain(`Disconnected cache ${other.name} from site ${slug}.`);
+      const left = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body.connections;
+      expect(left.map((c) => c.resource_id)).toEqual([shown.id]);
+
+      // `env pull` writes what the site is handed, the cache's URL among it.
+      const pulled = await runCli(home, ['env', 'pull', '--site', site?.slug ?? '']);
+      expect(pulled.code, pulled.stderr).toBe(0);
+      const written = parse(await readFile(join(home.cwd, '.env'), 'utf8'));
+      expect(written.CACHE_URL).toBe((await effectiveVars(p, site?.id)).CACHE_URL);
+      expect(written.CACHE_URL).toMatch(/^redis:\/\/ro@cache\.test:6390\/cache_/);
+    } finally {
+      await home.cleanup();
+    }
+  });
+
+  it("is shown by the console's site and project pages", async () => {
+    const site = p.sites[1];
+    const session = await as.post<{ token: string }>('/api/v1/account/sessions');
+    const page = (path: string) =>
+      fetch(`${app.baseUrl}/console/projects/${p.project.slug}${path}`, {
+        headers: { cookie: `tether_session=${session.body.token}` },
+      });
+    const offered = await createCache(as, p.project.id, uniqueName('offer'));
+    const connections = await page(`/sites/${site?.id}/connections`);
+    expect(connections.status).toBe(200);
+    const html = await connections.text();
+    expect(html).toContain('<optgroup label="cache">');
+    expect(html).toContain(`value="cache:${offered.id}"`);
+    // Its connected cache is named, not linked to a page the console does not have.
+    const connected = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body.connections;
+    const cacheConnection = connected.find((c) => c.kind === 'cache');
+    expect(cacheConnection).toBeDefined();
+    expect(html).toContain(`title="${cacheConnection?.resource_name}"`);
+    expect(html).not.toContain(`/caches/${cacheConnection?.resource_id}`);
+    expect((await page('')).status).toBe(200);
+  });
+
+  it('leaves a removed cache out of what a site is offered and handed', async () => {
+    const site = p.sites[1];
+    const removed = await createCache(as, p.project.id, uniqueName('old'));
+    const conn = await as.post(connectionsPath(p, site?.id), { kind: 'cache', resource_id: removed.id });
+    expect(conn.status, conn.text).toBe(201);
+    await metadata('update fake_caches set deleted_at = now() where id = $1', [removed.id]);
+    const listing = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body;
+    expect(listing.connections.map((c) => c.resource_id)).not.toContain(removed.id);
+    expect(listing.available.map((a) => a.resource_id)).not.toContain(removed.id);
+    const vars = await effectiveVars(p, site?.id);
+    expect(Object.values(vars)).not.toContain(expect.stringContaining(removed.name.replace(/-/g, '_')));
+    expect((await as.get(`${projectPath(p)}/connections`)).status).toBe(200);
+  });
+});
