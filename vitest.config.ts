@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { CRON_FILES, CRON_PROJECT } from './test/cron-files';
 import { DurationSequencer } from './test/duration-sequencer';
-import { IN_PROCESS_FILES } from './test/in-process-files';
+import { IN_PROCESS_FILES, IN_PROCESS_PROJECT } from './test/in-process-files';
 import { PROXIED_FILES } from './test/proxied-files';
 
 /**
@@ -45,17 +45,19 @@ const integration = {
  * `in-process` (the route tests beside their code that reach the Worker over HTTP,
  * `functions/**\/<name>.http.test.ts`, and the
  * integration files of test/in-process-files.ts: HTTP against the Worker's own handlers served
- * from Node by test/in-process-setup.ts, on the real PostgreSQL, proxy and stand-ins, with the
+ * from Node (test/node-world.ts), on the real PostgreSQL, proxy and stand-ins, with the
  * real Durable Object classes on SQLite in Node and a delivering queue; no workerd, no Chromium);
  * `integration` (the rest: HTTP tests against one shared local stack with the Worker under
- * workerd, started by test/global-setup.ts, and the e2e files with Chromium; its files share their
+ * workerd, test/workerd-world.ts, and the e2e files with Chromium; its files share their
  * worker's modules); `integration-proxied`, the files that reach Durable Objects through
- * Miniflare's proxy, on a stack of their own and isolated (each file in a process of its own); and
+ * Miniflare's proxy, on the same stack but isolated (each file in a process of its own); and
  * `integration-cron`, the files that fire the minute cron (test/cron-files.ts), each on a stack of
  * the worker running it, which no other file uses meanwhile (test/cron-stack.ts), sharing that
- * worker's modules (a file that registers an engine takes it back out). At most
+ * worker's modules (a file that registers an engine takes it back out). test/global-setup.ts
+ * starts every world a run needs side by side (test/run-worlds.ts). At most
  * {@link FILES_AT_ONCE} test files run at once; all projects share that limit (vitest runs
- * projects of one `groupOrder` side by side only when their `maxWorkers` agree).
+ * projects of one `groupOrder` side by side only when their `maxWorkers` agree), one project
+ * after another in the sequencer's order (test/duration-sequencer.ts).
  */
 export default defineConfig({
   test: {
@@ -126,9 +128,8 @@ export default defineConfig({
         },
         test: {
           ...integration,
-          name: 'in-process',
+          name: IN_PROCESS_PROJECT,
           include: [HTTP_BESIDE_CODE, ...inProcessFiles],
-          globalSetup: ['test/in-process-setup.ts'],
           // Its files share their worker's modules, the Worker's among them, loaded once per worker
           // rather than once per file (a file leaves no module-level state behind: README.md).
           isolate: false,

@@ -4,7 +4,7 @@
  * re-sends stalled deliveries of every project, to the receivers of the Worker that ran it.
  * Two such files side by side on one database take each other's deliveries (one file's
  * receiver acknowledges the policy the other waits for), so vitest.config.ts runs these in a
- * project of their own, {@link CRON_PROJECT}, beside the others: test/global-setup.ts starts one
+ * project of their own, {@link CRON_PROJECT}, beside the others: test/run-worlds.ts starts one
  * stack per worker for it and test/cron-stack.ts hands each file its worker's, so a cron file
  * never shares its stack with another file. test/unit/cron-files.test.ts keeps the list complete.
  */

@@ -1,6 +1,6 @@
 /**
  * Set-up file of the cron project (vitest.config.ts): hands this file the stack of the worker
- * running it. test/global-setup.ts starts one stack per worker of the project and vitest numbers
+ * running it. test/run-worlds.ts starts one stack per worker of the project and vitest numbers
  * the files running at one moment 1..maxWorkers (VITEST_POOL_ID, distinct among them), so two
  * cron files running side by side never share a stack (test/cron-files.ts says why they must not).
  */

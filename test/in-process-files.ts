@@ -1,10 +1,14 @@
 /**
- * The integration test files that run on the in-process world (test/in-process-setup.ts: the
+ * The integration test files that run on the in-process world (test/node-world.ts: the
  * Worker's handlers in Node, no workerd) instead of the workerd stack. A file here reaches the
  * Worker only over HTTP and Postgres, through `inject()` and the shared helpers, so it runs in
  * either world unchanged; what needs workerd itself (a second Worker, the cron files of
  * test/cron-files.ts, WebSocket tunnels, Chromium) stays out. vitest.config.ts reads this list.
  */
+/** The vitest project of these files and of the route tests beside their code. */
+export const IN_PROCESS_PROJECT = 'in-process';
+
+/** The files. */
 export const IN_PROCESS_FILES = [
   'test/integration/access-listing.test.ts',
   'test/integration/account-project-writes.test.ts',

@@ -1,5 +1,5 @@
 /**
- * What the two global set-ups share (test/global-setup.ts, the workerd world; test/in-process-setup.ts,
+ * What the two global set-ups share (test/workerd-world.ts, the workerd world; test/node-world.ts,
  * the Node one): the data and log folders, a Worker log file's name, and the values handed to
  * test files, so a file reaches either world the same way (`inject('baseUrl')`, ...).
  */

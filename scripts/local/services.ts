@@ -2,7 +2,7 @@
  * Everything the local Worker runs against, without the Worker: embedded PostgreSQL, the
  * WebSocket proxy the Neon driver needs, the metadata migrations, the stand-ins and the network
  * policy receiver, and the variables a Worker needs to use them. stack.ts adds the Worker under
- * Miniflare; the in-process test project (test/in-process-setup.ts) serves it from Node instead.
+ * Miniflare; the in-process test project (test/node-world.ts) serves it from Node instead.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -50,7 +50,7 @@ const exited = (child: ChildProcess): Promise<void> =>
  */
 export async function startNpmStart(env: Record<string, string>): Promise<NpmStart> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tether-docs-data-'));
-  // As root, PostgreSQL runs as another user and must enter the folder (as test/global-setup.ts does).
+  // As root, PostgreSQL runs as another user and must enter the folder (as test/world-setup.ts does).
   await chmod(dataDir, 0o755);
   const child = spawn(join(REPO, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
     cwd: REPO,

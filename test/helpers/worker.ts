@@ -97,7 +97,7 @@ async function startOn(
     persistDir,
     logFile,
     env: { ...inject('workerEnv'), PUBLIC_BASE_URL: local, PUBLIC_AUTH_URL: local, ...env },
-    // As the shared Worker (test/global-setup.ts): a queue message is handed on at once.
+    // As the shared Worker (test/workerd-world.ts): a queue message is handed on at once.
     queueBatchTimeout: 0,
     ...opts,
   });

@@ -3,7 +3,7 @@
  * `fetch` over HTTP, Miniflare's `/cdn-cgi/handler/scheduled` trigger route, `scheduled` and
  * `queue` on demand. The caller hands in the environment, Durable Object namespaces and the
  * provisioning queue (./queues.ts), so a test file (test/helpers/in-process-app.ts) and the
- * in-process project's shared Worker (test/in-process-setup.ts) run it alike.
+ * in-process project's shared Worker (test/node-world.ts) run it alike.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';

@@ -1,14 +1,14 @@
 /**
- * Global setup of the `in-process` project: the services of the shared stack (embedded
+ * The node world of the `in-process` project: the services of the shared stack (embedded
  * PostgreSQL, the WebSocket proxy, the stand-ins: scripts/local/services.ts) and the Worker's
  * own handlers served from this Node process (test/node-workers/), with its Durable Object
  * classes on SQLite here and a provisioning queue that delivers to its queue handler. No workerd,
- * no Chromium. Test files get the same values as test/global-setup.ts gives (`inject()`), so a
- * file runs in either world unchanged; `inject('world')` tells which.
+ * no Chromium. Test files get the same values as the workerd world gives (test/workerd-world.ts,
+ * `inject()`), so a file runs in either world unchanged; `inject('world')` tells which.
+ * test/run-worlds.ts starts it.
  */
 import { createWriteStream } from 'node:fs';
 import { format } from 'node:util';
-import type { TestProject } from 'vitest/node';
 import { freePort } from '../scripts/local/net';
 import { startLocalServices } from '../scripts/local/services';
 import { withoutNewSignalHandlers } from '../scripts/local/signals';
@@ -16,7 +16,7 @@ import { loadWorkerBundle } from './node-workers/bundle';
 import { nodeDurableObjects } from './node-workers/durable-objects';
 import { deliveringQueue } from './node-workers/queues';
 import { serveWorker } from './node-workers/serve-worker';
-import { provideWorld, worldFolders, worldValues } from './world-setup';
+import { type WorldValues, worldFolders, worldValues } from './world-setup';
 
 /** wrangler.toml's Durable Object bindings, binding name to class name, as wrangler reads them. */
 async function objectBindings(): Promise<Record<string, string>> {
@@ -43,8 +43,15 @@ function consoleTo(file: string): () => void {
   };
 }
 
+/** The running node world: what it hands test files, wrangler.toml's object bindings, and how to stop it. */
+export interface NodeWorld {
+  values: WorldValues;
+  objectBindings: Record<string, string>;
+  stop(): Promise<void>;
+}
+
 /** Starts the services and the Worker. TETHER_TEST_LOGS=1 shows its console inline; TETHER_KEEP_DATA=1 keeps the data folder. */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export async function startNodeWorld(): Promise<NodeWorld> {
   const folders = await worldFolders();
   const { dataDir } = folders;
   const logFile = folders.logFile('node-worker');
@@ -78,16 +85,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   consume = worker.runQueue;
   if (logFile) process.stdout.write(`[tether] in-process Worker at ${baseUrl}, console in ${logFile}\n`);
 
-  provideWorld(project, worldValues({ name: 'node', baseUrl, authUrl: baseUrl, folders }, services));
-  project.provide('objectBindings', bindings);
-
-  return async () => {
-    await provisioning.stop();
-    await worker.stop();
-    for (const namespace of Object.values(objects)) namespace.stop();
-    await services.stop();
-    await bundle.remove();
-    restoreConsole();
-    await folders.remove();
+  return {
+    values: worldValues({ name: 'node', baseUrl, authUrl: baseUrl, folders }, services),
+    objectBindings: bindings,
+    async stop() {
+      await provisioning.stop();
+      await worker.stop();
+      for (const namespace of Object.values(objects)) namespace.stop();
+      await services.stop();
+      await bundle.remove();
+      restoreConsole();
+      await folders.remove();
+    },
   };
 }
