@@ -5,6 +5,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
+import type { Kind } from '../domain/levels';
 import { kindSegment, type PluginKind, pluginKinds } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { read, readMany } from '../use-cases/caller/declared-reads';
@@ -29,7 +30,7 @@ import { ProjectParam, requestContext, requireUuid, ServiceName } from './shared
 
 /** The routes of plugin kind `kind`'s services, added to `group`. */
 function addKindRoutes(group: OpenAPIHono<AppEnv>, kind: PluginKind): void {
-  const segment = kindSegment(kind.name as never);
+  const segment = kindSegment(kind.name as Kind);
   const key = segment.replaceAll('-', '_');
   const tags = [segment];
   const shown = Object.fromEntries(
@@ -95,7 +96,7 @@ function addKindRoutes(group: OpenAPIHono<AppEnv>, kind: PluginKind): void {
 
   const removal = declareInputReads({ role: 'write' }, ({ http, project }, id: string) => ({
     rows: read(pluginServiceQuery(http, kind, project, id), (answer: unknown) => answer),
-    holders: readMany(serviceHoldersQueries(http, project, kind.name as never, id), serviceHoldersFrom),
+    holders: readMany(serviceHoldersQueries(http, project, kind.name as Kind, id), serviceHoldersFrom),
   }));
   group.openapi(
     apiRoute({
