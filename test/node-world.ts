@@ -9,6 +9,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { format } from 'node:util';
+import { prepareAssets } from '../scripts/local/build-assets';
 import { freePort } from '../scripts/local/net';
 import { startLocalServices } from '../scripts/local/services';
 import { withoutNewSignalHandlers } from '../scripts/local/signals';
@@ -20,6 +21,9 @@ import { type WorldValues, worldFolders, worldValues } from './world-setup';
 
 /** wrangler.toml's Durable Object bindings, binding name to class name, as wrangler reads them. */
 async function objectBindings(): Promise<Record<string, string>> {
+  // wrangler refuses a config whose `[assets]` folder is missing, as it is on a fresh clone until
+  // a stack writes it; the workerd world may be writing it too (prepareAssets allows that).
+  await prepareAssets();
   // wrangler hooks SIGINT/SIGTERM on import (to exit 0 at once); keep the process's own handling.
   const wrangler = await withoutNewSignalHandlers(() => import('wrangler'));
   const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions('wrangler.toml');

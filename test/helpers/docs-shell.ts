@@ -10,6 +10,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { TEST_USERS } from '../../scripts/local/stand-ins/sign-in-stand-in';
+import { onFreePort } from './free-port';
 
 /** The repository's root. */
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -80,6 +81,9 @@ export async function startNpmStart(env: Record<string, string>): Promise<NpmSta
     };
     child.stdout?.on('data', check);
     child.once('exit', () => fail(new Error(`npm start exited:\n${out}`)));
+  }).catch(async (err: unknown) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
   });
   const printed = (label: string) => {
     const value = new RegExp(`^\\s+${label}:\\s+(\\S+)`, 'm').exec(out)?.[1];
@@ -93,6 +97,10 @@ export async function startNpmStart(env: Record<string, string>): Promise<NpmSta
     stop,
   };
 }
+
+/** {@link startNpmStart} on a free port (`PORT`), again on another if one is taken before it binds. */
+export const startNpmStartOnFreePort = (env: Record<string, string>): Promise<NpmStart> =>
+  onFreePort((port) => startNpmStart({ ...env, PORT: String(port) }));
 
 /**
  * A fresh working folder whose `npx` runs only `npx tether`, as this checkout's CLI (what `npx

@@ -30,7 +30,7 @@ import {
   type ShellBlock,
   shellBlocks,
   signInInBrowser,
-  startNpmStart,
+  startNpmStartOnFreePort,
 } from '../helpers/docs-shell';
 
 /** Blocks not run, by the start of their first line, with the reason. */
@@ -52,8 +52,7 @@ const home = { dir: '' };
 beforeAll(async () => {
   home.dir = await mkdtemp(join(tmpdir(), 'tether-docs-home-'));
   // Google's published keys on a loopback port nothing serves: no request leaves the machine.
-  stack = await startNpmStart({
-    PORT: String(await freePort()),
+  stack = await startNpmStartOnFreePort({
     GOOGLE_PUBLISHED_JWKS_URL: `http://127.0.0.1:${await freePort()}/certs`,
   });
 }, 180_000);
