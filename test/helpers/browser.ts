@@ -64,7 +64,32 @@ export async function launchChromiumContext(): Promise<{ context: BrowserContext
   };
 }
 
-/** The file's Chromium, launched before its first test and closed after its last. */
+/**
+ * The Chromium of this vitest worker: launched by the first file that asks and kept for the files
+ * after it (a launch costs about a second of CPU, and the end-to-end files share their worker's
+ * modules: vitest.config.ts); launched again if it went away.
+ */
+let workerChromium: Promise<Browser> | undefined;
+
+function chromiumOfWorker(): Promise<Browser> {
+  if (!workerChromium) {
+    const launched = launchChromium();
+    workerChromium = launched;
+    launched.then(
+      (browser) => browser.on('disconnected', () => (workerChromium = undefined)),
+      () => (workerChromium = undefined),
+    );
+  }
+  return workerChromium;
+}
+
+/**
+ * The file's Chromium: its worker's, and after the file's last test every context the file opened
+ * is closed (a worker runs one file at a time, so each context open then is the file's), leaving
+ * the next file a browser with none.
+ */
 export function chromiumForFile(): Browser {
-  return forFile(launchChromium, (browser) => browser.close());
+  return forFile(chromiumOfWorker, async (browser) => {
+    await Promise.all(browser.contexts().map((context) => context.close()));
+  });
 }
