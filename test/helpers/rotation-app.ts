@@ -91,7 +91,9 @@ export class RotationApp {
           for (const what of await failuresWith(env)) this.failures.push(`${this.attempts}: ${what}`);
         this.attempts++;
       });
-      this.waiting = this.waiting.filter((w) => (this.attempts >= w.at ? (w.resolve(), false) : true));
+      const reached = this.waiting.filter((w) => this.attempts >= w.at);
+      this.waiting = this.waiting.filter((w) => this.attempts < w.at);
+      for (const w of reached) w.resolve();
       await new Promise((resolve) => setTimeout(resolve, EVERY_MS));
     }
   }
