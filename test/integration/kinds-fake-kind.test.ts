@@ -307,6 +307,10 @@ describe('a service kind registered by a test', () => {
     expect(projectHtml).toContain('id="caches-heading"');
     expect(projectHtml).toContain(offered.name);
     expect(projectHtml).toContain('Create cache');
+    // The form offers the fields the kind is made with, within their bounds.
+    expect(projectHtml).toMatch(
+      /<input type="number" name="max_memory_mb"[^>]* min="16" max="4096" step="1"/,
+    );
     const csrf = /name="_csrf" value="([^"]+)"/.exec(projectHtml)?.[1] ?? '';
     const formName = uniqueName('form');
     const posted = await fetch(`${app.baseUrl}/console/projects/${p.project.slug}/services/caches`, {
@@ -317,12 +321,13 @@ describe('a service kind registered by a test', () => {
         'content-type': 'application/x-www-form-urlencoded',
         origin: app.baseUrl,
       },
-      body: new URLSearchParams({ _csrf: csrf, name: formName }).toString(),
+      body: new URLSearchParams({ _csrf: csrf, name: formName, max_memory_mb: '128' }).toString(),
     });
     expect(posted.status).toBe(303);
-    const caches = (await as.get<{ caches: Array<{ name: string }> }>(`${projectPath(p)}/caches`)).body
-      .caches;
-    expect(caches.map((c) => c.name)).toContain(formName);
+    const caches = (
+      await as.get<{ caches: Array<{ name: string; max_memory_mb: number }> }>(`${projectPath(p)}/caches`)
+    ).body.caches;
+    expect(caches.find((c) => c.name === formName)?.max_memory_mb).toBe(128);
   });
 
   it('leaves a removed cache out of what a site is offered and handed', async () => {

@@ -1,10 +1,12 @@
 /**
  * The services of the kinds plugins register, on the project's page: a card per kind with its
  * services (their name and the columns the kind shows) and, for writers, a create form; all read
- * and made through the kind's own routes (routes/plugin-services.ts).
+ * and made through the kind's own routes (routes/plugin-services.ts), the form offering the fields
+ * the kind is made with (kinds/creation-fields.ts).
  */
 import { Hono } from 'hono';
-import { isPluginKind, kindOfSegment, kindSegment, pluginKinds } from '../../kinds/registry';
+import { type CreationField, creationBody, creationFields } from '../../kinds/creation-fields';
+import { kindOfSegment, kindSegment, pluginKinds } from '../../kinds/registry';
 import { act, consolePath, formOf } from '../actions';
 import type { Kind } from '../api-shapes';
 import { SectionCard } from '../components';
@@ -18,7 +20,7 @@ type PluginService = { id: string; name: string; created_at: string } & Record<s
 
 /** A plugin's kind with the project's services of it. */
 export interface PluginServiceList {
-  kind: { name: string; word: string; plural: string; shown: readonly string[] };
+  kind: { name: string; word: string; plural: string; shown: readonly string[]; fields: CreationField[] };
   segment: string;
   services: PluginService[];
 }
@@ -32,7 +34,13 @@ export function readPluginServices(api: ConsoleApi, project: string): Promise<Pl
         `${path`/projects/${project}`}/${segment}`,
       );
       return {
-        kind: { name: k.name, word: k.word, plural: k.plural, shown: k.shown },
+        kind: {
+          name: k.name,
+          word: k.word,
+          plural: k.plural,
+          shown: k.shown,
+          fields: creationFields(k.creation.fields),
+        },
         segment,
         services: answer[segment.replaceAll('-', '_')] ?? [],
       };
@@ -83,6 +91,9 @@ export function PluginServiceCards(props: {
                 Name
                 <input type="text" name="name" required />
               </label>
+              {kind.fields.map((field) => (
+                <CreationInput field={field} />
+              ))}
               <button type="submit" class="secondary">
                 <Icon name="plus" />
                 {`Create ${kind.word}`}
@@ -95,19 +106,66 @@ export function PluginServiceCards(props: {
   );
 }
 
+/** A creation field's input: a choice of its values, a number within its bounds, a checkbox, or text. */
+function CreationInput({ field }: { field: CreationField }) {
+  const label = field.name.replaceAll('_', ' ');
+  if (field.type === 'boolean') {
+    return (
+      <label>
+        <input type="checkbox" name={field.name} checked={field.default === true} />
+        {label}
+      </label>
+    );
+  }
+  const preset = field.default === undefined ? undefined : String(field.default);
+  if (field.choices) {
+    return (
+      <label>
+        {label}
+        <select name={field.name} required={field.required}>
+          {field.required ? null : <option value="">default</option>}
+          {field.choices.map((choice) => (
+            <option value={choice} selected={choice === preset}>
+              {choice}
+            </option>
+          ))}
+        </select>
+      </label>
+    );
+  }
+  const numeric = field.type === 'number' || field.type === 'integer';
+  return (
+    <label>
+      {label}
+      <input
+        type={numeric ? 'number' : 'text'}
+        name={field.name}
+        required={field.required}
+        placeholder={preset ?? (field.required ? undefined : 'default')}
+        {...(numeric
+          ? { min: field.minimum, max: field.maximum, step: field.type === 'integer' ? 1 : 'any' }
+          : {})}
+      />
+    </label>
+  );
+}
+
 export const pluginServicePages = new Hono<ConsoleEnv>();
 
 pluginServicePages.post('/projects/:p/services/:segment', async (c) => {
   const { api } = signedIn(c);
   const { p, segment } = c.req.param();
   const kind = kindOfSegment(segment);
-  if (kind === undefined || !isPluginKind(kind)) return c.notFound();
-  const name = (await formOf(c)).name ?? '';
+  const plugin = pluginKinds().find((k) => k.name === kind);
+  if (kind === undefined || plugin === undefined) return c.notFound();
+  const form = await formOf(c);
+  const name = form.name ?? '';
+  const fields = creationBody(creationFields(plugin.creation.fields), form);
   return act(
     c,
     consolePath.project(p),
     async () => {
-      await api.post(`${path`/projects/${p}`}/${segment}`, { name });
+      await api.post(`${path`/projects/${p}`}/${segment}`, { name, ...fields });
       return `Created ${kind.replaceAll('_', ' ')} ${name}.`;
     },
     segment,
