@@ -2394,6 +2394,25 @@ export interface components {
             own_credentials: boolean;
             /** @description the engines its services name; null when none */
             engines: string[] | null;
+            /**
+             * @description the segment of its services’ routes under /api/v1/projects/{id}/
+             * @example databases
+             */
+            services_path: string;
+            /** @description for a kind a plugin registers, the fields its services are made with beside `name` (its create route takes them); null for the built-in kinds, whose create routes are their own */
+            creation_fields: components["schemas"]["CreationField"][] | null;
+        };
+        CreationField: {
+            /** @example max_memory_mb */
+            name: string;
+            /** @enum {string} */
+            type: "string" | "number" | "integer" | "boolean";
+            required: boolean;
+            /** @description the values it may take, when it is one of a list */
+            choices?: string[];
+            minimum?: number;
+            maximum?: number;
+            default?: string | number | boolean;
         };
         Engine: {
             /** @example postgresql */

@@ -3,8 +3,9 @@
  * levels and engines the CLI and the console offer, read from the descriptors instead of a list
  * of names in each client.
  */
-import type { Level } from '../domain/levels';
-import { engines, serviceKinds } from './registry';
+import type { Kind, Level } from '../domain/levels';
+import { type CreationField, creationFields } from './creation-fields';
+import { engines, kindSegment, pluginKinds, serviceKinds } from './registry';
 
 /** One kind as clients show it. */
 export interface CatalogKind {
@@ -17,6 +18,8 @@ export interface CatalogKind {
   level_change_consequence: string | null;
   own_credentials: boolean;
   engines: string[] | null;
+  services_path: string;
+  creation_fields: CreationField[] | null;
 }
 
 /** One database engine as clients show it. */
@@ -30,6 +33,11 @@ export interface CatalogEngine {
 /** The catalog of every registered kind and engine, in the registry's order (the default engine first). */
 export function kindCatalog(): { kinds: CatalogKind[]; engines: CatalogEngine[] } {
   const all = engines();
+  const plugins = new Map(pluginKinds().map((k) => [k.name, k]));
+  const creationOf = (kind: string) => {
+    const plugin = plugins.get(kind);
+    return plugin ? creationFields(plugin.creation.fields) : null;
+  };
   return {
     kinds: serviceKinds().map((k) => ({
       kind: k.name,
@@ -41,6 +49,8 @@ export function kindCatalog(): { kinds: CatalogKind[]; engines: CatalogEngine[] 
       level_change_consequence: k.levelChangeConsequence,
       own_credentials: k.credentials !== null,
       engines: k.hasEngine ? all.map((e) => e.name) : null,
+      services_path: kindSegment(k.name as Kind),
+      creation_fields: creationOf(k.name),
     })),
     engines: all.map((e, i) => ({
       engine: e.name,

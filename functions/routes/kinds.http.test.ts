@@ -23,4 +23,15 @@ describe('GET /api/v1/kinds', () => {
     expect(body.engines.filter((e) => e.default)).toEqual([body.engines[0]]);
     expect(body.kinds.find((k) => k.kind === 'database')?.engines).toEqual(body.engines.map((e) => e.engine));
   });
+
+  it("gives each kind its services' path, and the fields they are made with only for a kind a plugin registers", async () => {
+    const { body } = await api().get<Catalog>('/api/v1/kinds');
+    const built = body.kinds.filter((k) => k.kind in LEVELS);
+    expect(Object.fromEntries(built.map((k) => [k.kind, k.services_path]))).toEqual({
+      database: 'databases',
+      bucket: 'buckets',
+      auth_app: 'auth-apps',
+    });
+    expect(built.map((k) => k.creation_fields)).toEqual([null, null, null]);
+  });
 });

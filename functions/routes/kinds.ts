@@ -12,6 +12,21 @@ import { json, routeGroup, z } from '../lib/openapi';
 /** Every level of every kind. */
 const LevelSchema = z.enum(allLevels() as [Level, ...Level[]]);
 
+const CreationField = z
+  .object({
+    name: z.string().openapi({ example: 'max_memory_mb' }),
+    type: z.enum(['string', 'number', 'integer', 'boolean']),
+    required: z.boolean(),
+    choices: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'the values it may take, when it is one of a list' }),
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  })
+  .openapi('CreationField');
+
 const Kind = z
   .object({
     kind: z.string().openapi({ example: 'database' }),
@@ -35,6 +50,14 @@ const Kind = z
       .array(z.string())
       .nullable()
       .openapi({ description: 'the engines its services name; null when none' }),
+    services_path: z.string().openapi({
+      example: 'databases',
+      description: 'the segment of its services’ routes under /api/v1/projects/{id}/',
+    }),
+    creation_fields: z.array(CreationField).nullable().openapi({
+      description:
+        'for a kind a plugin registers, the fields its services are made with beside `name` (its create route takes them); null for the built-in kinds, whose create routes are their own',
+    }),
   })
   .openapi('Kind');
 

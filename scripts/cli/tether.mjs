@@ -19,6 +19,7 @@ import { registerLink } from './commands/link.mjs';
 import { registerMembers } from './commands/members.mjs';
 import { registerProjects, registerSites } from './commands/projects.mjs';
 import { registerRun } from './commands/run.mjs';
+import { registerServedKind } from './commands/served-kinds.mjs';
 import { registerBucket } from './commands/services.mjs';
 import { registerTokens } from './commands/tokens.mjs';
 import { examples } from './lib/context.mjs';
@@ -75,6 +76,8 @@ registerTokens(program);
 registerMembers(program);
 registerActivity(program);
 registerCompletion(program);
+// A kind the server registers and the tool has no command for: its group, when the line names it.
+await registerServedKind(program, process.argv);
 
 // A reader that stops early (`tether completion bash | head`) is no failure of the tool.
 process.stdout.on('error', (err) => {

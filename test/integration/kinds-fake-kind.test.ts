@@ -84,6 +84,10 @@ describe('a service kind registered by a test', () => {
       level_change_consequence: null,
       own_credentials: false,
       engines: null,
+      services_path: 'caches',
+      creation_fields: [
+        { name: 'max_memory_mb', type: 'integer', required: false, minimum: 16, maximum: 4096 },
+      ],
     });
   });
 
@@ -276,6 +280,46 @@ describe('a service kind registered by a test', () => {
       const written = parse(await readFile(join(home.cwd, '.env'), 'utf8'));
       expect(written.CACHE_URL).toBe((await effectiveVars(p, site?.id)).CACHE_URL);
       expect(written.CACHE_URL).toMatch(/^redis:\/\/ro@cache\.test:6390\/cache_/);
+    } finally {
+      await home.cleanup();
+    }
+  });
+
+  it('is made, listed and deleted by the CLI with the commands and options the catalog gives it', async () => {
+    const home = await cliHomeOf(p, app.baseUrl);
+    const name = uniqueName('made');
+    try {
+      const made = await runCli(home, ['cache', 'create', name, '--max-memory-mb', '256']);
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stdout).toContain(`Created cache ${name} in project`);
+      const caches = (
+        await as.get<{ caches: Array<{ name: string; max_memory_mb: number }> }>(`${projectPath(p)}/caches`)
+      ).body.caches;
+      expect(caches.find((c) => c.name === name)?.max_memory_mb).toBe(256);
+
+      const listed = await runCli(home, ['cache', 'ls']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(/NAME\s+MAX MEMORY MB\s+CREATED/);
+      expect(listed.stdout).toMatch(new RegExp(`${name}\\s+256\\s`));
+
+      // The API refuses a value out of the field's bounds, by name; nothing is made.
+      const refused = await runCli(home, ['cache', 'create', uniqueName('small'), '--max-memory-mb', '4']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('max_memory_mb');
+      const help = await runCli(home, ['cache', 'create', '--help']);
+      expect(help.stdout).toContain('--max-memory-mb <value>');
+
+      const deleted = await runCli(home, ['cache', 'delete', name, '--yes']);
+      expect(deleted.code, deleted.stderr).toBe(0);
+      expect(deleted.stdout).toContain(`Deleted cache ${name}.`);
+      const gone = await runCli(home, ['cache', 'delete', name, '--yes']);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toContain(`no cache "${name}" in project`);
+
+      // A word no kind carries stays an unknown command.
+      const unknown = await runCli(home, ['queue', 'ls']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain("unknown command 'queue'");
     } finally {
       await home.cleanup();
     }

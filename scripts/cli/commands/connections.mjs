@@ -64,7 +64,7 @@ async function connectionOf(ctx, kind, name, siteSlug) {
   const api = ctx.api();
   const project = projectOf(ctx.settings);
   const site = await resolveSite(api, ctx.settings, siteSlug);
-  const service = await resolveService(api, ctx.settings, kind, name, site);
+  const service = await resolveService(api, ctx.settings, kind, name);
   return { api, project, site, service };
 }
 

@@ -28,7 +28,7 @@ import { dataOf } from './api.mjs';
  *   noun: string,
  *   plural: string,
  *   levels: readonly string[],
- *   list: ((api: Api, project: string) => Promise<Array<Service & { engine?: string }>>) | null,
+ *   list: (api: Api, project: string) => Promise<Array<Service & { engine?: string }>>,
  *   rotates: boolean,
  *   confirm?: { level: string, what(service: string, site: string): string, detail: string },
  *   principals?: { path: string, param: string },
@@ -127,8 +127,10 @@ export const KIND_LIST = /** @type {Kind[]} */ (Object.keys(KINDS));
 export const kindNamed = (word) => KIND_LIST.find((k) => KINDS[k].words.includes(word.toLowerCase()));
 
 /**
+ * @typedef {import('./api.mjs').Schemas['CreationField']} CreationField
  * @typedef {{ kind: string, noun: string, plural: string, command_words: string[], levels: string[],
- *   own_credentials: boolean }} ServedKind
+ *   own_credentials: boolean, services_path: string, creation_fields: CreationField[] | null }} ServedKind
+ * @typedef {{ id: string, name: string, created_at: string } & Record<string, unknown>} ServedService
  */
 
 /** The kinds the server registers that the tool has no entry of its own for, by name (kindServedAs). */
@@ -137,7 +139,7 @@ const SERVED = new Map();
 
 /**
  * The entry of a kind the server offers (GET /api/v1/kinds) and the tool has no row for: its words,
- * nouns and levels from the catalog; its services found in a site's listing (`list` null).
+ * nouns and levels from the catalog; its services listed through its own route (`services_path`).
  * @param {ServedKind} served
  * @returns {KindEntry}
  */
@@ -148,9 +150,45 @@ const servedEntry = (served) => ({
   noun: served.noun,
   plural: served.plural,
   levels: served.levels,
-  list: null,
+  list: async (api, id) =>
+    (await servedCalls(api, served, id).list()).map((s) => ({
+      id: s.id,
+      name: s.name,
+      kind: /** @type {Kind} */ (served.kind),
+    })),
   rotates: served.own_credentials,
 });
+
+/**
+ * The calls of the routes of a served kind's services in project `project` (its path from the
+ * catalog, so openapi-fetch has no type for it): list, create, delete by id.
+ * @param {Api} api
+ * @param {ServedKind} served
+ * @param {string} project
+ */
+export function servedCalls(api, served, project) {
+  const untyped = /** @type {{ GET: UntypedCall, POST: UntypedCall, DELETE: UntypedCall }} */ (
+    /** @type {unknown} */ (api)
+  );
+  const all = `/api/v1/projects/{id}/${served.services_path}`;
+  const path = { id: project };
+  /** @param {string} service */
+  const one = (service) => ({ params: { path: { ...path, serviceId: service } } });
+  const key = served.services_path.replaceAll('-', '_');
+  return {
+    list: async () =>
+      /** @type {Record<string, ServedService[]>} */ (await dataOf(untyped.GET(all, { params: { path } })))[
+        key
+      ] ?? [],
+    /** @param {Record<string, unknown>} body */
+    create: async (body) =>
+      /** @type {ServedService} */ (await dataOf(untyped.POST(all, { params: { path }, body }))),
+    /** @param {string} id */
+    remove: async (id) => {
+      await dataOf(untyped.DELETE(`${all}/{serviceId}`, one(id)));
+    },
+  };
+}
 
 /**
  * The kind `word` names among those the server offers (GET /api/v1/kinds, public) that the tool has
@@ -160,11 +198,21 @@ const servedEntry = (served) => ({
  * @returns {Kind | undefined}
  */
 export function kindServedAs(catalog, word) {
-  const w = word.toLowerCase();
-  const served = catalog.find((k) => !(k.kind in KINDS) && (k.kind === w || k.command_words.includes(w)));
+  const served = servedKindNamed(catalog, word);
   if (!served) return undefined;
   SERVED.set(served.kind, servedEntry(served));
   return /** @type {Kind} */ (served.kind);
+}
+
+/**
+ * The catalog's kind `word` names, among those the tool has no row for.
+ * @param {ServedKind[]} catalog
+ * @param {string} word
+ * @returns {ServedKind | undefined}
+ */
+export function servedKindNamed(catalog, word) {
+  const w = word.toLowerCase();
+  return catalog.find((k) => !(k.kind in KINDS) && (k.kind === w || k.command_words.includes(w)));
 }
 
 /**

@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * Names to ids: the project (flag, TETHER_PROJECT or link), sites by slug and services by
- * name, through the API's list routes (a site's listing for a kind the server offers and the tool
- * has no row for). An unknown name is a usage error listing the known ones.
+ * name, through the API's list routes (for a kind the server offers and the tool has no row for,
+ * the route the catalog names). An unknown name is a usage error listing the known ones.
  */
 import { dataOf } from './api.mjs';
 import { UsageError } from './errors.mjs';
@@ -46,7 +46,7 @@ export function parseKind(word) {
 export async function kindOfWord(ctx, word) {
   const own = kindNamed(word);
   if (own) return own;
-  /** @type {Array<{ kind: string, noun: string, plural: string, command_words: string[], levels: string[], own_credentials: boolean }>} */
+  /** @type {import('./kinds.mjs').ServedKind[]} */
   let catalog = [];
   try {
     catalog = (await catalogOf(ctx.api())).kinds;
@@ -136,44 +136,19 @@ export async function resolveSite(api, settings, slug) {
  * @returns {Promise<Array<Service & { engine?: string }>>}
  */
 export async function listServices(api, project, kind) {
-  return (await entryOf(kind).list?.(api, project)) ?? [];
+  return entryOf(kind).list(api, project);
 }
 
 /**
- * The services of `kind` site `site` is connected to or may connect, from its listing: how a kind
- * the tool has no row for (no list route it knows) is found.
- * @param {Api} api
- * @param {string} project
- * @param {Kind} kind
- * @param {{ id: string }} site
- * @returns {Promise<Service[]>}
- */
-async function siteServices(api, project, kind, site) {
-  const listing = await dataOf(
-    api.GET('/api/v1/projects/{id}/sites/{siteId}/connections', {
-      params: { path: { id: project, siteId: site.id } },
-    }),
-  );
-  return [...listing.connections, ...listing.available]
-    .filter((s) => s.kind === kind)
-    .map((s) => ({ id: s.resource_id, name: s.resource_name, kind }));
-}
-
-/**
- * The service of `kind` called `name` (a database's or bucket's name, an auth app's app_id); for a
- * kind the tool has no row for, among those site `site` is connected to or may connect.
+ * The service of `kind` called `name` (a database's or bucket's name, an auth app's app_id).
  * @param {Api} api
  * @param {Settings} settings
  * @param {Kind} kind
  * @param {string} name
- * @param {{ id: string }} [site]
  */
-export async function resolveService(api, settings, kind, name, site) {
+export async function resolveService(api, settings, kind, name) {
   const project = projectOf(settings);
-  const services =
-    entryOf(kind).list === null && site
-      ? await siteServices(api, project, kind, site)
-      : await listServices(api, project, kind);
+  const services = await listServices(api, project, kind);
   const service = services.find((s) => s.name === name) ?? services.find((s) => s.id === name);
   if (!service) {
     throw new UsageError(
