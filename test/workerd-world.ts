@@ -45,7 +45,9 @@ export async function startWorkerdStack(opts: { cron: boolean }): Promise<Worker
       cron: !opts.cron,
     }),
   );
-  if (workerLogFile) console.log(`[tether] shared Worker at ${stack.baseUrl}, console in ${workerLogFile}`);
+  // Not console.log: the node world, starting beside it, sends this process's console to its own log.
+  if (workerLogFile)
+    process.stdout.write(`[tether] shared Worker at ${stack.baseUrl}, console in ${workerLogFile}\n`);
   return {
     values: worldValues({ name: 'workerd', baseUrl: stack.baseUrl, authUrl: stack.authUrl, folders }, stack),
     async stop() {

@@ -31,11 +31,43 @@ describe('registerKind', () => {
   it('refuses a kind already registered, a name or plural no path can carry, or a default that is not one of its levels, leaving nothing behind', () => {
     expect(() => registerKind({ ...cache, name: 'database' })).toThrow('kind database is already registered');
     expect(() => registerKind({ ...cache, name: 'Cache-2' })).toThrow('its name takes a-z and _');
-    expect(() => registerKind({ ...cache, plural: 'caches/x' })).toThrow('its plural a-z and spaces');
+    expect(() => registerKind({ ...cache, plural: 'caches/x' })).toThrow('its plural words of a-z');
+    expect(() => registerKind({ ...cache, plural: 'caches ' })).toThrow('its plural words of a-z');
     expect(() => registerKind({ ...cache, defaultLevel: 'admin' })).toThrow(
       'its default level must be one of its levels',
     );
     expect(isKind('cache')).toBe(false);
     expect(isPlainName('CACHE_URL')).toBe(false);
+  });
+
+  it('refuses a plural whose path segment a project route or another kind has', () => {
+    expect(() => registerKind({ ...cache, plural: 'sites' })).toThrow('the path segment sites is taken');
+    expect(() => registerKind({ ...cache, plural: 'auth apps' })).toThrow(
+      'the path segment auth-apps is taken',
+    );
+    expect(isKind('cache')).toBe(false);
+  });
+
+  it('refuses a table or column that is not a plain identifier, so no statement carries one', () => {
+    expect(() => registerKind({ ...cache, table: 'fake_caches; drop table projects' })).toThrow(
+      'is no table or column name',
+    );
+    expect(() => registerKind({ ...cache, shown: ['max_memory_mb', 'x) --'] })).toThrow('"x) --"');
+    expect(() => registerKind({ ...cache, derivedFrom: ['Physical'] })).toThrow('"Physical"');
+    expect(isKind('cache')).toBe(false);
+  });
+
+  it('forgets a kind once: a second call leaves the kind registered again since in place', () => {
+    const first = registerKind(cache);
+    first();
+    const second = registerKind(cache);
+    try {
+      first();
+      expect(isKind('cache')).toBe(true);
+      expect(isPlainName('CACHE_URL')).toBe(true);
+    } finally {
+      second();
+    }
+    expect(isKind('cache')).toBe(false);
   });
 });

@@ -56,23 +56,74 @@ for (const kind of SERVICE_KINDS.values()) for (const family of kind.families) r
  * descriptor generic code reads. Returns the function that removes it again (a test's plugin).
  */
 export function registerKind(plugin: PluginKind): () => void {
-  if (SERVICE_KINDS.has(plugin.name)) throw new Error(`kind ${plugin.name} is already registered`);
-  // Its name is a path segment of the connection routes, its plural (hyphenated) of its services'.
-  if (!/^[a-z][a-z_]*$/.test(plugin.name) || !/^[a-z][a-z ]*$/.test(plugin.plural))
-    throw new Error(`kind ${plugin.name}: its name takes a-z and _, its plural a-z and spaces`);
+  checkDescriptor(plugin);
   const levels = plugin.levels.map(({ level }) => level);
   const undo = [registerKindLevels(plugin.name, levels, plugin.defaultLevel)];
+  const undoAll = () => {
+    for (const u of undo.reverse()) u();
+  };
   try {
     for (const family of plugin.families) undo.push(registerFamily(family));
   } catch (err) {
-    for (const u of undo.reverse()) u();
+    undoAll();
     throw err;
   }
   SERVICE_KINDS.set(plugin.name, plugin as unknown as ServiceKind);
+  let removed = false;
   return () => {
+    // Once: a second call must not remove a kind registered again under the name since.
+    if (removed) return;
+    removed = true;
     SERVICE_KINDS.delete(plugin.name);
-    for (const u of undo.reverse()) u();
+    undoAll();
   };
+}
+
+/** A name its statements may carry unquoted: a table's or column's. */
+export const isSqlIdentifier = (name: string): boolean => /^[a-z_][a-z0-9_]*$/.test(name);
+
+/**
+ * The segments of a project's own routes under `/api/v1/projects/{id}/` besides its kinds'
+ * (test/unit/route-table.test.ts keeps this list and the route table in step): no kind's plural
+ * may take one.
+ */
+export const PROJECT_ROUTE_SEGMENTS = [
+  'activity',
+  'api-keys',
+  'connections',
+  'health',
+  'invitations',
+  'members',
+  'sites',
+] as const;
+
+/**
+ * Refuses a descriptor its routes and statements could not carry: a name or plural no path can
+ * hold, a plural whose segment a project's routes or another kind already have, a table or
+ * column that is not a plain identifier.
+ */
+function checkDescriptor(plugin: PluginKind): void {
+  if (SERVICE_KINDS.has(plugin.name)) throw new Error(`kind ${plugin.name} is already registered`);
+  // Its name is a path segment of the connection routes, its plural (hyphenated) of its services'.
+  if (!/^[a-z][a-z_]*$/.test(plugin.name) || !/^[a-z]+( [a-z]+)*$/.test(plugin.plural))
+    throw new Error(
+      `kind ${plugin.name}: its name takes a-z and _, its plural words of a-z between single spaces`,
+    );
+  const segment = plugin.plural.replaceAll(' ', '-');
+  const taken = [...PROJECT_ROUTE_SEGMENTS, ...serviceKinds().map((k) => kindSegment(k.name))];
+  if (taken.includes(segment)) throw new Error(`kind ${plugin.name}: the path segment ${segment} is taken`);
+  const identifiers = [
+    plugin.table,
+    plugin.nameColumn,
+    ...(plugin.enabledColumn === null ? [] : [plugin.enabledColumn]),
+    ...plugin.derivedFrom,
+    ...plugin.shown,
+  ];
+  const bad = identifiers.filter((name) => !isSqlIdentifier(name));
+  if (bad.length > 0)
+    throw new Error(
+      `kind ${plugin.name}: ${bad.map((b) => JSON.stringify(b)).join(', ')} is no table or column name`,
+    );
 }
 
 // A kind a plugin folder brings is registered here, one line each: `registerKind(cache);`.

@@ -17,16 +17,17 @@ import { z } from '../lib/openapi';
  */
 const ALL_LEVELS = allLevels();
 
+/** The 400 message of a kind that is not one registered now (missing, not text, or unknown), as an enum's. */
+const notAKind = () =>
+  `Invalid option: expected one of ${kindNames()
+    .map((k) => JSON.stringify(k))
+    .join('|')}`;
+
 /** A kind's name: one registered now, else a 400 naming those that are. */
 const kindName = () =>
   z
-    .string()
-    .refine(isKind, {
-      error: () =>
-        `Invalid option: expected one of ${kindNames()
-          .map((k) => JSON.stringify(k))
-          .join('|')}`,
-    })
+    .string({ error: notAKind })
+    .refine(isKind, { error: notAKind })
     .openapi({ enum: kindNames() }) as unknown as z.ZodType<Kind, string>;
 
 /**

@@ -37,9 +37,11 @@ export async function freePort(): Promise<number> {
   const below = firstEphemeralPort() - LOWEST_PORT;
   for (let attempt = 0; attempt < RANDOM_TRIES; attempt++) {
     const port = LOWEST_PORT + Math.floor(Math.random() * below);
-    if (handedOut.has(port) || !(await isPortFree(port))) continue;
+    if (handedOut.has(port)) continue;
+    // Held before the check, so a call beside this one cannot choose it meanwhile.
     handedOut.add(port);
-    return port;
+    if (await isPortFree(port)) return port;
+    handedOut.delete(port);
   }
   return kernelChosenPort();
 }

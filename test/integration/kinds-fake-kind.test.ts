@@ -133,6 +133,10 @@ describe('a service kind registered by a test', () => {
     expect(patches.at(-1)?.unset_names).toContain(suffixed);
     expect((await as.get(`${path}/${id}`)).status).toBe(404);
     expect((await as.delete(`${path}/${id}`)).status).toBe(404);
+    // A removed cache's name is free again (its folder's migration keeps names unique among live ones).
+    const again = await as.post<{ id: string }>(path, { name });
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.id).not.toBe(id);
   });
 
   it('connects a new cache to the only site of a one-site project, as every service', async () => {

@@ -5,6 +5,8 @@
  * fails here, before a request could reach the wrong app.
  */
 import { describe, expect, it } from 'vitest';
+import type { Kind } from '../../functions/domain/levels';
+import { kindSegment, PROJECT_ROUTE_SEGMENTS, serviceKinds } from '../../functions/kinds/registry';
 import { managementRouteTable, routeTargets } from '../../functions/management-app';
 import { ROUTE_TABLE } from '../../functions/routes/route-table';
 
@@ -25,5 +27,13 @@ describe('the management route table', () => {
     expect(targetOf('GET', '/api/v1/projects/p1/sites')).toBe('sites');
     expect(targetOf('DELETE', '/api/v1/projects/p1/sites')).toBe('base');
     expect(targetOf('GET', '/api/v1/nowhere')).toBe('base');
+  });
+
+  it("names every segment of a project's routes among those no kind's plural may take, or as a kind's own", () => {
+    const segments = new Set(
+      ROUTE_TABLE.flatMap(([, , path]) => /^\/api\/v1\/projects\/:id\/([^/]+)/.exec(path)?.[1] ?? []),
+    );
+    const kinds = serviceKinds().map((k) => kindSegment(k.name as Kind));
+    expect([...segments].sort()).toEqual([...PROJECT_ROUTE_SEGMENTS, ...kinds].sort());
   });
 });

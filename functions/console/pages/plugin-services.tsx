@@ -157,7 +157,7 @@ pluginServicePages.post('/projects/:p/services/:segment', async (c) => {
   const { p, segment } = c.req.param();
   const kind = kindOfSegment(segment);
   const plugin = pluginKinds().find((k) => k.name === kind);
-  if (kind === undefined || plugin === undefined) return c.notFound();
+  if (plugin === undefined) return c.notFound();
   const form = await formOf(c);
   const name = form.name ?? '';
   const fields = creationBody(creationFields(plugin.creation.fields), form);
@@ -166,7 +166,7 @@ pluginServicePages.post('/projects/:p/services/:segment', async (c) => {
     consolePath.project(p),
     async () => {
       await api.post(`${path`/projects/${p}`}/${segment}`, { name, ...fields });
-      return `Created ${kind.replaceAll('_', ' ')} ${name}.`;
+      return `Created ${plugin.word} ${name}.`;
     },
     segment,
   );

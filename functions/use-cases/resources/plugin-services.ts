@@ -6,7 +6,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
-import type { ColumnValue, PluginKind } from '../../kinds/registry';
+import { type ColumnValue, isSqlIdentifier, type PluginKind } from '../../kinds/registry';
 import { liveOnly } from '../../kinds/service-sql';
 import { ApiError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
@@ -79,7 +79,7 @@ export async function createPluginService(
 ): Promise<PluginService> {
   const id = newId();
   const createdAt = new Date();
-  const columns = kind.creation.columns(input);
+  const columns = writableColumns(kind, kind.creation.columns(input));
   const names = [kind.nameColumn, ...Object.keys(columns)];
   const values = [input.name, ...Object.values(columns)];
   const insert = sql`insert into ${sql.raw(kind.table)} (id, project_id, created_at, ${sql.raw(names.join(', '))})
@@ -89,8 +89,27 @@ export async function createPluginService(
     )})`;
   const service = { kind: kind.name as Kind, resource: { id, projectId, name: input.name } };
   await writeNewService(ctx, service, initial, (db) => db.execute(insert));
-  const shown = Object.fromEntries(kind.shown.map((c) => [c, columns[c] ?? null]));
-  return { id, name: input.name, ...shown, created_at: createdAt.toISOString() };
+  // Read back as every read shows it: a shown column its table fills or normalises is as stored.
+  const projectParam = sql`${projectId}::uuid`;
+  return shownService(pluginServiceOf(kind, await pluginServiceQuery(ctx.http, kind, projectParam, id)));
+}
+
+/** Columns every row of a plugin kind's table gets from its routes, never from its creation. */
+const ROUTE_COLUMNS = ['id', 'project_id', 'created_at', 'deleted_at'];
+
+/**
+ * The columns a plugin kind's `creation.columns` made, checked: each an identifier, none that
+ * the routes write themselves (a plugin's fault, so a 500, never a statement built from it).
+ */
+function writableColumns(
+  kind: PluginKind,
+  columns: Record<string, ColumnValue>,
+): Record<string, ColumnValue> {
+  for (const column of Object.keys(columns)) {
+    if (!isSqlIdentifier(column) || ROUTE_COLUMNS.includes(column) || column === kind.nameColumn)
+      throw new Error(`kind ${kind.name}: its creation may not write column ${JSON.stringify(column)}`);
+  }
+  return columns;
 }
 
 /**

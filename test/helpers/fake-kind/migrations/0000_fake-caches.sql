@@ -6,6 +6,7 @@ CREATE TABLE IF NOT EXISTS "fake_caches" (
 	"max_memory_mb" integer NOT NULL,
 	"enabled" boolean DEFAULT true NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"deleted_at" timestamp with time zone,
-	CONSTRAINT "fake_caches_project_name_uq" UNIQUE ("project_id", "name")
+	"deleted_at" timestamp with time zone
 );
+--> statement-breakpoint
+CREATE UNIQUE INDEX IF NOT EXISTS "fake_caches_project_name_uq" ON "fake_caches" ("project_id", "name") WHERE "deleted_at" IS NULL;
