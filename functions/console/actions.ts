@@ -50,4 +50,7 @@ export const consolePath = {
     `/console/projects/${encodeURIComponent(p)}/sites/${encodeURIComponent(siteId)}/${tab}`,
   service: (p: string, segment: string, id: string) =>
     `/console/projects/${encodeURIComponent(p)}/${segment}/${encodeURIComponent(id)}`,
+  /** The page of a service of a kind a plugin registers (pages/plugin-services.tsx). */
+  pluginService: (p: string, segment: string, id: string) =>
+    `/console/projects/${encodeURIComponent(p)}/services/${segment}/${encodeURIComponent(id)}`,
 };

@@ -342,12 +342,12 @@ describe('a service kind registered by a test', () => {
     const html = await connections.text();
     expect(html).toContain('<optgroup label="cache">');
     expect(html).toContain(`value="cache:${offered.id}"`);
-    // Its connected cache is named, not linked to a page the console does not have.
+    // Its connected cache links to the cache's own page.
     const connected = (await as.get<ConnectionListing>(connectionsPath(p, site?.id))).body.connections;
     const cacheConnection = connected.find((c) => c.kind === 'cache');
     expect(cacheConnection).toBeDefined();
-    expect(html).toContain(`title="${cacheConnection?.resource_name}"`);
-    expect(html).not.toContain(`/caches/${cacheConnection?.resource_id}`);
+    const cachePage = `/console/projects/${p.project.slug}/services/caches/${cacheConnection?.resource_id}`;
+    expect(html).toContain(`href="${cachePage}"`);
     // The project's page has a card of its caches, and its form makes one through the kind's route.
     const overview = await page('');
     expect(overview.status).toBe(200);
@@ -376,6 +376,45 @@ describe('a service kind registered by a test', () => {
       await as.get<{ caches: Array<{ name: string; max_memory_mb: number }> }>(`${projectPath(p)}/caches`)
     ).body.caches;
     expect(caches.find((c) => c.name === formName)?.max_memory_mb).toBe(128);
+
+    // A cache's page: what it is, the sites connected to it, and its deletion after a confirmation.
+    expect(projectHtml).toContain(`href="/console/projects/${p.project.slug}/services/caches/${offered.id}"`);
+    const shownPage = await fetch(`${app.baseUrl}${cachePage}`, {
+      headers: { cookie: `tether_session=${session.body.token}` },
+    });
+    expect(shownPage.status).toBe(200);
+    const pageHtml = await shownPage.text();
+    expect(pageHtml).toContain(`Cache ${cacheConnection?.resource_name}`);
+    expect(pageHtml).toContain('max memory mb 64');
+    expect(pageHtml).toContain(`>${site?.slug}</a>`);
+    expect(pageHtml).toContain('Delete cache');
+    const formCache = caches.find((c) => c.name === formName) as unknown as { id: string };
+    const deletion = (confirm?: 'yes') =>
+      fetch(`${app.baseUrl}/console/projects/${p.project.slug}/services/caches/${formCache.id}/delete`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          cookie: `tether_session=${session.body.token}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: app.baseUrl,
+        },
+        body: new URLSearchParams({ _csrf: csrf, ...(confirm ? { confirm } : {}) }).toString(),
+      });
+    const asked = await deletion();
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('Delete this cache and its connections?');
+    expect((await as.get(`${projectPath(p)}/caches/${formCache.id}`)).status).toBe(200);
+    const confirmed = await deletion('yes');
+    expect(confirmed.status).toBe(303);
+    expect((await as.get(`${projectPath(p)}/caches/${formCache.id}`)).status).toBe(404);
+    // A segment no plugin kind has is no page.
+    const none = await fetch(
+      `${app.baseUrl}/console/projects/${p.project.slug}/services/queues/${formCache.id}`,
+      {
+        headers: { cookie: `tether_session=${session.body.token}` },
+      },
+    );
+    expect(none.status).toBe(404);
   });
 
   it('leaves a removed cache out of what a site is offered and handed', async () => {

@@ -1,19 +1,23 @@
 /**
- * The services of the kinds plugins register, on the project's page: a card per kind with its
- * services (their name and the columns the kind shows) and, for writers, a create form; all read
- * and made through the kind's own routes (routes/plugin-services.ts), the form offering the fields
- * the kind is made with (kinds/creation-fields.ts).
+ * The services of the kinds plugins register: on the project's page a card per kind with its
+ * services (their name and the columns the kind shows) and, for writers, a create form offering
+ * the fields the kind is made with (kinds/creation-fields.ts); a page per service with what it is,
+ * the sites connected to it and, for writers, its deletion. All read and changed through the
+ * kind's own routes (routes/plugin-services.ts) and the project's connections.
  */
 import { Hono } from 'hono';
 import { type CreationField, creationBody, creationFields } from '../../kinds/creation-fields';
 import { kindOfSegment, kindSegment, pluginKinds } from '../../kinds/registry';
-import { act, consolePath, formOf } from '../actions';
-import type { Kind } from '../api-shapes';
+import { act, consolePath, formOf, unconfirmed } from '../actions';
+import type { Connection, Kind, Project } from '../api-shapes';
 import { SectionCard } from '../components';
-import { type ConsoleApi, path } from '../console-api';
+import { ApiFailure, type ConsoleApi, path } from '../console-api';
 import { type ConsoleEnv, signedIn } from '../console-env';
+import { When } from '../format';
 import { Icon } from '../icons';
-import { CsrfField } from '../layout';
+import { Card, ConfirmForm, ConfirmPage, CsrfField, Layout } from '../layout';
+import { canWrite } from '../role-offers';
+import { DataTable } from '../table';
 
 /** One service of a plugin's kind, as its listing route answers it. */
 type PluginService = { id: string; name: string; created_at: string } & Record<string, unknown>;
@@ -24,6 +28,18 @@ export interface PluginServiceList {
   segment: string;
   services: PluginService[];
 }
+
+/** A service's shown columns in words: `max memory mb 128, …`. */
+const shownText = (shown: readonly string[], service: PluginService): string =>
+  shown.map((column) => `${column.replaceAll('_', ' ')} ${String(service[column] ?? '')}`).join(', ');
+
+/** The plugin kind whose services' segment is `segment`; the console's 404 when no plugin registered one. */
+const pluginOfSegment = (segment: string) => {
+  const kind = kindOfSegment(segment);
+  const plugin = pluginKinds().find((k) => k.name === kind);
+  if (plugin === undefined) throw new ApiFailure(404, 'NOT_FOUND', `no kind has services at ${segment}`);
+  return plugin;
+};
 
 /** The project's services of every kind a plugin registered, read through each kind's listing route. */
 export function readPluginServices(api: ConsoleApi, project: string): Promise<PluginServiceList[]> {
@@ -70,12 +86,8 @@ export function PluginServiceCards(props: {
             <ul class="items">
               {services.map((s) => (
                 <li>
-                  <span>{s.name}</span>
-                  <span class="item-meta hint">
-                    {kind.shown
-                      .map((column) => `${column.replaceAll('_', ' ')} ${String(s[column] ?? '')}`)
-                      .join(', ')}
-                  </span>
+                  <a href={consolePath.pluginService(props.slug, segment, s.id)}>{s.name}</a>
+                  <span class="item-meta hint">{shownText(kind.shown, s)}</span>
                 </li>
               ))}
             </ul>
@@ -155,9 +167,7 @@ export const pluginServicePages = new Hono<ConsoleEnv>();
 pluginServicePages.post('/projects/:p/services/:segment', async (c) => {
   const { api } = signedIn(c);
   const { p, segment } = c.req.param();
-  const kind = kindOfSegment(segment);
-  const plugin = pluginKinds().find((k) => k.name === kind);
-  if (plugin === undefined) return c.notFound();
+  const plugin = pluginOfSegment(segment);
   const form = await formOf(c);
   const name = form.name ?? '';
   const fields = creationBody(creationFields(plugin.creation.fields), form);
@@ -170,4 +180,83 @@ pluginServicePages.post('/projects/:p/services/:segment', async (c) => {
     },
     segment,
   );
+});
+
+pluginServicePages.get('/projects/:p/services/:segment/:id', async (c) => {
+  const { api, csrf, flash } = signedIn(c);
+  const { p, segment, id } = c.req.param();
+  const plugin = pluginOfSegment(segment);
+  const [project, service, all] = await Promise.all([
+    api.get<Project>(path`/projects/${p}`),
+    api.get<PluginService>(`${path`/projects/${p}`}/${segment}/${path`${id}`}`),
+    api.get<{ connections: Connection[] }>(path`/projects/${p}/connections`),
+  ]);
+  const connections = all.connections.filter(
+    (conn) => conn.kind === plugin.name && conn.resource_id === service.id,
+  );
+  const page = consolePath.pluginService(project.slug, segment, service.id);
+  const word = plugin.word.charAt(0).toUpperCase() + plugin.word.slice(1);
+  return c.html(
+    <Layout
+      title={`${word} ${service.name}`}
+      crumbs={[
+        { href: consolePath.project(project.slug), label: project.name },
+        { href: page, label: service.name },
+      ]}
+      csrf={csrf}
+      flash={flash}
+    >
+      <p class="hint">
+        {shownText(plugin.shown, service)}
+        {plugin.shown.length > 0 ? ' · ' : ''}created <When at={service.created_at} />
+      </p>
+      <Card id="sites" title="Connected sites">
+        <DataTable
+          rows={connections}
+          empty={`No site is connected to this ${plugin.word}.`}
+          columns={[
+            {
+              label: 'Site',
+              cell: (conn) => <a href={consolePath.site(project.slug, conn.site_id)}>{conn.site_slug}</a>,
+            },
+            { label: 'Level', cell: (conn) => conn.level },
+            { label: 'Connected', class: 'nowrap', cell: (conn) => <When at={conn.created_at} /> },
+          ]}
+        />
+      </Card>
+      {canWrite(project) && (
+        <Card id="manage" title="Manage">
+          <ConfirmForm
+            action={`${page}/delete`}
+            csrf={csrf}
+            label={`Delete ${plugin.word}`}
+            question={`Delete ${plugin.word} ${service.name}? Its connections go with it.`}
+          />
+        </Card>
+      )}
+    </Layout>,
+  );
+});
+
+pluginServicePages.post('/projects/:p/services/:segment/:id/delete', async (c) => {
+  const { api, csrf } = signedIn(c);
+  const { p, segment, id } = c.req.param();
+  const plugin = pluginOfSegment(segment);
+  const back = consolePath.pluginService(p, segment, id);
+  if (unconfirmed(await formOf(c))) {
+    return c.html(
+      <ConfirmPage
+        title="Delete"
+        question={`Delete this ${plugin.word} and its connections?`}
+        action={`${back}/delete`}
+        fields={{}}
+        back={back}
+        csrf={csrf}
+      />,
+    );
+  }
+  return act(c, consolePath.project(p), async () => {
+    await api.delete(`${path`/projects/${p}`}/${segment}/${path`${id}`}`);
+    return `Deleted the ${plugin.word}.`;
+  });
 });

@@ -44,21 +44,19 @@ siteConnectionsPages.get(`${ROOT}/connections`, async (c) => {
           columns={[
             {
               label: 'Service',
-              // A plugin's kind has no console page of its own: its service is named, not linked.
-              cell: (conn) =>
-                isPluginKind(conn.kind) ? (
-                  <span class="cell-truncate" title={conn.resource_name}>
-                    {conn.resource_name}
-                  </span>
-                ) : (
-                  <a
-                    href={consolePath.service(project.slug, kindSegment(conn.kind), conn.resource_id)}
-                    class="cell-truncate"
-                    title={conn.resource_name}
-                  >
-                    {conn.resource_name}
-                  </a>
-                ),
+              cell: (conn) => (
+                <a
+                  href={
+                    isPluginKind(conn.kind)
+                      ? consolePath.pluginService(project.slug, kindSegment(conn.kind), conn.resource_id)
+                      : consolePath.service(project.slug, kindSegment(conn.kind), conn.resource_id)
+                  }
+                  class="cell-truncate"
+                  title={conn.resource_name}
+                >
+                  {conn.resource_name}
+                </a>
+              ),
             },
             { label: 'Kind', class: 'nowrap', cell: (conn) => kindWord(conn.kind) },
             {
