@@ -14,11 +14,10 @@ import {
   serviceHoldersFrom,
   serviceHoldersQueries,
 } from '../use-cases/connections/service-removal';
-import { initialSiteFrom } from '../use-cases/resources/new-service-write';
+import { initialSiteFrom, initialSiteQueries } from '../use-cases/resources/new-service-write';
 import {
   createPluginService,
   deletePluginService,
-  pluginCreationQueries,
   pluginRowsOf,
   pluginServiceOf,
   pluginServiceQuery,
@@ -56,7 +55,7 @@ function addKindRoutes(group: OpenAPIHono<AppEnv>, kind: PluginKind): void {
   );
 
   const creation = declareReads({ role: 'write' }, ({ http, project }) => ({
-    initial: readMany(pluginCreationQueries(http, project), initialSiteFrom),
+    initial: readMany(initialSiteQueries(http, project), initialSiteFrom),
   }));
   group.openapi(
     apiRoute({

@@ -4,7 +4,7 @@
  * every service) and deleted with their connections, from the descriptor alone.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { BatchQuery, HttpDb, Queryable } from '../../../db/client';
+import type { BatchQuery, Queryable } from '../../../db/client';
 import type { Kind } from '../../domain/levels';
 import { type ColumnValue, isSqlIdentifier, type PluginKind } from '../../kinds/registry';
 import { liveOnly } from '../../kinds/service-sql';
@@ -14,7 +14,7 @@ import type { RequestContext } from '../../request-context';
 import { afterCommit } from '../connections/apply';
 import { type ServiceHolders, writeServiceRemoval } from '../connections/service-removal';
 import { guardRows } from '../store/guarded-write';
-import { type InitialSite, initialSiteQueries, writeNewService } from './new-service-write';
+import { type InitialSite, writeNewService } from './new-service-write';
 
 /** A plugin kind's service as its routes show it: `id`, `name`, its shown columns, `created_at`. */
 export type PluginService = { id: string; name: string; created_at: string } & Record<string, ColumnValue>;
@@ -57,10 +57,6 @@ export function pluginServiceOf(kind: PluginKind, answer: unknown): PluginServic
   if (!row) throw new ApiError('NOT_FOUND', `${kind.word} not found`);
   return row;
 }
-
-/** The reads of a new service's creation with its caller: the project's only site's (initialSiteQueries). */
-export const pluginCreationQueries = (db: HttpDb, projectId: SQL): BatchQuery[] =>
-  initialSiteQueries(db, projectId);
 
 /** The answer of a service: its row without its project. */
 export const shownService = ({ project_id: _, ...service }: PluginServiceRow): PluginService => service;
