@@ -5,9 +5,10 @@
 import { Hono } from 'hono';
 import type { Fetcher } from './console-api';
 import type { ConsoleEnv } from './console-env';
-import { consoleError, consoleNotFound } from './errors';
+import { consoleError, consoleNotFound } from './error-pages';
 import { accessPages } from './pages/access';
 import { accountPages } from './pages/account';
+import { tokenPages } from './pages/account-tokens';
 import { activityPages } from './pages/activity';
 import { authAppPages } from './pages/auth-app';
 import { authAppManagePages } from './pages/auth-app-manage';
@@ -25,7 +26,6 @@ import { siteConnectionsPages } from './pages/site-connections';
 import { siteDeliveryPages } from './pages/site-delivery';
 import { siteDeploysPages } from './pages/site-deploys';
 import { siteVariablesPages } from './pages/site-variables';
-import { tokenPages } from './pages/tokens';
 import { securityHeaders } from './security';
 import { requireSession, sessionRoutes } from './session';
 

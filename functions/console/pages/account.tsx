@@ -13,7 +13,7 @@ import { actionWords, VIA_WORDS, When } from '../format';
 import { Card, ConfirmForm, ConfirmPage, Layout } from '../layout';
 import { clearSessionCookie } from '../security';
 import { DataTable } from '../table';
-import { type TokenRow, TokensTable } from './tokens';
+import { type TokenRow, TokensTable } from './account-tokens';
 
 interface SessionRow {
   id: string;
