@@ -21,6 +21,12 @@ import { projectOf, resolveService } from '../lib/resolve.mjs';
  * @typedef {import('../lib/kinds.mjs').CreationField} CreationField
  */
 
+/**
+ * How long the catalog may take before a word is left an unknown command: a mistyped command
+ * with the server out of reach is told so in seconds, not after a request's full timeout.
+ */
+const CATALOG_TIMEOUT_MS = 5_000;
+
 /** Global options that take a value, so the word after them is not the command's. */
 const VALUED = new Set(['-p', '--project']);
 
@@ -56,7 +62,8 @@ export async function registerServedKind(program, argv) {
   /** @type {ServedKind[]} */
   let catalog;
   try {
-    catalog = (await catalogOf(createApi(await loadSettings({ project: undefined })))).kinds;
+    const settings = await loadSettings({ project: undefined });
+    catalog = (await catalogOf(createApi({ ...settings, timeoutMs: CATALOG_TIMEOUT_MS }))).kinds;
   } catch {
     return;
   }
