@@ -189,11 +189,9 @@ pluginServicePages.get('/projects/:p/services/:segment/:id', async (c) => {
   const [project, service, all] = await Promise.all([
     api.get<Project>(path`/projects/${p}`),
     api.get<PluginService>(`${path`/projects/${p}`}/${segment}/${path`${id}`}`),
-    api.get<{ connections: Connection[] }>(path`/projects/${p}/connections`),
+    api.get<{ connections: Connection[] }>(`${path`/projects/${p}/connections`}?kind=${plugin.name}`),
   ]);
-  const connections = all.connections.filter(
-    (conn) => conn.kind === plugin.name && conn.resource_id === service.id,
-  );
+  const connections = all.connections.filter((conn) => conn.resource_id === service.id);
   const page = consolePath.pluginService(project.slug, segment, service.id);
   const word = plugin.word.charAt(0).toUpperCase() + plugin.word.slice(1);
   return c.html(
