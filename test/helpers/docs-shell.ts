@@ -10,7 +10,6 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { TEST_USERS } from '../../scripts/local/stand-ins/sign-in-stand-in';
-import { onFreePort } from './free-port';
 
 /** The repository's root. */
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -97,10 +96,6 @@ export async function startNpmStart(env: Record<string, string>): Promise<NpmSta
     stop,
   };
 }
-
-/** {@link startNpmStart} on a free port (`PORT`), again on another if one is taken before it binds. */
-export const startNpmStartOnFreePort = (env: Record<string, string>): Promise<NpmStart> =>
-  onFreePort((port) => startNpmStart({ ...env, PORT: String(port) }));
 
 /**
  * A fresh working folder whose `npx` runs only `npx tether`, as this checkout's CLI (what `npx

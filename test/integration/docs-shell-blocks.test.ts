@@ -30,7 +30,7 @@ import {
   type ShellBlock,
   shellBlocks,
   signInInBrowser,
-  startNpmStartOnFreePort,
+  startNpmStart,
 } from '../helpers/docs-shell';
 
 /** Blocks not run, by the start of their first line, with the reason. */
@@ -52,7 +52,8 @@ const home = { dir: '' };
 beforeAll(async () => {
   home.dir = await mkdtemp(join(tmpdir(), 'tether-docs-home-'));
   // Google's published keys on a loopback port nothing serves: no request leaves the machine.
-  stack = await startNpmStartOnFreePort({
+  stack = await startNpmStart({
+    PORT: String(await freePort()),
     GOOGLE_PUBLISHED_JWKS_URL: `http://127.0.0.1:${await freePort()}/certs`,
   });
 }, 180_000);
