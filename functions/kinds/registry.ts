@@ -154,6 +154,9 @@ export const kindOf = <K extends Kind>(kind: K): ServiceKind<K> => {
 /** The path segment naming kind `kind`'s services in the API and the console: its plural, hyphenated. */
 export const kindSegment = (kind: Kind): string => kindOf(kind).plural.replaceAll(' ', '-');
 
+/** The key a listing of kind `kind`'s services is answered under: its plural, with underscores. */
+export const kindListKey = (kind: Kind): string => kindOf(kind).plural.replaceAll(' ', '_');
+
 /** Whether kind `kind` is one a plugin registered (its descriptor brings its services' creation). */
 export const isPluginKind = (kind: Kind): boolean => 'creation' in kindOf(kind);
 

@@ -6,7 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env';
 import type { Kind } from '../domain/levels';
-import { kindSegment, type PluginKind, pluginKinds } from '../kinds/registry';
+import { kindListKey, kindSegment, type PluginKind, pluginKinds } from '../kinds/registry';
 import { apiRoute, errorResponses, json, jsonBody, z } from '../lib/openapi';
 import { read, readMany } from '../use-cases/caller/declared-reads';
 import {
@@ -30,7 +30,7 @@ import { ProjectParam, requestContext, requireUuid, ServiceName } from './shared
 /** The routes of plugin kind `kind`'s services, added to `group`. */
 function addKindRoutes(group: OpenAPIHono<AppEnv>, kind: PluginKind): void {
   const segment = kindSegment(kind.name as Kind);
-  const key = segment.replaceAll('-', '_');
+  const key = kindListKey(kind.name as Kind);
   const tags = [segment];
   const shown = Object.fromEntries(
     kind.shown.map((c) => [c, z.union([z.string(), z.number(), z.boolean(), z.null()])]),

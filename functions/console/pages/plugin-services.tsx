@@ -7,7 +7,7 @@
  */
 import { Hono } from 'hono';
 import { type CreationField, creationBody, creationFields } from '../../kinds/creation-fields';
-import { kindOfSegment, kindSegment, pluginKinds } from '../../kinds/registry';
+import { kindListKey, kindOfSegment, kindSegment, pluginKinds } from '../../kinds/registry';
 import { act, consolePath, formOf, unconfirmed } from '../actions';
 import type { Connection, Kind, Project } from '../api-shapes';
 import { SectionCard } from '../components';
@@ -28,6 +28,9 @@ export interface PluginServiceList {
   segment: string;
   services: PluginService[];
 }
+
+/** `word` with a capital first letter, as a heading begins. */
+const capitalised = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** A service's shown columns in words: `max memory mb 128, …`. */
 const shownText = (shown: readonly string[], service: PluginService): string =>
@@ -58,7 +61,7 @@ export function readPluginServices(api: ConsoleApi, project: string): Promise<Pl
           fields: creationFields(k.creation.fields),
         },
         segment,
-        services: answer[segment.replaceAll('-', '_')] ?? [],
+        services: answer[kindListKey(k.name as Kind)] ?? [],
       };
     }),
   );
@@ -77,7 +80,7 @@ export function PluginServiceCards(props: {
       {props.lists.map(({ kind, segment, services }) => (
         <SectionCard
           id={segment}
-          title={kind.plural.charAt(0).toUpperCase() + kind.plural.slice(1)}
+          title={capitalised(kind.plural)}
           actions={<span class="count">{services.length}</span>}
         >
           {services.length === 0 ? (
@@ -193,10 +196,9 @@ pluginServicePages.get('/projects/:p/services/:segment/:id', async (c) => {
   ]);
   const connections = all.connections.filter((conn) => conn.resource_id === service.id);
   const page = consolePath.pluginService(project.slug, segment, service.id);
-  const word = plugin.word.charAt(0).toUpperCase() + plugin.word.slice(1);
   return c.html(
     <Layout
-      title={`${word} ${service.name}`}
+      title={`${capitalised(plugin.word)} ${service.name}`}
       crumbs={[
         { href: consolePath.project(project.slug), label: project.name },
         { href: page, label: service.name },
