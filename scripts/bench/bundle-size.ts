@@ -162,12 +162,13 @@ export const START_TARGETS = { auth: 1.3, management: 2 } as const;
 
 /** The isolate starts' lines, each ratio to the minimal Worker's with its target. */
 function describeStarts(starts: IsolateStarts): string[] {
-  const { minimal, stack, libraries, managementFloor } = starts;
+  const { minimal, stack, libraries, managementFloor, managementGroupFloor } = starts;
   const lines = [
     `Isolate start (a fresh workerd to its first answer, median of ${starts.runs}, alternated): a minimal Hono Worker ${minimal.wallMs.toFixed(0)} ms (workerd CPU ${minimal.cpuMs.toFixed(0)} ms)`,
     `  floor, the stack alone (Hono, Neon + drizzle, jose; no zod) answering the same preflight: ${stack.wallMs.toFixed(0)} ms, ${(stack.wallMs / minimal.wallMs).toFixed(2)}x; workerd CPU ${stack.cpuMs.toFixed(0)} ms, ${(stack.cpuMs / minimal.cpuMs).toFixed(2)}x`,
     `  ceiling, the auth routes' libraries alone (zod-openapi, zod, Neon + drizzle, jose) answering the same preflight: ${libraries.wallMs.toFixed(0)} ms, ${(libraries.wallMs / minimal.wallMs).toFixed(2)}x; workerd CPU ${libraries.cpuMs.toFixed(0)} ms, ${(libraries.cpuMs / minimal.cpuMs).toFixed(2)}x`,
     `  floor of a management answer that reads its caller (those libraries, every system's environment check, the metadata schema; the lookup built, not sent): ${managementFloor.wallMs.toFixed(0)} ms, ${(managementFloor.wallMs / minimal.wallMs).toFixed(2)}x; workerd CPU ${managementFloor.cpuMs.toFixed(0)} ms, ${(managementFloor.cpuMs / minimal.cpuMs).toFixed(2)}x`,
+    `  and with the route group that serves it (routes/projects.ts, its routes and schemas built): ${managementGroupFloor.wallMs.toFixed(0)} ms, ${(managementGroupFloor.wallMs / minimal.wallMs).toFixed(2)}x; workerd CPU ${managementGroupFloor.cpuMs.toFixed(0)} ms, ${(managementGroupFloor.cpuMs / minimal.cpuMs).toFixed(2)}x`,
   ];
   for (const kind of ['auth', 'management'] as const) {
     const { wallMs, cpuMs } = starts[kind];

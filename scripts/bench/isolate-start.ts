@@ -1,6 +1,6 @@
 /**
  * An isolate's start: a fresh workerd (Miniflare) given a Worker's modules, to its first answer.
- * Measured, alternated in one run, for a minimal Hono Worker (GET /healthz), two floors and a ceiling (below),
+ * Measured, alternated in one run, for a minimal Hono Worker (GET /healthz), three floors and a ceiling (below),
  * and for the deployable modules twice: its first answer an auth request (the exchange's CORS preflight,
  * which goes through the auth edge's whole pipeline: request scope, the environment checked,
  * CORS) and its first answer a management one (GET /api/v1/projects without a token: the
@@ -83,24 +83,29 @@ const LIBRARIES = preflightWorker(
  * management routes are built on, the environment check of every registered system (the
  * registry, kinds/registry.ts, as each isolate runs it once) and the metadata schema's tables,
  * answering its first request with the caller lookup's query built (not sent) and a 401.
+ * `withGroup` also mounts the route group that serves that request (routes/projects.ts), so its
+ * routes and schemas are built as a management answer builds its own group's.
  */
-const MANAGEMENT_FLOOR = preflightWorker(
-  {
-    imports: `import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+const managementFloor = (withGroup: boolean) =>
+  preflightWorker(
+    {
+      imports: `import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { eq } from 'drizzle-orm';
 import { accountTokens } from '${join(ROOT, 'db/schema')}';
-import { loadConfig } from '${join(ROOT, 'functions/kinds/registry')}';`,
-    app: 'OpenAPIHono',
-  },
-  `app.openapi(
+import { loadConfig } from '${join(ROOT, 'functions/kinds/registry')}';${
+        withGroup ? `\nimport { projectsRoutes } from '${join(ROOT, 'functions/routes/projects')}';` : ''
+      }`,
+      app: 'OpenAPIHono',
+    },
+    `app.openapi(
   createRoute({ method: 'get', path: '/api/v1/projects', request: { query: z.object({ limit: z.string().optional() }) }, responses: { 401: { description: 'no caller' } } }),
   (c) => {
     const { DATABASE_URL } = loadConfig(c.env);
     const lookup = db.select().from(accountTokens).where(eq(accountTokens.id, crypto.randomUUID())).toSQL();
     return c.json({ error: { code: 'UNAUTHORIZED', message: DATABASE_URL + lookup.sql + typeof importJWK } }, 401);
   },
-);`,
-);
+);${withGroup ? "\napp.route('/api/v1', projectsRoutes);" : ''}`,
+  );
 
 /** What a start asks first, and the Worker's modules (absolute paths in one folder, its main module first). */
 export interface Start {
@@ -167,13 +172,15 @@ export interface StartTime {
 
 /**
  * The starts of one run: the minimal Worker's, the stack's floor, the libraries' ceiling, the
- * management answer's floor, the Worker's to an auth and to a management answer.
+ * management answer's floors (without and with its route group), the Worker's to an auth and to a
+ * management answer.
  */
 export interface IsolateStarts {
   minimal: StartTime;
   stack: StartTime;
   libraries: StartTime;
   managementFloor: StartTime;
+  managementGroupFloor: StartTime;
   auth: StartTime;
   management: StartTime;
   runs: number;
@@ -190,10 +197,10 @@ export const AUTH_FIRST_REQUEST = {
 /** A management route without a token: the management app's caller gate answers 401. */
 export const MANAGEMENT_FIRST_REQUEST = { path: '/api/v1/projects' };
 
-type Kind = 'minimal' | 'stack' | 'libraries' | 'managementFloor' | 'auth' | 'management';
+type Kind = Exclude<keyof IsolateStarts, 'runs'>;
 
 /** Median starts of `modules` (the deployable ones, main first) and of a minimal Hono Worker, `runs` each, alternated. */
-export async function measureIsolateStart(modules: string[], runs = 7): Promise<IsolateStarts> {
+export async function measureIsolateStart(modules: string[], runs = 15): Promise<IsolateStarts> {
   const dir = await mkdtemp(join(tmpdir(), 'tether-bench-isolate-'));
   try {
     // Built as the Worker is (scripts/build-worker.ts: split, zod in English only), so a start
@@ -209,7 +216,11 @@ export async function measureIsolateStart(modules: string[], runs = 7): Promise<
       stack: { modules: await bundle('stack', STACK), request: AUTH_FIRST_REQUEST },
       libraries: { modules: await bundle('libraries', LIBRARIES), request: AUTH_FIRST_REQUEST },
       managementFloor: {
-        modules: await bundle('management-floor', MANAGEMENT_FLOOR),
+        modules: await bundle('management-floor', managementFloor(false)),
+        request: MANAGEMENT_FIRST_REQUEST,
+      },
+      managementGroupFloor: {
+        modules: await bundle('management-group-floor', managementFloor(true)),
         request: MANAGEMENT_FIRST_REQUEST,
       },
       auth: { modules, request: AUTH_FIRST_REQUEST },
@@ -220,6 +231,7 @@ export async function measureIsolateStart(modules: string[], runs = 7): Promise<
       stack: [],
       libraries: [],
       managementFloor: [],
+      managementGroupFloor: [],
       auth: [],
       management: [],
     };
@@ -227,7 +239,15 @@ export async function measureIsolateStart(modules: string[], runs = 7): Promise<
     for (const kind of Object.values(kinds)) await startOnce(kind);
     for (let i = 0; i < runs; i++) {
       // Alternated, the order turned every run, so the machine's other work falls on all alike.
-      const order: Kind[] = ['minimal', 'stack', 'libraries', 'managementFloor', 'auth', 'management'];
+      const order: Kind[] = [
+        'minimal',
+        'stack',
+        'libraries',
+        'managementFloor',
+        'managementGroupFloor',
+        'auth',
+        'management',
+      ];
       for (let r = 0; r < i % order.length; r++) order.push(order.shift() as Kind);
       for (const kind of order) seen[kind].push(await startOnce(kinds[kind]));
     }
@@ -240,6 +260,7 @@ export async function measureIsolateStart(modules: string[], runs = 7): Promise<
       stack: summary(seen.stack),
       libraries: summary(seen.libraries),
       managementFloor: summary(seen.managementFloor),
+      managementGroupFloor: summary(seen.managementGroupFloor),
       auth: summary(seen.auth),
       management: summary(seen.management),
       runs,
